@@ -1,0 +1,28 @@
+// Playwright end-to-end tests: Debian's Chromium (no browser download) with WebGPU on SwiftShader,
+// against the built app served by `vite preview`.
+import { defineConfig } from '@playwright/test';
+
+const port = 4173;
+export default defineConfig({
+  testDir: 'tests/e2e',
+  timeout: 240_000,
+  workers: 1,
+  reporter: [['list']],
+  outputDir: 'test-results',
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update'],
+    },
+  },
+  webServer: {
+    command: `npx vite build && npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
+    url: `http://127.0.0.1:${port}`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 180_000,
+  },
+});

@@ -1,0 +1,21 @@
+// The tokenizer contract the rest of the system uses: HF tokenizer.json encoding plus the model's chat template.
+// Implementation: data/hf-tokenizer.ts (@huggingface/tokenizers + @huggingface/jinja).
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export interface ChatTokenizer {
+  readonly vocabSize: number;
+  encode(text: string): number[];
+  decode(ids: readonly number[]): string;
+  /** Render messages with the model's chat template (tokenizer_config.json `chat_template`). */
+  applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt: boolean }): string;
+  /** the token that ends an assistant turn in this template (e.g. <|im_end|>, <|eot_id|>) */
+  readonly endOfTurnTokenId: number;
+  /** every id that should stop generation (end-of-turn and eos) */
+  readonly stopTokenIds: readonly number[];
+}

@@ -1,0 +1,63 @@
+// The one small interface every compute backend implements (cpu, webgpu, wasm).
+// The engine is handed a Backend; it never acquires a device itself (app/ and cli/ do that).
+// Kernels are named in kernels/catalog.ts; each backend implements every kernel there.
+import type { KernelName, KernelArgs } from './kernels/catalog.ts';
+
+export type DType = 'f32' | 'f16' | 'i32' | 'u32';
+
+/** A handle to device memory. Row-major, `shape` in elements. Data never lives on the handle itself. */
+export interface Tensor {
+  readonly id: number;
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+  /** number of elements = product of shape */
+  readonly size: number;
+  readonly label: string;
+}
+
+export type HostArray = Float32Array | Int32Array | Uint32Array | Uint16Array;
+
+export interface BackendLimits {
+  /** largest single buffer, bytes */
+  maxBufferSize: number;
+  /** largest range bindable to one kernel, bytes (tensors over this are split by the caller) */
+  maxStorageBufferBindingSize: number;
+  /** total bytes the backend allows live at once (Infinity when unknown) */
+  maxTotalBytes: number;
+}
+
+/** Allocation ledger: benchmarks read peak bytes from here. */
+export interface Ledger {
+  liveBytes: number;
+  peakBytes: number;
+  liveTensors: number;
+}
+
+export interface Backend {
+  readonly kind: 'cpu' | 'webgpu' | 'wasm';
+  /** human-readable device description, e.g. "google / swiftshader (fallback)" */
+  readonly description: string;
+  readonly limits: BackendLimits;
+  /** true when weights may be stored as f16 (WebGPU `shader-f16`); accumulation is always f32 */
+  readonly supportsF16: boolean;
+  ledger(): Ledger;
+  /** Allocate; throws an Error naming needed vs available bytes when it cannot fit. */
+  alloc(shape: readonly number[], dtype?: DType, label?: string): Tensor;
+  upload(t: Tensor, data: HostArray, elementOffset?: number): void;
+  download(t: Tensor): Promise<HostArray>;
+  run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void;
+  free(t: Tensor): void;
+  /** Wait until all submitted work is done (no-op on cpu). */
+  sync(): Promise<void>;
+  destroy(): void;
+}
+
+export function numel(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function bytesPerElement(dtype: DType): number {
+  return dtype === 'f16' ? 2 : 4;
+}

@@ -1,0 +1,91 @@
+// The kernel catalog: every compute kernel the engine uses, by name, with its tensors and scalar parameters.
+// Each backend (cpu = the readable reference, webgpu = WGSL, wasm = SIMD) implements every entry with the same
+// semantics; tests/kernels compare them. Shapes are row-major; all float tensors are f32 unless a weight is
+// stored f16 on WebGPU (then the kernel reads f16 and accumulates in f32).
+// Letters: M,N,K matmul dims; R rows (= B*T tokens); D hidden; F MLP width; H heads; Hkv kv heads; Dh head dim;
+// V vocab; B batch; T query length; S key length (cache capacity); U unique token ids.
+import type { Tensor } from '../backend.ts';
+
+export interface KernelCatalog {
+  /** C[M,N] = alpha * op(A) @ op(B) + beta * C (+ bias[N] broadcast over rows when given).
+   *  op(A) = A[M,K] or, with transA, A stored [K,M]. op(B) = B[K,N] or, with transB, B stored [N,K]
+   *  (transB=1 is the nn.Linear layout: y = x W^T with W[N=out, K=in]). beta=0 ignores C's old contents. */
+  matmul: {
+    t: { a: Tensor; b: Tensor; c: Tensor; bias?: Tensor };
+    p: { M: number; N: number; K: number; transA: 0 | 1; transB: 0 | 1; alpha: number; beta: number };
+  };
+  /** out[N] = beta * out + Σ_m x[m, n]   (bias gradients) */
+  sumRows: { t: { x: Tensor; out: Tensor }; p: { M: number; N: number; beta: number } };
+  /** y[R,D] = x / sqrt(mean(x²) + eps) * w ;  rstd[R] = 1 / sqrt(mean(x²) + eps) */
+  rmsnorm: { t: { x: Tensor; w: Tensor; y: Tensor; rstd: Tensor }; p: { R: number; D: number; eps: number } };
+  /** dx[R,D] (+)= ∂/∂x ; dw[D] += Σ_r dy * x * rstd  (dw accumulated; dx overwritten unless accumulate=1) */
+  rmsnormBackward: {
+    t: { x: Tensor; w: Tensor; rstd: Tensor; dy: Tensor; dx: Tensor; dw?: Tensor };
+    p: { R: number; D: number; accumulate: 0 | 1 };
+  };
+  /** In place on x[R, nHeads, Dh]: HF rotate_half RoPE at integer positions pos[R] (i32).
+   *  inverse=1 rotates by -angle (the backward pass). */
+  rope: { t: { x: Tensor; pos: Tensor }; p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 } };
+  /** Causal GQA attention over a cache. q[B,T,H,Dh]; k,v[B,S,Hkv,Dh] hold S_used = past + T valid rows per
+   *  sequence (rows [0, past+T)); query i of sequence b sits at cache row past+i and sees key rows j with
+   *  keyStart[b] <= j <= past+i (keyStart masks left padding). o[B,T,H,Dh]; lse[B,H,T] = log Σ exp(scores),
+   *  kept for the backward. scale = 1/sqrt(Dh). */
+  attention: {
+    t: { q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor };
+    p: { B: number; T: number; S: number; past: number; H: number; Hkv: number; Dh: number };
+  };
+  /** Backward of `attention` with past=0 (training sequences): dq[B,T,H,Dh] = ; dk, dv[B,S=T,Hkv,Dh] = (overwritten). */
+  attentionBackward: {
+    t: {
+      q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor; dout: Tensor;
+      dq: Tensor; dk: Tensor; dv: Tensor;
+    };
+    p: { B: number; T: number; H: number; Hkv: number; Dh: number };
+  };
+  /** h[R,F] = silu(g) * u */
+  swiglu: { t: { g: Tensor; u: Tensor; h: Tensor }; p: { R: number; F: number } };
+  /** dg, du [R,F] from dh (overwritten) */
+  swigluBackward: { t: { g: Tensor; u: Tensor; dh: Tensor; dg: Tensor; du: Tensor }; p: { R: number; F: number } };
+  /** out[R,D] = table[ids[r], :]  (ids i32) */
+  embedding: { t: { ids: Tensor; table: Tensor; out: Tensor }; p: { R: number; D: number } };
+  /** dtable[uniqueIds[u], :] += Σ_{r in rows of u} dout[r, :], rows of u = rowList[rowStart[u] .. rowStart[u+1])
+   *  (the host groups rows by token id, so no float atomics are needed). */
+  embeddingBackward: {
+    t: { dout: Tensor; uniqueIds: Tensor; rowStart: Tensor; rowList: Tensor; dtable: Tensor };
+    p: { U: number; D: number };
+  };
+  /** For each row r: logits = h[r] @ W^T (W[V,D], the LM head), computed in vocab chunks with an online
+   *  log-sum-exp, never materialising [R,V]. logp[r] = logits[target[r]] - lse[r]; entropy[r] = H(softmax).
+   *  Rows with target < 0 produce logp = 0 (padding). */
+  logprob: {
+    t: { h: Tensor; w: Tensor; target: Tensor; logp: Tensor; entropy: Tensor; lse: Tensor };
+    p: { R: number; D: number; V: number };
+  };
+  /** Backward of Σ_r coef[r]·logp[r] + entCoef[r]·entropy[r]:
+   *  dlogits[r,v] = coef[r]·(onehot - p_v) + entCoef[r]·(-p_v (log p_v + H_r)), chunk by chunk;
+   *  dh[R,D] = dlogits @ W (overwritten), dw[V,D] += dlogits^T @ h when dw is given (full fine-tuning / tied). */
+  logprobBackward: {
+    t: {
+      h: Tensor; w: Tensor; target: Tensor; lse: Tensor; entropy: Tensor; coef: Tensor; entCoef: Tensor;
+      dh: Tensor; dw?: Tensor;
+    };
+    p: { R: number; D: number; V: number };
+  };
+  /** logits[R,V] = h @ W^T for the rows to sample from (R small: one per sequence). */
+  lmHead: { t: { h: Tensor; w: Tensor; logits: Tensor }; p: { R: number; D: number; V: number } };
+  /** y[n] = a*x[n] + b*y[n] */
+  axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
+  /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes) */
+  copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number } };
+  /** out[0] (+)= Σ x² (for the global gradient norm); accumulate=1 adds to out[0] */
+  sumSquares: { t: { x: Tensor; out: Tensor }; p: { n: number; accumulate: 0 | 1 } };
+  /** AdamW with decoupled weight decay and bias correction, on flat tensors of n elements.
+   *  g is first multiplied by gradScale (global-norm clipping). step is 1-based. */
+  adamw: {
+    t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor };
+    p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; gradScale: number };
+  };
+}
+
+export type KernelName = keyof KernelCatalog;
+export type KernelArgs<K extends KernelName> = KernelCatalog[K];

@@ -1,0 +1,94 @@
+// The boundary between the RL layer and the engine. The trainer sees only this interface, so every
+// GRPO / ReMA variant is plain arithmetic over per-token numbers in src/rl, and runs the same on any backend.
+// Loss convention: the engine adds d/dθ of  L = Σ_t coef_t · logp_t (+ entCoef_t · H_t)  to the gradient
+// buffers; the optimiser then MINIMISES L. The RL layer passes coef_t = dLoss/dlogp_t.
+
+/** Something that turns token ids into text (the tokenizer), used for stop strings. */
+export interface TokenDecoder {
+  decode(ids: readonly number[]): string;
+}
+
+export interface SamplingParams {
+  /** 0 means greedy */
+  temperature: number;
+  /** nucleus mass in (0, 1]; 1 disables */
+  topP: number;
+  /** keep the k most likely tokens; 0 or less disables */
+  topK: number;
+  /** seeds a counter-based RNG: same seed + same backend -> same tokens */
+  seed: number;
+}
+
+export interface GenerateRequest {
+  /** prompt token ids (the rendered chat so far, ending with the generation prompt) */
+  prompt: readonly number[];
+  /** LoRA adapter to apply, or null for the base weights */
+  adapter: string | null;
+  maxNewTokens: number;
+  /** generation stops when the decoded continuation contains one of these; the stop string is kept */
+  stopStrings: readonly string[];
+  /** generation stops after emitting one of these ids (end-of-turn / eos); the id is not part of `tokens` */
+  stopTokenIds: readonly number[];
+}
+
+export type GenerationFinish = 'stop_token' | 'stop_string' | 'length';
+
+export interface Generation {
+  /** generated token ids, excluding a terminating stop token id */
+  tokens: number[];
+  /** log-prob of each generated token under the sampling distribution's base (temperature-1) policy */
+  logprobs: number[];
+  text: string;
+  finish: GenerationFinish;
+}
+
+export interface ScoreRequest {
+  /** the full sequence: prompt + response tokens (+ end-of-turn) */
+  tokens: readonly number[];
+  /** indices t (>= 1) whose log-prob  log p(tokens[t] | tokens[<t])  is wanted, ascending */
+  positions: readonly number[];
+  adapter: string | null;
+}
+
+export interface ScoreResult {
+  /** one per requested position */
+  logprobs: Float32Array;
+  /** entropy of the next-token distribution at each requested position */
+  entropy: Float32Array;
+}
+
+export interface GradientRequest extends ScoreRequest {
+  /** coef_t per requested position */
+  coef: Float32Array;
+  /** optional entropy coefficient per requested position */
+  entropyCoef?: Float32Array;
+}
+
+export interface OptimizerStepResult {
+  /** global gradient norm before clipping */
+  gradNorm: number;
+  lr: number;
+}
+
+export interface Policy {
+  readonly vocabSize: number;
+  /** names of trainable adapters ("shared", or "meta" and "reasoning"); "full" for full fine-tuning */
+  readonly adapters: readonly string[];
+  generate(
+    requests: readonly GenerateRequest[],
+    sampling: SamplingParams,
+    onProgress?: (doneTokens: number) => void,
+  ): Promise<Generation[]>;
+  /** Per-token log-probs under current weights, or under the reference policy (adapters off) when `reference`. */
+  score(requests: readonly ScoreRequest[], opts?: { reference?: boolean }): Promise<ScoreResult[]>;
+  /** Backward of Σ coef·logp (+ entCoef·H); returns the log-probs/entropies of the forward it ran. */
+  accumulateGradients(requests: readonly GradientRequest[]): Promise<ScoreResult[]>;
+  zeroGrad(adapter: string): void;
+  optimizerStep(adapter: string): Promise<OptimizerStepResult>;
+  /** PEFT layout for LoRA adapters (adapter_config.json + adapter_model.safetensors); safetensors for "full" */
+  saveAdapter(adapter: string): Promise<Record<string, Uint8Array>>;
+  loadAdapter(adapter: string, files: Record<string, Uint8Array>): Promise<void>;
+  /** optimiser + RNG state for resumable checkpoints */
+  saveOptimizerState(adapter: string): Promise<Uint8Array>;
+  loadOptimizerState(adapter: string, state: Uint8Array): Promise<void>;
+}

@@ -1,0 +1,61 @@
+// The plain records a training run emits: one MetricsRecord per step (metrics.jsonl, the page's charts)
+// and the step's rollouts (rollouts.jsonl, the page's inspector). Names are stable: the UI and CLI share them.
+
+export type FinishReason = 'finished' | 'reach_max_turn' | 'stop_when_truncated' | 'completion_token_exceeded';
+
+export interface PhaseTimes {
+  rollout: number;
+  reward: number;
+  old: number;
+  ref: number;
+  adv: number;
+  update: number;
+  eval: number;
+}
+
+export interface MetricsRecord {
+  step: number;
+  reward_mean: number;
+  reward_std: number;
+  /** fraction of training episodes whose final answer was correct */
+  accuracy: number;
+  /** held-out greedy accuracy; present on evaluation steps only */
+  eval_accuracy?: number;
+  kl: number;
+  entropy: number;
+  clip_frac_low: number;
+  clip_frac_high: number;
+  grad_norm: number;
+  frac_zero_std_groups: number;
+  len_meta_mean: number;
+  len_reason_mean: number;
+  turns_mean: number;
+  finish_reasons: Record<FinishReason, number>;
+  /** seconds per phase */
+  time_s: PhaseTimes;
+  lr: number;
+  /** which agent was trained this step (separate-parameter alternation), else "shared" */
+  trained?: string;
+}
+
+export interface TurnRecord {
+  role: 'meta' | 'reasoning';
+  text: string;
+  tokens: number;
+  truncated: boolean;
+}
+
+export interface RolloutRecord {
+  step: number;
+  group: number;
+  sample: number;
+  question: string;
+  gold: string;
+  turns: TurnRecord[];
+  reward: number;
+  advantage: number;
+  correct: boolean;
+  finish_reason: FinishReason;
+  /** answer the verifier extracted from the last reasoning turn */
+  extracted?: string;
+}
