@@ -1,0 +1,217 @@
+// Named experiment presets: the paper's settings (scaled down to the embedded tiny model unless the name says
+// "paper") and the ablations of its Fig. 6. Each preset is a complete ExperimentConfig, so a config file may
+// say `{"extends": "rema-multiturn", "ratio": "token"}` and name only what it changes (resolveConfig).
+
+import { CONFIG_VERSION, ConfigError, validateConfig, type ExperimentConfig } from './config.ts';
+
+/** Folder of the embedded default model under public/models. */
+export const TINY_MODEL_NAME = 'tiny-rema';
+
+const ALL_LINEAR = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+
+/**
+ * ReMA multi-turn with the released code's algorithm settings (shared parameters, GRPO with group std,
+ * turn-level geometric ratio, trajectory aggregation, clip 0.2, dual-clip 3, log-ratio cap 3, no KL, no entropy
+ * bonus, constant lr, one epoch and one mini-batch = fully on-policy, temperature 1, stop when truncated,
+ * reward 0 unless finished) and sizes scaled from 128 problems x 16 samples x 30 turns x 512 tokens down to
+ * what the tiny model on a 2-core CPU can do per step.
+ */
+const REMA_MULTITURN: ExperimentConfig = {
+  version: CONFIG_VERSION,
+  name: 'rema-multiturn',
+  seed: 0,
+  steps: 300,
+  modelSource: 'embedded',
+  model: TINY_MODEL_NAME,
+  finetune: 'lora',
+  loraRank: 8,
+  loraAlpha: 16,
+  loraTargets: ALL_LINEAR,
+  trainSet: 'tiny-arith',
+  trainFile: '',
+  trainSize: 0,
+  evalSet: 'tiny-arith',
+  evalFile: '',
+  evalSize: 64,
+  mode: 'multi-turn',
+  prompts: 'tiny',
+  maxTurns: 6,
+  maxTokensPerTurn: 64,
+  maxPromptTokens: 1024,
+  stopWhenTruncated: true,
+  maskUnfinishedReward: true,
+  singleTurnReward: 'base',
+  paramMode: 'shared',
+  switchEvery: 10,
+  startAgent: 'meta',
+  filterGroups: false,
+  filterEpsMin: 0.2,
+  filterEpsMax: 0.8,
+  problemsPerStep: 8,
+  groupSize: 8,
+  temperature: 1.0,
+  topP: 1.0,
+  topK: 0,
+  advantage: 'grpo',
+  stdScaling: 'group',
+  advEps: 1e-6,
+  ratio: 'turn-geometric',
+  logRatioClip: 3.0,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  dualClip: 3.0,
+  aggregation: 'trajectory',
+  lossNormLength: 0,
+  klBeta: 0,
+  klEstimator: 'k3',
+  entropyCoef: 0,
+  oldLogProbs: 'auto',
+  lr: 2e-4,
+  lrSchedule: 'constant',
+  warmupSteps: 0,
+  weightDecay: 0.01,
+  adamBeta1: 0.9,
+  adamBeta2: 0.999,
+  gradClip: 1.0,
+  ppoEpochs: 1,
+  miniBatches: 1,
+  evalEvery: 10,
+  evalBeforeTrain: true,
+};
+
+/** The exact multi-turn script (scripts/rl/rema/example_7b.sh) on MATH levels 3-5: for export and reference, far beyond a browser. */
+const PAPER_MULTITURN_7B: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'paper-multiturn-7b',
+  steps: 500,
+  modelSource: 'hub',
+  model: 'Qwen/Qwen2.5-7B',
+  finetune: 'full',
+  trainSet: 'math8k',
+  evalSet: 'math500',
+  evalSize: 0,
+  prompts: 'code',
+  maxTurns: 30,
+  maxTokensPerTurn: 512,
+  maxPromptTokens: 4096,
+  problemsPerStep: 128,
+  groupSize: 16,
+  lr: 1e-6,
+};
+
+/**
+ * ReMA single-turn (paper §3.2.1, Algorithm 1, App. D.1): two agents with separate parameters updated in
+ * alternation with the partner frozen, success-rate filter [0.2, 0.8], REINFORCE++ with token-level clipping
+ * and token-mean loss (OpenRLHF), KL 1e-2, 4 samples per prompt, base reward (App. C.2).
+ */
+const REMA_SINGLETURN: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'rema-singleturn',
+  mode: 'single-turn',
+  maxTurns: 1,
+  maxTokensPerTurn: 128,
+  paramMode: 'separate',
+  switchEvery: 10,
+  startAgent: 'reasoning',
+  filterGroups: true,
+  groupSize: 4,
+  problemsPerStep: 16,
+  advantage: 'reinforce++',
+  ratio: 'token',
+  aggregation: 'token-mean',
+  klBeta: 1e-2,
+  klEstimator: 'k1',
+};
+
+/** VRP (CoT): the base model answers directly; evaluation only (paper Table 1's first column). */
+const VRP: ExperimentConfig = {
+  ...REMA_SINGLETURN,
+  name: 'vrp',
+  mode: 'vrp',
+  steps: 0,
+  paramMode: 'shared',
+  filterGroups: false,
+};
+
+/** VRP_RL: REINFORCE++ on the CoT prompt with the base reward, one agent. */
+const VRP_RL: ExperimentConfig = {
+  ...VRP,
+  name: 'vrp-rl',
+  mode: 'vrp-rl',
+  steps: 300,
+};
+
+/** MRP_RL: one agent writes a plan then the solution in one response, trained like VRP_RL. */
+const MRP_RL: ExperimentConfig = {
+  ...VRP_RL,
+  name: 'mrp-rl',
+  mode: 'mrp-rl',
+};
+
+/** Fig. 6 "Token-Ratio": per-token PPO ratio; the code's `trajectory` aggregation in token mode is a per-row token mean. */
+const ABLATION_TOKEN_RATIO: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'ablation-token-ratio',
+  ratio: 'token',
+  aggregation: 'seq-mean-token-mean',
+};
+
+/** Fig. 6 "Turn-Ratio with separate params": one adapter per agent, the trained agent switches every 10 steps starting with the MTA. */
+const ABLATION_SEPARATE_PARAMS: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'ablation-separate-params',
+  paramMode: 'separate',
+  switchEvery: 10,
+  startAgent: 'meta',
+};
+
+/**
+ * The embedded default (issue 4): the tiny model on the tiny arithmetic task, multi-turn ReMA, 8 problems x
+ * group 8 per step, sized so a step takes seconds on a 2-core CPU and a few minutes show a rising curve.
+ */
+const TINY_DEFAULT: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'tiny-default',
+  steps: 40,
+  evalEvery: 10,
+  evalSize: 64,
+};
+
+export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
+  'tiny-default': TINY_DEFAULT,
+  'rema-multiturn': REMA_MULTITURN,
+  'rema-singleturn': REMA_SINGLETURN,
+  vrp: VRP,
+  'vrp-rl': VRP_RL,
+  'mrp-rl': MRP_RL,
+  'ablation-token-ratio': ABLATION_TOKEN_RATIO,
+  'ablation-separate-params': ABLATION_SEPARATE_PARAMS,
+  'paper-multiturn-7b': PAPER_MULTITURN_7B,
+};
+
+export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
+
+/** A fresh copy of a named preset; throws with the list of names when it does not exist. */
+export function getPreset(name: string): ExperimentConfig {
+  const preset = PRESETS[name];
+  if (preset === undefined) throw new ConfigError(`unknown preset "${name}"; presets: ${PRESET_NAMES.join(', ')}`);
+  return structuredClone(preset);
+}
+
+/**
+ * Reads a config JSON value: `"extends": "<preset>"` picks the base (default: tiny-default), every other key
+ * overrides it, and the result is validated (errors name `source` and the field).
+ */
+export function resolveConfig(json: unknown, source: string): ExperimentConfig {
+  let base = getPreset('tiny-default');
+  if (typeof json === 'object' && json !== null && !Array.isArray(json) && 'extends' in json) {
+    const name = (json as { extends: unknown }).extends;
+    if (typeof name !== 'string') throw new ConfigError(`${source}: field "extends" must be a preset name (string)`);
+    try {
+      base = getPreset(name);
+    } catch (e) {
+      throw new ConfigError(`${source}: field "extends": ${(e as Error).message}`);
+    }
+  }
+  return validateConfig(json, source, base);
+}
