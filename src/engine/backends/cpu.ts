@@ -1,0 +1,166 @@
+// The CPU backend: tensors are plain typed arrays in this thread, kernels are the TypeScript reference
+// implementations in kernels/cpu/. It is the readable reference every other backend is tested against, and the
+// fallback where neither WebGPU nor WebAssembly SIMD is available.
+// Storage: f32 -> Float32Array; f16 -> Float32Array too (the CPU keeps full precision, supportsF16 = false);
+// i32 and u32 -> Int32Array (u32 bit patterns; download returns a Uint32Array for u32).
+
+import type { Backend, BackendLimits, DType, HostArray, Ledger, Tensor } from '../backend.ts';
+import { numel } from '../backend.ts';
+import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
+import { cpuKernels, type CpuKernel, type CpuKernelTable, type CpuMemory } from '../kernels/cpu/index.ts';
+
+export interface CpuBackendOptions {
+  /** total bytes allowed live at once (default 8 GiB) */
+  maxTotalBytes?: number;
+  /** replace some kernels (WasmBackend plugs its SIMD kernels in here) */
+  kernels?: Partial<CpuKernelTable>;
+  /** shown in `description` */
+  description?: string;
+}
+
+const GiB = 1024 ** 3;
+type Storage = Float32Array | Int32Array;
+
+class CpuTensor implements Tensor {
+  constructor(
+    readonly id: number,
+    readonly shape: readonly number[],
+    readonly dtype: DType,
+    readonly size: number,
+    readonly label: string,
+  ) {}
+}
+
+export class CpuBackend implements Backend, CpuMemory {
+  readonly kind: 'cpu' | 'wasm' = 'cpu';
+  readonly description: string;
+  readonly limits: BackendLimits;
+  readonly supportsF16 = false;
+  private readonly kernels: CpuKernelTable;
+  private readonly storage = new Map<number, Storage>();
+  private nextId = 1;
+  private live = 0;
+  private peak = 0;
+
+  constructor(options: CpuBackendOptions = {}) {
+    const maxTotalBytes = options.maxTotalBytes ?? 8 * GiB;
+    // One typed array holds at most 2^32 - 1 elements in V8 (16 GiB of f32); keep a round 4 GiB per buffer.
+    const perBuffer = Math.min(maxTotalBytes, 4 * GiB);
+    this.limits = { maxBufferSize: perBuffer, maxStorageBufferBindingSize: perBuffer, maxTotalBytes };
+    this.kernels = { ...cpuKernels, ...options.kernels } as CpuKernelTable;
+    this.description = options.description ?? 'cpu (TypeScript reference kernels, 1 thread)';
+  }
+
+  ledger(): Ledger {
+    return { liveBytes: this.live, peakBytes: this.peak, liveTensors: this.storage.size };
+  }
+
+  alloc(shape: readonly number[], dtype: DType = 'f32', label = ''): Tensor {
+    for (const d of shape) {
+      if (!Number.isInteger(d) || d < 0) throw new Error(`alloc '${label}': bad shape [${shape.join(',')}]`);
+    }
+    const size = numel(shape);
+    const bytes = size * 4; // every dtype is stored in 4 bytes on the CPU
+    const free = this.limits.maxTotalBytes - this.live;
+    const where = `CpuBackend.alloc '${label}' [${shape.join(',')}] ${dtype}`;
+    if (bytes > free) {
+      throw new Error(
+        `${where}: needs ${bytes} bytes but only ${free} of ${this.limits.maxTotalBytes} bytes are available ` +
+          `(${this.live} bytes live in ${this.storage.size} tensors)`,
+      );
+    }
+    if (bytes > this.limits.maxBufferSize) {
+      throw new Error(`${where}: needs ${bytes} bytes but one buffer holds at most ${this.limits.maxBufferSize} bytes`);
+    }
+    let data: Storage;
+    try {
+      data = dtype === 'i32' || dtype === 'u32' ? new Int32Array(size) : new Float32Array(size);
+    } catch (e) {
+      throw new Error(`${where}: needs ${bytes} bytes but the JavaScript heap refused them`, { cause: e });
+    }
+    const t = new CpuTensor(this.nextId++, [...shape], dtype, size, label);
+    this.storage.set(t.id, data);
+    this.live += bytes;
+    this.peak = Math.max(this.peak, this.live);
+    return t;
+  }
+
+  upload(t: Tensor, data: HostArray, elementOffset = 0): void {
+    const dst = this.view(t);
+    if (elementOffset < 0 || elementOffset + data.length > t.size) {
+      throw new Error(
+        `upload to '${t.label}' [${t.shape.join(',')}]: ${data.length} elements at offset ${elementOffset} ` +
+          `do not fit ${t.size} elements`,
+      );
+    }
+    const isFloat = t.dtype === 'f32' || t.dtype === 'f16';
+    if (data instanceof Uint16Array) {
+      if (t.dtype !== 'f16') throw new Error(`upload to '${t.label}': Uint16Array (f16 bits) needs an f16 tensor, not ${t.dtype}`);
+      for (let i = 0; i < data.length; i++) dst[elementOffset + i] = f16BitsToNumber(data[i]);
+      return;
+    }
+    if (isFloat !== data instanceof Float32Array) {
+      throw new Error(`upload to '${t.label}': a ${data.constructor.name} cannot fill a ${t.dtype} tensor`);
+    }
+    dst.set(data, elementOffset);
+  }
+
+  async download(t: Tensor): Promise<HostArray> {
+    const src = this.view(t);
+    if (t.dtype === 'u32') return new Uint32Array(src.slice().buffer);
+    return src.slice();
+  }
+
+  run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
+    const fn = this.kernels[kernel] as CpuKernel<K> | undefined;
+    if (!fn) throw new Error(`CpuBackend.run: unknown kernel '${String(kernel)}'`);
+    fn(this, args.t, args.p);
+  }
+
+  free(t: Tensor): void {
+    if (!this.storage.delete(t.id)) {
+      throw new Error(`CpuBackend.free: tensor '${t.label}' (#${t.id}) is not live (freed twice or from another backend)`);
+    }
+    this.live -= t.size * 4;
+  }
+
+  async sync(): Promise<void> {}
+
+  destroy(): void {
+    this.storage.clear();
+    this.live = 0;
+  }
+
+  /** The typed array behind a tensor, without copying (tests and CPU-side code read and write it directly). */
+  view(t: Tensor): Storage {
+    const data = this.storage.get(t.id);
+    if (!data) throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not live on this backend`);
+    return data;
+  }
+
+  f32(t: Tensor): Float32Array {
+    const data = this.view(t);
+    if (!(data instanceof Float32Array)) {
+      throw new Error(`CpuBackend: tensor '${t.label}' is ${t.dtype}, a float tensor (f32/f16) was expected`);
+    }
+    return data;
+  }
+
+  i32(t: Tensor): Int32Array {
+    const data = this.view(t);
+    if (!(data instanceof Int32Array)) {
+      throw new Error(`CpuBackend: tensor '${t.label}' is ${t.dtype}, an integer tensor (i32/u32) was expected`);
+    }
+    return data;
+  }
+}
+
+/** IEEE 754 half-precision bits -> number. */
+export function f16BitsToNumber(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24; // subnormal
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}

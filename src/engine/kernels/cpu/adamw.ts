@@ -1,0 +1,24 @@
+// CPU AdamW (kernel `adamw`): Adam with decoupled weight decay and bias correction (Loshchilov & Hutter;
+// the same update as torch.optim.AdamW). On flat tensors p, g, m, v of n elements; step t is 1-based.
+//   g' = gradScale * g                      (global-norm clipping folds into gradScale)
+//   m  = beta1 m + (1 - beta1) g'           v = beta2 v + (1 - beta2) g'²
+//   p  = p - lr * ( (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) + weightDecay * p )
+
+export function adamw(
+  p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array,
+  n: number, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number,
+  gradScale: number,
+): void {
+  if (!(step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${step}`);
+  const bc1 = 1 - Math.pow(beta1, step);
+  const bc2 = 1 - Math.pow(beta2, step);
+  for (let i = 0; i < n; i++) {
+    const gi = g[i] * gradScale;
+    const mi = beta1 * m[i] + (1 - beta1) * gi;
+    const vi = beta2 * v[i] + (1 - beta2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    const pi = p[i];
+    p[i] = pi - lr * (mi / bc1 / (Math.sqrt(vi / bc2) + eps) + weightDecay * pi);
+  }
+}

@@ -1,0 +1,28 @@
+// CPU small helpers of the catalog: axpby (gradient accumulation, scaling), copyRows (KV-cache writes),
+// sumSquares (global gradient norm).
+
+/** y[n] = a*x[n] + b*y[n]; b = 0 overwrites y (its old contents, even NaN, are ignored). */
+export function axpby(x: Float32Array, y: Float32Array, n: number, a: number, b: number): void {
+  if (b === 0) for (let i = 0; i < n; i++) y[i] = a * x[i];
+  else for (let i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+}
+
+/** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T;  src[B,T,W], dst[B,Sdst,W]. */
+export function copyRows(
+  src: Float32Array, dst: Float32Array, B: number, T: number, W: number, Sdst: number, dstRow0: number,
+): void {
+  if (dstRow0 < 0 || dstRow0 + T > Sdst) {
+    throw new Error(`copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
+  }
+  for (let b = 0; b < B; b++) {
+    const from = b * T * W;
+    dst.set(src.subarray(from, from + T * W), (b * Sdst + dstRow0) * W);
+  }
+}
+
+/** out[0] = Σ x² (accumulate=0) or out[0] += Σ x² (accumulate=1); summed in f64. */
+export function sumSquares(x: Float32Array, out: Float32Array, n: number, accumulate: 0 | 1): void {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += x[i] * x[i];
+  out[0] = accumulate ? out[0] + s : s;
+}
