@@ -9,32 +9,40 @@ import type { Tensor } from '../backend.ts';
 export interface KernelCatalog {
   /** C[M,N] = alpha * op(A) @ op(B) + beta * C (+ bias[N] broadcast over rows when given).
    *  op(A) = A[M,K] or, with transA, A stored [K,M]. op(B) = B[K,N] or, with transB, B stored [N,K]
-   *  (transB=1 is the nn.Linear layout: y = x W^T with W[N=out, K=in]). beta=0 ignores C's old contents. */
+   *  (transB=1 is the nn.Linear layout: y = x W^T with W[N=out, K=in]). beta=0 ignores C's old contents (even NaN).
+   *  The bias is added unscaled (not multiplied by alpha). C must not alias A or B. */
   matmul: {
     t: { a: Tensor; b: Tensor; c: Tensor; bias?: Tensor };
     p: { M: number; N: number; K: number; transA: 0 | 1; transB: 0 | 1; alpha: number; beta: number };
   };
-  /** out[N] = beta * out + Σ_m x[m, n]   (bias gradients) */
+  /** out[N] = beta * out + Σ_m x[m, n]   (bias gradients); beta=0 ignores out's old contents */
   sumRows: { t: { x: Tensor; out: Tensor }; p: { M: number; N: number; beta: number } };
   /** y[R,D] = x / sqrt(mean(x²) + eps) * w ;  rstd[R] = 1 / sqrt(mean(x²) + eps) */
   rmsnorm: { t: { x: Tensor; w: Tensor; y: Tensor; rstd: Tensor }; p: { R: number; D: number; eps: number } };
-  /** dx[R,D] (+)= ∂/∂x ; dw[D] += Σ_r dy * x * rstd  (dw accumulated; dx overwritten unless accumulate=1) */
+  /** dx[R,D] (+)= ∂/∂x ; dw[D] += Σ_r dy * x * rstd  (dw accumulated; dx overwritten unless accumulate=1).
+   *  With g = dy * w: dx = rstd * g - rstd³ / D * x * Σ_d (g x). rstd is the forward's output. */
   rmsnormBackward: {
     t: { x: Tensor; w: Tensor; rstd: Tensor; dy: Tensor; dx: Tensor; dw?: Tensor };
     p: { R: number; D: number; accumulate: 0 | 1 };
   };
   /** In place on x[R, nHeads, Dh]: HF rotate_half RoPE at integer positions pos[R] (i32).
-   *  inverse=1 rotates by -angle (the backward pass). */
+   *  inverse=1 rotates by -angle (the backward pass). For i < Dh/2: angle = pos * theta^(-2i/Dh),
+   *  x[i] <- x[i] cos - x[i+Dh/2] sin, x[i+Dh/2] <- x[i+Dh/2] cos + x[i] sin (applied to every head). */
   rope: { t: { x: Tensor; pos: Tensor }; p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 } };
   /** Causal GQA attention over a cache. q[B,T,H,Dh]; k,v[B,S,Hkv,Dh] hold S_used = past + T valid rows per
    *  sequence (rows [0, past+T)); query i of sequence b sits at cache row past+i and sees key rows j with
    *  keyStart[b] <= j <= past+i (keyStart masks left padding). o[B,T,H,Dh]; lse[B,H,T] = log Σ exp(scores),
-   *  kept for the backward. scale = 1/sqrt(Dh). */
+   *  kept for the backward. scale = 1/sqrt(Dh). Query head h reads kv head floor(h / (H/Hkv)) (HF repeat_kv).
+   *  A query that sees no key (keyStart[b] > past+i: a left-padding position) gets o = 0 and lse = 0.
+   *  Requires past + T <= S. */
   attention: {
     t: { q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor };
     p: { B: number; T: number; S: number; past: number; H: number; Hkv: number; Dh: number };
   };
-  /** Backward of `attention` with past=0 (training sequences): dq[B,T,H,Dh] = ; dk, dv[B,S=T,Hkv,Dh] = (overwritten). */
+  /** Backward of `attention` with past=0 (training sequences): dq[B,T,H,Dh]; dk, dv[B,S=T,Hkv,Dh] (all overwritten).
+   *  Flash-attention style: p = exp(scale q·k - lse) recomputed from the saved lse, Δ = dout·o,
+   *  dv += p dout, ds = p (dout·v - Δ), dq = scale Σ ds k, dk += scale ds q. Queries with no visible key add
+   *  nothing (their dq = 0). */
   attentionBackward: {
     t: {
       q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor; dout: Tensor;
@@ -46,7 +54,7 @@ export interface KernelCatalog {
   swiglu: { t: { g: Tensor; u: Tensor; h: Tensor }; p: { R: number; F: number } };
   /** dg, du [R,F] from dh (overwritten) */
   swigluBackward: { t: { g: Tensor; u: Tensor; dh: Tensor; dg: Tensor; du: Tensor }; p: { R: number; F: number } };
-  /** out[R,D] = table[ids[r], :]  (ids i32) */
+  /** out[R,D] = table[ids[r], :]  (ids i32; the CPU backend throws on an id outside [0, V)) */
   embedding: { t: { ids: Tensor; table: Tensor; out: Tensor }; p: { R: number; D: number } };
   /** dtable[uniqueIds[u], :] += Σ_{r in rows of u} dout[r, :], rows of u = rowList[rowStart[u] .. rowStart[u+1])
    *  (the host groups rows by token id, so no float atomics are needed). */
@@ -56,14 +64,17 @@ export interface KernelCatalog {
   };
   /** For each row r: logits = h[r] @ W^T (W[V,D], the LM head), computed in vocab chunks with an online
    *  log-sum-exp, never materialising [R,V]. logp[r] = logits[target[r]] - lse[r]; entropy[r] = H(softmax).
-   *  Rows with target < 0 produce logp = 0 (padding). */
+   *  Rows with target < 0 produce logp = 0 (padding); their entropy and lse are still computed.
+   *  lse[R] = log Σ_v exp(logits) is saved for the backward. */
   logprob: {
     t: { h: Tensor; w: Tensor; target: Tensor; logp: Tensor; entropy: Tensor; lse: Tensor };
     p: { R: number; D: number; V: number };
   };
   /** Backward of Σ_r coef[r]·logp[r] + entCoef[r]·entropy[r]:
    *  dlogits[r,v] = coef[r]·(onehot - p_v) + entCoef[r]·(-p_v (log p_v + H_r)), chunk by chunk;
-   *  dh[R,D] = dlogits @ W (overwritten), dw[V,D] += dlogits^T @ h when dw is given (full fine-tuning / tied). */
+   *  dh[R,D] = dlogits @ W (overwritten), dw[V,D] += dlogits^T @ h when dw is given (full fine-tuning / tied).
+   *  p_v = exp(logits_v - lse[r]) uses the forward's saved lse and entropy (H_r). Rows with target < 0 have no
+   *  onehot/coef term (their logp is the constant 0) but keep the entropy term. */
   logprobBackward: {
     t: {
       h: Tensor; w: Tensor; target: Tensor; lse: Tensor; entropy: Tensor; coef: Tensor; entCoef: Tensor;
@@ -73,14 +84,16 @@ export interface KernelCatalog {
   };
   /** logits[R,V] = h @ W^T for the rows to sample from (R small: one per sequence). */
   lmHead: { t: { h: Tensor; w: Tensor; logits: Tensor }; p: { R: number; D: number; V: number } };
-  /** y[n] = a*x[n] + b*y[n] */
+  /** y[n] = a*x[n] + b*y[n]; b=0 overwrites y (old contents ignored, even NaN) */
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
-  /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes) */
+  /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes);
+   *  requires dstRow0 + T <= Sdst; other rows of dst are untouched */
   copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number } };
   /** out[0] (+)= Σ x² (for the global gradient norm); accumulate=1 adds to out[0] */
   sumSquares: { t: { x: Tensor; out: Tensor }; p: { n: number; accumulate: 0 | 1 } };
   /** AdamW with decoupled weight decay and bias correction, on flat tensors of n elements.
-   *  g is first multiplied by gradScale (global-norm clipping). step is 1-based. */
+   *  g is first multiplied by gradScale (global-norm clipping). step is 1-based. Same update as torch AdamW:
+   *  m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g²;  p -= lr * (m/(1-b1^step) / (sqrt(v/(1-b2^step)) + eps) + wd * p). */
   adamw: {
     t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor };
     p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; gradScale: number };
