@@ -28,7 +28,14 @@ export interface ModelConfig {
   attentionBias: boolean;
   bosTokenId: number | null;
   eosTokenIds: number[];
+  /** RoPE frequency scaling (Llama 3.x uses "llama3"); absent or null means plain theta^(-2i/Dh).
+   *  io/hf-config.ts ropeInverseFrequencies() applies it. */
+  ropeScaling?: RopeScaling | null;
 }
+
+export type RopeScaling =
+  | { type: 'linear'; factor: number }
+  | { type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMaxPositionEmbeddings: number };
 
 /** A named parameter as loaded from safetensors: HF name, shape, f32 data. */
 export interface NamedTensor {
