@@ -77,14 +77,15 @@ export function logprobBackward(
     matmul(h, wChunk, dl, null, R, n, D, 0, 1, 1, 0); // logits, overwritten below by their gradient
     for (let r = 0; r < R; r++) {
       const row = r * n;
-      const l0 = lse[r], H = entropy[r], cr = coef[r], er = entCoef[r];
+      const l0 = lse[r], H = entropy[r], er = entCoef[r];
+      const cr = target[r] < 0 ? 0 : coef[r]; // a padding row's logp is the constant 0
       for (let c = 0; c < n; c++) {
         const logP = dl[row + c] - l0;
         const p = Math.exp(logP);
         dl[row + c] = -p * (cr + er * (logP + H));
       }
       const tg = target[r] - v0;
-      if (target[r] >= 0 && tg >= 0 && tg < n) dl[row + tg] += cr;
+      if (tg >= 0 && tg < n) dl[row + tg] += cr;
     }
     // dh[R,D] (+)= dl[R,n] @ wChunk[n,D]
     matmul(dl, wChunk, dh, null, R, D, n, 0, 0, 1, v0 === 0 ? 0 : 1);
