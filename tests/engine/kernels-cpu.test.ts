@@ -89,6 +89,24 @@ describe('elementwise and reductions', () => {
     expect(relErr(cpu.f32(tx), x)).toBeLessThan(TOL);
   });
 
+  it('rope with explicit inverse frequencies (RoPE scaling) ignores theta', () => {
+    const cpu = new CpuBackend();
+    const [R, nHeads, Dh] = [3, 2, 4];
+    const x = randn(rng, R * nHeads * Dh);
+    const pos = Int32Array.from([1, 5, 9]);
+    const invFreq = Float32Array.from([1, 10000 ** -0.5 / 8]); // a llama3-style scaled low frequency
+    const tx = put(cpu, x, [R, nHeads, Dh]);
+    const t = { x: tx, pos: put(cpu, pos, [R], 'i32'), invFreq: put(cpu, invFreq, [2]) };
+    cpu.run('rope', { t, p: { R, nHeads, Dh, theta: 123, inverse: 0 } });
+    const ref = Float64Array.from(x);
+    for (let r = 0; r < R; r++) for (let h = 0; h < nHeads; h++) for (let i = 0; i < 2; i++) {
+      const base = (r * nHeads + h) * Dh, a = pos[r] * invFreq[i];
+      ref[base + i] = x[base + i] * Math.cos(a) - x[base + i + 2] * Math.sin(a);
+      ref[base + i + 2] = x[base + i + 2] * Math.cos(a) + x[base + i] * Math.sin(a);
+    }
+    expect(relErr(cpu.f32(tx), ref)).toBeLessThan(TOL);
+  });
+
   it('swiglu', () => {
     const cpu = new CpuBackend();
     const [R, F] = [3, 7];

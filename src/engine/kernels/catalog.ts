@@ -27,8 +27,10 @@ export interface KernelCatalog {
   };
   /** In place on x[R, nHeads, Dh]: HF rotate_half RoPE at integer positions pos[R] (i32).
    *  inverse=1 rotates by -angle (the backward pass). For i < Dh/2: angle = pos * theta^(-2i/Dh),
-   *  x[i] <- x[i] cos - x[i+Dh/2] sin, x[i+Dh/2] <- x[i+Dh/2] cos + x[i] sin (applied to every head). */
-  rope: { t: { x: Tensor; pos: Tensor }; p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 } };
+   *  x[i] <- x[i] cos - x[i+Dh/2] sin, x[i+Dh/2] <- x[i+Dh/2] cos + x[i] sin (applied to every head).
+   *  Optional invFreq[Dh/2] (f32): when given, angle = pos * invFreq[i] and theta is ignored (RoPE scaling such as
+   *  Llama 3's, see io/hf-config.ts ropeInverseFrequencies). */
+  rope: { t: { x: Tensor; pos: Tensor; invFreq?: Tensor }; p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 } };
   /** Causal GQA attention over a cache. q[B,T,H,Dh]; k,v[B,S,Hkv,Dh] hold S_used = past + T valid rows per
    *  sequence (rows [0, past+T)); query i of sequence b sits at cache row past+i and sees key rows j with
    *  keyStart[b] <= j <= past+i (keyStart masks left padding). o[B,T,H,Dh]; lse[B,H,T] = log Σ exp(scores),

@@ -66,7 +66,8 @@ export const cpuKernels: CpuKernelTable = {
   rope(mem, t, p) {
     need('rope', 'x', t.x, p.R * p.nHeads * p.Dh);
     need('rope', 'pos', t.pos, p.R);
-    rope(mem.f32(t.x), mem.i32(t.pos), p.R, p.nHeads, p.Dh, p.theta, p.inverse);
+    if (t.invFreq) need('rope', 'invFreq', t.invFreq, p.Dh / 2);
+    rope(mem.f32(t.x), mem.i32(t.pos), p.R, p.nHeads, p.Dh, p.theta, p.inverse, t.invFreq ? mem.f32(t.invFreq) : null);
   },
   attention(mem, t, p) {
     need('attention', 'q', t.q, p.B * p.T * p.H * p.Dh);
