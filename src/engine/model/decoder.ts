@@ -1,0 +1,162 @@
+// The whole decoder over a packed batch: embedding -> L layers -> final norm -> (gathered rows) LM head.
+// `runSequences` returns per-token log-probs and entropies of the selected rows and, when asked, runs the
+// backward of  L = Σ coef·logp + entCoef·H  into gradient buffers (full weights and/or a LoRA adapter),
+// storing only each layer's input and recomputing the rest (layer.ts).
+import type { Backend, Tensor } from '../backend.ts';
+import type { ModelConfig } from './config.ts';
+import type { DecoderParams } from './params.ts';
+import type { LoraAdapter } from './lora.ts';
+import { groupRowsById, type SequenceBatch } from './batch.ts';
+import { LayerWorkspace, layerBackward, layerForward, type LayerContext, type LayerLora } from './layer.ts';
+import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
+
+/** The weights a pass runs with: base (or a full trainable copy) plus an optional LoRA adapter. */
+export interface ActiveWeights {
+  params: DecoderParams;
+  lora: LoraAdapter | null;
+}
+
+/** Where gradients go (accumulated, never zeroed here). */
+export interface GradientSinks {
+  full: DecoderParams | null;
+  lora: LoraAdapter | null;
+}
+
+export interface BackwardRequest {
+  /** [Rq] dL/dlogp per selected row */
+  coef: Float32Array;
+  /** [Rq] dL/dH per selected row, or null for zeros */
+  entropyCoef: Float32Array | null;
+  sinks: GradientSinks;
+}
+
+export interface SequenceResult {
+  /** [Rq] */
+  logprobs: Float32Array;
+  /** [Rq] */
+  entropy: Float32Array;
+}
+
+function layerLora(w: ActiveWeights, l: number): LayerLora | null {
+  return w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+}
+
+/** Embedding then all layers. Returns the final hidden state [R, D] (unnormalised) and, when `keep`, every
+ *  layer's input (inputs[l] is the input of layer l). */
+function forwardHidden(
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, scope: TensorScope, ctx: LayerContext, ws: LayerWorkspace, keep: boolean,
+): { hidden: Tensor; inputs: Tensor[]; ids: Tensor } {
+  const R = batch.B * batch.T;
+  const D = cfg.hiddenSize;
+  const ids = scope.from([R], batch.ids, 'ids');
+  const inputs: Tensor[] = [];
+  let cur = scope.alloc([R, D], 'hidden.0');
+  be.run('embedding', { t: { ids, table: w.params.embed, out: cur }, p: { R, D } });
+  let spare = keep ? null : scope.alloc([R, D], 'hidden.spare');
+  for (let l = 0; l < cfg.numLayers; l++) {
+    const next = spare ?? scope.alloc([R, D], `hidden.${l + 1}`);
+    layerForward(ctx, w.params.layers[l], layerLora(w, l), cur, next, ws, { kind: 'self' });
+    inputs.push(cur);
+    if (!keep) spare = cur;
+    cur = next;
+  }
+  return { hidden: cur, inputs, ids };
+}
+
+/** Log-probs / entropies of the selected rows, and optionally the backward. */
+export async function runSequences(
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, backward: BackwardRequest | null,
+): Promise<SequenceResult> {
+  const scope = new TensorScope(be);
+  try {
+    const { B, T } = batch;
+    const R = B * T;
+    const D = cfg.hiddenSize;
+    const V = cfg.vocabSize;
+    const Rq = batch.selectedRows.length;
+    if (Rq === 0) return { logprobs: new Float32Array(0), entropy: new Float32Array(0) };
+    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart') };
+    const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, backward !== null);
+    const { hidden, inputs, ids } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, backward !== null);
+
+    // gather the selected rows, final norm, fused LM head + log-softmax (+ entropy)
+    const rows = scope.from([Rq], batch.selectedRows, 'selectedRows');
+    const targets = scope.from([Rq], batch.targets, 'targets');
+    const hSel = scope.alloc([Rq, D], 'hSel');
+    const hSelN = scope.alloc([Rq, D], 'hSelNorm');
+    const rstdF = scope.alloc([Rq], 'rstdFinal');
+    const logp = scope.alloc([Rq], 'logp');
+    const entropy = scope.alloc([Rq], 'entropy');
+    const lse = scope.alloc([Rq], 'lse');
+    be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
+    be.run('rmsnorm', { t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF }, p: { R: Rq, D, eps: cfg.rmsNormEps } });
+    be.run('logprob', { t: { h: hSelN, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
+
+    if (backward) {
+      if (backward.coef.length !== Rq) throw new Error(`backward: ${backward.coef.length} coefficients for ${Rq} positions`);
+      const { full, lora } = backward.sinks;
+      const coef = scope.from([Rq], backward.coef, 'coef');
+      const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
+      const dhSelN = scope.alloc([Rq, D], 'dhSelNorm');
+      const dhSel = scope.alloc([Rq, D], 'dhSel');
+      be.run('logprobBackward', {
+        t: { h: hSelN, w: w.params.lmHead, target: targets, lse, entropy, coef, entCoef, dh: dhSelN, ...(full ? { dw: full.lmHead } : {}) },
+        p: { R: Rq, D, V },
+      });
+      be.run('rmsnormBackward', {
+        t: { x: hSel, w: w.params.finalNorm, rstd: rstdF, dy: dhSelN, dx: dhSel, ...(full ? { dw: full.finalNorm } : {}) },
+        p: { R: Rq, D, accumulate: 0 },
+      });
+      // scatter the selected rows' gradient back into dres[R, D] (each row selected once)
+      const dres = scope.alloc([R, D], 'dres');
+      zeroTensor(be, dres);
+      const iota = Int32Array.from({ length: Rq + 1 }, (_, i) => i);
+      be.run('embeddingBackward', {
+        t: { dout: dhSel, uniqueIds: rows, rowStart: scope.from([Rq + 1], iota, 'rowStart'), rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'), dtable: dres },
+        p: { U: Rq, D },
+      });
+      for (let l = cfg.numLayers - 1; l >= 0; l--) {
+        layerBackward(ctx, w.params.layers[l], layerLora(w, l), { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null }, inputs[l], dres, ws);
+      }
+      if (full) {
+        const g = groupRowsById(batch.ids);
+        be.run('embeddingBackward', {
+          t: {
+            dout: dres,
+            uniqueIds: scope.from([g.uniqueIds.length], g.uniqueIds, 'uniqueIds'),
+            rowStart: scope.from([g.rowStart.length], g.rowStart, 'tokRowStart'),
+            rowList: scope.from([g.rowList.length], g.rowList, 'tokRowList'),
+            dtable: full.embed,
+          },
+          p: { U: g.uniqueIds.length, D },
+        });
+      }
+      void ids;
+    }
+    const out = { logprobs: await readF32(be, logp), entropy: await readF32(be, entropy) };
+    return out;
+  } finally {
+    scope.freeAll();
+  }
+}
+
+/** Full logits [B*T, V] of every row (tests and small-vocabulary tools; never used for training). */
+export async function computeLogits(be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch): Promise<Float32Array> {
+  const scope = new TensorScope(be);
+  try {
+    const { B, T } = batch;
+    const R = B * T;
+    const D = cfg.hiddenSize;
+    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart') };
+    const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, false);
+    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, false);
+    const hn = scope.alloc([R, D], 'hNorm');
+    const rstd = scope.alloc([R], 'rstd');
+    const logits = scope.alloc([R, cfg.vocabSize], 'logits');
+    be.run('rmsnorm', { t: { x: hidden, w: w.params.finalNorm, y: hn, rstd }, p: { R, D, eps: cfg.rmsNormEps } });
+    be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R, D, V: cfg.vocabSize } });
+    return await readF32(be, logits);
+  } finally {
+    scope.freeAll();
+  }
+}

@@ -1,0 +1,224 @@
+// One decoder layer (pre-norm attention + SwiGLU MLP), forward and backward, as a flat list of catalog kernels.
+//   h1  = x + o_proj(attention(rope(q_proj(n1)), rope(k_proj(n1)), v_proj(n1)))   n1 = rmsnorm(x)
+//   out = h1 + down_proj(silu(gate_proj(n2)) * up_proj(n2))                       n2 = rmsnorm(h1)
+// The backward first recomputes the layer's internals from its saved input (per-layer rematerialisation),
+// so a training pass stores only one [R, D] tensor per layer.
+import type { Backend, Tensor } from '../backend.ts';
+import type { ModelConfig } from './config.ts';
+import type { LayerParams } from './params.ts';
+import type { LoraAdapter, LoraLayer, LoraTarget } from './lora.ts';
+import { linearBackward, linearForward, type LinearParams, type LoraUse } from './linear.ts';
+import type { TensorScope } from './device-ops.ts';
+
+/** Scratch tensors for one layer pass over B sequences of T rows (R = B·T). */
+export class LayerWorkspace {
+  readonly R: number;
+  readonly xn1: Tensor; // [R, D]
+  readonly rstd1: Tensor; // [R]
+  readonly q: Tensor; // [B, T, H, Dh]
+  readonly k: Tensor; // [B, T, Hkv, Dh]
+  readonly v: Tensor; // [B, T, Hkv, Dh]
+  readonly o: Tensor; // [B, T, H, Dh]
+  readonly lse: Tensor; // [B, H, T]
+  readonly h1: Tensor; // [R, D]
+  readonly xn2: Tensor; // [R, D]
+  readonly rstd2: Tensor; // [R]
+  readonly g: Tensor; // [R, F]
+  readonly u: Tensor; // [R, F]
+  readonly hmid: Tensor; // [R, F]
+  /** x A^T per LoRA target, [R, r] */
+  readonly xa = new Map<LoraTarget, Tensor>();
+  /** backward scratch (null for inference workspaces) */
+  readonly grad: {
+    out: Tensor; // [R, D] recomputed layer output (unused, but the forward writes it)
+    dHmid: Tensor; // [R, F]
+    dg: Tensor; // [R, F]
+    du: Tensor; // [R, F]
+    dXn: Tensor; // [R, D]
+    dO: Tensor; // [R, H*Dh]
+    dq: Tensor; // [R, H*Dh]
+    dk: Tensor; // [R, Hkv*Dh]
+    dv: Tensor; // [R, Hkv*Dh]
+    dyB: Tensor | null; // [R, r]
+  } | null;
+
+  constructor(
+    scope: TensorScope,
+    cfg: ModelConfig,
+    readonly B: number,
+    readonly T: number,
+    lora: LoraAdapter | null,
+    backward: boolean,
+  ) {
+    const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+    const R = (this.R = B * T);
+    this.xn1 = scope.alloc([R, D], 'ws.xn1');
+    this.rstd1 = scope.alloc([R], 'ws.rstd1');
+    this.q = scope.alloc([B, T, H, Dh], 'ws.q');
+    this.k = scope.alloc([B, T, Hkv, Dh], 'ws.k');
+    this.v = scope.alloc([B, T, Hkv, Dh], 'ws.v');
+    this.o = scope.alloc([B, T, H, Dh], 'ws.o');
+    this.lse = scope.alloc([B, H, T], 'ws.lse');
+    this.h1 = scope.alloc([R, D], 'ws.h1');
+    this.xn2 = scope.alloc([R, D], 'ws.xn2');
+    this.rstd2 = scope.alloc([R], 'ws.rstd2');
+    this.g = scope.alloc([R, F], 'ws.g');
+    this.u = scope.alloc([R, F], 'ws.u');
+    this.hmid = scope.alloc([R, F], 'ws.hmid');
+    if (lora) for (const t of lora.targets) this.xa.set(t, scope.alloc([R, lora.rank], `ws.xa.${t}`));
+    this.grad = backward
+      ? {
+          out: scope.alloc([R, D], 'ws.out'),
+          dHmid: scope.alloc([R, F], 'ws.dHmid'),
+          dg: scope.alloc([R, F], 'ws.dg'),
+          du: scope.alloc([R, F], 'ws.du'),
+          dXn: scope.alloc([R, D], 'ws.dXn'),
+          dO: scope.alloc([R, H * Dh], 'ws.dO'),
+          dq: scope.alloc([R, H * Dh], 'ws.dq'),
+          dk: scope.alloc([R, Hkv * Dh], 'ws.dk'),
+          dv: scope.alloc([R, Hkv * Dh], 'ws.dv'),
+          dyB: lora ? scope.alloc([R, lora.rank], 'ws.dyB') : null,
+        }
+      : null;
+  }
+}
+
+/** Where attention reads keys and values from. */
+export type AttentionSource =
+  /** the workspace's own k, v (training, scoring and prefill: past = 0, S = T) */
+  | { kind: 'self'; onKV?: (k: Tensor, v: Tensor) => void }
+  /** a KV cache [B, S, Hkv, Dh]: this pass's k, v are written at rows [past, past+T) first */
+  | { kind: 'cache'; k: Tensor; v: Tensor; past: number; S: number };
+
+export interface LayerContext {
+  be: Backend;
+  cfg: ModelConfig;
+  /** [R] i32 RoPE positions */
+  pos: Tensor;
+  /** [B] i32 first visible key row per sequence */
+  keyStart: Tensor;
+}
+
+type Proj = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
+
+function projParams(cfg: ModelConfig, layer: LayerParams, proj: Proj): LinearParams {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  switch (proj) {
+    case 'q': return { w: layer.q, bias: layer.qBias, nIn: D, nOut: H * Dh };
+    case 'k': return { w: layer.k, bias: layer.kBias, nIn: D, nOut: Hkv * Dh };
+    case 'v': return { w: layer.v, bias: layer.vBias, nIn: D, nOut: Hkv * Dh };
+    case 'o': return { w: layer.o, bias: null, nIn: H * Dh, nOut: D };
+    case 'gate': return { w: layer.gate, bias: null, nIn: D, nOut: F };
+    case 'up': return { w: layer.up, bias: null, nIn: D, nOut: F };
+    case 'down': return { w: layer.down, bias: null, nIn: F, nOut: D };
+  }
+}
+
+function loraUse(lora: { layer: LoraLayer; adapter: LoraAdapter } | null, ws: LayerWorkspace, proj: Proj): LoraUse | null {
+  const pair = lora?.layer[proj];
+  if (!lora || !pair) return null;
+  return { pair, scale: lora.adapter.scale, rank: lora.adapter.rank, xa: ws.xa.get(proj)! };
+}
+
+export interface LayerLora {
+  adapter: LoraAdapter;
+  layer: LoraLayer;
+}
+
+/** out[R, D] = layer(x[R, D]); leaves every internal the backward needs in `ws`. */
+export function layerForward(
+  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, x: Tensor, out: Tensor, ws: LayerWorkspace, attn: AttentionSource,
+): void {
+  const { be, cfg } = ctx;
+  const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const { B, T, R } = ws;
+  const lin = (proj: Proj, input: Tensor, y: Tensor) => linearForward(be, input, projParams(cfg, layer, proj), y, R, loraUse(lora, ws, proj));
+
+  be.run('rmsnorm', { t: { x, w: layer.inputNorm, y: ws.xn1, rstd: ws.rstd1 }, p: { R, D, eps: cfg.rmsNormEps } });
+  lin('q', ws.xn1, ws.q);
+  lin('k', ws.xn1, ws.k);
+  lin('v', ws.xn1, ws.v);
+  be.run('rope', { t: { x: ws.q, pos: ctx.pos }, p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 0 } });
+  be.run('rope', { t: { x: ws.k, pos: ctx.pos }, p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 0 } });
+  if (attn.kind === 'self') {
+    attn.onKV?.(ws.k, ws.v);
+    be.run('attention', {
+      t: { q: ws.q, k: ws.k, v: ws.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse },
+      p: { B, T, S: T, past: 0, H, Hkv, Dh },
+    });
+  } else {
+    const W = Hkv * Dh;
+    be.run('copyRows', { t: { src: ws.k, dst: attn.k }, p: { B, T, W, Sdst: attn.S, dstRow0: attn.past } });
+    be.run('copyRows', { t: { src: ws.v, dst: attn.v }, p: { B, T, W, Sdst: attn.S, dstRow0: attn.past } });
+    be.run('attention', {
+      t: { q: ws.q, k: attn.k, v: attn.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse },
+      p: { B, T, S: attn.S, past: attn.past, H, Hkv, Dh },
+    });
+  }
+  lin('o', ws.o, ws.h1);
+  be.run('axpby', { t: { x, y: ws.h1 }, p: { n: R * D, a: 1, b: 1 } }); // h1 = x + attn
+  be.run('rmsnorm', { t: { x: ws.h1, w: layer.postNorm, y: ws.xn2, rstd: ws.rstd2 }, p: { R, D, eps: cfg.rmsNormEps } });
+  lin('gate', ws.xn2, ws.g);
+  lin('up', ws.xn2, ws.u);
+  be.run('swiglu', { t: { g: ws.g, u: ws.u, h: ws.hmid }, p: { R, F: cfg.intermediateSize } });
+  lin('down', ws.hmid, out);
+  be.run('axpby', { t: { x: ws.h1, y: out }, p: { n: R * D, a: 1, b: 1 } }); // out = h1 + mlp
+}
+
+export interface LayerGradTargets {
+  /** full fine-tuning: gradient tensors of this layer's weights (accumulated) */
+  full: LayerParams | null;
+  /** LoRA: gradient tensors of this layer's A, B (accumulated) */
+  lora: LoraLayer | null;
+}
+
+/** Given dres = dL/d(out) [R, D] and the saved input x, accumulate parameter gradients and overwrite
+ *  dres with dL/dx. Recomputes the forward first (attention over the workspace's own k, v: past = 0). */
+export function layerBackward(
+  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, grads: LayerGradTargets, x: Tensor, dres: Tensor, ws: LayerWorkspace,
+): void {
+  const { be, cfg } = ctx;
+  const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const { B, T, R } = ws;
+  const gws = ws.grad;
+  if (!gws) throw new Error('layerBackward: workspace was allocated without backward buffers');
+  layerForward(ctx, layer, lora, x, gws.out, ws, { kind: 'self' });
+
+  const full = grads.full;
+  const back = (proj: Proj, input: Tensor, dy: Tensor, dx: Tensor, accumulateDx: boolean) => {
+    const use = loraUse(lora, ws, proj);
+    const bias = proj === 'q' ? full?.qBias : proj === 'k' ? full?.kBias : proj === 'v' ? full?.vBias : null;
+    linearBackward(be, projParams(cfg, layer, proj), R, {
+      x: input, dy, dx, accumulateDx,
+      dW: full ? full[proj] : null,
+      dBias: bias ?? null,
+      lora: use ? { ...use, grad: grads.lora?.[proj] ?? null, dyB: gws.dyB! } : null,
+    });
+  };
+
+  // MLP: out = h1 + down(hmid)
+  back('down', ws.hmid, dres, gws.dHmid, false);
+  be.run('swigluBackward', { t: { g: ws.g, u: ws.u, dh: gws.dHmid, dg: gws.dg, du: gws.du }, p: { R, F: cfg.intermediateSize } });
+  back('gate', ws.xn2, gws.dg, gws.dXn, false);
+  back('up', ws.xn2, gws.du, gws.dXn, true);
+  be.run('rmsnormBackward', {
+    t: full ? { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres, dw: full.postNorm } : { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres },
+    p: { R, D, accumulate: 1 },
+  }); // dres = dL/dh1
+
+  // attention: h1 = x + o_proj(o)
+  back('o', ws.o, dres, gws.dO, false);
+  be.run('attentionBackward', {
+    t: { q: ws.q, k: ws.k, v: ws.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse, dout: gws.dO, dq: gws.dq, dk: gws.dk, dv: gws.dv },
+    p: { B, T, H, Hkv, Dh },
+  });
+  be.run('rope', { t: { x: gws.dq, pos: ctx.pos }, p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
+  be.run('rope', { t: { x: gws.dk, pos: ctx.pos }, p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 1 } });
+  back('q', ws.xn1, gws.dq, gws.dXn, false);
+  back('k', ws.xn1, gws.dk, gws.dXn, true);
+  back('v', ws.xn1, gws.dv, gws.dXn, true);
+  be.run('rmsnormBackward', {
+    t: full ? { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres, dw: full.inputNorm } : { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres },
+    p: { R, D, accumulate: 1 },
+  }); // dres = dL/dx
+}
