@@ -1,0 +1,196 @@
+// The clipped policy-gradient loss of ReMA / GRPO / PPO over one mini-batch, and its exact derivative with
+// respect to each trained token's log-prob (what the engine's accumulateGradients consumes: it minimises
+// sum_j coef_j * logp_j, so coef_j = dL/dlogp_j gives the gradient of L). Plain arithmetic over arrays:
+//
+//   delta_j = logp_j - old_j                          (log importance ratio of token j)
+//   token ratio:            r_j = exp(min(delta_j, cap))
+//   turn-geometric (code):  r_t = exp(min(mean_{j in t} delta_j, cap))
+//   turn-arithmetic (Eq.13): r_t = mean_{j in t} exp(min(delta_j, cap))
+//   l(r, A) = max(-A r, -A clip(r, 1 - eps_low, 1 + eps_high));  if A < 0 and dual clip c: l = min(l, -A c)
+//   per-token loss l_j = l(r of its token or turn, A) + beta * KL_j
+//   L = sum_j w_j l_j - entropyCoef * sum_j w_j H_j   (w from aggregate.ts)
+// A turn-level ratio's loss is shared by every token of the turn, so aggregations that average inside a turn
+// see exactly one loss per turn, as ReMA's compute_policy_loss does.
+
+import type { Aggregation, KlEstimator, RatioMode } from '../config.ts';
+import { aggregationWeights, countPerTurn } from './aggregate.ts';
+
+export interface LossRow {
+  /** turn index of each trained token (contiguous per turn) */
+  turn: readonly number[];
+  /** log-probs under the weights being trained */
+  logp: ArrayLike<number>;
+  /** log-probs under the weights that generated the rollout (pi_old) */
+  oldLogp: ArrayLike<number>;
+  /** log-probs under the reference policy; needed when klBeta > 0 */
+  refLogp?: ArrayLike<number>;
+  /** the row's advantage (one value for every token: outcome rewards) */
+  advantage: number;
+}
+
+export interface LossOptions {
+  ratio: RatioMode;
+  logRatioClip: number;
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number | null;
+  aggregation: Aggregation;
+  /** constant length for seq-mean-token-sum-norm */
+  lossNormLength: number;
+  klBeta: number;
+  klEstimator: KlEstimator;
+  entropyCoef: number;
+}
+
+export interface LossResult {
+  /** total loss L (policy + beta KL; the entropy bonus is applied by the engine through entropyCoef) */
+  loss: number;
+  /** aggregated policy-gradient part */
+  pgLoss: number;
+  /** dL/dlogp_j per row and token */
+  coef: Float32Array[];
+  /** per-token entropy coefficient for the engine (-entropyCoef * w_j), or null when entropyCoef = 0 */
+  entropyCoef: Float32Array[] | null;
+  /** mean per-token KL estimate (unweighted), 0 without reference log-probs */
+  kl: number;
+  /** fraction of ratios (tokens or turns) clipped below for A < 0, above for A > 0, and by the dual clip */
+  clipFracLow: number;
+  clipFracHigh: number;
+  clipFracDual: number;
+}
+
+interface Surrogate {
+  loss: number;
+  /** dl/dr */
+  dr: number;
+  low: boolean;
+  high: boolean;
+  dual: boolean;
+}
+
+/** PPO clipped surrogate with optional dual clip for one ratio and advantage (verl compute_policy_loss). */
+export function clippedSurrogate(r: number, a: number, clipLow: number, clipHigh: number, dualClip: number | null): Surrogate {
+  const unclipped = -a * r;
+  const clipped = -a * Math.min(Math.max(r, 1 - clipLow), 1 + clipHigh);
+  let loss = Math.max(unclipped, clipped);
+  let dr = unclipped >= clipped ? -a : 0;
+  const low = a < 0 && r < 1 - clipLow;
+  const high = a > 0 && r > 1 + clipHigh;
+  let dual = false;
+  if (dualClip !== null && a < 0 && -a * dualClip < loss) {
+    loss = -a * dualClip;
+    dr = 0;
+    dual = true;
+  }
+  return { loss, dr, low, high, dual };
+}
+
+/** per-token KL estimate and its derivative w.r.t. logp (k3 clamped to [-10, 10] as verl) */
+export function klTerm(logp: number, ref: number, estimator: KlEstimator): { kl: number; dlogp: number } {
+  if (estimator === 'k1') return { kl: logp - ref, dlogp: 1 };
+  const d = ref - logp;
+  const k3 = Math.exp(d) - d - 1;
+  if (k3 > 10) return { kl: 10, dlogp: 0 };
+  return { kl: k3, dlogp: 1 - Math.exp(d) };
+}
+
+/** Loss, per-token coefficients and clip statistics for one mini-batch of rows. */
+export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossResult {
+  const weights = aggregationWeights(
+    rows.map((r) => r.turn),
+    opts.aggregation,
+    opts.lossNormLength,
+  );
+  const cap = opts.logRatioClip;
+  let pgLoss = 0;
+  let klLoss = 0;
+  let klSum = 0;
+  let tokens = 0;
+  let units = 0;
+  let low = 0;
+  let high = 0;
+  let dual = 0;
+  const coef: Float32Array[] = [];
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    const w = weights[r];
+    const n = row.turn.length;
+    const c = new Float64Array(n);
+    const a = row.advantage;
+    if (opts.ratio === 'token') {
+      for (let j = 0; j < n; j++) {
+        const delta = row.logp[j] - row.oldLogp[j];
+        const ratio = Math.exp(Math.min(delta, cap));
+        const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
+        pgLoss += w[j] * s.loss;
+        c[j] += delta < cap ? w[j] * s.dr * ratio : 0;
+        units += 1;
+        low += +s.low;
+        high += +s.high;
+        dual += +s.dual;
+      }
+    } else {
+      // turn-level ratio: tokens of a turn are contiguous
+      const sizes = countPerTurn(row.turn);
+      let start = 0;
+      while (start < n) {
+        const t = row.turn[start];
+        const len = sizes.get(t)!;
+        const end = start + len;
+        let turnWeight = 0;
+        for (let j = start; j < end; j++) turnWeight += w[j];
+        let ratio: number;
+        const dRatio = new Float64Array(len);
+        if (opts.ratio === 'turn-geometric') {
+          let mean = 0;
+          for (let j = start; j < end; j++) mean += row.logp[j] - row.oldLogp[j];
+          mean /= len;
+          ratio = Math.exp(Math.min(mean, cap));
+          if (mean < cap) dRatio.fill(ratio / len);
+        } else {
+          ratio = 0;
+          for (let j = start; j < end; j++) {
+            const delta = row.logp[j] - row.oldLogp[j];
+            const tokenRatio = Math.exp(Math.min(delta, cap));
+            ratio += tokenRatio / len;
+            dRatio[j - start] = delta < cap ? tokenRatio / len : 0;
+          }
+        }
+        const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
+        pgLoss += turnWeight * s.loss;
+        for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];
+        units += 1;
+        low += +s.low;
+        high += +s.high;
+        dual += +s.dual;
+        start = end;
+      }
+    }
+    if (row.refLogp !== undefined) {
+      for (let j = 0; j < n; j++) {
+        const k = klTerm(row.logp[j], row.refLogp[j], opts.klEstimator);
+        klSum += k.kl;
+        if (opts.klBeta !== 0) {
+          klLoss += w[j] * opts.klBeta * k.kl;
+          c[j] += w[j] * opts.klBeta * k.dlogp;
+        }
+      }
+    } else if (opts.klBeta !== 0) {
+      throw new Error('policyLoss: klBeta > 0 needs reference log-probs (refLogp) on every row');
+    }
+    tokens += n;
+    coef.push(Float32Array.from(c));
+  }
+  const entropyCoef =
+    opts.entropyCoef === 0 ? null : weights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
+  return {
+    loss: pgLoss + klLoss,
+    pgLoss,
+    coef,
+    entropyCoef,
+    kl: tokens > 0 ? klSum / tokens : 0,
+    clipFracLow: units > 0 ? low / units : 0,
+    clipFracHigh: units > 0 ? high / units : 0,
+    clipFracDual: units > 0 ? dual / units : 0,
+  };
+}
