@@ -1,0 +1,80 @@
+// The judge task, in the spirit of the paper's LLM-as-a-Judge experiments: a tiny-task problem with two candidate
+// solutions, one right and one with a single planted arithmetic error. The agents must answer [[A]] or [[B]]; the
+// meta-thinking agent plans the check, the reasoning agent carries it out.
+
+import type { Rng } from '../../util/rng.ts';
+import { generateSpec, type TinyLevel, type TinyProblemSpec } from './generator.ts';
+import { boxed, computationEquations, renderQuestion, type Tamper } from './text.ts';
+import { CONFIRM_TURN, type DialogueTurn } from './traces.ts';
+
+export interface JudgeItem {
+  spec: TinyProblemSpec;
+  /** the full text both agents see: question, candidate A, candidate B */
+  question: string;
+  /** which candidate is correct */
+  correct: 'A' | 'B';
+  /** the wrong candidate's first wrong equation, e.g. "12+5=18" */
+  wrongEquation: string;
+}
+
+/** Evaluate "a op b=c" and say whether it holds (integer division must be exact). */
+export function equationHolds(equation: string): boolean {
+  const m = /^(\d+)([+\-*/])(\d+)=(-?\d+)$/.exec(equation);
+  if (!m) return false;
+  const a = Number(m[1]);
+  const b = Number(m[3]);
+  const c = Number(m[4]);
+  switch (m[2]) {
+    case '+':
+      return a + b === c;
+    case '-':
+      return a - b === c;
+    case '*':
+      return a * b === c;
+    default:
+      return b !== 0 && a === b * c;
+  }
+}
+
+/** A candidate solution text: its equations and the boxed final value. */
+function candidateText(equations: readonly string[]): string {
+  const last = equations.at(-1)!;
+  return `${equations.map((e) => `${e}.`).join(' ')} ${boxed(last.slice(last.indexOf('=') + 1))}`;
+}
+
+export function renderJudgeQuestion(question: string, a: string, b: string): string {
+  return `${question}\nA: ${a}\nB: ${b}`;
+}
+
+/** Draw a judge item: the same problem solved right and once with exactly one wrong equation. */
+export function generateJudgeItem(rng: Rng, level: TinyLevel): JudgeItem {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const spec = generateSpec(rng, level);
+    const good = computationEquations(spec.steps);
+    const tamper: Tamper = { equation: rng.int(0, good.length - 1), delta: rng.pick([-3, -2, -1, 1, 2, 3]) };
+    const bad = computationEquations(spec.steps, tamper);
+    const wrong = bad.filter((e) => !equationHolds(e));
+    if (wrong.length !== 1 || bad.some((e) => e.includes('=-'))) continue;
+    const correct = rng.next() < 0.5 ? 'A' : 'B';
+    const [a, b] = correct === 'A' ? [good, bad] : [bad, good];
+    return {
+      spec,
+      question: renderJudgeQuestion(renderQuestion(spec), candidateText(a), candidateText(b)),
+      correct,
+      wrongEquation: wrong[0],
+    };
+  }
+  throw new Error(`tiny judge: could not plant a single error in 100 attempts (level ${level})`);
+}
+
+export const JUDGE_PLAN = 'Check each equation of A and B.';
+
+/** The multi-turn judge trace: plan the check, find the wrong equation, confirm, give the verdict. */
+export function judgeTrace(item: JudgeItem): DialogueTurn[] {
+  const wrongOne = item.correct === 'A' ? 'B' : 'A';
+  return [
+    { meta: JUDGE_PLAN, reasoning: `${wrongOne} has ${item.wrongEquation}, wrong.` },
+    { meta: CONFIRM_TURN, reasoning: `[[${item.correct}]]` },
+  ];
+}
+
