@@ -9,6 +9,33 @@ import { numel } from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { cpuKernels, type CpuKernel, type CpuKernelTable, type CpuMemory } from '../kernels/cpu/index.ts';
 
+/** Where tensor data lives: plain typed arrays by default; WasmBackend keeps them in WebAssembly memory. */
+export interface TensorStore {
+  /** make room for `size` elements (Int32Array when `integer`, else Float32Array); may throw RangeError */
+  create(id: number, size: number, integer: boolean): void;
+  release(id: number): void;
+  /** the live typed array for a tensor id (undefined when not live) */
+  get(id: number): Float32Array | Int32Array | undefined;
+  clear(): void;
+}
+
+/** The default store: one typed array per tensor on the JavaScript heap. */
+class HeapStore implements TensorStore {
+  private readonly arrays = new Map<number, Float32Array | Int32Array>();
+  create(id: number, size: number, integer: boolean): void {
+    this.arrays.set(id, integer ? new Int32Array(size) : new Float32Array(size));
+  }
+  release(id: number): void {
+    this.arrays.delete(id);
+  }
+  get(id: number): Float32Array | Int32Array | undefined {
+    return this.arrays.get(id);
+  }
+  clear(): void {
+    this.arrays.clear();
+  }
+}
+
 export interface CpuBackendOptions {
   /** total bytes allowed live at once (default 8 GiB) */
   maxTotalBytes?: number;
@@ -16,6 +43,10 @@ export interface CpuBackendOptions {
   kernels?: Partial<CpuKernelTable>;
   /** shown in `description` */
   description?: string;
+  /** where tensor data lives (default: typed arrays on the JS heap) */
+  store?: TensorStore;
+  /** per-buffer limit in bytes (default min(maxTotalBytes, 4 GiB)) */
+  maxBufferSize?: number;
 }
 
 const GiB = 1024 ** 3;
@@ -37,7 +68,8 @@ export class CpuBackend implements Backend, CpuMemory {
   readonly limits: BackendLimits;
   readonly supportsF16 = false;
   private readonly kernels: CpuKernelTable;
-  private readonly storage = new Map<number, Storage>();
+  private readonly store: TensorStore;
+  private readonly liveTensors = new Set<number>();
   private nextId = 1;
   private live = 0;
   private peak = 0;
@@ -45,14 +77,15 @@ export class CpuBackend implements Backend, CpuMemory {
   constructor(options: CpuBackendOptions = {}) {
     const maxTotalBytes = options.maxTotalBytes ?? 8 * GiB;
     // One typed array holds at most 2^32 - 1 elements in V8 (16 GiB of f32); keep a round 4 GiB per buffer.
-    const perBuffer = Math.min(maxTotalBytes, 4 * GiB);
+    const perBuffer = options.maxBufferSize ?? Math.min(maxTotalBytes, 4 * GiB);
     this.limits = { maxBufferSize: perBuffer, maxStorageBufferBindingSize: perBuffer, maxTotalBytes };
     this.kernels = { ...cpuKernels, ...options.kernels } as CpuKernelTable;
     this.description = options.description ?? 'cpu (TypeScript reference kernels, 1 thread)';
+    this.store = options.store ?? new HeapStore();
   }
 
   ledger(): Ledger {
-    return { liveBytes: this.live, peakBytes: this.peak, liveTensors: this.storage.size };
+    return { liveBytes: this.live, peakBytes: this.peak, liveTensors: this.liveTensors.size };
   }
 
   alloc(shape: readonly number[], dtype: DType = 'f32', label = ''): Tensor {
@@ -66,20 +99,19 @@ export class CpuBackend implements Backend, CpuMemory {
     if (bytes > free) {
       throw new Error(
         `${where}: needs ${bytes} bytes but only ${free} of ${this.limits.maxTotalBytes} bytes are available ` +
-          `(${this.live} bytes live in ${this.storage.size} tensors)`,
+          `(${this.live} bytes live in ${this.liveTensors.size} tensors)`,
       );
     }
     if (bytes > this.limits.maxBufferSize) {
       throw new Error(`${where}: needs ${bytes} bytes but one buffer holds at most ${this.limits.maxBufferSize} bytes`);
     }
-    let data: Storage;
-    try {
-      data = dtype === 'i32' || dtype === 'u32' ? new Int32Array(size) : new Float32Array(size);
-    } catch (e) {
-      throw new Error(`${where}: needs ${bytes} bytes but the JavaScript heap refused them`, { cause: e });
-    }
     const t = new CpuTensor(this.nextId++, [...shape], dtype, size, label);
-    this.storage.set(t.id, data);
+    try {
+      this.store.create(t.id, size, dtype === 'i32' || dtype === 'u32');
+    } catch (e) {
+      throw new Error(`${where}: needs ${bytes} bytes but the memory refused them (${String(e)})`, { cause: e });
+    }
+    this.liveTensors.add(t.id);
     this.live += bytes;
     this.peak = Math.max(this.peak, this.live);
     return t;
@@ -118,22 +150,25 @@ export class CpuBackend implements Backend, CpuMemory {
   }
 
   free(t: Tensor): void {
-    if (!this.storage.delete(t.id)) {
+    if (!this.liveTensors.delete(t.id)) {
       throw new Error(`CpuBackend.free: tensor '${t.label}' (#${t.id}) is not live (freed twice or from another backend)`);
     }
+    this.store.release(t.id);
     this.live -= t.size * 4;
   }
 
   async sync(): Promise<void> {}
 
   destroy(): void {
-    this.storage.clear();
+    this.store.clear();
+    this.liveTensors.clear();
     this.live = 0;
   }
 
-  /** The typed array behind a tensor, without copying (tests and CPU-side code read and write it directly). */
+  /** The typed array behind a tensor, without copying (tests and CPU-side code read and write it directly).
+   *  On WasmBackend a view is only valid until the next alloc (growing WebAssembly memory detaches old views). */
   view(t: Tensor): Storage {
-    const data = this.storage.get(t.id);
+    const data = this.store.get(t.id);
     if (!data) throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not live on this backend`);
     return data;
   }
