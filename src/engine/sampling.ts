@@ -55,7 +55,7 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, stream
     return argmax(logits);
   }
   // most likely first (ties: lower id first), cut to top-k, then to the top-p nucleus
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => weights[b] - weights[a] || a - b);
+  const order = Array.from({ length: V }, (_, i) => i).toSorted((a, b) => weights[b] - weights[a] || a - b);
   let kept = useTopK ? Math.floor(params.topK) : V;
   let keptMass = 0;
   for (let j = 0; j < kept; j++) keptMass += weights[order[j]];

@@ -106,7 +106,7 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       const scale = maxAbs(g);
       expect(scale, name).toBeGreaterThan(0);
       // probe the 3 largest-gradient entries (well-conditioned) and one random entry
-      const idx = Array.from(g.keys()).sort((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
+      const idx = Array.from(g.keys()).toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
       idx.push(rng.int(0, g.length - 1));
       for (const i of idx) {
         const orig = data[i];
@@ -197,7 +197,7 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     const lp: number[][] = prompts.map(() => []);
     await decodeBatch(be, cfg, w, prompts, (b, logits, step) => {
       // deterministic but varied choice: the (b + step) % 3 -th most likely token
-      const order = Array.from(logits.keys()).sort((x, y) => logits[y] - logits[x]);
+      const order = Array.from(logits.keys()).toSorted((x, y) => logits[y] - logits[x]);
       const tok = order[(b + step) % 3];
       const row = Float32Array.from(logits);
       const ls = logSoftmaxRow(row, 0, cfg.vocabSize);

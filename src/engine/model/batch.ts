@@ -67,7 +67,7 @@ export function packSequences(seqs: readonly SequenceInput[], vocabSize: number)
 
 /** Group rows by token id for embeddingBackward: unique ids, CSR row lists. */
 export function groupRowsById(ids: Int32Array): { uniqueIds: Int32Array; rowStart: Int32Array; rowList: Int32Array } {
-  const order = Array.from(ids.keys()).sort((a, b) => ids[a] - ids[b] || a - b);
+  const order = Array.from(ids.keys()).toSorted((a, b) => ids[a] - ids[b] || a - b);
   const unique: number[] = [];
   const starts: number[] = [];
   order.forEach((row, i) => {

@@ -7,7 +7,7 @@ import type { ModelConfig } from './config.ts';
 import type { DecoderParams } from './params.ts';
 import type { LoraAdapter } from './lora.ts';
 import { groupRowsById, type SequenceBatch } from './batch.ts';
-import { LayerWorkspace, layerBackward, layerForward, type LayerContext, type LayerLora } from './layer.ts';
+import { LayerWorkspace, layerBackward, layerForward, ropeFrequencies, type LayerContext, type LayerLora } from './layer.ts';
 import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
 
 /** The weights a pass runs with: base (or a full trainable copy) plus an optional LoRA adapter. */
@@ -75,7 +75,7 @@ export async function runSequences(
     const V = cfg.vocabSize;
     const Rq = batch.selectedRows.length;
     if (Rq === 0) return { logprobs: new Float32Array(0), entropy: new Float32Array(0) };
-    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart') };
+    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
     const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, backward !== null);
     const { hidden, inputs, ids } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, backward !== null);
 
@@ -147,7 +147,7 @@ export async function computeLogits(be: Backend, cfg: ModelConfig, w: ActiveWeig
     const { B, T } = batch;
     const R = B * T;
     const D = cfg.hiddenSize;
-    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart') };
+    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
     const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, false);
     const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, false);
     const hn = scope.alloc([R, D], 'hNorm');

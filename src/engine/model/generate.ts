@@ -6,7 +6,7 @@
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
-import { LayerWorkspace, layerForward, type LayerContext } from './layer.ts';
+import { LayerWorkspace, layerForward, ropeFrequencies, type LayerContext } from './layer.ts';
 import { readF32, TensorScope } from './device-ops.ts';
 
 /** Called with the next-token logits [V] of sequence b at generation step `step` (0 = after the prompt).
@@ -45,7 +45,7 @@ export async function decodeBatch(
       cacheV.push(scope.zeros([B, S, Hkv, Dh], `cache.v.${l}`));
     }
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
-    const fed = new Array<number | null>(B).fill(null);
+    const fed: Array<number | null> = Array.from({ length: B }, () => null);
     let produced = 0;
 
     // prefill each distinct prompt once
@@ -77,7 +77,7 @@ export async function decodeBatch(
     const ids = scope.alloc([B], 'decode.ids', 'i32');
     const pos = scope.alloc([B], 'decode.pos', 'i32');
     const ks = scope.from([B], keyStart, 'decode.keyStart');
-    const ctx: LayerContext = { be, cfg, pos, keyStart: ks };
+    const ctx: LayerContext = { be, cfg, pos, keyStart: ks, invFreq: ropeFrequencies(scope, cfg) };
     const x = scope.alloc([B, D], 'decode.x');
     const y = scope.alloc([B, D], 'decode.y');
     const hn = scope.alloc([B, D], 'decode.hNorm');
@@ -124,6 +124,7 @@ async function prefill(
       be, cfg,
       pos: scope.from([L], Int32Array.from({ length: L }, (_, i) => i), 'prefill.pos'),
       keyStart: scope.from([1], new Int32Array(1), 'prefill.keyStart'),
+      invFreq: ropeFrequencies(scope, cfg),
     };
     const ws = new LayerWorkspace(scope, cfg, 1, L, w.lora, false);
     let cur = scope.alloc([L, D], 'prefill.x');

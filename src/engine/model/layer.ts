@@ -9,6 +9,7 @@ import type { LayerParams } from './params.ts';
 import type { LoraAdapter, LoraLayer, LoraTarget } from './lora.ts';
 import { linearBackward, linearForward, type LinearParams, type LoraUse } from './linear.ts';
 import type { TensorScope } from './device-ops.ts';
+import { ropeInverseFrequencies } from '../io/hf-config.ts';
 
 /** Scratch tensors for one layer pass over B sequences of T rows (R = B·T). */
 export class LayerWorkspace {
@@ -97,6 +98,18 @@ export interface LayerContext {
   pos: Tensor;
   /** [B] i32 first visible key row per sequence */
   keyStart: Tensor;
+  /** [Dh/2] RoPE inverse frequencies when the config scales RoPE (llama3, linear); absent: theta^(-2i/Dh) */
+  invFreq?: Tensor;
+}
+
+/** The invFreq tensor a scaled-RoPE config needs (undefined for plain RoPE). */
+export function ropeFrequencies(scope: TensorScope, cfg: ModelConfig): Tensor | undefined {
+  if (!cfg.ropeScaling) return undefined;
+  return scope.from([cfg.headDim / 2], Float32Array.from(ropeInverseFrequencies(cfg)), 'rope.invFreq');
+}
+
+function ropeArgs(ctx: LayerContext, x: Tensor): { x: Tensor; pos: Tensor; invFreq?: Tensor } {
+  return ctx.invFreq ? { x, pos: ctx.pos, invFreq: ctx.invFreq } : { x, pos: ctx.pos };
 }
 
 type Proj = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
@@ -138,8 +151,8 @@ export function layerForward(
   lin('q', ws.xn1, ws.q);
   lin('k', ws.xn1, ws.k);
   lin('v', ws.xn1, ws.v);
-  be.run('rope', { t: { x: ws.q, pos: ctx.pos }, p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 0 } });
-  be.run('rope', { t: { x: ws.k, pos: ctx.pos }, p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 0 } });
+  be.run('rope', { t: ropeArgs(ctx, ws.q), p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 0 } });
+  be.run('rope', { t: ropeArgs(ctx, ws.k), p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 0 } });
   if (attn.kind === 'self') {
     attn.onKV?.(ws.k, ws.v);
     be.run('attention', {
@@ -212,8 +225,8 @@ export function layerBackward(
     t: { q: ws.q, k: ws.k, v: ws.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse, dout: gws.dO, dq: gws.dq, dk: gws.dk, dv: gws.dv },
     p: { B, T, H, Hkv, Dh },
   });
-  be.run('rope', { t: { x: gws.dq, pos: ctx.pos }, p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
-  be.run('rope', { t: { x: gws.dk, pos: ctx.pos }, p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 1 } });
+  be.run('rope', { t: ropeArgs(ctx, gws.dq), p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
+  be.run('rope', { t: ropeArgs(ctx, gws.dk), p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 1 } });
   back('q', ws.xn1, gws.dq, gws.dXn, false);
   back('k', ws.xn1, gws.dk, gws.dXn, true);
   back('v', ws.xn1, gws.dv, gws.dXn, true);

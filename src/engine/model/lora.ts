@@ -69,7 +69,7 @@ export interface LoraOptions {
   seed: number;
 }
 
-function buildAdapter(config: ModelConfig, opts: LoraOptions, make: (name: string, shape: number[], kind: 'A' | 'B') => Tensor): LoraAdapter {
+export function buildAdapter(config: ModelConfig, opts: LoraOptions, make: (name: string, shape: number[], kind: 'A' | 'B') => Tensor): LoraAdapter {
   if (!Number.isInteger(opts.rank) || opts.rank < 1) throw new Error(`LoRA "${opts.name}": rank must be a positive integer, got ${opts.rank}`);
   const targets = normalizeLoraTargets(opts.targets);
   const layers: LoraLayer[] = [];

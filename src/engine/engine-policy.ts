@@ -1,0 +1,313 @@
+// The engine's implementation of Policy (policy.ts): a Llama/Qwen2 decoder on a Backend with named trainable
+// adapters (LoRA over one frozen base, or full trainable copies for tiny models), batched KV-cache generation,
+// fused log-prob scoring, gradient accumulation of Σ coef·logp (+ entCoef·H), AdamW steps and checkpoint IO.
+import type { Backend } from './backend.ts';
+import type { ModelConfig, ModelWeights } from './model/config.ts';
+import type {
+  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreRequest,
+  ScoreResult, TokenDecoder,
+} from './policy.ts';
+import { packSequences } from './model/batch.ts';
+import { runSequences, type ActiveWeights, type GradientSinks } from './model/decoder.ts';
+import { decodeBatch } from './model/generate.ts';
+import { createLoraAdapter, freeAdapter, namedLoraParameters, zerosLikeAdapter, type LoraAdapter } from './model/lora.ts';
+import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
+import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
+import { AdamW, type ParamSlot } from './optim/adamw.ts';
+import type { LrSchedule } from './optim/schedule.ts';
+import { logSoftmaxAt, sampleToken, validateSampling } from './sampling.ts';
+import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
+import { deserializeModelWeights, serializeModelWeights } from './io/hf-model.ts';
+
+export type TrainingSetup =
+  | { mode: 'lora'; adapters: string[]; rank: number; alpha: number; targets: string[] }
+  | { mode: 'full'; adapters: string[] };
+
+export interface OptimizerSetup {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** global grad-norm clip; 0 disables */
+  gradClip: number;
+  schedule: LrSchedule;
+}
+
+export interface EnginePolicyOptions {
+  backend: Backend;
+  config: ModelConfig;
+  weights: ModelWeights;
+  decoder: TokenDecoder;
+  training: TrainingSetup;
+  optimizer: OptimizerSetup;
+  /** seeds LoRA initialisation (adapter i uses seed + i) */
+  seed: number;
+  /** most rows (sequences × padded length) in one forward/backward chunk; default 4096 */
+  maxBatchTokens?: number;
+  /** most sequences decoded together; default 64 */
+  maxDecodeBatch?: number;
+  /** written to adapter_config.json base_model_name_or_path */
+  baseModelName?: string;
+}
+
+interface Trainable {
+  name: string;
+  lora: LoraAdapter | null;
+  loraGrads: LoraAdapter | null;
+  full: DecoderParams | null;
+  fullGrads: DecoderParams | null;
+  optimizer: AdamW;
+}
+
+const FULL_WEIGHTS_FILE = 'model.safetensors';
+
+export class EnginePolicy implements Policy {
+  readonly vocabSize: number;
+  readonly adapters: readonly string[];
+  readonly backend: Backend;
+  readonly config: ModelConfig;
+  private readonly base: DecoderParams;
+  private readonly trainables = new Map<string, Trainable>();
+  private readonly maxBatchTokens: number;
+  private readonly maxDecodeBatch: number;
+
+  constructor(private readonly opts: EnginePolicyOptions) {
+    const { backend: be, config, training } = opts;
+    this.backend = be;
+    this.config = config;
+    this.vocabSize = config.vocabSize;
+    this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
+    this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
+    if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
+    if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
+    this.adapters = [...training.adapters];
+    this.base = uploadParams(be, config, opts.weights);
+    training.adapters.forEach((name, i) => {
+      if (training.mode === 'lora') {
+        const lora = createLoraAdapter(be, config, { name, rank: training.rank, alpha: training.alpha, targets: training.targets, seed: opts.seed + i });
+        this.trainables.set(name, this.makeLoraTrainable(name, lora));
+      } else {
+        const full = cloneParams(be, config, this.base, `full:${name}`);
+        const fullGrads = zerosLikeParams(be, config, `grad:${name}`);
+        const slots: ParamSlot[] = [];
+        const grads = new Map(namedParameters(fullGrads));
+        for (const [pname, t] of namedParameters(full)) slots.push({ name: pname, param: t, grad: grads.get(pname)!, decay: t.shape.length >= 2 });
+        this.trainables.set(name, { name, lora: null, loraGrads: null, full, fullGrads, optimizer: new AdamW(be, opts.optimizer, slots) });
+      }
+    });
+  }
+
+  private makeLoraTrainable(name: string, lora: LoraAdapter): Trainable {
+    const be = this.backend;
+    const loraGrads = zerosLikeAdapter(be, this.config, lora, `grad:${name}`);
+    const grads = new Map(namedLoraParameters(loraGrads));
+    const slots = namedLoraParameters(lora).map(([pname, t]): ParamSlot => ({ name: pname, param: t, grad: grads.get(pname)!, decay: true }));
+    return { name, lora, loraGrads, full: null, fullGrads: null, optimizer: new AdamW(be, this.opts.optimizer, slots) };
+  }
+
+  private trainable(adapter: string): Trainable {
+    const t = this.trainables.get(adapter);
+    if (!t) throw new Error(`policy: unknown adapter "${adapter}" (known: ${this.adapters.join(', ')})`);
+    return t;
+  }
+
+  /** Weights for a request: null adapter or reference -> the frozen base without adapters. */
+  private weightsFor(adapter: string | null, reference = false): ActiveWeights {
+    if (adapter === null || reference) return { params: this.base, lora: null };
+    const t = this.trainable(adapter);
+    return t.full ? { params: t.full, lora: null } : { params: this.base, lora: t.lora };
+  }
+
+  async generate(requests: readonly GenerateRequest[], sampling: SamplingParams, onProgress?: (doneTokens: number) => void): Promise<Generation[]> {
+    validateSampling(sampling);
+    const out: Generation[] = requests.map(() => ({ tokens: [], logprobs: [], text: '', finish: 'length' as GenerationFinish }));
+    let doneBefore = 0;
+    for (const [adapter, indices] of groupBy(requests, (r) => r.adapter)) {
+      for (let c = 0; c < indices.length; c += this.maxDecodeBatch) {
+        const chunk = indices.slice(c, c + this.maxDecodeBatch);
+        const maxNew = Math.max(...chunk.map((i) => requests[i].maxNewTokens));
+        const base = doneBefore;
+        await decodeBatch(
+          this.backend, this.config, this.weightsFor(adapter), chunk.map((i) => requests[i].prompt),
+          (b, logits, step) => this.nextToken(requests[chunk[b]], out[chunk[b]], logits, sampling, chunk[b], step),
+          { maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n) },
+        );
+        doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
+      }
+    }
+    for (const g of out) g.text = this.opts.decoder.decode(g.tokens);
+    return out;
+  }
+
+  /** Sampling and stopping rules for one sequence; the request index is the sampling stream. */
+  private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
+    if (req.maxNewTokens <= 0) return null;
+    const token = sampleToken(logits, sampling, stream, step);
+    if (req.stopTokenIds.includes(token)) {
+      gen.finish = 'stop_token';
+      return null;
+    }
+    gen.tokens.push(token);
+    gen.logprobs.push(logSoftmaxAt(logits, token));
+    if (req.stopStrings.length > 0) {
+      gen.text = this.opts.decoder.decode(gen.tokens);
+      if (req.stopStrings.some((s) => s.length > 0 && gen.text.includes(s))) {
+        gen.finish = 'stop_string';
+        return null;
+      }
+    }
+    if (gen.tokens.length >= req.maxNewTokens) {
+      gen.finish = 'length';
+      return null;
+    }
+    return token;
+  }
+
+  async score(requests: readonly ScoreRequest[], opts: { reference?: boolean } = {}): Promise<ScoreResult[]> {
+    return this.forEachChunk(requests, opts.reference === true, null);
+  }
+
+  async accumulateGradients(requests: readonly GradientRequest[]): Promise<ScoreResult[]> {
+    requests.forEach((r, i) => {
+      if (r.adapter === null) throw new Error(`accumulateGradients: request ${i} has adapter null; the frozen base cannot be trained`);
+      if (r.coef.length !== r.positions.length) throw new Error(`accumulateGradients: request ${i} has ${r.coef.length} coefficients for ${r.positions.length} positions`);
+      if (r.entropyCoef && r.entropyCoef.length !== r.positions.length) {
+        throw new Error(`accumulateGradients: request ${i} has ${r.entropyCoef.length} entropy coefficients for ${r.positions.length} positions`);
+      }
+    });
+    return this.forEachChunk(requests, false, requests);
+  }
+
+  /** Group by adapter, pack into chunks of at most maxBatchTokens rows, run (and backpropagate when `grads`). */
+  private async forEachChunk(requests: readonly ScoreRequest[], reference: boolean, grads: readonly GradientRequest[] | null): Promise<ScoreResult[]> {
+    const results: ScoreResult[] = Array.from({ length: requests.length });
+    for (const [adapter, indices] of groupBy(requests, (r) => (reference ? null : r.adapter))) {
+      const w = this.weightsFor(adapter, reference);
+      let sinks: GradientSinks | null = null;
+      if (grads) {
+        const t = this.trainable(adapter!);
+        sinks = { full: t.fullGrads, lora: t.loraGrads };
+      }
+      for (const chunk of chunkByTokens(indices, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
+        const batch = packSequences(chunk.map((i) => requests[i]), this.vocabSize);
+        const backward = grads && sinks
+          ? {
+              coef: concat(chunk.map((i) => grads[i].coef)),
+              entropyCoef: chunk.some((i) => grads[i].entropyCoef) ? concat(chunk.map((i) => grads[i].entropyCoef ?? new Float32Array(grads[i].positions.length))) : null,
+              sinks,
+            }
+          : null;
+        const r = await runSequences(this.backend, this.config, w, batch, backward);
+        chunk.forEach((i, b) => {
+          const s = batch.selectedStart[b];
+          const e = batch.selectedStart[b + 1];
+          results[i] = { logprobs: r.logprobs.slice(s, e), entropy: r.entropy.slice(s, e) };
+        });
+      }
+    }
+    return results;
+  }
+
+  zeroGrad(adapter: string): void {
+    this.trainable(adapter).optimizer.zeroGrad();
+  }
+
+  async optimizerStep(adapter: string): Promise<OptimizerStepResult> {
+    const r = await this.trainable(adapter).optimizer.step();
+    return { gradNorm: r.gradNorm, lr: r.lr };
+  }
+
+  async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {
+    const t = this.trainable(adapter);
+    if (t.full) return { [FULL_WEIGHTS_FILE]: serializeModelWeights(await downloadParams(this.backend, t.full)) };
+    const peft = await adapterToPeft(this.backend, t.lora!, this.opts.baseModelName ?? null);
+    return buildPeftAdapter(peft, this.config);
+  }
+
+  async loadAdapter(adapter: string, files: Record<string, Uint8Array>): Promise<void> {
+    const t = this.trainable(adapter);
+    if (t.full) {
+      const bytes = files[FULL_WEIGHTS_FILE];
+      if (!bytes) throw new Error(`loadAdapter "${adapter}": ${FULL_WEIGHTS_FILE} is missing (full fine-tuning checkpoints are one safetensors file)`);
+      const weights = deserializeModelWeights(bytes, this.config, FULL_WEIGHTS_FILE);
+      for (const [name, tensor] of namedParameters(t.full)) this.backend.upload(tensor, weights.get(name)!.data);
+      return;
+    }
+    const lora = adapterFromPeft(this.backend, this.config, adapter, parsePeftAdapter(files, this.config));
+    freeAdapter(this.backend, t.lora!);
+    freeAdapter(this.backend, t.loraGrads!);
+    t.optimizer.free();
+    this.trainables.set(adapter, this.makeLoraTrainable(adapter, lora));
+  }
+
+  async saveOptimizerState(adapter: string): Promise<Uint8Array> {
+    return this.trainable(adapter).optimizer.saveState({ adapter });
+  }
+
+  async loadOptimizerState(adapter: string, state: Uint8Array): Promise<void> {
+    this.trainable(adapter).optimizer.loadState(state, `optimizer state of "${adapter}"`);
+  }
+
+  /** Number of optimizer updates applied to an adapter so far. */
+  optimizerSteps(adapter: string): number {
+    return this.trainable(adapter).optimizer.stepCount;
+  }
+
+  /** Frees every device tensor the policy owns (the backend itself stays the caller's). */
+  dispose(): void {
+    for (const t of this.trainables.values()) {
+      if (t.lora) freeAdapter(this.backend, t.lora);
+      if (t.loraGrads) freeAdapter(this.backend, t.loraGrads);
+      if (t.full) freeParams(this.backend, t.full);
+      if (t.fullGrads) freeParams(this.backend, t.fullGrads);
+      t.optimizer.free();
+    }
+    this.trainables.clear();
+    freeParams(this.backend, this.base);
+  }
+}
+
+export function createEnginePolicy(opts: EnginePolicyOptions): EnginePolicy {
+  return new EnginePolicy(opts);
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {
+  const groups = new Map<K, number[]>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    const g = groups.get(k);
+    if (g) g.push(i);
+    else groups.set(k, [i]);
+  });
+  return groups;
+}
+
+/** Consecutive chunks whose (count × longest length) stays within `budget` (a longer single item goes alone). */
+function chunkByTokens(indices: readonly number[], length: (i: number) => number, budget: number): number[][] {
+  const chunks: number[][] = [];
+  let cur: number[] = [];
+  let longest = 0;
+  for (const i of indices) {
+    const L = Math.max(longest, length(i));
+    if (cur.length > 0 && (cur.length + 1) * L > budget) {
+      chunks.push(cur);
+      cur = [];
+      longest = 0;
+    }
+    cur.push(i);
+    longest = Math.max(longest, length(i));
+  }
+  if (cur.length > 0) chunks.push(cur);
+  return chunks;
+}
+
+function concat(parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

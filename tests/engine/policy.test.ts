@@ -1,0 +1,156 @@
+// The engine Policy end to end on the CPU backend with a tiny random model: seeded, batch-independent sampling,
+// stop rules, scores that match generation log-probs, reference = adapters off, training lowers an SFT loss
+// (LoRA and full fine-tuning), and adapter / optimiser state round-trips.
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { createEnginePolicy, type EnginePolicyOptions, type TrainingSetup } from '../../src/engine/engine-policy.ts';
+import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../src/engine/policy.ts';
+import { randomWeights, tinyConfig } from './model-random.ts';
+
+const cfg = tinyConfig({ vocabSize: 30 });
+const weights = randomWeights(cfg, 21);
+/** token id -> one letter, so stop strings can be tested */
+const letters: TokenDecoder = { decode: (ids) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
+
+function makePolicy(training: TrainingSetup, lr = 1e-2): ReturnType<typeof createEnginePolicy> {
+  const opts: EnginePolicyOptions = {
+    backend: new CpuBackend(),
+    config: cfg,
+    weights,
+    decoder: letters,
+    training,
+    optimizer: { lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+    seed: 1,
+  };
+  return createEnginePolicy(opts);
+}
+
+const lora: TrainingSetup = { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] };
+const sample: SamplingParams = { temperature: 1, topP: 0.9, topK: 10, seed: 42 };
+
+function req(prompt: number[], extra: Partial<GenerateRequest> = {}): GenerateRequest {
+  return { prompt, adapter: 'meta', maxNewTokens: 8, stopStrings: [], stopTokenIds: [], ...extra };
+}
+
+describe('EnginePolicy generation', () => {
+  it('is reproducible for a seed and independent of the rest of the batch', async () => {
+    const policy = makePolicy(lora);
+    const batch = [req([1, 2, 3]), req([4, 5]), req([1, 2, 3]), req([7, 8, 9, 10])];
+    const a = await policy.generate(batch, sample);
+    const b = await policy.generate(batch, sample);
+    expect(b.map((g) => g.tokens)).toEqual(a.map((g) => g.tokens));
+    // same prompt, different stream index -> (almost surely) different samples
+    expect(a[0].tokens).not.toEqual(a[2].tokens);
+    // request 0 decoded alone gives the same tokens as inside the batch (stream = index 0 in both)
+    const alone = await policy.generate([batch[0]], sample);
+    expect(alone[0].tokens).toEqual(a[0].tokens);
+    const other = await policy.generate(batch, { ...sample, seed: 43 });
+    expect(other.map((g) => g.tokens)).not.toEqual(a.map((g) => g.tokens));
+  });
+
+  it('returns log-probs that score() reproduces, and honours stop ids, stop strings and max tokens', async () => {
+    const policy = makePolicy(lora);
+    const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+    const [free] = await policy.generate([req([3, 1, 4], { maxNewTokens: 10 })], greedy);
+    expect(free.tokens.length).toBe(10);
+    expect(free.finish).toBe('length');
+    expect(free.text).toBe(letters.decode(free.tokens));
+    const tokens = [3, 1, 4, ...free.tokens];
+    const [scored] = await policy.score([{ tokens, positions: free.tokens.map((_, i) => 3 + i), adapter: 'meta' }]);
+    for (let i = 0; i < free.tokens.length; i++) expect(Math.abs(scored.logprobs[i] - free.logprobs[i])).toBeLessThan(1e-4);
+
+    // stop at the 4th greedy token's id: it is not returned
+    const stopId = free.tokens[3];
+    const firstStop = free.tokens.indexOf(stopId);
+    const [byId] = await policy.generate([req([3, 1, 4], { maxNewTokens: 10, stopTokenIds: [stopId] })], greedy);
+    expect(byId.finish).toBe('stop_token');
+    expect(byId.tokens).toEqual(free.tokens.slice(0, firstStop));
+    // stop string made of generated tokens 2..3: kept in the text
+    const stop = letters.decode(free.tokens.slice(2, 4));
+    const [byStr] = await policy.generate([req([3, 1, 4], { maxNewTokens: 10, stopStrings: [stop] })], greedy);
+    expect(byStr.finish).toBe('stop_string');
+    expect(byStr.text.endsWith(stop)).toBe(true);
+    expect(byStr.tokens.length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('EnginePolicy training', () => {
+  const sft = { tokens: [2, 9, 4, 11, 6, 13, 8, 15, 10], positions: [1, 2, 3, 4, 5, 6, 7, 8] };
+  const n = sft.positions.length;
+
+  async function sftLoss(policy: ReturnType<typeof makePolicy>, adapter: string): Promise<number> {
+    const [r] = await policy.score([{ ...sft, adapter }]);
+    return -r.logprobs.reduce((s, x) => s + x, 0) / n;
+  }
+
+  it.each([
+    ['lora', lora],
+    ['full', { mode: 'full', adapters: ['full'] } as TrainingSetup],
+  ])('AdamW steps on Σ coef·logp with coef = -1/N lower the SFT loss (%s)', async (_name, training) => {
+    const policy = makePolicy(training, 3e-2);
+    const adapter = training.adapters[0];
+    const before = await sftLoss(policy, adapter);
+    // the fresh adapter is the base model
+    const [ref] = await policy.score([{ ...sft, adapter }], { reference: true });
+    expect(-ref.logprobs.reduce((s, x) => s + x, 0) / n).toBeCloseTo(before, 5);
+    let lastNorm = 0;
+    for (let step = 0; step < 8; step++) {
+      policy.zeroGrad(adapter);
+      await policy.accumulateGradients([{ ...sft, adapter, coef: new Float32Array(n).fill(-1 / n) }]);
+      const r = await policy.optimizerStep(adapter);
+      expect(r.gradNorm).toBeGreaterThan(0);
+      expect(r.lr).toBeCloseTo(3e-2, 10);
+      lastNorm = r.gradNorm;
+    }
+    const after = await sftLoss(policy, adapter);
+    expect(after).toBeLessThan(before - 0.3);
+    expect(Number.isFinite(lastNorm)).toBe(true);
+    // the reference policy did not move
+    const [refAfter] = await policy.score([{ ...sft, adapter }], { reference: true });
+    expect(Array.from(refAfter.logprobs)).toEqual(Array.from(ref.logprobs));
+  });
+
+  it('keeps adapters independent and round-trips adapter and optimiser state', async () => {
+    const policy = makePolicy(lora);
+    for (let step = 0; step < 3; step++) {
+      policy.zeroGrad('meta');
+      await policy.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n).fill(-1 / n) }]);
+      await policy.optimizerStep('meta');
+    }
+    const [meta] = await policy.score([{ ...sft, adapter: 'meta' }]);
+    const [reasoning] = await policy.score([{ ...sft, adapter: 'reasoning' }]);
+    const [base] = await policy.score([{ ...sft, adapter: null }]);
+    expect(Array.from(reasoning.logprobs)).toEqual(Array.from(base.logprobs));
+    expect(Array.from(meta.logprobs)).not.toEqual(Array.from(base.logprobs));
+
+    const files = await policy.saveAdapter('meta');
+    expect(Object.keys(files).toSorted()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+    const config = JSON.parse(new TextDecoder().decode(files['adapter_config.json']));
+    expect(config).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8 });
+    const state = await policy.saveOptimizerState('meta');
+
+    const restored = makePolicy(lora);
+    await restored.loadAdapter('meta', files);
+    await restored.loadOptimizerState('meta', state);
+    const [again] = await restored.score([{ ...sft, adapter: 'meta' }]);
+    expect(Array.from(again.logprobs)).toEqual(Array.from(meta.logprobs));
+    expect(restored.optimizerSteps('meta')).toBe(3);
+    // one more identical step on both gives identical weights
+    for (const p of [policy, restored]) {
+      p.zeroGrad('meta');
+      await p.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n).fill(-1 / n) }]);
+      await p.optimizerStep('meta');
+    }
+    const [x] = await policy.score([{ ...sft, adapter: 'meta' }]);
+    const [y] = await restored.score([{ ...sft, adapter: 'meta' }]);
+    expect(Array.from(y.logprobs)).toEqual(Array.from(x.logprobs));
+  });
+
+  it('rejects bad requests with clear errors', async () => {
+    const policy = makePolicy(lora);
+    await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(/token 2: id 99 is outside the vocabulary/);
+    await expect(policy.score([{ tokens: [1, 2, 3], positions: [2, 1], adapter: 'meta' }])).rejects.toThrow(/ascending/);
+    await expect(policy.accumulateGradients([{ ...sft, adapter: null, coef: new Float32Array(n) }])).rejects.toThrow(/frozen base/);
+    await expect(policy.optimizerStep('nope')).rejects.toThrow(/unknown adapter "nope"/);
+  });
+});
