@@ -1,0 +1,264 @@
+// The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
+// tests/fixtures/golden/ on the CPU backend, and on WebGPU when src/engine/backends/webgpu.ts exists and Dawn
+// finds an adapter (in CI=true a missing adapter fails). Per fixture: logits, token log-probs and entropies,
+// the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
+// full-weight gradients, KV-cache decoding vs the golden log-probs, and (CPU) finite differences.
+//
+// Tolerances (f32 engine vs f64 oracle), per tensor and relative to the golden tensor's max |value|:
+//   logits, log-probs, entropies:  max|Δ| <= 2e-5 · max|golden| + 2e-5
+//   loss:                          |Δ|     <= 2e-5 · Σ|mask·A·logp| + 1e-6
+//   gradients (full and LoRA):     max|Δ| <= 2e-4 · max|golden| + 1e-7
+// WebGPU multiplies each bound by 10 (different summation order, vendor exp/log).
+// Measured on the CPU backend: see the `worst` line each test logs.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/engine/backend.ts';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
+import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
+import { packSequences } from '../../src/engine/model/batch.ts';
+import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
+import { decodeBatch } from '../../src/engine/model/generate.ts';
+import { createLoraAdapter, LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
+import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
+import { Rng } from '../../src/util/rng.ts';
+
+const root = resolve(import.meta.dirname, '../fixtures/golden');
+const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
+const webgpuPath = resolve(import.meta.dirname, '../../src/engine/backends/webgpu.ts');
+
+type BackendFactory = () => Promise<Backend>;
+
+async function webgpuFactory(): Promise<BackendFactory | null> {
+  if (!existsSync(webgpuPath)) return null;
+  const { tryRequestDawnDevice } = await import('../../src/cli/webgpu-device.ts');
+  const found = await tryRequestDawnDevice();
+  if (!found) {
+    if (process.env.CI === 'true') throw new Error('CI=true but Dawn found no WebGPU adapter (set VK_ICD_FILENAMES to SwiftShader)');
+    return null;
+  }
+  const mod = (await import(/* @vite-ignore */ webgpuPath)) as { WebGpuBackend: { create(d: GPUDevice, o?: object): Backend } };
+  return async () => mod.WebGpuBackend.create(found.device, { adapterInfo: found.adapterInfo });
+}
+
+const backends: Array<[string, BackendFactory, number]> = [['cpu', async () => new CpuBackend(), 1]];
+const gpu = await webgpuFactory();
+if (gpu) backends.push(['webgpu', gpu, 10]);
+
+interface Fixture {
+  ckpt: HfCheckpoint;
+  golden: Map<string, SafetensorsTensor>;
+  B: number;
+  T: number;
+  ids: number[][];
+  /** [B][T-1] mask·advantage */
+  coef: number[][];
+}
+
+async function loadFixture(name: string): Promise<Fixture> {
+  const dir = join(root, name);
+  const files: Record<string, Uint8Array> = {};
+  for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
+  const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
+  const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), `${name}/golden.safetensors`).tensors;
+  const idsT = golden.get('input_ids')!;
+  const [B, T] = idsT.shape;
+  const flat = Array.from(idsT.data as ArrayLike<number>);
+  const ids = Array.from({ length: B }, (_, b) => flat.slice(b * T, (b + 1) * T));
+  const mask = f64(golden, 'loss_mask');
+  const adv = f64(golden, 'advantages');
+  const coef = Array.from({ length: B }, (_, b) => Array.from({ length: T - 1 }, (_, t) => mask[b * (T - 1) + t] * adv[b]));
+  return { ckpt, golden, B, T, ids, coef };
+}
+
+function f64(golden: Map<string, SafetensorsTensor>, key: string): Float64Array {
+  const t = golden.get(key);
+  if (!t) throw new Error(`golden.safetensors: missing "${key}"`);
+  return Float64Array.from(t.data as ArrayLike<number>);
+}
+
+function maxAbs(a: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]));
+  return m;
+}
+
+/** max|a - b| / max|b| and the check against  rel·max|b| + abs */
+function compare(label: string, got: ArrayLike<number>, want: ArrayLike<number>, rel: number, abs: number): number {
+  expect(got.length, `${label}: length`).toBe(want.length);
+  let d = 0;
+  for (let i = 0; i < want.length; i++) d = Math.max(d, Math.abs(got[i] - want[i]));
+  const scale = maxAbs(want);
+  expect(d, `${label}: max|Δ| ${d.toExponential(2)} vs max|golden| ${scale.toExponential(2)}`).toBeLessThanOrEqual(rel * scale + abs);
+  return scale > 0 ? d / scale : d;
+}
+
+/** All positions 1..T-1 of every sequence, in order: row q = b·(T-1) + t - 1. */
+function allPositions(fx: Fixture) {
+  return fx.ids.map((tokens) => ({ tokens, positions: Array.from({ length: fx.T - 1 }, (_, i) => i + 1) }));
+}
+
+if (fixtures.length === 0) {
+  it.skip('no golden fixtures under tests/fixtures/golden (run /usr/bin/python3 scripts/golden/make_golden.py)', () => {});
+}
+
+describe.each(fixtures)('golden fixture %s', (name) => {
+  describe.each(backends)('on %s', (_backendName, makeBackend, slack) => {
+    it('logits, token log-probs, entropies and the loss', async () => {
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const w = { params: uploadParams(be, cfg, fx.ckpt.weights), lora: null };
+      const batch = packSequences(allPositions(fx), cfg.vocabSize);
+      const logits = await computeLogits(be, cfg, w, batch);
+      const r = await runSequences(be, cfg, w, batch, null);
+      const worst = [
+        compare('logits', logits, f64(fx.golden, 'logits'), 2e-5 * slack, 2e-5 * slack),
+        compare('token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack),
+      ];
+      if (fx.golden.has('token_entropy')) worst.push(compare('token_entropy', r.entropy, f64(fx.golden, 'token_entropy'), 2e-5 * slack, 2e-5 * slack));
+      let loss = 0;
+      let magnitude = 0;
+      fx.coef.flat().forEach((c, q) => {
+        loss += c * r.logprobs[q];
+        magnitude += Math.abs(c * r.logprobs[q]);
+      });
+      const want = f64(fx.golden, 'loss')[0];
+      expect(Math.abs(loss - want)).toBeLessThanOrEqual(2e-5 * slack * magnitude + 1e-6);
+      console.info(`${name}/${_backendName}: worst relative error logits/logp/entropy ${worst.map((x) => x.toExponential(1)).join(' / ')}, loss Δ ${Math.abs(loss - want).toExponential(1)}`);
+      be.destroy();
+    });
+
+    it('every parameter gradient of Σ mask·A·logp', async () => {
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const params = uploadParams(be, cfg, fx.ckpt.weights);
+      const grads = zerosLikeParams(be, cfg, 'grad');
+      const batch = packSequences(allPositions(fx), cfg.vocabSize);
+      await runSequences(be, cfg, { params, lora: null }, batch, { coef: Float32Array.from(fx.coef.flat()), entropyCoef: null, sinks: { full: grads, lora: null } });
+      const named = namedParameters(grads);
+      const goldenGrads = [...fx.golden.keys()].filter((k) => k.startsWith('grad.'));
+      expect(named.map(([n]) => `grad.${n}`).toSorted()).toEqual(goldenGrads.toSorted());
+      let worst = 0;
+      for (const [pname, t] of named) {
+        const got = await be.download(t);
+        worst = Math.max(worst, compare(`grad.${pname}`, got, f64(fx.golden, `grad.${pname}`), 2e-4 * slack, 1e-7));
+      }
+      console.info(`${name}/${_backendName}: worst gradient error ${worst.toExponential(1)} of the tensor's max`);
+      be.destroy();
+    });
+
+    it('LoRA gradients by the chain rule against the golden full-weight gradients', async () => {
+      // rank 2 with A's two rows equal and B's two columns opposite: B·A = 0 exactly, so the adapted model IS the
+      // golden model, yet dB = s·dW·Aᵀ and dA = s·Bᵀ·dW are both non-zero and checkable against golden dW.
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const params = uploadParams(be, cfg, fx.ckpt.weights);
+      const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 2, alpha: 3, targets: Object.keys(LORA_MODULE), seed: 1 });
+      const rng = new Rng(17);
+      const host = new Map<string, Float32Array>();
+      for (const [key, t] of namedLoraParameters(adapter)) {
+        const [rows, cols] = t.shape;
+        const data = new Float32Array(rows * cols);
+        if (key.endsWith('lora_A.weight')) {
+          for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
+        } else {
+          for (let o = 0; o < rows; o++) {
+            data[o * 2] = 0.5 * rng.normal();
+            data[o * 2 + 1] = -data[o * 2];
+          }
+        }
+        be.upload(t, data);
+        host.set(key, data);
+      }
+      const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
+      const batch = packSequences(allPositions(fx), cfg.vocabSize);
+      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef: Float32Array.from(fx.coef.flat()), entropyCoef: null, sinks: { full: null, lora: grads } });
+      compare('token_logprobs with B·A = 0', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
+      const gradByKey = new Map(namedLoraParameters(grads));
+      const s = adapter.scale;
+      let worst = 0;
+      for (let l = 0; l < cfg.numLayers; l++) {
+        for (const target of adapter.targets) {
+          const key = loraKey(l, target);
+          const A = host.get(`${key}.lora_A.weight`)!;
+          const B = host.get(`${key}.lora_B.weight`)!;
+          const dW = f64(fx.golden, `grad.model.layers.${l}.${LORA_MODULE[target]}.weight`);
+          const nOut = B.length / 2;
+          const nIn = A.length / 2;
+          const dA = new Float64Array(2 * nIn);
+          const dB = new Float64Array(nOut * 2);
+          for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
+            const g = dW[o * nIn + i];
+            for (let k = 0; k < 2; k++) {
+              dB[o * 2 + k] += s * g * A[k * nIn + i];
+              dA[k * nIn + i] += s * B[o * 2 + k] * g;
+            }
+          }
+          worst = Math.max(worst, compare(`${key}.lora_A grad`, await be.download(gradByKey.get(`${key}.lora_A.weight`)!), dA, 2e-4 * slack, 1e-7));
+          worst = Math.max(worst, compare(`${key}.lora_B grad`, await be.download(gradByKey.get(`${key}.lora_B.weight`)!), dB, 2e-4 * slack, 1e-7));
+        }
+      }
+      console.info(`${name}/${_backendName}: worst LoRA gradient error ${worst.toExponential(1)} of the tensor's max`);
+      be.destroy();
+    });
+
+    it('KV-cache decoding reproduces the golden log-probs of a full forward', async () => {
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const w = { params: uploadParams(be, cfg, fx.ckpt.weights), lora: null };
+      // sequence b keeps a prompt of 2 + b tokens (left padding differs per sequence), then is forced through
+      // the rest of its golden tokens one decode step at a time
+      const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
+      const got: number[][] = fx.ids.map(() => []);
+      await decodeBatch(be, cfg, w, prompts, (b, logits, step) => {
+        const t = prompts[b].length + step; // token being predicted
+        if (t >= fx.T) return null;
+        let max = -Infinity;
+        for (const x of logits) max = Math.max(max, x);
+        let sum = 0;
+        for (const x of logits) sum += Math.exp(x - max);
+        got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
+        return fx.ids[b][t];
+      }, { maxNewTokens: fx.T });
+      const golden = f64(fx.golden, 'token_logprobs');
+      const want = fx.ids.flatMap((_, b) => Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))));
+      compare('decode log-probs', got.flat(), want, 2e-5 * slack, 2e-5 * slack);
+      be.destroy();
+    });
+  });
+
+  it('finite differences of the f32 CPU forward agree with the golden gradients', async () => {
+    const fx = await loadFixture(name);
+    const be = new CpuBackend();
+    const cfg = fx.ckpt.config;
+    const params = uploadParams(be, cfg, fx.ckpt.weights);
+    const batch = packSequences(allPositions(fx), cfg.vocabSize);
+    const coef = fx.coef.flat();
+    const loss = async () => {
+      const r = await runSequences(be, cfg, { params, lora: null }, batch, null);
+      return coef.reduce((s, c, q) => s + c * r.logprobs[q], 0);
+    };
+    const probes = ['model.layers.0.self_attn.q_proj.weight', 'model.layers.0.mlp.down_proj.weight', 'model.norm.weight', 'model.embed_tokens.weight'];
+    const h = 1e-2;
+    for (const [pname, t] of namedParameters(params)) {
+      if (!probes.includes(pname)) continue;
+      const want = f64(fx.golden, `grad.${pname}`);
+      const i = want.reduce((best, g, j) => (Math.abs(g) > Math.abs(want[best]) ? j : best), 0);
+      const data = be.f32(t);
+      const orig = data[i];
+      data[i] = orig + h;
+      const lp = await loss();
+      data[i] = orig - h;
+      const lm = await loss();
+      data[i] = orig;
+      const fd = (lp - lm) / (2 * h);
+      expect(Math.abs(fd - want[i]), `${pname}[${i}]: fd ${fd} vs golden ${want[i]}`).toBeLessThan(2e-2 * Math.abs(want[i]) + 1e-4);
+    }
+  });
+});
