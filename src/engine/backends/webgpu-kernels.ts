@@ -1,0 +1,255 @@
+// Host side of every catalog kernel on WebGPU: checks the arguments, picks the WGSL program (kernels/wgsl),
+// walks tensors that are split over several buffers, and records the dispatches. Semantics are the catalog's
+// (src/engine/kernels/catalog.ts); the CPU backend is the reference the tests compare against.
+import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
+import { grid1d, type ElemType } from '../kernels/wgsl/common.ts';
+import {
+  adamwProgram, axpbyProgram, copyRowsProgram, ELEMENTWISE_WG, swigluBackwardProgram, swigluProgram,
+} from '../kernels/wgsl/elementwise.ts';
+import { NORM_WG, rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
+import { ROPE_WG, ropeProgram } from '../kernels/wgsl/rope.ts';
+import {
+  ATTENTION_WG, attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
+} from '../kernels/wgsl/attention.ts';
+import { EMBEDDING_WG, embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
+import { REDUCE_WG, sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
+import { checked, single, view, type GpuContext } from './webgpu-context.ts';
+import { runMatmul } from './webgpu-matmul.ts';
+import type { GpuStorage } from './webgpu-memory.ts';
+import { runLmHead, runLogprob, runLogprobBackward } from './webgpu-logprob.ts';
+
+const IDS = ['i32', 'u32'];
+const FLOATS = ['f32', 'f16'];
+
+/** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
+function perChunk(kernel: string, storages: Array<[string, GpuStorage]>, n: number, each: (i: number, count: number) => void): void {
+  const [, first] = storages[0];
+  for (const [name, s] of storages) {
+    const same = s.chunks.length === first.chunks.length && s.chunks.every((c, i) => c.elems === first.chunks[i].elems);
+    if (!same) throw new Error(`WebGPU ${kernel}: tensor '${name}' is split differently from '${storages[0][0]}'`);
+  }
+  first.chunks.forEach((c, i) => {
+    const count = Math.min(c.elems, Math.max(0, n - c.firstElem));
+    if (count > 0) each(i, count);
+  });
+}
+
+function elem(dtype: string): ElemType {
+  return dtype as ElemType;
+}
+
+type Impl<K extends KernelName> = (ctx: GpuContext, args: KernelArgs<K>) => void;
+
+export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
+  matmul(ctx, { t, p }) {
+    const { M, N, K, transA, transB } = p;
+    const a = checked(ctx, 'matmul', 'a', t.a, M * K, FLOATS);
+    const b = checked(ctx, 'matmul', 'b', t.b, K * N, FLOATS);
+    const c = checked(ctx, 'matmul', 'c', t.c, M * N);
+    let bias;
+    if (t.bias) bias = { buffer: single(ctx, 'matmul', 'bias', t.bias, N, FLOATS), dtype: t.bias.dtype, elem0: 0 };
+    runMatmul(ctx.runtime, ctx.dummy, {
+      a: view(a, 'a', transA ? M : K), b: view(b, 'b', transB ? K : N), c: view(c, 'c', N), bias,
+      M, N, K, transA, transB, alpha: p.alpha, beta: p.beta,
+    });
+  },
+
+  sumRows(ctx, { t, p }) {
+    const x = single(ctx, 'sumRows', 'x', t.x, p.M * p.N);
+    const out = single(ctx, 'sumRows', 'out', t.out, p.N);
+    ctx.runtime.dispatch(sumRowsProgram(), [x, out], p, grid1d(p.N, REDUCE_WG));
+  },
+
+  rmsnorm(ctx, { t, p }) {
+    const { R, D } = p;
+    const x = single(ctx, 'rmsnorm', 'x', t.x, R * D);
+    const w = single(ctx, 'rmsnorm', 'w', t.w, D, FLOATS);
+    const y = single(ctx, 'rmsnorm', 'y', t.y, R * D);
+    const rstd = single(ctx, 'rmsnorm', 'rstd', t.rstd, R);
+    ctx.runtime.dispatch(rmsnormProgram(elem(t.w.dtype)), [x, w, y, rstd], p, grid1d(R, NORM_WG));
+  },
+
+  rmsnormBackward(ctx, { t, p }) {
+    const { R, D } = p;
+    const k = 'rmsnormBackward';
+    const x = single(ctx, k, 'x', t.x, R * D);
+    const w = single(ctx, k, 'w', t.w, D, FLOATS);
+    const rstd = single(ctx, k, 'rstd', t.rstd, R);
+    const dy = single(ctx, k, 'dy', t.dy, R * D);
+    const dx = single(ctx, k, 'dx', t.dx, R * D);
+    ctx.runtime.dispatch(rmsnormDxProgram(elem(t.w.dtype)), [x, w, rstd, dy, dx], p, grid1d(R, NORM_WG));
+    if (t.dw) {
+      const dw = single(ctx, k, 'dw', t.dw, D);
+      ctx.runtime.dispatch(rmsnormDwProgram(), [x, rstd, dy, dw], { R, D }, grid1d(D, NORM_WG));
+    }
+  },
+
+  rope(ctx, { t, p }) {
+    const { R, nHeads, Dh, theta } = p;
+    if (Dh % 2 !== 0) throw new Error(`WebGPU rope: head dim Dh=${Dh} must be even`);
+    const half = Dh / 2;
+    const x = single(ctx, 'rope', 'x', t.x, R * nHeads * Dh);
+    const pos = single(ctx, 'rope', 'pos', t.pos, R, IDS);
+    const invFreq = t.invFreq ? single(ctx, 'rope', 'invFreq', t.invFreq, half) : ctx.constant(`rope:${theta}:${Dh}`, () => {
+      const f = new Float32Array(half);
+      for (let i = 0; i < half; i++) f[i] = Math.pow(theta, (-2 * i) / Dh);
+      return f;
+    });
+    const n = R * nHeads * half;
+    ctx.runtime.dispatch(ropeProgram(), [x, pos, invFreq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, ROPE_WG));
+  },
+
+  attention(ctx, { t, p }) {
+    const { B, T, S, past, H, Hkv, Dh } = p;
+    checkHeads('attention', H, Hkv);
+    if (past + T > S) throw new Error(`WebGPU attention: past (${past}) + T (${T}) exceeds the cache length S = ${S}`);
+    const k = 'attention';
+    const q = single(ctx, k, 'q', t.q, B * T * H * Dh);
+    const kk = single(ctx, k, 'k', t.k, B * S * Hkv * Dh);
+    const v = single(ctx, k, 'v', t.v, B * S * Hkv * Dh);
+    const ks = single(ctx, k, 'keyStart', t.keyStart, B, IDS);
+    const o = single(ctx, k, 'o', t.o, B * T * H * Dh);
+    const lse = single(ctx, k, 'lse', t.lse, B * H * T);
+    const n = B * T * H;
+    ctx.runtime.dispatch(attentionProgram(Dh), [q, kk, v, ks, o, lse],
+      { n, B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) }, grid1d(n, ATTENTION_WG));
+  },
+
+  attentionBackward(ctx, { t, p }) {
+    const { B, T, H, Hkv, Dh } = p;
+    checkHeads('attentionBackward', H, Hkv);
+    const k = 'attentionBackward';
+    const qn = B * T * H * Dh, kvn = B * T * Hkv * Dh;
+    const q = single(ctx, k, 'q', t.q, qn);
+    const kk = single(ctx, k, 'k', t.k, kvn);
+    const v = single(ctx, k, 'v', t.v, kvn);
+    const ks = single(ctx, k, 'keyStart', t.keyStart, B, IDS);
+    const o = single(ctx, k, 'o', t.o, qn);
+    const lse = single(ctx, k, 'lse', t.lse, B * H * T);
+    const dout = single(ctx, k, 'dout', t.dout, qn);
+    const dq = single(ctx, k, 'dq', t.dq, qn);
+    const dk = single(ctx, k, 'dk', t.dk, kvn);
+    const dv = single(ctx, k, 'dv', t.dv, kvn);
+    const params = { B, T, S: T, past: 0, H, Hkv, scale: 1 / Math.sqrt(Dh) };
+    const delta = ctx.scratch(B * H * T * 4, 'attention delta');
+    const nq = B * T * H, nk = B * T * Hkv;
+    ctx.runtime.dispatch(attentionDeltaProgram(Dh), [o, dout, delta], { ...params, n: nq }, grid1d(nq, ATTENTION_WG));
+    ctx.runtime.dispatch(attentionDqProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], { ...params, n: nq }, grid1d(nq, ATTENTION_WG));
+    ctx.runtime.dispatch(attentionDkProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk], { ...params, n: nk }, grid1d(nk, ATTENTION_WG));
+    ctx.runtime.dispatch(attentionDvProgram(Dh), [q, kk, ks, lse, dout, dv], { ...params, n: nk }, grid1d(nk, ATTENTION_WG));
+    ctx.releaseScratch(delta);
+  },
+
+  swiglu(ctx, { t, p }) {
+    const n = p.R * p.F;
+    const bufs = [single(ctx, 'swiglu', 'g', t.g, n), single(ctx, 'swiglu', 'u', t.u, n), single(ctx, 'swiglu', 'h', t.h, n)];
+    ctx.runtime.dispatch(swigluProgram(), bufs, { n }, grid1d(n, ELEMENTWISE_WG));
+  },
+
+  swigluBackward(ctx, { t, p }) {
+    const n = p.R * p.F;
+    const k = 'swigluBackward';
+    const bufs = [single(ctx, k, 'g', t.g, n), single(ctx, k, 'u', t.u, n), single(ctx, k, 'dh', t.dh, n),
+      single(ctx, k, 'dg', t.dg, n), single(ctx, k, 'du', t.du, n)];
+    ctx.runtime.dispatch(swigluBackwardProgram(), bufs, { n }, grid1d(n, ELEMENTWISE_WG));
+  },
+
+  embedding(ctx, { t, p }) {
+    const { R, D } = p;
+    const ids = single(ctx, 'embedding', 'ids', t.ids, R, IDS);
+    const table = checked(ctx, 'embedding', 'table', t.table, D, FLOATS);
+    const out = single(ctx, 'embedding', 'out', t.out, R * D);
+    if (table.rowElems !== D && table.chunks.length > 1) {
+      throw new Error(`WebGPU embedding: split table '${t.table.label}' must have rows of D=${D} elements`);
+    }
+    const program = embeddingProgram(elem(t.table.dtype));
+    const rowsTotal = t.table.size / D;
+    for (const c of table.chunks) {
+      const rows = table.chunks.length === 1 ? rowsTotal : c.rows;
+      ctx.runtime.dispatch(program, [ids, c.buffer, out], { n: R * D, D, row0: c.firstRow, rows }, grid1d(R * D, EMBEDDING_WG));
+    }
+  },
+
+  embeddingBackward(ctx, { t, p }) {
+    const { U, D } = p;
+    const k = 'embeddingBackward';
+    const uniqueIds = single(ctx, k, 'uniqueIds', t.uniqueIds, U, IDS);
+    const rowStart = single(ctx, k, 'rowStart', t.rowStart, U + 1, IDS);
+    const rowList = single(ctx, k, 'rowList', t.rowList, 0, IDS);
+    const dout = single(ctx, k, 'dout', t.dout, 0);
+    const dtable = checked(ctx, k, 'dtable', t.dtable, D);
+    if (dtable.rowElems !== D && dtable.chunks.length > 1) {
+      throw new Error(`WebGPU embeddingBackward: split dtable '${t.dtable.label}' must have rows of D=${D} elements`);
+    }
+    const rowsTotal = t.dtable.size / D;
+    for (const c of dtable.chunks) {
+      const rows = dtable.chunks.length === 1 ? rowsTotal : c.rows;
+      ctx.runtime.dispatch(embeddingBackwardProgram(), [dout, uniqueIds, rowStart, rowList, c.buffer],
+        { n: U * D, D, row0: c.firstRow, rows }, grid1d(U * D, EMBEDDING_WG));
+    }
+  },
+
+  logprob: runLogprob,
+  logprobBackward: runLogprobBackward,
+  lmHead: runLmHead,
+
+  axpby(ctx, { t, p }) {
+    const x = checked(ctx, 'axpby', 'x', t.x, p.n);
+    const y = checked(ctx, 'axpby', 'y', t.y, p.n);
+    perChunk('axpby', [['x', x], ['y', y]], p.n, (i, count) => {
+      ctx.runtime.dispatch(axpbyProgram(), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
+        grid1d(count, ELEMENTWISE_WG));
+    });
+  },
+
+  copyRows(ctx, { t, p }) {
+    const { B, T, W, Sdst, dstRow0 } = p;
+    if (dstRow0 < 0 || dstRow0 + T > Sdst) {
+      throw new Error(`WebGPU copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
+    }
+    const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
+    const dst = single(ctx, 'copyRows', 'dst', t.dst, B * Sdst * W);
+    const n = B * T * W;
+    ctx.runtime.dispatch(copyRowsProgram(), [src, dst], { n, TW: T * W, W, Sdst, dstRow0 }, grid1d(n, ELEMENTWISE_WG));
+  },
+
+  sumSquares(ctx, { t, p }) {
+    const x = checked(ctx, 'sumSquares', 'x', t.x, p.n);
+    const out = single(ctx, 'sumSquares', 'out', t.out, 1);
+    const plan: Array<[number, number]> = [];
+    let parts = 0;
+    perChunk('sumSquares', [['x', x]], p.n, (i, count) => {
+      const chunkParts = Math.min(4096, Math.ceil(count / 64));
+      plan.push([i, count]);
+      parts += chunkParts;
+    });
+    const partial = ctx.scratch(Math.max(1, parts) * 4, 'sumSquares partials');
+    let base = 0;
+    for (const [i, count] of plan) {
+      const chunkParts = Math.min(4096, Math.ceil(count / 64));
+      ctx.runtime.dispatch(sumSquaresPartialProgram(), [x.chunks[i].buffer, partial], { n: count, parts: chunkParts, base },
+        grid1d(chunkParts, REDUCE_WG));
+      base += chunkParts;
+    }
+    ctx.runtime.dispatch(sumSquaresFinalProgram(), [partial, out], { parts, accumulate: p.accumulate }, [1, 1, 1]);
+    ctx.releaseScratch(partial);
+  },
+
+  adamw(ctx, { t, p }) {
+    if (!(p.step >= 1)) throw new Error(`WebGPU adamw: step must be >= 1 (1-based), got ${p.step}`);
+    const ps = checked(ctx, 'adamw', 'p', t.p, p.n);
+    const g = checked(ctx, 'adamw', 'g', t.g, p.n);
+    const m = checked(ctx, 'adamw', 'm', t.m, p.n);
+    const v = checked(ctx, 'adamw', 'v', t.v, p.n);
+    const bc1 = 1 - Math.pow(p.beta1, p.step);
+    const bc2 = 1 - Math.pow(p.beta2, p.step);
+    perChunk('adamw', [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
+      ctx.runtime.dispatch(adamwProgram(), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
+        { ...p, n: count, bc1, bc2 }, grid1d(count, ELEMENTWISE_WG));
+    });
+  },
+};
+
+function checkHeads(kernel: string, H: number, Hkv: number): void {
+  if (Hkv < 1 || H % Hkv !== 0) throw new Error(`WebGPU ${kernel}: H=${H} must be a multiple of Hkv=${Hkv}`);
+}

@@ -1,0 +1,107 @@
+// Host side of the WGSL matmul: runs C = alpha op(A) op(B) + beta C (+ bias) over operands that may be split
+// over several buffers (tensors above the binding limit) or live in scratch space. The M, N and K ranges are
+// cut wherever an operand changes buffer (and at the 65535-workgroup grid limit); each piece is one dispatch
+// with its own element offsets. K pieces after the first accumulate (beta = 1, no bias).
+import type { DType } from '../backend.ts';
+import type { ElemType } from '../kernels/wgsl/common.ts';
+import { MATMUL_TILE, matmulProgram } from '../kernels/wgsl/matmul.ts';
+import type { Chunk } from './webgpu-memory.ts';
+import type { GpuRuntime } from './webgpu-runtime.ts';
+
+/** A row-major matrix inside a tensor (or scratch): stored row r starts at element elem0 + r * ld. */
+export interface MatView {
+  chunks: readonly Chunk[];
+  dtype: DType;
+  elem0: number;
+  ld: number;
+  /** for messages */
+  name: string;
+}
+
+export interface MatmulJob {
+  a: MatView;
+  b: MatView;
+  c: MatView;
+  bias?: { buffer: GPUBuffer; dtype: DType; elem0: number };
+  M: number;
+  N: number;
+  K: number;
+  transA: 0 | 1;
+  transB: 0 | 1;
+  alpha: number;
+  beta: number;
+}
+
+const MAX_SPAN = 65535 * MATMUL_TILE;
+
+function floatElem(dtype: DType, what: string): ElemType {
+  if (dtype === 'f32' || dtype === 'f16') return dtype;
+  throw new Error(`WebGPU matmul: ${what} has dtype ${dtype}; only f32 and f16 are supported`);
+}
+
+/** Row indices in (0, rows) where view `v` moves to another buffer. */
+function cutsOf(v: MatView, rows: number): number[] {
+  const cuts: number[] = [];
+  if (v.chunks.length < 2) return cuts;
+  for (const c of v.chunks) {
+    const rel = c.firstElem - v.elem0;
+    if (rel <= 0 || rel >= rows * v.ld) continue;
+    if (rel % v.ld !== 0) {
+      throw new Error(`WebGPU matmul: operand ${v.name} is split across buffers in the middle of a row (chunk at element ${c.firstElem}, row stride ${v.ld})`);
+    }
+    cuts.push(rel / v.ld);
+  }
+  return cuts;
+}
+
+function ranges(length: number, cutLists: number[][]): Array<[number, number]> {
+  const points = new Set<number>([0, length]);
+  for (const list of cutLists) for (const p of list) points.add(p);
+  for (let p = MAX_SPAN; p < length; p += MAX_SPAN) points.add(p);
+  const sorted = [...points].sort((x, y) => x - y);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i + 1 < sorted.length; i++) out.push([sorted[i], sorted[i + 1]]);
+  return out;
+}
+
+/** The buffer holding stored row `row` of `v`, and that row's element offset inside it. */
+function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } {
+  const elem = v.elem0 + row * v.ld;
+  for (const c of v.chunks) {
+    if (elem >= c.firstElem && elem < c.firstElem + Math.max(c.elems, 1)) return { buffer: c.buffer, offset: elem - c.firstElem };
+  }
+  const last = v.chunks[v.chunks.length - 1];
+  return { buffer: last.buffer, offset: elem - last.firstElem };
+}
+
+export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob): void {
+  const { a, b, c, M, N, K, transA, transB } = job;
+  if (M === 0 || N === 0) return;
+  const program = matmulProgram({
+    transA, transB, a: floatElem(a.dtype, a.name), b: floatElem(b.dtype, b.name),
+    bias: job.bias ? floatElem(job.bias.dtype, 'bias') : 'f32',
+  });
+  if (c.dtype !== 'f32') throw new Error(`WebGPU matmul: output ${c.name} must be f32, got ${c.dtype}`);
+  const aCuts = cutsOf(a, transA ? K : M);
+  const bCuts = cutsOf(b, transB ? N : K);
+  const mRanges = ranges(M, [transA ? [] : aCuts, cutsOf(c, M)]);
+  const nRanges = ranges(N, [transB ? bCuts : []]);
+  const kRanges = K === 0 ? [[0, 0] as [number, number]] : ranges(K, [transA ? aCuts : [], transB ? [] : bCuts]);
+  for (const [m0, m1] of mRanges) {
+    for (const [n0, n1] of nRanges) {
+      kRanges.forEach(([k0, k1], kIndex) => {
+        const A = locate(a, transA ? k0 : m0);
+        const B = locate(b, transB ? n0 : k0);
+        const C = locate(c, m0);
+        const first = kIndex === 0;
+        const hasBias = first && job.bias !== undefined;
+        runtime.dispatch(program, [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer], {
+          M: m1 - m0, N: n1 - n0, K: k1 - k0, lda: a.ld, ldb: b.ld, ldc: c.ld,
+          offA: A.offset + (transA ? m0 : k0), offB: B.offset + (transB ? k0 : n0), offC: C.offset + n0,
+          offBias: hasBias ? job.bias!.elem0 + n0 : 0, hasBias: hasBias ? 1 : 0,
+          alpha: job.alpha, beta: first ? job.beta : 1,
+        }, [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
+      });
+    }
+  }
+}

@@ -1,0 +1,282 @@
+// The WebGPU backend: tensors live in GPUBuffers (split into chunks when larger than one binding), kernels are
+// WGSL compute shaders (src/engine/kernels/wgsl), dispatches are batched in one command encoder until sync()
+// or download(). The caller hands in a GPUDevice (navigator.gpu in the page, Dawn in Node: src/cli/webgpu-device.ts);
+// the engine never requests one itself.
+import { bytesPerElement, numel, type Backend, type BackendLimits, type DType, type HostArray, type Ledger, type Tensor } from '../backend.ts';
+import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
+import { decodeF16, encodeF16 } from '../io/half-float.ts';
+import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu-memory.ts';
+import { BufferUsage, GpuRuntime } from './webgpu-runtime.ts';
+import { webgpuKernels } from './webgpu-kernels.ts';
+import type { GpuContext } from './webgpu-context.ts';
+
+export interface WebGpuBackendOptions {
+  /** human-readable adapter description for `description` (e.g. from src/cli/webgpu-device.ts) */
+  adapterInfo?: GPUAdapterInfo | string;
+  /** Pretend the binding limit is this many bytes (tests of tensor splitting); must be a multiple of 4. */
+  maxStorageBufferBindingSize?: number;
+  /** Refuse allocations once this many tensor bytes are live (default: no limit but the device's). */
+  maxTotalBytes?: number;
+  /** Bytes of scratch space a kernel may use for one vocabulary chunk (logprob); default 32 MiB. */
+  scratchBytes?: number;
+}
+
+/** Bytes kept in the buffer pool after sync(); above this the pool is emptied. */
+const POOL_KEEP_BYTES = 256 * 1024 * 1024;
+
+export class WebGpuBackend implements Backend {
+  readonly kind = 'webgpu' as const;
+  readonly description: string;
+  readonly limits: BackendLimits;
+  readonly supportsF16: boolean;
+  readonly scratchBytes: number;
+  private readonly runtime: GpuRuntime;
+  private readonly pool = new BufferPool();
+  private readonly counter: LedgerCounter;
+  private readonly storages = new Map<number, GpuStorage>();
+  private readonly constants = new Map<string, GPUBuffer>();
+  private nextId = 1;
+  private deviceError: string | null = null;
+  private readonly context: GpuContext;
+  private destroyed = false;
+
+  static create(device: GPUDevice, options: WebGpuBackendOptions = {}): WebGpuBackend {
+    return new WebGpuBackend(device, options);
+  }
+
+  constructor(readonly device: GPUDevice, options: WebGpuBackendOptions = {}) {
+    const info = options.adapterInfo;
+    this.description = typeof info === 'string' ? info
+      : info ? `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || 'unknown device'}` : 'webgpu device';
+    const deviceBinding = device.limits.maxStorageBufferBindingSize;
+    const binding = options.maxStorageBufferBindingSize ?? deviceBinding;
+    if (binding > deviceBinding || binding % 4 !== 0 || binding < 16) {
+      throw new Error(`WebGpuBackend: maxStorageBufferBindingSize option ${binding} must be a multiple of 4 in [16, ${deviceBinding}]`);
+    }
+    this.limits = {
+      maxBufferSize: device.limits.maxBufferSize,
+      maxStorageBufferBindingSize: Math.min(binding, device.limits.maxBufferSize),
+      maxTotalBytes: options.maxTotalBytes ?? Infinity,
+    };
+    this.supportsF16 = device.features.has('shader-f16');
+    this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
+    this.counter = new LedgerCounter(this.limits.maxTotalBytes);
+    this.runtime = new GpuRuntime(device);
+    device.addEventListener('uncapturederror', (event) => {
+      const message = (event as GPUUncapturedErrorEvent).error.message;
+      this.deviceError ??= message;
+    });
+    const dummy = this.newBuffer(16, 'dummy');
+    this.context = {
+      runtime: this.runtime,
+      dummy,
+      scratchBytes: this.scratchBytes,
+      storage: (t, kernel, name) => this.storageOf(t, kernel, name),
+      scratch: (bytes, label) => this.takeScratch(bytes, label),
+      releaseScratch: (buffer) => this.giveScratch(buffer),
+      constant: (key, data) => this.constantBuffer(key, data),
+    };
+  }
+
+  ledger(): Ledger {
+    return { liveBytes: this.counter.liveBytes, peakBytes: this.counter.peakBytes, liveTensors: this.counter.liveTensors };
+  }
+
+  /** Dispatches recorded so far (a cost measure for benchmarks). */
+  get dispatchCount(): number {
+    return this.runtime.dispatches;
+  }
+
+  private newBuffer(bytes: number, label: string): GPUBuffer {
+    return this.device.createBuffer({
+      label, size: bytes, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+  }
+
+  /** A zeroed buffer of `bytes`, reused from the pool when possible. */
+  private zeroedBuffer(bytes: number, label: string): GPUBuffer {
+    if (bytes > this.limits.maxBufferSize) {
+      throw new Error(`WebGPU alloc ${label}: a buffer of ${bytes} bytes exceeds maxBufferSize ${this.limits.maxBufferSize}`);
+    }
+    const reused = this.pool.take(bytes);
+    if (reused) {
+      this.runtime.clear(reused);
+      return reused;
+    }
+    return this.newBuffer(bytes, label);
+  }
+
+  alloc(shape: readonly number[], dtype: DType = 'f32', label = 'tensor'): Tensor {
+    this.checkAlive();
+    for (const d of shape) {
+      if (!Number.isInteger(d) || d < 0) throw new Error(`WebGPU alloc '${label}': bad shape [${shape.join(', ')}]`);
+    }
+    const size = numel(shape);
+    const what = `'${label}' [${shape.join(', ')}] ${dtype}`;
+    const plan = planChunks(shape, dtype, size, this.limits.maxStorageBufferBindingSize, label);
+    const bytes = plan.bufferBytes.reduce((a, b) => a + b, 0);
+    this.counter.reserve(bytes, what);
+    const tensor: Tensor = { id: this.nextId++, shape: [...shape], dtype, size, label };
+    const chunks: Chunk[] = [];
+    try {
+      plan.bufferBytes.forEach((b, i) => {
+        const firstRow = i * plan.chunkRows;
+        const rows = Math.min(plan.chunkRows, plan.rows - firstRow);
+        chunks.push({
+          buffer: this.zeroedBuffer(b, plan.bufferBytes.length > 1 ? `${label}#${i}` : label),
+          firstElem: firstRow * plan.rowElems, elems: rows * plan.rowElems, firstRow, rows,
+        });
+      });
+    } catch (e) {
+      this.counter.release(bytes);
+      for (const c of chunks) this.pool.give(c.buffer);
+      throw e;
+    }
+    this.counter.liveTensors++;
+    this.storages.set(tensor.id, { tensor, rowElems: plan.rowElems, chunkRows: plan.chunkRows, chunks, bytes });
+    return tensor;
+  }
+
+  private storageOf(t: Tensor, kernel: string, name: string): GpuStorage {
+    const s = this.storages.get(t.id);
+    if (!s || s.tensor !== t) {
+      throw new Error(`WebGPU ${kernel}: tensor '${name}' (${t.label}, id ${t.id}) is not live on this backend (freed or foreign)`);
+    }
+    return s;
+  }
+
+  private takeScratch(bytes: number, label: string): GPUBuffer {
+    const size = Math.max(256, Math.ceil(bytes / 256) * 256);
+    this.counter.reserve(size, `scratch '${label}'`);
+    return this.pool.take(size) ?? this.newBuffer(size, label);
+  }
+
+  private giveScratch(buffer: GPUBuffer): void {
+    this.counter.release(buffer.size);
+    this.pool.give(buffer); // safe: later users of the pooled buffer are recorded after the current ones
+  }
+
+  private constantBuffer(key: string, data: () => Float32Array): GPUBuffer {
+    let buffer = this.constants.get(key);
+    if (!buffer) {
+      const values = data();
+      buffer = this.newBuffer(Math.max(16, Math.ceil(values.byteLength / 16) * 16), `constant ${key}`);
+      this.device.queue.writeBuffer(buffer, 0, values.buffer, values.byteOffset, values.byteLength);
+      this.constants.set(key, buffer);
+    }
+    return buffer;
+  }
+
+  upload(t: Tensor, data: HostArray, elementOffset = 0): void {
+    this.checkAlive();
+    const s = this.storageOf(t, 'upload', t.label);
+    const isFloatData = data instanceof Float32Array || data instanceof Uint16Array;
+    const ok = t.dtype === 'f32' ? data instanceof Float32Array : t.dtype === 'f16' ? isFloatData : !isFloatData;
+    if (!ok) {
+      const wanted = t.dtype === 'f32' ? 'a Float32Array' : t.dtype === 'f16' ? 'a Float32Array or Uint16Array (f16 bits)' : 'an Int32Array or Uint32Array';
+      throw new Error(`WebGPU upload '${t.label}' (${t.dtype}): expected ${wanted}, got ${data.constructor.name}`);
+    }
+    // f16 tensors take f16 bits, or f32 values rounded here (round to nearest even)
+    if (t.dtype === 'f16' && data instanceof Float32Array) data = encodeF16(data);
+    const end = elementOffset + data.length;
+    if (elementOffset < 0 || end > t.size) {
+      throw new Error(`WebGPU upload '${t.label}': elements [${elementOffset}, ${end}) outside the tensor's ${t.size}`);
+    }
+    if (t.dtype === 'f16' && (elementOffset % 2 === 1 || (data.length % 2 === 1 && end !== t.size))) {
+      throw new Error(`WebGPU upload '${t.label}' (f16): offset ${elementOffset} and length ${data.length} must be even (except at the end)`);
+    }
+    // keep the program order: work recorded before this upload must see the old contents
+    if (this.runtime.pending > 0) this.runtime.flush();
+    const bpe = bytesPerElement(t.dtype);
+    for (const c of s.chunks) {
+      const from = Math.max(elementOffset, c.firstElem);
+      const to = Math.min(end, c.firstElem + c.elems);
+      if (from >= to) continue;
+      let part = data.subarray(from - elementOffset, to - elementOffset);
+      if ((part.byteLength & 3) !== 0) {
+        const padded = new Uint16Array(part.length + 1); // only f16 tails reach here
+        padded.set(part as Uint16Array);
+        part = padded;
+      }
+      this.device.queue.writeBuffer(c.buffer, (from - c.firstElem) * bpe, part.buffer, part.byteOffset, part.byteLength);
+    }
+  }
+
+  async download(t: Tensor): Promise<HostArray> {
+    this.checkAlive();
+    const s = this.storageOf(t, 'download', t.label);
+    const bpe = bytesPerElement(t.dtype);
+    const bytes = Math.ceil((t.size * bpe) / 4) * 4;
+    const staging = this.device.createBuffer({ label: `download ${t.label}`, size: Math.max(4, bytes), usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+    for (const c of s.chunks) {
+      const n = Math.ceil((c.elems * bpe) / 4) * 4;
+      if (n > 0) this.runtime.copy(c.buffer, 0, staging, c.firstElem * bpe, n);
+    }
+    this.runtime.flush();
+    try {
+      await staging.mapAsync(1 /* GPUMapMode.READ */);
+    } catch (e) {
+      staging.destroy();
+      throw this.deviceError ? new Error(`WebGPU download '${t.label}': ${this.deviceError}`) : e;
+    }
+    const copy = staging.getMappedRange().slice(0, t.size * bpe);
+    staging.unmap();
+    staging.destroy();
+    this.throwDeviceError();
+    if (t.dtype === 'f32') return new Float32Array(copy);
+    if (t.dtype === 'f16') return decodeF16(new Uint16Array(copy));
+    if (t.dtype === 'i32') return new Int32Array(copy);
+    return new Uint32Array(copy);
+  }
+
+  run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
+    this.checkAlive();
+    const impl = webgpuKernels[kernel] as (ctx: GpuContext, a: KernelArgs<K>) => void;
+    if (!impl) throw new Error(`WebGPU: no kernel named '${String(kernel)}'`);
+    impl(this.context, args);
+  }
+
+  free(t: Tensor): void {
+    const s = this.storages.get(t.id);
+    if (!s || s.tensor !== t) throw new Error(`WebGPU free '${t.label}': tensor ${t.id} is not live (double free?)`);
+    this.storages.delete(t.id);
+    for (const c of s.chunks) this.pool.give(c.buffer);
+    this.counter.release(s.bytes);
+    this.counter.liveTensors--;
+  }
+
+  async sync(): Promise<void> {
+    this.checkAlive();
+    this.runtime.flush();
+    await this.device.queue.onSubmittedWorkDone();
+    if (this.pool.pooledBytes > POOL_KEEP_BYTES) {
+      this.pool.drain();
+      this.runtime.forgetBindGroups();
+    }
+    this.throwDeviceError();
+  }
+
+  private throwDeviceError(): void {
+    if (this.deviceError) {
+      const message = this.deviceError;
+      this.deviceError = null;
+      throw new Error(`WebGPU device error: ${message}`);
+    }
+  }
+
+  private checkAlive(): void {
+    if (this.destroyed) throw new Error('WebGPU backend used after destroy()');
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const s of this.storages.values()) for (const c of s.chunks) c.buffer.destroy();
+    this.storages.clear();
+    this.pool.drain();
+    this.context.dummy.destroy();
+    for (const b of this.constants.values()) b.destroy();
+    this.constants.clear();
+    this.runtime.destroy();
+  }
+}

@@ -1,0 +1,85 @@
+// WGSL matmul (kernel `matmul`, and the building block of lmHead / logprob / logprobBackward):
+//   C[M,N] = alpha * op(A) @ op(B) + beta * C  (+ bias[N])
+// Operands are addressed by element offset and leading dimension (row stride) so the host can run one piece of
+// a tensor split over several buffers:
+//   A(m,k) = a[offA + m*lda + k]   (transA = 0, A stored [M,K])  or  a[offA + k*lda + m]  (transA = 1, [K,M])
+//   B(k,n) = b[offB + k*ldb + n]   (transB = 0, B stored [K,N])  or  b[offB + n*ldb + k]  (transB = 1, [N,K])
+//   C(m,n) = c[offC + m*ldc + n],  bias(n) = bias[offBias + n]
+// Each thread owns a 4x4 block of C in registers and walks K without workgroup memory or barriers (the fastest
+// form on SwiftShader, where barriers are costly; still a sound kernel on real GPUs). An 8x8 workgroup covers a
+// 32x32 tile. Edge rows/columns are clamped for loads and skipped for stores, so any M, N, K work.
+import { header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
+
+export const MATMUL_TILE = 32;
+
+export const matmulParams = {
+  M: 'u32', N: 'u32', K: 'u32', lda: 'u32', ldb: 'u32', ldc: 'u32',
+  offA: 'u32', offB: 'u32', offC: 'u32', offBias: 'u32', hasBias: 'u32', alpha: 'f32', beta: 'f32',
+} as const satisfies ParamSpec;
+
+export interface MatmulVariant {
+  transA: 0 | 1;
+  transB: 0 | 1;
+  /** storage of A, B and bias: f32 or packed f16 */
+  a: ElemType;
+  b: ElemType;
+  bias: ElemType;
+}
+
+export function matmulProgram(v: MatmulVariant): WgslProgram {
+  const bindings = [
+    { name: 'a', elem: v.a, access: 'read' },
+    { name: 'b', elem: v.b, access: 'read' },
+    { name: 'bias', elem: v.bias, access: 'read' },
+    { name: 'c', elem: 'f32', access: 'read_write' },
+  ] as const;
+  // index of A(row r_i, k) and B(k, col c_j) in terms of per-thread bases
+  const aIdx = v.transA ? (i: number) => `aK + r${i}` : (i: number) => `aRow${i} + k`;
+  const bIdx = v.transB ? (j: number) => `bCol${j} + k` : (j: number) => `bK + c${j}`;
+  const quad = [0, 1, 2, 3];
+  const code = `${header(matmulParams, bindings)}
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let n0 = gid.x * 4u;
+  let m0 = gid.y * 4u;
+  if (n0 >= P.N || m0 >= P.M) { return; }
+${quad.map((i) => `  let r${i} = min(m0 + ${i}u, P.M - 1u);`).join('\n')}
+${quad.map((j) => `  let c${j} = min(n0 + ${j}u, P.N - 1u);`).join('\n')}
+${v.transA ? '' : quad.map((i) => `  let aRow${i} = P.offA + r${i} * P.lda;`).join('\n')}
+${v.transB ? quad.map((j) => `  let bCol${j} = P.offB + c${j} * P.ldb;`).join('\n') : ''}
+  var acc0 = vec4<f32>(0.0);
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  for (var k = 0u; k < P.K; k = k + 1u) {
+${v.transA ? '    let aK = P.offA + k * P.lda;' : ''}
+${v.transB ? '' : '    let bK = P.offB + k * P.ldb;'}
+    let av = vec4<f32>(${quad.map((i) => `ld_a(${aIdx(i)})`).join(', ')});
+    let bv = vec4<f32>(${quad.map((j) => `ld_b(${bIdx(j)})`).join(', ')});
+    acc0 = acc0 + av.x * bv;
+    acc1 = acc1 + av.y * bv;
+    acc2 = acc2 + av.z * bv;
+    acc3 = acc3 + av.w * bv;
+  }
+  var biasv = vec4<f32>(0.0);
+  if (P.hasBias == 1u) {
+    biasv = vec4<f32>(${quad.map((j) => `ld_bias(P.offBias + c${j})`).join(', ')});
+  }
+  let accs = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var i = 0u; i < 4u; i = i + 1u) {
+    let m = m0 + i;
+    if (m >= P.M) { break; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+      let n = n0 + j;
+      if (n >= P.N) { break; }
+      let at = P.offC + m * P.ldc + n;
+      var out = P.alpha * accs[i][j] + biasv[j];
+      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
+      c[at] = out;
+    }
+  }
+}
+`;
+  return { key: `matmul:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params: matmulParams };
+}

@@ -1,0 +1,79 @@
+// WGSL RMSNorm forward and backward. Rows are independent, so one thread walks one row of D features (no
+// workgroup reduction, no barriers); the weight gradient is a column sum, one thread per feature.
+//   rmsnorm:          rstd[r] = 1/sqrt(mean_d x[r,d]^2 + eps);  y[r,d] = x[r,d] * rstd[r] * w[d]
+//   rmsnormDx:        g = dy * w;  dx[r,d] (+)= rstd*g[d] - rstd^3/D * x[r,d] * sum_e g[e] x[r,e]
+//   rmsnormDw:        dw[d] += sum_r dy[r,d] * x[r,d] * rstd[r]
+// Shapes: x, y, dy, dx [R,D]; w, dw [D]; rstd [R].
+import { entry1d, header, type ElemType, type WgslProgram } from './common.ts';
+
+export const NORM_WG = 64;
+
+export function rmsnormProgram(w: ElemType): WgslProgram {
+  const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
+  const bindings = [
+    { name: 'x', elem: 'f32', access: 'read' },
+    { name: 'w', elem: w, access: 'read' },
+    { name: 'y', elem: 'f32', access: 'read_write' },
+    { name: 'rstd', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const code = `${header(params, bindings)}
+
+${entry1d(NORM_WG)}
+  if (gid >= P.R) { return; }
+  let row = gid * P.D;
+  var ss = 0.0;
+  for (var d = 0u; d < P.D; d = d + 1u) { let v = x[row + d]; ss = ss + v * v; }
+  let s = inverseSqrt(ss / f32(P.D) + P.eps);
+  rstd[gid] = s;
+  for (var d = 0u; d < P.D; d = d + 1u) { y[row + d] = x[row + d] * s * ld_w(d); }
+}
+`;
+  return { key: `rmsnorm:${w}`, code, bindings, params };
+}
+
+export function rmsnormDxProgram(w: ElemType): WgslProgram {
+  const params = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
+  const bindings = [
+    { name: 'x', elem: 'f32', access: 'read' },
+    { name: 'w', elem: w, access: 'read' },
+    { name: 'rstd', elem: 'f32', access: 'read' },
+    { name: 'dy', elem: 'f32', access: 'read' },
+    { name: 'dx', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const code = `${header(params, bindings)}
+
+${entry1d(NORM_WG)}
+  if (gid >= P.R) { return; }
+  let row = gid * P.D;
+  let s = rstd[gid];
+  var dot = 0.0;
+  for (var d = 0u; d < P.D; d = d + 1u) { dot = dot + dy[row + d] * ld_w(d) * x[row + d]; }
+  let c = s * s * s * dot / f32(P.D);
+  for (var d = 0u; d < P.D; d = d + 1u) {
+    let g = s * dy[row + d] * ld_w(d) - c * x[row + d];
+    if (P.accumulate == 1u) { dx[row + d] = dx[row + d] + g; } else { dx[row + d] = g; }
+  }
+}
+`;
+  return { key: `rmsnormDx:${w}`, code, bindings, params };
+}
+
+export function rmsnormDwProgram(): WgslProgram {
+  const params = { R: 'u32', D: 'u32' } as const;
+  const bindings = [
+    { name: 'x', elem: 'f32', access: 'read' },
+    { name: 'rstd', elem: 'f32', access: 'read' },
+    { name: 'dy', elem: 'f32', access: 'read' },
+    { name: 'dw', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const code = `${header(params, bindings)}
+
+${entry1d(NORM_WG)}
+  if (gid >= P.D) { return; }
+  var acc = 0.0;
+  for (var r = 0u; r < P.R; r = r + 1u) { acc = acc + dy[r * P.D + gid] * x[r * P.D + gid] * rstd[r]; }
+  dw[gid] = dw[gid] + acc;
+}
+`;
+  return { key: 'rmsnormDw', code, bindings, params };
+}
