@@ -69,7 +69,7 @@ async function loadFixture(name: string): Promise<Fixture> {
   const ids = Array.from({ length: B }, (_, b) => flat.slice(b * T, (b + 1) * T));
   const mask = f64(golden, 'loss_mask');
   const adv = f64(golden, 'advantages');
-  const coef = Array.from({ length: B }, (_, b) => Array.from({ length: T - 1 }, (_, t) => mask[b * (T - 1) + t] * adv[b]));
+  const coef = Array.from({ length: B }, (_b, b) => Array.from({ length: T - 1 }, (_t, t) => mask[b * (T - 1) + t] * adv[b]));
   return { ckpt, golden, B, T, ids, coef };
 }
 
