@@ -1,21 +1,39 @@
-// Entry point of the playground page (placeholder shell until the full app lands): reports the backend.
+// Entry point of the playground page: read the URL, build the store with the worker client and the runs
+// database, render, and keep the URL in step with the config and view from then on.
 import { createRoot } from 'react-dom/client';
-import { useEffect, useState } from 'react';
+import { App } from './App.tsx';
+import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { openRunsDb } from './persist/runs-db.ts';
+import { decodeUrlState, encodeUrlState, modelSpecFromConfig } from './state/url-state.ts';
+import { createPlaygroundStore } from './store/create-store.ts';
+import { StoreProvider } from './store/react.ts';
+import './styles.css';
+import { createWorkerClient } from './worker/client.ts';
 
-function App() {
-  const [backend, setBackend] = useState('detecting…');
-  useEffect(() => {
-    (async () => {
-      const adapter = await navigator.gpu?.requestAdapter();
-      setBackend(adapter ? `webgpu: ${adapter.info.vendor} / ${adapter.info.architecture}` : 'cpu (WebGPU unavailable)');
-    })();
-  }, []);
-  return (
-    <main>
-      <h1>ReMA Playground</h1>
-      <p data-testid="backend">{backend}</p>
-    </main>
-  );
-}
+const fromUrl = decodeUrlState(location.hash);
+const store = createPlaygroundStore(
+  { createClient: createWorkerClient, openDb: () => openRunsDb() },
+  {
+    config: fromUrl.config,
+    preset: fromUrl.preset,
+    view: fromUrl.view,
+    backendPreference: fromUrl.backend,
+    modelSpec: modelSpecFromConfig(fromUrl.config),
+  },
+);
+if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });
 
-createRoot(document.getElementById('root')!).render(<App />);
+store.subscribe((s, prev) => {
+  if (s.config === prev.config && s.view === prev.view && s.preset === prev.preset && s.backendPreference === prev.backendPreference) return;
+  const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference });
+  if (hash !== location.hash) history.replaceState(null, '', hash);
+});
+
+createRoot(document.getElementById('root')!).render(
+  <ErrorBoundary label="The playground">
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>
+  </ErrorBoundary>,
+);
+void store.getState().start();

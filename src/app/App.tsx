@@ -1,0 +1,83 @@
+// The page layout: header, a sidebar (controls, model, knobs) and the main area with four views (curves,
+// rollouts, plan intervention, runs). Each view has its own error boundary, so one failing view never blanks
+// the page.
+import { useShallow } from 'zustand/react/shallow';
+import { Charts } from './components/charts/Charts.tsx';
+import { ConfigPanel } from './components/ConfigPanel.tsx';
+import { Controls } from './components/Controls.tsx';
+import { EchoTrapAlarm } from './components/EchoTrapAlarm.tsx';
+import { ErrorBanner } from './components/ErrorBanner.tsx';
+import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { Header } from './components/Header.tsx';
+import { ModelLoader } from './components/ModelLoader.tsx';
+import { PlanIntervention } from './components/PlanIntervention.tsx';
+import { RolloutInspector } from './components/RolloutInspector.tsx';
+import { RunsPanel } from './components/RunsPanel.tsx';
+import { usePlayground } from './store/react.ts';
+import type { ViewName } from './store/types.ts';
+
+const tabs: readonly { view: ViewName; label: string }[] = [
+  { view: 'curves', label: 'Curves' },
+  { view: 'rollouts', label: 'Rollouts' },
+  { view: 'intervene', label: 'Plan intervention' },
+  { view: 'runs', label: 'Runs' },
+];
+
+function MainView({ view }: { view: ViewName }) {
+  switch (view) {
+    case 'curves':
+      return <Charts />;
+    case 'rollouts':
+      return <RolloutInspector />;
+    case 'intervene':
+      return <PlanIntervention />;
+    case 'runs':
+      return <RunsPanel />;
+  }
+}
+
+export function App() {
+  const { view, setView, runCount } = usePlayground(useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length })));
+  return (
+    <div className="app">
+      <ErrorBoundary label="The header">
+        <Header />
+      </ErrorBoundary>
+      <div className="layout">
+        <aside className="sidebar">
+          <ErrorBoundary label="The controls">
+            <Controls />
+            <details className="panel" open>
+              <summary>Model &amp; backend</summary>
+              <ModelLoader />
+            </details>
+            <ConfigPanel />
+          </ErrorBoundary>
+        </aside>
+        <main className="main">
+          <ErrorBanner />
+          <EchoTrapAlarm />
+          <nav className="tabs" role="tablist">
+            {tabs.map((t) => (
+              <button
+                key={t.view}
+                type="button"
+                role="tab"
+                aria-selected={view === t.view}
+                className={view === t.view ? 'tab active' : 'tab'}
+                onClick={() => setView(t.view)}
+                data-testid={`tab-${t.view}`}
+              >
+                {t.label}
+                {t.view === 'runs' && runCount > 0 ? ` (${runCount})` : ''}
+              </button>
+            ))}
+          </nav>
+          <ErrorBoundary key={view} label={`The ${view} view`}>
+            <MainView view={view} />
+          </ErrorBoundary>
+        </main>
+      </div>
+    </div>
+  );
+}

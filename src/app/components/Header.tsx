@@ -1,0 +1,43 @@
+// Top bar: what runs where. The backend (WebGPU adapter and f16 support, or the CPU backend with the reason),
+// the model and the dataset, so a screenshot always says what produced the curves.
+import { useShallow } from 'zustand/react/shallow';
+import { modelLabel } from '../store/selectors.ts';
+import { usePlayground } from '../store/react.ts';
+
+function formatParams(n: number): string {
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)}B` : n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : `${(n / 1e3).toFixed(0)}k`;
+}
+
+export function Header() {
+  const { backend, model, dataset, modelSpec, status } = usePlayground(
+    useShallow((s) => ({ backend: s.backend, model: s.model, dataset: s.dataset, modelSpec: s.modelSpec, status: s.status })),
+  );
+  return (
+    <header className="header">
+      <h1>ReMA Playground</h1>
+      <span className="tagline">meta-thinking + reasoning agents, trained with RL in your browser</span>
+      <div className="badges">
+        <span className="badge" data-testid="backend" title={backend?.cpuReason ?? backend?.description ?? ''}>
+          {backend === null
+            ? status === 'failed' ? 'backend: none' : 'backend: starting…'
+            : backend.kind === 'webgpu'
+              ? `WebGPU · ${backend.description} · ${backend.f16 ? 'f16' : 'f32 (no shader-f16)'}`
+              : `CPU backend · ${backend.description}`}
+        </span>
+        <span className="badge" data-testid="model">
+          model: {model ? `${model.name} (${model.architecture}, ${formatParams(model.parameters)} params, ${model.layers} layers)` : modelLabel(modelSpec)}
+        </span>
+        {dataset && (
+          <span className="badge" data-testid="dataset">
+            data: {dataset.name} ({dataset.train} train / {dataset.heldOut} held-out)
+          </span>
+        )}
+      </div>
+      {backend?.kind === 'cpu' && backend.cpuReason && (
+        <div className="notice" data-testid="cpu-notice" role="status">
+          Running on the CPU backend: {backend.cpuReason}
+        </div>
+      )}
+    </header>
+  );
+}

@@ -1,0 +1,112 @@
+// The rollout inspector for the latest step: an overview of every group (one row per problem, one cell per
+// sample, coloured by reward), then the selected group's samples side by side, each with the meta-thinking
+// agent's plans and the reasoning agent's steps interleaved turn by turn, reward, advantage and finish reason.
+import { useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { RolloutRecord } from '../../rl/metrics.ts';
+import { usePlayground } from '../store/react.ts';
+import { groupRollouts } from '../store/selectors.ts';
+import type { TokenColouring } from '../store/types.ts';
+import { MathText } from './MathText.tsx';
+
+/** red for negative, green for positive; |x| = 1 is full strength */
+export function signedTint(x: number): string {
+  const a = Math.min(1, Math.abs(x)) * 0.35;
+  return x >= 0 ? `rgba(22, 163, 74, ${a})` : `rgba(220, 38, 38, ${a})`;
+}
+
+function SampleCard({ r, colouring }: { r: RolloutRecord; colouring: TokenColouring }) {
+  const tint = colouring === 'advantage' ? signedTint(r.advantage) : colouring === 'reward' ? signedTint(r.reward * 2 - 1) : 'transparent';
+  let turn = 0;
+  return (
+    <article className="sample" data-testid="sample" style={{ background: tint }}>
+      <header className="sample-head">
+        <span className={r.correct ? 'ok' : 'bad'}>{r.correct ? '✓' : '✗'}</span> #{r.sample}
+        <span title="episode reward">r={r.reward.toFixed(2)}</span>
+        <span title="advantage (group-normalised)">A={r.advantage.toFixed(2)}</span>
+        <span className={`finish finish-${r.finish_reason}`} title="finish reason">
+          {r.finish_reason}
+        </span>
+      </header>
+      {r.extracted !== undefined && (
+        <div className="extracted">
+          answer: <MathText text={r.extracted || '(none)'} />
+        </div>
+      )}
+      <ol className="turns">
+        {r.turns.map((t, i) => {
+          if (t.role === 'meta' || i === 0) turn++;
+          return (
+            <li key={i} className={`turn turn-${t.role}`} data-role={t.role}>
+              <span className="turn-tag">
+                {t.role === 'meta' ? `MTA · turn ${turn}` : `RA · turn ${turn}`} · {t.tokens} tok{t.truncated ? ' · truncated' : ''}
+              </span>
+              <MathText text={t.text || '(empty)'} className="turn-text" />
+            </li>
+          );
+        })}
+      </ol>
+    </article>
+  );
+}
+
+export function RolloutInspector() {
+  const { rollouts, selected, selectGroup, colouring, setColouring, step } = usePlayground(
+    useShallow((s) => ({
+      rollouts: s.currentRun?.rollouts,
+      step: s.currentRun?.metrics.at(-1)?.step,
+      selected: s.selectedGroup,
+      selectGroup: s.selectGroup,
+      colouring: s.colouring,
+      setColouring: s.setColouring,
+    })),
+  );
+  const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
+  if (groups.length === 0) {
+    return <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step to see both agents at work.</p>;
+  }
+  const current = groups[Math.min(selected, groups.length - 1)];
+  const head = current[0];
+  return (
+    <div className="inspector" data-testid="inspector">
+      <div className="inspector-bar">
+        <span>
+          step {step} · {groups.length} groups × {current.length} samples
+        </span>
+        <label>
+          colour by{' '}
+          <select value={colouring} onChange={(e) => setColouring(e.target.value as TokenColouring)} data-testid="colouring">
+            <option value="advantage">advantage</option>
+            <option value="reward">reward</option>
+            <option value="none">none</option>
+          </select>
+        </label>
+      </div>
+      <table className="group-overview" aria-label="groups">
+        <tbody>
+          {groups.map((g, gi) => (
+            <tr key={gi} className={gi === groups.indexOf(current) ? 'selected' : ''} onClick={() => selectGroup(gi)} data-testid="group-row">
+              <th scope="row">G{g[0].group}</th>
+              {g.map((r) => (
+                <td key={r.sample} style={{ background: signedTint(r.reward * 2 - 1) }} title={`reward ${r.reward.toFixed(2)}, ${r.finish_reason}`}>
+                  {r.correct ? '✓' : '·'}
+                </td>
+              ))}
+              <td className="group-q">
+                <MathText text={g[0].question.slice(0, 90) + (g[0].question.length > 90 ? '…' : '')} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="question">
+        <b>Problem (group {head.group}):</b> <MathText text={head.question} /> <span className="gold">gold: <MathText text={head.gold} /></span>
+      </div>
+      <div className="samples">
+        {current.map((r) => (
+          <SampleCard key={r.sample} r={r} colouring={colouring} />
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+// The live curves: one small recharts chart per spec. Line charts draw the current run and every overlaid run
+// (one colour per run, one dash per series); stacked charts show the current run's step-by-step breakdown.
+import { useMemo } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useShallow } from 'zustand/react/shallow';
+import type { SavedRun } from '../../persist/run-types.ts';
+import { usePlayground } from '../../store/react.ts';
+import { runSelectors } from '../../store/selectors.ts';
+import { chartSpecs, type ChartSpec } from './chart-specs.ts';
+
+export const runColours = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+const dashes = ['', '6 3', '2 2', '8 2 2 2'];
+const stackColours = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#64748b', '#db2777'];
+
+const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v));
+
+function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
+  // one data array per (run, series): recharts lines may each carry their own data
+  const lines = useMemo(
+    () =>
+      runs.flatMap((run, r) =>
+        spec.series.map((series, si) => ({
+          key: `${run.id}:${series.label}`,
+          name: runs.length > 1 ? `${series.label} · ${run.name}` : series.label,
+          colour: runs.length > 1 ? runColours[r % runColours.length] : runColours[si % runColours.length],
+          dash: runs.length > 1 ? dashes[si % dashes.length] : '',
+          data: run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d) => d.value !== undefined),
+        })),
+      ),
+    [runs, spec],
+  );
+  return (
+    <LineChart margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+      <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+      <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
+      <YAxis domain={spec.domain ?? ['auto', 'auto']} tick={{ fontSize: 10 }} tickFormatter={fmt} />
+      <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
+      <Legend wrapperStyle={{ fontSize: 10 }} />
+      {lines.map((l) => (
+        <Line
+          key={l.key}
+          data={l.data}
+          dataKey="value"
+          name={l.name}
+          stroke={l.colour}
+          strokeDasharray={l.dash}
+          dot={l.data.length < 30 ? { r: 2 } : false}
+          isAnimationActive={false}
+          connectNulls
+        />
+      ))}
+    </LineChart>
+  );
+}
+
+function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null }) {
+  const data = useMemo(
+    () =>
+      (run?.metrics ?? []).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [s.label, s.value(m) ?? 0])])),
+    [run, spec],
+  );
+  return (
+    <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+      <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+      <XAxis dataKey="step" tick={{ fontSize: 10 }} />
+      <YAxis tick={{ fontSize: 10 }} tickFormatter={fmt} />
+      <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
+      <Legend wrapperStyle={{ fontSize: 10 }} />
+      {spec.series.map((s, i) => (
+        <Bar key={s.label} dataKey={s.label} stackId="a" fill={stackColours[i % stackColours.length]} isAnimationActive={false} />
+      ))}
+    </BarChart>
+  );
+}
+
+export function Charts() {
+  const { current, saved, overlayIds } = usePlayground(
+    useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds })),
+  );
+  const runs = useMemo(() => runSelectors.chartRuns(current, saved, overlayIds), [current, saved, overlayIds]);
+  if (runs.length === 0) {
+    return (
+      <p className="empty" data-testid="charts-empty">
+        No steps yet. Press <b>Train</b> or <b>Step</b>, or overlay a saved run from the Runs tab.
+      </p>
+    );
+  }
+  return (
+    <div className="charts" data-testid="charts">
+      {chartSpecs.map((spec) => (
+        <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
+          <figcaption title={spec.note}>{spec.title}</figcaption>
+          <div className="chart-body">
+            <ResponsiveContainer width="100%" height="100%" minWidth={0}>
+              {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
+            </ResponsiveContainer>
+          </div>
+        </figure>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+// What the page keeps about one training run: enough to redraw its curves, show its last rollouts, compare it
+// with other runs and reproduce it (the config). The same record is the exported run JSON.
+import type { ExperimentConfig } from '../../rl/config.ts';
+import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+
+export type RunStatus = 'running' | 'paused' | 'stopped' | 'crashed' | 'imported';
+
+export interface SavedRun {
+  id: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+  /** null for runs imported from a CLI metrics.jsonl (the CLI keeps its config next to it) */
+  config: ExperimentConfig | null;
+  /** model name as shown in the header, e.g. "tiny-rema" or "hf://Qwen/Qwen2.5-0.5B-Instruct" */
+  model: string;
+  /** backend description, e.g. "cpu" or "webgpu: google / swiftshader" */
+  backend: string;
+  status: RunStatus;
+  metrics: MetricsRecord[];
+  /** the rollouts of the latest step (older steps are dropped to keep the database small) */
+  rollouts: RolloutRecord[];
+}
+
+/** The exported file: a SavedRun plus a format tag, so an import can tell it from other JSON. */
+export interface RunFile extends SavedRun {
+  format: 'rema-playground-run';
+  version: 1;
+}
+
+export function newRunId(now = Date.now()): string {
+  return `run-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+}

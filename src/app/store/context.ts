@@ -1,0 +1,37 @@
+// Things the slices share that are not state: the trainer client, the runs database and pending requests.
+// Kept out of the zustand state so that selectors and devtools only see plain data.
+import type { RunsDb } from '../persist/runs-db.ts';
+import type { TrainerClient } from '../worker/protocol.ts';
+import type { StoreDeps } from './types.ts';
+
+export interface StoreContext {
+  deps: StoreDeps;
+  client: TrainerClient | null;
+  unsubscribe: (() => void) | null;
+  db: RunsDb | null;
+  nextRequestId: number;
+  adapterRequests: Map<number, { resolve(files: Record<string, Uint8Array>): void; reject(e: Error): void }>;
+  interventionRequestId: number | null;
+  /** serialises IndexedDB writes so a slow write never lands after a newer one */
+  dbQueue: Promise<void>;
+}
+
+export function createContext(deps: StoreDeps): StoreContext {
+  return {
+    deps,
+    client: null,
+    unsubscribe: null,
+    db: null,
+    nextRequestId: 1,
+    adapterRequests: new Map(),
+    interventionRequestId: null,
+    dbQueue: Promise.resolve(),
+  };
+}
+
+export function persist(ctx: StoreContext, write: (db: RunsDb) => Promise<void>): Promise<void> {
+  ctx.dbQueue = ctx.dbQueue.then(async () => {
+    if (ctx.db) await write(ctx.db);
+  }).catch((e) => console.error('saving the run failed', e));
+  return ctx.dbQueue;
+}

@@ -1,0 +1,31 @@
+// Builds the page's one bound store from its slices. A factory (not a module singleton) so that tests and the
+// page each get their own store with their own TrainerClient and database.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ExperimentConfig } from '../../rl/config.ts';
+import type { BackendPreference, ModelSpec } from '../worker/protocol.ts';
+import { createConfigSlice } from './config-slice.ts';
+import { createContext } from './context.ts';
+import { createRunsSlice } from './runs-slice.ts';
+import { createSessionSlice } from './session-slice.ts';
+import type { PlaygroundState, StoreDeps, ViewName } from './types.ts';
+import { createViewSlice } from './view-slice.ts';
+
+export interface InitialState {
+  config: ExperimentConfig;
+  preset: string;
+  view: ViewName;
+  backendPreference: BackendPreference;
+  modelSpec: ModelSpec;
+}
+
+export type PlaygroundStore = StoreApi<PlaygroundState>;
+
+export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): PlaygroundStore {
+  const ctx = createContext(deps);
+  return createStore<PlaygroundState>()((...a) => ({
+    ...createSessionSlice(ctx)(...a),
+    ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
+    ...createRunsSlice(ctx)(...a),
+    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec })(...a),
+  }));
+}

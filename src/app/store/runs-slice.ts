@@ -1,0 +1,70 @@
+// Runs slice: the run being trained (appended to on every step and written to IndexedDB at once), the list of
+// saved and imported runs, and which of them are overlaid on the charts.
+import type { StateCreator } from 'zustand/vanilla';
+import { importRunFile } from '../io/run-import.ts';
+import { newRunId, type SavedRun } from '../persist/run-types.ts';
+import { persist, type StoreContext } from './context.ts';
+import { modelLabel } from './selectors.ts';
+import type { PlaygroundState, RunsSlice } from './types.ts';
+
+/** Short label for a new run: the config's name plus the time, e.g. "tiny-default 14:03:22". */
+function runName(configName: string, now: number): string {
+  return `${configName || 'run'} ${new Date(now).toTimeString().slice(0, 8)}`;
+}
+
+export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], RunsSlice> {
+  const now = () => (ctx.deps.now ?? Date.now)();
+  return (set, get) => ({
+    currentRun: null,
+    runs: [],
+    overlayIds: [],
+
+    toggleOverlay(id) {
+      const ids = get().overlayIds;
+      set({ overlayIds: ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id] });
+    },
+    async deleteRun(id) {
+      if (get().currentRun?.id === id) set({ currentRun: null });
+      set({ runs: get().runs.filter((r) => r.id !== id), overlayIds: get().overlayIds.filter((x) => x !== id) });
+      await persist(ctx, (db) => db.remove(id));
+    },
+    async importRun(text, fileName) {
+      let run: SavedRun;
+      try {
+        run = importRunFile(text, fileName);
+      } catch (e) {
+        set({ error: { message: `import failed: ${(e as Error).message}`, fatal: false } });
+        return;
+      }
+      set({ runs: [run, ...get().runs], overlayIds: [...get().overlayIds, run.id] });
+      await persist(ctx, (db) => db.put(run));
+    },
+
+    internal_recordStep(metrics, rollouts) {
+      const t = now();
+      const { currentRun, config, model, backend, status, modelSpec } = get();
+      const base: SavedRun = currentRun ?? {
+        id: newRunId(t),
+        name: runName(config.name, t),
+        createdAt: t,
+        updatedAt: t,
+        config,
+        model: model?.name ?? modelLabel(modelSpec),
+        backend: backend ? `${backend.kind}: ${backend.description}` : 'unknown',
+        status: 'running',
+        metrics: [],
+        rollouts: [],
+      };
+      const run: SavedRun = {
+        ...base,
+        updatedAt: t,
+        status: status === 'training' ? 'running' : 'paused',
+        metrics: [...base.metrics.filter((m) => m.step !== metrics.step), metrics],
+        rollouts: rollouts.length > 0 ? rollouts : base.rollouts,
+      };
+      const others = get().runs.filter((r) => r.id !== run.id);
+      set({ currentRun: run, runs: [run, ...others] });
+      void persist(ctx, (db) => db.put(run));
+    },
+  });
+}

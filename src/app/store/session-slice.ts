@@ -1,0 +1,158 @@
+// Session slice: the worker's life cycle (load, train, pause, step, reset, crash) and what it reports
+// (backend, model, dataset, progress, errors, interventions, adapter files).
+import type { StateCreator } from 'zustand/vanilla';
+import { persist, type StoreContext } from './context.ts';
+import type { PlaygroundState, SessionSlice } from './types.ts';
+import type { WorkerRequest } from '../worker/protocol.ts';
+
+export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], SessionSlice> {
+  return (set, get) => {
+    const send = (request: WorkerRequest) => {
+      if (!ctx.client) throw new Error('the training worker is not running');
+      ctx.client.send(request);
+    };
+
+    const connect = () => {
+      ctx.unsubscribe?.();
+      ctx.client?.terminate();
+      ctx.client = ctx.deps.createClient();
+      ctx.unsubscribe = ctx.client.subscribe((e) => get().internal_onEvent(e));
+    };
+
+    const load = () => {
+      const { modelSpec, backendPreference, config } = get();
+      set({ status: 'loading', backend: null, model: null, error: null, progress: null, wantsTraining: false });
+      set({ currentRun: null, configDirty: false });
+      send({ type: 'load', model: modelSpec, backend: backendPreference, config });
+    };
+
+    return {
+      status: 'loading',
+      wantsTraining: false,
+      backend: null,
+      model: null,
+      dataset: null,
+      progress: null,
+      phase: null,
+      error: null,
+      intervention: { pending: false, result: null, error: null },
+
+      async start() {
+        try {
+          ctx.db = await ctx.deps.openDb();
+          set({ runs: await ctx.db.list() });
+        } catch (e) {
+          set({ error: { message: `saved runs are unavailable (IndexedDB: ${(e as Error).message})`, fatal: false } });
+        }
+        try {
+          connect();
+          load();
+        } catch (e) {
+          set({ status: 'failed', error: { message: `could not start the training worker: ${(e as Error).message}`, fatal: true } });
+        }
+      },
+      train() {
+        set({ wantsTraining: true });
+        send({ type: 'train' });
+      },
+      pause() {
+        set({ wantsTraining: false });
+        send({ type: 'pause' });
+      },
+      step() {
+        send({ type: 'step' });
+      },
+      reset() {
+        const previous = get().currentRun;
+        if (previous) {
+          const stopped = { ...previous, status: 'stopped' as const };
+          set({ runs: get().runs.map((r) => (r.id === stopped.id ? stopped : r)) });
+          void persist(ctx, (db) => db.put(stopped));
+        }
+        set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null });
+        send({ type: 'reset', config: get().config });
+      },
+      evaluate() {
+        send({ type: 'evaluate' });
+      },
+      loadModel(spec) {
+        const modelSource = spec.kind === 'hf' ? 'hub' : spec.kind;
+        set({ modelSpec: spec, config: { ...get().config, modelSource, model: spec.kind === 'hf' ? spec.repo : spec.name } });
+        load();
+      },
+      restartWorker() {
+        connect();
+        load();
+      },
+      intervene(question, gold, plan, originalPlan) {
+        const requestId = ctx.nextRequestId++;
+        ctx.interventionRequestId = requestId;
+        set({ intervention: { pending: true, result: null, error: null } });
+        send({ type: 'intervene', requestId, question, gold, plan, originalPlan });
+      },
+      requestAdapter() {
+        const requestId = ctx.nextRequestId++;
+        return new Promise((resolve, reject) => {
+          ctx.adapterRequests.set(requestId, { resolve, reject });
+          send({ type: 'exportAdapter', requestId });
+        });
+      },
+      dismissError() {
+        set({ error: null });
+      },
+
+      internal_onEvent(e) {
+        switch (e.type) {
+          case 'progress':
+            set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
+            break;
+          case 'ready':
+            set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });
+            break;
+          case 'status':
+            set({ status: e.status, ...(e.status === 'idle' ? { phase: null } : {}) });
+            break;
+          case 'phase':
+            set({ phase: e.phase });
+            break;
+          case 'step':
+            get().internal_recordStep(e.metrics, e.rollouts);
+            break;
+          case 'evaluation':
+            set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step}` });
+            break;
+          case 'intervention':
+            if (e.requestId === ctx.interventionRequestId) set({ intervention: { pending: false, result: e.result, error: null } });
+            break;
+          case 'adapter': {
+            ctx.adapterRequests.get(e.requestId)?.resolve(e.files);
+            ctx.adapterRequests.delete(e.requestId);
+            break;
+          }
+          case 'error': {
+            if (e.requestId !== null && ctx.adapterRequests.has(e.requestId)) {
+              ctx.adapterRequests.get(e.requestId)?.reject(new Error(e.message));
+              ctx.adapterRequests.delete(e.requestId);
+            }
+            if (e.requestId !== null && e.requestId === ctx.interventionRequestId) {
+              set({ intervention: { pending: false, result: null, error: e.message } });
+            }
+            set({ error: { message: e.message, fatal: e.fatal } });
+            if (e.fatal) {
+              set({ status: 'failed', wantsTraining: false, phase: null, progress: null });
+              const run = get().currentRun;
+              if (run) {
+                const crashed = { ...run, status: 'crashed' as const, updatedAt: Date.now() };
+                set({ currentRun: crashed, runs: get().runs.map((r) => (r.id === crashed.id ? crashed : r)) });
+                void persist(ctx, (db) => db.put(crashed));
+              }
+            }
+            break;
+          }
+          default:
+            e satisfies never;
+        }
+      },
+    };
+  };
+}

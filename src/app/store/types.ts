@@ -1,0 +1,102 @@
+// The shape of the page's one zustand store, split into slices (session, config, runs, view). Slices talk to
+// the engine and trainer only through the TrainerClient; components only through actions and selectors.
+import type { ExperimentConfig } from '../../rl/config.ts';
+import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+import type { RunsDb } from '../persist/runs-db.ts';
+import type { SavedRun } from '../persist/run-types.ts';
+import type {
+  BackendInfo,
+  BackendPreference,
+  DatasetInfo,
+  InterventionResult,
+  ModelInfo,
+  ModelSpec,
+  SessionStatus,
+  TrainerClient,
+  WorkerEvent,
+} from '../worker/protocol.ts';
+
+export interface LoadProgress {
+  stage: string;
+  file: string | null;
+  loaded: number;
+  total: number | null;
+}
+
+export interface SessionSlice {
+  status: SessionStatus;
+  /** true while the user wants continuous training (Train pressed, Pause not yet) */
+  wantsTraining: boolean;
+  backend: BackendInfo | null;
+  model: ModelInfo | null;
+  dataset: DatasetInfo | null;
+  progress: LoadProgress | null;
+  /** current phase of the running step, for the status line */
+  phase: string | null;
+  /** last error shown in the page; fatal errors also stop the session */
+  error: { message: string; fatal: boolean } | null;
+  intervention: { pending: boolean; result: InterventionResult | null; error: string | null };
+  start(): Promise<void>;
+  train(): void;
+  pause(): void;
+  step(): void;
+  reset(): void;
+  evaluate(): void;
+  loadModel(spec: ModelSpec): void;
+  restartWorker(): void;
+  intervene(question: string, gold: string, plan: string, originalPlan: string): void;
+  requestAdapter(): Promise<Record<string, Uint8Array>>;
+  dismissError(): void;
+  internal_onEvent(event: WorkerEvent): void;
+}
+
+export interface ConfigSlice {
+  /** the validated config the trainer runs (or will run after Reset) */
+  config: ExperimentConfig;
+  /** preset the config started from (edits are kept on top of it) */
+  preset: string;
+  /** true when the config differs from the one the running trainer was built with */
+  configDirty: boolean;
+  /** field -> message for the last rejected edit */
+  configErrors: Record<string, string>;
+  setConfigField(path: string, value: unknown): void;
+  applyPreset(name: string): void;
+  replaceConfig(config: ExperimentConfig): void;
+}
+
+export interface RunsSlice {
+  /** the run being trained now (null before the first step of a fresh trainer) */
+  currentRun: SavedRun | null;
+  /** saved runs, newest first (includes the current one) */
+  runs: SavedRun[];
+  /** run ids drawn on the charts next to the current run */
+  overlayIds: string[];
+  toggleOverlay(id: string): void;
+  deleteRun(id: string): Promise<void>;
+  importRun(text: string, fileName: string): Promise<void>;
+  internal_recordStep(metrics: MetricsRecord, rollouts: RolloutRecord[]): void;
+}
+
+export type ViewName = 'curves' | 'rollouts' | 'intervene' | 'runs';
+export type TokenColouring = 'none' | 'advantage' | 'reward';
+
+export interface ViewSlice {
+  view: ViewName;
+  backendPreference: BackendPreference;
+  modelSpec: ModelSpec;
+  /** group shown first in the rollout inspector */
+  selectedGroup: number;
+  colouring: TokenColouring;
+  setView(view: ViewName): void;
+  setBackendPreference(pref: BackendPreference): void;
+  selectGroup(group: number): void;
+  setColouring(c: TokenColouring): void;
+}
+
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice;
+
+export interface StoreDeps {
+  createClient(): TrainerClient;
+  openDb(): Promise<RunsDb>;
+  now?: () => number;
+}

@@ -1,0 +1,71 @@
+// Picks the compute backend for the session and says why, so the header can show it. The app acquires the
+// GPUDevice (the engine never does). "auto" uses WebGPU only on a hardware adapter: on a software fallback
+// adapter (SwiftShader, ~1 GFLOP/s) the CPU backend is faster for the tiny model, and the header says so.
+import type { Backend } from '../../engine/backend.ts';
+import { CpuBackend } from '../../engine/backends/cpu.ts';
+import { WebGpuBackend } from '../../engine/backends/webgpu.ts';
+import type { BackendInfo, BackendPreference } from './protocol.ts';
+
+export interface SelectedBackend {
+  backend: Backend;
+  info: BackendInfo;
+}
+
+function describeAdapter(adapter: GPUAdapter): string {
+  const info = adapter.info;
+  const fallback = isFallback(adapter) ? ' (software fallback)' : '';
+  return `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || info.description || 'unknown device'}${fallback}`;
+}
+
+function isFallback(adapter: GPUAdapter): boolean {
+  const a = adapter as GPUAdapter & { isFallbackAdapter?: boolean; info: GPUAdapterInfo & { isFallbackAdapter?: boolean } };
+  return a.info.isFallbackAdapter ?? a.isFallbackAdapter ?? false;
+}
+
+/** The CPU backend the page uses: the JavaScript reference kernels. */
+function cpuBackend(): Backend {
+  return new CpuBackend({ description: 'JavaScript kernels in the worker' });
+}
+
+async function requestDevice(adapter: GPUAdapter): Promise<GPUDevice> {
+  const wanted: Record<string, number> = {};
+  // ask for the adapter's real buffer limits: the defaults (128 / 256 MiB) are too small for real models
+  for (const key of ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage'] as const) {
+    wanted[key] = adapter.limits[key];
+  }
+  const features: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+  return adapter.requestDevice({ requiredLimits: wanted, requiredFeatures: features });
+}
+
+export async function selectBackend(preference: BackendPreference, gpu: GPU | undefined): Promise<SelectedBackend> {
+  let adapter: GPUAdapter | null = null;
+  let adapterError: string | null = null;
+  if (preference !== 'cpu') {
+    try {
+      adapter = (await gpu?.requestAdapter({ powerPreference: 'high-performance' })) ?? null;
+    } catch (e) {
+      adapterError = (e as Error).message;
+    }
+  }
+  const adapterText = adapter ? describeAdapter(adapter) : null;
+  const cpu = (reason: string): SelectedBackend => ({
+    backend: cpuBackend(),
+    info: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: adapterText, cpuReason: reason },
+  });
+
+  if (preference === 'cpu') return cpu('chosen in the backend menu.');
+  if (!adapter) {
+    const why = gpu === undefined ? 'this browser has no WebGPU (navigator.gpu is missing)' : `no WebGPU adapter${adapterError ? ` (${adapterError})` : ''}`;
+    return cpu(`${why}.`);
+  }
+  if (preference === 'auto' && isFallback(adapter)) {
+    return cpu(`the only WebGPU adapter is a software fallback (${adapterText}); the CPU backend is faster here. Pick "WebGPU" in the backend menu to use it anyway.`);
+  }
+  try {
+    const device = await requestDevice(adapter);
+    const backend = WebGpuBackend.create(device, { adapterInfo: adapterText ?? undefined });
+    return { backend, info: { kind: 'webgpu', description: adapterText ?? 'webgpu', f16: backend.supportsF16, adapter: adapterText, cpuReason: null } };
+  } catch (e) {
+    return cpu(`the WebGPU device could not be created (${(e as Error).message}).`);
+  }
+}

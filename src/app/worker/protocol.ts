@@ -1,0 +1,97 @@
+// The message protocol between the page and the training worker: one discriminated union each way.
+// Everything is structured-cloneable (plain objects, typed arrays, Map, File), so the same messages also
+// flow through the in-process twin (session.ts called directly) used by component tests.
+import type { ExperimentConfig } from '../../rl/config.ts';
+import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+
+/** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
+export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
+
+export type ModelSpec =
+  /** a folder under public/models/ served with the page (offline) */
+  | { kind: 'embedded'; name: string }
+  /** a Hugging Face repo id, downloaded once and cached */
+  | { kind: 'hf'; repo: string; revision: string }
+  /** a local folder the user picked; paths are relative to that folder */
+  | { kind: 'local'; name: string; files: Map<string, File> };
+
+export interface BackendInfo {
+  kind: 'cpu' | 'webgpu';
+  /** e.g. "google / swiftshader (fallback)" or "cpu (JavaScript)" */
+  description: string;
+  /** WebGPU `shader-f16` available (weights stored as f16) */
+  f16: boolean;
+  /** the WebGPU adapter seen, even when the CPU backend was chosen; null when navigator.gpu gave none */
+  adapter: string | null;
+  /** why the CPU backend is used, shown as a notice; null when on WebGPU */
+  cpuReason: string | null;
+}
+
+export interface ModelInfo {
+  name: string;
+  architecture: string;
+  parameters: number;
+  layers: number;
+  hiddenSize: number;
+  vocabSize: number;
+}
+
+export interface DatasetInfo {
+  name: string;
+  train: number;
+  heldOut: number;
+}
+
+/** One reasoning-agent run under a given plan. */
+export interface InterventionTrace {
+  plan: string;
+  reasoning: string;
+  extracted: string | null;
+  correct: boolean;
+  tokens: number;
+}
+
+export interface InterventionResult {
+  question: string;
+  gold: string;
+  edited: InterventionTrace;
+  original: InterventionTrace;
+  /** trainer step whose weights answered */
+  step: number;
+}
+
+export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'evaluating' | 'failed';
+
+export type WorkerRequest =
+  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig }
+  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0) */
+  | { type: 'reset'; config: ExperimentConfig }
+  /** run steps back to back until `pause` */
+  | { type: 'train' }
+  | { type: 'pause' }
+  /** run exactly one update */
+  | { type: 'step' }
+  | { type: 'evaluate' }
+  | { type: 'intervene'; requestId: number; question: string; gold: string; plan: string; originalPlan: string }
+  | { type: 'exportAdapter'; requestId: number };
+
+export type WorkerEvent =
+  | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
+  | { type: 'ready'; backend: BackendInfo; model: ModelInfo; dataset: DatasetInfo }
+  | { type: 'status'; status: SessionStatus }
+  /** a phase of the current step started (rollout, reward, update, ...) */
+  | { type: 'phase'; step: number; phase: string }
+  | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[] }
+  | { type: 'evaluation'; step: number; accuracy: number }
+  | { type: 'intervention'; requestId: number; result: InterventionResult }
+  | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
+  /** fatal: the session cannot continue without a new `load` */
+  | { type: 'error'; message: string; fatal: boolean; requestId: number | null };
+
+/** What the store talks to: a worker, or the session in-process. */
+export interface TrainerClient {
+  send(request: WorkerRequest): void;
+  /** returns an unsubscribe function */
+  subscribe(listener: (event: WorkerEvent) => void): () => void;
+  terminate(): void;
+}

@@ -1,0 +1,43 @@
+// The URL holds the preset, config edits, view and backend; reading it validates with the RL core.
+import { describe, expect, it } from 'vitest';
+import { getPreset } from '../../src/rl/presets.ts';
+import { decodeUrlState, encodeUrlState } from '../../src/app/state/url-state.ts';
+
+describe('URL state', () => {
+  it('round-trips edits of every kind of field', () => {
+    const base = getPreset('rema-multiturn');
+    const config = { ...base, groupSize: 4, ratio: 'token' as const, dualClip: null, stopWhenTruncated: false, loraTargets: ['q_proj', 'v_proj'], lr: 1.5e-4 };
+    const hash = encodeUrlState({ preset: 'rema-multiturn', config, view: 'rollouts', backend: 'cpu' });
+    expect(hash).toContain('groupSize=4');
+    expect(hash).not.toContain('maxTurns');
+    const back = decodeUrlState(hash);
+    expect(back.errors).toEqual([]);
+    expect(back.config).toEqual(config);
+    expect(back.preset).toBe('rema-multiturn');
+    expect(back.view).toBe('rollouts');
+    expect(back.backend).toBe('cpu');
+  });
+
+  it('an empty hash gives the default preset', () => {
+    const s = decodeUrlState('');
+    expect(s.config).toEqual(getPreset('tiny-default'));
+    expect(s.view).toBe('curves');
+    expect(s.errors).toEqual([]);
+  });
+
+  it('rejects bad values with the field named and falls back to the preset', () => {
+    const s = decodeUrlState('#preset=tiny-default&groupSize=-3&view=nope&bogus=1');
+    expect(s.config).toEqual(getPreset('tiny-default'));
+    expect(s.view).toBe('curves');
+    const text = s.errors.join('\n');
+    expect(text).toContain('groupSize');
+    expect(text).toContain('unknown field "bogus"');
+    expect(text).toContain('unknown view "nope"');
+  });
+
+  it('a link to a local folder falls back to the embedded model and says why', () => {
+    const s = decodeUrlState('#preset=tiny-default&modelSource=local&model=my-model');
+    expect(s.config.modelSource).toBe('embedded');
+    expect(s.errors.join()).toContain('my-model');
+  });
+});
