@@ -12,8 +12,11 @@
 import { matmul } from './matmul.ts';
 import { scratchF32, scratchF64 } from './scratch.ts';
 
-/** Vocabulary rows per chunk (the last parameter Vc of both kernels; tests pass small ones) : keep the [R, Vc] logits block near 256k floats (1 MiB). */
-function chunkSize(R: number, V: number): number {
+/** The matmul both kernels multiply with (the WASM backend passes its SIMD one; same signature as ./matmul.ts). */
+export type MatmulFn = typeof matmul;
+
+/** Vocabulary rows per chunk (the parameter Vc of both kernels; tests pass small ones) : keep the [R, Vc] logits block near 256k floats (1 MiB). */
+export function chunkSize(R: number, V: number): number {
   return Math.max(16, Math.min(V, Math.floor(262144 / Math.max(R, 1))));
 }
 
@@ -27,9 +30,9 @@ function checkTargets(target: Int32Array, R: number, V: number, kernel: string):
 export function logprob(
   h: Float32Array, w: Float32Array, target: Int32Array, logp: Float32Array, entropy: Float32Array,
   lse: Float32Array, R: number, D: number, V: number, Vc = chunkSize(R, V),
+  mm: MatmulFn = matmul, logits: Float32Array = scratchF32('logprob.logits', R * Vc),
 ): void {
   checkTargets(target, R, V, 'logprob');
-  const logits = scratchF32('logprob.logits', R * Vc);
   const m = scratchF64('logprob.m', R).fill(-Infinity, 0, R);
   const s = scratchF64('logprob.s', R).fill(0, 0, R);
   const t = scratchF64('logprob.t', R).fill(0, 0, R);
@@ -37,7 +40,7 @@ export function logprob(
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
     // logits[R, n] = h[R,D] @ w[v0 : v0+n, :]^T
-    matmul(h, w.subarray(v0 * D, (v0 + n) * D), logits, null, R, n, D, 0, 1, 1, 0);
+    mm(h, w.subarray(v0 * D, (v0 + n) * D), logits, null, R, n, D, 0, 1, 1, 0);
     for (let r = 0; r < R; r++) {
       const row = r * n;
       let cmax = m[r];
@@ -67,14 +70,13 @@ export function logprob(
 export function logprobBackward(
   h: Float32Array, w: Float32Array, target: Int32Array, lse: Float32Array, entropy: Float32Array,
   coef: Float32Array, entCoef: Float32Array, dh: Float32Array, dw: Float32Array | null, R: number, D: number, V: number,
-  Vc = chunkSize(R, V),
+  Vc = chunkSize(R, V), mm: MatmulFn = matmul, dl: Float32Array = scratchF32('logprobBackward.dlogits', R * Vc),
 ): void {
   checkTargets(target, R, V, 'logprobBackward');
-  const dl = scratchF32('logprobBackward.dlogits', R * Vc);
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
     const wChunk = w.subarray(v0 * D, (v0 + n) * D);
-    matmul(h, wChunk, dl, null, R, n, D, 0, 1, 1, 0); // logits, overwritten below by their gradient
+    mm(h, wChunk, dl, null, R, n, D, 0, 1, 1, 0); // logits, overwritten below by their gradient
     for (let r = 0; r < R; r++) {
       const row = r * n;
       const l0 = lse[r], H = entropy[r], er = entCoef[r];
@@ -88,9 +90,9 @@ export function logprobBackward(
       if (tg >= 0 && tg < n) dl[row + tg] += cr;
     }
     // dh[R,D] (+)= dl[R,n] @ wChunk[n,D]
-    matmul(dl, wChunk, dh, null, R, D, n, 0, 0, 1, v0 === 0 ? 0 : 1);
+    mm(dl, wChunk, dh, null, R, D, n, 0, 0, 1, v0 === 0 ? 0 : 1);
     // dw[v0:v0+n, D] += dl^T[n,R] @ h[R,D]
-    if (dw !== null) matmul(dl, h, dw.subarray(v0 * D, (v0 + n) * D), null, n, D, R, 1, 0, 1, 1);
+    if (dw !== null) mm(dl, h, dw.subarray(v0 * D, (v0 + n) * D), null, n, D, R, 1, 0, 1, 1);
   }
   if (V === 0) dh.fill(0, 0, R * D);
 }

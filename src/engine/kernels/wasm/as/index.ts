@@ -1,0 +1,3 @@
+// AssemblyScript entry: the WebAssembly SIMD kernels the WasmBackend calls (built by `npm run build:wasm`).
+export { packB, matmul } from './matmul';
+export { attention, attentionBackward } from './attention';

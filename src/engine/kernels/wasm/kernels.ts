@@ -1,0 +1,97 @@
+// The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
+// matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
+// logprob / logprobBackward — the same TypeScript code as the reference (kernels/cpu/logprob.ts), whose chunk
+// matmuls run in SIMD on logits scratch inside the WebAssembly memory.
+// Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
+
+import type { Tensor } from '../../backend.ts';
+import { type CpuKernelTable, need } from '../cpu/index.ts';
+import { chunkSize, logprob, logprobBackward } from '../cpu/logprob.ts';
+import { WasmRuntime } from './runtime.ts';
+
+/** byte offset of a tensor's data in the runtime's memory */
+export type PointerOf = (t: Tensor) => number;
+
+export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelTable> {
+  const x = rt.exports;
+  return {
+    matmul(mem, t, p) {
+      need('matmul', 'a', t.a, p.M * p.K);
+      need('matmul', 'b', t.b, p.K * p.N);
+      need('matmul', 'c', t.c, p.M * p.N);
+      if (t.bias) need('matmul', 'bias', t.bias, p.N);
+      rt.reserve('matmul.pack', WasmRuntime.packBytes(p.N, p.K));
+      const bias = t.bias ? mem.f32(t.bias) : null;
+      rt.matmul(mem.f32(t.a), mem.f32(t.b), mem.f32(t.c), bias, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta);
+    },
+    lmHead(mem, t, p) {
+      need('lmHead', 'h', t.h, p.R * p.D);
+      need('lmHead', 'w', t.w, p.V * p.D);
+      need('lmHead', 'logits', t.logits, p.R * p.V);
+      rt.reserve('matmul.pack', WasmRuntime.packBytes(p.V, p.D));
+      rt.matmul(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), null, p.R, p.V, p.D, 0, 1, 1, 0);
+    },
+    attention(_mem, t, p) {
+      need('attention', 'q', t.q, p.B * p.T * p.H * p.Dh);
+      need('attention', 'o', t.o, p.B * p.T * p.H * p.Dh);
+      need('attention', 'k', t.k, p.B * p.S * p.Hkv * p.Dh);
+      need('attention', 'v', t.v, p.B * p.S * p.Hkv * p.Dh);
+      need('attention', 'keyStart', t.keyStart, p.B);
+      need('attention', 'lse', t.lse, p.B * p.H * p.T);
+      checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
+      const scores = rt.reserve('attention.scores', p.S * 4);
+      x.attention(
+        ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), scores,
+        p.B, p.T, p.S, p.past, p.H, p.Hkv, p.Dh,
+      );
+    },
+    attentionBackward(_mem, t, p) {
+      const nq = p.B * p.T * p.H * p.Dh, nkv = p.B * p.T * p.Hkv * p.Dh;
+      for (const [n, v] of [['q', t.q], ['o', t.o], ['dout', t.dout], ['dq', t.dq]] as const) need('attentionBackward', n, v, nq);
+      for (const [n, v] of [['k', t.k], ['v', t.v], ['dk', t.dk], ['dv', t.dv]] as const) need('attentionBackward', n, v, nkv);
+      need('attentionBackward', 'keyStart', t.keyStart, p.B);
+      need('attentionBackward', 'lse', t.lse, p.B * p.H * p.T);
+      checkAttention(p.H, p.Hkv, p.T, p.T);
+      x.attentionBackward(
+        ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), ptr(t.dout), ptr(t.dq), ptr(t.dk), ptr(t.dv),
+        p.B, p.T, p.H, p.Hkv, p.Dh,
+      );
+    },
+    logprob(mem, t, p) {
+      need('logprob', 'h', t.h, p.R * p.D);
+      need('logprob', 'w', t.w, p.V * p.D);
+      for (const [n, v] of [['target', t.target], ['logp', t.logp], ['entropy', t.entropy], ['lse', t.lse]] as const) {
+        need('logprob', n, v, p.R);
+      }
+      const Vc = chunkSize(p.R, p.V);
+      rt.reserve('matmul.pack', WasmRuntime.packBytes(Vc, p.D));
+      const logits = rt.reserve('logprob.logits', p.R * Vc * 4);
+      logprob(
+        mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.logp), mem.f32(t.entropy), mem.f32(t.lse),
+        p.R, p.D, p.V, Vc, rt.matmul, rt.f32At(logits, p.R * Vc),
+      );
+    },
+    logprobBackward(mem, t, p) {
+      need('logprobBackward', 'h', t.h, p.R * p.D);
+      need('logprobBackward', 'dh', t.dh, p.R * p.D);
+      need('logprobBackward', 'w', t.w, p.V * p.D);
+      if (t.dw) need('logprobBackward', 'dw', t.dw, p.V * p.D);
+      const rows = [['target', t.target], ['lse', t.lse], ['entropy', t.entropy], ['coef', t.coef], ['entCoef', t.entCoef]] as const;
+      for (const [n, v] of rows) need('logprobBackward', n, v, p.R);
+      const Vc = chunkSize(p.R, p.V);
+      // three matmuls per chunk: logits (B = W chunk^T), dh (B = W chunk), dw (B = h)
+      const pack = Math.max(WasmRuntime.packBytes(Vc, p.D), WasmRuntime.packBytes(p.D, Vc), WasmRuntime.packBytes(p.D, p.R));
+      rt.reserve('matmul.pack', pack);
+      const dl = rt.reserve('logprob.logits', p.R * Vc * 4);
+      logprobBackward(
+        mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.lse), mem.f32(t.entropy), mem.f32(t.coef),
+        mem.f32(t.entCoef), mem.f32(t.dh), t.dw ? mem.f32(t.dw) : null, p.R, p.D, p.V, Vc, rt.matmul, rt.f32At(dl, p.R * Vc),
+      );
+    },
+  };
+}
+
+function checkAttention(H: number, Hkv: number, rowsUsed: number, S: number): void {
+  if (Hkv <= 0 || H % Hkv !== 0) throw new Error(`attention: H = ${H} must be a multiple of Hkv = ${Hkv}`);
+  if (rowsUsed > S) throw new Error(`attention: past + T = ${rowsUsed} exceeds the cache length S = ${S}`);
+}

@@ -1,0 +1,67 @@
+// Loads the WebAssembly SIMD kernels (bytes from modules.generated.ts) into a memory the caller owns, picking the
+// relaxed-SIMD build (fused multiply-add) when this runtime validates it and the plain-SIMD build otherwise.
+// Works the same in Node and in the page: no fetch, no node:* (atob decodes the embedded bytes).
+
+import { RELAXED_SIMD_WASM_BASE64, SIMD_WASM_BASE64, WASM_RESERVED_BYTES } from './modules.generated.ts';
+
+export type WasmVariant = 'relaxed-simd' | 'simd';
+
+/** The functions the AssemblyScript module exports (pointers are byte offsets, see as/*.ts). */
+export interface WasmKernelExports {
+  packB(b: number, bp: number, N: number, K: number, transB: number): void;
+  matmul(a: number, bp: number, c: number, bias: number, M: number, N: number, K: number, transA: number, alpha: number, beta: number): void;
+  attention(
+    q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
+    B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
+  ): void;
+  attentionBackward(
+    q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
+    B: number, T: number, H: number, Hkv: number, Dh: number,
+  ): void;
+}
+
+export { WASM_RESERVED_BYTES };
+
+function decode(base64: string): Uint8Array<ArrayBuffer> {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+let cachedBytes: Record<WasmVariant, Uint8Array<ArrayBuffer>> | null = null;
+function moduleBytes(): Record<WasmVariant, Uint8Array<ArrayBuffer>> {
+  cachedBytes ??= { 'relaxed-simd': decode(RELAXED_SIMD_WASM_BASE64), simd: decode(SIMD_WASM_BASE64) };
+  return cachedBytes;
+}
+
+/** Which builds this JavaScript engine accepts (Node 20 needs --experimental-wasm-relaxed-simd for relaxed). */
+export function wasmSupport(): Record<WasmVariant, boolean> {
+  if (typeof WebAssembly === 'undefined') return { 'relaxed-simd': false, simd: false };
+  const bytes = moduleBytes();
+  return { 'relaxed-simd': WebAssembly.validate(bytes['relaxed-simd']), simd: WebAssembly.validate(bytes.simd) };
+}
+
+/** The fastest supported variant, or null when this runtime has no WebAssembly SIMD. */
+export function bestWasmVariant(): WasmVariant | null {
+  const s = wasmSupport();
+  return s['relaxed-simd'] ? 'relaxed-simd' : s.simd ? 'simd' : null;
+}
+
+/** Instantiate one build of the kernels over `memory`. Throws when the runtime rejects that build. */
+export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant: WasmVariant): Promise<WasmKernelExports> {
+  const bytes = moduleBytes()[variant];
+  if (!WebAssembly.validate(bytes)) {
+    throw new Error(`WebAssembly ${variant} kernels are not supported by this runtime (WebAssembly.validate failed)`);
+  }
+  const imports = {
+    env: {
+      memory,
+      abort: (_msg: number, _file: number, line: number, col: number) => {
+        throw new Error(`WebAssembly kernel aborted at line ${line}:${col}`);
+      },
+    },
+  };
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  return instance.exports as unknown as WasmKernelExports;
+}

@@ -1,0 +1,78 @@
+// The WASM kernels' runtime: one memory, its heap, the instantiated SIMD module, and named scratch blocks.
+// Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
+// then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
+
+import { matmul as tsMatmul } from '../cpu/matmul.ts';
+import { WasmHeap } from './heap.ts';
+import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
+
+const PAGE = 65536;
+/** wasm32 addresses at most 4 GiB */
+export const WASM_MAX_BYTES = 65536 * PAGE;
+
+/** Columns per packed panel of op(B) in the AssemblyScript matmul (as/matmul.ts NR). */
+const NR = 8;
+
+export class WasmRuntime {
+  private readonly scratch = new Map<string, { offset: number; bytes: number }>();
+  /** how many matmuls ran in WebAssembly vs fell back to TypeScript (tests check the fast path is taken) */
+  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0 };
+
+  private constructor(
+    readonly memory: WebAssembly.Memory,
+    readonly heap: WasmHeap,
+    readonly exports: WasmKernelExports,
+    readonly variant: WasmVariant,
+  ) {}
+
+  static async create(variant: WasmVariant, maxBytes = WASM_MAX_BYTES): Promise<WasmRuntime> {
+    const limit = Math.min(maxBytes, WASM_MAX_BYTES);
+    const memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(limit / PAGE) }); // 16 MiB to start
+    const exports = await instantiateWasmKernels(memory, variant);
+    return new WasmRuntime(memory, new WasmHeap(memory, WASM_RESERVED_BYTES, limit), exports, variant);
+  }
+
+  /** Byte offset of scratch block `key` holding at least `bytes`; may grow memory (call before taking views). */
+  reserve(key: string, bytes: number): number {
+    const have = this.scratch.get(key);
+    if (have && have.bytes >= bytes) return have.offset;
+    if (have) this.heap.release(have.offset);
+    const size = Math.max(bytes, have ? have.bytes * 2 : 0, 4096);
+    const offset = this.heap.alloc(size);
+    this.scratch.set(key, { offset, bytes: size });
+    return offset;
+  }
+
+  /** A Float32Array view of n floats at a byte offset (valid until the memory grows). */
+  f32At(offset: number, n: number): Float32Array {
+    return new Float32Array(this.memory.buffer, offset, n);
+  }
+
+  /** Bytes of packing scratch one matmul needs for op(B) with N columns and K depth. */
+  static packBytes(N: number, K: number): number {
+    return Math.ceil(N / NR) * NR * Math.max(K, 1) * 4;
+  }
+
+  /**
+   * Same signature and semantics as the TypeScript matmul (kernels/cpu/matmul.ts), on arrays that are views of
+   * this memory: runs the SIMD kernel in place. The 'matmul.pack' scratch must already hold packBytes(N, K)
+   * (reserve it before taking the views). Arrays elsewhere fall back to the TypeScript kernel.
+   */
+  readonly matmul = (
+    a: Float32Array, b: Float32Array, c: Float32Array, bias: Float32Array | null,
+    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+  ): void => {
+    const buf = this.memory.buffer;
+    const pack = this.scratch.get('matmul.pack');
+    const inMemory = a.buffer === buf && b.buffer === buf && c.buffer === buf && (bias === null || bias.buffer === buf);
+    if (!inMemory || !pack || pack.bytes < WasmRuntime.packBytes(N, K)) {
+      this.stats.tsMatmuls++;
+      tsMatmul(a, b, c, bias, M, N, K, transA, transB, alpha, beta);
+      return;
+    }
+    this.stats.wasmMatmuls++;
+    if (M === 0 || N === 0) return;
+    this.exports.packB(b.byteOffset, pack.offset, N, K, transB);
+    this.exports.matmul(a.byteOffset, pack.offset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, alpha, beta);
+  };
+}
