@@ -17,7 +17,7 @@ const asc = join(root, 'node_modules/.bin/asc');
 const RESERVED_BYTES = 65536;
 
 export function sourceHash() {
-  const files = readdirSync(asDir).filter((f) => f.endsWith('.ts')).sort();
+  const files = readdirSync(asDir).filter((f) => f.endsWith('.ts')).toSorted();
   const h = createHash('sha256');
   for (const f of files) h.update(f).update('\0').update(readFileSync(join(asDir, f))).update('\0');
   return h.digest('hex');

@@ -157,7 +157,7 @@ describe('generated WebAssembly module', () => {
   it('was built from the current AssemblyScript sources (else run npm run build:wasm)', () => {
     const asDir = resolve(import.meta.dirname, '../../src/engine/kernels/wasm/as');
     const h = createHash('sha256');
-    for (const f of readdirSync(asDir).filter((n) => n.endsWith('.ts')).sort()) {
+    for (const f of readdirSync(asDir).filter((n) => n.endsWith('.ts')).toSorted()) {
       h.update(f).update('\0').update(readFileSync(join(asDir, f))).update('\0');
     }
     expect(WASM_SOURCE_HASH).toBe(h.digest('hex'));

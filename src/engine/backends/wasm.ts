@@ -43,7 +43,7 @@ class WasmTensorStore implements TensorStore {
     return b.view;
   }
   clear(): void {
-    for (const id of [...this.blocks.keys()]) this.release(id);
+    for (const id of this.blocks.keys()) this.release(id); // deleting while iterating a Map is safe
   }
   pointer(id: number): number {
     const b = this.blocks.get(id);
