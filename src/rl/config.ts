@@ -33,7 +33,7 @@ export type Aggregation =
 export type AdvantageEstimator = 'grpo' | 'reinforce++';
 export type StdScaling = 'group' | 'batch' | 'none';
 export type KlEstimator = 'k1' | 'k3';
-export type LrSchedule = 'constant' | 'linear' | 'cosine';
+export type LrSchedule = 'constant' | 'cosine';
 export type DatasetName = 'tiny-arith' | 'tiny-judge' | 'math133' | 'math500' | 'math8k' | 'gsm8k' | 'file';
 export type ModelSource = 'embedded' | 'local' | 'hub';
 export type PromptSetName = 'paper' | 'code' | 'tiny';
@@ -252,7 +252,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   entropyCoef: { kind: 'number', min: -INF },
   oldLogProbs: { kind: 'enum', values: ['auto', 'score'] },
   lr: { kind: 'number', min: 0 },
-  lrSchedule: { kind: 'enum', values: ['constant', 'linear', 'cosine'] },
+  lrSchedule: { kind: 'enum', values: ['constant', 'cosine'] },
   warmupSteps: { kind: 'int', min: 0 },
   weightDecay: { kind: 'number', min: 0 },
   adamBeta1: { kind: 'number', min: 0, max: 1, maxExclusive: true },

@@ -36,6 +36,15 @@ export interface MetricsRecord {
   lr: number;
   /** which agent was trained this step (separate-parameter alternation), else "shared" */
   trained?: string;
+  /** mean policy loss over the step's mini-batches (ratio 1 when fully on-policy: -mean advantage, weighted) */
+  loss?: number;
+  /** fraction of problems dropped by the success-rate filter (Algorithm 1), when it is on */
+  frac_filtered_groups?: number;
+  /** mean reward of the held-out episodes; present on evaluation steps only */
+  eval_reward_mean?: number;
+  /** number of trained rows (agent conversations) and trained tokens this step */
+  rows_trained?: number;
+  tokens_trained?: number;
 }
 
 export interface TurnRecord {

@@ -1,7 +1,219 @@
-// The trainer's implementation (see trainer.ts for the contract). Filled in step by step.
-import type { Trainer, TrainerOptions } from './trainer.ts';
+// The trainer's implementation (contract and types in trainer.ts). One step is a flat list of timed phases:
+//   rollout  -> problems of this step x groupSize episodes with the mode's protocol (protocol/rollout.ts)
+//   reward   -> grade the final answers, apply the reward rule, success-rate filter (train/episodes.ts)
+//   old      -> log-probs of the trained positions under the rollout weights (skipped when fully on-policy)
+//   ref      -> log-probs under the reference (adapters off), only when klBeta > 0
+//   adv      -> GRPO / REINFORCE++ advantages per row (train/rows.ts)
+//   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
+//   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
+// All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
+// give identical metrics, and a restored state continues exactly where the saved run stopped.
+
+import type { Problem, TaskKind } from '../data/problem.ts';
+import type { SamplingParams } from '../engine/policy.ts';
+import { Rng } from '../util/rng.ts';
+import type { AgentRole } from './config.ts';
+import { meanAndStd } from './losses/advantages.ts';
+import type { MetricsRecord, PhaseTimes } from './metrics.ts';
+import { promptsFor } from './prompts/index.ts';
+import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
+import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan } from './train/episodes.ts';
+import { episodeStats, rolloutRecords } from './train/records.ts';
+import { assignAdvantages, buildRows } from './train/rows.ts';
+import { needsOldLogProbs, scoreRequests, updatePolicy } from './train/update.ts';
+import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './trainer.ts';
+
+const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+function taskOf(problems: readonly Problem[], what: string): TaskKind {
+  if (problems.length === 0) throw new Error(`createTrainer: the ${what} set is empty`);
+  const task = problems[0].task;
+  const other = problems.find((p) => p.task !== task);
+  if (other) throw new Error(`createTrainer: the ${what} set mixes tasks ("${task}" and "${other.task}" in problem ${other.id})`);
+  return task;
+}
+
+/** Seeds used by the trainer, one stream per purpose. */
+const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
 
 export function createTrainer(opts: TrainerOptions): Trainer {
-  void opts;
-  throw new Error('createTrainer: not implemented yet');
+  const { config, policy, tokenizer, onEvent } = opts;
+  const train = opts.train;
+  const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
+  const task = taskOf(train, 'training');
+  if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
+  const prompts = promptsFor(config.prompts, config.mode, task);
+  const shared = policy.adapters[0];
+  if (config.paramMode === 'separate' && isTwoAgent(config)) {
+    for (const a of ['meta', 'reasoning'])
+      if (!policy.adapters.includes(a))
+        throw new Error(`createTrainer: paramMode "separate" needs adapters "meta" and "reasoning"; the policy has [${policy.adapters.join(', ')}]`);
+  }
+  const adapterFor = (role: AgentRole): string =>
+    config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
+  const policyContext = (policy as { config?: { maxPositionEmbeddings?: number } }).config?.maxPositionEmbeddings;
+  const maxContext = opts.maxContext ?? policyContext ?? Number.POSITIVE_INFINITY;
+
+  let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
+
+  const emit = onEvent ?? (() => {});
+  const settings = (step: number, phase: PhaseName): RolloutSettings => ({
+    policy,
+    tokenizer,
+    prompts,
+    adapterFor,
+    maxTurns: config.maxTurns,
+    maxTokensPerTurn: config.maxTokensPerTurn,
+    maxPromptTokens: config.maxPromptTokens,
+    maxContext,
+    stopWhenTruncated: config.stopWhenTruncated,
+    onTokens: (done) => emit({ type: 'progress', step, phase, done, total: 0 }),
+  });
+
+  function epochOrder(epoch: number): number[] {
+    return new Rng(deriveSeed(config.seed, STREAM.order, epoch)).shuffle(train.map((_, i) => i));
+  }
+
+  /** the next problemsPerStep problems of the seeded order, crossing epoch boundaries */
+  function takeProblems(): Problem[] {
+    const out: Problem[] = [];
+    let order = epochOrder(state.epoch);
+    while (out.length < config.problemsPerStep) {
+      if (state.cursor >= order.length) {
+        state.epoch += 1;
+        state.cursor = 0;
+        order = epochOrder(state.epoch);
+      }
+      out.push(train[order[state.cursor]]);
+      state.cursor += 1;
+    }
+    return out;
+  }
+
+  async function timed<T>(times: PhaseTimes, step: number, phase: PhaseName, fn: () => Promise<T> | T): Promise<T> {
+    emit({ type: 'phase', step, phase });
+    const t0 = now();
+    const out = await fn();
+    times[phase] += (now() - t0) / 1000;
+    return out;
+  }
+
+  async function evaluate(): Promise<EvalResult> {
+    const t0 = now();
+    const step = state.step;
+    if (evalSet.length === 0) throw new Error('evaluate: the evaluation set is empty');
+    const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
+    const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+    await runEpisodes(settings(step, 'eval'), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    const scored = scoreEpisodes(config, episodes, false);
+    const byLevel: Record<string, { n: number; accuracy: number }> = {};
+    for (const s of scored) {
+      const level = s.episode.problem.level ?? 'all';
+      const b = (byLevel[level] ??= { n: 0, accuracy: 0 });
+      b.n += 1;
+      b.accuracy += s.grade.correct ? 1 : 0;
+    }
+    for (const b of Object.values(byLevel)) b.accuracy /= b.n;
+    const stats = episodeStats(scored);
+    return {
+      step,
+      accuracy: stats.accuracy,
+      reward_mean: scored.reduce((a, s) => a + s.reward.reasoning, 0) / scored.length,
+      n: scored.length,
+      by_level: byLevel,
+      rollouts: rolloutRecords(step, scored, []),
+      time_s: (now() - t0) / 1000,
+    };
+  }
+
+  async function step(): Promise<StepResult> {
+    if (config.mode === 'vrp') throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
+    const k = state.step;
+    const stepNo = k + 1;
+    const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
+    const plan = stepPlan(config, k, shared);
+
+    const episodes = await timed(times, stepNo, 'rollout', async () => {
+      const problems = takeProblems();
+      const eps = freshEpisodes(problems, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
+      const sampling: SamplingParams = {
+        temperature: config.temperature,
+        topP: config.topP,
+        topK: config.topK,
+        seed: deriveSeed(config.seed, STREAM.rollout, stepNo),
+      };
+      await runEpisodes(settings(stepNo, 'rollout'), config, eps, sampling, plan);
+      return eps;
+    });
+
+    const { scored, rows, fracFiltered } = await timed(times, stepNo, 'reward', () => {
+      const scored = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
+      const kept = config.filterGroups ? groupsInWindow(scored, config.filterEpsMin, config.filterEpsMax) : null;
+      const groups = new Set(scored.map((s) => s.episode.group)).size;
+      const rows = buildRows(tokenizer, prompts, scored, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor);
+      return { scored, rows, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
+    });
+    if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
+
+    if (rows.length > 0 && needsOldLogProbs(config))
+      await timed(times, stepNo, 'old', async () => {
+        const res = await policy.score(scoreRequests(rows));
+        rows.forEach((r, i) => (r.oldLogp = res[i].logprobs));
+      });
+    if (rows.length > 0 && config.klBeta > 0)
+      await timed(times, stepNo, 'ref', async () => {
+        const res = await policy.score(scoreRequests(rows), { reference: true });
+        rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
+      });
+    const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(rows, config));
+    const upd = await timed(times, stepNo, 'update', () =>
+      rows.length === 0
+        ? null
+        : updatePolicy(policy, config, rows, deriveSeed(config.seed, STREAM.minibatch, stepNo), (done, total) =>
+            emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
+          ),
+    );
+    state = { ...state, step: stepNo };
+
+    let evalResult: EvalResult | null = null;
+    const evalNow = evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
+    if (evalNow) evalResult = await timed(times, stepNo, 'eval', evaluate);
+
+    const rewards = scored.flatMap((s) => plan.trained.map((role) => s.reward[role]));
+    const { mean, std } = meanAndStd(rewards);
+    const metrics: MetricsRecord = {
+      step: stepNo,
+      reward_mean: mean,
+      reward_std: Number.isNaN(std) ? 0 : std,
+      ...episodeStats(scored),
+      kl: upd?.kl ?? 0,
+      entropy: upd?.entropy ?? 0,
+      clip_frac_low: upd?.clipFracLow ?? 0,
+      clip_frac_high: upd?.clipFracHigh ?? 0,
+      grad_norm: upd?.gradNorm ?? 0,
+      frac_zero_std_groups: fracZeroStd,
+      time_s: times,
+      lr: upd?.lr ?? 0,
+      trained: plan.trainedLabel,
+      loss: upd?.loss ?? 0,
+      frac_filtered_groups: fracFiltered,
+      rows_trained: rows.length,
+      tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
+      ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
+    };
+    return { metrics, rollouts: rolloutRecords(stepNo, scored, rows), ...(evalResult ? { eval: evalResult } : {}) };
+  }
+
+  return {
+    config,
+    step,
+    evaluate,
+    state: () => ({ ...state }),
+    restore(s: TrainerState) {
+      if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
+      for (const key of ['step', 'cursor', 'epoch'] as const)
+        if (!Number.isInteger(s[key]) || s[key] < 0) throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
+      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch };
+    },
+  };
 }

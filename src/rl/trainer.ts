@@ -28,11 +28,15 @@ export interface TrainerOptions {
   /** held-out problems for greedy evaluation (the first evalSize are used; 0 = all) */
   eval: Problem[];
   onEvent?: (event: TrainerEvent) => void;
+  /** the model's context length (prompt + generation); default: the policy's config.maxPositionEmbeddings when it has one */
+  maxContext?: number;
 }
 
 export interface StepResult {
   metrics: MetricsRecord;
   rollouts: RolloutRecord[];
+  /** the evaluation run at the end of this step, when it was an evaluation step */
+  eval?: EvalResult;
 }
 
 export interface EvalResult {

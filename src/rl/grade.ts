@@ -1,0 +1,32 @@
+// Grades an episode's final answer with the task's checker (verifier/): math answers through verifyMath (gold read
+// as \boxed{gold}), judge answers through the [[A]] / [[B]] verdict. Also says whether a text carries the task's
+// answer format, which the base reward uses (a wrong answer in format costs -0.5, none at all -1, and a plan
+// that carries it "leaks" the answer).
+
+import type { Problem } from '../data/problem.ts';
+import { hasVerdictTag } from './rewards.ts';
+import { hasBoxed, verifyJudgeVerdict, verifyMath } from './verifier/index.ts';
+
+export interface Grade {
+  correct: boolean;
+  /** the answer the checker read from the text, or undefined */
+  extracted?: string;
+  /** the text contains the answer format (\boxed{...} or a verdict tag) */
+  hasFormat: boolean;
+}
+
+export function gradeAnswer(problem: Problem, text: string): Grade {
+  if (problem.task === 'judge') {
+    if (problem.answer !== 'A' && problem.answer !== 'B')
+      throw new Error(`problem ${problem.id}: a judge problem's answer must be "A" or "B", got "${problem.answer}"`);
+    const v = verifyJudgeVerdict(problem.answer, text);
+    return { correct: v.correct, hasFormat: hasVerdictTag(text), ...(v.verdict !== null ? { extracted: v.verdict } : {}) };
+  }
+  const v = verifyMath(problem.answer, text);
+  return { correct: v.correct, hasFormat: hasBoxed(text), ...(v.extracted !== null ? { extracted: v.extracted } : {}) };
+}
+
+/** Does a meta-thinking message leak the answer format? */
+export function leaksAnswer(problem: Problem, planText: string): boolean {
+  return problem.task === 'judge' ? hasVerdictTag(planText) : hasBoxed(planText);
+}

@@ -1,0 +1,81 @@
+// Turns one agent's chat into token ids the way the ReMA code's encode_conversation does: the chat is rendered
+// with the model's template and tokenised piece by piece (template text between messages, then each assistant
+// message's content), so that the position of every assistant token is known exactly. Trained positions are
+// each token of a trained assistant message plus, when that message ended normally (a stop token or stop
+// string, not the length cap), the end-of-turn token that closes it; all positions of message k carry turn id k.
+// The same encoding gives the generation prompt (addGenerationPrompt), so what the model was sampled from and
+// what it is trained on are the same tokens up to the re-tokenisation of the generated text (as in the code).
+
+import type { ChatMessage, ChatTokenizer } from '../../data/tokenizer.ts';
+
+/** Per assistant message: train it? did it end normally (then its end-of-turn token is trained too)? */
+export interface AssistantTraining {
+  train: boolean;
+  endedNormally: boolean;
+}
+
+export interface EncodedChat {
+  tokens: number[];
+  /** indices t whose token tokens[t] is trained: log p(tokens[t] | tokens[<t]) */
+  positions: number[];
+  /** turn id (index of the assistant message among the chat's assistant messages) per trained position */
+  turns: number[];
+}
+
+function mustExtend(prefix: string, full: string, where: string): string {
+  if (!full.startsWith(prefix))
+    throw new Error(
+      `${where}: the chat template is not prefix-stable (rendering more messages changed earlier text), so turns cannot be tokenised incrementally`,
+    );
+  return full.slice(prefix.length);
+}
+
+/**
+ * Encode `messages` (system/user/assistant in any order). `training[k]` describes the k-th assistant message
+ * (missing entries: not trained). With `addGenerationPrompt` the result ends with the template's generation
+ * prompt, ready for generate(); trained positions are still reported for earlier messages.
+ */
+export function encodeChat(
+  tokenizer: ChatTokenizer,
+  messages: readonly ChatMessage[],
+  training: readonly AssistantTraining[],
+  addGenerationPrompt: boolean,
+): EncodedChat {
+  const tokens: number[] = [];
+  const positions: number[] = [];
+  const turns: number[] = [];
+  let text = '';
+  let turn = 0;
+  for (let i = 0; i < messages.length; i++) {
+    if (messages[i].role !== 'assistant') continue;
+    // template text up to this assistant message's content
+    const prompt = tokenizer.applyChatTemplate(messages.slice(0, i), { addGenerationPrompt: true });
+    tokens.push(...tokenizer.encode(mustExtend(text, prompt, 'encodeChat')));
+    const contentIds = tokenizer.encode(messages[i].content);
+    const t = training[turn];
+    if (t?.train) {
+      for (let j = 0; j < contentIds.length; j++) {
+        positions.push(tokens.length + j);
+        turns.push(turn);
+      }
+    }
+    tokens.push(...contentIds);
+    // the text that closes the message (e.g. "<|im_end|>\n"): its first token is the end-of-turn token
+    const closed = tokenizer.applyChatTemplate(messages.slice(0, i + 1), { addGenerationPrompt: false });
+    const closing = tokenizer.encode(mustExtend(prompt + messages[i].content, closed, 'encodeChat'));
+    if (t?.train && t.endedNormally) {
+      if (closing[0] !== tokenizer.endOfTurnTokenId)
+        throw new Error(
+          `encodeChat: the template closes an assistant message with token ${closing[0]}, not the end-of-turn token ${tokenizer.endOfTurnTokenId}`,
+        );
+      positions.push(tokens.length);
+      turns.push(turn);
+    }
+    tokens.push(...closing);
+    text = closed;
+    turn += 1;
+  }
+  const full = tokenizer.applyChatTemplate(messages, { addGenerationPrompt });
+  tokens.push(...tokenizer.encode(mustExtend(text, full, 'encodeChat')));
+  return { tokens, positions, turns };
+}

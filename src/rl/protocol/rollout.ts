@@ -1,0 +1,191 @@
+// The rollout protocols (ReMA code vllm_rollout_spmd.multi_turn_generate_sequences, paper §3.2 and App. D.2):
+// - multi-turn MAMRP: each round, every unfinished episode's MTA writes m_t (batched), then its RA writes y_t.
+//   "[FINISH]" is a stop string for both; the MTA keeps it in its message, the RA's output has it removed and
+//   is right-trimmed. After the MTA says [FINISH] the RA answers once more and the episode is `finished`.
+//   A message that hits the per-turn cap ends the episode (`stop_when_truncated`; after a truncated MTA message
+//   a dummy empty RA message is appended); a chat longer than the prompt cap ends it with
+//   `completion_token_exceeded`; no [FINISH] within maxTurns rounds gives `reach_max_turn`.
+// - single-turn MAMRP: one plan, then one solution (optionally one plan shared by a whole group: Algorithm 1).
+// - single agent (VRP / MRP): one response.
+// Episodes are mutated in place (messages appended, finish set).
+
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import type { Generation, Policy, SamplingParams } from '../../engine/policy.ts';
+import { uniform01 } from '../../util/rng.ts';
+import type { AgentRole } from '../config.ts';
+import { FINISH_FLAG } from '../prompts/paper.ts';
+import type { AgentPrompts } from '../prompts/index.ts';
+import { encodeChat } from './encode.ts';
+import { chatFor, type Episode, type Message } from './episode.ts';
+
+export interface RolloutSettings {
+  policy: Policy;
+  tokenizer: ChatTokenizer;
+  prompts: AgentPrompts;
+  /** the adapter that acts for an agent (null: base weights) */
+  adapterFor: (role: AgentRole) => string | null;
+  maxTurns: number;
+  maxTokensPerTurn: number;
+  maxPromptTokens: number;
+  /** the model's context length: prompt + generated tokens never exceed it */
+  maxContext: number;
+  stopWhenTruncated: boolean;
+  /** generated tokens so far, for progress bars */
+  onTokens?: (generated: number) => void;
+}
+
+export type RoleSampling = Record<AgentRole, SamplingParams>;
+
+/** A distinct, reproducible 32-bit seed for one generate call. */
+export function deriveSeed(seed: number, a: number, b: number): number {
+  return Math.floor(uniform01(seed, a, b) * 0x100000000) >>> 0;
+}
+
+/** Everything up to and including the first stop string (the engine may decode a little past it). */
+export function cutAfterStop(text: string, stop: string): string {
+  const at = text.indexOf(stop);
+  return at < 0 ? text : text.slice(0, at + stop.length);
+}
+
+/** The ReMA code's treatment of reasoning-agent outputs: output.replace("[FINISH]", "").rstrip(). */
+export function stripFinish(text: string): string {
+  return text.replaceAll(FINISH_FLAG, '').trimEnd();
+}
+
+type TurnResult = Generation | 'overflow';
+
+/** One batched generate call for `role` in every given episode; 'overflow' where the chat exceeds the prompt cap. */
+async function generateTurn(
+  s: RolloutSettings,
+  episodes: readonly Episode[],
+  role: AgentRole,
+  sampling: SamplingParams,
+  stopStrings: readonly string[],
+): Promise<TurnResult[]> {
+  const prompts = episodes.map((e) => {
+    const chat = chatFor(e, role, s.prompts);
+    return encodeChat(s.tokenizer, chat, [], true).tokens;
+  });
+  const fits = prompts.map((p) => p.length <= s.maxPromptTokens && p.length < s.maxContext);
+  const requests = prompts
+    .map((prompt, i) => ({ prompt, i }))
+    .filter(({ i }) => fits[i])
+    .map(({ prompt }) => ({
+      prompt,
+      adapter: s.adapterFor(role),
+      maxNewTokens: Math.min(s.maxTokensPerTurn, s.maxContext - prompt.length),
+      stopStrings,
+      stopTokenIds: s.tokenizer.stopTokenIds,
+    }));
+  const generated = requests.length > 0 ? await s.policy.generate(requests, sampling, s.onTokens) : [];
+  let next = 0;
+  return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
+}
+
+function message(role: AgentRole, text: string, g: Generation): Message {
+  return {
+    role,
+    text,
+    generated: g.tokens.length,
+    truncated: g.finish === 'length',
+    endedNormally: g.finish !== 'length',
+    dummy: false,
+  };
+}
+
+const DUMMY_REASONING: Message = { role: 'reasoning', text: '', generated: 0, truncated: false, endedNormally: false, dummy: true };
+
+/** Multi-turn MAMRP rollout; `sampling[role].seed` is varied per round. */
+export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], sampling: RoleSampling): Promise<void> {
+  for (let turn = 0; turn < s.maxTurns; turn++) {
+    const metaActive = episodes.filter((e) => e.finish === null);
+    if (metaActive.length === 0) break;
+    const metaSampling = { ...sampling.meta, seed: deriveSeed(sampling.meta.seed, turn, 0) };
+    const metaOut = await generateTurn(s, metaActive, 'meta', metaSampling, [FINISH_FLAG]);
+    metaActive.forEach((e, i) => {
+      const g = metaOut[i];
+      if (g === 'overflow') {
+        e.finish = 'completion_token_exceeded';
+        return;
+      }
+      const m = message('meta', cutAfterStop(g.text, FINISH_FLAG), g);
+      e.messages.push(m);
+      if (m.truncated && s.stopWhenTruncated) {
+        e.messages.push({ ...DUMMY_REASONING });
+        e.finish = 'stop_when_truncated';
+      }
+    });
+    const reasonActive = metaActive.filter((e) => e.finish === null);
+    if (reasonActive.length === 0) continue;
+    const reasonSampling = { ...sampling.reasoning, seed: deriveSeed(sampling.reasoning.seed, turn, 1) };
+    const reasonOut = await generateTurn(s, reasonActive, 'reasoning', reasonSampling, [FINISH_FLAG]);
+    reasonActive.forEach((e, i) => {
+      const g = reasonOut[i];
+      if (g === 'overflow') {
+        e.finish = 'completion_token_exceeded';
+        return;
+      }
+      const m = message('reasoning', stripFinish(cutAfterStop(g.text, FINISH_FLAG)), g);
+      e.messages.push(m);
+      const lastMeta = e.messages[e.messages.length - 2];
+      if (m.truncated && s.stopWhenTruncated) e.finish = 'stop_when_truncated';
+      else if (lastMeta.text.includes(FINISH_FLAG)) e.finish = 'finished';
+    });
+  }
+  for (const e of episodes) if (e.finish === null) e.finish = 'reach_max_turn';
+}
+
+/**
+ * Single-turn MAMRP rollout: a plan, then a solution. With `onePlanPerGroup` the first episode of each group
+ * writes the plan and every episode of the group answers it (Algorithm 1's reasoning phase).
+ */
+export async function singleTurnRollout(
+  s: RolloutSettings,
+  episodes: Episode[],
+  sampling: RoleSampling,
+  onePlanPerGroup = false,
+): Promise<void> {
+  const planners = onePlanPerGroup ? episodes.filter((e, i) => i === 0 || episodes[i - 1].group !== e.group) : episodes;
+  const plans = await generateTurn(s, planners, 'meta', { ...sampling.meta, seed: deriveSeed(sampling.meta.seed, 0, 0) }, []);
+  const planOf = new Map(planners.map((e, i) => [e.group, plans[i]]));
+  episodes.forEach((e, i) => {
+    const g = onePlanPerGroup ? planOf.get(e.group)! : plans[i];
+    if (g === 'overflow') {
+      e.finish = 'completion_token_exceeded';
+      return;
+    }
+    const m = message('meta', g.text, g);
+    e.messages.push(m);
+    if (m.truncated && s.stopWhenTruncated) {
+      e.messages.push({ ...DUMMY_REASONING });
+      e.finish = 'stop_when_truncated';
+    }
+  });
+  const active = episodes.filter((e) => e.finish === null);
+  const answers = await generateTurn(s, active, 'reasoning', { ...sampling.reasoning, seed: deriveSeed(sampling.reasoning.seed, 0, 1) }, []);
+  active.forEach((e, i) => {
+    const g = answers[i];
+    if (g === 'overflow') {
+      e.finish = 'completion_token_exceeded';
+      return;
+    }
+    const m = message('reasoning', stripFinish(g.text), g);
+    e.messages.push(m);
+    e.finish = m.truncated && s.stopWhenTruncated ? 'stop_when_truncated' : 'finished';
+  });
+}
+
+/** VRP / MRP: one agent, one response. */
+export async function singleAgentRollout(s: RolloutSettings, episodes: Episode[], sampling: SamplingParams): Promise<void> {
+  const out = await generateTurn(s, episodes, 'reasoning', { ...sampling, seed: deriveSeed(sampling.seed, 0, 2) }, []);
+  episodes.forEach((e, i) => {
+    const g = out[i];
+    if (g === 'overflow') {
+      e.finish = 'completion_token_exceeded';
+      return;
+    }
+    const m = message('reasoning', g.text, g);
+    e.messages.push(m);
+    e.finish = m.truncated && s.stopWhenTruncated ? 'stop_when_truncated' : 'finished';
+  });
+}

@@ -1,0 +1,126 @@
+// Which agents act and train at a step, how one step's (or one evaluation's) episodes are rolled out for each
+// protocol mode, and what each agent earns. The parameter modes:
+//  - shared: one set of weights for both agents; both train every step (ReMA code).
+//  - separate, multi-turn: both agents roll out with their own adapters; only the current agent trains, and the
+//    current agent switches every `switchEvery` steps (code algorithm.switch_agent).
+//  - separate, single-turn: paper Algorithm 1: the current agent samples and trains while its frozen partner
+//    decodes greedily (reasoning phase: one greedy plan per problem answered groupSize times; meta phase:
+//    groupSize plans each answered once); groups outside the success-rate window are dropped (filter.ts).
+
+import type { Problem } from '../../data/problem.ts';
+import type { SamplingParams } from '../../engine/policy.ts';
+import type { AgentRole, ExperimentConfig } from '../config.ts';
+import { gradeAnswer, leaksAnswer, type Grade } from '../grade.ts';
+import { baseMetaReward, baseReasoningReward, binaryReward, multiTurnReward } from '../rewards.ts';
+import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
+import { multiTurnRollout, singleAgentRollout, singleTurnRollout, type RolloutSettings } from '../protocol/rollout.ts';
+
+export interface StepPlan {
+  /** agents whose rows are trained this step */
+  trained: AgentRole[];
+  /** the adapter name that is trained, for the metrics record ("shared", "meta", "reasoning", "full") */
+  trainedLabel: string;
+  greedy: Record<AgentRole, boolean>;
+  /** Algorithm 1 reasoning phase: one plan per problem */
+  onePlanPerGroup: boolean;
+}
+
+export function isTwoAgent(config: ExperimentConfig): boolean {
+  return config.mode === 'multi-turn' || config.mode === 'single-turn';
+}
+
+/** The agent trained at 0-based step `k` in separate mode: (k // switchEvery + start) % 2, as the code. */
+export function currentAgent(config: ExperimentConfig, k: number): AgentRole {
+  const start = config.startAgent === 'meta' ? 0 : 1;
+  return (Math.floor(k / config.switchEvery) + start) % 2 === 0 ? 'meta' : 'reasoning';
+}
+
+export function stepPlan(config: ExperimentConfig, k: number, sharedAdapter: string): StepPlan {
+  const sampled = { meta: false, reasoning: false };
+  if (!isTwoAgent(config)) return { trained: ['reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
+  if (config.paramMode === 'shared')
+    return { trained: ['meta', 'reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
+  const agent = currentAgent(config, k);
+  if (config.mode === 'multi-turn') return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false };
+  return {
+    trained: [agent],
+    trainedLabel: agent,
+    greedy: { meta: agent !== 'meta', reasoning: agent !== 'reasoning' },
+    onePlanPerGroup: agent === 'reasoning',
+  };
+}
+
+/** groupSize episodes per problem, in problem order */
+export function freshEpisodes(problems: readonly Problem[], groupSize: number, kind: Episode['kind']): Episode[] {
+  const out: Episode[] = [];
+  problems.forEach((problem, group) => {
+    for (let sample = 0; sample < groupSize; sample++) out.push({ problem, group, sample, kind, messages: [], finish: null });
+  });
+  return out;
+}
+
+/** Rolls out every episode with the mode's protocol; `sampling` is the training sampler (greedy roles use temperature 0). */
+export async function runEpisodes(
+  s: RolloutSettings,
+  config: ExperimentConfig,
+  episodes: Episode[],
+  sampling: SamplingParams,
+  plan: Pick<StepPlan, 'greedy' | 'onePlanPerGroup'>,
+): Promise<void> {
+  const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: sampling.seed };
+  const byRole = {
+    meta: plan.greedy.meta ? greedy : sampling,
+    reasoning: plan.greedy.reasoning ? greedy : sampling,
+  };
+  if (config.mode === 'multi-turn') await multiTurnRollout(s, episodes, byRole);
+  else if (config.mode === 'single-turn') await singleTurnRollout(s, episodes, byRole, plan.onePlanPerGroup);
+  else await singleAgentRollout(s, episodes, sampling);
+}
+
+export interface ScoredEpisode {
+  episode: Episode;
+  grade: Grade;
+  /** what each agent earns (single-agent modes: only `reasoning` is meaningful; meta mirrors it) */
+  reward: Record<AgentRole, number>;
+}
+
+/** Grades every episode's final answer and applies the mode's reward rule (rewards.ts). */
+export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean): ScoredEpisode[] {
+  const grades = episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e)));
+  return episodes.map((e, i) => {
+    const g = grades[i];
+    if (config.mode === 'multi-turn') {
+      const r = multiTurnReward(g.correct, e.finish!, config.maskUnfinishedReward);
+      return { episode: e, grade: g, reward: { meta: r, reasoning: r } };
+    }
+    const base = config.singleTurnReward === 'base';
+    const reasoning = base ? baseReasoningReward(g.correct, g.hasFormat) : binaryReward(g.correct);
+    if (config.mode !== 'single-turn') return { episode: e, grade: g, reward: { meta: reasoning, reasoning } };
+    // the meta agent earns the mean correctness of the reasoning samples that followed its plan
+    const followers = onePlanPerGroup ? episodes.map((o, j) => (o.group === e.group ? grades[j].correct : null)).filter((c) => c !== null) : [g.correct];
+    const plan = messagesOf(e, 'meta')[0]?.text ?? '';
+    const leak = leaksAnswer(e.problem, plan);
+    const meta = base ? baseMetaReward(followers, leak) : followers.filter(Boolean).length / followers.length;
+    return { episode: e, grade: g, reward: { meta, reasoning } };
+  });
+}
+
+/**
+ * Success-rate filter (paper Algorithm 1, App. D.1): the groups (problems) whose fraction of correct episodes
+ * lies in [epsMin, epsMax]. Returns the kept group indices.
+ */
+export function groupsInWindow(scored: readonly ScoredEpisode[], epsMin: number, epsMax: number): Set<number> {
+  const tally = new Map<number, { n: number; correct: number }>();
+  for (const s of scored) {
+    const t = tally.get(s.episode.group) ?? { n: 0, correct: 0 };
+    t.n += 1;
+    t.correct += s.grade.correct ? 1 : 0;
+    tally.set(s.episode.group, t);
+  }
+  const kept = new Set<number>();
+  for (const [g, t] of tally) {
+    const rate = t.correct / t.n;
+    if (rate >= epsMin && rate <= epsMax) kept.add(g);
+  }
+  return kept;
+}

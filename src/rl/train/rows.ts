@@ -1,0 +1,76 @@
+// Training rows: one row = one agent's whole conversation in one episode, tokenised with its trained positions
+// grouped by turn (protocol/encode.ts), carrying the agent's reward and, once computed, its advantage. GRPO
+// groups rows by (agent, problem), as the code's uid = f"{role}_{uid}".
+
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import type { AgentRole, ExperimentConfig } from '../config.ts';
+import { grpoAdvantages, reinforcePlusPlusAdvantages } from '../losses/advantages.ts';
+import type { AgentPrompts } from '../prompts/index.ts';
+import { encodeChat } from '../protocol/encode.ts';
+import { chatFor, messagesOf } from '../protocol/episode.ts';
+import type { ScoredEpisode } from './episodes.ts';
+
+export interface TrainRow {
+  /** index into the step's scored episodes */
+  episode: number;
+  role: AgentRole;
+  adapter: string;
+  /** GRPO group key: agent and problem */
+  group: string;
+  tokens: number[];
+  positions: number[];
+  turns: number[];
+  reward: number;
+  advantage: number;
+  oldLogp: Float32Array | null;
+  refLogp: Float32Array | null;
+}
+
+/** Rows of the trained agents for the kept episodes; rows without a trained position are left out. */
+export function buildRows(
+  tokenizer: ChatTokenizer,
+  prompts: AgentPrompts,
+  scored: readonly ScoredEpisode[],
+  trained: readonly AgentRole[],
+  keep: (s: ScoredEpisode) => boolean,
+  adapterFor: (role: AgentRole) => string,
+): TrainRow[] {
+  const rows: TrainRow[] = [];
+  scored.forEach((s, index) => {
+    if (!keep(s)) return;
+    for (const role of trained) {
+      const e = s.episode;
+      const training = messagesOf(e, role).map((m) => ({ train: true, endedNormally: m.endedNormally }));
+      if (training.length === 0) continue;
+      const enc = encodeChat(tokenizer, chatFor(e, role, prompts, true), training, false);
+      if (enc.positions.length === 0) continue;
+      rows.push({
+        episode: index,
+        role,
+        adapter: adapterFor(role),
+        group: `${role}:${e.group}`,
+        tokens: enc.tokens,
+        positions: enc.positions,
+        turns: enc.turns,
+        reward: s.reward[role],
+        advantage: 0,
+        oldLogp: null,
+        refLogp: null,
+      });
+    }
+  });
+  return rows;
+}
+
+/** Fills row.advantage with the configured estimator; returns the fraction of zero-std groups. */
+export function assignAdvantages(rows: TrainRow[], config: ExperimentConfig): number {
+  const rewards = rows.map((r) => r.reward);
+  const groups = rows.map((r) => r.group);
+  const grpo = grpoAdvantages(rewards, groups, { scaling: config.stdScaling, eps: config.advEps });
+  const advantages =
+    config.advantage === 'grpo'
+      ? grpo.advantages
+      : reinforcePlusPlusAdvantages(rewards, rows.map((r) => r.positions.length));
+  rows.forEach((r, i) => (r.advantage = advantages[i]));
+  return grpo.fracZeroStd;
+}

@@ -1,0 +1,142 @@
+// The update phase: ppoEpochs passes over the step's rows, each split into miniBatches seeded-shuffled
+// mini-batches; per mini-batch: current log-probs (reused from the old-log-prob pass while the weights are
+// still the rollout's, else scored), the loss and its per-token coefficients (losses/policy-loss.ts), one
+// backward pass through the engine (Σ coef·logp), one optimiser step per trained adapter. When the old-log-prob
+// pass was skipped (fully on-policy, no KL) the ratio is exactly 1 and the coefficients need no log-probs.
+
+import type { Policy, ScoreRequest } from '../../engine/policy.ts';
+import { Rng } from '../../util/rng.ts';
+import type { ExperimentConfig } from '../config.ts';
+import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
+import type { TrainRow } from './rows.ts';
+
+export interface UpdateStats {
+  loss: number;
+  /** token-mean entropy of the trained positions (from the backward passes' forwards) */
+  entropy: number;
+  kl: number;
+  clipFracLow: number;
+  clipFracHigh: number;
+  /** mean over optimiser steps */
+  gradNorm: number;
+  lr: number;
+  optimizerSteps: number;
+}
+
+export function lossOptions(config: ExperimentConfig): LossOptions {
+  return {
+    ratio: config.ratio,
+    logRatioClip: config.logRatioClip,
+    clipLow: config.clipLow,
+    clipHigh: config.clipHigh,
+    dualClip: config.dualClip,
+    aggregation: config.aggregation,
+    lossNormLength: config.lossNormLength > 0 ? config.lossNormLength : config.maxTurns * (config.maxTokensPerTurn + 1),
+    klBeta: config.klBeta,
+    klEstimator: config.klEstimator,
+    entropyCoef: config.entropyCoef,
+  };
+}
+
+/** Does this config need the old-log-prob pass? (auto: only when the weights move before the last mini-batch or KL needs log-probs) */
+export function needsOldLogProbs(config: ExperimentConfig): boolean {
+  return config.oldLogProbs === 'score' || config.ppoEpochs > 1 || config.miniBatches > 1 || config.klBeta > 0;
+}
+
+export function scoreRequests(rows: readonly TrainRow[]): ScoreRequest[] {
+  return rows.map((r) => ({ tokens: r.tokens, positions: r.positions, adapter: r.adapter }));
+}
+
+/** Splits 0..n-1 into `parts` contiguous chunks of a seeded permutation, sizes differing by at most one. */
+export function miniBatchIndices(n: number, parts: number, rng: Rng): number[][] {
+  const order = rng.shuffle(Array.from({ length: n }, (_, i) => i));
+  const chunks: number[][] = [];
+  const k = Math.min(parts, n);
+  for (let p = 0; p < k; p++) chunks.push(order.slice(Math.floor((p * n) / k), Math.floor(((p + 1) * n) / k)));
+  return chunks;
+}
+
+export async function updatePolicy(
+  policy: Policy,
+  config: ExperimentConfig,
+  rows: readonly TrainRow[],
+  seed: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<UpdateStats> {
+  const opts = lossOptions(config);
+  const rng = new Rng(seed);
+  let weightsMoved = false;
+  let lossSum = 0;
+  let klSum = 0;
+  let lowSum = 0;
+  let highSum = 0;
+  let batches = 0;
+  let entropySum = 0;
+  let entropyCount = 0;
+  let gradNormSum = 0;
+  let lr = 0;
+  let steps = 0;
+  const total = config.ppoEpochs * Math.min(config.miniBatches, rows.length);
+  for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
+    for (const chunk of miniBatchIndices(rows.length, config.miniBatches, rng)) {
+      const mb = chunk.map((i) => rows[i]);
+      const adapters = [...new Set(mb.map((r) => r.adapter))];
+      for (const a of adapters) policy.zeroGrad(a);
+      let current: Float32Array[];
+      if (!weightsMoved) {
+        // still the rollout's weights: current = old; without an old pass the ratio is exactly 1 (placeholders)
+        current = mb.map((r) => r.oldLogp ?? new Float32Array(r.positions.length));
+      } else {
+        if (mb.some((r) => r.oldLogp === null)) throw new Error('updatePolicy: a second mini-batch or epoch needs old log-probs');
+        current = (await policy.score(scoreRequests(mb))).map((s) => s.logprobs);
+      }
+      const loss = policyLoss(
+        mb.map((r, i) => ({
+          turn: r.turns,
+          logp: current[i],
+          oldLogp: r.oldLogp ?? current[i],
+          ...(r.refLogp ? { refLogp: r.refLogp } : {}),
+          advantage: r.advantage,
+        })),
+        opts,
+      );
+      const results = await policy.accumulateGradients(
+        mb.map((r, i) => ({
+          tokens: r.tokens,
+          positions: r.positions,
+          adapter: r.adapter,
+          coef: loss.coef[i],
+          ...(loss.entropyCoef ? { entropyCoef: loss.entropyCoef[i] } : {}),
+        })),
+      );
+      for (const res of results) {
+        for (const h of res.entropy) entropySum += h;
+        entropyCount += res.entropy.length;
+      }
+      for (const a of adapters) {
+        const step = await policy.optimizerStep(a);
+        gradNormSum += step.gradNorm;
+        lr = step.lr;
+        steps += 1;
+      }
+      weightsMoved = true;
+      lossSum += loss.loss;
+      klSum += loss.kl;
+      lowSum += loss.clipFracLow;
+      highSum += loss.clipFracHigh;
+      batches += 1;
+      onProgress?.(batches, total);
+    }
+  }
+  const mean = (x: number, n: number) => (n > 0 ? x / n : 0);
+  return {
+    loss: mean(lossSum, batches),
+    entropy: mean(entropySum, entropyCount),
+    kl: mean(klSum, batches),
+    clipFracLow: mean(lowSum, batches),
+    clipFracHigh: mean(highSum, batches),
+    gradNorm: mean(gradNormSum, steps),
+    lr,
+    optimizerSteps: steps,
+  };
+}
