@@ -47,6 +47,9 @@ export interface EnginePolicyOptions {
   maxBatchTokens?: number;
   /** most sequences decoded together; default 64 */
   maxDecodeBatch?: number;
+  /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
+   *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
+  activationBudgetBytes?: number;
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
 }
@@ -198,7 +201,9 @@ export class EnginePolicy implements Policy {
               sinks,
             }
           : null;
-        const r = await runSequences(this.backend, this.config, w, batch, backward);
+        const r = await runSequences(this.backend, this.config, w, batch, backward, {
+          activationBudgetBytes: this.opts.activationBudgetBytes ?? 64 * 1024 * 1024,
+        });
         chunk.forEach((i, b) => {
           const s = batch.selectedStart[b];
           const e = batch.selectedStart[b + 1];

@@ -8,8 +8,9 @@
 //   logits, log-probs, entropies:  max|Δ| <= 2e-5 · max|golden| + 2e-5
 //   loss:                          |Δ|     <= 2e-5 · Σ|mask·A·logp| + 1e-6
 //   gradients (full and LoRA):     max|Δ| <= 2e-4 · max|golden| + 1e-7
-// WebGPU multiplies each bound by 10 (different summation order, vendor exp/log).
-// Measured on the CPU backend: see the `worst` line each test logs.
+// WebGPU multiplies each bound by 25: measured on SwiftShader (Dawn, no GPU) the worst errors were 1.4e-4 (logits),
+// 6e-4 (gradients) and 8.4e-4 (LoRA gradients) of the tensor's max, against 1.8e-7 / 5.2e-7 / 1.1e-6 on the CPU
+// backend (each test logs its `worst` line). Real bugs show up as errors of order 1.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ async function webgpuFactory(): Promise<BackendFactory | null> {
 
 const backends: Array<[string, BackendFactory, number]> = [['cpu', async () => new CpuBackend(), 1]];
 const gpu = await webgpuFactory();
-if (gpu) backends.push(['webgpu', gpu, 10]);
+if (gpu) backends.push(['webgpu', gpu, 25]);
 
 interface Fixture {
   ckpt: HfCheckpoint;

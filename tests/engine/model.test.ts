@@ -121,6 +121,26 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     }
   });
 
+  it('keeping every layer\'s activations gives the same gradients as recomputing them', async () => {
+    const be = new CpuBackend();
+    const params = uploadParams(be, cfg, weights);
+    const adapter = createLoraAdapter(be, cfg, { name: 'a', rank: 2, alpha: 2, targets: ['q', 'o', 'up'], seed: 3 });
+    const batch = packSequences(randomSequences(cfg, 5, [6, 9]), cfg.vocabSize);
+    const coef = Float32Array.from({ length: batch.selectedRows.length }, (_, i) => Math.sin(i + 1));
+    const run = async (budget: number) => {
+      const full = zerosLikeParams(be, cfg, `g${budget}`);
+      const lora = zerosLikeAdapter(be, cfg, adapter, `l${budget}`);
+      await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: null, sinks: { full, lora } }, { activationBudgetBytes: budget });
+      return [...namedParameters(full), ...namedLoraParameters(lora)].map(([n, t]) => [n, be.f32(t)] as const);
+    };
+    const before = be.ledger().peakBytes;
+    const recomputed = await run(0);
+    const recomputePeak = be.ledger().peakBytes - before;
+    const kept = await run(Infinity);
+    expect(be.ledger().peakBytes - before).toBeGreaterThan(recomputePeak);
+    recomputed.forEach(([name, g], i) => expect(Array.from(kept[i][1]), name).toEqual(Array.from(g)));
+  });
+
   it('LoRA gradients equal the chain rule applied to full-weight gradients (dB = s·dW·Aᵀ, dA = s·Bᵀ·dW)', async () => {
     const be = new CpuBackend();
     const base = uploadParams(be, cfg, weights);

@@ -7,7 +7,9 @@ import type { ModelConfig } from './config.ts';
 import type { DecoderParams } from './params.ts';
 import type { LoraAdapter } from './lora.ts';
 import { groupRowsById, type SequenceBatch } from './batch.ts';
-import { LayerWorkspace, layerBackward, layerForward, ropeFrequencies, type LayerContext, type LayerLora } from './layer.ts';
+import {
+  LayerGradScratch, LayerWorkspace, layerBackward, layerForward, layerWorkspaceFloats, ropeFrequencies, type LayerContext, type LayerLora,
+} from './layer.ts';
 import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
 
 /** The weights a pass runs with: base (or a full trainable copy) plus an optional LoRA adapter. */
@@ -42,10 +44,10 @@ function layerLora(w: ActiveWeights, l: number): LayerLora | null {
 }
 
 /** Embedding then all layers. Returns the final hidden state [R, D] (unnormalised) and, when `keep`, every
- *  layer's input (inputs[l] is the input of layer l). */
+ *  layer's input (inputs[l] is the input of layer l). Layer l runs in workspaces[l % workspaces.length]. */
 function forwardHidden(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, scope: TensorScope, ctx: LayerContext, ws: LayerWorkspace, keep: boolean,
-): { hidden: Tensor; inputs: Tensor[]; ids: Tensor } {
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, scope: TensorScope, ctx: LayerContext, workspaces: LayerWorkspace[], keep: boolean,
+): { hidden: Tensor; inputs: Tensor[] } {
   const R = batch.B * batch.T;
   const D = cfg.hiddenSize;
   const ids = scope.from([R], batch.ids, 'ids');
@@ -55,17 +57,22 @@ function forwardHidden(
   let spare = keep ? null : scope.alloc([R, D], 'hidden.spare');
   for (let l = 0; l < cfg.numLayers; l++) {
     const next = spare ?? scope.alloc([R, D], `hidden.${l + 1}`);
-    layerForward(ctx, w.params.layers[l], layerLora(w, l), cur, next, ws, { kind: 'self' });
+    layerForward(ctx, w.params.layers[l], layerLora(w, l), cur, next, workspaces[l % workspaces.length], { kind: 'self' });
     inputs.push(cur);
     if (!keep) spare = cur;
     cur = next;
   }
-  return { hidden: cur, inputs, ids };
+  return { hidden: cur, inputs };
+}
+
+export interface RunOptions {
+  /** keep every layer's internals (no recompute in the backward) when they fit in this many bytes; default 0 */
+  activationBudgetBytes?: number;
 }
 
 /** Log-probs / entropies of the selected rows, and optionally the backward. */
 export async function runSequences(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, backward: BackwardRequest | null,
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, backward: BackwardRequest | null, options: RunOptions = {},
 ): Promise<SequenceResult> {
   const scope = new TensorScope(be);
   try {
@@ -76,8 +83,11 @@ export async function runSequences(
     const Rq = batch.selectedRows.length;
     if (Rq === 0) return { logprobs: new Float32Array(0), entropy: new Float32Array(0) };
     const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, backward !== null);
-    const { hidden, inputs, ids } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, backward !== null);
+    const loraFloats = w.lora ? [w.lora.rank, w.lora.targets.length] as const : [0, 0] as const;
+    const keepAll = backward !== null &&
+      4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, loraFloats[0], loraFloats[1]) <= (options.activationBudgetBytes ?? 0);
+    const workspaces = Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
+    const { hidden, inputs } = forwardHidden(be, cfg, w, batch, scope, ctx, workspaces, backward !== null);
 
     // gather the selected rows, final norm, fused LM head + log-softmax (+ entropy)
     const rows = scope.from([Rq], batch.selectedRows, 'selectedRows');
@@ -115,8 +125,12 @@ export async function runSequences(
         t: { dout: dhSel, uniqueIds: rows, rowStart: scope.from([Rq + 1], iota, 'rowStart'), rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'), dtable: dres },
         p: { U: Rq, D },
       });
+      const gws = new LayerGradScratch(scope, cfg, R, w.lora);
       for (let l = cfg.numLayers - 1; l >= 0; l--) {
-        layerBackward(ctx, w.params.layers[l], layerLora(w, l), { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null }, inputs[l], dres, ws);
+        const grads = { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null };
+        // the last layer's internals are still in its workspace; others are recomputed unless all were kept
+        const recompute = !keepAll && l !== cfg.numLayers - 1;
+        layerBackward(ctx, w.params.layers[l], layerLora(w, l), grads, inputs[l], dres, workspaces[keepAll ? l : 0], gws, recompute);
       }
       if (full) {
         const g = groupRowsById(batch.ids);
@@ -131,7 +145,6 @@ export async function runSequences(
           p: { U: g.uniqueIds.length, D },
         });
       }
-      void ids;
     }
     const out = { logprobs: await readF32(be, logp), entropy: await readF32(be, entropy) };
     return out;
@@ -148,8 +161,7 @@ export async function computeLogits(be: Backend, cfg: ModelConfig, w: ActiveWeig
     const R = B * T;
     const D = cfg.hiddenSize;
     const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    const ws = new LayerWorkspace(scope, cfg, B, T, w.lora, false);
-    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, ws, false);
+    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, [new LayerWorkspace(scope, cfg, B, T, w.lora)], false);
     const hn = scope.alloc([R, D], 'hNorm');
     const rstd = scope.alloc([R], 'rstd');
     const logits = scope.alloc([R, cfg.vocabSize], 'logits');

@@ -10,9 +10,14 @@ export function tensorFrom(backend: Backend, shape: readonly number[], data: Hos
   return t;
 }
 
-/** t := 0 (device side; y = 0·y + 0·y). */
+let zeroSource = new Float32Array(0);
+
+/** t := 0. An upload from one shared zero array (a kernel cannot bind the same buffer as input and output on
+ *  WebGPU, so axpby(t, t) is not an option). */
 export function zeroTensor(backend: Backend, t: Tensor): void {
-  backend.run('axpby', { t: { x: t, y: t }, p: { n: t.size, a: 0, b: 0 } });
+  if (t.dtype !== 'f32') throw new Error(`zeroTensor: ${t.label} is ${t.dtype}, expected f32`);
+  if (zeroSource.length < t.size) zeroSource = new Float32Array(t.size);
+  backend.upload(t, zeroSource.subarray(0, t.size));
 }
 
 /** dst := src (same number of elements). */
@@ -29,7 +34,7 @@ export function addInto(backend: Backend, x: Tensor, y: Tensor): void {
 /** Allocate a zero-filled f32 tensor. */
 export function zeros(backend: Backend, shape: readonly number[], label: string): Tensor {
   const t = backend.alloc(shape, 'f32', label);
-  backend.upload(t, new Float32Array(t.size));
+  zeroTensor(backend, t);
   return t;
 }
 

@@ -73,7 +73,7 @@ export async function decodeBatch(
     opts.onStep?.(produced);
 
     // decode: one token per live sequence per step
-    const ws = new LayerWorkspace(scope, cfg, B, 1, w.lora, false);
+    const ws = new LayerWorkspace(scope, cfg, B, 1, w.lora);
     const ids = scope.alloc([B], 'decode.ids', 'i32');
     const pos = scope.alloc([B], 'decode.pos', 'i32');
     const ks = scope.from([B], keyStart, 'decode.keyStart');
@@ -126,7 +126,7 @@ async function prefill(
       keyStart: scope.from([1], new Int32Array(1), 'prefill.keyStart'),
       invFreq: ropeFrequencies(scope, cfg),
     };
-    const ws = new LayerWorkspace(scope, cfg, 1, L, w.lora, false);
+    const ws = new LayerWorkspace(scope, cfg, 1, L, w.lora);
     let cur = scope.alloc([L, D], 'prefill.x');
     let nxt = scope.alloc([L, D], 'prefill.y');
     be.run('embedding', { t: { ids: scope.from([L], Int32Array.from(prompt), 'prefill.ids'), table: w.params.embed, out: cur }, p: { R: L, D } });

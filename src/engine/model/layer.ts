@@ -1,8 +1,8 @@
 // One decoder layer (pre-norm attention + SwiGLU MLP), forward and backward, as a flat list of catalog kernels.
 //   h1  = x + o_proj(attention(rope(q_proj(n1)), rope(k_proj(n1)), v_proj(n1)))   n1 = rmsnorm(x)
 //   out = h1 + down_proj(silu(gate_proj(n2)) * up_proj(n2))                       n2 = rmsnorm(h1)
-// The backward first recomputes the layer's internals from its saved input (per-layer rematerialisation),
-// so a training pass stores only one [R, D] tensor per layer.
+// The backward can recompute the layer's internals from its saved input (per-layer rematerialisation), so a
+// long training pass stores only one [R, D] tensor per layer; short ones may keep every layer's internals.
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { LayerParams } from './params.ts';
@@ -29,27 +29,12 @@ export class LayerWorkspace {
   readonly hmid: Tensor; // [R, F]
   /** x A^T per LoRA target, [R, r] */
   readonly xa = new Map<LoraTarget, Tensor>();
-  /** backward scratch (null for inference workspaces) */
-  readonly grad: {
-    out: Tensor; // [R, D] recomputed layer output (unused, but the forward writes it)
-    dHmid: Tensor; // [R, F]
-    dg: Tensor; // [R, F]
-    du: Tensor; // [R, F]
-    dXn: Tensor; // [R, D]
-    dO: Tensor; // [R, H*Dh]
-    dq: Tensor; // [R, H*Dh]
-    dk: Tensor; // [R, Hkv*Dh]
-    dv: Tensor; // [R, Hkv*Dh]
-    dyB: Tensor | null; // [R, r]
-  } | null;
-
   constructor(
     scope: TensorScope,
     cfg: ModelConfig,
     readonly B: number,
     readonly T: number,
     lora: LoraAdapter | null,
-    backward: boolean,
   ) {
     const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
     const R = (this.R = B * T);
@@ -67,20 +52,40 @@ export class LayerWorkspace {
     this.u = scope.alloc([R, F], 'ws.u');
     this.hmid = scope.alloc([R, F], 'ws.hmid');
     if (lora) for (const t of lora.targets) this.xa.set(t, scope.alloc([R, lora.rank], `ws.xa.${t}`));
-    this.grad = backward
-      ? {
-          out: scope.alloc([R, D], 'ws.out'),
-          dHmid: scope.alloc([R, F], 'ws.dHmid'),
-          dg: scope.alloc([R, F], 'ws.dg'),
-          du: scope.alloc([R, F], 'ws.du'),
-          dXn: scope.alloc([R, D], 'ws.dXn'),
-          dO: scope.alloc([R, H * Dh], 'ws.dO'),
-          dq: scope.alloc([R, H * Dh], 'ws.dq'),
-          dk: scope.alloc([R, Hkv * Dh], 'ws.dk'),
-          dv: scope.alloc([R, Hkv * Dh], 'ws.dv'),
-          dyB: lora ? scope.alloc([R, lora.rank], 'ws.dyB') : null,
-        }
-      : null;
+  }
+}
+
+/** Floats one LayerWorkspace holds (to decide whether every layer's internals fit in memory at once). */
+export function layerWorkspaceFloats(cfg: ModelConfig, R: number, loraRank: number, loraTargets: number): number {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  return R * (3 * D + 2 + 2 * H * Dh + 2 * Hkv * Dh + H + 3 * F + loraRank * loraTargets);
+}
+
+/** Gradient scratch for one layer's backward, shared by all layers of a pass. */
+export class LayerGradScratch {
+  readonly out: Tensor; // [R, D] recomputed layer output (written by the recompute, not read)
+  readonly dHmid: Tensor; // [R, F]
+  readonly dg: Tensor; // [R, F]
+  readonly du: Tensor; // [R, F]
+  readonly dXn: Tensor; // [R, D]
+  readonly dO: Tensor; // [R, H*Dh]
+  readonly dq: Tensor; // [R, H*Dh]
+  readonly dk: Tensor; // [R, Hkv*Dh]
+  readonly dv: Tensor; // [R, Hkv*Dh]
+  readonly dyB: Tensor | null; // [R, r]
+
+  constructor(scope: TensorScope, cfg: ModelConfig, R: number, lora: LoraAdapter | null) {
+    const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+    this.out = scope.alloc([R, D], 'ws.out');
+    this.dHmid = scope.alloc([R, F], 'ws.dHmid');
+    this.dg = scope.alloc([R, F], 'ws.dg');
+    this.du = scope.alloc([R, F], 'ws.du');
+    this.dXn = scope.alloc([R, D], 'ws.dXn');
+    this.dO = scope.alloc([R, H * Dh], 'ws.dO');
+    this.dq = scope.alloc([R, H * Dh], 'ws.dq');
+    this.dk = scope.alloc([R, Hkv * Dh], 'ws.dk');
+    this.dv = scope.alloc([R, Hkv * Dh], 'ws.dv');
+    this.dyB = lora ? scope.alloc([R, lora.rank], 'ws.dyB') : null;
   }
 }
 
@@ -186,16 +191,16 @@ export interface LayerGradTargets {
 }
 
 /** Given dres = dL/d(out) [R, D] and the saved input x, accumulate parameter gradients and overwrite
- *  dres with dL/dx. Recomputes the forward first (attention over the workspace's own k, v: past = 0). */
+ *  dres with dL/dx. With `recompute`, first recomputes the layer's internals into `ws` (attention over the
+ *  workspace's own k, v: past = 0); without, `ws` must still hold this layer's forward internals. */
 export function layerBackward(
-  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, grads: LayerGradTargets, x: Tensor, dres: Tensor, ws: LayerWorkspace,
+  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, grads: LayerGradTargets, x: Tensor, dres: Tensor,
+  ws: LayerWorkspace, gws: LayerGradScratch, recompute: boolean,
 ): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   const { B, T, R } = ws;
-  const gws = ws.grad;
-  if (!gws) throw new Error('layerBackward: workspace was allocated without backward buffers');
-  layerForward(ctx, layer, lora, x, gws.out, ws, { kind: 'self' });
+  if (recompute) layerForward(ctx, layer, lora, x, gws.out, ws, { kind: 'self' });
 
   const full = grads.full;
   const back = (proj: Proj, input: Tensor, dy: Tensor, dx: Tensor, accumulateDx: boolean) => {
