@@ -17,8 +17,8 @@ export interface GpuContext {
   scratch(bytes: number, label: string): GPUBuffer;
   /** give a scratch buffer back (safe right after recording its last use) */
   releaseScratch(buffer: GPUBuffer): void;
-  /** a cached read-only f32 buffer with `data`, built once per key */
-  constant(key: string, data: () => Float32Array): GPUBuffer;
+  /** a cached read-only buffer holding `data`, built once per key */
+  constant(key: string, data: () => Float32Array | Uint32Array): GPUBuffer;
 }
 
 /** The storage of `t` after checking it holds at least `elems` elements of an allowed dtype. */

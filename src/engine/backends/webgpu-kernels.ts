@@ -7,7 +7,7 @@ import {
   adamwProgram, axpbyProgram, copyRowsProgram, ELEMENTWISE_WG, swigluBackwardProgram, swigluProgram,
 } from '../kernels/wgsl/elementwise.ts';
 import { NORM_WG, rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
-import { ROPE_WG, ropeProgram } from '../kernels/wgsl/rope.ts';
+import { ROPE_WG, ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
 import {
   ATTENTION_WG, attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../kernels/wgsl/attention.ts';
@@ -90,13 +90,10 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const half = Dh / 2;
     const x = single(ctx, 'rope', 'x', t.x, R * nHeads * Dh);
     const pos = single(ctx, 'rope', 'pos', t.pos, R, IDS);
-    const invFreq = t.invFreq ? single(ctx, 'rope', 'invFreq', t.invFreq, half) : ctx.constant(`rope:${theta}:${Dh}`, () => {
-      const f = new Float32Array(half);
-      for (let i = 0; i < half; i++) f[i] = Math.pow(theta, (-2 * i) / Dh);
-      return f;
-    });
+    const freq = t.invFreq ? single(ctx, 'rope', 'invFreq', t.invFreq, half)
+      : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const n = R * nHeads * half;
-    ctx.runtime.dispatch(ropeProgram(), [x, pos, invFreq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, ROPE_WG));
+    ctx.runtime.dispatch(ropeProgram(t.invFreq ? 'tensor' : 'fixed'), [x, pos, freq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, ROPE_WG));
   },
 
   attention(ctx, { t, p }) {

@@ -156,7 +156,7 @@ export class WebGpuBackend implements Backend {
     this.pool.give(buffer); // safe: later users of the pooled buffer are recorded after the current ones
   }
 
-  private constantBuffer(key: string, data: () => Float32Array): GPUBuffer {
+  private constantBuffer(key: string, data: () => Float32Array | Uint32Array): GPUBuffer {
     let buffer = this.constants.get(key);
     if (!buffer) {
       const values = data();

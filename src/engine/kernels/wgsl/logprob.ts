@@ -5,7 +5,7 @@
 //                logit; after the last chunk it writes lse = m + log s, entropy = log s - t/s and
 //                logp = z[target] - lse (0 when target < 0).
 //   dlogits:     in place on the chunk, one thread per (r, c):  with log p = z - lse[r], p = e^(log p),
-//                dl = coef[r] (onehot - p) - entCoef[r] p (log p + entropy[r])
+//                dl = coef[r] (onehot - p) - entCoef[r] p (log p + entropy[r])   (no coef term when target < 0)
 // Keeping t relative to the running max avoids the cancellation of lse - E[z] when logits are large.
 // stats layout: [R, 4] = (m, s, t, picked logit); partials: [R, slices, 3].
 import { entry1d, header, type WgslProgram } from './common.ts';
@@ -25,13 +25,13 @@ ${entry1d(LOGPROB_WG)}
   if (gid >= P.R * P.slices) { return; }
   let r = gid / P.slices;
   let sl = gid - r * P.slices;
-  let from = r * P.n + sl * ${LOGPROB_SLICE}u;
-  let to = r * P.n + min(P.n, (sl + 1u) * ${LOGPROB_SLICE}u);
+  let lo = r * P.n + sl * ${LOGPROB_SLICE}u;
+  let hi = r * P.n + min(P.n, (sl + 1u) * ${LOGPROB_SLICE}u);
   var m = -3.0e38;
-  for (var i = from; i < to; i = i + 1u) { m = max(m, z[i]); }
+  for (var i = lo; i < hi; i = i + 1u) { m = max(m, z[i]); }
   var s = 0.0;
   var t = 0.0;
-  for (var i = from; i < to; i = i + 1u) { let d = z[i] - m; let e = exp(d); s = s + e; t = t + e * d; }
+  for (var i = lo; i < hi; i = i + 1u) { let d = z[i] - m; let e = exp(d); s = s + e; t = t + e * d; }
   partial[gid * 3u] = m;
   partial[gid * 3u + 1u] = s;
   partial[gid * 3u + 2u] = t;
@@ -45,7 +45,7 @@ export function mergeStatsProgram(): WgslProgram {
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read' },
     { name: 'partial', elem: 'f32', access: 'read' },
-    { name: 'target', elem: 'i32', access: 'read' },
+    { name: 'targets', elem: 'i32', access: 'read' },
     { name: 'stats', elem: 'f32', access: 'read_write' },
     { name: 'logp', elem: 'f32', access: 'read_write' },
     { name: 'entropy', elem: 'f32', access: 'read_write' },
@@ -74,14 +74,14 @@ ${entry1d(LOGPROB_WG)}
     s = a1 * s + a2 * s2;
     m = mNew;
   }
-  let tg = target[gid] - i32(P.v0);
+  let tg = targets[gid] - i32(P.v0);
   if (tg >= 0 && tg < i32(P.n)) { picked = z[gid * P.n + u32(tg)]; }
   stats[gid * 4u] = m; stats[gid * 4u + 1u] = s; stats[gid * 4u + 2u] = t; stats[gid * 4u + 3u] = picked;
   if (P.last == 1u) {
     let l = m + log(s);
     lse[gid] = l;
     entropy[gid] = log(s) - t / s;
-    logp[gid] = select(picked - l, 0.0, target[gid] < 0);
+    logp[gid] = select(picked - l, 0.0, targets[gid] < 0);
   }
 }
 `;
@@ -92,7 +92,7 @@ export function dlogitsProgram(): WgslProgram {
   const params = { R: 'u32', n: 'u32', v0: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read_write' },
-    { name: 'target', elem: 'i32', access: 'read' },
+    { name: 'targets', elem: 'i32', access: 'read' },
     { name: 'lse', elem: 'f32', access: 'read' },
     { name: 'entropy', elem: 'f32', access: 'read' },
     { name: 'coef', elem: 'f32', access: 'read' },
@@ -106,9 +106,9 @@ ${entry1d(LOGPROB_WG)}
   let col = gid - r * P.n;
   let logP = z[gid] - lse[r];
   let p = exp(logP);
-  let cr = coef[r];
+  let cr = select(coef[r], 0.0, targets[r] < 0); // a padding row's logp is the constant 0: no coef term
   var dl = -p * (cr + entCoef[r] * (logP + entropy[r]));
-  if (target[r] >= 0 && target[r] - i32(P.v0) == i32(col)) { dl = dl + cr; }
+  if (targets[r] >= 0 && targets[r] - i32(P.v0) == i32(col)) { dl = dl + cr; }
   z[gid] = dl;
 }
 `;
