@@ -1,6 +1,6 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
 // tests/fixtures/golden/ on the CPU backend, and on WebGPU when src/engine/backends/webgpu.ts exists and Dawn
-// finds an adapter (in CI=true a missing adapter fails). Per fixture: logits, token log-probs and entropies,
+// finds an adapter (in CI=true a missing adapter fails), and on the WebAssembly SIMD backend when it exists. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, and (CPU) finite differences.
 //
@@ -8,7 +8,7 @@
 //   logits, log-probs, entropies:  max|Δ| <= 2e-5 · max|golden| + 2e-5
 //   loss:                          |Δ|     <= 2e-5 · Σ|mask·A·logp| + 1e-6
 //   gradients (full and LoRA):     max|Δ| <= 2e-4 · max|golden| + 1e-7
-// WebGPU multiplies each bound by 25: measured on SwiftShader (Dawn, no GPU) the worst errors were 1.4e-4 (logits),
+// WASM multiplies each bound by 2 (FMA / different summation order); WebGPU multiplies each bound by 25: measured on SwiftShader (Dawn, no GPU) the worst errors were 1.4e-4 (logits),
 // 6e-4 (gradients) and 8.4e-4 (LoRA gradients) of the tensor's max, against 1.8e-7 / 5.2e-7 / 1.1e-6 on the CPU
 // backend (each test logs its `worst` line). Real bugs show up as errors of order 1.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ import { Rng } from '../../src/util/rng.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/golden');
 const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
+const wasmPath = resolve(import.meta.dirname, '../../src/engine/backends/wasm.ts');
 const webgpuPath = resolve(import.meta.dirname, '../../src/engine/backends/webgpu.ts');
 
 type BackendFactory = () => Promise<Backend>;
@@ -45,6 +46,10 @@ async function webgpuFactory(): Promise<BackendFactory | null> {
 }
 
 const backends: Array<[string, BackendFactory, number]> = [['cpu', async () => new CpuBackend(), 1]];
+if (existsSync(wasmPath)) {
+  const mod = (await import(/* @vite-ignore */ wasmPath)) as { WasmBackend: { create(): Promise<Backend> } };
+  backends.push(['wasm', () => mod.WasmBackend.create(), 2]);
+}
 const gpu = await webgpuFactory();
 if (gpu) backends.push(['webgpu', gpu, 25]);
 
