@@ -15,6 +15,7 @@ export function ModelLoader() {
       backendPreference: st.backendPreference,
       setBackendPreference: st.setBackendPreference,
       status: st.status,
+      modelSpec: st.modelSpec,
     })),
   );
   const [repo, setRepo] = useState('');
@@ -92,13 +93,16 @@ export function ModelLoader() {
           id="backend-pref"
           data-testid="backend-pref"
           value={s.backendPreference}
-          onChange={(e) => s.setBackendPreference(e.target.value as BackendPreference)}
+          onChange={(e) => {
+            s.setBackendPreference(e.target.value as BackendPreference);
+            s.loadModel(s.modelSpec);
+          }}
         >
           <option value="auto">auto</option>
           <option value="webgpu">WebGPU</option>
           <option value="cpu">CPU</option>
         </select>
-        <span className="hint">applies on the next model load</span>
+        <span className="hint">reloads the model</span>
       </div>
     </section>
   );

@@ -106,6 +106,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'progress':
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
             break;
+          case 'backend':
+            set({ backend: e.backend });
+            break;
           case 'ready':
             set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });
             break;

@@ -77,6 +77,8 @@ export type WorkerRequest =
 
 export type WorkerEvent =
   | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
+  /** the backend is chosen (sent before the model loads, so the header shows it even if loading fails) */
+  | { type: 'backend'; backend: BackendInfo }
   | { type: 'ready'; backend: BackendInfo; model: ModelInfo; dataset: DatasetInfo }
   | { type: 'status'; status: SessionStatus }
   /** a phase of the current step started (rollout, reward, update, ...) */

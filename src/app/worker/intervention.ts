@@ -1,0 +1,91 @@
+// Plan intervention: the reasoning agent (current weights, greedy) answers a plan the user wrote, and then the
+// episode continues with the normal protocol (the meta-thinking agent may add turns) until it finishes. The
+// same function runs the unedited plan, so the two traces differ only by the plan.
+import type { Problem } from '../../data/problem.ts';
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import type { Policy, SamplingParams } from '../../engine/policy.ts';
+import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
+import { gradeAnswer } from '../../rl/grade.ts';
+import { promptsFor } from '../../rl/prompts/index.ts';
+import { FINISH_FLAG } from '../../rl/prompts/paper.ts';
+import { encodeChat } from '../../rl/protocol/encode.ts';
+import { chatFor, finalAnswerText, type Episode } from '../../rl/protocol/episode.ts';
+import { cutAfterStop, multiTurnRollout, stripFinish, type RolloutSettings } from '../../rl/protocol/rollout.ts';
+import type { InterventionTrace } from './protocol.ts';
+
+export interface InterventionContext {
+  policy: Policy;
+  tokenizer: ChatTokenizer;
+  config: ExperimentConfig;
+  /** the model's context length */
+  maxContext: number;
+}
+
+/** The adapter an agent acts with: its own in separate mode, else the shared one. */
+export function adapterFor(policy: Policy, role: AgentRole): string | null {
+  if (policy.adapters.includes(role)) return role;
+  return policy.adapters[0] ?? null;
+}
+
+const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+
+export async function followPlan(ctx: InterventionContext, problem: Problem, plan: string): Promise<InterventionTrace> {
+  const { policy, tokenizer, config } = ctx;
+  const prompts = promptsFor(config.prompts, config.mode === 'single-turn' ? 'single-turn' : 'multi-turn', problem.task);
+  const episode: Episode = {
+    problem,
+    group: 0,
+    sample: 0,
+    kind: 'two-agent',
+    messages: [{ role: 'meta', text: plan, generated: 0, truncated: false, endedNormally: true, dummy: false }],
+    finish: null,
+  };
+  // 1. the reasoning agent answers the given plan
+  const prompt = encodeChat(tokenizer, chatFor(episode, 'reasoning', prompts), [], true).tokens;
+  if (prompt.length >= Math.min(config.maxPromptTokens, ctx.maxContext)) {
+    throw new Error(`the plan makes the reasoning agent's prompt ${prompt.length} tokens long; the cap is ${Math.min(config.maxPromptTokens, ctx.maxContext)}`);
+  }
+  const [g] = await policy.generate(
+    [{
+      prompt,
+      adapter: adapterFor(policy, 'reasoning'),
+      maxNewTokens: Math.min(config.maxTokensPerTurn, ctx.maxContext - prompt.length),
+      stopStrings: [FINISH_FLAG],
+      stopTokenIds: tokenizer.stopTokenIds,
+    }],
+    greedy,
+  );
+  episode.messages.push({
+    role: 'reasoning',
+    text: stripFinish(cutAfterStop(g.text, FINISH_FLAG)),
+    generated: g.tokens.length,
+    truncated: g.finish === 'length',
+    endedNormally: g.finish !== 'length',
+    dummy: false,
+  });
+  // 2. multi-turn: unless the plan already said [FINISH], the dialogue continues as in training (greedy)
+  if (config.mode === 'multi-turn' && !plan.includes(FINISH_FLAG) && config.maxTurns > 1) {
+    const settings: RolloutSettings = {
+      policy,
+      tokenizer,
+      prompts,
+      adapterFor: (role) => adapterFor(policy, role),
+      maxTurns: config.maxTurns - 1,
+      maxTokensPerTurn: config.maxTokensPerTurn,
+      maxPromptTokens: config.maxPromptTokens,
+      maxContext: ctx.maxContext,
+      stopWhenTruncated: config.stopWhenTruncated,
+    };
+    await multiTurnRollout(settings, [episode], { meta: greedy, reasoning: greedy });
+  }
+  const later = episode.messages.slice(1).map((m) => `${m.role === 'meta' ? 'MTA' : 'RA'}: ${m.text}`);
+  const grade = gradeAnswer(problem, finalAnswerText(episode));
+  const tokens = episode.messages.slice(1).reduce((n, m) => n + m.generated, 0);
+  return {
+    plan,
+    reasoning: later.length === 1 ? episode.messages[1].text : later.join('\n\n'),
+    extracted: grade.extracted ?? null,
+    correct: grade.correct,
+    tokens,
+  };
+}

@@ -1,0 +1,268 @@
+// The training session behind the worker protocol: loads a model onto the chosen backend, builds the real
+// engine policy and the real RL trainer, and runs steps on request (Train = back to back until Pause, Step =
+// one). Every command that touches the policy runs through one queue, so an intervention or an adapter export
+// waits for the current step instead of racing it. Runs in the Web Worker (trainer.worker.ts) or in-process.
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
+import type { Backend } from '../../engine/backend.ts';
+import { createEnginePolicy, type EnginePolicy } from '../../engine/engine-policy.ts';
+import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
+import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
+import { createTrainer, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
+import type { FileSource } from '../../util/file-source.ts';
+import { httpFolderSource, huggingFaceSource, localFilesSource } from '../model/file-sources.ts';
+import { selectBackend } from './backend-select.ts';
+import { followPlan } from './intervention.ts';
+import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
+import { datasetsFor, optimizerSetupFor, trainingSetupFor } from './run-setup.ts';
+
+export interface SessionEnv {
+  /** navigator.gpu of the thread the session runs in (undefined without WebGPU) */
+  gpu: GPU | undefined;
+  /** URL of the folder holding the embedded models, e.g. "/models/" */
+  modelsUrl: string;
+}
+
+interface Loaded {
+  backend: Backend;
+  backendInfo: BackendInfo;
+  checkpoint: HfCheckpoint;
+  tokenizer: ChatTokenizer;
+  model: ModelInfo;
+}
+
+interface Active {
+  config: ExperimentConfig;
+  policy: EnginePolicy;
+  trainer: Trainer;
+}
+
+function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
+  switch (spec.kind) {
+    case 'embedded':
+      return httpFolderSource(`${modelsUrl}${spec.name}`, spec.name);
+    case 'hf':
+      return huggingFaceSource(spec.repo, spec.revision);
+    case 'local':
+      return localFilesSource(spec.files, `local: ${spec.name}`);
+  }
+}
+
+function modelName(spec: ModelSpec): string {
+  return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
+}
+
+export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
+  let loaded: Loaded | null = null;
+  let active: Active | null = null;
+  let wantTraining = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  /** bumps on every load, so work queued for an older model is dropped */
+  let generation = 0;
+
+  const status = (s: SessionStatus) => emit({ type: 'status', status: s });
+  const fail = (e: unknown, fatal: boolean, requestId: number | null = null) => {
+    const message = e instanceof Error ? e.message : String(e);
+    emit({ type: 'error', message, fatal, requestId });
+    if (fatal) status('failed');
+  };
+  /** run `job` after everything queued before it; errors are reported, never thrown into the queue */
+  const enqueue = (job: () => Promise<void>, onError: (e: unknown) => void) => {
+    const mine = generation;
+    queue = queue.then(async () => {
+      if (mine !== generation) return;
+      try {
+        await job();
+      } catch (e) {
+        onError(e);
+      }
+    });
+  };
+
+  const onTrainerEvent = (e: TrainerEvent) => {
+    if (e.type === 'phase') emit({ type: 'phase', step: e.step, phase: e.phase });
+    else if (e.type === 'progress') emit({ type: 'phase', step: e.step, phase: `${e.phase} ${e.done}/${e.total}` });
+    else emit({ type: 'phase', step: e.step, phase: e.message });
+  };
+
+  function buildTrainer(config: ExperimentConfig): Active {
+    if (!loaded) throw new Error('no model is loaded');
+    active?.policy.dispose();
+    active = null;
+    const { train, eval: heldOut } = datasetsFor(config);
+    const policy = createEnginePolicy({
+      backend: loaded.backend,
+      config: loaded.checkpoint.config,
+      weights: loaded.checkpoint.weights,
+      decoder: loaded.tokenizer,
+      training: trainingSetupFor(config),
+      optimizer: optimizerSetupFor(config),
+      seed: config.seed,
+      baseModelName: loaded.model.name,
+    });
+    const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent });
+    return { config, policy, trainer };
+  }
+
+  async function load(spec: ModelSpec, preference: BackendPreference, rawConfig: ExperimentConfig): Promise<void> {
+    status('loading');
+    active?.policy.dispose();
+    active = null;
+    loaded?.backend.destroy();
+    loaded = null;
+    const config = validateConfig(rawConfig, 'config', undefined);
+    const { backend, info } = await selectBackend(preference, env.gpu);
+    emit({ type: 'backend', backend: info });
+    const source = sourceFor(spec, env.modelsUrl);
+    let tokenizer: ChatTokenizer;
+    let checkpoint: HfCheckpoint;
+    try {
+      emit({ type: 'progress', stage: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
+      tokenizer = await loadHfTokenizer(source);
+      checkpoint = await loadHfCheckpoint(source, {
+        onProgress: (p) => emit({ type: 'progress', stage: `weights (${p.filesDone}/${p.filesTotal} files)`, file: p.file, loaded: p.loadedBytes, total: p.totalBytes }),
+      });
+    } catch (e) {
+      backend.destroy();
+      throw new Error(`could not load the model "${modelName(spec)}": ${(e as Error).message}`, { cause: e });
+    }
+    let parameters = 0;
+    for (const t of checkpoint.weights.values()) parameters += t.data.length;
+    const c = checkpoint.config;
+    const model: ModelInfo = {
+      name: modelName(spec),
+      architecture: c.architecture,
+      parameters,
+      layers: c.numLayers,
+      hiddenSize: c.hiddenSize,
+      vocabSize: c.vocabSize,
+    };
+    loaded = { backend, backendInfo: info, checkpoint, tokenizer, model };
+    const built = buildTrainer(config);
+    active = built;
+    const datasets = datasetsFor(config);
+    emit({ type: 'ready', backend: info, model, dataset: { name: datasets.name, train: datasets.train.length, heldOut: datasets.eval.length } });
+    status('idle');
+  }
+
+  async function runStep(): Promise<void> {
+    if (!active) throw new Error('no trainer: load a model first');
+    const result = await active.trainer.step();
+    emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
+  }
+
+  /** Train: one step per queue slot, so other requests (intervene, export) interleave between steps. */
+  function scheduleTraining(): void {
+    enqueue(
+      async () => {
+        if (!wantTraining || !active) return;
+        if (active.trainer.state().step >= active.config.steps) {
+          wantTraining = false;
+          emit({ type: 'phase', step: active.trainer.state().step, phase: `finished: ${active.config.steps} steps` });
+          status('idle');
+          return;
+        }
+        status('training');
+        await runStep();
+        if (wantTraining) scheduleTraining();
+        else status('idle');
+      },
+      (e) => {
+        wantTraining = false;
+        fail(e, false);
+        status('idle');
+      },
+    );
+  }
+
+  return (request) => {
+    switch (request.type) {
+      case 'load':
+        // queued work for the old model is dropped; a step already running finishes first
+        generation++;
+        wantTraining = false;
+        enqueue(() => load(request.model, request.backend, request.config), (e) => fail(e, true));
+        break;
+      case 'reset':
+        wantTraining = false;
+        enqueue(
+          async () => {
+            active = buildTrainer(validateConfig(request.config, 'config', undefined));
+            emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
+            status('idle');
+          },
+          (e) => fail(e, !active),
+        );
+        break;
+      case 'train':
+        if (!wantTraining) {
+          wantTraining = true;
+          scheduleTraining();
+        }
+        break;
+      case 'pause':
+        wantTraining = false;
+        break;
+      case 'step':
+        enqueue(
+          async () => {
+            status('stepping');
+            await runStep();
+            status('idle');
+          },
+          (e) => {
+            fail(e, false);
+            status('idle');
+          },
+        );
+        break;
+      case 'evaluate':
+        enqueue(
+          async () => {
+            if (!active) throw new Error('no trainer: load a model first');
+            status('evaluating');
+            const result = await active.trainer.evaluate();
+            emit({ type: 'evaluation', step: result.step, accuracy: result.accuracy });
+            status('idle');
+          },
+          (e) => {
+            fail(e, false);
+            status('idle');
+          },
+        );
+        break;
+      case 'intervene':
+        enqueue(
+          async () => {
+            if (!active || !loaded) throw new Error('no model is loaded');
+            const problem = { id: 'intervention', task: 'math' as const, question: request.question, answer: request.gold };
+            const judge = /^[AB]$/.test(request.gold) && active.config.trainSet === 'tiny-judge';
+            const p = judge ? { ...problem, task: 'judge' as const } : problem;
+            const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings };
+            const edited = await followPlan(ctx, p, request.plan);
+            const original = await followPlan(ctx, p, request.originalPlan);
+            emit({ type: 'intervention', requestId: request.requestId, result: { question: request.question, gold: request.gold, edited, original, step: active.trainer.state().step } });
+          },
+          (e) => fail(e, false, request.requestId),
+        );
+        break;
+      case 'exportAdapter':
+        enqueue(
+          async () => {
+            if (!active) throw new Error('no trainer: load a model first');
+            const files: Record<string, Uint8Array> = {};
+            const names = active.policy.adapters;
+            for (const name of names) {
+              const saved = await active.policy.saveAdapter(name);
+              for (const [path, bytes] of Object.entries(saved)) files[names.length > 1 ? `${name}/${path}` : path] = bytes;
+            }
+            emit({ type: 'adapter', requestId: request.requestId, files });
+          },
+          (e) => fail(e, false, request.requestId),
+        );
+        break;
+      default:
+        request satisfies never;
+    }
+  };
+}

@@ -1,0 +1,13 @@
+// The Web Worker entry: the training session runs here, off the page's main thread. Messages in are
+// WorkerRequests, messages out WorkerEvents (protocol.ts). An error that escapes becomes a fatal event.
+import { createSession } from './session.ts';
+import type { WorkerEvent, WorkerRequest } from './protocol.ts';
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+const emit = (e: WorkerEvent) => scope.postMessage(e);
+const handle = createSession(emit, { gpu: scope.navigator.gpu, modelsUrl: new URL(`${import.meta.env.BASE_URL}models/`, scope.location.origin).href });
+
+scope.addEventListener('message', (e: MessageEvent<WorkerRequest>) => handle(e.data));
+scope.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => {
+  emit({ type: 'error', message: `training worker: ${(e.reason as Error)?.message ?? String(e.reason)}`, fatal: true, requestId: null });
+});
