@@ -2,6 +2,7 @@
 // fixtures the way huggingface.co does (resolve URLs, Range requests, X-Repo-Commit, 404 for absent files).
 // Covers: whole-model loading through the hub source, per-file byte progress, resuming a dropped download with
 // Range, the on-disk cache layout (and reading a huggingface_hub-made cache offline), and HTTP errors.
+import 'fake-indexeddb/auto';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +15,7 @@ import { diskHubStore, openModelSource, repoCacheDir } from '../../src/cli/hub.t
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { downloadHubFile, hubFileSource, hubFileUrl, memoryHubStore } from '../../src/engine/io/hub.ts';
+import { indexedDbHubStore } from '../../src/engine/io/hub-idb-store.ts';
 
 const fixtures = resolve(import.meta.dirname, '../fixtures/hf');
 const COMMIT = 'c0ffee0000000000000000000000000000000042';
@@ -180,6 +182,28 @@ describe('hub download', () => {
     expect(byCommit.weights.size).toBe(ckpt.weights.size);
     // offline and not cached: a clear error from the loader
     await expect(loadHfCheckpoint(openModelSource('Qwen/Other', { cacheDir, offline: true }))).rejects.toThrow('hf://Qwen/Other@main/config.json: file not found');
+  });
+
+  it('IndexedDB store (browser): a download interrupted in one page load resumes in the next, then loads offline', async () => {
+    requests.length = 0;
+    const file = 'model-00001-of-00003.safetensors';
+    const full = readFileSync(join(fixtures, 'tiny-qwen2.5-instruct', file));
+    cutAfter.set(file, 40_000);
+    const firstVisit = indexedDbHubStore({ databaseName: 'hub-test', partBytes: 4096 });
+    await expect(downloadHubFile({ repo: 'tiny/qwen', path: file, endpoint, store: firstVisit, retries: 0 })).rejects.toThrow(/download failed after 1 attempts/);
+    const secondVisit = indexedDbHubStore({ databaseName: 'hub-test', partBytes: 4096 });
+    const stored = await secondVisit.partialSize({ repo: 'tiny/qwen', revision: 'main', path: file });
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThanOrEqual(40_000); // flushed parts survive; an unflushed tail of the first visit is gone
+    const bytes = await downloadHubFile({ repo: 'tiny/qwen', path: file, endpoint, store: secondVisit });
+    expect(Buffer.from(bytes!).equals(full)).toBe(true);
+    expect(requests.filter((r) => r.path.endsWith(file)).map((r) => r.range)).toEqual([undefined, `bytes=${stored}-`]);
+    // third visit, no network: the whole model loads from IndexedDB (the index probe included)
+    const source = hubFileSource({ repo: 'tiny/qwen', endpoint, store: indexedDbHubStore({ databaseName: 'hub-test' }) });
+    await loadHfCheckpoint(source);
+    const thirdVisit = hubFileSource({ repo: 'tiny/qwen', offline: true, fetch: noNetwork, store: indexedDbHubStore({ databaseName: 'hub-test' }) });
+    const ckpt = await loadHfCheckpoint(thirdVisit);
+    expect(ckpt.storedDtypes).toEqual(new Set(['BF16']));
   });
 
   it('reports HTTP errors with the URL, and gated repositories as such', async () => {
