@@ -339,3 +339,19 @@ describe('loadHfCheckpoint', () => {
     expect(() => deserializeModelWeights(bytes, { ...ckpt.config, intermediateSize: 32 }, 'full.safetensors')).toThrow(/full\.safetensors: tensor "model\.layers\.0\.mlp\.(gate|up|down)_proj\.weight" has shape/);
   });
 });
+
+describe('model footprint', () => {
+  it('counts Qwen2.5-0.5B-Instruct at 494M parameters and refuses a backend that is too small, with the numbers', async () => {
+    const { modelFootprint, checkModelFits } = await import('../../src/engine/io/model-size.ts');
+    const config = parseHfConfig(QWEN25_05B_INSTRUCT);
+    const f = modelFootprint(config, 2);
+    expect(f.parameters).toBe(494_032_768); // the published parameter count of Qwen2.5-0.5B (tied head counted once)
+    expect(f.largestTensor).toEqual({ name: 'model.embed_tokens.weight', bytes: 151936 * 896 * 2 });
+    expect(f.kvCacheBytesPerToken).toBe(2 * 24 * 2 * 64 * 4);
+    const limits = { maxBufferSize: 2 ** 30, maxStorageBufferBindingSize: 2 ** 30, maxTotalBytes: 2 ** 30 };
+    expect(() => checkModelFits(config, limits, { where: 'hf://Qwen/Qwen2.5-0.5B-Instruct' })).toThrow(
+      'hf://Qwen/Qwen2.5-0.5B-Instruct: the model does not fit: it needs 1.8 GiB (494,032,768 parameters at 4 bytes) but the backend allows 1.0 GiB',
+    );
+    expect(checkModelFits(config, limits, { bytesPerWeight: 2 }).weightBytes).toBe(988_065_536);
+  });
+});
