@@ -58,7 +58,7 @@ function ranges(length: number, cutLists: number[][]): Array<[number, number]> {
   const points = new Set<number>([0, length]);
   for (const list of cutLists) for (const p of list) points.add(p);
   for (let p = MAX_SPAN; p < length; p += MAX_SPAN) points.add(p);
-  const sorted = [...points].sort((x, y) => x - y);
+  const sorted = [...points].toSorted((x, y) => x - y);
   const out: Array<[number, number]> = [];
   for (let i = 0; i + 1 < sorted.length; i++) out.push([sorted[i], sorted[i + 1]]);
   return out;

@@ -82,6 +82,11 @@ export class WebGpuBackend implements Backend {
     return { liveBytes: this.counter.liveBytes, peakBytes: this.counter.peakBytes, liveTensors: this.counter.liveTensors };
   }
 
+  /** How many GPUBuffers hold `t` (more than 1 when it is larger than maxStorageBufferBindingSize). */
+  bufferCount(t: Tensor): number {
+    return this.storageOf(t, 'bufferCount', t.label).chunks.length;
+  }
+
   /** Dispatches recorded so far (a cost measure for benchmarks). */
   get dispatchCount(): number {
     return this.runtime.dispatches;
