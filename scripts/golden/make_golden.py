@@ -11,6 +11,8 @@ Per fixture folder:
       loss [1] = sum(loss_mask * advantages[:, None] * token_logprobs),
       grad.<param> = d loss / d param for every parameter (tied: the embedding's gradient includes the head's)
   model.onnx           the same model in float32, input_ids [B, T] -> logits [B, T, V] (dynamic B, T), opset 14
+  model_kv.onnx        the same with a KV cache in Optimum's layout (input_ids, attention_mask, position_ids,
+                       past_key_values.{l}.key/value -> logits, present.{l}.key/value), for decode benchmarks
 
 The oracle computes in float64 from exactly the float32 weights in model.safetensors. The script checks itself:
 central finite differences on a few parameters, float32-vs-float64 agreement, and a reread of every file it wrote.
@@ -23,7 +25,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tiny_decoder import LogitsOnly, forward, init_parameters  # noqa: E402
+from tiny_decoder import LogitsOnly, WithPast, forward, head_dim, init_parameters  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "tests", "fixtures", "golden")
@@ -218,6 +220,36 @@ def export_onnx(cfg, params, input_ids, path):
         return module(input_ids)
 
 
+def export_onnx_with_past(cfg, params, input_ids, path):
+    """Export with a past of 2 positions (dynamic batch, sequence and past length), and check that prefill + one
+    cached step reproduces the full forward's logits."""
+    module = WithPast(cfg, params, cfg["max_position_embeddings"]).eval()
+    L, Hkv, Dh = cfg["num_hidden_layers"], cfg["num_key_value_heads"], head_dim(cfg)
+    B, T = input_ids.shape
+    names_in = ["input_ids", "attention_mask", "position_ids"]
+    names_out = ["logits"]
+    dynamic = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"},
+               "position_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}}
+    for l in range(L):
+        for kind in ("key", "value"):
+            names_in.append(f"past_key_values.{l}.{kind}")
+            names_out.append(f"present.{l}.{kind}")
+            dynamic[f"past_key_values.{l}.{kind}"] = {0: "batch", 2: "past"}
+            dynamic[f"present.{l}.{kind}"] = {0: "batch", 2: "total"}
+    P = 2
+    past = [torch.zeros(B, Hkv, P, Dh) for _ in range(2 * L)]
+    example = (input_ids[:, :3], torch.ones(B, P + 3, dtype=torch.int64), torch.arange(P, P + 3).expand(B, 3), *past)
+    torch.onnx.export(module, example, path, input_names=names_in, output_names=names_out, dynamic_axes=dynamic,
+                      opset_version=14, do_constant_folding=True)
+    with torch.no_grad():
+        empty = [torch.zeros(B, Hkv, 0, Dh) for _ in range(2 * L)]
+        ones = torch.ones(B, T, dtype=torch.int64)
+        first = module(input_ids[:, :-1], ones[:, :-1], torch.arange(T - 1).expand(B, T - 1), *empty)
+        step = module(input_ids[:, -1:], ones, torch.full((B, 1), T - 1), *first[1:])
+        full = LogitsOnly(cfg, params, cfg["max_position_embeddings"])(input_ids)
+    return max((first[0] - full[:, :-1]).abs().max().item(), (step[0] - full[:, -1:]).abs().max().item())
+
+
 def main():
     torch.set_num_threads(1)
     only = set(sys.argv[1:])
@@ -249,12 +281,14 @@ def main():
         logits32 = export_onnx(cfg, params, inputs[0], os.path.join(folder, "model.onnx"))
         f32_error = (logits32.double() - golden["logits"]).abs().max().item()
         assert f32_error < 1e-4, f"{name}: float32 forward is {f32_error:.2e} from float64"
+        kv_error = export_onnx_with_past(cfg, params, inputs[0], os.path.join(folder, "model_kv.onnx"))
+        assert kv_error < 1e-5, f"{name}: cached forward differs from the full forward by {kv_error:.2e}"
 
         sizes = {f: os.path.getsize(os.path.join(folder, f)) for f in sorted(os.listdir(folder))}
         active = int(inputs[1].sum().item())
         print(f"{name}: B={B} T={T} V={cfg['vocab_size']} params={sum(p.numel() for p in params.values())} "
               f"active tokens={active} loss={golden['loss'].item():.6f} fd max rel err={fd_error:.1e} "
-              f"f32 max logit err={f32_error:.1e} files={sizes}")
+              f"f32 max logit err={f32_error:.1e} kv-cache err={kv_error:.1e} files={sizes}")
 
 
 if __name__ == "__main__":

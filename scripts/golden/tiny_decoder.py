@@ -155,3 +155,65 @@ class LogitsOnly(torch.nn.Module):
     def forward(self, input_ids):
         params = {name: getattr(self, f"p{i}") for i, name in enumerate(self.names)}
         return forward(self.cfg, params, input_ids, rope=(self.cos, self.sin))
+
+
+def forward_with_cache(cfg, params, input_ids, attention_mask, position_ids, past, rope):
+    """The decoder with a KV cache, in the input/output layout of Hugging Face Optimum's ONNX exports
+    (what transformers.js and onnxruntime-genai run):
+      input_ids [B, T], attention_mask [B, P+T] (1 = real token, 0 = padding), position_ids [B, T],
+      past = [(key, value)] * L, each [B, Hkv, P, Dh]  ->  logits [B, T, V], present = [(key, value)] * L of [B, Hkv, P+T, Dh]
+    Query i (absolute index P+i) sees key j when j <= P+i and attention_mask[b, j] == 1. Masked scores get the dtype's
+    most negative value (as transformers does) rather than -inf, so fully padded rows stay finite."""
+    B, T = input_ids.shape
+    H, Hkv, Dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], head_dim(cfg)
+    eps = cfg.get("rms_norm_eps", 1e-6)
+    embed = params["model.embed_tokens.weight"]
+    cos_table, sin_table = rope
+    cos = cos_table[position_ids][:, None]  # [B, 1, T, Dh]
+    sin = sin_table[position_ids][:, None]
+    P = past[0][0].shape[2]
+    query_pos = torch.arange(T)[:, None] + P
+    key_pos = torch.arange(P + T)[None, :]
+    visible = (key_pos <= query_pos)[None, None] & (attention_mask[:, None, None, :] == 1)  # [B, 1, T, P+T]
+    x = embed[input_ids]
+    present = []
+    for l in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        h = rms_norm(x, params[p + "input_layernorm.weight"], eps)
+
+        def proj(name, h=h, p=p):
+            y = h @ params[p + f"self_attn.{name}.weight"].t()
+            b = params.get(p + f"self_attn.{name}.bias")
+            return y + b if b is not None else y
+
+        q = proj("q_proj").view(B, T, H, Dh).transpose(1, 2)
+        k = proj("k_proj").view(B, T, Hkv, Dh).transpose(1, 2)
+        v = proj("v_proj").view(B, T, Hkv, Dh).transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k = torch.cat([past[l][0], k], dim=2)  # [B, Hkv, P+T, Dh]
+        v = torch.cat([past[l][1], v], dim=2)
+        present.append((k, v))
+        S = k.shape[2]
+        group = H // Hkv
+        k = k[:, :, None].expand(B, Hkv, group, S, Dh).reshape(B, H, S, Dh)
+        v = v[:, :, None].expand(B, Hkv, group, S, Dh).reshape(B, H, S, Dh)
+        scores = (q @ k.transpose(-1, -2)) / math.sqrt(Dh)
+        scores = scores.masked_fill(~visible, torch.finfo(scores.dtype).min)
+        attn = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(B, T, H * Dh)
+        x = x + attn @ params[p + "self_attn.o_proj.weight"].t()
+        h = rms_norm(x, params[p + "post_attention_layernorm.weight"], eps)
+        x = x + (torch.nn.functional.silu(h @ params[p + "mlp.gate_proj.weight"].t()) * (h @ params[p + "mlp.up_proj.weight"].t())) @ params[p + "mlp.down_proj.weight"].t()
+    x = rms_norm(x, params["model.norm.weight"], eps)
+    logits = x @ params.get("lm_head.weight", embed).t()
+    return logits, present
+
+
+class WithPast(LogitsOnly):
+    """forward_with_cache as a module for torch.onnx.export (flat inputs and outputs, Optimum's names)."""
+
+    def forward(self, input_ids, attention_mask, position_ids, *past_flat):
+        params = {name: getattr(self, f"p{i}") for i, name in enumerate(self.names)}
+        past = [(past_flat[2 * l], past_flat[2 * l + 1]) for l in range(len(past_flat) // 2)]
+        logits, present = forward_with_cache(self.cfg, params, input_ids, attention_mask, position_ids, past, (self.cos, self.sin))
+        return (logits, *[t for kv in present for t in kv])

@@ -115,4 +115,56 @@ describe('engine vs onnxruntime-node on the golden models', () => {
       await session.release();
     });
   }
+
+  for (const folder of folders.filter((f) => existsSync(join(root, f, 'model_kv.onnx')))) {
+    it(`${folder}: the KV-cache export (Optimum layout) matches the full forward, with and without left padding`, async () => {
+      const dir = join(root, folder);
+      const full = await ort.InferenceSession.create(join(dir, 'model.onnx'));
+      const cached = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'));
+      const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+      const L = config.num_hidden_layers as number;
+      const Hkv = config.num_key_value_heads as number;
+      const Dh = (config.head_dim as number | undefined) ?? config.hidden_size / config.num_attention_heads;
+      const V = config.vocab_size as number;
+      const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, (x) => BigInt(x)), dims);
+      const rng = new Rng(3);
+      const tokens = Array.from({ length: 9 }, () => Math.floor(rng.next() * V));
+      const want = await ortLogits(full, [tokens]);
+
+      /** run model_kv on `ids` after `past` (null: empty), with `pad` masked positions in front */
+      async function step(ids: number[], positions: number[], mask: number[], past: ort.Tensor[] | null) {
+        const feeds: Record<string, ort.Tensor> = {
+          input_ids: int64(ids, [1, ids.length]),
+          attention_mask: int64(mask, [1, mask.length]),
+          position_ids: int64(positions, [1, positions.length]),
+        };
+        for (let l = 0; l < L; l++) {
+          for (const [i, kind] of ['key', 'value'].entries()) {
+            feeds[`past_key_values.${l}.${kind}`] = past ? past[2 * l + i] : new ort.Tensor('float32', new Float32Array(0), [1, Hkv, 0, Dh]);
+          }
+        }
+        const out = await cached.run(feeds);
+        const present = Array.from({ length: L }, (_, l) => [out[`present.${l}.key`], out[`present.${l}.value`]]).flat();
+        return { logits: out.logits.data as Float32Array, present };
+      }
+
+      // prefill 6 tokens from an empty cache, then decode 3 tokens one at a time
+      let got = await step(tokens.slice(0, 6), [0, 1, 2, 3, 4, 5], [1, 1, 1, 1, 1, 1], null);
+      let err = 0;
+      for (let i = 0; i < 6 * V; i++) err = Math.max(err, Math.abs(got.logits[i] - want[i]));
+      for (let t = 6; t < 9; t++) {
+        got = await step([tokens[t]], [t], Array.from({ length: t + 1 }, () => 1), got.present);
+        for (let i = 0; i < V; i++) err = Math.max(err, Math.abs(got.logits[i] - want[t * V + i]));
+      }
+      expect(err).toBeLessThan(TOL);
+
+      // two padding tokens in front, masked out: the real tokens' logits are unchanged
+      const padded = await step([0, 0, ...tokens.slice(0, 6)], [0, 0, 0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 1, 1, 1, 1], null);
+      let padErr = 0;
+      for (let i = 0; i < 6 * V; i++) padErr = Math.max(padErr, Math.abs(padded.logits[2 * V + i] - want[i]));
+      expect(padErr).toBeLessThan(TOL);
+      await full.release();
+      await cached.release();
+    });
+  }
 });
