@@ -1,5 +1,5 @@
-// AssemblyScript: the one fused multiply-add used by every kernel. Built twice from the same sources:
-// with `--enable relaxed-simd` ASC_FEATURE_RELAXED_SIMD is true and this becomes f32x4.relaxed_madd (an FMA on
+// AssemblyScript: small SIMD helpers shared by the kernels. Built twice from the same sources: with
+// `--enable relaxed-simd` ASC_FEATURE_RELAXED_SIMD is true and madd becomes f32x4.relaxed_madd (an FMA on
 // x64/arm64); otherwise a plain SIMD multiply then add.
 
 /** c + a * b, four lanes */
@@ -13,4 +13,38 @@
 // @ts-ignore: decorator
 @inline export function hsum(v: v128): f32 {
   return f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
+}
+
+/** horizontal max of four lanes */
+// @ts-ignore: decorator
+@inline export function hmax(v: v128): f32 {
+  return max(max(f32x4.extract_lane(v, 0), f32x4.extract_lane(v, 1)), max(f32x4.extract_lane(v, 2), f32x4.extract_lane(v, 3)));
+}
+
+/** [hsum(a0), hsum(a1), hsum(a2), hsum(a3)] with shuffles (a 4x4 transpose-and-add) */
+// @ts-ignore: decorator
+@inline export function reduce4(a0: v128, a1: v128, a2: v128, a3: v128): v128 {
+  const s01 = f32x4.add(v128.shuffle<f32>(a0, a1, 0, 4, 1, 5), v128.shuffle<f32>(a0, a1, 2, 6, 3, 7));
+  const s23 = f32x4.add(v128.shuffle<f32>(a2, a3, 0, 4, 1, 5), v128.shuffle<f32>(a2, a3, 2, 6, 3, 7));
+  // s01 = [a0:0+2, a1:0+2, a0:1+3, a1:1+3], s23 likewise for a2, a3
+  return f32x4.add(v128.shuffle<f32>(s01, s23, 0, 1, 4, 5), v128.shuffle<f32>(s01, s23, 2, 3, 6, 7));
+}
+
+/** e^x on four lanes (Cephes expf: x = n ln2 + r, degree-5 polynomial in r, times 2^n); x clamped to [-87, 88],
+ *  relative error about 1e-7. */
+// @ts-ignore: decorator
+@inline export function expv(x: v128): v128 {
+  x = f32x4.min(f32x4.max(x, f32x4.splat(-87.0)), f32x4.splat(88.0));
+  const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(1.44269504088896341)));
+  let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(0.693359375)));
+  r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(-2.12194440e-4)));
+  let p = f32x4.splat(1.9875691500e-4);
+  p = madd(p, r, f32x4.splat(1.3981999507e-3));
+  p = madd(p, r, f32x4.splat(8.3334519073e-3));
+  p = madd(p, r, f32x4.splat(4.1665795894e-2));
+  p = madd(p, r, f32x4.splat(1.6666665459e-1));
+  p = madd(p, r, f32x4.splat(5.0000001201e-1));
+  const y = madd(p, f32x4.mul(r, r), f32x4.add(r, f32x4.splat(1)));
+  const pow2n = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);
+  return f32x4.mul(y, pow2n);
 }

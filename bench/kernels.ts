@@ -1,0 +1,157 @@
+// Kernel benchmark: GFLOP/s of the heavy kernels on the plain TypeScript backend vs WebAssembly SIMD vs relaxed
+// SIMD, at the shapes of the tiny default model (D 96, 3 layers, 4/2 heads of 24, F 264, V 61; a GRPO batch of
+// 8 problems x group 8 ≈ 1024 rows per chunk) and of a SmolLM-135M layer (D 576, F 1536).
+//   npm run bench:kernels                 (Node with --experimental-wasm-relaxed-simd, so all three variants run)
+//   npm run bench:kernels -- attention    (only the cases whose name contains "attention")
+// Writes bench/results/kernels.json. Timings: median of 7 samples, each ≥ 40 ms of back-to-back calls, after warm-up.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Backend, Tensor } from '../src/engine/backend.ts';
+import { CpuBackend } from '../src/engine/backends/cpu.ts';
+import { WasmBackend } from '../src/engine/backends/wasm.ts';
+import type { KernelArgs, KernelName } from '../src/engine/kernels/catalog.ts';
+import { Rng } from '../src/util/rng.ts';
+
+interface Case {
+  name: string;
+  flops: number;
+  /** allocate inputs on a backend and return the call to time */
+  setup(be: Backend): () => void;
+}
+
+const rng = new Rng(7);
+function rand(be: Backend, shape: number[], scale = 1): Tensor {
+  const t = be.alloc(shape);
+  const n = t.size;
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = (rng.next() - 0.5) * 2 * scale;
+  be.upload(t, data);
+  return t;
+}
+function ints(be: Backend, values: number[]): Tensor {
+  const t = be.alloc([values.length], 'i32');
+  be.upload(t, Int32Array.from(values));
+  return t;
+}
+function call<K extends KernelName>(be: Backend, kernel: K, args: KernelArgs<K>): () => void {
+  return () => be.run(kernel, args);
+}
+
+function matmulCase(label: string, M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1): Case {
+  return {
+    name: `matmul ${label} M=${M} N=${N} K=${K}${transA ? ' transA' : ''}${transB ? ' transB' : ''}`,
+    flops: 2 * M * N * K,
+    setup: (be) => {
+      const t = { a: rand(be, [M * K]), b: rand(be, [K * N]), c: be.alloc([M, N]) };
+      return call(be, 'matmul', { t, p: { M, N, K, transA, transB, alpha: 1, beta: 0 } });
+    },
+  };
+}
+
+function attentionCase(B: number, T: number, H: number, Hkv: number, Dh: number, backward: boolean): Case {
+  const pairs = (B * H * T * (T + 1)) / 2; // causal (query, key) pairs
+  return {
+    name: `attention${backward ? 'Backward' : ''} B=${B} T=${T} H=${H} Hkv=${Hkv} Dh=${Dh}`,
+    flops: pairs * Dh * (backward ? 8 : 4),
+    setup: (be) => {
+      const t = {
+        q: rand(be, [B, T, H, Dh]), k: rand(be, [B, T, Hkv, Dh]), v: rand(be, [B, T, Hkv, Dh]),
+        keyStart: ints(be, new Array(B).fill(0)), o: be.alloc([B, T, H, Dh]), lse: be.alloc([B, H, T]),
+      };
+      const p = { B, T, S: T, past: 0, H, Hkv, Dh };
+      be.run('attention', { t, p });
+      if (!backward) return call(be, 'attention', { t, p });
+      const g = { dout: rand(be, [B, T, H, Dh]), dq: be.alloc([B, T, H, Dh]), dk: be.alloc([B, T, Hkv, Dh]), dv: be.alloc([B, T, Hkv, Dh]) };
+      return call(be, 'attentionBackward', { t: { ...t, ...g }, p: { B, T, H, Hkv, Dh } });
+    },
+  };
+}
+
+function logprobCase(R: number, D: number, V: number, backward: boolean): Case {
+  return {
+    name: `logprob${backward ? 'Backward (+dw)' : ''} R=${R} D=${D} V=${V}`,
+    flops: 2 * R * D * V * (backward ? 3 : 1),
+    setup: (be) => {
+      const t = {
+        h: rand(be, [R, D]), w: rand(be, [V, D], 0.1), target: ints(be, Array.from({ length: R }, (_, r) => (r * 31) % V)),
+        logp: be.alloc([R]), entropy: be.alloc([R]), lse: be.alloc([R]),
+      };
+      be.run('logprob', { t, p: { R, D, V } });
+      if (!backward) return call(be, 'logprob', { t, p: { R, D, V } });
+      const g = { coef: rand(be, [R]), entCoef: rand(be, [R], 0.01), dh: be.alloc([R, D]), dw: be.alloc([V, D]) };
+      return call(be, 'logprobBackward', { t: { ...t, ...g }, p: { R, D, V } });
+    },
+  };
+}
+
+const cases: Case[] = [
+  // tiny default, 1024 rows: q/o projection, gate/up, down, their input gradients and weight gradients
+  matmulCase('tiny qo', 1024, 96, 96, 0, 1),
+  matmulCase('tiny gate/up', 1024, 264, 96, 0, 1),
+  matmulCase('tiny down', 1024, 96, 264, 0, 1),
+  matmulCase('tiny dX', 1024, 96, 264, 0, 0),
+  matmulCase('tiny dW', 264, 96, 1024, 1, 0),
+  matmulCase('tiny LoRA A', 1024, 8, 96, 0, 1),
+  matmulCase('tiny LoRA B', 1024, 96, 8, 0, 1),
+  // SmolLM-135M layer at 256 rows
+  matmulCase('smol qo', 256, 576, 576, 0, 1),
+  matmulCase('smol up', 256, 1536, 576, 0, 1),
+  attentionCase(8, 128, 4, 2, 24, false),
+  attentionCase(8, 128, 4, 2, 24, true),
+  logprobCase(1024, 96, 61, false),
+  logprobCase(256, 576, 8192, false),
+  logprobCase(256, 576, 8192, true),
+];
+
+function median(xs: number[]): number {
+  const s = xs.toSorted((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function measure(fn: () => void): number {
+  const warmEnd = performance.now() + 150;
+  while (performance.now() < warmEnd) fn();
+  const samples: number[] = [];
+  for (let s = 0; s < 7; s++) {
+    let calls = 0;
+    const t0 = performance.now();
+    let t1 = t0;
+    while (t1 - t0 < 40) {
+      fn();
+      calls++;
+      t1 = performance.now();
+    }
+    samples.push((t1 - t0) / 1000 / calls);
+  }
+  return median(samples);
+}
+
+async function main(): Promise<void> {
+  const support = WasmBackend.support();
+  const backends: Array<[string, () => Promise<Backend>]> = [['ts', async () => new CpuBackend()]];
+  if (support.simd) backends.push(['wasm-simd', () => WasmBackend.create({ variant: 'simd' })]);
+  if (support['relaxed-simd']) backends.push(['wasm-relaxed', () => WasmBackend.create({ variant: 'relaxed-simd' })]);
+  else console.log('relaxed SIMD not available here (Node 20 needs --experimental-wasm-relaxed-simd)');
+
+  const filter = process.argv[2] ?? '';
+  const selected = cases.filter((c) => c.name.includes(filter));
+  const results: Record<string, Record<string, number>> = {};
+  for (const c of selected) results[c.name] = {};
+  for (const [name, make] of backends) {
+    const be = await make();
+    for (const c of selected) {
+      const seconds = measure(c.setup(be));
+      results[c.name][name] = c.flops / seconds / 1e9;
+    }
+    be.destroy();
+  }
+  const cols = backends.map(([n]) => n);
+  console.log(`GFLOP/s (Node ${process.version}, single thread)`);
+  console.log(['kernel'.padEnd(52), ...cols.map((c) => c.padStart(13))].join(''));
+  for (const c of selected) {
+    console.log([c.name.padEnd(52), ...cols.map((col) => results[c.name][col].toFixed(2).padStart(13))].join(''));
+  }
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/kernels.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), gflops: results }, null, 2));
+}
+
+await main();
