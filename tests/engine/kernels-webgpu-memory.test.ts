@@ -159,6 +159,19 @@ describeWebGpu('WebGPU memory: split tensors, ledger, errors', () => {
     expect(() => split.alloc([2, 600], 'f32', 'wide')).toThrow(/'wide' \[2, 600\] f32: one row needs 2400 bytes but maxStorageBufferBindingSize is 2048 bytes/);
   });
 
+  it('a full uniform ring submits the batch and keeps going (20 dispatches through a 4-slot ring)', async () => {
+    const gpu = WebGpuBackend.create(device, { uniformRingBytes: 1024 });
+    const x = gpu.alloc([37], 'f32', 'x'), y = gpu.alloc([37], 'f32', 'y');
+    const xs = randn(37), ys = randn(37);
+    gpu.upload(x, xs);
+    gpu.upload(y, ys);
+    for (let i = 0; i < 20; i++) gpu.run('axpby', { t: { x, y }, p: { n: 37, a: 1, b: 1 } });
+    const got = await gpu.download(y);
+    const want = ys.map((v, i) => v + 20 * xs[i]);
+    for (let i = 0; i < 37; i++) expect(got[i]).toBeCloseTo(want[i], 4);
+    gpu.destroy();
+  });
+
   it('reports misuse clearly: wrong host array type, too-small tensors, use after free', () => {
     const t = split.alloc([4], 'f32', 'vec');
     expect(() => split.upload(t, new Int32Array(4))).toThrow(/upload 'vec' \(f32\): expected a Float32Array, got Int32Array/);

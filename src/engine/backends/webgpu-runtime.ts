@@ -7,8 +7,8 @@ import { packParams, paramBytes, type WgslProgram } from '../kernels/wgsl/common
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
 const SHADER_STAGE_COMPUTE = 0x4;
 
-/** Bytes of the uniform ring: with 256-byte slots this is 4096 dispatches per batch before a forced flush. */
-const RING_BYTES = 1 << 20;
+/** Default bytes of the uniform ring: with 256-byte slots, 4096 dispatches per batch before a forced flush. */
+export const DEFAULT_RING_BYTES = 1 << 20;
 
 interface CompiledProgram {
   pipeline: GPUComputePipeline;
@@ -33,12 +33,13 @@ export class GpuRuntime {
   /** total dispatches recorded (for benchmarks) */
   dispatches = 0;
 
-  constructor(readonly device: GPUDevice) {
+  constructor(readonly device: GPUDevice, private readonly ringBytes = DEFAULT_RING_BYTES) {
     this.slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
+    if (ringBytes < this.slot) throw new Error(`GpuRuntime: uniform ring of ${ringBytes} bytes is smaller than one ${this.slot}-byte slot`);
     this.ring = device.createBuffer({
-      label: 'uniform ring', size: RING_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+      label: 'uniform ring', size: ringBytes, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
     });
-    this.ringData = new ArrayBuffer(RING_BYTES);
+    this.ringData = new ArrayBuffer(ringBytes);
     this.ringView = new DataView(this.ringData);
   }
 
@@ -118,7 +119,7 @@ export class GpuRuntime {
     }
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     const compiled = this.compile(program);
-    if (this.ringUsed + this.slot > RING_BYTES) this.flush();
+    if (this.ringUsed + this.slot > this.ringBytes) this.flush();
     const offset = this.ringUsed;
     packParams(program.params, params, this.ringView, offset, program.key);
     this.ringUsed += this.slot;

@@ -19,6 +19,8 @@ export interface WebGpuBackendOptions {
   maxTotalBytes?: number;
   /** Bytes of scratch space a kernel may use for one vocabulary chunk (logprob); default 32 MiB. */
   scratchBytes?: number;
+  /** Bytes of uniform parameter slots (256 each) batched before a forced submit; default 1 MiB. */
+  uniformRingBytes?: number;
 }
 
 /** Bytes kept in the buffer pool after sync(); above this the pool is emptied. */
@@ -61,7 +63,7 @@ export class WebGpuBackend implements Backend {
     this.supportsF16 = device.features.has('shader-f16');
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
-    this.runtime = new GpuRuntime(device);
+    this.runtime = new GpuRuntime(device, options.uniformRingBytes);
     device.addEventListener('uncapturederror', (event) => {
       const message = (event as GPUUncapturedErrorEvent).error.message;
       this.deviceError ??= message;

@@ -9,7 +9,7 @@
 //   dq:       dq = scale sum_j p_j (dout.v_j - delta) k_j,           p_j = exp(s_j - lse)
 //   dk:       dk_j = scale sum_{h in group, t >= j} p (dout.v_j - delta) q     (zero for j < keyStart)
 //   dv:       dv_j = sum_{h in group, t >= j} p dout
-import { entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 
 export const ATTENTION_WG = 64;
 
@@ -60,7 +60,7 @@ const queryIndex = `  let h = gid % P.H;
   let jEnd = P.past + t;
   let kvRow = P.S * b;`;
 
-export function attentionProgram(Dh: number): WgslProgram {
+function buildAttentionProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -94,7 +94,7 @@ ${store('o', 'acc', '(1.0 / l)', Dh)}
 }
 
 /** delta[b,h,t] = dout . o (one thread per query). */
-export function attentionDeltaProgram(Dh: number): WgslProgram {
+function buildAttentionDeltaProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'o', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
     { name: 'delta', elem: 'f32', access: 'read_write' },
@@ -107,7 +107,7 @@ export function attentionDeltaProgram(Dh: number): WgslProgram {
   delta[(b * P.H + h) * P.T + t] = s;`);
 }
 
-export function attentionDqProgram(Dh: number): WgslProgram {
+function buildAttentionDqProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -146,7 +146,7 @@ const keyIndex = `  let kvh = gid % P.Hkv;
   let kvBase = gid * DH;
   let visible = i32(j) >= keyStart[b];`;
 
-export function attentionDkProgram(Dh: number): WgslProgram {
+function buildAttentionDkProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -178,7 +178,7 @@ export function attentionDkProgram(Dh: number): WgslProgram {
 ${store('dk', 'acc', 'P.scale', Dh)}`);
 }
 
-export function attentionDvProgram(Dh: number): WgslProgram {
+function buildAttentionDvProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' }, { name: 'lse', elem: 'f32', access: 'read' },
@@ -202,3 +202,13 @@ export function attentionDvProgram(Dh: number): WgslProgram {
   let base = kvBase;
 ${store('dv', 'acc', '1.0', Dh)}`);
 }
+
+export const attentionProgram = cached(buildAttentionProgram);
+
+export const attentionDeltaProgram = cached(buildAttentionDeltaProgram);
+
+export const attentionDqProgram = cached(buildAttentionDqProgram);
+
+export const attentionDkProgram = cached(buildAttentionDkProgram);
+
+export const attentionDvProgram = cached(buildAttentionDvProgram);

@@ -98,3 +98,17 @@ export function entry1d(wg: number): string {
   return `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) gidv: vec3<u32>, ` +
     `@builtin(num_workgroups) nwg: vec3<u32>) {\n  ${flatIndex(wg)}`;
 }
+
+/** Memoise a program builder by its arguments, so the WGSL text is generated once per variant, not per dispatch. */
+export function cached<A extends unknown[]>(build: (...args: A) => WgslProgram): (...args: A) => WgslProgram {
+  const memo = new Map<string, WgslProgram>();
+  return (...args: A) => {
+    const key = JSON.stringify(args);
+    let program = memo.get(key);
+    if (!program) {
+      program = build(...args);
+      memo.set(key, program);
+    }
+    return program;
+  };
+}

@@ -6,7 +6,7 @@
 //                   are computed on the host in float64 and passed in
 //   copyRows        dst[b, dstRow0 + t, :] = src[b, t, :]     src [B,T,W], dst [B,Sdst,W]
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
-import { entry1d, header, type ParamSpec, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type ParamSpec, type WgslProgram } from './common.ts';
 
 export const ELEMENTWISE_WG = 64;
 
@@ -23,7 +23,7 @@ ${body}
   return { key, code, bindings, params };
 }
 
-export function swigluProgram(): WgslProgram {
+function buildSwigluProgram(): WgslProgram {
   return program('swiglu', { n: 'u32' }, [
     { name: 'g', elem: 'f32', access: 'read' },
     { name: 'u', elem: 'f32', access: 'read' },
@@ -32,7 +32,7 @@ export function swigluProgram(): WgslProgram {
   h[gid] = x * sigmoid(x) * u[gid];`);
 }
 
-export function swigluBackwardProgram(): WgslProgram {
+function buildSwigluBackwardProgram(): WgslProgram {
   return program('swigluBackward', { n: 'u32' }, [
     { name: 'g', elem: 'f32', access: 'read' },
     { name: 'u', elem: 'f32', access: 'read' },
@@ -46,7 +46,7 @@ export function swigluBackwardProgram(): WgslProgram {
   du[gid] = d * x * s;`);
 }
 
-export function axpbyProgram(): WgslProgram {
+function buildAxpbyProgram(): WgslProgram {
   return program('axpby', { n: 'u32', a: 'f32', b: 'f32' }, [
     { name: 'x', elem: 'f32', access: 'read' },
     { name: 'y', elem: 'f32', access: 'read_write' },
@@ -59,7 +59,7 @@ export const adamwParams = {
   n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', weightDecay: 'f32', bc1: 'f32', bc2: 'f32', gradScale: 'f32',
 } as const satisfies ParamSpec;
 
-export function adamwProgram(): WgslProgram {
+function buildAdamwProgram(): WgslProgram {
   return program('adamw', adamwParams, [
     { name: 'p', elem: 'f32', access: 'read_write' },
     { name: 'g', elem: 'f32', access: 'read' },
@@ -74,7 +74,7 @@ export function adamwProgram(): WgslProgram {
   p[gid] = pi - P.lr * (mi / P.bc1 / (sqrt(vi / P.bc2) + P.eps) + P.weightDecay * pi);`);
 }
 
-export function copyRowsProgram(): WgslProgram {
+function buildCopyRowsProgram(): WgslProgram {
   // n = B*T*W source elements
   return program('copyRows', { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' }, [
     { name: 'src', elem: 'f32', access: 'read' },
@@ -83,3 +83,13 @@ export function copyRowsProgram(): WgslProgram {
   let rest = gid - b * P.TW;
   dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`);
 }
+
+export const swigluProgram = cached(buildSwigluProgram);
+
+export const swigluBackwardProgram = cached(buildSwigluBackwardProgram);
+
+export const axpbyProgram = cached(buildAxpbyProgram);
+
+export const adamwProgram = cached(buildAdamwProgram);
+
+export const copyRowsProgram = cached(buildCopyRowsProgram);

@@ -5,11 +5,11 @@
 //   embeddingBackward:  dtable[uniqueIds[u], d] += sum_{q in rowStart[u]..rowStart[u+1]} dout[rowList[q], d]
 //                       one thread per (u, d); the host grouped rows by id, so no two threads share a table row
 //                       and no float atomics are needed.
-import { entry1d, header, type ElemType, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
 export const EMBEDDING_WG = 64;
 
-export function embeddingProgram(table: ElemType): WgslProgram {
+function buildEmbeddingProgram(table: ElemType): WgslProgram {
   const params = { n: 'u32', D: 'u32', row0: 'u32', rows: 'u32' } as const;
   const bindings = [
     { name: 'ids', elem: 'i32', access: 'read' },
@@ -30,7 +30,7 @@ ${entry1d(EMBEDDING_WG)}
   return { key: `embedding:${table}`, code, bindings, params };
 }
 
-export function embeddingBackwardProgram(): WgslProgram {
+function buildEmbeddingBackwardProgram(): WgslProgram {
   const params = { n: 'u32', D: 'u32', row0: 'u32', rows: 'u32' } as const;
   const bindings = [
     { name: 'dout', elem: 'f32', access: 'read' },
@@ -55,3 +55,7 @@ ${entry1d(EMBEDDING_WG)}
 `;
   return { key: 'embeddingBackward', code, bindings, params };
 }
+
+export const embeddingProgram = cached(buildEmbeddingProgram);
+
+export const embeddingBackwardProgram = cached(buildEmbeddingBackwardProgram);

@@ -8,12 +8,12 @@
 //                dl = coef[r] (onehot - p) - entCoef[r] p (log p + entropy[r])   (no coef term when target < 0)
 // Keeping t relative to the running max avoids the cancellation of lse - E[z] when logits are large.
 // stats layout: [R, 4] = (m, s, t, picked logit); partials: [R, slices, 3].
-import { entry1d, header, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type WgslProgram } from './common.ts';
 
 export const LOGPROB_WG = 64;
 export const LOGPROB_SLICE = 256;
 
-export function sliceStatsProgram(): WgslProgram {
+function buildSliceStatsProgram(): WgslProgram {
   const params = { R: 'u32', n: 'u32', slices: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read' },
@@ -40,7 +40,7 @@ ${entry1d(LOGPROB_WG)}
   return { key: 'logprobSliceStats', code, bindings, params };
 }
 
-export function mergeStatsProgram(): WgslProgram {
+function buildMergeStatsProgram(): WgslProgram {
   const params = { R: 'u32', n: 'u32', slices: 'u32', v0: 'u32', first: 'u32', last: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read' },
@@ -88,7 +88,7 @@ ${entry1d(LOGPROB_WG)}
   return { key: 'logprobMergeStats', code, bindings, params };
 }
 
-export function dlogitsProgram(): WgslProgram {
+function buildDlogitsProgram(): WgslProgram {
   const params = { R: 'u32', n: 'u32', v0: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read_write' },
@@ -114,3 +114,9 @@ ${entry1d(LOGPROB_WG)}
 `;
   return { key: 'logprobDlogits', code, bindings, params };
 }
+
+export const sliceStatsProgram = cached(buildSliceStatsProgram);
+
+export const mergeStatsProgram = cached(buildMergeStatsProgram);
+
+export const dlogitsProgram = cached(buildDlogitsProgram);

@@ -8,7 +8,7 @@
 // Each thread owns a 4x4 block of C in registers and walks K without workgroup memory or barriers (the fastest
 // form on SwiftShader, where barriers are costly; still a sound kernel on real GPUs). An 8x8 workgroup covers a
 // 32x32 tile. Edge rows/columns are clamped for loads and skipped for stores, so any M, N, K work.
-import { header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
+import { cached, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
 
 export const MATMUL_TILE = 32;
 
@@ -26,7 +26,7 @@ export interface MatmulVariant {
   bias: ElemType;
 }
 
-export function matmulProgram(v: MatmulVariant): WgslProgram {
+function buildMatmulProgram(v: MatmulVariant): WgslProgram {
   const bindings = [
     { name: 'a', elem: v.a, access: 'read' },
     { name: 'b', elem: v.b, access: 'read' },
@@ -83,3 +83,5 @@ ${v.transB ? '' : '    let bK = P.offB + k * P.ldb;'}
 `;
   return { key: `matmul:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params: matmulParams };
 }
+
+export const matmulProgram = cached(buildMatmulProgram);

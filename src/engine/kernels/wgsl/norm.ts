@@ -4,11 +4,11 @@
 //   rmsnormDx:        g = dy * w;  dx[r,d] (+)= rstd*g[d] - rstd^3/D * x[r,d] * sum_e g[e] x[r,e]
 //   rmsnormDw:        dw[d] += sum_r dy[r,d] * x[r,d] * rstd[r]
 // Shapes: x, y, dy, dx [R,D]; w, dw [D]; rstd [R].
-import { entry1d, header, type ElemType, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
 export const NORM_WG = 64;
 
-export function rmsnormProgram(w: ElemType): WgslProgram {
+function buildRmsnormProgram(w: ElemType): WgslProgram {
   const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -31,7 +31,7 @@ ${entry1d(NORM_WG)}
   return { key: `rmsnorm:${w}`, code, bindings, params };
 }
 
-export function rmsnormDxProgram(w: ElemType): WgslProgram {
+function buildRmsnormDxProgram(w: ElemType): WgslProgram {
   const params = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -58,7 +58,7 @@ ${entry1d(NORM_WG)}
   return { key: `rmsnormDx:${w}`, code, bindings, params };
 }
 
-export function rmsnormDwProgram(): WgslProgram {
+function buildRmsnormDwProgram(): WgslProgram {
   const params = { R: 'u32', D: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -77,3 +77,9 @@ ${entry1d(NORM_WG)}
 `;
   return { key: 'rmsnormDw', code, bindings, params };
 }
+
+export const rmsnormProgram = cached(buildRmsnormProgram);
+
+export const rmsnormDxProgram = cached(buildRmsnormDxProgram);
+
+export const rmsnormDwProgram = cached(buildRmsnormDwProgram);

@@ -3,11 +3,11 @@
 //   sumRows:     out[n] = beta * out[n] + sum_m x[m, n]            one thread per column (bias gradients)
 //   sumSquares:  partial[base + i] = sum_j x[i + j*P]^2  (P = number of partials of this chunk);
 //                then out[0] (+)= sum of all partials
-import { entry1d, header, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type WgslProgram } from './common.ts';
 
 export const REDUCE_WG = 64;
 
-export function sumRowsProgram(): WgslProgram {
+function buildSumRowsProgram(): WgslProgram {
   const params = { M: 'u32', N: 'u32', beta: 'f32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -26,7 +26,7 @@ ${entry1d(REDUCE_WG)}
   return { key: 'sumRows', code, bindings, params };
 }
 
-export function sumSquaresPartialProgram(): WgslProgram {
+function buildSumSquaresPartialProgram(): WgslProgram {
   const params = { n: 'u32', parts: 'u32', base: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -44,7 +44,7 @@ ${entry1d(REDUCE_WG)}
   return { key: 'sumSquaresPartial', code, bindings, params };
 }
 
-export function sumSquaresFinalProgram(): WgslProgram {
+function buildSumSquaresFinalProgram(): WgslProgram {
   const params = { parts: 'u32', accumulate: 'u32' } as const;
   const bindings = [
     { name: 'partial', elem: 'f32', access: 'read' },
@@ -62,3 +62,9 @@ fn main() {
 `;
   return { key: 'sumSquaresFinal', code, bindings, params };
 }
+
+export const sumRowsProgram = cached(buildSumRowsProgram);
+
+export const sumSquaresPartialProgram = cached(buildSumSquaresPartialProgram);
+
+export const sumSquaresFinalProgram = cached(buildSumSquaresFinalProgram);

@@ -10,7 +10,7 @@
 //   'tensor' (an explicit f32 invFreq tensor, e.g. Llama 3 scaling): angle = f32(pos) * invFreq in f32, then
 //            reduced modulo 2pi with a two-part 2pi (Cody-Waite).
 // sin and cos are our own polynomials (see sincos), not the loosely specified built-ins.
-import { entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 
 export const ROPE_WG = 64;
 
@@ -29,7 +29,7 @@ export function ropeTurnTable(theta: number, Dh: number): Uint32Array {
   return out;
 }
 
-export function ropeProgram(freq: RopeFrequencies): WgslProgram {
+function buildRopeProgram(freq: RopeFrequencies): WgslProgram {
   const params = { n: 'u32', nHeads: 'u32', half: 'u32', Dh: 'u32', sign: 'f32' } as const;
   const bindings: BindingSpec[] = [
     { name: 'x', elem: 'f32', access: 'read_write' },
@@ -92,3 +92,5 @@ ${entry1d(ROPE_WG)}
 `;
   return { key: `rope:${freq}`, code, bindings, params };
 }
+
+export const ropeProgram = cached(buildRopeProgram);
