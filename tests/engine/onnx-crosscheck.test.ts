@@ -40,9 +40,12 @@ function scoreRows(logits: Float32Array, tokens: number[], V: number): { logprob
 async function ortLogits(session: ort.InferenceSession, batch: number[][]): Promise<Float32Array> {
   const B = batch.length;
   const T = batch[0].length;
-  const ids = new ort.Tensor('int64', BigInt64Array.from(batch.flat(), (x) => BigInt(x)), [B, T]);
-  const out = await session.run({ input_ids: ids });
+  const out = await session.run({ input_ids: int64(batch.flat(), [B, T]) });
   return out.logits.data as Float32Array;
+}
+
+function int64(values: number[], dims: number[]): ort.Tensor {
+  return new ort.Tensor('int64', BigInt64Array.from(values, (x) => BigInt(x)), dims);
 }
 
 function argmax(row: Float32Array): number {
@@ -126,7 +129,6 @@ describe('engine vs onnxruntime-node on the golden models', () => {
       const Hkv = config.num_key_value_heads as number;
       const Dh = (config.head_dim as number | undefined) ?? config.hidden_size / config.num_attention_heads;
       const V = config.vocab_size as number;
-      const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, (x) => BigInt(x)), dims);
       const rng = new Rng(3);
       const tokens = Array.from({ length: 9 }, () => Math.floor(rng.next() * V));
       const want = await ortLogits(full, [tokens]);
