@@ -91,7 +91,7 @@ async function benchModel(entry: BackendEntry, presetName: string) {
       const s = await median(async () => {
         let start = 0;
         let end = 0;
-        await decodeBatch(be, cfg, w, Array.from({ length: G }, () => tokens(16, 0, cfg.vocabSize)), (b, logits) => {
+        await decodeBatch(be, cfg, w, Array.from({ length: G }, () => tokens(16, 0, cfg.vocabSize)), (_b, logits) => {
           let best = 0;
           for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
           return best;
@@ -116,7 +116,7 @@ async function benchModel(entry: BackendEntry, presetName: string) {
     const P = 32;
     const Tr = quick ? 32 : 64;
     const reqs = Array.from({ length: 8 }, (_, b) => ({
-      tokens: tokens(P + Tr, b, cfg.vocabSize), positions: Array.from({ length: Tr }, (_, i) => P + i), adapter: 'a',
+      tokens: tokens(P + Tr, b, cfg.vocabSize), positions: Array.from({ length: Tr }, (_i, i) => P + i), adapter: 'a',
       coef: new Float32Array(Tr).fill(1 / (8 * Tr)),
     }));
     const fwd = await median(() => timed(() => policy.score(reqs), be));
