@@ -14,6 +14,9 @@ Per fixture folder:
   model_kv.onnx        the same with a KV cache in Optimum's layout (input_ids, attention_mask, position_ids,
                        past_key_values.{l}.key/value -> logits, present.{l}.key/value), for decode benchmarks
 
+Benchmark models (not committed; same files minus golden.safetensors, random weights):
+  /usr/bin/python3 scripts/golden/make_golden.py --bench DIR [--preset small|qwen2.5-0.5b] [--layers N]
+
 The oracle computes in float64 from exactly the float32 weights in model.safetensors. The script checks itself:
 central finite differences on a few parameters, float32-vs-float64 agreement, and a reread of every file it wrote.
 """
@@ -250,8 +253,38 @@ def export_onnx_with_past(cfg, params, input_ids, path):
     return max((first[0] - full[:, :-1]).abs().max().item(), (step[0] - full[:, -1:]).abs().max().item())
 
 
+BENCH_PRESETS = {
+    "small": qwen2_config(vocab_size=8192, hidden_size=256, intermediate_size=704, num_hidden_layers=4,
+                          num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=1024),
+    # Qwen2.5-0.5B-Instruct's exact configuration (use --layers to shorten it on small machines)
+    "qwen2.5-0.5b": qwen2_config(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+                                 num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=32768,
+                                 max_window_layers=21, sliding_window=32768, bos_token_id=151643, eos_token_id=151645),
+}
+
+
+def make_bench_model(folder, preset, layers):
+    cfg = dict(BENCH_PRESETS[preset])
+    if layers:
+        cfg["num_hidden_layers"] = cfg["max_window_layers"] = layers
+    os.makedirs(folder, exist_ok=True)
+    params = {k: v.float() for k, v in init_parameters(cfg, seed=99).items()}
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    save_safetensors(os.path.join(folder, "model.safetensors"), params, {"format": "pt"})
+    ids = torch.randint(0, cfg["vocab_size"], (1, 8), generator=torch.Generator().manual_seed(1))
+    export_onnx(cfg, params, ids, os.path.join(folder, "model.onnx"))
+    export_onnx_with_past(cfg, params, ids, os.path.join(folder, "model_kv.onnx"))
+    print(f"wrote {folder}: {sum(p.numel() for p in params.values())} parameters")
+
+
 def main():
     torch.set_num_threads(1)
+    if "--bench" in sys.argv:
+        arg = lambda flag, default=None: sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else default  # noqa: E731
+        make_bench_model(arg("--bench"), arg("--preset", "small"), int(arg("--layers", "0")))
+        return
     only = set(sys.argv[1:])
     for name, spec in FIXTURES.items():
         if only and name not in only:
