@@ -1,11 +1,13 @@
-// Playwright end-to-end tests: Debian's Chromium (no browser download) with WebGPU on SwiftShader,
-// against the built app served by `vite preview`.
+// Playwright end-to-end tests: Debian's Chromium (no browser download) with WebGPU on SwiftShader, against the
+// built app served by `vite preview`. One worker: the machine has 2 cores and the training tests use both.
+// Screenshots of the main views at 1440x900 and 1280x720 are written under test-results/ as artifacts.
 import { defineConfig } from '@playwright/test';
 
 const port = 4173;
 export default defineConfig({
   testDir: 'tests/e2e',
-  timeout: 240_000,
+  timeout: 180_000,
+  expect: { timeout: 15_000 },
   workers: 1,
   reporter: [['list']],
   outputDir: 'test-results',
@@ -14,6 +16,7 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update'],

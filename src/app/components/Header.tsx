@@ -33,7 +33,7 @@ export function Header() {
           </span>
         )}
       </div>
-      {backend?.kind === 'cpu' && backend.cpuReason && (
+      {backend && backend.kind !== 'webgpu' && backend.cpuReason && (
         <div className="notice" data-testid="cpu-notice" role="status">
           Running on the CPU backend: {backend.cpuReason}
         </div>

@@ -4,7 +4,8 @@
 import { useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { TINY_MODEL_NAME } from '../../rl/presets.ts';
-import { filesByRelativePath, filesFromDirectoryHandle, validateRepoId } from '../model/file-sources.ts';
+import { validateRepoId } from '../../engine/io/hub.ts';
+import { filesByRelativePath, filesFromDirectoryHandle } from '../model/file-sources.ts';
 import { usePlayground } from '../store/react.ts';
 import type { BackendPreference } from '../worker/protocol.ts';
 
@@ -39,7 +40,8 @@ export function ModelLoader() {
 
   const loadRepo = () => {
     try {
-      s.loadModel({ kind: 'hf', repo: validateRepoId(repo), revision: 'main' });
+      validateRepoId(repo.trim());
+      s.loadModel({ kind: 'hf', repo: repo.trim(), revision: 'main' });
       setRepoError(null);
     } catch (e) {
       setRepoError((e as Error).message);

@@ -1,7 +1,6 @@
-// FileSource implementations for the page (engine and data loaders only see the FileSource interface):
-// the embedded model served with the page, a local folder the user picked, and a Hugging Face repo downloaded
-// with per-file byte progress and kept in the Cache API so the second load is offline. They work in the
-// worker too (fetch, caches and File are available there).
+// FileSource implementations for the page (engine and data loaders only see the FileSource interface): the
+// embedded model served with the page and a local folder the user picked. Hugging Face repos use the engine's
+// hub downloader (engine/io/hub.ts) with its IndexedDB store. They work in the worker too.
 import type { FileSource } from '../../util/file-source.ts';
 
 type Progress = (loadedBytes: number, totalBytes: number | null) => void;
@@ -84,46 +83,4 @@ export async function filesFromDirectoryHandle(dir: FileSystemDirectoryHandle, p
     }
   }
   return out;
-}
-
-const repoIdPattern = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
-
-/** Throws a message the page can show when the text is not "owner/name". */
-export function validateRepoId(repo: string): string {
-  const trimmed = repo.trim();
-  if (!repoIdPattern.test(trimmed)) {
-    throw new Error(`"${repo}" is not a Hugging Face repo id: expected "owner/name", e.g. "HuggingFaceTB/SmolLM2-135M-Instruct"`);
-  }
-  return trimmed;
-}
-
-export const hfCacheName = 'rema-hf-models';
-
-/** A Hugging Face model repo; files are cached (Cache API) by URL, so a second load needs no network. */
-export function huggingFaceSource(repo: string, revision = 'main', endpoint = 'https://huggingface.co'): FileSource {
-  const id = validateRepoId(repo);
-  const name = `hf://${id}`;
-  return {
-    name,
-    async read(path, onProgress) {
-      const url = `${endpoint}/${id}/resolve/${encodeURIComponent(revision)}/${path}`;
-      const cache = typeof caches === 'undefined' ? null : await caches.open(hfCacheName);
-      const cached = await cache?.match(url);
-      if (cached) return readWithProgress(cached, onProgress);
-      let response: Response;
-      try {
-        response = await fetch(url);
-      } catch (e) {
-        throw new Error(`${name}/${path}: download failed (${(e as Error).message}); are you offline?`, { cause: e });
-      }
-      if (response.status === 404) return null;
-      if (response.status === 401 || response.status === 403) {
-        throw new Error(`${name}: access denied (HTTP ${response.status}); the repo is gated or private`);
-      }
-      if (!response.ok) throw new Error(`${name}/${path}: HTTP ${response.status} ${response.statusText}`);
-      const bytes = await readWithProgress(response, onProgress);
-      await cache?.put(url, new Response(bytes.slice(), { headers: { 'content-length': String(bytes.length) } }));
-      return bytes;
-    },
-  };
 }

@@ -3,6 +3,7 @@
 // adapter (SwiftShader, ~1 GFLOP/s) the CPU backend is faster for the tiny model, and the header says so.
 import type { Backend } from '../../engine/backend.ts';
 import { CpuBackend } from '../../engine/backends/cpu.ts';
+import { WasmBackend } from '../../engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../engine/backends/webgpu.ts';
 import type { BackendInfo, BackendPreference } from './protocol.ts';
 
@@ -22,9 +23,13 @@ function isFallback(adapter: GPUAdapter): boolean {
   return a.info.isFallbackAdapter ?? a.isFallbackAdapter ?? false;
 }
 
-/** The CPU backend the page uses: the JavaScript reference kernels. */
-function cpuBackend(): Backend {
-  return new CpuBackend({ description: 'JavaScript kernels in the worker' });
+/** The CPU backend the page uses: WebAssembly SIMD kernels where the browser has SIMD, else plain JavaScript. */
+async function cpuBackend(): Promise<Backend> {
+  try {
+    return await WasmBackend.create();
+  } catch {
+    return new CpuBackend({ description: 'JavaScript kernels (no WebAssembly SIMD in this browser)' });
+  }
 }
 
 async function requestDevice(adapter: GPUAdapter): Promise<GPUDevice> {
@@ -48,10 +53,10 @@ export async function selectBackend(preference: BackendPreference, gpu: GPU | un
     }
   }
   const adapterText = adapter ? describeAdapter(adapter) : null;
-  const cpu = (reason: string): SelectedBackend => ({
-    backend: cpuBackend(),
-    info: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: adapterText, cpuReason: reason },
-  });
+  const cpu = async (reason: string): Promise<SelectedBackend> => {
+    const backend = await cpuBackend();
+    return { backend, info: { kind: backend.kind === 'wasm' ? 'wasm' : 'cpu', description: backend.description, f16: false, adapter: adapterText, cpuReason: reason } };
+  };
 
   if (preference === 'cpu') return cpu('chosen in the backend menu.');
   if (!adapter) {

@@ -16,8 +16,9 @@ export type ModelSpec =
   | { kind: 'local'; name: string; files: Map<string, File> };
 
 export interface BackendInfo {
-  kind: 'cpu' | 'webgpu';
-  /** e.g. "google / swiftshader (fallback)" or "cpu (JavaScript)" */
+  /** 'wasm' is the CPU backend with WebAssembly SIMD kernels */
+  kind: 'cpu' | 'wasm' | 'webgpu';
+  /** e.g. "google / swiftshader (software fallback)" or "wasm (WebAssembly SIMD kernels, 1 thread)" */
   description: string;
   /** WebGPU `shader-f16` available (weights stored as f16) */
   f16: boolean;

@@ -10,7 +10,9 @@ import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
 import { createTrainer, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
 import type { FileSource } from '../../util/file-source.ts';
-import { httpFolderSource, huggingFaceSource, localFilesSource } from '../model/file-sources.ts';
+import { hubFileSource } from '../../engine/io/hub.ts';
+import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
+import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
 import { followPlan } from './intervention.ts';
 import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
@@ -42,7 +44,8 @@ function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
     case 'embedded':
       return httpFolderSource(`${modelsUrl}${spec.name}`, spec.name);
     case 'hf':
-      return huggingFaceSource(spec.repo, spec.revision);
+      // files are kept in IndexedDB, so a second load of the same repo needs no network
+      return hubFileSource({ repo: spec.repo, revision: spec.revision, store: indexedDbHubStore() });
     case 'local':
       return localFilesSource(spec.files, `local: ${spec.name}`);
   }

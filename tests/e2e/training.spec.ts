@@ -1,0 +1,67 @@
+// The main loop in a real browser: open the page offline on the tiny model, train, watch the curves and the
+// rollouts fill, pause and resume, reload and find the run, export it as JSON; no request leaves the origin.
+import { readFile } from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, stepsDone, waitForReady, waitForSteps } from './helpers.ts';
+
+test('train, pause, resume, reload, export: all on the page origin', async ({ page, baseURL }, info) => {
+  const requests = recordRequests(page);
+  await page.goto(`/${FAST_HASH}`);
+  await expect(page.getByRole('heading', { name: 'ReMA Playground' })).toBeVisible();
+  await waitForReady(page);
+  await expect(page.getByTestId('model')).toContainText('tiny-rema');
+  const backendText = await page.getByTestId('backend').textContent();
+  info.annotations.push({ type: 'backend', description: backendText ?? '' });
+  await screenshotBoth(page, info, '01-start');
+
+  // train until at least two steps are done
+  await page.getByTestId('train').click();
+  await waitForSteps(page, 2);
+  await expect(page.locator('[data-chart="reward"] .recharts-line')).not.toHaveCount(0);
+  const rewardPoints = await page.locator('[data-chart="reward"] .recharts-line-dots circle').count();
+  expect(rewardPoints).toBeGreaterThanOrEqual(2 * 2); // mean and std, at least two steps each
+
+  // pause: the step in flight finishes, then nothing more happens
+  await page.getByTestId('pause').click();
+  await waitForReady(page);
+  const paused = await stepsDone(page);
+  await page.waitForTimeout(2500);
+  expect(await stepsDone(page)).toBe(paused);
+  await screenshotBoth(page, info, '02-curves');
+
+  // the inspector shows both agents' turns for the latest step
+  await page.getByTestId('tab-rollouts').click();
+  const sample = page.getByTestId('sample').first();
+  await expect(sample).toBeVisible();
+  await expect(sample.locator('[data-role="meta"]').first()).toBeVisible();
+  await expect(sample.locator('[data-role="reasoning"]').first()).toBeVisible();
+  await expect(sample).toContainText(/r=-?\d/);
+  await screenshotBoth(page, info, '03-rollouts');
+
+  // resume
+  await page.getByTestId('train').click();
+  await waitForSteps(page, paused + 1);
+  await page.getByTestId('pause').click();
+  await waitForReady(page);
+  const total = await stepsDone(page);
+
+  // reload: the run is still listed with its steps
+  await page.reload();
+  await page.getByTestId('tab-runs').click();
+  const row = page.getByTestId('run-row').first();
+  await expect(row).toBeVisible();
+  await expect(row.locator('td').nth(4)).toHaveText(String(total));
+  await screenshotBoth(page, info, '04-runs');
+
+  // export JSON and check its content
+  const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId('export-json').click()]);
+  const file = JSON.parse(await readFile((await download.path())!, 'utf8'));
+  expect(file.format).toBe('rema-playground-run');
+  expect(file.metrics).toHaveLength(total);
+  expect(file.metrics.map((m: { step: number }) => m.step)).toEqual([...Array(total)].map((_, i) => i + 1));
+  expect(file.config).toMatchObject({ problemsPerStep: 2, groupSize: 4, maxTurns: 3 });
+  expect(file.rollouts.length).toBe(2 * 4);
+  expect(file.model).toBe('tiny-rema');
+
+  expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
+});
