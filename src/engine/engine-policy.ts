@@ -50,6 +50,10 @@ export interface EnginePolicyOptions {
   /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
   activationBudgetBytes?: number;
+  /** storage of the frozen base weights: 'f32' (default); 'f16' halves memory on a WebGPU device with shader-f16
+   *  (LoRA only); 'auto' picks f16 for LoRA when the backend supports it. The f16 path is NOT exercised by the
+   *  test suite on machines without such a device (SwiftShader has no shader-f16), hence opt-in. */
+  baseDtype?: 'auto' | 'f32' | 'f16';
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
 }
@@ -85,7 +89,9 @@ export class EnginePolicy implements Policy {
     if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
     if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
     this.adapters = [...training.adapters];
-    this.base = uploadParams(be, config, opts.weights);
+    const wantF16 = opts.baseDtype === 'f16' || (opts.baseDtype === 'auto' && training.mode === 'lora' && be.supportsF16);
+    if (wantF16 && training.mode === 'full') throw new Error('createEnginePolicy: baseDtype f16 cannot be used with full fine-tuning');
+    this.base = uploadParams(be, config, opts.weights, 'base', wantF16 ? 'f16' : 'f32');
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
         const lora = createLoraAdapter(be, config, { name, rank: training.rank, alpha: training.alpha, targets: training.targets, seed: opts.seed + i });

@@ -13,7 +13,11 @@ const weights = randomWeights(cfg, 21);
 const letters: TokenDecoder = { decode: (ids) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
 
 function makePolicy(training: TrainingSetup, lr = 1e-2): ReturnType<typeof createEnginePolicy> {
-  const opts: EnginePolicyOptions = {
+  return createEnginePolicy(baseOptions(training, lr));
+}
+
+function baseOptions(training: TrainingSetup, lr = 1e-2): EnginePolicyOptions {
+  return {
     backend: new CpuBackend(),
     config: cfg,
     weights,
@@ -22,7 +26,6 @@ function makePolicy(training: TrainingSetup, lr = 1e-2): ReturnType<typeof creat
     optimizer: { lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
     seed: 1,
   };
-  return createEnginePolicy(opts);
 }
 
 const lora: TrainingSetup = { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] };
@@ -152,5 +155,7 @@ describe('EnginePolicy training', () => {
     await expect(policy.score([{ tokens: [1, 2, 3], positions: [2, 1], adapter: 'meta' }])).rejects.toThrow(/ascending/);
     await expect(policy.accumulateGradients([{ ...sft, adapter: null, coef: new Float32Array(n) }])).rejects.toThrow(/frozen base/);
     await expect(policy.optimizerStep('nope')).rejects.toThrow(/unknown adapter "nope"/);
+    expect(() => createEnginePolicy({ ...baseOptions(lora), baseDtype: 'f16' })).toThrow(/does not support f16 weights/);
+    expect(() => createEnginePolicy({ ...baseOptions({ mode: 'full', adapters: ['a', 'a'] }) })).toThrow(/duplicate adapter names/);
   });
 });

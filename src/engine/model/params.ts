@@ -108,8 +108,11 @@ function buildParams(config: ModelConfig, make: (name: string, shape: number[]) 
   return { embed, layers, finalNorm, lmHead };
 }
 
-/** Upload a checkpoint. Every expected tensor must be present with the configured shape. */
-export function uploadParams(backend: Backend, config: ModelConfig, weights: ModelWeights, label = 'base'): DecoderParams {
+/** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' stores
+ *  the weights as half floats (a frozen base on WebGPU with shader-f16: half the memory and bandwidth; kernels
+ *  still accumulate in f32). */
+export function uploadParams(backend: Backend, config: ModelConfig, weights: ModelWeights, label = 'base', dtype: 'f32' | 'f16' = 'f32'): DecoderParams {
+  if (dtype === 'f16' && !backend.supportsF16) throw new Error(`uploadParams: backend ${backend.description} does not support f16 weights`);
   const allocated: Tensor[] = [];
   try {
     return buildParams(config, (name, shape) => {
@@ -118,7 +121,7 @@ export function uploadParams(backend: Backend, config: ModelConfig, weights: Mod
       if (w.shape.length !== shape.length || w.shape.some((d, i) => d !== shape[i])) {
         throw new Error(`model weights: "${name}" has shape [${w.shape.join(', ')}], config.json implies [${shape.join(', ')}]`);
       }
-      const t = backend.alloc(shape, 'f32', `${label}:${name}`);
+      const t = backend.alloc(shape, dtype, `${label}:${name}`);
       allocated.push(t);
       backend.upload(t, w.data);
       return t;
