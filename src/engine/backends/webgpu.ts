@@ -41,6 +41,10 @@ export class WebGpuBackend implements Backend {
   private deviceError: string | null = null;
   private readonly context: GpuContext;
   private destroyed = false;
+  /** validation / out-of-memory errors arrive asynchronously; the next sync() or download() throws them */
+  private readonly onDeviceError = (event: Event): void => {
+    this.deviceError ??= (event as GPUUncapturedErrorEvent).error.message;
+  };
 
   static create(device: GPUDevice, options: WebGpuBackendOptions = {}): WebGpuBackend {
     return new WebGpuBackend(device, options);
@@ -64,10 +68,7 @@ export class WebGpuBackend implements Backend {
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.runtime = new GpuRuntime(device, options.uniformRingBytes);
-    device.addEventListener('uncapturederror', (event) => {
-      const message = (event as GPUUncapturedErrorEvent).error.message;
-      this.deviceError ??= message;
-    });
+    device.addEventListener('uncapturederror', this.onDeviceError);
     const dummy = this.newBuffer(16, 'dummy');
     this.context = {
       runtime: this.runtime,
@@ -278,6 +279,7 @@ export class WebGpuBackend implements Backend {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.device.removeEventListener('uncapturederror', this.onDeviceError);
     for (const s of this.storages.values()) for (const c of s.chunks) c.buffer.destroy();
     this.storages.clear();
     this.pool.drain();
