@@ -2,7 +2,8 @@
 // uses, and the time of the LM-head log-prob, attention decode and AdamW kernels, with the ledger's peak bytes.
 // On a machine without a GPU the adapter is SwiftShader (CPU emulation, ~1 GFLOP/s): the numbers there only say
 // the path works; run it on a GPU machine for real ones.
-//   npx tsx bench/webgpu.ts            writes bench/results/webgpu.json
+//   npm run bench:webgpu               writes bench/results/webgpu.json (the script adds /usr/lib/chromium to
+//                                      LD_LIBRARY_PATH: Debian chromium ships the Vulkan loader SwiftShader needs)
 // Each timing: one warm-up call (pipeline compile), then the median of 5 samples of `reps` back-to-back calls
 // ended by sync().
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -72,7 +73,7 @@ for (const [M, N, K, transB] of [[64, 64, 64, 1], [128, 128, 128, 1], [1, 512, 2
 {
   const [B, S, H, Hkv, Dh] = [8, 256 * scale, 4, 2, 32];
   const q = rand([B, 1, H, Dh]), k = rand([B, S, Hkv, Dh]), v = rand([B, S, Hkv, Dh]);
-  const keyStart = ints(new Array(B).fill(0)), o = rand([B, 1, H, Dh]), lse = rand([B, H, 1]);
+  const keyStart = ints(Array.from({ length: B }, () => 0)), o = rand([B, 1, H, Dh]), lse = rand([B, H, 1]);
   const s = await time('attention', { t: { q, k, v, keyStart, o, lse }, p: { B, T: 1, S, past: S - 1, H, Hkv, Dh } }, software ? 2 : 20);
   results[`attention decode B=${B} S=${S} H=${H} Hkv=${Hkv} Dh=${Dh}`] = { ms: +(s * 1e3).toFixed(3) };
 }
