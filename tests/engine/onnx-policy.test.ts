@@ -1,0 +1,76 @@
+// A frozen agent on onnxruntime (OnnxFrozenPolicy over the golden models' KV-cache export) behaves like the same
+// model on our engine: equal log-probs and entropies, the same sampled tokens for the same seed and stop rules,
+// and clear refusals of training calls.
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { createEnginePolicy } from '../../src/engine/index.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { OnnxFrozenPolicy } from '../../src/engine/io/onnx-frozen-policy.ts';
+import type { GenerateRequest, SamplingParams } from '../../src/engine/policy.ts';
+import { Rng } from '../../src/util/rng.ts';
+
+const root = resolve(import.meta.dirname, '../fixtures/golden');
+const folders = readdirSync(root).filter((d) => existsSync(join(root, d, 'model_kv.onnx'))).toSorted();
+const decoder = { decode: (ids: readonly number[]) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
+
+describe('OnnxFrozenPolicy (onnxruntime-node) vs EnginePolicy', () => {
+  for (const folder of folders) {
+    it(`${folder}: same log-probs, entropies and seeded generations`, async () => {
+      const dir = join(root, folder);
+      const { config, weights } = await loadHfCheckpoint(directoryFileSource(dir));
+      const session = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'));
+      const onnx = new OnnxFrozenPolicy({ session, tensor: (type, data, dims) => new ort.Tensor(type, data, dims), config, decoder });
+      const engine = createEnginePolicy({
+        backend: new CpuBackend(),
+        config,
+        weights,
+        decoder,
+        training: { mode: 'lora', adapters: ['a'], rank: 2, alpha: 4, targets: ['q'] },
+        optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
+        seed: 0,
+      });
+      const rng = new Rng(11);
+      const seqs = [7, 12].map((n) => Array.from({ length: n }, () => Math.floor(rng.next() * config.vocabSize)));
+      const requests = seqs.map((tokens) => ({ tokens, positions: [1, 3, tokens.length - 1], adapter: null }));
+      const [a, b] = [await onnx.score(requests), await engine.score(requests)];
+      for (let i = 0; i < requests.length; i++) {
+        for (let j = 0; j < 3; j++) {
+          expect(Math.abs(a[i].logprobs[j] - b[i].logprobs[j])).toBeLessThan(1e-4);
+          expect(Math.abs(a[i].entropy[j] - b[i].entropy[j])).toBeLessThan(1e-4);
+        }
+      }
+
+      const sampling: SamplingParams = { temperature: 1, topP: 0.95, topK: 20, seed: 5 };
+      const gen: GenerateRequest[] = [
+        { prompt: seqs[0].slice(0, 4), adapter: null, maxNewTokens: 8, stopStrings: [], stopTokenIds: [] },
+        { prompt: seqs[1].slice(0, 5), adapter: null, maxNewTokens: 6, stopStrings: [], stopTokenIds: [seqs[1][0]] },
+      ];
+      const [x, y] = [await onnx.generate(gen, sampling), await engine.generate(gen, sampling)];
+      expect(x.map((g) => g.tokens)).toEqual(y.map((g) => g.tokens));
+      expect(x.map((g) => g.finish)).toEqual(y.map((g) => g.finish));
+      expect(x.map((g) => g.text)).toEqual(y.map((g) => g.text));
+      x.forEach((g, i) => g.logprobs.forEach((lp, j) => expect(Math.abs(lp - y[i].logprobs[j])).toBeLessThan(1e-4)));
+      // generated log-probs are what scoring the finished sequence gives
+      const rescored = await onnx.score([{ tokens: [...gen[0].prompt, ...x[0].tokens], positions: x[0].tokens.map((_, j) => 4 + j), adapter: null }]);
+      rescored[0].logprobs.forEach((lp, j) => expect(Math.abs(lp - x[0].logprobs[j])).toBeLessThan(1e-5));
+
+      await expect(onnx.optimizerStep('meta')).rejects.toThrow('optimizerStep("meta"): this agent is a frozen ONNX model');
+      await expect(onnx.accumulateGradients([])).rejects.toThrow(/frozen ONNX model/);
+      await session.release();
+    });
+  }
+
+  it('refuses an export without a KV cache, naming what is missing', async () => {
+    const dir = join(root, folders[0]);
+    const { config } = await loadHfCheckpoint(directoryFileSource(dir));
+    const session = await ort.InferenceSession.create(join(dir, 'model.onnx'));
+    expect(() => new OnnxFrozenPolicy({ session, tensor: (t, d, dims) => new ort.Tensor(t, d, dims), config, decoder })).toThrow(
+      /ONNX model: input "attention_mask" missing \(inputs: input_ids\)/,
+    );
+    await session.release();
+  });
+});
