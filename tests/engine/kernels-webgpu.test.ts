@@ -62,12 +62,23 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     }
   });
 
-  it('matmul and lmHead read f16 weights (unpacked to f32, f32 accumulation)', async () => {
+  it('f16 weights in matmul (A, B, bias), lmHead and rmsnorm (unpacked to f32, f32 accumulation)', async () => {
     const [M, N, K] = [6, 11, 9];
     const half = (n: number): TensorInput => ({ shape: [N, K], data: encodeF16(randn(n)), dtype: 'f16' });
     await check('matmul', { a: f32([M, K]), b: half(N * K), c: f32([M, N]) },
       { M, N, K, transA: 0, transB: 1, alpha: 1, beta: 0 }, ['c']);
     await check('lmHead', { h: f32([M, K]), w: half(N * K), logits: f32([M, N]) }, { R: M, D: K, V: N }, ['logits']);
+    // f16 A (transposed) and f16 bias; f16 RMSNorm weight
+    await check('matmul', {
+      a: { shape: [K, M], data: encodeF16(randn(M * K)), dtype: 'f16' }, b: f32([K, N]), c: f32([M, N]),
+      bias: { shape: [N], data: encodeF16(randn(N)), dtype: 'f16' },
+    }, { M, N, K, transA: 1, transB: 0, alpha: 1, beta: 1 }, ['c']);
+    const [R, D] = [4, 9];
+    const wHalf: TensorInput = { shape: [D], data: encodeF16(randn(D)), dtype: 'f16' };
+    const x = f32([R, D]);
+    const fwd = await check('rmsnorm', { x, w: wHalf, y: f32([R, D]), rstd: f32([R]) }, { R, D, eps: 1e-6 }, ['y', 'rstd']);
+    await check('rmsnormBackward', { x, w: wHalf, rstd: { shape: [R], data: fwd.rstd }, dy: f32([R, D]), dx: f32([R, D]) },
+      { R, D, accumulate: 0 }, ['dx']);
   });
 
   it('sumRows with beta 0 (over NaN) and beta 1', async () => {
