@@ -1,0 +1,34 @@
+// A wall-clock budget for one answer check. The checker runs on the trainer's thread (no workers in src/rl),
+// so every loop that can grow with the input calls `check()`, and the symbolic layer is only entered for
+// inputs that passed the size and magnitude guards in guard.ts. A spent budget throws, and the caller
+// turns that into `correct: false`.
+
+/** Thrown when a check runs past its deadline; verifyMath catches it and scores the answer 0. */
+export class VerifierTimeout extends Error {
+  constructor(ms: number) {
+    super(`answer check ran past its ${ms} ms budget`);
+    this.name = 'VerifierTimeout';
+  }
+}
+
+export class Deadline {
+  private readonly endsAt: number;
+
+  constructor(readonly budgetMs: number) {
+    this.endsAt = Date.now() + budgetMs;
+  }
+
+  /** Milliseconds left (never negative). */
+  remaining(): number {
+    return Math.max(0, this.endsAt - Date.now());
+  }
+
+  expired(): boolean {
+    return Date.now() >= this.endsAt;
+  }
+
+  /** Throw VerifierTimeout when the budget is spent. Cheap enough to call inside loops. */
+  check(): void {
+    if (Date.now() >= this.endsAt) throw new VerifierTimeout(this.budgetMs);
+  }
+}

@@ -1,0 +1,97 @@
+// The math answer checker used for ReMA rewards: extract the model's answer (Math-Verify priorities), normalise
+// it, parse it with @cortex-js/compute-engine, and compare it with the gold answer (read as the paper's code
+// does, as \boxed{gold}). Every check has a wall-clock budget; a check that runs out, or an input that fails a
+// size guard, scores false and never throws. The behaviour follows huggingface/Math-Verify (Apache-2.0);
+// see the header of compare.ts for where we differ on purpose.
+
+import { Deadline, VerifierTimeout } from './deadline.ts';
+import { extractCandidates } from './extract.ts';
+import { normalizeAnswer } from './normalize.ts';
+import { computeEngine, parseAnswer, type Value } from './parse.ts';
+import { equal } from './compare.ts';
+
+export { hasBoxed } from './extract.ts';
+export { normalizeAnswer } from './normalize.ts';
+export { VerifierTimeout } from './deadline.ts';
+
+/** Default budget for one check (Math-Verify's own default timeout is 5 s; the ReMA reward pool uses 10 s). */
+export const DEFAULT_TIMEOUT_MS = 3_000;
+/** Candidates tried per response before giving up (Math-Verify tries the next match when one fails to parse). */
+const MAX_CANDIDATES = 4;
+
+export interface VerifyResult {
+  correct: boolean;
+  /** The normalised answer taken from the prediction, or null when none was found. */
+  extracted: string | null;
+  /** Why: 'equal', 'not-equal', 'no-answer', 'unparsable-answer', 'bad-gold', 'timeout', 'too-long'. */
+  reason: string;
+}
+
+function firstParsed(text: string, dl: Deadline): { value: Value | null; extracted: string | null } {
+  const candidates = extractCandidates(text).slice(0, MAX_CANDIDATES);
+  let firstText: string | null = null;
+  for (const c of candidates) {
+    dl.check();
+    const normalized = normalizeAnswer(c.text);
+    if (normalized === '') continue;
+    firstText ??= normalized;
+    let value: Value | null = null;
+    try {
+      value = parseAnswer(normalized, c.percent, dl);
+    } catch (e) {
+      if (e instanceof VerifierTimeout) throw e;
+      value = null; // a parser failure on one candidate: try the next, as Math-Verify does
+    }
+    if (value) return { value, extracted: normalized };
+  }
+  return { value: null, extracted: firstText };
+}
+
+/**
+ * Extract the answer from `text` (the same priorities as verifyMath), normalised; null when there is none.
+ */
+export function extractAnswer(text: string): string | null {
+  for (const c of extractCandidates(text).slice(0, MAX_CANDIDATES)) {
+    const normalized = normalizeAnswer(c.text);
+    if (normalized !== '') return normalized;
+  }
+  return null;
+}
+
+/**
+ * Is `prediction` a correct answer to a problem whose reference answer is `gold`?
+ * The gold is read as `\boxed{gold}` (ReMA's math_verify.compute_score).
+ */
+export function verifyMath(gold: string, prediction: string, opts: { timeoutMs?: number } = {}): VerifyResult {
+  computeEngine(); // one-time library warm-up, outside the budget of this check
+  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  let extracted: string | null = null;
+  try {
+    const goldParsed = firstParsed(`\\boxed{${gold}}`, dl);
+    const pred = firstParsed(prediction, dl);
+    extracted = pred.extracted;
+    if (!goldParsed.value) return { correct: false, extracted, reason: 'bad-gold' };
+    if (!pred.value) {
+      const reason = extracted === null ? (prediction.length > 100_000 ? 'too-long' : 'no-answer') : 'unparsable-answer';
+      return { correct: false, extracted, reason };
+    }
+    const correct = equal(goldParsed.value, pred.value, dl);
+    return { correct, extracted, reason: correct ? 'equal' : 'not-equal' };
+  } catch (e) {
+    if (e instanceof VerifierTimeout) return { correct: false, extracted, reason: 'timeout' };
+    return { correct: false, extracted, reason: `error: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/**
+ * Judge-task reward: the last `[[A]]` or `[[B]]` in the text is the verdict; a text that contains both
+ * (or neither) has no verdict and is not correct.
+ */
+export function verifyJudgeVerdict(gold: 'A' | 'B', text: string): { correct: boolean; verdict: 'A' | 'B' | null } {
+  const hasA = text.includes('[[A]]');
+  const hasB = text.includes('[[B]]');
+  if (hasA === hasB) return { correct: false, verdict: null };
+  const verdict = hasA ? 'A' : 'B';
+  return { correct: verdict === gold, verdict };
+}
+
