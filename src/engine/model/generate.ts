@@ -2,12 +2,13 @@
 // decode step). Layout: each sequence's prompt is LEFT-aligned to a common length P inside a cache of
 // S = P + maxNewTokens rows: sequence b's prompt sits at rows [P - len_b, P) and keyStart[b] = P - len_b masks
 // the rows before it. Identical prompts are prefilled once and their keys/values copied to every member.
-// The caller decides each next token from the logits (sampling.ts) and when a sequence is done.
+// The caller decides each next token from the logits (sampling.ts) and when a sequence is done; finished rows are
+// dropped from the caches once they are half of the batch.
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
 import { LayerWorkspace, layerForward, ropeFrequencies, type LayerContext } from './layer.ts';
-import { readF32, TensorScope } from './device-ops.ts';
+import { readF32, tensorFrom, TensorScope, zeros } from './device-ops.ts';
 
 /** Called with the next-token logits [V] of sequence b at generation step `step` (0 = after the prompt).
  *  Returns the token to feed next, or null when the sequence is finished. */
@@ -25,7 +26,7 @@ export async function decodeBatch(
 ): Promise<void> {
   const B = prompts.length;
   if (B === 0 || opts.maxNewTokens <= 0) return;
-  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
+  const { numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
   prompts.forEach((p, b) => {
     if (p.length === 0) throw new Error(`generate: prompt ${b} is empty`);
     for (const id of p) if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`generate: prompt ${b} has token id ${id} outside [0, ${V})`);
@@ -36,14 +37,11 @@ export async function decodeBatch(
     throw new Error(`generate: prompt (${P}) + maxNewTokens (${opts.maxNewTokens}) exceeds max_position_embeddings ${cfg.maxPositionEmbeddings}`);
   }
   const W = Hkv * Dh;
-  const scope = new TensorScope(be);
+  // caches[l] = { k, v } [Bc, S, Hkv, Dh]; replaced (and the old ones freed) when rows are compacted
+  let caches: Array<{ k: Tensor; v: Tensor }> = [];
+  let state: DecodeState | null = null;
   try {
-    const cacheK: Tensor[] = [];
-    const cacheV: Tensor[] = [];
-    for (let l = 0; l < cfg.numLayers; l++) {
-      cacheK.push(scope.zeros([B, S, Hkv, Dh], `cache.k.${l}`));
-      cacheV.push(scope.zeros([B, S, Hkv, Dh], `cache.v.${l}`));
-    }
+    for (let l = 0; l < cfg.numLayers; l++) caches.push({ k: zeros(be, [B, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [B, S, Hkv, Dh], `cache.v.${l}`) });
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
     const fed: Array<number | null> = Array.from({ length: B }, () => null);
     let produced = 0;
@@ -61,8 +59,8 @@ export async function decodeBatch(
       const logits = await prefill(be, cfg, w, prompt, (l, k, v) => {
         for (const b of members) {
           const dstRow0 = b * S + keyStart[b];
-          be.run('copyRows', { t: { src: k, dst: cacheK[l] }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
-          be.run('copyRows', { t: { src: v, dst: cacheV[l] }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
+          be.run('copyRows', { t: { src: k, dst: caches[l].k }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
+          be.run('copyRows', { t: { src: v, dst: caches[l].v }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
         }
       });
       for (const b of members) {
@@ -72,43 +70,112 @@ export async function decodeBatch(
     }
     opts.onStep?.(produced);
 
-    // decode: one token per live sequence per step
-    const ws = new LayerWorkspace(scope, cfg, B, 1, w.lora);
-    const ids = scope.alloc([B], 'decode.ids', 'i32');
-    const pos = scope.alloc([B], 'decode.pos', 'i32');
-    const ks = scope.from([B], keyStart, 'decode.keyStart');
-    const ctx: LayerContext = { be, cfg, pos, keyStart: ks, invFreq: ropeFrequencies(scope, cfg) };
-    const x = scope.alloc([B, D], 'decode.x');
-    const y = scope.alloc([B, D], 'decode.y');
-    const hn = scope.alloc([B, D], 'decode.hNorm');
-    const rstd = scope.alloc([B], 'decode.rstd');
-    const logits = scope.alloc([B, V], 'decode.logits');
+    // decode: one token per live sequence per step. rows[r] = the sequence in cache row r; once half of the rows
+    // have finished, the caches are compacted to the live rows so finished sequences cost nothing.
+    let rows = Array.from({ length: B }, (_, b) => b);
     for (let step = 1; step < opts.maxNewTokens; step++) {
-      if (fed.every((t) => t === null)) break;
-      const past = P + step - 1; // cache row of the token fed now
-      be.upload(ids, Int32Array.from(fed, (t) => t ?? 0));
-      be.upload(pos, Int32Array.from(keyStart, (k) => past - k));
-      be.run('embedding', { t: { ids, table: w.params.embed, out: x }, p: { R: B, D } });
-      let cur = x;
-      let nxt = y;
-      for (let l = 0; l < cfg.numLayers; l++) {
-        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-        layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'cache', k: cacheK[l], v: cacheV[l], past, S });
-        [cur, nxt] = [nxt, cur];
+      const live = rows.filter((b) => fed[b] !== null);
+      if (live.length === 0) break;
+      if (live.length <= rows.length / 2) {
+        caches = compactCaches(be, caches, live.map((b) => rows.indexOf(b)), S, W);
+        rows = live;
+        state?.free();
+        state = null;
       }
-      be.run('rmsnorm', { t: { x: cur, w: w.params.finalNorm, y: hn, rstd }, p: { R: B, D, eps: cfg.rmsNormEps } });
-      be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: B, D, V } });
-      const host = await readF32(be, logits);
-      for (let b = 0; b < B; b++) {
+      state ??= new DecodeState(be, cfg, w, Int32Array.from(rows, (b) => keyStart[b]));
+      const Bc = rows.length;
+      const past = P + step - 1; // cache row of the token fed now
+      be.upload(state.ids, Int32Array.from(rows, (b) => fed[b] ?? 0));
+      be.upload(state.pos, Int32Array.from(rows, (b) => past - keyStart[b]));
+      const host = await state.step(caches, past, S);
+      for (let r = 0; r < Bc; r++) {
+        const b = rows[r];
         if (fed[b] === null) continue;
-        fed[b] = next(b, host.subarray(b * V, (b + 1) * V), step);
+        fed[b] = next(b, host.subarray(r * V, (r + 1) * V), step);
         if (fed[b] !== null) produced++;
       }
       opts.onStep?.(produced);
     }
   } finally {
-    scope.freeAll();
+    state?.free();
+    for (const c of caches) {
+      be.free(c.k);
+      be.free(c.v);
+    }
   }
+}
+
+/** Buffers of one decode step over Bc cache rows. */
+class DecodeState {
+  private readonly scope: TensorScope;
+  readonly ids: Tensor; // [Bc] i32 token fed at this step
+  readonly pos: Tensor; // [Bc] i32 its RoPE position
+  private readonly ctx: LayerContext;
+  private readonly ws: LayerWorkspace;
+  private readonly x: Tensor; // [Bc, D]
+  private readonly y: Tensor; // [Bc, D]
+  private readonly hn: Tensor; // [Bc, D]
+  private readonly rstd: Tensor; // [Bc]
+  private readonly logits: Tensor; // [Bc, V]
+
+  constructor(private readonly be: Backend, private readonly cfg: ModelConfig, private readonly w: ActiveWeights, keyStart: Int32Array) {
+    const Bc = keyStart.length;
+    const { hiddenSize: D, vocabSize: V } = cfg;
+    const scope = (this.scope = new TensorScope(be));
+    this.ws = new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
+    this.ids = scope.alloc([Bc], 'decode.ids', 'i32');
+    this.pos = scope.alloc([Bc], 'decode.pos', 'i32');
+    this.ctx = { be, cfg, pos: this.pos, keyStart: scope.from([Bc], keyStart, 'decode.keyStart'), invFreq: ropeFrequencies(scope, cfg) };
+    this.x = scope.alloc([Bc, D], 'decode.x');
+    this.y = scope.alloc([Bc, D], 'decode.y');
+    this.hn = scope.alloc([Bc, D], 'decode.hNorm');
+    this.rstd = scope.alloc([Bc], 'decode.rstd');
+    this.logits = scope.alloc([Bc, V], 'decode.logits');
+  }
+
+  /** Embed ids, run every layer against the caches (writing this step's k, v at row `past`), return logits [Bc, V]. */
+  async step(caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, past: number, S: number): Promise<Float32Array> {
+    const { be, cfg, w } = this;
+    const Bc = this.ws.B;
+    const { hiddenSize: D, vocabSize: V } = cfg;
+    be.run('embedding', { t: { ids: this.ids, table: w.params.embed, out: this.x }, p: { R: Bc, D } });
+    let cur = this.x;
+    let nxt = this.y;
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+      layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, this.ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past, S });
+      [cur, nxt] = [nxt, cur];
+    }
+    be.run('rmsnorm', { t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd }, p: { R: Bc, D, eps: cfg.rmsNormEps } });
+    be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
+    return readF32(be, this.logits);
+  }
+
+  free(): void {
+    this.scope.freeAll();
+  }
+}
+
+/** New caches holding only cache rows `keep` (in that order), gathered with the embedding kernel over the
+ *  cache viewed as a table of [Bc·S, W] rows; the old caches are freed. */
+function compactCaches(be: Backend, caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, keep: readonly number[], S: number, W: number): Array<{ k: Tensor; v: Tensor }> {
+  const Bn = keep.length;
+  const rowIds = new Int32Array(Bn * S);
+  keep.forEach((r, i) => {
+    for (let j = 0; j < S; j++) rowIds[i * S + j] = r * S + j;
+  });
+  const ids = tensorFrom(be, [Bn * S], rowIds, 'cache.compact.ids');
+  const out = caches.map((c, l) => {
+    const gather = (src: Tensor, kind: string) => {
+      const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], 'f32', `cache.${kind}.${l}`);
+      be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: Bn * S, D: W } });
+      be.free(src);
+      return dst;
+    };
+    return { k: gather(c.k, 'k'), v: gather(c.v, 'v') };
+  });
+  be.free(ids);
+  return out;
 }
 
 /** Forward one prompt (B = 1), handing each layer's roped k, v [1, L, Hkv, Dh] to `onKV`; returns the
