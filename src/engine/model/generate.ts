@@ -33,9 +33,7 @@ export async function decodeBatch(
   });
   const P = Math.max(...prompts.map((p) => p.length));
   const S = P + opts.maxNewTokens;
-  if (S > cfg.maxPositionEmbeddings) {
-    throw new Error(`generate: prompt (${P}) + maxNewTokens (${opts.maxNewTokens}) exceeds max_position_embeddings ${cfg.maxPositionEmbeddings}`);
-  }
+  // (positions beyond max_position_embeddings are allowed, as in transformers: RoPE extrapolates, quality may drop)
   const W = Hkv * Dh;
   // caches[l] = { k, v } [Bc, S, Hkv, Dh]; replaced (and the old ones freed) when rows are compacted
   let caches: Array<{ k: Tensor; v: Tensor }> = [];
