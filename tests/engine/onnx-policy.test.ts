@@ -1,9 +1,10 @@
 // A frozen agent on onnxruntime (OnnxFrozenPolicy over the golden models' KV-cache export) behaves like the same
 // model on our engine: equal log-probs and entropies, the same sampled tokens for the same seed and stop rules,
 // and clear refusals of training calls.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -63,6 +64,27 @@ describe('OnnxFrozenPolicy (onnxruntime-node) vs EnginePolicy', () => {
       await session.release();
     });
   }
+
+  it('runs on onnxruntime-web (WASM execution provider, as in the browser) with the same results', async () => {
+    ortWeb.env.wasm.numThreads = 1; // no worker threads in Node
+    const folder = folders.find((f) => f.startsWith('qwen2')) ?? folders[0];
+    const dir = join(root, folder);
+    const { config } = await loadHfCheckpoint(directoryFileSource(dir));
+    const bytes = new Uint8Array(readFileSync(join(dir, 'model_kv.onnx')));
+    const webSession = await ortWeb.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
+    const nodeSession = await ort.InferenceSession.create(bytes);
+    const web = new OnnxFrozenPolicy({ session: webSession, tensor: (t, d, dims) => new ortWeb.Tensor(t, d, dims), config, decoder });
+    const native = new OnnxFrozenPolicy({ session: nodeSession, tensor: (t, d, dims) => new ort.Tensor(t, d, dims), config, decoder });
+    const tokens = Array.from({ length: 10 }, (_, i) => (i * 7 + 3) % config.vocabSize);
+    const req = [{ tokens, positions: tokens.slice(1).map((_, i) => i + 1), adapter: null }];
+    const [a, b] = [await web.score(req), await native.score(req)];
+    a[0].logprobs.forEach((lp, i) => expect(Math.abs(lp - b[0].logprobs[i])).toBeLessThan(1e-4));
+    const gen: GenerateRequest[] = [{ prompt: tokens.slice(0, 3), adapter: null, maxNewTokens: 6, stopStrings: [], stopTokenIds: [] }];
+    const sampling: SamplingParams = { temperature: 0.8, topP: 1, topK: 0, seed: 2 };
+    expect((await web.generate(gen, sampling))[0].tokens).toEqual((await native.generate(gen, sampling))[0].tokens);
+    await webSession.release();
+    await nodeSession.release();
+  });
 
   it('refuses an export without a KV cache, naming what is missing', async () => {
     const dir = join(root, folders[0]);
