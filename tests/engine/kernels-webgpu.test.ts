@@ -11,7 +11,8 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { encodeF16 } from '../../src/engine/io/half-float.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
+import { matmulOptions } from '../../src/engine/backends/webgpu-matmul.ts';
+import { compareKernel, relMaxErr, type TensorInput } from '../helpers/kernel-compare.ts';
 import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
 
 const TOL = 1e-5;
@@ -59,6 +60,27 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
           await check('matmul', { a, b, c: nan([M, N]) }, { M, N, K, transA, transB, alpha: 1, beta: 0 }, ['c']);
         }
       }
+    }
+  });
+
+  it('matmul vec4 variant (f32, multiples of 4) in all four layouts, against the CPU and the scalar kernel', async () => {
+    const before = gpu.dispatchesByProgram();
+    for (const [M, N, K] of [[8, 12, 16], [37, 44, 20], [4, 40, 36]]) {
+      for (const transA of [0, 1] as const) {
+        for (const transB of [0, 1] as const) {
+          const a = f32(transA ? [K, M] : [M, K]), b = f32(transB ? [N, K] : [K, N]), c = f32([M, N]), bias = f32([N]);
+          const p = { M, N, K, transA, transB, alpha: 0.5, beta: 2 };
+          const fast = await check('matmul', { a, b, c, bias }, p, ['c']);
+          matmulOptions.vec4 = false;
+          const scalar = await check('matmul', { a, b, c, bias }, p, ['c']);
+          matmulOptions.vec4 = true;
+          expect(relMaxErr(fast.c, scalar.c)).toBeLessThan(TOL);
+        }
+      }
+    }
+    const after = gpu.dispatchesByProgram();
+    for (const key of ['matmulVec4:00', 'matmulVec4:01', 'matmulVec4:10', 'matmulVec4:11']) {
+      expect(after[key] ?? 0, key).toBeGreaterThan(before[key] ?? 0);
     }
   });
 

@@ -4,7 +4,7 @@
 // with its own element offsets. K pieces after the first accumulate (beta = 1, no bias).
 import type { DType } from '../backend.ts';
 import type { ElemType } from '../kernels/wgsl/common.ts';
-import { MATMUL_TILE, matmulProgram } from '../kernels/wgsl/matmul.ts';
+import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../kernels/wgsl/matmul.ts';
 import type { Chunk } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
 
@@ -74,7 +74,11 @@ function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } 
   return { buffer: last.buffer, offset: elem - last.firstElem };
 }
 
+/** Set false to force the scalar kernel everywhere (tests compare both). */
+export const matmulOptions = { vec4: true };
+
 export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob): void {
+  const useVec4 = matmulOptions.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;
   const program = matmulProgram({
@@ -95,12 +99,18 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob)
         const C = locate(c, m0);
         const first = kIndex === 0;
         const hasBias = first && job.bias !== undefined;
-        runtime.dispatch(program, [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer], {
+        const params = {
           M: m1 - m0, N: n1 - n0, K: k1 - k0, lda: a.ld, ldb: b.ld, ldc: c.ld,
           offA: A.offset + (transA ? m0 : k0), offB: B.offset + (transB ? k0 : n0), offC: C.offset + n0,
           offBias: hasBias ? job.bias!.elem0 + n0 : 0, hasBias: hasBias ? 1 : 0,
           alpha: job.alpha, beta: first ? job.beta : 1,
-        }, [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
+        };
+        const fast = useVec4 && params.K > 0 && vec4Eligible({
+          ...params, transA, transB, aF32: a.dtype === 'f32', bF32: b.dtype === 'f32', aBytes: A.buffer.size, bBytes: B.buffer.size,
+        });
+        runtime.dispatch(fast ? matmulVec4Program(transA, transB) : program,
+          [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer], params,
+          [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
       });
     }
   }

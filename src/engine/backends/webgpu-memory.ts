@@ -50,7 +50,7 @@ export function planChunks(shape: readonly number[], dtype: DType, size: number,
   const totalBytes = size * bpe;
   if (totalBytes <= maxBinding) {
     const pooled = Math.max(ALIGN, roundUp(totalBytes, ALIGN));
-    const bytes = pooled <= maxBinding ? pooled : roundUp(totalBytes, 4);
+    const bytes = pooled <= maxBinding ? pooled : roundUp(totalBytes, 16) <= maxBinding ? roundUp(totalBytes, 16) : roundUp(totalBytes, 4);
     return { rowElems, rows, chunkRows: Math.max(rows, 1), bufferBytes: [bytes] };
   }
   let chunkRows = Math.floor(maxBinding / (rowElems * bpe));
@@ -65,7 +65,9 @@ export function planChunks(shape: readonly number[], dtype: DType, size: number,
   const bufferBytes: number[] = [];
   for (let r = 0; r < rows; r += chunkRows) {
     const n = Math.min(chunkRows, rows - r);
-    bufferBytes.push(roundUp(n * rowElems * bpe, 4));
+    const bytes = n * rowElems * bpe;
+    // 16-byte multiples let kernels read the buffer as vec4 (when the limit allows it)
+    bufferBytes.push(roundUp(bytes, 16) <= maxBinding ? roundUp(bytes, 16) : roundUp(bytes, 4));
   }
   return { rowElems, rows, chunkRows, bufferBytes };
 }

@@ -32,6 +32,8 @@ export class GpuRuntime {
   pending = 0;
   /** total dispatches recorded (for benchmarks) */
   dispatches = 0;
+  /** dispatches recorded per program key (benchmarks; tests check which variant ran) */
+  readonly perProgram = new Map<string, number>();
 
   constructor(readonly device: GPUDevice, private readonly ringBytes = DEFAULT_RING_BYTES) {
     this.slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
@@ -130,6 +132,7 @@ export class GpuRuntime {
     this.pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
     this.pending++;
     this.dispatches++;
+    this.perProgram.set(program.key, (this.perProgram.get(program.key) ?? 0) + 1);
   }
 
   /** Zero a buffer, ordered with the recorded dispatches. */

@@ -90,6 +90,11 @@ export class WebGpuBackend implements Backend {
     return this.storageOf(t, 'bufferCount', t.label).chunks.length;
   }
 
+  /** Dispatches recorded so far per WGSL program variant (e.g. 'matmulVec4:01'). */
+  dispatchesByProgram(): Record<string, number> {
+    return Object.fromEntries(this.runtime.perProgram);
+  }
+
   /** Dispatches recorded so far (a cost measure for benchmarks). */
   get dispatchCount(): number {
     return this.runtime.dispatches;
