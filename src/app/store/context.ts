@@ -8,7 +8,8 @@ export interface StoreContext {
   deps: StoreDeps;
   client: TrainerClient | null;
   unsubscribe: (() => void) | null;
-  db: RunsDb | null;
+  /** opened by start(); writes made before it resolves wait for it */
+  db: Promise<RunsDb | null>;
   nextRequestId: number;
   adapterRequests: Map<number, { resolve(files: Record<string, Uint8Array>): void; reject(e: Error): void }>;
   interventionRequestId: number | null;
@@ -21,7 +22,7 @@ export function createContext(deps: StoreDeps): StoreContext {
     deps,
     client: null,
     unsubscribe: null,
-    db: null,
+    db: Promise.resolve(null),
     nextRequestId: 1,
     adapterRequests: new Map(),
     interventionRequestId: null,
@@ -30,8 +31,11 @@ export function createContext(deps: StoreDeps): StoreContext {
 }
 
 export function persist(ctx: StoreContext, write: (db: RunsDb) => Promise<void>): Promise<void> {
-  ctx.dbQueue = ctx.dbQueue.then(async () => {
-    if (ctx.db) await write(ctx.db);
-  }).catch((e) => console.error('saving the run failed', e));
+  ctx.dbQueue = ctx.dbQueue
+    .then(async () => {
+      const db = await ctx.db;
+      if (db) await write(db);
+    })
+    .catch((e) => console.error('saving the run failed', e));
   return ctx.dbQueue;
 }

@@ -38,11 +38,16 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       intervention: { pending: false, result: null, error: null },
 
       async start() {
-        try {
-          ctx.db = await ctx.deps.openDb();
-          set({ runs: await ctx.db.list() });
-        } catch (e) {
+        ctx.db = ctx.deps.openDb().catch((e) => {
           set({ error: { message: `saved runs are unavailable (IndexedDB: ${(e as Error).message})`, fatal: false } });
+          return null;
+        });
+        const db = await ctx.db;
+        if (db) {
+          // runs created while the database was opening (an early import) stay in front
+          const stored = await db.list();
+          const fresh = get().runs.filter((r) => !stored.some((s) => s.id === r.id));
+          set({ runs: [...fresh, ...stored] });
         }
         try {
           connect();

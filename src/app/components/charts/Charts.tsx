@@ -30,10 +30,10 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
     [runs, spec],
   );
   return (
-    <LineChart margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+    <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
       <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
-      <YAxis domain={spec.domain ?? ['auto', 'auto']} tick={{ fontSize: 10 }} tickFormatter={fmt} />
+      <YAxis domain={spec.domain ?? ["auto", "auto"]} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
       <Legend wrapperStyle={{ fontSize: 10 }} />
       {lines.map((l) => (
@@ -56,18 +56,20 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
 function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null }) {
   const data = useMemo(
     () =>
-      (run?.metrics ?? []).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [s.label, s.value(m) ?? 0])])),
+      // keys are prefixed: recharts spreads a bar's data entry onto its <path>, so a key named "ref" (the
+      // reference-log-prob phase) would become a React ref
+      (run?.metrics ?? []).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])])),
     [run, spec],
   );
   return (
-    <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+    <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
       <XAxis dataKey="step" tick={{ fontSize: 10 }} />
-      <YAxis tick={{ fontSize: 10 }} tickFormatter={fmt} />
+      <YAxis tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
       <Legend wrapperStyle={{ fontSize: 10 }} />
       {spec.series.map((s, i) => (
-        <Bar key={s.label} dataKey={s.label} stackId="a" fill={stackColours[i % stackColours.length]} isAnimationActive={false} />
+        <Bar key={s.label} dataKey={`v_${s.label}`} name={s.label} stackId="a" fill={stackColours[i % stackColours.length]} isAnimationActive={false} />
       ))}
     </BarChart>
   );
