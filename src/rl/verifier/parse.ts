@@ -167,8 +167,16 @@ function fromJson(node: Json, latex: string, dl: Deadline): Value | null {
   return scalar(node, latex);
 }
 
+/** True when the tree holds a decimal literal (canonical parsing keeps 0.5 as 0.5 but turns \frac12 into Rational). */
+function hasDecimalLiteral(node: Json): boolean {
+  if (typeof node === 'number') return !Number.isInteger(node);
+  if (node && typeof node === 'object' && !Array.isArray(node)) return String((node as { num?: unknown }).num ?? '').includes('.');
+  return Array.isArray(node) && (node.slice(1) as Json[]).some(hasDecimalLiteral);
+}
+
 function scalar(json: Json, latex: string): Value {
-  return { kind: 'scalar', json, latex, float: /(^|[^\d])\d*\.\d/.test(latex), atomic: isAtomicNumber(json) };
+  const float = /(^|[^\d])\d*\.\d/.test(latex) || hasDecimalLiteral(json);
+  return { kind: 'scalar', json, latex, float, atomic: isAtomicNumber(json) };
 }
 
 /** The JSON of `latex`, or null when it does not parse cleanly or fails a guard. */
@@ -207,8 +215,12 @@ export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Valu
     // `x=1, y=2` stays a list of assignments; treat it as a tuple (order given by the writer).
     return { kind: 'set', items };
   }
-  if (/^\\text\s*\{[^{}]*\}$/.test(s)) {
-    return { kind: 'text', text: s.replace(/^\\text\s*\{([^{}]*)\}$/, '$1') };
+  const text = /^\\text\s*\{([^{}]*)\}$/.exec(s);
+  if (text) {
+    // \text{13} and \text{A} are maths (Math-Verify issue #37); \text{Evelyn} stays a word.
+    const inner = text[1].trim();
+    if (!/^(?:[-+]?[\d.,\s/]+|\(?[a-zA-Z]\)?)$/.test(inner)) return { kind: 'text', text: inner };
+    s = inner.replace(/^\((.)\)$/, '$1');
   }
   const json = parseJson(s);
   dl.check();
