@@ -1,7 +1,8 @@
 // Autoregressive decoding with a KV cache for a batch of prompts (e.g. a GRPO group of 8 sharing every
 // decode step). Layout: each sequence's prompt is LEFT-aligned to a common length P inside a cache of
 // S = P + maxNewTokens rows: sequence b's prompt sits at rows [P - len_b, P) and keyStart[b] = P - len_b masks
-// the rows before it. Identical prompts are prefilled once and their keys/values copied to every member.
+// the rows before it. Distinct prompts are prefilled together, once each, and their keys/values gathered to every
+// sequence that shares them.
 // The caller decides each next token from the logits (sampling.ts) and when a sequence is done; finished rows are
 // dropped from the caches once they are half of the batch.
 import type { Backend, Tensor } from '../backend.ts';
@@ -39,32 +40,31 @@ export async function decodeBatch(
   let caches: Array<{ k: Tensor; v: Tensor }> = [];
   let state: DecodeState | null = null;
   try {
-    for (let l = 0; l < cfg.numLayers; l++) caches.push({ k: zeros(be, [B, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [B, S, Hkv, Dh], `cache.v.${l}`) });
+    // distinct prompts are prefilled once, together (left-padded to P), then their cache rows are gathered to
+    // one row per sequence
+    const uniqueOf: number[] = [];
+    const unique: Array<readonly number[]> = [];
+    const seen = new Map<string, number>();
+    for (const p of prompts) {
+      const key = p.join(',');
+      let u = seen.get(key);
+      if (u === undefined) {
+        u = unique.length;
+        seen.set(key, u);
+        unique.push(p);
+      }
+      uniqueOf.push(u);
+    }
+    const prefilled = await prefillBatch(be, cfg, w, unique, P, S);
+    caches = prefilled.caches;
+    if (unique.length !== B) caches = compactCaches(be, caches, uniqueOf, S, W);
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
     const fed: Array<number | null> = Array.from({ length: B }, () => null);
     let produced = 0;
-
-    // prefill each distinct prompt once
-    const groups = new Map<string, number[]>();
-    prompts.forEach((p, b) => {
-      const key = p.join(',');
-      const members = groups.get(key);
-      if (members) members.push(b);
-      else groups.set(key, [b]);
-    });
-    for (const members of groups.values()) {
-      const prompt = prompts[members[0]];
-      const logits = await prefill(be, cfg, w, prompt, (l, k, v) => {
-        for (const b of members) {
-          const dstRow0 = b * S + keyStart[b];
-          be.run('copyRows', { t: { src: k, dst: caches[l].k }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
-          be.run('copyRows', { t: { src: v, dst: caches[l].v }, p: { B: 1, T: prompt.length, W, Sdst: B * S, dstRow0 } });
-        }
-      });
-      for (const b of members) {
-        fed[b] = next(b, logits, 0);
-        if (fed[b] !== null) produced++;
-      }
+    for (let b = 0; b < B; b++) {
+      const u = uniqueOf[b];
+      fed[b] = next(b, prefilled.logits.subarray(u * V, (u + 1) * V), 0);
+      if (fed[b] !== null) produced++;
     }
     opts.onStep?.(produced);
 
@@ -176,38 +176,56 @@ function compactCaches(be: Backend, caches: ReadonlyArray<{ k: Tensor; v: Tensor
   return out;
 }
 
-/** Forward one prompt (B = 1), handing each layer's roped k, v [1, L, Hkv, Dh] to `onKV`; returns the
- *  next-token logits [V] after the last prompt token. */
-async function prefill(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompt: readonly number[], onKV: (layer: number, k: Tensor, v: Tensor) => void,
-): Promise<Float32Array> {
-  const L = prompt.length;
-  const { hiddenSize: D, vocabSize: V } = cfg;
+/** Prefill U prompts left-padded to P tokens: prompt u occupies rows [P - len_u, P) of its cache row, padding
+ *  queries see no key (the attention kernel gives them o = 0). Returns caches [U, S, Hkv, Dh] per layer holding
+ *  the prompts' roped keys and values, and the next-token logits [U, V] after each prompt. */
+async function prefillBatch(
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: ReadonlyArray<readonly number[]>, P: number, S: number,
+): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Float32Array }> {
+  const U = prompts.length;
+  const R = U * P;
+  const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const caches: Array<{ k: Tensor; v: Tensor }> = [];
   const scope = new TensorScope(be);
   try {
+    for (let l = 0; l < cfg.numLayers; l++) caches.push({ k: zeros(be, [U, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [U, S, Hkv, Dh], `cache.v.${l}`) });
+    const keyStart = Int32Array.from(prompts, (p) => P - p.length);
+    const ids = new Int32Array(R);
+    const pos = new Int32Array(R);
+    prompts.forEach((p, u) => {
+      ids.set(p, u * P + keyStart[u]);
+      for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
+    });
     const ctx: LayerContext = {
       be, cfg,
-      pos: scope.from([L], Int32Array.from({ length: L }, (_, i) => i), 'prefill.pos'),
-      keyStart: scope.from([1], new Int32Array(1), 'prefill.keyStart'),
+      pos: scope.from([R], pos, 'prefill.pos'),
+      keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
       invFreq: ropeFrequencies(scope, cfg),
     };
-    const ws = new LayerWorkspace(scope, cfg, 1, L, w.lora);
-    let cur = scope.alloc([L, D], 'prefill.x');
-    let nxt = scope.alloc([L, D], 'prefill.y');
-    be.run('embedding', { t: { ids: scope.from([L], Int32Array.from(prompt), 'prefill.ids'), table: w.params.embed, out: cur }, p: { R: L, D } });
+    const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
+    let cur = scope.alloc([R, D], 'prefill.x');
+    let nxt = scope.alloc([R, D], 'prefill.y');
+    be.run('embedding', { t: { ids: scope.from([R], ids, 'prefill.ids'), table: w.params.embed, out: cur }, p: { R, D } });
     for (let l = 0; l < cfg.numLayers; l++) {
       const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) });
+      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S });
       [cur, nxt] = [nxt, cur];
     }
-    const last = scope.alloc([1, D], 'prefill.last');
-    const hn = scope.alloc([1, D], 'prefill.hNorm');
-    const rstd = scope.alloc([1], 'prefill.rstd');
-    const logits = scope.alloc([1, V], 'prefill.logits');
-    be.run('embedding', { t: { ids: scope.from([1], Int32Array.of(L - 1), 'prefill.lastRow'), table: cur, out: last }, p: { R: 1, D } });
-    be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: 1, D, eps: cfg.rmsNormEps } });
-    be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: 1, D, V } });
-    return await readF32(be, logits);
+    const last = scope.alloc([U, D], 'prefill.last');
+    const hn = scope.alloc([U, D], 'prefill.hNorm');
+    const rstd = scope.alloc([U], 'prefill.rstd');
+    const logits = scope.alloc([U, V], 'prefill.logits');
+    const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
+    be.run('embedding', { t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: last }, p: { R: U, D } });
+    be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
+    be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
+    return { caches, logits: await readF32(be, logits) };
+  } catch (err) {
+    for (const c of caches) {
+      be.free(c.k);
+      be.free(c.v);
+    }
+    throw err;
   } finally {
     scope.freeAll();
   }
