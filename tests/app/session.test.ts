@@ -1,0 +1,89 @@
+// The worker's session run in-process (the same code the Web Worker runs) on the real engine and trainer: load
+// a local model folder (the committed tiny Qwen2.5 fixture) on the CPU backend, run a step, intervene on a
+// plan, export the adapter. Sizes are minimal so the file takes seconds.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSession } from '../../src/app/worker/session.ts';
+import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+
+const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
+
+function folderFiles(): Map<string, File> {
+  return new Map(readdirSync(folder).map((name) => [name, new File([readFileSync(join(folder, name))], name)]));
+}
+
+function startSession() {
+  const events: WorkerEvent[] = [];
+  const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
+  const handle = createSession(
+    (e) => {
+      events.push(e);
+      for (const w of waiters.splice(0)) (w.test(e) ? w.resolve(e) : waiters.push(w));
+    },
+    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/' },
+  );
+  const next = <T extends WorkerEvent['type']>(type: T | 'error') =>
+    new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));
+  const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {
+    const wait = next(type);
+    handle(r);
+    const e = await wait;
+    if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
+    return e as Extract<WorkerEvent, { type: T }>;
+  };
+  return { events, request };
+}
+
+const config = {
+  ...getPreset('tiny-default'),
+  prompts: 'paper' as const,
+  problemsPerStep: 1,
+  groupSize: 2,
+  maxTurns: 2,
+  maxTokensPerTurn: 6,
+  evalEvery: 0,
+  evalBeforeTrain: false,
+  evalSize: 2,
+  trainSize: 8,
+};
+
+describe('in-process session on the real engine', () => {
+  it('loads a local folder, trains a step, follows an edited plan, exports the adapter', async () => {
+    const s = startSession();
+    const ready = await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles() }, backend: 'cpu', config }, 'ready');
+    expect(ready.backend.kind === 'wasm' || ready.backend.kind === 'cpu').toBe(true);
+    expect(ready.backend.cpuReason).toContain('backend menu');
+    expect(ready.model).toMatchObject({ name: 'local: tiny-qwen', architecture: 'qwen2' });
+
+    const step = await s.request({ type: 'step' }, 'step');
+    expect(step.metrics.step).toBe(1);
+    expect(step.rollouts).toHaveLength(2);
+    expect(step.rollouts[0].turns[0].role).toBe('meta');
+
+    const problem = step.rollouts[0];
+    const plan = 'Add the numbers.';
+    const iv = await s.request({ type: 'intervene', requestId: 7, question: problem.question, gold: problem.gold, plan, originalPlan: problem.turns[0].text }, 'intervention');
+    expect(iv.requestId).toBe(7);
+    expect(iv.result.edited.plan).toBe(plan);
+    expect(iv.result.edited.tokens).toBeGreaterThan(0);
+    expect(iv.result.step).toBe(1);
+
+    const adapter = await s.request({ type: 'exportAdapter', requestId: 8 }, 'adapter');
+    expect(Object.keys(adapter.files).toSorted()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+    const peft = JSON.parse(new TextDecoder().decode(adapter.files['adapter_config.json']));
+    expect(peft.r).toBe(config.loraRank);
+  });
+
+  it('a folder that is not a model gives a fatal error naming the file', async () => {
+    const s = startSession();
+    const bad = new Map([['config.json', new File(['{ not json'], 'config.json')]]);
+    const err = await s.request({ type: 'load', model: { kind: 'local', name: 'broken', files: bad }, backend: 'cpu', config }, 'error');
+    expect(err.type).toBe('error');
+    if (err.type === 'error') {
+      expect(err.fatal).toBe(true);
+      expect(err.message).toContain('could not load the model "local: broken"');
+    }
+  });
+});
