@@ -20,7 +20,8 @@ export function chunkSize(R: number, V: number): number {
   return Math.max(16, Math.min(V, Math.floor(262144 / Math.max(R, 1))));
 }
 
-function checkTargets(target: Int32Array, R: number, V: number, kernel: string): void {
+/** Throws when a target id is >= V (ids < 0 are padding). */
+export function checkTargets(target: Int32Array, R: number, V: number, kernel: string): void {
   for (let r = 0; r < R; r++) {
     if (target[r] >= V) throw new Error(`${kernel}: target[${r}] = ${target[r]} is outside the vocabulary [0, ${V})`);
   }

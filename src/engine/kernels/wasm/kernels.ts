@@ -1,12 +1,11 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
-// logprob / logprobBackward — the same TypeScript code as the reference (kernels/cpu/logprob.ts), whose chunk
-// matmuls run in SIMD on logits scratch inside the WebAssembly memory.
+// logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps).
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
 import { type CpuKernelTable, need } from '../cpu/index.ts';
-import { chunkSize, logprob, logprobBackward } from '../cpu/logprob.ts';
+import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import { WasmRuntime } from './runtime.ts';
 
 /** byte offset of a tensor's data in the runtime's memory */
@@ -63,13 +62,7 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       for (const [n, v] of [['target', t.target], ['logp', t.logp], ['entropy', t.entropy], ['lse', t.lse]] as const) {
         need('logprob', n, v, p.R);
       }
-      const Vc = chunkSize(p.R, p.V);
-      rt.reserve('matmul.pack', WasmRuntime.packBytes(Vc, p.D));
-      const logits = rt.reserve('logprob.logits', p.R * Vc * 4);
-      logprob(
-        mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.logp), mem.f32(t.entropy), mem.f32(t.lse),
-        p.R, p.D, p.V, Vc, rt.matmul, rt.f32At(logits, p.R * Vc),
-      );
+      wasmLogprob(rt, ptr, mem, t, p);
     },
     logprobBackward(mem, t, p) {
       need('logprobBackward', 'h', t.h, p.R * p.D);
@@ -78,15 +71,7 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       if (t.dw) need('logprobBackward', 'dw', t.dw, p.V * p.D);
       const rows = [['target', t.target], ['lse', t.lse], ['entropy', t.entropy], ['coef', t.coef], ['entCoef', t.entCoef]] as const;
       for (const [n, v] of rows) need('logprobBackward', n, v, p.R);
-      const Vc = chunkSize(p.R, p.V);
-      // three matmuls per chunk: logits (B = W chunk^T), dh (B = W chunk), dw (B = h)
-      const pack = Math.max(WasmRuntime.packBytes(Vc, p.D), WasmRuntime.packBytes(p.D, Vc), WasmRuntime.packBytes(p.D, p.R));
-      rt.reserve('matmul.pack', pack);
-      const dl = rt.reserve('logprob.logits', p.R * Vc * 4);
-      logprobBackward(
-        mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.lse), mem.f32(t.entropy), mem.f32(t.coef),
-        mem.f32(t.entCoef), mem.f32(t.dh), t.dw ? mem.f32(t.dw) : null, p.R, p.D, p.V, Vc, rt.matmul, rt.f32At(dl, p.R * Vc),
-      );
+      wasmLogprobBackward(rt, ptr, mem, t, p);
     },
   };
 }

@@ -18,6 +18,10 @@ export interface WasmKernelExports {
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
     B: number, T: number, H: number, Hkv: number, Dh: number,
   ): void;
+  logprobChunk(logits: number, R: number, n: number, v0: number, target: number, m: number, s: number, t: number, picked: number): void;
+  dlogitsChunk(
+    dl: number, R: number, n: number, v0: number, target: number, lse: number, entropy: number, coef: number, entCoef: number,
+  ): void;
 }
 
 export { WASM_RESERVED_BYTES };

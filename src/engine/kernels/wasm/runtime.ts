@@ -70,9 +70,19 @@ export class WasmRuntime {
       tsMatmul(a, b, c, bias, M, N, K, transA, transB, alpha, beta);
       return;
     }
+    this.matmulAt(a.byteOffset, b.byteOffset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, transB, alpha, beta);
+  };
+
+  /** The SIMD matmul on byte offsets (bias 0 = none); the 'matmul.pack' scratch must hold packBytes(N, K). */
+  matmulAt(
+    a: number, b: number, c: number, bias: number,
+    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+  ): void {
+    const pack = this.scratch.get('matmul.pack');
+    if (!pack || pack.bytes < WasmRuntime.packBytes(N, K)) throw new Error('WasmRuntime.matmulAt: reserve matmul.pack first');
     this.stats.wasmMatmuls++;
     if (M === 0 || N === 0) return;
-    this.exports.packB(b.byteOffset, pack.offset, N, K, transB);
-    this.exports.matmul(a.byteOffset, pack.offset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, alpha, beta);
-  };
+    this.exports.packB(b, pack.offset, N, K, transB);
+    this.exports.matmul(a, pack.offset, c, bias, M, N, K, transA, alpha, beta);
+  }
 }
