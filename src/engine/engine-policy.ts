@@ -160,8 +160,11 @@ export class EnginePolicy implements Policy {
     gen.tokens.push(token);
     gen.logprobs.push(logSoftmaxAt(logits, token));
     if (req.stopStrings.length > 0) {
-      gen.text = this.opts.decoder.decode(gen.tokens);
-      if (req.stopStrings.some((s) => s.length > 0 && gen.text.includes(s))) {
+      // a stop string first appears with the newest token, and n characters span at most 4n tokens (byte
+      // fallback), so decoding a short tail is enough
+      const longest = Math.max(...req.stopStrings.map((s) => s.length));
+      const tail = this.opts.decoder.decode(gen.tokens.slice(-(4 * longest + 4)));
+      if (req.stopStrings.some((s) => s.length > 0 && tail.includes(s))) {
         gen.finish = 'stop_string';
         return null;
       }
