@@ -1,0 +1,92 @@
+// Problem sets from JSONL files, validated line by line. Accepts the formats of ../shared/data and of user files:
+//   - ReMA / verl rows: {"question", "reward_model": {"ground_truth"}, "type"?, "level"?: "Level 3" | 3, ...}
+//   - minimal rows:     {"question", "answer"}  (also "gold" or "ground_truth"; numbers allowed)
+//   - judge rows:       {"question", "answer": "A" | "B", "task": "judge"}
+// The agents see `question` (never the verl `prompt` column with its "Let's think step by step" suffix).
+// A bad line throws a DataFormatError naming the file, the line and the field.
+
+import type { FileSource } from '../util/file-source.ts';
+import { DataFormatError, parseJsonl } from './jsonl.ts';
+import type { Problem } from './problem.ts';
+
+/** The problem sets shipped under public/data (MIT-licensed; see public/data/README.md). */
+export const SHIPPED_DATASETS = {
+  math133: 'math_train_minimal_all_types_133.jsonl',
+  math500: 'math500_test.jsonl',
+  gsm8k: 'gsm8k.jsonl',
+} as const;
+
+/** Sets read from ../shared/data (relative to its root) that are not shipped. */
+export const SHARED_DATASETS = {
+  math8k: 'math_train_lv3to5_8k.min.jsonl',
+  aime24: 'eval/aime24.jsonl',
+  aime25: 'eval/aime25.jsonl',
+  amc23: 'eval/amc23.jsonl',
+  gaokao2023en: 'eval/gaokao2023en.jsonl',
+  minerva_math: 'eval/minerva_math.jsonl',
+  olympiadbench: 'eval/olympiadbench.jsonl',
+  gsm8k: 'eval/gsm8k.jsonl',
+  math500: 'math500_test.jsonl',
+  math133: 'math_train_minimal_all_types_133.jsonl',
+} as const;
+
+function answerOf(row: Record<string, unknown>): unknown {
+  const rm = row.reward_model;
+  if (typeof rm === 'object' && rm !== null && 'ground_truth' in rm) return (rm as { ground_truth: unknown }).ground_truth;
+  return row.answer ?? row.gold ?? row.ground_truth;
+}
+
+function idOf(row: Record<string, unknown>, name: string, line: number): string {
+  if (typeof row.id === 'string' && row.id !== '') return row.id;
+  if (typeof row.unique_id === 'string' && row.unique_id !== '') return row.unique_id;
+  return `${name}:${line}`;
+}
+
+/** One JSONL record as a Problem; `where` (e.g. "file.jsonl:12") prefixes every error. */
+export function problemFromRecord(value: unknown, where: string, id: string): Problem {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new DataFormatError(`${where}: expected a JSON object, got ${JSON.stringify(value)}`);
+  const row = value as Record<string, unknown>;
+  if (typeof row.question !== 'string' || row.question.trim() === '')
+    throw new DataFormatError(`${where}: field "question" must be a non-empty string`);
+  const rawAnswer = answerOf(row);
+  if (typeof rawAnswer !== 'string' && typeof rawAnswer !== 'number')
+    throw new DataFormatError(`${where}: missing answer: give "reward_model.ground_truth" or "answer" (a string or number)`);
+  const answer = String(rawAnswer).trim();
+  if (answer === '') throw new DataFormatError(`${where}: the answer is empty`);
+  const task = row.task === undefined ? 'math' : row.task;
+  if (task !== 'math' && task !== 'judge') throw new DataFormatError(`${where}: field "task" must be "math" or "judge", got ${JSON.stringify(row.task)}`);
+  if (task === 'judge' && answer !== 'A' && answer !== 'B')
+    throw new DataFormatError(`${where}: a judge problem's answer must be "A" or "B", got ${JSON.stringify(answer)}`);
+  const problem: Problem = { id, task, question: row.question, answer };
+  const level = row.level;
+  if (typeof level === 'number') problem.level = `Level ${level}`;
+  else if (typeof level === 'string' && level !== '') problem.level = level;
+  const subject = row.type ?? row.subject;
+  if (typeof subject === 'string' && subject !== '') problem.subject = subject;
+  return problem;
+}
+
+/** Parse a whole JSONL file of problems; ids must be unique. */
+export function parseProblems(text: string, file: string): Problem[] {
+  const name = file.split(/[\\/]/).pop()!.replace(/\.jsonl$/, '');
+  const rows = parseJsonl(text, file);
+  if (rows.length === 0) throw new DataFormatError(`${file}: no problems (the file is empty)`);
+  const seen = new Map<string, number>();
+  return rows.map(({ line, value }) => {
+    const where = `${file}:${line}`;
+    const row = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+    const problem = problemFromRecord(value, where, idOf(row, name, line));
+    const before = seen.get(problem.id);
+    if (before !== undefined) throw new DataFormatError(`${where}: id "${problem.id}" repeats line ${before}`);
+    seen.set(problem.id, line);
+    return problem;
+  });
+}
+
+/** Read and parse `path` from a FileSource (a folder on disk, public/data over HTTP, ...). */
+export async function loadProblems(source: FileSource, path: string): Promise<Problem[]> {
+  const bytes = await source.read(path);
+  if (bytes === null) throw new DataFormatError(`${source.name}/${path}: file not found`);
+  return parseProblems(new TextDecoder().decode(bytes), `${source.name}/${path}`);
+}
