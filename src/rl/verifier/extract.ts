@@ -63,7 +63,8 @@ function readBox(text: string, start: number, commandLength: number): Box | null
 function findBoxesFromRight(text: string, limit = 64): Box[] {
   const boxes: Box[] = [];
   let pos = text.length;
-  while (boxes.length < limit && pos > 0) {
+  // At most 4 * limit box commands are inspected, so nested or unclosed boxes can not make this quadratic.
+  for (let steps = 0; boxes.length < limit && pos > 0 && steps < 4 * limit; steps++) {
     const b = text.lastIndexOf('\\boxed', pos - 1);
     const f = text.lastIndexOf('\\fbox', pos - 1);
     const start = Math.max(b, f);
