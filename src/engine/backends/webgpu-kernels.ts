@@ -191,10 +191,10 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   lmHead: runLmHead,
 
   axpby(ctx, { t, p }) {
-    const x = checked(ctx, 'axpby', 'x', t.x, p.n);
+    const x = checked(ctx, 'axpby', 'x', t.x, p.n, FLOATS);
     const y = checked(ctx, 'axpby', 'y', t.y, p.n);
     perChunk('axpby', [['x', x], ['y', y]], p.n, (i, count) => {
-      ctx.runtime.dispatch(axpbyProgram(), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
+      ctx.runtime.dispatch(axpbyProgram(elem(t.x.dtype)), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
         grid1d(count, ELEMENTWISE_WG));
     });
   },

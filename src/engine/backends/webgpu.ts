@@ -21,6 +21,10 @@ export interface WebGpuBackendOptions {
   scratchBytes?: number;
   /** Bytes of uniform parameter slots (256 each) batched before a forced submit; default 1 MiB. */
   uniformRingBytes?: number;
+  /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),
+   *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
+   *  where half precision is the norm. */
+  f16Storage?: 'auto' | 'always' | 'never';
 }
 
 /** Bytes kept in the buffer pool after sync(); above this the pool is emptied. */
@@ -64,7 +68,8 @@ export class WebGpuBackend implements Backend {
       maxStorageBufferBindingSize: Math.min(binding, device.limits.maxBufferSize),
       maxTotalBytes: options.maxTotalBytes ?? Infinity,
     };
-    this.supportsF16 = device.features.has('shader-f16');
+    const f16 = options.f16Storage ?? 'auto';
+    this.supportsF16 = f16 === 'always' || (f16 === 'auto' && device.features.has('shader-f16'));
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.runtime = new GpuRuntime(device, options.uniformRingBytes);

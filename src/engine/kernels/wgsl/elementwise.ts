@@ -6,7 +6,7 @@
 //                   are computed on the host in float64 and passed in
 //   copyRows        dst[b, dstRow0 + t, :] = src[b, t, :]     src [B,T,W], dst [B,Sdst,W]
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
-import { cached, entry1d, header, type ParamSpec, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
 
 export const ELEMENTWISE_WG = 64;
 
@@ -46,11 +46,12 @@ function buildSwigluBackwardProgram(): WgslProgram {
   du[gid] = d * x * s;`);
 }
 
-function buildAxpbyProgram(): WgslProgram {
-  return program('axpby', { n: 'u32', a: 'f32', b: 'f32' }, [
-    { name: 'x', elem: 'f32', access: 'read' },
+/** x may be stored f16 (copying a half-precision base weight into an f32 tensor). */
+function buildAxpbyProgram(x: ElemType): WgslProgram {
+  return program(`axpby:${x}`, { n: 'u32', a: 'f32', b: 'f32' }, [
+    { name: 'x', elem: x, access: 'read' },
     { name: 'y', elem: 'f32', access: 'read_write' },
-  ], `  var out = P.a * x[gid];
+  ], `  var out = P.a * ld_x(gid);
   if (P.b != 0.0) { out = out + P.b * y[gid]; }
   y[gid] = out;`);
 }
