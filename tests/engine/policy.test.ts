@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { createEnginePolicy, type EnginePolicyOptions, type TrainingSetup } from '../../src/engine/engine-policy.ts';
 import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../src/engine/policy.ts';
+import { parsePeftAdapter } from '../../src/engine/io/peft.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 
 const cfg = tinyConfig({ vocabSize: 30 });
@@ -147,6 +148,50 @@ describe('EnginePolicy training', () => {
     const [x] = await policy.score([{ ...sft, adapter: 'meta' }]);
     const [y] = await restored.score([{ ...sft, adapter: 'meta' }]);
     expect(Array.from(y.logprobs)).toEqual(Array.from(x.logprobs));
+  });
+
+  it('saves a PEFT adapter whose merge W + (alpha/r)·B·A reproduces the adapted model', async () => {
+    const policy = makePolicy(lora);
+    for (let step = 0; step < 3; step++) {
+      policy.zeroGrad('reasoning');
+      await policy.accumulateGradients([{ ...sft, adapter: 'reasoning', coef: new Float32Array(n).fill(-1 / n) }]);
+      await policy.optimizerStep('reasoning');
+    }
+    const [adapted] = await policy.score([{ ...sft, adapter: 'reasoning' }]);
+    const peft = parsePeftAdapter(await policy.saveAdapter('reasoning'), cfg);
+    const scale = peft.config.alpha / peft.config.rank;
+    const merged = new Map([...weights].map(([k, v]) => [k, { shape: v.shape, data: v.data.slice() }]));
+    for (const [path, { a, b }] of peft.modules) {
+      const W = merged.get(`${path}.weight`)!;
+      const [nOut, nIn] = W.shape;
+      const r = peft.config.rank;
+      for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
+        let acc = 0;
+        for (let k = 0; k < r; k++) acc += b[o * r + k] * a[k * nIn + i];
+        W.data[o * nIn + i] += scale * acc;
+      }
+    }
+    const plain = createEnginePolicy({ ...baseOptions(lora), weights: merged });
+    const [viaMerge] = await plain.score([{ ...sft, adapter: null }]);
+    for (let i = 0; i < n; i++) expect(Math.abs(viaMerge.logprobs[i] - adapted.logprobs[i])).toBeLessThan(1e-4);
+  });
+
+  it('full fine-tuning saves model.safetensors that loads back into another policy', async () => {
+    const full: TrainingSetup = { mode: 'full', adapters: ['meta', 'reasoning'] };
+    const policy = makePolicy(full);
+    policy.zeroGrad('meta');
+    await policy.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n).fill(-1 / n) }]);
+    await policy.optimizerStep('meta');
+    const [meta] = await policy.score([{ ...sft, adapter: 'meta' }]);
+    const [other] = await policy.score([{ ...sft, adapter: 'reasoning' }]);
+    expect(Array.from(other.logprobs)).not.toEqual(Array.from(meta.logprobs));
+    const files = await policy.saveAdapter('meta');
+    expect(Object.keys(files)).toEqual(['model.safetensors']);
+    const restored = makePolicy(full);
+    await restored.loadAdapter('reasoning', files);
+    const [again] = await restored.score([{ ...sft, adapter: 'reasoning' }]);
+    expect(Array.from(again.logprobs)).toEqual(Array.from(meta.logprobs));
+    await expect(restored.loadAdapter('meta', {})).rejects.toThrow(/model.safetensors is missing/);
   });
 
   it('rejects bad requests with clear errors', async () => {
