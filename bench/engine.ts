@@ -36,7 +36,7 @@ const presets: Record<string, ModelConfig> = {
 interface BackendEntry { name: string; make: () => Promise<Backend>; presets: string[] }
 
 async function availableBackends(): Promise<BackendEntry[]> {
-  const out: BackendEntry[] = [{ name: 'cpu-ts', make: async () => new CpuBackend(), presets: quick ? ['tiny'] : ['tiny', 'small'] }];
+  const out: BackendEntry[] = [{ name: 'cpu-ts', make: async () => new CpuBackend(), presets: ['tiny'] }];
   if (existsSync(join(root, 'src/engine/backends/wasm.ts'))) {
     const { WasmBackend } = (await import('../src/engine/backends/wasm.ts')) as { WasmBackend: { create(): Promise<Backend> } };
     out.push({ name: 'wasm-simd', make: () => WasmBackend.create(), presets: quick ? ['tiny'] : ['tiny', 'small'] });
