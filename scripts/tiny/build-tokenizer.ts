@@ -27,8 +27,8 @@ export function tokenizerCorpus(): string[] {
   return chats.map((c) => template.render(c.messages, { addGenerationPrompt: false }));
 }
 
-function main(): void {
-  const corpus = tokenizerCorpus();
+/** Learn the merges over the corpus and return the two files' contents (deterministic). */
+export function buildTinyTokenizer(corpus: readonly string[]): { tokenizerJson: object; tokenizerConfig: object; merges: number } {
   const special = new RegExp(TINY_ADDED_TOKENS.map((t) => t.content.replace(/[[\]|]/g, '\\$&')).join('|'), 'g');
   const counts = new Map<string, number>();
   for (const text of corpus) {
@@ -38,8 +38,12 @@ function main(): void {
   }
   const numMerges = TINY_VOCAB_SIZE - TINY_ADDED_TOKENS.length - 1 - TINY_BASE_CHARS.length;
   const merges = trainBpeMerges(counts, numMerges);
-  const { tokenizerJson, tokenizerConfig } = tinyTokenizerFiles(merges);
+  return { ...tinyTokenizerFiles(merges), merges: merges.length };
+}
 
+function main(): void {
+  const corpus = tokenizerCorpus();
+  const { tokenizerJson, tokenizerConfig, merges } = buildTinyTokenizer(corpus);
   const tok = createHfTokenizer(tokenizerJson, tokenizerConfig, { where: 'tiny-rema' });
   let tokens = 0;
   let chars = 0;
@@ -53,7 +57,7 @@ function main(): void {
   writeFileSync(join(TINY_MODEL_DIR, 'tokenizer.json'), `${JSON.stringify(tokenizerJson, null, 1)}\n`);
   writeFileSync(join(TINY_MODEL_DIR, 'tokenizer_config.json'), `${JSON.stringify(tokenizerConfig, null, 2)}\n`);
   console.log(
-    `tiny tokenizer: vocab ${tok.vocabSize} (${merges.length} merges), corpus ${corpus.length} chats, ` +
+    `tiny tokenizer: vocab ${tok.vocabSize} (${merges} merges), corpus ${corpus.length} chats, ` +
       `${(chars / corpus.length).toFixed(0)} chars -> ${(tokens / corpus.length).toFixed(0)} tokens per chat, all round-trip`,
   );
 }

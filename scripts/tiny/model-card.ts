@@ -1,0 +1,87 @@
+// Writes public/models/tiny-rema/README.md (the model card) from the numbers pretrain.ts measured.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TinyShape } from './model-init.ts';
+
+type Acc = Record<string, { correct: number; total: number }>;
+
+interface CardRecord {
+  args: { steps: number; scheduledSteps: number; batch: number; lr: number; seed: number; backend: string; shape: TinyShape };
+  parameters: number;
+  mixture: { judge: number; otherFormats: number };
+  levels: Record<string, { equations: number; maxOperand: number; maxValue: number }>;
+  tokensSeen: number;
+  targetTokensSeen: number;
+  trainSeconds: number;
+  finalEval: { size: number; accuracy: Acc; finished: number; caps: { maxRounds: number; maxTokensPerTurn: number } };
+  regression: { size: number; correct: number };
+}
+
+const pct = (r: { correct: number; total: number } | undefined) =>
+  r ? `${((100 * r.correct) / r.total).toFixed(1)}% (${r.correct}/${r.total})` : '-';
+
+export function writeModelCard(dir: string, r: CardRecord): void {
+  const s = r.args.shape;
+  const levels = Object.entries(r.levels)
+    .map(([k, v]) => `| L${k} | ${v.equations} | ≤ ${v.maxOperand} | ≤ ${v.maxValue} | ${pct(r.finalEval.accuracy[`L${k}`])} |`)
+    .join('\n');
+  const text = `# tiny-rema
+
+The embedded default model of ReMA Playground: a ${r.parameters.toLocaleString('en-US')}-parameter Llama-architecture
+decoder that knows the tiny arithmetic task's ReMA multi-turn format (a meta-thinking agent plans and confirms with
+[FINISH], a reasoning agent computes and boxes the answer), trained from scratch by this repository's own engine.
+It starts below perfect on purpose, so that RL has something to improve.
+
+## Architecture
+
+\`LlamaForCausalLM\` (config.json): hidden ${s.hidden}, ${s.layers} layers, ${s.heads} attention heads / ${s.kvHeads} KV heads
+(head dim ${s.hidden / s.heads}), SwiGLU intermediate ${s.intermediate}, RMSNorm eps 1e-5, RoPE theta 10000, context ${s.context},
+untied LM head, vocabulary ${s.vocab}. Weights: model.safetensors, F32, Hugging Face names.
+
+Tokenizer: a byte-pair-encoding tokenizer.json (printable ASCII + newline, ${s.vocab - 101} merges learned on the task's corpus; digits
+are always single tokens) with \`<|endoftext|>\`, \`<|im_start|>\`, \`<|im_end|>\` and \`[FINISH]\` as added tokens, and a
+ChatML chat template in tokenizer_config.json (as Qwen2.5, without the implicit default system prompt). It loads
+through \`loadHfTokenizer\` like any Hugging Face model.
+
+## Data
+
+Seeded procedural problems (src/data/tiny-task): a start amount (or bags × items), then events (buys, gives away,
+doubles, keeps half, buys bags of several more); exact integer answers. Train and held-out problems never share an
+arithmetic chain (the split is a hash of the chain). The supervised mixture: ReMA multi-turn dialogues
+(plan | computation, then "Confirm the answer. [FINISH]" | \\boxed{answer}), 15% of them with a plan that has one
+planted mistake (the reasoning agent follows it and gets a wrong answer) and 10% with an empty plan; plus
+${(100 * r.mixture.otherFormats).toFixed(0)}% single-turn / plan-then-solve / chain-of-thought chats and ${(100 * r.mixture.judge).toFixed(0)}% judge dialogues ([[A]] / [[B]]).
+The loss covers assistant messages and their end-of-turn token only.
+
+## Training
+
+\`npm run pretrain-tiny\` (scripts/tiny/pretrain.ts): createEnginePolicy on the ${r.args.backend} backend, full fine-tuning,
+AdamW (β 0.9/0.98, weight decay 0.1, grad clip 1), lr ${r.args.lr} with warm-up and cosine decay to 10% over
+${r.args.scheduledSteps} steps; ${r.args.steps} steps × ${r.args.batch} chats were run, seed ${r.args.seed}: ${(r.tokensSeen / 1e6).toFixed(2)}M tokens seen
+(${(r.targetTokensSeen / 1e6).toFixed(2)}M trained targets) in ${(r.trainSeconds / 60).toFixed(1)} min of training on this project's 2-core CPU machine.
+
+## Held-out accuracy (greedy, multi-turn ReMA protocol)
+
+${r.finalEval.size} held-out problems, at most ${r.finalEval.caps.maxRounds} rounds and ${r.finalEval.caps.maxTokensPerTurn} tokens per turn; correct = the meta-thinking
+agent emitted [FINISH] and the reasoning agent's last \\boxed{} equals the answer.
+
+| level | equations | operands | values | accuracy |
+| --- | --- | --- | --- | --- |
+${levels}
+| all | | | | ${pct(r.finalEval.accuracy.all)} |
+
+Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}%.
+Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
+
+## Regenerate
+
+\`\`\`bash
+npx tsx scripts/tiny/build-tokenizer.ts   # tokenizer.json, tokenizer_config.json
+npm run pretrain-tiny                     # config.json, model.safetensors, generation_config.json, training-log.json, this card
+\`\`\`
+
+The run is deterministic given its seed and backend. training-log.json holds the loss curve and the evals.
+`;
+  writeFileSync(join(dir, 'README.md'), text);
+}

@@ -1,0 +1,112 @@
+// Greedy ReMA multi-turn rollouts of the tiny model, for pretraining evals and the model's regression test.
+// Follows the ReMA code's protocol (rema-paper-and-code §2.3-2.4): per round, the meta-thinking agent writes
+// m_t, then the reasoning agent answers y_t; [FINISH] is a stop string for both and is stripped from y_t; after
+// an m_t with [FINISH] the reasoning agent answers once more and the episode ends. (The RL layer has its own,
+// configurable implementation; this one is fixed to the tiny task's prompts and caps.)
+
+import { metaChat, reasoningChat, stripFinish } from '../../src/data/tiny-task/chats.ts';
+import { TINY_META_SYSTEM, TINY_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
+import type { DialogueTurn } from '../../src/data/tiny-task/traces.ts';
+import { FINISH } from '../../src/data/tiny-task/traces.ts';
+import type { Problem } from '../../src/data/problem.ts';
+import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
+import type { Policy } from '../../src/engine/policy.ts';
+
+export interface RolloutCaps {
+  maxRounds: number;
+  maxTokensPerTurn: number;
+}
+
+export const TINY_EVAL_CAPS: RolloutCaps = { maxRounds: 3, maxTokensPerTurn: 64 };
+
+export interface Episode {
+  problem: Problem;
+  turns: DialogueTurn[];
+  finished: boolean;
+  predicted: string | null;
+  correct: boolean;
+}
+
+/** The content of the last \boxed{...} (balanced braces), or null. */
+export function lastBoxed(text: string): string | null {
+  const at = text.lastIndexOf('\\boxed{');
+  if (at < 0) return null;
+  let depth = 1;
+  for (let i = at + 7; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return text.slice(at + 7, i).trim();
+  }
+  return null;
+}
+
+export async function greedyEpisodes(
+  policy: Policy,
+  tok: ChatTokenizer,
+  problems: readonly Problem[],
+  adapter: string | null,
+  /** the model's max_position_embeddings: prompt + generated tokens must stay inside it */
+  contextLength: number,
+  caps: RolloutCaps = TINY_EVAL_CAPS,
+): Promise<Episode[]> {
+  const sampling = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+  const states = problems.map((problem) => ({ problem, turns: [] as DialogueTurn[], done: false, finished: false }));
+  // One batched greedy call; prompts too long for the context get no turn (null), the others share a token cap
+  // that keeps every sequence inside the context.
+  const gen = async (prompts: string[]) => {
+    const encoded = prompts.map((p) => tok.encode(p));
+    const fits = encoded.map((ids) => ids.length + 16 <= contextLength);
+    const longest = Math.max(0, ...encoded.filter((_, i) => fits[i]).map((ids) => ids.length));
+    const maxNewTokens = Math.min(caps.maxTokensPerTurn, contextLength - longest);
+    const requests = encoded.filter((_, i) => fits[i]);
+    const out = await policy.generate(
+      requests.map((prompt) => ({ prompt, adapter, maxNewTokens, stopStrings: [FINISH], stopTokenIds: tok.stopTokenIds })),
+      sampling,
+    );
+    let next = 0;
+    return fits.map((ok) => (ok ? out[next++] : null));
+  };
+  for (let round = 0; round < caps.maxRounds; round++) {
+    const active = states.filter((s) => !s.done);
+    if (active.length === 0) break;
+    const metaPrompts = active.map((s) =>
+      tok.applyChatTemplate(metaChat(TINY_META_SYSTEM, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1), {
+        addGenerationPrompt: true,
+      }),
+    );
+    const metas = await gen(metaPrompts);
+    active.forEach((s, i) => s.turns.push({ meta: metas[i]?.text ?? '', reasoning: '' }));
+    const reasoningPrompts = active.map((s) =>
+      tok.applyChatTemplate(reasoningChat(TINY_REASONING_SYSTEM, s.problem.question, s.turns).slice(0, -1), {
+        addGenerationPrompt: true,
+      }),
+    );
+    const answers = await gen(reasoningPrompts);
+    active.forEach((s, i) => {
+      const m = metas[i];
+      const y = answers[i];
+      s.turns[s.turns.length - 1].reasoning = y ? stripFinish(y.text) : '';
+      if (!m || !y || m.finish === 'length' || y.finish === 'length') s.done = true;
+      else if (m.text.includes(FINISH)) {
+        s.done = true;
+        s.finished = true;
+      }
+    });
+  }
+  return states.map((s) => {
+    const predicted = s.turns.length > 0 ? lastBoxed(s.turns[s.turns.length - 1].reasoning) : null;
+    return { problem: s.problem, turns: s.turns, finished: s.finished, predicted, correct: s.finished && predicted === s.problem.answer };
+  });
+}
+
+/** Accuracy overall and per level ("L1".."L3"). */
+export function accuracyByLevel(episodes: readonly Episode[]): Record<string, { correct: number; total: number }> {
+  const out: Record<string, { correct: number; total: number }> = {};
+  for (const e of episodes) {
+    for (const key of ['all', e.problem.level ?? '?']) {
+      out[key] ??= { correct: 0, total: 0 };
+      out[key].total++;
+      if (e.correct) out[key].correct++;
+    }
+  }
+  return out;
+}
