@@ -324,8 +324,6 @@ export function crossFieldProblems(c: ExperimentConfig): string[] {
   if (c.mode === 'vrp' && c.steps > 0) out.push('field "steps" must be 0 for mode "vrp" (evaluation only; use "vrp-rl" to train)');
   if (c.paramMode === 'separate' && (c.mode === 'vrp' || c.mode === 'vrp-rl' || c.mode === 'mrp-rl'))
     out.push(`field "paramMode" must be "shared" for single-agent mode "${c.mode}"`);
-  if (c.paramMode === 'separate' && c.finetune === 'full')
-    out.push('field "finetune" must be "lora" when paramMode is "separate" (one adapter per agent over one base)');
   if (c.mode !== 'multi-turn' && c.maxTurns !== 1 && c.mode !== 'vrp')
     out.push(`field "maxTurns" must be 1 for mode "${c.mode}" (single-response protocol)`);
   if (c.miniBatches > c.problemsPerStep * c.groupSize)
