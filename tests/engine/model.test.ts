@@ -15,6 +15,10 @@ import { randomWeights, tinyConfig } from './model-random.ts';
 const variants: Array<[string, ModelConfig]> = [
   ['llama untied GQA 2:1', tinyConfig()],
   ['qwen2 tied + bias, MHA', tinyConfig({ architecture: 'qwen2', tieWordEmbeddings: true, attentionBias: true, numKvHeads: 4 })],
+  ['llama3 RoPE scaling, GQA 4:1', tinyConfig({
+    numKvHeads: 1, ropeTheta: 500000,
+    ropeScaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8 },
+  })],
 ];
 
 function randomSequences(cfg: ModelConfig, seed: number, lengths: number[]): SequenceInput[] {
