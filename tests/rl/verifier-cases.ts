@@ -98,6 +98,10 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['20', 'so \\boxed{20\\%}', false],
     ['0.2', 'so \\boxed{20\\%}', true],
     ['12.5\\%', '\\boxed{\\frac{1}{8}}', true],
+    // ours: a percent sign written after the box also reads as a unit (MATH500 solutions end "\boxed{10}\%")
+    ['10', 'so $r = x - 1 = \\boxed{10}\\%$.', true],
+    ['10', 'the area decreased by $\\boxed{10}$ percent.', true],
+    ['10', 'the area decreased by $\\boxed{10\\%}$.', false],
   ],
   // [MV] degrees are stripped (convert_degrees=False)
   degrees: [
@@ -132,6 +136,9 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['x \\ge 3', '\\boxed{3 \\le x}', true],
     ['x > 3', '\\boxed{x \\ge 3}', false],
     ['(1,2)', '\\boxed{1<x<2}', false],
+    ['x \\in [-2,7]', '\\boxed{x \\in [-2,7]}', true],
+    ['[-2,7]', '\\boxed{x \\in [-2,7]}', true],
+    ['x \\in [-2,7]', '\\boxed{x \\in [-2,7)}', false],
   ],
   // [MV] sets and lists: order-insensitive, equal size required
   sets: [
@@ -145,6 +152,9 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['1\\pm\\sqrt{19}', '\\boxed{1+\\sqrt{19}}', false],
     ['\\emptyset', '\\boxed{\\varnothing}', true],
     ['\\{\\frac{1}{3}\\}', '\\boxed{\\{0.333333\\}}', true],
+    // MV (sympy FiniteSet): one value written two ways is one answer
+    ['\\frac{639}{40}', '$d = \\boxed{15\\frac{39}{40}},$ or $\\boxed{\\frac{639}{40}}$ inches.', true],
+    ['\\frac{639}{40}', '$d = \\boxed{15\\frac{39}{40}},$ or $\\boxed{\\frac{641}{40}}$ inches.', false],
   ],
   // [MV] tuples and points are ordered
   tuples: [

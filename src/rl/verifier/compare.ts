@@ -79,6 +79,10 @@ function compareRelations(g: Relation, p: Relation, dl: Deadline): boolean {
     const flipped = g.ops.every((o, i) => FLIPPED[o] === p.ops[p.ops.length - 1 - i]) && g.args.every((a, i) => equal(a, p.args[p.args.length - 1 - i], dl));
     return same || flipped;
   }
+  if (g.args.some((a) => a.kind !== 'scalar') || p.args.some((a) => a.kind !== 'scalar')) {
+    // x \in [a, b] written on both sides: compare the sides themselves.
+    return g.ops[0] === p.ops[0] && matchOrdered(g.args, p.args, dl);
+  }
   const dg = difference(g.args[0], g.args[1]);
   const dp = difference(p.args[0], p.args[1]);
   const dpFlipped = difference(p.args[1], p.args[0]);
@@ -108,6 +112,13 @@ function matchUnordered(a: Value[], b: Value[], dl: Deadline): boolean {
     return false;
   };
   return go(0);
+}
+
+/** Items with duplicates (equal values) removed, first occurrence kept. */
+function distinct(items: Value[], dl: Deadline): Value[] {
+  const out: Value[] = [];
+  for (const v of items) if (!out.some((u) => equal(u, v, dl))) out.push(v);
+  return out;
 }
 
 function matchOrdered(a: Value[], b: Value[], dl: Deadline): boolean {
@@ -143,7 +154,8 @@ function compareCollections(g: Value, p: Value, dl: Deadline): boolean | null {
   const pi = asItems(p) ?? (isCollection(p) ? null : [p]);
   if (!gi || !pi) return false;
   if (g.kind === 'tuple' && p.kind === 'tuple') return matchOrdered(gi, pi, dl);
-  return matchUnordered(gi, pi, dl);
+  // Sets hold each value once ({15 39/40, 639/40} is one answer), as sympy's FiniteSet does.
+  return matchUnordered(g.kind === 'set' ? distinct(gi, dl) : gi, p.kind === 'set' ? distinct(pi, dl) : pi, dl);
 }
 
 function textOf(v: Value): string | null {

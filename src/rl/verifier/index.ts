@@ -27,7 +27,14 @@ export interface VerifyResult {
   reason: string;
 }
 
-function firstParsed(text: string, dl: Deadline): { value: Value | null; extracted: string | null } {
+interface Parsed {
+  value: Value | null;
+  /** Reading without a percent sign written after the box (`\boxed{10}\%`); tried second. */
+  withoutPercent: Value | null;
+  extracted: string | null;
+}
+
+function firstParsed(text: string, dl: Deadline): Parsed {
   const candidates = extractCandidates(text).slice(0, MAX_CANDIDATES);
   let firstText: string | null = null;
   for (const c of candidates) {
@@ -36,15 +43,17 @@ function firstParsed(text: string, dl: Deadline): { value: Value | null; extract
     if (normalized === '') continue;
     firstText ??= normalized;
     let value: Value | null = null;
+    let withoutPercent: Value | null = null;
     try {
       value = parseAnswer(normalized, c.percent, dl);
+      if (value && c.percent) withoutPercent = parseAnswer(normalized, false, dl);
     } catch (e) {
       if (e instanceof VerifierTimeout) throw e;
       value = null; // a parser failure on one candidate: try the next, as Math-Verify does
     }
-    if (value) return { value, extracted: normalized };
+    if (value) return { value, withoutPercent, extracted: normalized };
   }
-  return { value: null, extracted: firstText };
+  return { value: null, withoutPercent: null, extracted: firstText };
 }
 
 /**
@@ -75,7 +84,10 @@ export function verifyMath(gold: string, prediction: string, opts: { timeoutMs?:
       const reason = extracted === null ? (prediction.length > 100_000 ? 'too-long' : 'no-answer') : 'unparsable-answer';
       return { correct: false, extracted, reason };
     }
-    const correct = equal(goldParsed.value, pred.value, dl);
+    // A percent sign written after the box is read as /100 first (Math-Verify), then as a unit: MATH golds
+    // such as "10" come with solutions ending "\boxed{10}\%" or "$\boxed{10}$ percent".
+    const correct =
+      equal(goldParsed.value, pred.value, dl) || (pred.withoutPercent !== null && equal(goldParsed.value, pred.withoutPercent, dl));
     return { correct, extracted, reason: correct ? 'equal' : 'not-equal' };
   } catch (e) {
     if (e instanceof VerifierTimeout) return { correct: false, extracted, reason: 'timeout' };
