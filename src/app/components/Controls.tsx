@@ -34,7 +34,7 @@ export function Controls() {
       : s.status === 'failed'
         ? 'stopped by an error'
         : busy
-          ? `${s.status}${s.phase ? `: ${s.phase}` : ''}`
+          ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status}${s.phase ? `: ${s.phase}` : ''}`
           : s.phase ?? 'ready';
   return (
     <section className="controls" aria-label="training controls">

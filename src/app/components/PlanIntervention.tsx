@@ -21,10 +21,16 @@ function Trace({ title, trace, testId }: { title: string; trace: InterventionTra
           <span className="turn-tag">MTA plan</span>
           <MathText text={trace.plan || '(empty plan)'} className="turn-text" />
         </li>
-        <li className="turn turn-reasoning">
+        <li className="turn turn-reasoning" data-role="reasoning">
           <span className="turn-tag">RA</span>
           <MathText text={trace.reasoning || '(empty)'} className="turn-text" />
         </li>
+        {trace.later.map((t, i) => (
+          <li key={i} className={`turn turn-${t.role}`} data-role={t.role}>
+            <span className="turn-tag">{t.role === 'meta' ? 'MTA' : 'RA'}</span>
+            <MathText text={t.text || '(empty)'} className="turn-text" />
+          </li>
+        ))}
       </ol>
     </article>
   );

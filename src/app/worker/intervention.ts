@@ -78,12 +78,13 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
     };
     await multiTurnRollout(settings, [episode], { meta: greedy, reasoning: greedy });
   }
-  const later = episode.messages.slice(1).map((m) => `${m.role === 'meta' ? 'MTA' : 'RA'}: ${m.text}`);
+  const later = episode.messages.slice(2).filter((m) => !m.dummy).map((m) => ({ role: m.role, text: m.text }));
   const grade = gradeAnswer(problem, finalAnswerText(episode));
   const tokens = episode.messages.slice(1).reduce((n, m) => n + m.generated, 0);
   return {
     plan,
-    reasoning: later.length === 1 ? episode.messages[1].text : later.join('\n\n'),
+    reasoning: episode.messages[1].text,
+    later,
     extracted: grade.extracted ?? null,
     correct: grade.correct,
     tokens,

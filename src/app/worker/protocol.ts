@@ -46,7 +46,10 @@ export interface DatasetInfo {
 /** One reasoning-agent run under a given plan. */
 export interface InterventionTrace {
   plan: string;
+  /** the reasoning agent's answer to the plan */
   reasoning: string;
+  /** multi-turn: the rest of the dialogue after that answer (MTA and RA turns, in order) */
+  later: { role: 'meta' | 'reasoning'; text: string }[];
   extracted: string | null;
   correct: boolean;
   tokens: number;

@@ -69,10 +69,15 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     emit({ type: 'error', message, fatal, requestId });
     if (fatal) status('failed');
   };
-  /** run `job` after everything queued before it; errors are reported, never thrown into the queue */
+  /**
+   * Run `job` after everything queued before it; errors are reported, never thrown into the queue. Each job
+   * first yields to the event loop: a CPU-backend step awaits only settled promises, so without this yield the
+   * worker would never read an incoming Pause or intervention message between steps.
+   */
   const enqueue = (job: () => Promise<void>, onError: (e: unknown) => void) => {
     const mine = generation;
     queue = queue.then(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
       if (mine !== generation) return;
       try {
         await job();
@@ -158,7 +163,10 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
   function scheduleTraining(): void {
     enqueue(
       async () => {
-        if (!wantTraining || !active) return;
+        if (!wantTraining || !active) {
+          status('idle');
+          return;
+        }
         if (active.trainer.state().step >= active.config.steps) {
           wantTraining = false;
           emit({ type: 'phase', step: active.trainer.state().step, phase: `finished: ${active.config.steps} steps` });
