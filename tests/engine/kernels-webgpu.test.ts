@@ -11,7 +11,6 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { encodeF16 } from '../../src/engine/io/half-float.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { matmulOptions } from '../../src/engine/backends/webgpu-matmul.ts';
 import { compareKernel, relMaxErr, type TensorInput } from '../helpers/kernel-compare.ts';
 import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
 
@@ -71,9 +70,9 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
           const a = f32(transA ? [K, M] : [M, K]), b = f32(transB ? [N, K] : [K, N]), c = f32([M, N]), bias = f32([N]);
           const p = { M, N, K, transA, transB, alpha: 0.5, beta: 2 };
           const fast = await check('matmul', { a, b, c, bias }, p, ['c']);
-          matmulOptions.vec4 = false;
+          gpu.tuning.vec4 = false;
           const scalar = await check('matmul', { a, b, c, bias }, p, ['c']);
-          matmulOptions.vec4 = true;
+          gpu.tuning.vec4 = true;
           expect(relMaxErr(fast.c, scalar.c)).toBeLessThan(TOL);
         }
       }
@@ -82,6 +81,27 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     for (const key of ['matmulVec4:00', 'matmulVec4:01', 'matmulVec4:10', 'matmulVec4:11']) {
       expect(after[key] ?? 0, key).toBeGreaterThan(before[key] ?? 0);
     }
+  });
+
+  it('few-rows matmul (decode shapes, M <= 8, transB = 1; forced on, it is off on SwiftShader by default)', async () => {
+    expect(gpu.tuning.fewRows).toBe(!/swiftshader|fallback/i.test(gpu.description));
+    const saved = gpu.tuning.fewRows;
+    gpu.tuning.fewRows = true;
+    const before = gpu.dispatchesByProgram()['matmulFewRows:0:f32:f32:f32'] ?? 0;
+    for (const [M, N, K, transA] of [[1, 37, 45, 0], [3, 20, 64, 1], [8, 9, 33, 0]] as const) {
+      await check('matmul', { a: f32(transA ? [K, M] : [M, K]), b: f32([N, K]), c: f32([M, N]), bias: f32([N]) },
+        { M, N, K, transA, transB: 1, alpha: 0.5, beta: 1 }, ['c']);
+    }
+    const [M, N, K] = [2, 21, 40];
+    await check('matmul', { a: f32([M, K]), b: { shape: [N, K], data: encodeF16(randn(N * K)), dtype: 'f16' }, c: nan([M, N]) },
+      { M, N, K, transA: 0, transB: 1, alpha: 1, beta: 0 }, ['c']);
+    // the LM head of a decode step goes through it as well
+    const [R, D, V] = [4, 40, 90];
+    const fwd = await check('logprob', { h: f32([R, D]), w: f32([V, D]), target: i32([1, 89, -1, 7]), logp: f32([R]), entropy: f32([R]), lse: f32([R]) },
+      { R, D, V }, ['logp', 'entropy', 'lse'], TOL_EXP);
+    expect(fwd.logp[2]).toBe(0);
+    expect(gpu.dispatchesByProgram()['matmulFewRows:0:f32:f32:f32'] ?? 0).toBeGreaterThan(before);
+    gpu.tuning.fewRows = saved;
   });
 
   it('f16 weights in matmul (A, B, bias), lmHead and rmsnorm (unpacked to f32, f32 accumulation)', async () => {

@@ -3,13 +3,15 @@
 import type { Tensor } from '../backend.ts';
 import type { GpuStorage } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
-import type { MatView } from './webgpu-matmul.ts';
+import type { MatmulTuning, MatView } from './webgpu-matmul.ts';
 
 /** What the kernels need from the backend. */
 export interface GpuContext {
   runtime: GpuRuntime;
   /** a 16-byte buffer bound where an optional tensor is absent */
   dummy: GPUBuffer;
+  /** which matmul variants may run */
+  tuning: MatmulTuning;
   /** bytes of scratch space one vocabulary chunk may use */
   scratchBytes: number;
   storage(t: Tensor, kernel: string, name: string): GpuStorage;

@@ -51,7 +51,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     runMatmul(ctx.runtime, ctx.dummy, {
       a: view(a, 'a', transA ? M : K), b: view(b, 'b', transB ? K : N), c: view(c, 'c', N), bias,
       M, N, K, transA, transB, alpha: p.alpha, beta: p.beta,
-    });
+    }, ctx.tuning);
   },
 
   sumRows(ctx, { t, p }) {

@@ -32,7 +32,7 @@ export function runLmHead(ctx: GpuContext, { t, p }: KernelArgs<'lmHead'>): void
   runMatmul(ctx.runtime, ctx.dummy, {
     a: view(h, 'h', D), b: view(w, 'w', D), c: view(logits, 'logits', V),
     M: R, N: V, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-  });
+  }, ctx.tuning);
 }
 
 export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): void {
@@ -57,7 +57,7 @@ export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): vo
     runMatmul(ctx.runtime, ctx.dummy, {
       a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: scratchView(z, n, 'logits chunk'),
       M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-    });
+    }, ctx.tuning);
     ctx.runtime.dispatch(sliceStatsProgram(), [z, partial], { R, n, slices }, grid1d(R * slices, LOGPROB_WG));
     ctx.runtime.dispatch(mergeStatsProgram(), [z, partial, target, stats, logp, entropy, lse],
       { R, n, slices, v0, first: v0 === 0 ? 1 : 0, last: v0 + n >= V ? 1 : 0 }, grid1d(R, LOGPROB_WG));
@@ -88,25 +88,25 @@ export function runLogprobBackward(ctx: GpuContext, { t, p }: KernelArgs<'logpro
     runMatmul(ctx.runtime, ctx.dummy, {
       a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: dl,
       M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-    });
+    }, ctx.tuning);
     ctx.runtime.dispatch(dlogitsProgram(), [z, target, lse, entropy, coef, entCoef], { R, n, v0 }, grid1d(R * n, LOGPROB_WG));
     // dh[R,D] (+)= dl[R,n] @ W_c[n,D]
     runMatmul(ctx.runtime, ctx.dummy, {
       a: dl, b: view(w, 'w', D, v0 * D), c: view(dh, 'dh', D),
       M: R, N: D, K: n, transA: 0, transB: 0, alpha: 1, beta: v0 === 0 ? 0 : 1,
-    });
+    }, ctx.tuning);
     // dw[v0:v0+n, D] += dl^T[n,R] @ h[R,D]
     if (dw) {
       runMatmul(ctx.runtime, ctx.dummy, {
         a: dl, b: view(h, 'h', D), c: view(dw, 'dw', D, v0 * D),
         M: n, N: D, K: R, transA: 1, transB: 0, alpha: 1, beta: 1,
-      });
+      }, ctx.tuning);
     }
   }
   if (V === 0) {
     runMatmul(ctx.runtime, ctx.dummy, {
       a: view(h, 'h', D), b: view(h, 'h', D), c: view(dh, 'dh', D), M: R, N: D, K: 0, transA: 0, transB: 0, alpha: 0, beta: 0,
-    });
+    }, ctx.tuning);
   }
   ctx.releaseScratch(z);
 }

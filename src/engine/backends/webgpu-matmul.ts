@@ -5,6 +5,7 @@
 import type { DType } from '../backend.ts';
 import type { ElemType } from '../kernels/wgsl/common.ts';
 import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../kernels/wgsl/matmul.ts';
+import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../kernels/wgsl/matmul-rows.ts';
 import type { Chunk } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
 
@@ -74,11 +75,16 @@ function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } 
   return { buffer: last.buffer, offset: elem - last.firstElem };
 }
 
-/** Set false to force the scalar kernel everywhere (tests compare both). */
-export const matmulOptions = { vec4: true };
+/** Which matmul variants the backend may pick (tests switch them to compare against the plain kernel). */
+export interface MatmulTuning {
+  /** the vec4 kernel for aligned f32 operands */
+  vec4: boolean;
+  /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
+  fewRows: boolean;
+}
 
-export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob): void {
-  const useVec4 = matmulOptions.vec4;
+export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: MatmulTuning): void {
+  const useVec4 = tuning.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;
   const program = matmulProgram({
@@ -90,6 +96,7 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob)
   const bCuts = cutsOf(b, transB ? N : K);
   const mRanges = ranges(M, [transA ? [] : aCuts, cutsOf(c, M)]);
   const nRanges = ranges(N, [transB ? bCuts : []]);
+  const fewRows = tuning.fewRows && transB === 1 && M <= FEW_ROWS_MAX_M && K >= 32;
   const kRanges = K === 0 ? [[0, 0] as [number, number]] : ranges(K, [transA ? aCuts : [], transB ? [] : bCuts]);
   for (const [m0, m1] of mRanges) {
     for (const [n0, n1] of nRanges) {
@@ -108,8 +115,13 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob)
         const fast = useVec4 && params.K > 0 && vec4Eligible({
           ...params, transA, transB, aF32: a.dtype === 'f32', bF32: b.dtype === 'f32', aBytes: A.buffer.size, bBytes: B.buffer.size,
         });
-        runtime.dispatch(fast ? matmulVec4Program(transA, transB) : program,
-          [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer], params,
+        const buffers = [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer];
+        if (fewRows && params.M <= FEW_ROWS_MAX_M && params.N <= 65535 * FEW_ROWS_COLS) {
+          runtime.dispatch(matmulFewRowsProgram(transA, program.bindings[0].elem, program.bindings[1].elem, program.bindings[2].elem),
+            buffers, params, [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1]);
+          return;
+        }
+        runtime.dispatch(fast ? matmulVec4Program(transA, transB) : program, buffers, params,
           [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
       });
     }

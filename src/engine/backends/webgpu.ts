@@ -8,6 +8,7 @@ import { decodeF16, encodeF16 } from '../io/half-float.ts';
 import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu-memory.ts';
 import { BufferUsage, GpuRuntime } from './webgpu-runtime.ts';
 import { webgpuKernels } from './webgpu-kernels.ts';
+import type { MatmulTuning } from './webgpu-matmul.ts';
 import type { GpuContext } from './webgpu-context.ts';
 
 export interface WebGpuBackendOptions {
@@ -21,6 +22,9 @@ export interface WebGpuBackendOptions {
   scratchBytes?: number;
   /** Bytes of uniform parameter slots (256 each) batched before a forced submit; default 1 MiB. */
   uniformRingBytes?: number;
+  /** Use the few-rows matmul (decode, M <= 8) — default: on hardware adapters, off on software ones
+   *  (SwiftShader), where its workgroup barriers cost more than they save. */
+  fewRowsMatmul?: boolean;
   /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),
    *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
    *  where half precision is the norm. */
@@ -30,12 +34,22 @@ export interface WebGpuBackendOptions {
 /** Bytes kept in the buffer pool after sync(); above this the pool is emptied. */
 const POOL_KEEP_BYTES = 256 * 1024 * 1024;
 
+/** True for CPU-emulated adapters (SwiftShader, llvmpipe / lavapipe) and adapters that say they are a fallback. */
+function isSoftwareAdapter(info: GPUAdapterInfo | string | undefined): boolean {
+  if (info === undefined) return false;
+  if (typeof info === 'string') return /swiftshader|fallback|llvmpipe|lavapipe/i.test(info);
+  return (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
+    /swiftshader|llvmpipe|lavapipe/i.test(`${info.vendor} ${info.architecture} ${info.device} ${info.description}`);
+}
+
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
   readonly description: string;
   readonly limits: BackendLimits;
   readonly supportsF16: boolean;
   readonly scratchBytes: number;
+  /** Which matmul variants may run (mutable: tests and benchmarks switch them). */
+  readonly tuning: MatmulTuning;
   private readonly runtime: GpuRuntime;
   private readonly pool = new BufferPool();
   private readonly counter: LedgerCounter;
@@ -56,6 +70,10 @@ export class WebGpuBackend implements Backend {
 
   constructor(readonly device: GPUDevice, options: WebGpuBackendOptions = {}) {
     const info = options.adapterInfo;
+    // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
+    const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+    const software = isSoftwareAdapter(info) || isSoftwareAdapter(known);
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software };
     this.description = typeof info === 'string' ? info
       : info ? `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || 'unknown device'}` : 'webgpu device';
     const deviceBinding = device.limits.maxStorageBufferBindingSize;
@@ -79,6 +97,7 @@ export class WebGpuBackend implements Backend {
       runtime: this.runtime,
       dummy,
       scratchBytes: this.scratchBytes,
+      tuning: this.tuning,
       storage: (t, kernel, name) => this.storageOf(t, kernel, name),
       scratch: (bytes, label) => this.takeScratch(bytes, label),
       releaseScratch: (buffer) => this.giveScratch(buffer),
