@@ -5,6 +5,8 @@
 //   embeddingBackward:  dtable[uniqueIds[u], d] += sum_{q in rowStart[u]..rowStart[u+1]} dout[rowList[q], d]
 //                       one thread per (u, d); the host grouped rows by id, so no two threads share a table row
 //                       and no float atomics are needed.
+// An id outside [0, V) matches no chunk and leaves its output row as it was (a shader cannot throw; the CPU
+// backend reports it).
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
 export const EMBEDDING_WG = 64;
