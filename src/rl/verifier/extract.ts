@@ -106,13 +106,15 @@ export function lastBoxedAnswer(text: string): { content: string; end: number; p
 
 // LaTeX environments and plain numbers (bounded, non-nested quantifiers only).
 const ENV_PATTERNS: RegExp[] = [
+  /(?<![\\\w{])(-?\\frac\{\d+(?:\.\d+)?\}\{\d+(?:\.\d+)?\})/g, // a bare \frac{a}{b} in plain text (Math-Verify)
   /\$\$([^$]+?)\$\$/g,
   /\\\[([\s\S]+?)\\\]/g,
   /(?<![\\\d$])\$((?:\\\$|[^\n$])+?)(?<!\\)\$/g,
   /\\\(((?:[^\\\n]|\\(?!\)))+?)\\\)/g,
 ];
 const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+`;
-const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.])(${NUMBER})(\s*(?:%|percent(?:age)?|pct))?(?![\w])`, 'g');
+// Not inside a word (AZYUK2A), an argument ({2}), a superscript or a subscript; units may follow (1,000.99m).
+const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.{^_\\])(${NUMBER})(\s*(?:%|percent(?:age)?|pct))?(?!\d|\.\d)`, 'g');
 
 interface Located extends AnswerCandidate {
   end: number;

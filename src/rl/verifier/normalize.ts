@@ -61,6 +61,14 @@ const THOUSANDS = /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
  */
 export function normalizeAnswer(raw: string): string {
   let s = raw;
+  // Doubled backslashes from over-escaped text (\\frac -> \frac), except in matrices where \\ ends a row.
+  if (!s.includes('matrix') && !s.includes('array')) s = s.replace(/\\\\(?=[a-zA-Z])/g, '\\');
+  // \approx: `x = 1/3 \approx 0.33` keeps the exact value; `x \approx 11` reads as x = 11.
+  const approx = s.split(/\\approx/);
+  if (approx.length > 1) s = approx[0].includes('=') ? approx[0] : approx.join('=');
+  // Matrices: array environments in brackets become bmatrix; a trailing row break before \end is dropped.
+  s = s.replace(/(?:\\left)?\[\s*\\begin\{array\}\{[^{}]*\}([\s\S]*?)\\end\{array\}\s*(?:\\right)?\]/g, '\\begin{bmatrix}$1\\end{bmatrix}');
+  s = s.replace(/\\\\\s*(\\end\{[pbv]?matrix\})/g, '$1');
   // Layout and styling.
   s = s.replace(/\r?\n|\t/g, ' ');
   s = s.replace(/\\(?:displaystyle|textstyle|scriptstyle)\b/g, '');
