@@ -1,8 +1,9 @@
-// Loads the WebAssembly SIMD kernels (bytes from modules.generated.ts) into a memory the caller owns, picking the
-// relaxed-SIMD build (fused multiply-add) when this runtime validates it and the plain-SIMD build otherwise.
+// Loads the WebAssembly SIMD kernels (bytes from modules.generated.ts: one module per kernel family) into a memory
+// the caller owns, picking the relaxed-SIMD builds (fused multiply-add) when this runtime validates them and the
+// plain-SIMD builds otherwise.
 // Works the same in Node and in the page: no fetch, no node:* (atob decodes the embedded bytes).
 
-import { RELAXED_SIMD_WASM_BASE64, SIMD_WASM_BASE64, WASM_RESERVED_BYTES } from './modules.generated.ts';
+import { WASM_MODULES_BASE64, WASM_RESERVED_BYTES } from './modules.generated.ts';
 
 export type WasmVariant = 'relaxed-simd' | 'simd';
 
@@ -33,17 +34,25 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-let cachedBytes: Record<WasmVariant, Uint8Array<ArrayBuffer>> | null = null;
-function moduleBytes(): Record<WasmVariant, Uint8Array<ArrayBuffer>> {
-  cachedBytes ??= { 'relaxed-simd': decode(RELAXED_SIMD_WASM_BASE64), simd: decode(SIMD_WASM_BASE64) };
-  return cachedBytes;
+/** every family's module bytes for one variant */
+const cachedBytes = new Map<WasmVariant, Uint8Array<ArrayBuffer>[]>();
+function moduleBytes(variant: WasmVariant): Uint8Array<ArrayBuffer>[] {
+  let list = cachedBytes.get(variant);
+  if (!list) {
+    list = Object.values(WASM_MODULES_BASE64).map((m) => decode(variant === 'relaxed-simd' ? m.relaxed : m.simd));
+    cachedBytes.set(variant, list);
+  }
+  return list;
+}
+
+function validates(variant: WasmVariant): boolean {
+  return moduleBytes(variant).every((bytes) => WebAssembly.validate(bytes));
 }
 
 /** Which builds this JavaScript engine accepts (Node 20 needs --experimental-wasm-relaxed-simd for relaxed). */
 export function wasmSupport(): Record<WasmVariant, boolean> {
   if (typeof WebAssembly === 'undefined') return { 'relaxed-simd': false, simd: false };
-  const bytes = moduleBytes();
-  return { 'relaxed-simd': WebAssembly.validate(bytes['relaxed-simd']), simd: WebAssembly.validate(bytes.simd) };
+  return { 'relaxed-simd': validates('relaxed-simd'), simd: validates('simd') };
 }
 
 /** The fastest supported variant, or null when this runtime has no WebAssembly SIMD. */
@@ -52,10 +61,9 @@ export function bestWasmVariant(): WasmVariant | null {
   return s['relaxed-simd'] ? 'relaxed-simd' : s.simd ? 'simd' : null;
 }
 
-/** Instantiate one build of the kernels over `memory`. Throws when the runtime rejects that build. */
+/** Instantiate one build of every kernel module over `memory`. Throws when the runtime rejects that build. */
 export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant: WasmVariant): Promise<WasmKernelExports> {
-  const bytes = moduleBytes()[variant];
-  if (!WebAssembly.validate(bytes)) {
+  if (!validates(variant)) {
     throw new Error(`WebAssembly ${variant} kernels are not supported by this runtime (WebAssembly.validate failed)`);
   }
   const imports = {
@@ -66,6 +74,13 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
       },
     },
   };
-  const { instance } = await WebAssembly.instantiate(bytes, imports);
-  return instance.exports as unknown as WasmKernelExports;
+  const exports: Record<string, unknown> = {};
+  for (const bytes of moduleBytes(variant)) {
+    const { instance } = await WebAssembly.instantiate(bytes, imports);
+    for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
+  }
+  for (const name of ['packB', 'matmul', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk']) {
+    if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);
+  }
+  return exports as unknown as WasmKernelExports;
 }
