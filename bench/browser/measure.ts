@@ -1,0 +1,184 @@
+// How the benchmark times one runtime on one model, shared by the Node run (bench/run.ts: our CPU backends vs
+// onnxruntime-node) and the Chromium page (bench/browser/page.ts: our WebGPU / WASM backends vs onnxruntime-web).
+// Both sides do the same work, as each is used for generation:
+//   forward  : B sequences of T tokens, logits at EVERY position (what a full ONNX export computes)       [B*T tok]
+//   prefill  : B distinct prompts of P tokens into an empty KV cache, next-token logits of the last position
+//   decode   : then N-1 more greedy steps, one token per sequence per step, with the KV cache           [B*(N-1) tok]
+// Our engine runs prefill+decode through decodeBatch (src/engine/model/generate.ts); onnxruntime runs the Optimum
+// layout export (model_kv.onnx: input_ids [B,T], attention_mask [B,P+T], position_ids [B,T], past_key_values.{l}.
+// key/value [B,Hkv,P,Dh] -> logits [B,T,V], present.*) batched over B, feeding `present` back as the next `past`.
+// No node:* and no DOM here: the same file runs in both places.
+import type { Backend } from '../../src/engine/backend.ts';
+import type { ModelConfig } from '../../src/engine/model/config.ts';
+import { packSequences } from '../../src/engine/model/batch.ts';
+import { computeLogits, type ActiveWeights } from '../../src/engine/model/decoder.ts';
+import { decodeBatch } from '../../src/engine/model/generate.ts';
+
+/** Seconds spent in the prefill and in the decode steps of one generation. */
+export interface GenerationTiming {
+  prefillSeconds: number;
+  decodeSeconds: number;
+}
+
+/** The parts of onnxruntime (node or web) this file uses. */
+export interface OrtTensorLike {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+export interface OrtSessionLike {
+  run(feeds: Record<string, OrtTensorLike>): Promise<Record<string, OrtTensorLike>>;
+}
+export type OrtTensorFactory = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensorLike;
+
+/** Deterministic token ids in [0, V): sequence `seed`, length n (distinct per seed). */
+export function benchTokens(n: number, seed: number, V: number): number[] {
+  return Array.from({ length: n }, (_, i) => (i * 131 + seed * 7919 + 3) % V);
+}
+
+/** Median of `repeats` timed calls after one untimed warm-up call. */
+export async function medianOf<T>(repeats: number, run: () => Promise<T>, pick: (x: T) => number): Promise<number> {
+  await run();
+  const xs: number[] = [];
+  for (let i = 0; i < repeats; i++) xs.push(pick(await run()));
+  return median(xs);
+}
+
+export function median(xs: number[]): number {
+  return xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
+}
+
+function argmax(row: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+const now = () => performance.now() / 1000;
+
+/** Engine forward over B sequences with logits at every position (logits read back to the host). */
+export async function engineForward(be: Backend, cfg: ModelConfig, w: ActiveWeights, seqs: number[][]): Promise<number> {
+  const batch = packSequences(seqs.map((tokens) => ({ tokens, positions: [] })), cfg.vocabSize);
+  const t0 = now();
+  await computeLogits(be, cfg, w, batch);
+  await be.sync();
+  return now() - t0;
+}
+
+/** Engine greedy generation of `maxNew` tokens after each prompt (prompts distinct, same length). */
+export async function engineGeneration(be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: number[][], maxNew: number): Promise<GenerationTiming> {
+  const t0 = now();
+  let firstStep = 0;
+  let lastStep = 0;
+  await decodeBatch(be, cfg, w, prompts, (_b, logits) => argmax(logits), {
+    maxNewTokens: maxNew,
+    onStep: () => {
+      lastStep = now();
+      if (firstStep === 0) firstStep = lastStep;
+    },
+  });
+  return { prefillSeconds: firstStep - t0, decodeSeconds: lastStep - firstStep };
+}
+
+/** onnxruntime forward of model.onnx (input_ids [B,T] -> logits [B,T,V]). */
+export async function ortForward(session: OrtSessionLike, tensor: OrtTensorFactory, seqs: number[][]): Promise<number> {
+  const [B, T] = [seqs.length, seqs[0].length];
+  const feeds = { input_ids: tensor('int64', BigInt64Array.from(seqs.flat(), (x) => BigInt(x)), [B, T]) };
+  const t0 = now();
+  const out = await session.run(feeds);
+  void out.logits.data; // the logits are on the host (CPU outputs)
+  return now() - t0;
+}
+
+/** onnxruntime greedy generation with model_kv.onnx, batched over the prompts. */
+export async function ortGeneration(
+  session: OrtSessionLike, tensor: OrtTensorFactory, cfg: ModelConfig, prompts: number[][], maxNew: number,
+): Promise<GenerationTiming> {
+  const [B, P] = [prompts.length, prompts[0].length];
+  const { numLayers: L, numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
+  const int64 = (values: ArrayLike<number>, dims: number[]) => tensor('int64', BigInt64Array.from(values as number[], (x) => BigInt(x)), dims);
+  let past: OrtTensorLike[] = [];
+  for (let l = 0; l < 2 * L; l++) past.push(tensor('float32', new Float32Array(0), [B, Hkv, 0, Dh]));
+  let ids = prompts.flat();
+  let T = P;
+  let pastLength = 0;
+  const t0 = now();
+  let firstStep = 0;
+  for (let step = 0; step < maxNew; step++) {
+    const feeds: Record<string, OrtTensorLike> = {
+      input_ids: int64(ids, [B, T]),
+      attention_mask: tensor('int64', new BigInt64Array(B * (pastLength + T)).fill(1n), [B, pastLength + T]),
+      position_ids: int64(Array.from({ length: B * T }, (_, i) => pastLength + (i % T)), [B, T]),
+    };
+    for (let l = 0; l < L; l++) {
+      feeds[`past_key_values.${l}.key`] = past[2 * l];
+      feeds[`past_key_values.${l}.value`] = past[2 * l + 1];
+    }
+    const out = await session.run(feeds);
+    const logits = out.logits.data as Float32Array;
+    ids = Array.from({ length: B }, (_, b) => argmax(logits.subarray(((b + 1) * T - 1) * V, (b + 1) * T * V)));
+    past = Array.from({ length: 2 * L }, (_, i) => out[`present.${i >> 1}.${i & 1 ? 'value' : 'key'}`]);
+    pastLength += T;
+    T = 1;
+    if (step === 0) firstStep = now();
+  }
+  return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep };
+}
+
+/** Tokens/s figures of one runtime on one model: forward, prefill and decode at B = 1 and B = G. */
+export interface RuntimeSpeeds {
+  runtime: string;
+  forward_tok_s: number;
+  prefill_tok_s_B1: number;
+  prefill_tok_s_G: number;
+  decode_tok_s_G1: number;
+  decode_tok_s_G: number;
+}
+
+export interface SpeedPlan {
+  /** forward: batch of B sequences of T tokens */
+  forwardB: number;
+  forwardT: number;
+  /** prompt length and new tokens per generation (decode steps = maxNew - 1) */
+  promptLength: number;
+  maxNew: number;
+  /** the group size of the batched runs (GRPO group) */
+  G: number;
+  repeats: number;
+}
+
+/** The runtime-specific calls measureSpeeds needs. */
+export interface RuntimeCalls {
+  forward(seqs: number[][]): Promise<number>;
+  generate(prompts: number[][], maxNew: number): Promise<GenerationTiming>;
+}
+
+/** Measures one runtime with the plan; every figure is the median of plan.repeats runs after a warm-up. */
+export async function measureSpeeds(runtime: string, calls: RuntimeCalls, V: number, plan: SpeedPlan): Promise<RuntimeSpeeds> {
+  const { forwardB, forwardT, promptLength: P, maxNew: N, G, repeats } = plan;
+  const fwdSeqs = Array.from({ length: forwardB }, (_, b) => benchTokens(forwardT, b, V));
+  const forward = await medianOf(repeats, () => calls.forward(fwdSeqs), (s) => s);
+  const speeds: RuntimeSpeeds = {
+    runtime, forward_tok_s: round((forwardB * forwardT) / forward),
+    prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0,
+  };
+  const cases = [[1, 'prefill_tok_s_B1', 'decode_tok_s_G1'], [G, 'prefill_tok_s_G', 'decode_tok_s_G']] as const;
+  for (const [B, prefillKey, decodeKey] of cases) {
+    const prompts = Array.from({ length: B }, (_, b) => benchTokens(P, 100 + b, V));
+    await calls.generate(prompts, N); // warm-up
+    const runs: GenerationTiming[] = [];
+    for (let i = 0; i < repeats; i++) runs.push(await calls.generate(prompts, N));
+    speeds[prefillKey] = round((B * P) / median(runs.map((r) => r.prefillSeconds)));
+    speeds[decodeKey] = round((B * (N - 1)) / median(runs.map((r) => r.decodeSeconds)));
+  }
+  return speeds;
+}
+
+function round(x: number): number {
+  return x >= 100 ? Math.round(x) : +x.toFixed(2);
+}
+
+/** speeds of `a` divided by those of `b`, per figure (e.g. engine / onnxruntime). */
+export function speedRatios(a: RuntimeSpeeds, b: RuntimeSpeeds): Record<string, number> {
+  const keys = ['forward_tok_s', 'prefill_tok_s_B1', 'prefill_tok_s_G', 'decode_tok_s_G1', 'decode_tok_s_G'] as const;
+  return Object.fromEntries(keys.map((k) => [k, +(a[k] / b[k]).toFixed(3)]));
+}

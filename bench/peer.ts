@@ -1,0 +1,162 @@
+// Part of `npm run bench` (bench/run.ts): our CPU backends against onnxruntime-node on the same model, and one
+// real GRPO step of the tiny default.
+//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts [--quick]   -> bench/results/peer.json
+//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo      -> bench/results/grpo.json
+// Peer models are random-weight models made by scripts/golden/make_golden.py --bench (config.json,
+// model.safetensors, model.onnx, model_kv.onnx) under bench/results/tmp/models/ (git-ignored, made on first use,
+// needs /usr/bin/python3 with python3-torch): "small" (Qwen2 layout, D 256, 4 layers, V 8192) and, without
+// --quick, "qwen2.5-0.5b-L2" (Qwen2.5-0.5B-Instruct's exact configuration, 2 of its 24 layers: the LM head over
+// 151,936 tokens dominates, as in the real model's decode).
+// onnxruntime-node runs with intraOpNumThreads = 1, like our single-threaded engine. What is timed is defined in
+// bench/browser/measure.ts (the same code times the browser runtimes).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { datasetsFor, optimizerSetupFor, trainingSetupFor } from '../src/app/worker/run-setup.ts';
+import { directoryFileSource } from '../src/cli/fs-source.ts';
+import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
+import type { Backend } from '../src/engine/backend.ts';
+import { CpuBackend } from '../src/engine/backends/cpu.ts';
+import { WasmBackend } from '../src/engine/backends/wasm.ts';
+import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
+import { uploadParams } from '../src/engine/model/params.ts';
+import { getPreset } from '../src/rl/presets.ts';
+import { createTrainer } from '../src/rl/trainer.ts';
+import {
+  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios,
+  type RuntimeSpeeds, type SpeedPlan,
+} from './browser/measure.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const resultsDir = join(root, 'bench/results');
+
+/** Makes (once) a random benchmark model with its ONNX exports; returns its folder. */
+export function benchModel(preset: 'small' | 'qwen2.5-0.5b', layers: number): string {
+  const name = preset === 'small' ? 'small' : `${preset}-L${layers}`;
+  const dir = join(root, 'bench/results/tmp/models', name);
+  if (existsSync(join(dir, 'model_kv.onnx'))) return dir;
+  console.log(`making ${name} (scripts/golden/make_golden.py --bench)...`);
+  const cmd = ['scripts/golden/make_golden.py', '--bench', dir, '--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
+  const r = spawnSync('/usr/bin/python3', cmd, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`bench: /usr/bin/python3 ${cmd.join(' ')} failed (needs python3-torch and python3-onnx)`);
+  return dir;
+}
+
+const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
+
+async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs: boolean) {
+  const { config: cfg, weights } = await loadHfCheckpoint(directoryFileSource(dir));
+  const runtimes: RuntimeSpeeds[] = [];
+  const train: Array<Record<string, number | string>> = [];
+  const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' as const };
+  {
+    const full = await ort.InferenceSession.create(join(dir, 'model.onnx'), opts);
+    const cached = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'), opts);
+    runtimes.push(await measureSpeeds('onnxruntime-node', {
+      forward: (seqs) => ortForward(full, ortTensor, seqs),
+      generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
+    }, cfg.vocabSize, plan));
+    console.log(JSON.stringify(runtimes.at(-1)));
+    await full.release();
+    await cached.release();
+  }
+  const engines: Array<[string, () => Promise<Backend>]> = [
+    ['wasm-simd', () => WasmBackend.create({ variant: 'simd' })],
+    ['wasm-relaxed-simd', () => WasmBackend.create({ variant: 'relaxed-simd' })],
+  ];
+  if (withPlainTs) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
+  if (!WasmBackend.support()['relaxed-simd']) engines.pop();
+  for (const [rt, make] of engines) {
+    const be = await make();
+    const w = { params: uploadParams(be, cfg, weights), lora: null };
+    runtimes.push(await measureSpeeds(rt, {
+      forward: (seqs) => engineForward(be, cfg, w, seqs),
+      generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
+    }, cfg.vocabSize, plan));
+    console.log(JSON.stringify(runtimes.at(-1)));
+    be.destroy();
+    // forward + backward of a LoRA policy-gradient loss (issue 7: "tokens/s forward and forward+backward")
+    const tbe = await make();
+    const policy = createEnginePolicy({
+      backend: tbe, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, seed: 1,
+      training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
+      optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+    });
+    const T = plan.forwardT;
+    const reqs = Array.from({ length: plan.forwardB }, (_, b) => ({
+      tokens: benchTokens(T, b, cfg.vocabSize), positions: Array.from({ length: T - 1 }, (_i, i) => i + 1), adapter: 'a',
+      coef: new Float32Array(T - 1).fill(1 / (plan.forwardB * T)),
+    }));
+    await policy.accumulateGradients(reqs);
+    const t0 = performance.now();
+    await policy.accumulateGradients(reqs);
+    await tbe.sync();
+    const s = (performance.now() - t0) / 1000;
+    train.push({ runtime: rt, tokens: plan.forwardB * T, seconds: +s.toFixed(3), tok_s: Math.round((plan.forwardB * T) / s), peak_bytes: tbe.ledger().peakBytes });
+    console.log(JSON.stringify(train.at(-1)));
+    policy.dispose();
+    tbe.destroy();
+  }
+  const onnx = runtimes[0];
+  const ratios = Object.fromEntries(runtimes.slice(1).map((r) => [r.runtime, speedRatios(r, onnx)]));
+  return { model: name, config: cfg, plan, runtimes, ratios, train };
+}
+
+async function peer() {
+  const models = [];
+  const small: SpeedPlan = quick
+    ? { forwardB: 4, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 }
+    : { forwardB: 8, forwardT: 64, promptLength: 64, maxNew: 17, G: 8, repeats: 3 };
+  models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true));
+  if (!quick) {
+    const qwen: SpeedPlan = { forwardB: 2, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 };
+    models.push(await peerModel(benchModel('qwen2.5-0.5b', 2), 'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)', qwen, false));
+  }
+  return { date: new Date().toISOString(), node: process.version, onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1', models };
+}
+
+/** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's phases. */
+async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
+  if (!existsSync(join(dir, 'model.safetensors')) || !existsSync(join(dir, 'config.json'))) {
+    return { skipped: `no trained tiny model in ${dir} (config.json + model.safetensors; npm run pretrain-tiny makes it)` };
+  }
+  const source = directoryFileSource(dir);
+  const tokenizer = await loadHfTokenizer(source);
+  const checkpoint = await loadHfCheckpoint(source);
+  const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
+  const backend = await WasmBackend.create();
+  const { train, eval: heldOut } = datasetsFor(config);
+  const policy = createEnginePolicy({
+    backend, config: checkpoint.config, weights: checkpoint.weights, decoder: tokenizer, seed: config.seed,
+    training: trainingSetupFor(config), optimizer: optimizerSetupFor(config),
+  });
+  const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
+  const steps = [];
+  for (let i = 0; i < 2; i++) {
+    const t0 = performance.now();
+    const r = await trainer.step();
+    steps.push({ step_s: +((performance.now() - t0) / 1000).toFixed(2), phases_s: r.metrics.time_s, tokens_trained: r.metrics.tokens_trained });
+  }
+  const result = {
+    backend: backend.description, problems: config.problemsPerStep, group: config.groupSize,
+    step_s: steps[1].step_s, phases_s: steps[1].phases_s, first_step_s: steps[0].step_s, steps, peak_bytes: backend.ledger().peakBytes,
+  };
+  policy.dispose();
+  backend.destroy();
+  return result;
+}
+
+mkdirSync(resultsDir, { recursive: true });
+if (args.has('--grpo')) {
+  const result = await runGrpoStep(join(root, 'public/models/tiny-rema'));
+  console.log(JSON.stringify(result));
+  writeFileSync(join(resultsDir, 'grpo.json'), JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2) + '\n');
+} else {
+  const result = await peer();
+  writeFileSync(join(resultsDir, 'peer.json'), JSON.stringify(result, null, 2) + '\n');
+  console.log('wrote bench/results/peer.json');
+}

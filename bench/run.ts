@@ -1,0 +1,149 @@
+// `npm run bench`: every benchmark of the project in one run on one machine state, then one summary of ratios.
+// Parts (each in its own child process, so one part's memory is gone before the next starts):
+//   kernels  bench/kernels.ts  GFLOP/s per kernel: plain TS vs WASM SIMD vs relaxed SIMD              (issue 7)
+//   engine   bench/engine.ts   prefill/decode tok/s B=1 vs G=8, train step forward/backward/optimiser,
+//                              ledger peak bytes, engine vs onnxruntime-node on the golden ONNX models (issue 2)
+//   webgpu   bench/webgpu.ts   WebGPU backend kernels through Dawn (SwiftShader here: correctness only)
+//   peer     bench/peer.ts     our CPU backends (TS, WASM SIMD, relaxed SIMD) vs onnxruntime-node on random
+//                              benchmark models (Qwen2.5-0.5B's exact shape, fewer layers): forward, prefill, decode
+//   grpo     bench/peer.ts     one real GRPO step of the tiny default (8 problems x group 8), when
+//                              public/models/tiny-rema holds the trained tiny model
+//   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs)
+//   npm run bench [-- --quick] [--only kernels,peer] [--skip browser]
+// --quick: smaller shapes, fewer repeats, no Qwen-shaped model (about 3 minutes instead of about 10).
+// Each part writes bench/results/<part>.json; this file adds bench/results/summary.json (machine, versions,
+// date, the ratios printed below).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const listArg = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1].split(',') : null);
+const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'browser'] as const;
+type Part = (typeof PARTS)[number];
+const only = listArg('--only');
+const skip = listArg('--skip') ?? [];
+for (const p of [...(only ?? []), ...skip]) if (!PARTS.includes(p as Part)) throw new Error(`bench: unknown part "${p}" (parts: ${PARTS.join(', ')})`);
+const selected = PARTS.filter((p) => (only ? only.includes(p) : true) && !skip.includes(p));
+
+const NODE_FLAGS = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
+const chromiumLibs = `${process.env.LD_LIBRARY_PATH ? `${process.env.LD_LIBRARY_PATH}:` : ''}/usr/lib/chromium`;
+const commands: Record<Part, { args: string[]; env?: Record<string, string> }> = {
+  kernels: { args: ['--experimental-wasm-relaxed-simd', '--no-liftoff', '--import', 'tsx', 'bench/kernels.ts', ...(quick ? ['tiny'] : [])] },
+  engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : []), '--webgpu'], env: { LD_LIBRARY_PATH: chromiumLibs } },
+  webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: { LD_LIBRARY_PATH: chromiumLibs } },
+  peer: { args: [...NODE_FLAGS, 'bench/peer.ts', ...(quick ? ['--quick'] : [])] },
+  grpo: { args: [...NODE_FLAGS, 'bench/peer.ts', '--grpo'] },
+  browser: { args: [...NODE_FLAGS, 'bench/browser/driver.ts', ...(quick ? ['--quick'] : [])] },
+};
+
+const wall: Record<string, number> = {};
+const failed: string[] = [];
+for (const part of selected) {
+  console.log(`\n=== ${part} ===`);
+  const t0 = performance.now();
+  const { args, env } = commands[part];
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  wall[part] = +((performance.now() - t0) / 1000).toFixed(1);
+  if (r.status !== 0) failed.push(`${part} (exit ${r.status ?? r.signal})`);
+  console.log(`--- ${part}: ${wall[part]} s${r.status === 0 ? '' : `, FAILED with exit ${r.status ?? r.signal}`}`);
+}
+
+type Json = Record<string, unknown>;
+const read = (name: string): Json | null => {
+  const path = join(root, 'bench/results', `${name}.json`);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Json) : null;
+};
+const version = (pkg: string): string => {
+  const path = join(root, 'node_modules', pkg, 'package.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version : 'not installed';
+};
+const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+
+/** Lines of the summary: each a ratio against a named peer, or a plain figure with its unit. */
+const lines: string[] = [];
+const mb = (x: unknown) => ((x as number) / 2 ** 20).toFixed(1);
+const fmt = (x: unknown) => (typeof x === 'number' ? (Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(2)) : String(x));
+
+const kernels = read('kernels') as { gflops?: Record<string, Record<string, number>> } | null;
+if (kernels?.gflops) {
+  lines.push('GFLOP/s per kernel (single thread): TS | WASM SIMD | relaxed SIMD   (SIMD / TS)');
+  for (const [name, g] of Object.entries(kernels.gflops)) {
+    lines.push(`  ${name.padEnd(50)} ${fmt(g.ts)} | ${fmt(g['wasm-simd'])} | ${fmt(g['wasm-relaxed'])}   (${fmt(g['wasm-simd'] / g.ts)}x)`);
+  }
+}
+
+const engine = read('engine') as { models?: Json[]; onnx?: Json[] } | null;
+if (engine?.models) {
+  lines.push('Engine (bench/engine.ts, random weights): tok/s prefill B=1 | B=8, decode G=1 | G=8 (G=8 / G=1); train step fwd/bwd/opt s; peak MB');
+  for (const m of engine.models) {
+    lines.push(`  ${String(m.backend).padEnd(34)} ${String(m.preset).padEnd(6)} prefill ${fmt(m.prefill_tok_s_B1)} | ${fmt(m.prefill_tok_s_B8)}, ` +
+      `decode ${fmt(m.decode_tok_s_G1)} | ${fmt(m.decode_tok_s_G8)} (${fmt((m.decode_tok_s_G8 as number) / (m.decode_tok_s_G1 as number))}x); ` +
+      `LoRA ${m.lora_forward_s}/${m.lora_backward_s}/${m.lora_optimizer_s}, full ${m.full_forward_s}/${m.full_backward_s}/${m.full_optimizer_s}; ` +
+      `peak infer ${mb(m.inference_peak_bytes)}, LoRA ${mb(m.lora_peak_bytes)}, full ${mb(m.full_peak_bytes)}`);
+  }
+  for (const o of engine.onnx ?? []) {
+    const ratios = Object.entries(o).filter(([k]) => k.endsWith('_vs_ort')).map(([k, v]) => `${k.replace('_vs_ort', '')} ${fmt(v)}x`);
+    lines.push(`  golden ${String(o.model).padEnd(24)} forward vs onnxruntime-node (${fmt(o.onnxruntime_tok_s)} tok/s): ${ratios.join(', ')}`);
+  }
+}
+
+const webgpu = read('webgpu') as { adapter?: string; results?: Record<string, Json> } | null;
+if (webgpu?.results) {
+  const software = /swiftshader|fallback/i.test(webgpu.adapter ?? '');
+  lines.push(`WebGPU backend kernels (Dawn, ${webgpu.adapter}${software ? ': CPU emulation, correctness only, not a speed figure' : ''})`);
+  for (const [name, r] of Object.entries(webgpu.results)) lines.push(`  ${name.padEnd(48)} ${JSON.stringify(r)}`);
+}
+
+const peer = read('peer') as { models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>>; train?: Json[] }> } | null;
+for (const m of peer?.models ?? []) {
+  lines.push(`Engine vs onnxruntime-node (1 thread) on ${m.model}: ratio = ours / onnxruntime, per figure`);
+  lines.push(`  ${'runtime'.padEnd(22)} forward   prefill B=1  prefill G=8  decode G=1  decode G=8`);
+  for (const [rt, r] of Object.entries(m.ratios)) {
+    lines.push(`  ${rt.padEnd(22)} ${[r.forward_tok_s, r.prefill_tok_s_B1, r.prefill_tok_s_G, r.decode_tok_s_G1, r.decode_tok_s_G].map((x) => `${fmt(x)}x`.padEnd(12)).join(' ')}`);
+  }
+  for (const r of m.runtimes) {
+    lines.push(`  tok/s ${String(r.runtime).padEnd(16)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`);
+  }
+  for (const t of m.train ?? []) lines.push(`  forward+backward (LoRA) ${String(t.runtime).padEnd(16)} ${fmt(t.tok_s)} tok/s, peak ${fmt((t.peak_bytes as number) / 2 ** 20)} MB`);
+}
+
+const grpo = read('grpo') as Json | null;
+if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${JSON.stringify(grpo.phases_s)}`);
+
+const browser = read('browser') as { chromium?: string; adapter?: string; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
+for (const m of browser?.models ?? []) {
+  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}: ratio = ours / the onnxruntime-web EP on the same device kind`);
+  for (const [pair, r] of Object.entries(m.ratios)) {
+    lines.push(`  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`);
+  }
+  for (const r of m.runtimes) {
+    lines.push(`  tok/s ${String(r.runtime).padEnd(24)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`);
+  }
+}
+
+console.log('\n=== summary ===');
+for (const l of lines) console.log(l);
+const summary = {
+  date: new Date().toISOString(),
+  git,
+  quick,
+  parts: selected,
+  failed,
+  wall_s: wall,
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memory_gib: +(totalmem() / 2 ** 30).toFixed(1), platform: `${process.platform} ${process.arch}` },
+  versions: {
+    node: process.version,
+    'onnxruntime-node': version('onnxruntime-node'),
+    'onnxruntime-web': version('onnxruntime-web'),
+    webgpu: version('webgpu'),
+    chromium: browser?.chromium ?? null,
+  },
+  lines,
+};
+writeFileSync(join(root, 'bench/results/summary.json'), JSON.stringify(summary, null, 2) + '\n');
+console.log(`\nwrote bench/results/summary.json${failed.length ? `; FAILED: ${failed.join(', ')}` : ''}`);
+if (failed.length) process.exitCode = 1;
