@@ -77,7 +77,7 @@ export function normalizeAnswer(raw: string): string {
   s = s.replace(/~/g, ' ');
   s = s.replace(/\{\s*,\s*\}/g, ',');
   s = s.replace(/\\\$|\$/g, '');
-  s = s.replace(/\\(?:d|t|c)frac\b/g, '\\frac');
+  s = s.replace(/\\(?:d|t|c)frac(?![a-zA-Z])/g, '\\frac');
   s = s.replace(FONT_COMMANDS, '\\text');
   s = s.replace(/\\text\s*\{\s*\}/g, '');
   // Degrees: CE would turn 90^\circ into pi/2, Math-Verify keeps the number (convert_degrees=False).
