@@ -44,7 +44,7 @@ const config = {
   maxTurns: 2,
   maxTokensPerTurn: 6,
   evalEvery: 0,
-  evalBeforeTrain: false,
+  evalBeforeTrain: true,
   evalSize: 2,
   trainSize: 8,
 };
@@ -56,6 +56,10 @@ describe('in-process session on the real engine', () => {
     expect(ready.backend.kind === 'wasm' || ready.backend.kind === 'cpu').toBe(true);
     expect(ready.backend.cpuReason).toContain('backend menu');
     expect(ready.model).toMatchObject({ name: 'local: tiny-qwen', architecture: 'qwen2' });
+    // evalBeforeTrain: the baseline evaluation follows the load and brings the first rollouts
+    const baseline = s.events.find((e) => e.type === 'evaluation') ?? (await s.request({ type: 'pause' }, 'evaluation'));
+    expect(baseline).toMatchObject({ type: 'evaluation', step: 0, n: 2 });
+    if (baseline.type === 'evaluation') expect(baseline.rollouts).toHaveLength(2);
 
     const step = await s.request({ type: 'step' }, 'step');
     expect(step.metrics.step).toBe(1);

@@ -71,6 +71,18 @@ describe('playground store', () => {
     expect(reopened[0].config).toEqual(getPreset('tiny-default'));
   });
 
+  it('an evaluation before training creates the run and a held-out point at step 0', async () => {
+    const { store, worker } = await setup();
+    worker.emit({ type: 'evaluation', step: 0, accuracy: 0.25, reward_mean: 0.25, n: 4, rollouts: [rollout(0, 0, 0)] });
+    const run = store.getState().currentRun!;
+    expect(run.metrics).toEqual([]);
+    expect(run.evaluations).toEqual([{ step: 0, accuracy: 0.25, reward_mean: 0.25, n: 4 }]);
+    expect(run.evalRollouts).toHaveLength(1);
+    worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
+    expect(store.getState().currentRun!.id).toBe(run.id);
+    expect(store.getState().currentRun!.evaluations).toHaveLength(1);
+  });
+
   it('a worker crash marks the run crashed, keeps it, and stops training', async () => {
     const { store, worker, dbName } = await setup();
     store.getState().train();

@@ -1,7 +1,7 @@
 // The rollout inspector for the latest step: an overview of every group (one row per problem, one cell per
 // sample, coloured by reward), then the selected group's samples side by side, each with the meta-thinking
 // agent's plans and the reasoning agent's steps interleaved turn by turn, reward, advantage and finish reason.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { RolloutRecord } from '../../rl/metrics.ts';
 import { usePlayground } from '../store/react.ts';
@@ -51,28 +51,46 @@ function SampleCard({ r, colouring }: { r: RolloutRecord; colouring: TokenColour
 }
 
 export function RolloutInspector() {
-  const { rollouts, selected, selectGroup, colouring, setColouring, step } = usePlayground(
+  const { trainRollouts, evalRollouts, selected, selectGroup, colouring, setColouring, step, evalStep } = usePlayground(
     useShallow((s) => ({
-      rollouts: s.currentRun?.rollouts,
+      trainRollouts: s.currentRun?.rollouts,
+      evalRollouts: s.currentRun?.evalRollouts,
       step: s.currentRun?.metrics.at(-1)?.step,
+      evalStep: s.currentRun?.evaluations?.at(-1)?.step,
       selected: s.selectedGroup,
       selectGroup: s.selectGroup,
       colouring: s.colouring,
       setColouring: s.setColouring,
     })),
   );
+  const [picked, setPicked] = useState<'train' | 'eval' | null>(null);
+  const hasTrain = (trainRollouts?.length ?? 0) > 0;
+  const hasEval = (evalRollouts?.length ?? 0) > 0;
+  // the latest training step by default; the held-out evaluation when there is no step yet
+  const source = picked === 'eval' && hasEval ? 'eval' : hasTrain ? 'train' : 'eval';
+  const rollouts = source === 'train' ? trainRollouts : evalRollouts;
   const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
   if (groups.length === 0) {
-    return <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step to see both agents at work.</p>;
+    return <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step (or Evaluate) to see both agents at work.</p>;
   }
   const current = groups[Math.min(selected, groups.length - 1)];
   const head = current[0];
   return (
     <div className="inspector" data-testid="inspector">
       <div className="inspector-bar">
-        <span>
-          step {step} · {groups.length} groups × {current.length} samples
+        <span data-testid="inspector-source">
+          {source === 'train' ? `training step ${step}` : `held-out evaluation after ${evalStep} updates (greedy)`} · {groups.length}{' '}
+          {source === 'train' ? 'groups' : 'problems'} × {current.length} samples
         </span>
+        {hasTrain && hasEval && (
+          <label>
+            show{' '}
+            <select value={source} onChange={(e) => setPicked(e.target.value as 'train' | 'eval')} data-testid="inspector-source-select">
+              <option value="train">latest training step</option>
+              <option value="eval">latest held-out evaluation</option>
+            </select>
+          </label>
+        )}
         <label>
           colour by{' '}
           <select value={colouring} onChange={(e) => setColouring(e.target.value as TokenColouring)} data-testid="colouring">
@@ -82,23 +100,25 @@ export function RolloutInspector() {
           </select>
         </label>
       </div>
-      <table className="group-overview" aria-label="groups">
-        <tbody>
-          {groups.map((g, gi) => (
-            <tr key={gi} className={gi === groups.indexOf(current) ? 'selected' : ''} onClick={() => selectGroup(gi)} data-testid="group-row">
-              <th scope="row">G{g[0].group}</th>
-              {g.map((r) => (
-                <td key={r.sample} style={{ background: signedTint(r.reward * 2 - 1) }} title={`reward ${r.reward.toFixed(2)}, ${r.finish_reason}`}>
-                  {r.correct ? '✓' : '·'}
+      <div className="group-overview-wrap">
+        <table className="group-overview" aria-label="groups">
+          <tbody>
+            {groups.map((g, gi) => (
+              <tr key={gi} className={gi === groups.indexOf(current) ? 'selected' : ''} onClick={() => selectGroup(gi)} data-testid="group-row">
+                <th scope="row">G{g[0].group}</th>
+                {g.map((r) => (
+                  <td key={r.sample} style={{ background: signedTint(r.reward * 2 - 1) }} title={`reward ${r.reward.toFixed(2)}, ${r.finish_reason}`}>
+                    {r.correct ? '✓' : '·'}
+                  </td>
+                ))}
+                <td className="group-q">
+                  <MathText text={g[0].question.slice(0, 90) + (g[0].question.length > 90 ? '…' : '')} />
                 </td>
-              ))}
-              <td className="group-q">
-                <MathText text={g[0].question.slice(0, 90) + (g[0].question.length > 90 ? '…' : '')} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <div className="question">
         <b>Problem (group {head.group}):</b> <MathText text={head.question} /> <span className="gold">gold: <MathText text={head.gold} /></span>
       </div>

@@ -83,6 +83,8 @@ export function parseRunJson(text: string, fileName: string): SavedRun {
     status: 'imported',
     metrics,
     rollouts: Array.isArray(r.rollouts) ? (r.rollouts as SavedRun['rollouts']) : [],
+    ...(Array.isArray(r.evaluations) ? { evaluations: r.evaluations as SavedRun['evaluations'] } : {}),
+    ...(Array.isArray(r.evalRollouts) ? { evalRollouts: r.evalRollouts as SavedRun['evalRollouts'] } : {}),
   };
 }
 

@@ -20,6 +20,18 @@ export interface SavedRun {
   metrics: MetricsRecord[];
   /** the rollouts of the latest step (older steps are dropped to keep the database small) */
   rollouts: RolloutRecord[];
+  /** held-out evaluations (greedy pass@1), including the one before training (step 0) */
+  evaluations?: EvaluationPoint[];
+  /** the rollouts of the latest evaluation */
+  evalRollouts?: RolloutRecord[];
+}
+
+export interface EvaluationPoint {
+  /** updates applied when it ran */
+  step: number;
+  accuracy: number;
+  reward_mean: number;
+  n: number;
 }
 
 /** The exported file: a SavedRun plus a format tag, so an import can tell it from other JSON. */

@@ -11,6 +11,7 @@ export function createConfigSlice(initial: Pick<ConfigSlice, 'config' | 'preset'
     config: initial.config,
     preset: initial.preset,
     configDirty: false,
+    activeConfig: initial.config,
     configErrors: {},
 
     setConfigField(path, value) {

@@ -14,57 +14,74 @@ function runName(configName: string, now: number): string {
 
 export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], RunsSlice> {
   const now = () => (ctx.deps.now ?? Date.now)();
-  return (set, get) => ({
-    currentRun: null,
-    runs: [],
-    overlayIds: [],
-
-    toggleOverlay(id) {
-      const ids = get().overlayIds;
-      set({ overlayIds: ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id] });
-    },
-    async deleteRun(id) {
-      if (get().currentRun?.id === id) set({ currentRun: null });
-      set({ runs: get().runs.filter((r) => r.id !== id), overlayIds: get().overlayIds.filter((x) => x !== id) });
-      await persist(ctx, (db) => db.remove(id));
-    },
-    async importRun(text, fileName) {
-      let run: SavedRun;
-      try {
-        run = importRunFile(text, fileName);
-      } catch (e) {
-        set({ error: { message: `import failed: ${(e as Error).message}`, fatal: false } });
-        return;
-      }
-      set({ runs: [run, ...get().runs], overlayIds: [...get().overlayIds, run.id] });
-      await persist(ctx, (db) => db.put(run));
-    },
-
-    internal_recordStep(metrics, rollouts) {
+  return (set, get) => {
+    /** the run of the running trainer, created at its first step or evaluation */
+    const currentOrNewRun = (): SavedRun => {
       const t = now();
-      const { currentRun, config, model, backend, status, modelSpec } = get();
-      const base: SavedRun = currentRun ?? {
-        id: newRunId(t),
-        name: runName(config.name, t),
-        createdAt: t,
-        updatedAt: t,
-        config,
-        model: model?.name ?? modelLabel(modelSpec),
-        backend: backend ? `${backend.kind}: ${backend.description}` : 'unknown',
-        status: 'running',
-        metrics: [],
-        rollouts: [],
-      };
-      const run: SavedRun = {
-        ...base,
-        updatedAt: t,
-        status: status === 'training' ? 'running' : 'paused',
-        metrics: [...base.metrics.filter((m) => m.step !== metrics.step), metrics],
-        rollouts: rollouts.length > 0 ? rollouts : base.rollouts,
-      };
-      const others = get().runs.filter((r) => r.id !== run.id);
-      set({ currentRun: run, runs: [run, ...others] });
-      void persist(ctx, (db) => db.put(run));
-    },
-  });
+      const { currentRun, activeConfig, model, backend, modelSpec } = get();
+      return (
+        currentRun ?? {
+          id: newRunId(t),
+          name: runName(activeConfig.name, t),
+          createdAt: t,
+          updatedAt: t,
+          config: activeConfig,
+          model: model?.name ?? modelLabel(modelSpec),
+          backend: backend ? `${backend.kind}: ${backend.description}` : 'unknown',
+          status: 'paused',
+          metrics: [],
+          rollouts: [],
+        }
+      );
+    };
+    const save = (run: SavedRun) => {
+      const updated = { ...run, updatedAt: now() };
+      set({ currentRun: updated, runs: [updated, ...get().runs.filter((r) => r.id !== run.id)] });
+      void persist(ctx, (db) => db.put(updated));
+    };
+    return {
+      currentRun: null,
+      runs: [],
+      overlayIds: [],
+
+      toggleOverlay(id) {
+        const ids = get().overlayIds;
+        set({ overlayIds: ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id] });
+      },
+      async deleteRun(id) {
+        if (get().currentRun?.id === id) set({ currentRun: null });
+        set({ runs: get().runs.filter((r) => r.id !== id), overlayIds: get().overlayIds.filter((x) => x !== id) });
+        await persist(ctx, (db) => db.remove(id));
+      },
+      async importRun(text, fileName) {
+        let run: SavedRun;
+        try {
+          run = importRunFile(text, fileName);
+        } catch (e) {
+          set({ error: { message: `import failed: ${(e as Error).message}`, fatal: false } });
+          return;
+        }
+        set({ runs: [run, ...get().runs], overlayIds: [...get().overlayIds, run.id] });
+        await persist(ctx, (db) => db.put(run));
+      },
+
+      internal_recordStep(metrics, rollouts) {
+        const base = currentOrNewRun();
+        save({
+          ...base,
+          status: get().status === 'training' ? 'running' : 'paused',
+          metrics: [...base.metrics.filter((m) => m.step !== metrics.step), metrics],
+          rollouts: rollouts.length > 0 ? rollouts : base.rollouts,
+        });
+      },
+      internal_recordEvaluation(point, rollouts) {
+        const base = currentOrNewRun();
+        save({
+          ...base,
+          evaluations: [...(base.evaluations ?? []).filter((p) => p.step !== point.step), point].toSorted((a, b) => a.step - b.step),
+          evalRollouts: rollouts,
+        });
+      },
+    };
+  };
 }

@@ -22,7 +22,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
     const load = () => {
       const { modelSpec, backendPreference, config } = get();
       set({ status: 'loading', backend: null, model: null, error: null, progress: null, wantsTraining: false });
-      set({ currentRun: null, configDirty: false });
+      set({ currentRun: null, configDirty: false, activeConfig: config });
       send({ type: 'load', model: modelSpec, backend: backendPreference, config });
     };
 
@@ -74,7 +74,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           set({ runs: get().runs.map((r) => (r.id === stopped.id ? stopped : r)) });
           void persist(ctx, (db) => db.put(stopped));
         }
-        set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null });
+        set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
         send({ type: 'reset', config: get().config });
       },
       evaluate() {
@@ -127,7 +127,8 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             get().internal_recordStep(e.metrics, e.rollouts);
             break;
           case 'evaluation':
-            set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step}` });
+            get().internal_recordEvaluation({ step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n }, e.rollouts);
+            set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (${e.n} problems)` });
             break;
           case 'intervention':
             if (e.requestId === ctx.interventionRequestId) set({ intervention: { pending: false, result: e.result, error: null } });

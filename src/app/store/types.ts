@@ -3,7 +3,7 @@
 import type { ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
-import type { SavedRun } from '../persist/run-types.ts';
+import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
 import type {
   BackendInfo,
   BackendPreference,
@@ -57,6 +57,8 @@ export interface ConfigSlice {
   preset: string;
   /** true when the config differs from the one the running trainer was built with */
   configDirty: boolean;
+  /** the config the running trainer was built with (saved with its run) */
+  activeConfig: ExperimentConfig;
   /** field -> message for the last rejected edit */
   configErrors: Record<string, string>;
   setConfigField(path: string, value: unknown): void;
@@ -75,6 +77,7 @@ export interface RunsSlice {
   deleteRun(id: string): Promise<void>;
   importRun(text: string, fileName: string): Promise<void>;
   internal_recordStep(metrics: MetricsRecord, rollouts: RolloutRecord[]): void;
+  internal_recordEvaluation(point: EvaluationPoint, rollouts: RolloutRecord[]): void;
 }
 
 export type ViewName = 'curves' | 'rollouts' | 'intervene' | 'runs';

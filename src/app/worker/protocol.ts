@@ -88,7 +88,8 @@ export type WorkerEvent =
   /** a phase of the current step started (rollout, reward, update, ...) */
   | { type: 'phase'; step: number; phase: string }
   | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[] }
-  | { type: 'evaluation'; step: number; accuracy: number }
+  /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
+  | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] }
   | { type: 'intervention'; requestId: number; result: InterventionResult }
   | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
   /** fatal: the session cannot continue without a new `load` */

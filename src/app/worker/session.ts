@@ -8,7 +8,7 @@ import type { Backend } from '../../engine/backend.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../engine/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
-import { createTrainer, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
+import { createTrainer, type EvalResult, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
@@ -153,10 +153,31 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     status('idle');
   }
 
+  function emitEvaluation(r: EvalResult): void {
+    emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts });
+  }
+
   async function runStep(): Promise<void> {
     if (!active) throw new Error('no trainer: load a model first');
     const result = await active.trainer.step();
     emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
+    if (result.eval) emitEvaluation(result.eval);
+  }
+
+  /** evalBeforeTrain: the baseline evaluation, which also puts the first rollouts on screen */
+  function scheduleBaseline(): void {
+    enqueue(
+      async () => {
+        if (!active || !active.config.evalBeforeTrain || active.trainer.state().step > 0) return;
+        status('evaluating');
+        emitEvaluation(await active.trainer.evaluate());
+        status('idle');
+      },
+      (e) => {
+        fail(e, false);
+        status('idle');
+      },
+    );
   }
 
   /** Train: one step per queue slot, so other requests (intervene, export) interleave between steps. */
@@ -193,6 +214,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         generation++;
         wantTraining = false;
         enqueue(() => load(request.model, request.backend, request.config), (e) => fail(e, true));
+        scheduleBaseline();
         break;
       case 'reset':
         wantTraining = false;
@@ -204,6 +226,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
           },
           (e) => fail(e, !active),
         );
+        scheduleBaseline();
         break;
       case 'train':
         if (!wantTraining) {
@@ -232,8 +255,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
           async () => {
             if (!active) throw new Error('no trainer: load a model first');
             status('evaluating');
-            const result = await active.trainer.evaluate();
-            emit({ type: 'evaluation', step: result.step, accuracy: result.accuracy });
+            emitEvaluation(await active.trainer.evaluate());
             status('idle');
           },
           (e) => {

@@ -14,6 +14,13 @@ const stackColours = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#6
 
 const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v));
 
+/** points of both lists, one per step (the later list wins), in step order */
+function mergeByStep(a: { step: number; value: number }[], b: { step: number; value: number }[]) {
+  const byStep = new Map<number, number>();
+  for (const p of [...a, ...b]) byStep.set(p.step, p.value);
+  return [...byStep.entries()].toSorted((x, y) => x[0] - y[0]).map(([step, value]) => ({ step, value }));
+}
+
 function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
   // one data array per (run, series): recharts lines may each carry their own data
   const lines = useMemo(
@@ -24,7 +31,10 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
           name: runs.length > 1 ? `${series.label} · ${run.name}` : series.label,
           colour: runs.length > 1 ? runColours[r % runColours.length] : runColours[si % runColours.length],
           dash: runs.length > 1 ? dashes[si % dashes.length] : '',
-          data: run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d) => d.value !== undefined),
+          data: mergeByStep(
+            run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
+            series.extra?.(run) ?? [],
+          ),
         })),
       ),
     [runs, spec],
@@ -80,7 +90,7 @@ export function Charts() {
     useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds })),
   );
   const runs = useMemo(() => runSelectors.chartRuns(current, saved, overlayIds), [current, saved, overlayIds]);
-  if (runs.length === 0) {
+  if (runs.every((r) => r.metrics.length === 0 && (r.evaluations ?? []).length === 0)) {
     return (
       <p className="empty" data-testid="charts-empty">
         No steps yet. Press <b>Train</b> or <b>Step</b>, or overlay a saved run from the Runs tab.

@@ -1,10 +1,13 @@
 // Which curves the page draws, as data: one entry per small chart, each with the metrics-record fields it
 // plots. Line charts overlay every run on the chart; stacked bar charts show the current run only.
 import type { MetricsRecord } from '../../../rl/metrics.ts';
+import type { SavedRun } from '../../persist/run-types.ts';
 
 export interface SeriesSpec {
   label: string;
   value: (m: MetricsRecord) => number | undefined;
+  /** points that also come from the run's other records (held-out evaluations), merged by step */
+  extra?: (run: SavedRun) => { step: number; value: number }[];
 }
 
 export interface ChartSpec {
@@ -28,7 +31,7 @@ export const chartSpecs: readonly ChartSpec[] = [
   { id: 'accuracy', title: 'Accuracy', kind: 'line', domain: [0, 1], note: 'Train: fraction of sampled episodes whose final answer was right. Held-out: greedy pass@1 on evaluation steps.',
     series: [
       { label: 'train', value: (m) => finite(m.accuracy) },
-      { label: 'held-out', value: (m) => finite(m.eval_accuracy) },
+      { label: 'held-out', value: (m) => finite(m.eval_accuracy), extra: (run) => (run.evaluations ?? []).map((p) => ({ step: p.step, value: p.accuracy })) },
     ] },
   { id: 'kl', title: 'KL to reference', kind: 'line', note: 'Mean per-token KL between the trained policy and the base weights (adapters off).',
     series: [{ label: 'kl', value: (m) => finite(m.kl) }] },
