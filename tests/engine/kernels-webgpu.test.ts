@@ -169,6 +169,21 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     }, { B, T, S, past, H, Hkv, Dh }, ['o', 'lse'], TOL_EXP);
   });
 
+  it('attention with the keys split over threads (decode and a short prefill), against the CPU', async () => {
+    const before = gpu.dispatchesByProgram()['attentionPartial:8'] ?? 0;
+    for (const splitKeys of [4, 7]) {
+      gpu.tuning.attentionSplitKeys = splitKeys;
+      for (const [B, T, S, past, H, Hkv, Dh, starts] of [[3, 1, 40, 33, 4, 2, 8, [0, 7, 30]], [2, 3, 20, 9, 2, 1, 6, [0, 11]]] as const) {
+        await check('attention', {
+          q: f32([B, T, H, Dh]), k: f32([B, S, Hkv, Dh]), v: f32([B, S, Hkv, Dh]), keyStart: i32([...starts]),
+          o: nan([B, T, H, Dh]), lse: nan([B, H, T]),
+        }, { B, T, S, past, H, Hkv, Dh }, ['o', 'lse'], TOL_EXP);
+      }
+    }
+    gpu.tuning.attentionSplitKeys = 128;
+    expect(gpu.dispatchesByProgram()['attentionPartial:8'] ?? 0).toBeGreaterThan(before);
+  });
+
   it('attentionBackward (GQA, left padding) from the forward outputs', async () => {
     for (const [Dh, Hkv] of [[8, 2], [6, 3]]) {
       const [B, T, H] = [2, 7, 6];

@@ -11,6 +11,7 @@ import { ROPE_WG, ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
 import {
   ATTENTION_WG, attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../kernels/wgsl/attention.ts';
+import { attentionMergeProgram, attentionPartialProgram } from '../kernels/wgsl/attention-split.ts';
 import { EMBEDDING_WG, embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
 import { REDUCE_WG, sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
 import { checked, single, view, type GpuContext } from './webgpu-context.ts';
@@ -108,8 +109,20 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const o = single(ctx, k, 'o', t.o, B * T * H * Dh);
     const lse = single(ctx, k, 'lse', t.lse, B * H * T);
     const n = B * T * H;
-    ctx.runtime.dispatch(attentionProgram(Dh), [q, kk, v, ks, o, lse],
-      { n, B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) }, grid1d(n, ATTENTION_WG));
+    const params = { n, B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) };
+    // few queries over a long cache (decode): split the keys over several threads per query
+    const keys = past + T;
+    const minKeys = ctx.tuning.attentionSplitKeys;
+    const nSplit = minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
+    if (nSplit > 1) {
+      const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
+      const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
+      ctx.runtime.dispatch(attentionPartialProgram(Dh), [q, kk, v, ks, part], { ...split, n: n * nSplit }, grid1d(n * nSplit, ATTENTION_WG));
+      ctx.runtime.dispatch(attentionMergeProgram(Dh), [part, o, lse], split, grid1d(n, ATTENTION_WG));
+      ctx.releaseScratch(part);
+      return;
+    }
+    ctx.runtime.dispatch(attentionProgram(Dh), [q, kk, v, ks, o, lse], params, grid1d(n, ATTENTION_WG));
   },
 
   attentionBackward(ctx, { t, p }) {

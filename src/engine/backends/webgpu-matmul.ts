@@ -75,12 +75,15 @@ function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } 
   return { buffer: last.buffer, offset: elem - last.firstElem };
 }
 
-/** Which matmul variants the backend may pick (tests switch them to compare against the plain kernel). */
+/** Which kernel variants the backend may pick (tests switch them to compare against the plain kernels). */
 export interface MatmulTuning {
   /** the vec4 kernel for aligned f32 operands */
   vec4: boolean;
   /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
   fewRows: boolean;
+  /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
+   *  this many (0 = never split) */
+  attentionSplitKeys: number;
 }
 
 export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: MatmulTuning): void {

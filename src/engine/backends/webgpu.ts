@@ -48,7 +48,7 @@ export class WebGpuBackend implements Backend {
   readonly limits: BackendLimits;
   readonly supportsF16: boolean;
   readonly scratchBytes: number;
-  /** Which matmul variants may run (mutable: tests and benchmarks switch them). */
+  /** Which kernel variants may run (mutable: tests and benchmarks switch them). */
   readonly tuning: MatmulTuning;
   private readonly runtime: GpuRuntime;
   private readonly pool = new BufferPool();
@@ -73,7 +73,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(info) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software };
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, attentionSplitKeys: 128 };
     this.description = typeof info === 'string' ? info
       : info ? `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || 'unknown device'}` : 'webgpu device';
     const deviceBinding = device.limits.maxStorageBufferBindingSize;

@@ -16,7 +16,7 @@ export const ATTENTION_WG = 64;
 const attentionParams = { n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32' } as const;
 
 /** `fn X4(base, d4) -> vec4<f32>`: elements base + 4*d4 .. +3 of binding X, zero past Dh. */
-function loaders(names: string[], Dh: number): string {
+export function loaders(names: string[], Dh: number): string {
   return names.map((x) => {
     const parts = [0, 1, 2, 3].map((c) => Dh % 4 === 0 ? `${x}[base + d4 * 4u + ${c}u]`
       : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`);
@@ -25,7 +25,7 @@ function loaders(names: string[], Dh: number): string {
 }
 
 /** WGSL statements storing vec4 array `src` (scaled by `scale`) to binding `dst` at `base`, skipping d >= Dh. */
-function store(dst: string, src: string, scale: string, Dh: number): string {
+export function store(dst: string, src: string, scale: string, Dh: number): string {
   return `  for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) {
     let val = ${src}[d4] * ${scale};
     for (var c = 0u; c < 4u; c = c + 1u) {
