@@ -31,7 +31,8 @@ export interface WebGpuBackendOptions {
   f16Storage?: 'auto' | 'always' | 'never';
 }
 
-/** Bytes kept in the buffer pool after sync(); above this the pool is emptied. */
+/** Freed buffers kept for reuse after sync(): up to this many bytes, or as many as are live if that is more
+ *  (a training step frees and re-allocates about its live activations); above that the pool is emptied. */
 const POOL_KEEP_BYTES = 256 * 1024 * 1024;
 
 /** True for CPU-emulated adapters (SwiftShader, llvmpipe / lavapipe) and adapters that say they are a fallback. */
@@ -286,7 +287,7 @@ export class WebGpuBackend implements Backend {
     this.checkAlive();
     this.runtime.flush();
     await this.device.queue.onSubmittedWorkDone();
-    if (this.pool.pooledBytes > POOL_KEEP_BYTES) {
+    if (this.pool.pooledBytes > Math.max(POOL_KEEP_BYTES, this.counter.liveBytes)) {
       this.pool.drain();
       this.runtime.forgetBindGroups();
     }
