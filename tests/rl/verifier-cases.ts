@@ -274,5 +274,17 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['5', '\\boxed{x}', false],
     ['5', '\\boxed{5 \\pm 1}', false],
     ['1331, 1728', '\\boxed{1331, 1728, 2197}', false],
+    ['5', '\\boxed{x = 3 = 4 = 5}', false], // a chain of guesses; a consistent chain (x = 2+3 = 5) still scores
+    ['5', '\\boxed{x = 2+3 = 6-1}', true],
+  ],
+  // [MV] known false positives / negatives from Math-Verify's issue tracker (#14, #41, #64), expected behaviour
+  'known issues': [
+    ['2021', '\\boxed{\\pm 2021}', false],
+    ['12:00', '\\boxed{1:00}', false],
+    ['1 - \\frac{1}{\\mathrm{e}}', '\\boxed{1 + \\frac{1}{e}}', false],
+    ['1 - \\frac{1}{\\mathrm{e}}', '\\boxed{1 - e^{-1}}', true],
+    ['4', '\\boxed{4\\sqrt(2)}', false],
+    ['4\\sqrt{2}', '\\boxed{4\\sqrt(2)}', true],
+    ['\\sqrt{1/n}', '\\boxed{\\frac{1}{\\sqrt{n}}}', true],
   ],
 };

@@ -95,6 +95,12 @@ function compareRelations(g: Relation, p: Relation, dl: Deadline): boolean {
   return false;
 }
 
+/** The constant links of an equation chain (`x = 2 + 3 = 5`) are all equal. */
+function consistentChain(r: Relation, dl: Deadline): boolean {
+  const constants = r.args.filter((a) => a.kind === 'scalar' && freeVariables(a.json).size === 0);
+  return constants.every((c) => equal(constants[0], c, dl));
+}
+
 /** Order-insensitive matching of two lists (sets), equal sizes required. */
 function matchUnordered(a: Value[], b: Value[], dl: Deadline): boolean {
   if (a.length !== b.length) return false;
@@ -175,6 +181,8 @@ export function equal(gold: Value, pred: Value, dl: Deadline): boolean {
   dl.check();
   let g = gold;
   let p = pred;
+  // A chain like `x = 3 = 4 = 5` is a list of guesses, not a derivation: its constant links must agree.
+  if (isEquation(p) && p.args.length > 2 && !consistentChain(p, dl)) return false;
   // Assignments: x = 5 vs 5; the gold's form decides.
   if (isAssignment(g)) g = { kind: 'relation', ops: ['Equal'], args: [g.args[0], lastRhs(g)] };
   if (isAssignment(p)) p = { kind: 'relation', ops: ['Equal'], args: [p.args[0], lastRhs(p)] };

@@ -80,6 +80,7 @@ export function normalizeAnswer(raw: string): string {
   s = s.replace(/\\(?:d|t|c)frac(?![a-zA-Z])/g, '\\frac');
   s = s.replace(FONT_COMMANDS, '\\text');
   s = s.replace(/\\text\s*\{\s*\}/g, '');
+  s = s.replace(/\\text\s*\{\s*([a-zA-Z])\s*\}/g, '$1'); // \mathrm{e}, \text{A}: a single letter is a symbol
   // Degrees: CE would turn 90^\circ into pi/2, Math-Verify keeps the number (convert_degrees=False).
   s = s.replace(/\^\s*\{?\s*\\circ\s*\}?/g, '').replace(/\^\s*\{?\s*\\degree\s*\}?/g, '');
   s = s.replace(/\\(?:circ|degree)\b/g, '').replace(/°/g, '');
