@@ -22,7 +22,7 @@ function startSession() {
       events.push(e);
       for (const w of waiters.splice(0)) (w.test(e) ? w.resolve(e) : waiters.push(w));
     },
-    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/' },
+    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' },
   );
   const next = <T extends WorkerEvent['type']>(type: T | 'error') =>
     new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));

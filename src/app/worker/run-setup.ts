@@ -1,24 +1,25 @@
-// Turning an ExperimentConfig into the things the trainer needs in the page: the problem sets and the engine
-// policy's training and optimiser setup. Only datasets the page can build offline are accepted.
+// Turning an ExperimentConfig into the engine policy's training and optimiser setup (and the tiny problem sets).
+import type { OptimizerSetup, TrainingSetup } from '../../engine/engine-policy.ts';
 import type { Problem } from '../../data/problem.ts';
 import { tinyArithProblems, tinyJudgeProblems } from '../../data/tiny-task/dataset.ts';
-import type { OptimizerSetup, TrainingSetup } from '../../engine/engine-policy.ts';
-import type { DatasetName, ExperimentConfig } from '../../rl/config.ts';
+import type { ExperimentConfig } from '../../rl/config.ts';
+import { TINY_DATA_SEED, TINY_DEFAULT_HELDOUT, TINY_DEFAULT_TRAIN } from '../../rl/problems.ts';
 
-/** Sizes used when the config says 0 (= all) for a generated set. */
-const GENERATED_TRAIN = 2000;
-const GENERATED_EVAL = 200;
-
-function problems(name: DatasetName, split: 'train' | 'heldout', count: number, seed: number): Problem[] {
-  if (name === 'tiny-arith') return tinyArithProblems({ split, count, seed });
-  if (name === 'tiny-judge') return tinyJudgeProblems({ split, count, seed });
-  throw new Error(`dataset "${name}" is not available in the page yet; use tiny-arith or tiny-judge (the CLI reads the others)`);
-}
-
+/**
+ * The tiny tasks' problems, synchronously (bench/peer.ts uses this). The page itself calls the RL core's
+ * problemsForConfig, which gives the same tiny sets and also reads the shipped datasets.
+ */
 export function datasetsFor(config: ExperimentConfig): { train: Problem[]; eval: Problem[]; name: string } {
-  const train = problems(config.trainSet, 'train', config.trainSize || GENERATED_TRAIN, config.seed);
-  const evalSet = problems(config.evalSet, 'heldout', config.evalSize || GENERATED_EVAL, config.seed);
-  return { train, eval: evalSet, name: config.trainSet === config.evalSet ? config.trainSet : `${config.trainSet} / ${config.evalSet}` };
+  const make = (name: ExperimentConfig['trainSet'], split: 'train' | 'heldout', count: number) => {
+    if (name === 'tiny-arith') return tinyArithProblems({ split, count, seed: TINY_DATA_SEED });
+    if (name === 'tiny-judge') return tinyJudgeProblems({ split, count, seed: TINY_DATA_SEED });
+    throw new Error(`datasetsFor: "${name}" is read from files; use problemsForConfig (src/rl/problems.ts)`);
+  };
+  return {
+    train: make(config.trainSet, 'train', config.trainSize || TINY_DEFAULT_TRAIN),
+    eval: make(config.evalSet, 'heldout', config.evalSize || TINY_DEFAULT_HELDOUT),
+    name: config.trainSet === config.evalSet ? config.trainSet : `${config.trainSet} / ${config.evalSet}`,
+  };
 }
 
 /** Adapter names: one per agent in separate mode, else one shared set ("full" for full fine-tuning). */

@@ -15,14 +15,17 @@ import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
 import { followPlan } from './intervention.ts';
-import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
-import { datasetsFor, optimizerSetupFor, trainingSetupFor } from './run-setup.ts';
+import type { BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
+import { problemsForConfig } from '../../rl/problems.ts';
+import { optimizerSetupFor, trainingSetupFor } from './run-setup.ts';
 
 export interface SessionEnv {
   /** navigator.gpu of the thread the session runs in (undefined without WebGPU) */
   gpu: GPU | undefined;
-  /** URL of the folder holding the embedded models, e.g. "/models/" */
+  /** URL of the folder holding the embedded models, e.g. "http://127.0.0.1:4173/models/" */
   modelsUrl: string;
+  /** URL of the shipped datasets (public/data) */
+  dataUrl: string;
 }
 
 interface Loaded {
@@ -37,6 +40,11 @@ interface Active {
   config: ExperimentConfig;
   policy: EnginePolicy;
   trainer: Trainer;
+  dataset: DatasetInfo;
+}
+
+function datasetName(config: ExperimentConfig): string {
+  return config.trainSet === config.evalSet ? config.trainSet : `${config.trainSet} / ${config.evalSet}`;
 }
 
 function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
@@ -93,11 +101,11 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     else emit({ type: 'phase', step: e.step, phase: e.message });
   };
 
-  function buildTrainer(config: ExperimentConfig): Active {
+  async function buildTrainer(config: ExperimentConfig): Promise<Active> {
     if (!loaded) throw new Error('no model is loaded');
     active?.policy.dispose();
     active = null;
-    const { train, eval: heldOut } = datasetsFor(config);
+    const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     const policy = createEnginePolicy({
       backend: loaded.backend,
       config: loaded.checkpoint.config,
@@ -109,7 +117,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
       baseModelName: loaded.model.name,
     });
     const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent });
-    return { config, policy, trainer };
+    return { config, policy, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
   }
 
   async function load(spec: ModelSpec, preference: BackendPreference, rawConfig: ExperimentConfig): Promise<void> {
@@ -146,10 +154,8 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
       vocabSize: c.vocabSize,
     };
     loaded = { backend, backendInfo: info, checkpoint, tokenizer, model };
-    const built = buildTrainer(config);
-    active = built;
-    const datasets = datasetsFor(config);
-    emit({ type: 'ready', backend: info, model, dataset: { name: datasets.name, train: datasets.train.length, heldOut: datasets.eval.length } });
+    active = await buildTrainer(config);
+    emit({ type: 'ready', backend: info, model, dataset: active.dataset });
     status('idle');
   }
 
@@ -220,7 +226,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         wantTraining = false;
         enqueue(
           async () => {
-            active = buildTrainer(validateConfig(request.config, 'config', undefined));
+            active = await buildTrainer(validateConfig(request.config, 'config', undefined));
             emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
             status('idle');
           },

@@ -5,7 +5,8 @@ import type { WorkerEvent, WorkerRequest } from './protocol.ts';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const emit = (e: WorkerEvent) => scope.postMessage(e);
-const handle = createSession(emit, { gpu: scope.navigator.gpu, modelsUrl: new URL(`${import.meta.env.BASE_URL}models/`, scope.location.origin).href });
+const base = new URL(import.meta.env.BASE_URL, scope.location.origin).href;
+const handle = createSession(emit, { gpu: scope.navigator.gpu, modelsUrl: `${base}models/`, dataUrl: `${base}data` });
 
 scope.addEventListener('message', (e: MessageEvent<WorkerRequest>) => handle(e.data));
 scope.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => {
