@@ -1,0 +1,55 @@
+// Turns the command line's config flags into a validated ExperimentConfig:
+//   --preset NAME | --config FILE.json   the base (a config file may itself say "extends": "<preset>")
+//   --set key=value (repeatable)         any field; the value is read as JSON when it parses, else as a string
+//   --steps N, --seed S                  shorthands for the two most common overrides
+
+import { readFile } from 'node:fs/promises';
+import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { getPreset, resolveConfig } from '../rl/presets.ts';
+
+export interface ConfigFlags {
+  preset?: string;
+  config?: string;
+  set?: string[];
+  steps?: string;
+  seed?: string;
+}
+
+export function parseSetFlag(flag: string): [string, unknown] {
+  const eq = flag.indexOf('=');
+  if (eq <= 0) throw new Error(`--set ${flag}: expected key=value`);
+  const key = flag.slice(0, eq);
+  const raw = flag.slice(eq + 1);
+  try {
+    return [key, JSON.parse(raw)];
+  } catch {
+    return [key, raw];
+  }
+}
+
+function intFlag(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentConfig> {
+  if (flags.preset && flags.config) throw new Error('give either --preset or --config, not both');
+  let base: ExperimentConfig;
+  if (flags.config) {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(flags.config, 'utf8'));
+    } catch (e) {
+      throw new Error(`${flags.config}: cannot read the config (${(e as Error).message})`, { cause: e });
+    }
+    base = resolveConfig(json, flags.config);
+  } else base = getPreset(flags.preset ?? 'tiny-default');
+  const overrides: Record<string, unknown> = {};
+  for (const s of flags.set ?? []) {
+    const [k, v] = parseSetFlag(s);
+    overrides[k] = v;
+  }
+  if (flags.steps !== undefined) overrides.steps = intFlag('steps', flags.steps);
+  if (flags.seed !== undefined) overrides.seed = intFlag('seed', flags.seed);
+  return validateConfig(overrides, 'command line (--set / --steps / --seed)', base);
+}

@@ -1,0 +1,138 @@
+// The `rema` command line: train, eval, sweep, verify, export. Each command is a thin layer over the same
+// trainer the web page runs (src/rl), reading and writing plain files (JSONL, JSON, CSV, YAML).
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { exportVerl } from '../rl/export-verl.ts';
+import { PRESET_NAMES } from '../rl/presets.ts';
+import { configFromFlags, type ConfigFlags } from './config-flags.ts';
+import { BENCHMARKS, runEval } from './eval.ts';
+import { BACKENDS, type BackendKind } from './setup.ts';
+import { parseGrid, runSweep } from './sweep.ts';
+import { runTrain } from './train.ts';
+import { runVerify } from './verify.ts';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function configOptions(cmd: Command): Command {
+  return cmd
+    .option('--preset <name>', `a named preset (${PRESET_NAMES.join(', ')})`)
+    .option('--config <file>', 'a config JSON file (may say "extends": "<preset>")')
+    .option('--set <key=value>', 'override one config field (repeatable; value read as JSON when it parses)', collect)
+    .option('--steps <n>', 'override the number of RL steps')
+    .option('--seed <s>', 'override the seed');
+}
+
+const backendOption = () =>
+  new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
+
+function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
+  if (quiet) return 'none';
+  return process.stderr.isTTY ? 'bar' : 'lines';
+}
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
+
+  configOptions(program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'))
+    .option('--out <dir>', 'run folder (metrics.jsonl, rollouts.jsonl, eval.jsonl, checkpoints/)', 'runs/latest')
+    .addOption(backendOption())
+    .option('--save-every <n>', 'checkpoint every n steps', '1')
+    .option('--quiet', 'no progress output')
+    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean }) => {
+      const config = await configFromFlags(o);
+      const s = await runTrain({ config, out: o.out, backend: o.backend, saveEvery: Number(o.saveEvery), progress: progressMode(o.quiet) });
+      const last = s.metrics.at(-1);
+      const evals = s.evals;
+      process.stdout.write(
+        `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
+          (last ? `, last reward ${last.reward_mean.toFixed(3)}` : '') +
+          (evals.length > 0 ? `, eval accuracy ${evals[0].accuracy.toFixed(3)} (step ${evals[0].step}) -> ${evals.at(-1)!.accuracy.toFixed(3)} (step ${evals.at(-1)!.step})` : '') +
+          '\n',
+      );
+    });
+
+  configOptions(program.command('eval').description('greedy pass@1 per benchmark'))
+    .option('--benchmarks <list>', `comma-separated (${BENCHMARKS.join(', ')})`)
+    .option('--file <f.jsonl>', 'a JSONL problem file (repeatable)', collect)
+    .option('--limit <n>', 'at most n problems per benchmark (seeded subset; 0 = all)', '0')
+    .option('--checkpoint <dir>', 'a run folder or checkpoint folder whose adapters to load')
+    .option('--out <dir>', 'write eval_summary.json and per-benchmark transcripts')
+    .addOption(backendOption())
+    .option('--quiet', 'no progress bar')
+    .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean }) => {
+      const config = await configFromFlags(o);
+      const benchmarks = o.benchmarks ? o.benchmarks.split(',').map((b) => b.trim()).filter(Boolean) : o.file ? [] : [config.evalSet];
+      const results = await runEval({
+        config,
+        backend: o.backend,
+        benchmarks,
+        files: o.file ?? [],
+        limit: Number(o.limit),
+        ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
+        ...(o.out ? { out: o.out } : {}),
+        progress: !o.quiet && process.stderr.isTTY,
+      });
+      for (const r of results) process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`);
+    });
+
+  configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv'))
+    .requiredOption('--grid <json|file>', 'JSON object field -> list of values, e.g. {"ratio":["token","turn-geometric"]}')
+    .option('--seeds <list>', 'comma-separated seeds', '0')
+    .option('--out <dir>', 'sweep folder', 'runs/sweep')
+    .addOption(backendOption())
+    .option('--quiet', 'no per-step lines')
+    .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
+      const base = await configFromFlags(o);
+      const text = existsSync(o.grid) ? await readFile(o.grid, 'utf8') : o.grid;
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (e) {
+        throw new Error(`--grid: not JSON (${(e as Error).message})`, { cause: e });
+      }
+      const seeds = o.seeds.split(',').map((s) => {
+        if (!/^\d+$/.test(s.trim())) throw new Error(`--seeds: "${s}" is not a non-negative integer`);
+        return Number(s);
+      });
+      const rows = await runSweep({ base, grid: parseGrid(json, '--grid'), seeds, out: o.out, backend: o.backend, progress: o.quiet ? 'none' : 'lines' });
+      process.stdout.write(`${o.out}/summary.csv: ${rows.length} runs\n`);
+    });
+
+  program
+    .command('verify')
+    .description('check answers: reads {"gold", "pred"} lines, writes {verdict, extracted} lines in order')
+    .requiredOption('--in <file>', 'input JSONL')
+    .option('--out <file>', 'output JSONL (default: stdout)')
+    .action(async (o: { in: string; out?: string }) => {
+      const s = await runVerify(o.in, o.out);
+      process.stderr.write(`${s.correct}/${s.total} correct\n`);
+    });
+
+  configOptions(program.command('export').description('export a config to another trainer'))
+    .option('--verl', 'the ReMA verl fork (Hydra YAML)')
+    .option('--out <file>', 'write the YAML here (default: stdout)')
+    .action(async (o: ConfigFlags & { verl?: boolean; out?: string }) => {
+      if (!o.verl) throw new Error('export: choose a target (--verl)');
+      const config = await configFromFlags(o);
+      const e = exportVerl(config);
+      if (o.out) await writeFile(o.out, e.yaml);
+      else process.stdout.write(e.yaml);
+      if (e.notPorted.length > 0) process.stderr.write(`knobs that do not port:\n${e.notPorted.map((n) => `  - ${n}`).join('\n')}\n`);
+    });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    process.stderr.write(`rema: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && /(?:^|[\\/])main\.ts$/.test(process.argv[1]);
+if (invokedDirectly) await main(process.argv);

@@ -1,0 +1,92 @@
+// Node plumbing shared by the commands: where the repository's files are, a compute backend by name, the model
+// and tokenizer a config names (embedded folder, local folder or Hugging Face hub id), the policy built from
+// the config, and the config's problem sets read from disk.
+
+import { existsSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Backend } from '../engine/backend.ts';
+import { CpuBackend } from '../engine/backends/cpu.ts';
+import { WasmBackend } from '../engine/backends/wasm.ts';
+import { createEnginePolicy, type EnginePolicy } from '../engine/engine-policy.ts';
+import { loadHfCheckpoint } from '../engine/io/hf-model.ts';
+import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
+import type { ChatTokenizer } from '../data/tokenizer.ts';
+import type { Problem } from '../data/problem.ts';
+import type { FileSource } from '../util/file-source.ts';
+import type { ExperimentConfig } from '../rl/config.ts';
+import { optimizerSetup, trainingSetup } from '../rl/policy-setup.ts';
+import { problemsForConfig } from '../rl/problems.ts';
+import { directoryFileSource } from './fs-source.ts';
+import { openModelSource } from './hub.ts';
+
+export type BackendKind = 'cpu' | 'wasm' | 'webgpu';
+export const BACKENDS: readonly BackendKind[] = ['cpu', 'wasm', 'webgpu'];
+
+/** The repository root (src/cli/../..). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
+/** ../shared/data next to the repository, or $REMA_SHARED_DATA */
+export function sharedDataDir(): string {
+  return process.env.REMA_SHARED_DATA ?? resolve(REPO_ROOT, '../shared/data');
+}
+
+export async function openBackend(kind: BackendKind): Promise<Backend> {
+  if (kind === 'cpu') return new CpuBackend();
+  if (kind === 'wasm') return WasmBackend.create();
+  const { requestDawnDevice } = await import('./webgpu-device.ts');
+  const { WebGpuBackend } = await import('../engine/backends/webgpu.ts');
+  const dawn = await requestDawnDevice();
+  return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+}
+
+export function modelSource(config: ExperimentConfig): FileSource {
+  if (config.modelSource === 'embedded') {
+    const dir = resolve(REPO_ROOT, 'public/models', config.model);
+    if (!existsSync(dir)) throw new Error(`embedded model "${config.model}": no folder ${dir}`);
+    return directoryFileSource(dir, `public/models/${config.model}`);
+  }
+  if (config.modelSource === 'local') {
+    if (!existsSync(config.model)) throw new Error(`model folder "${config.model}" does not exist`);
+    return directoryFileSource(config.model);
+  }
+  return openModelSource(config.model);
+}
+
+export interface LoadedModel {
+  policy: EnginePolicy;
+  tokenizer: ChatTokenizer;
+  backend: Backend;
+}
+
+export async function loadModel(config: ExperimentConfig, backendKind: BackendKind): Promise<LoadedModel> {
+  const source = modelSource(config);
+  const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
+  const backend = await openBackend(backendKind);
+  const policy = createEnginePolicy({
+    backend,
+    config: checkpoint.config,
+    weights: checkpoint.weights,
+    decoder: tokenizer,
+    training: trainingSetup(config),
+    optimizer: optimizerSetup(config),
+    seed: config.seed,
+    baseModelName: config.model,
+  });
+  return { policy, tokenizer, backend };
+}
+
+/** Opens a user's JSONL by path. */
+export function userFile(path: string): { source: FileSource; path: string } {
+  const full = resolve(path);
+  return { source: directoryFileSource(dirname(full), dirname(full)), path: basename(full) };
+}
+
+export async function loadConfigProblems(config: ExperimentConfig): Promise<{ train: Problem[]; eval: Problem[] }> {
+  const shared = sharedDataDir();
+  return problemsForConfig(config, {
+    shipped: directoryFileSource(PUBLIC_DATA, 'public/data'),
+    ...(existsSync(shared) ? { shared: directoryFileSource(shared, shared) } : {}),
+    userFile,
+  });
+}

@@ -1,0 +1,129 @@
+// `rema sweep`: a grid of config overrides x seeds, each run trained with `rema train` semantics into its own
+// folder under --out (so a killed sweep resumes run by run), then a CSV summary: one row per run
+// (summary.csv) and one per grid point with mean and spread over seeds (summary_by_config.csv).
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { runTrain, type TrainSummary } from './train.ts';
+import type { BackendKind } from './setup.ts';
+
+export type Grid = Record<string, unknown[]>;
+
+export function parseGrid(json: unknown, source: string): Grid {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${source}: the grid must be a JSON object of field -> list of values`);
+  const grid: Grid = {};
+  for (const [k, v] of Object.entries(json)) {
+    if (!Array.isArray(v) || v.length === 0) throw new Error(`${source}: grid field "${k}" must be a non-empty list of values`);
+    grid[k] = v;
+  }
+  return grid;
+}
+
+/** Every combination of the grid's values, in a stable order (first key slowest). */
+export function gridPoints(grid: Grid): Record<string, unknown>[] {
+  let points: Record<string, unknown>[] = [{}];
+  for (const [k, values] of Object.entries(grid)) points = points.flatMap((p) => values.map((v) => ({ ...p, [k]: v })));
+  return points;
+}
+
+export function pointLabel(point: Record<string, unknown>): string {
+  const parts = Object.entries(point).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return parts.length > 0 ? parts.join(',') : 'base';
+}
+
+function folderName(label: string, seed: number): string {
+  return `${label.replace(/[^A-Za-z0-9=.,_-]+/g, '_')}__seed${seed}`;
+}
+
+export interface RunRow {
+  label: string;
+  point: Record<string, unknown>;
+  seed: number;
+  steps: number;
+  reward_first: number;
+  reward_last: number;
+  eval_first: number | null;
+  eval_last: number | null;
+  eval_best: number | null;
+  train_time_s: number;
+}
+
+/** Reward averaged over the first / last min(5, n) steps, and the first / last / best evaluation. */
+export function summarizeRun(label: string, point: Record<string, unknown>, seed: number, s: TrainSummary): RunRow {
+  const m = s.metrics;
+  const w = Math.min(5, m.length);
+  const avg = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
+  const evals = s.evals.map((e) => e.accuracy);
+  return {
+    label,
+    point,
+    seed,
+    steps: m.length,
+    reward_first: avg(m.slice(0, w).map((x) => x.reward_mean)),
+    reward_last: avg(m.slice(m.length - w).map((x) => x.reward_mean)),
+    eval_first: evals.length > 0 ? evals[0] : null,
+    eval_last: evals.length > 0 ? evals[evals.length - 1] : null,
+    eval_best: evals.length > 0 ? Math.max(...evals) : null,
+    train_time_s: m.reduce((a, x) => a + Object.values(x.time_s).reduce((p, q) => p + q, 0), 0),
+  };
+}
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : typeof v === 'number' ? (Number.isFinite(v) ? String(Number(v.toFixed(6))) : '') : typeof v === 'string' ? v : JSON.stringify(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function toCsv(header: string[], rows: unknown[][]): string {
+  return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
+}
+
+function meanStd(xs: number[]): [number, number] {
+  if (xs.length === 0) return [Number.NaN, Number.NaN];
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
+  return [mean, sd];
+}
+
+export interface SweepOptions {
+  base: ExperimentConfig;
+  grid: Grid;
+  seeds: number[];
+  out: string;
+  backend: BackendKind;
+  progress?: 'bar' | 'lines' | 'none';
+}
+
+export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
+  await mkdir(opts.out, { recursive: true });
+  const keys = Object.keys(opts.grid);
+  const rows: RunRow[] = [];
+  const points = gridPoints(opts.grid);
+  // validate every point before spending time on any run
+  const configs = points.map((p) => validateConfig({ ...p }, `sweep grid point ${pointLabel(p)}`, opts.base));
+  for (let i = 0; i < points.length; i++) {
+    for (const seed of opts.seeds) {
+      const label = pointLabel(points[i]);
+      const config = { ...configs[i], seed, name: `${opts.base.name} ${label} seed ${seed}` };
+      process.stderr.write(`sweep: ${label} seed ${seed}\n`);
+      const summary = await runTrain({ config, out: join(opts.out, folderName(label, seed)), backend: opts.backend, progress: opts.progress ?? 'lines' });
+      rows.push(summarizeRun(label, points[i], seed, summary));
+    }
+  }
+  const runHeader = ['label', ...keys, 'seed', 'steps', 'reward_first', 'reward_last', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'];
+  await writeFile(
+    join(opts.out, 'summary.csv'),
+    toCsv(runHeader, rows.map((r) => [r.label, ...keys.map((k) => r.point[k]), r.seed, r.steps, r.reward_first, r.reward_last, r.eval_first, r.eval_last, r.eval_best, r.train_time_s])),
+  );
+  const byPoint = points.map((p) => {
+    const label = pointLabel(p);
+    const rs = rows.filter((r) => r.label === label);
+    const stat = (f: (r: RunRow) => number | null) => meanStd(rs.map(f).filter((x): x is number => x !== null && Number.isFinite(x)));
+    return [label, ...keys.map((k) => p[k]), rs.length, ...stat((r) => r.reward_last), ...stat((r) => r.eval_first), ...stat((r) => r.eval_last), ...stat((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : null))];
+  });
+  await writeFile(
+    join(opts.out, 'summary_by_config.csv'),
+    toCsv(['label', ...keys, 'seeds', 'reward_last_mean', 'reward_last_sd', 'eval_first_mean', 'eval_first_sd', 'eval_last_mean', 'eval_last_sd', 'eval_gain_mean', 'eval_gain_sd'], byPoint),
+  );
+  return rows;
+}

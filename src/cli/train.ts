@@ -1,0 +1,177 @@
+// `rema train`: runs a config to its last step, writing into --out
+//   config.json      the resolved config (a resumed run must match it, except `steps`)
+//   metrics.jsonl    one MetricsRecord per step
+//   rollouts.jsonl   every episode of every step (both agents' turns, reward, advantage)
+//   eval.jsonl       every evaluation (step 0 when evalBeforeTrain, then every evalEvery steps), with per-level accuracy
+//   checkpoints/     adapters + optimiser state + trainer state, written atomically after every saveEvery steps
+// Restarted on the same --out after a kill, it resumes from the last checkpoint and drops log lines written
+// after it, so the finished files are what an uninterrupted run writes (the trainer is deterministic).
+
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import type { ExperimentConfig } from '../rl/config.ts';
+import type { MetricsRecord } from '../rl/metrics.ts';
+import { createTrainer, type EvalResult } from '../rl/trainer.ts';
+import { readLatestCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { loadConfigProblems, loadModel, type BackendKind } from './setup.ts';
+
+export interface TrainOptions {
+  config: ExperimentConfig;
+  out: string;
+  backend: BackendKind;
+  /** checkpoint every this many steps (and after the last) */
+  saveEvery?: number;
+  /** show a progress bar (stderr is a terminal) or print one line per step */
+  progress?: 'bar' | 'lines' | 'none';
+  /** stop after this many new steps in this process (tests use it to simulate a kill) */
+  maxNewSteps?: number;
+}
+
+export interface TrainSummary {
+  out: string;
+  resumedFrom: number;
+  steps: number;
+  metrics: MetricsRecord[];
+  evals: EvalLine[];
+}
+
+export interface EvalLine {
+  step: number;
+  accuracy: number;
+  reward_mean: number;
+  n: number;
+  by_level: EvalResult['by_level'];
+  time_s: number;
+}
+
+function evalLine(e: EvalResult): EvalLine {
+  return { step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n, by_level: e.by_level, time_s: e.time_s };
+}
+
+/** Keep the JSONL lines whose `step` is at most `maxStep` (and drop a torn last line). */
+async function truncateJsonl(path: string, maxStep: number): Promise<void> {
+  if (!existsSync(path)) return;
+  const kept: string[] = [];
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const v = JSON.parse(line) as { step?: unknown };
+      if (typeof v.step === 'number' && v.step <= maxStep) kept.push(line);
+    } catch {
+      // a line torn by the kill: drop it
+    }
+  }
+  await writeFile(path, kept.length > 0 ? kept.join('\n') + '\n' : '');
+}
+
+async function readJsonl<T>(path: string): Promise<T[]> {
+  if (!existsSync(path)) return [];
+  return (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
+}
+
+function sameRun(a: ExperimentConfig, b: ExperimentConfig): boolean {
+  return JSON.stringify({ ...a, steps: 0 }) === JSON.stringify({ ...b, steps: 0 });
+}
+
+export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
+  const { config, out } = opts;
+  const saveEvery = opts.saveEvery ?? 1;
+  await mkdir(out, { recursive: true });
+  const files = {
+    config: join(out, 'config.json'),
+    metrics: join(out, 'metrics.jsonl'),
+    rollouts: join(out, 'rollouts.jsonl'),
+    evals: join(out, 'eval.jsonl'),
+    evalRollouts: join(out, 'eval_rollouts.jsonl'),
+    checkpoints: join(out, 'checkpoints'),
+  };
+  if (existsSync(files.config)) {
+    const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
+    if (!sameRun(previous, config))
+      throw new Error(`${files.config}: this folder holds a run with a different config; use another --out (or the same config)`);
+  }
+  await writeFile(files.config, JSON.stringify(config, null, 2) + '\n');
+
+  const { policy, tokenizer } = await loadModel(config, opts.backend);
+  const problems = await loadConfigProblems(config);
+  const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
+  let phase = '';
+  const trainer = createTrainer({
+    config,
+    policy,
+    tokenizer,
+    train: problems.train,
+    eval: problems.eval,
+    onEvent: (e) => {
+      if (e.type === 'phase') phase = e.phase;
+    },
+  });
+
+  const ckpt = await readLatestCheckpoint(files.checkpoints);
+  const resumedFrom = ckpt ? ckpt.meta.trainer.step : 0;
+  if (ckpt) await restoreCheckpoint(ckpt.path, ckpt.meta, trainer, policy);
+  for (const f of [files.metrics, files.rollouts, files.evals, files.evalRollouts]) {
+    if (resumedFrom === 0) await writeFile(f, '');
+    else await truncateJsonl(f, resumedFrom);
+  }
+
+  const writeEval = async (e: EvalResult) => {
+    await appendFile(files.evals, JSON.stringify(evalLine(e)) + '\n');
+    await appendFile(files.evalRollouts, e.rollouts.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  };
+  const bar =
+    progress === 'bar'
+      ? new SingleBar({
+          format: ' {bar} {value}/{total} steps | reward {reward} | acc {acc} | eval {evalAcc} | {phase}',
+          stream: process.stderr,
+          hideCursor: true,
+        })
+      : null;
+  const say = (line: string) => {
+    if (progress === 'lines') process.stderr.write(line + '\n');
+  };
+  let lastEval = '-';
+  bar?.start(config.steps, resumedFrom, { reward: '-', acc: '-', evalAcc: '-', phase: '' });
+
+  if (resumedFrom === 0 && config.evalBeforeTrain && problems.eval.length > 0) {
+    const e = await trainer.evaluate();
+    await writeEval(e);
+    lastEval = e.accuracy.toFixed(3);
+    say(`step 0: eval_accuracy ${lastEval} (${e.n} problems, ${e.time_s.toFixed(1)} s)`);
+  }
+  let newSteps = 0;
+  while (trainer.state().step < config.steps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
+    const ticker = bar ? setInterval(() => bar.update({ phase }), 500) : null;
+    const r = await trainer.step();
+    if (ticker) clearInterval(ticker);
+    newSteps += 1;
+    const m = r.metrics;
+    await appendFile(files.metrics, JSON.stringify(m) + '\n');
+    await appendFile(files.rollouts, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    if (r.eval) {
+      await writeEval(r.eval);
+      lastEval = r.eval.accuracy.toFixed(3);
+    }
+    if (m.step % saveEvery === 0 || m.step === config.steps) await saveCheckpoint(files.checkpoints, trainer, policy);
+    const t = Object.values(m.time_s).reduce((a, b) => a + b, 0);
+    bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, phase: '' });
+    say(
+      `step ${m.step}/${config.steps}: reward ${m.reward_mean.toFixed(3)} acc ${m.accuracy.toFixed(3)}` +
+        `${m.eval_accuracy !== undefined ? ` eval_accuracy ${m.eval_accuracy.toFixed(3)}` : ''} turns ${m.turns_mean.toFixed(2)} (${t.toFixed(1)} s)`,
+    );
+  }
+  bar?.stop();
+  policy.dispose();
+  return {
+    out,
+    resumedFrom,
+    steps: trainer.state().step,
+    metrics: await readJsonl<MetricsRecord>(files.metrics),
+    evals: await readJsonl<EvalLine>(files.evals),
+  };
+}

@@ -1,0 +1,39 @@
+// How an ExperimentConfig configures the engine's policy: which trainable adapters exist (one shared set, or one
+// per agent in separate mode; LoRA or full copies) and the AdamW settings with the learning-rate schedule over
+// the run's optimiser steps. Shared by the page's worker and the CLI so that both train the same thing.
+
+import type { OptimizerSetup, TrainingSetup } from '../engine/engine-policy.ts';
+import type { ExperimentConfig } from './config.ts';
+
+/** Adapter names the trainer expects for a config. */
+export function adapterNames(config: ExperimentConfig): string[] {
+  const twoAgent = config.mode === 'multi-turn' || config.mode === 'single-turn';
+  if (config.paramMode === 'separate' && twoAgent) return ['meta', 'reasoning'];
+  return [config.finetune === 'full' ? 'full' : 'shared'];
+}
+
+export function trainingSetup(config: ExperimentConfig): TrainingSetup {
+  const adapters = adapterNames(config);
+  if (config.finetune === 'full') return { mode: 'full', adapters };
+  return { mode: 'lora', adapters, rank: config.loraRank, alpha: config.loraAlpha, targets: [...config.loraTargets] };
+}
+
+/** Optimiser steps one adapter takes over the run (the schedule's horizon). */
+export function optimizerStepsPerAdapter(config: ExperimentConfig): number {
+  return Math.max(1, config.steps * config.ppoEpochs * config.miniBatches);
+}
+
+export function optimizerSetup(config: ExperimentConfig): OptimizerSetup {
+  return {
+    lr: config.lr,
+    beta1: config.adamBeta1,
+    beta2: config.adamBeta2,
+    eps: 1e-8,
+    weightDecay: config.weightDecay,
+    gradClip: config.gradClip,
+    schedule:
+      config.lrSchedule === 'cosine'
+        ? { kind: 'warmup-cosine', warmupSteps: config.warmupSteps, totalSteps: optimizerStepsPerAdapter(config) }
+        : { kind: 'constant', warmupSteps: config.warmupSteps },
+  };
+}
