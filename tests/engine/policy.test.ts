@@ -194,6 +194,38 @@ describe('EnginePolicy training', () => {
     await expect(restored.loadAdapter('meta', {})).rejects.toThrow(/model.safetensors is missing/);
   });
 
+  it('generation and scoring with the LoRA merged into the weights match the unmerged adapter after training', async () => {
+    const merged = makePolicy(lora);
+    const unmerged = createEnginePolicy({ ...baseOptions(lora), mergeLoraForInference: false });
+    const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+    for (const p of [merged, unmerged]) {
+      for (let step = 0; step < 3; step++) {
+        p.zeroGrad('meta');
+        const [r] = await p.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n).fill(-1 / n) }]);
+        expect(r.logprobs.length).toBe(n);
+        await p.optimizerStep('meta');
+      }
+    }
+    const prompt = { prompt: [2, 9, 4], adapter: 'meta', maxNewTokens: 6, stopStrings: [], stopTokenIds: [] };
+    const [a] = await merged.generate([prompt], greedy);
+    const [b] = await unmerged.generate([prompt], greedy);
+    expect(a.tokens).toEqual(b.tokens);
+    a.logprobs.forEach((x, i) => expect(Math.abs(x - b.logprobs[i])).toBeLessThan(1e-4));
+    // after one more step the merged copy is refreshed: scores follow the adapter
+    for (const p of [merged, unmerged]) {
+      p.zeroGrad('meta');
+      await p.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n).fill(-1 / n) }]);
+      await p.optimizerStep('meta');
+    }
+    const [x] = await merged.score([{ ...sft, adapter: 'meta' }]);
+    const [y] = await unmerged.score([{ ...sft, adapter: 'meta' }]);
+    const [z] = await merged.accumulateGradients([{ ...sft, adapter: 'meta', coef: new Float32Array(n) }]);
+    for (let i = 0; i < n; i++) {
+      expect(Math.abs(x.logprobs[i] - y.logprobs[i])).toBeLessThan(1e-4);
+      expect(Math.abs(x.logprobs[i] - z.logprobs[i])).toBeLessThan(1e-4);
+    }
+  });
+
   it('rejects bad requests with clear errors', async () => {
     const policy = makePolicy(lora);
     await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(/token 2: id 99 is outside the vocabulary/);
