@@ -54,11 +54,19 @@ const results: Record<string, Record<string, number | string>> = {};
   results['axpby n=64 (dispatch overhead)'] = { us_per_call: +(s * 1e6).toFixed(2) };
 }
 
+// each shape with the kernel the backend picks, then with the vec4 / few-rows variants switched off
+const variants: Array<[string, Partial<typeof be.tuning>]> = [['auto', {}], ['scalar', { vec4: false, fewRows: false }], ['fewRows', { fewRows: true }]];
 for (const [M, N, K, transB] of [[64, 64, 64, 1], [128, 128, 128, 1], [1, 512, 256, 1], [8, 512, 256, 1], [128, 128, 128, 0]]) {
   const [m, n, k] = [M === 1 || M === 8 ? M : M * scale, N * scale, K * scale];
   const a = rand([m, k]), b = rand(transB ? [n, k] : [k, n]), c = rand([m, n]);
-  const s = await time('matmul', { t: { a, b, c }, p: { M: m, N: n, K: k, transA: 0, transB: transB as 0 | 1, alpha: 1, beta: 0 } }, software ? 2 : 20);
-  results[`matmul ${m}x${n}x${k} transB=${transB}`] = { ms: +(s * 1e3).toFixed(3), gflops: +((2 * m * n * k) / s / 1e9).toFixed(3) };
+  for (const [variant, tuning] of variants) {
+    if (variant === 'fewRows' && (m > 8 || !transB)) continue;
+    const saved = { ...be.tuning };
+    Object.assign(be.tuning, tuning);
+    const s = await time('matmul', { t: { a, b, c }, p: { M: m, N: n, K: k, transA: 0, transB: transB as 0 | 1, alpha: 1, beta: 0 } }, software ? 2 : 20);
+    Object.assign(be.tuning, saved);
+    results[`matmul ${m}x${n}x${k} transB=${transB} ${variant}`] = { ms: +(s * 1e3).toFixed(3), gflops: +((2 * m * n * k) / s / 1e9).toFixed(3) };
+  }
   for (const t of [a, b, c]) be.free(t);
 }
 
