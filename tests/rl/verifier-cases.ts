@@ -102,6 +102,8 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['10', 'so $r = x - 1 = \\boxed{10}\\%$.', true],
     ['10', 'the area decreased by $\\boxed{10}$ percent.', true],
     ['10', 'the area decreased by $\\boxed{10\\%}$.', false],
+    ['10\\%, 20\\%', '\\boxed{0.2, 0.1}', true], // each list item keeps its own percent sign
+    ['10\\%, 20\\%', '\\boxed{10, 20}', false],
   ],
   // [MV] degrees are stripped (convert_degrees=False)
   degrees: [

@@ -197,12 +197,9 @@ function parseJson(latex: string): Json | null {
 export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Value | null {
   let s = latex.trim();
   if (s === '' || s.length > MAX_ANSWER_CHARS || braceDepth(s) > MAX_BRACE_DEPTH) return null;
-  if (/\\%\s*$/.test(s)) {
-    percent = true;
-    s = s.replace(/\\%\s*$/, '').trim();
-  }
   dl.check();
-  // A bare comma list is a set of answers ("1, 2" or "\boxed{1}, \boxed{2}" joined); parse each part.
+  // A bare comma list is a set of answers ("1, 2", joined boxes, "x=1, y=2"); each part is parsed on its own
+  // (with its own percent sign), and the set is compared without regard to order.
   const parts = splitTopLevel(s);
   if (parts.length > 1) {
     if (parts.length > 64 || parts.some((p) => p === '')) return null;
@@ -212,8 +209,11 @@ export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Valu
       if (!v) return null;
       items.push(v);
     }
-    // `x=1, y=2` stays a list of assignments; treat it as a tuple (order given by the writer).
     return { kind: 'set', items };
+  }
+  if (/\\%\s*$/.test(s)) {
+    percent = true;
+    s = s.replace(/\\%\s*$/, '').trim();
   }
   const text = /^\\text\s*\{([^{}]*)\}$/.exec(s);
   if (text) {
