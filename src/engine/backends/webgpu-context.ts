@@ -3,15 +3,26 @@
 import type { Tensor } from '../backend.ts';
 import type { GpuStorage } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
-import type { MatmulTuning, MatView } from './webgpu-matmul.ts';
+import type { MatView } from './webgpu-matmul.ts';
+
+/** Which kernel variants the backend may pick (tests switch them to compare against the plain kernels). */
+export interface KernelTuning {
+  /** the vec4 kernel for aligned f32 operands */
+  vec4: boolean;
+  /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
+  fewRows: boolean;
+  /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
+   *  this many (0 = never split) */
+  attentionSplitKeys: number;
+}
 
 /** What the kernels need from the backend. */
 export interface GpuContext {
   runtime: GpuRuntime;
   /** a 16-byte buffer bound where an optional tensor is absent */
   dummy: GPUBuffer;
-  /** which matmul variants may run */
-  tuning: MatmulTuning;
+  /** which kernel variants may run */
+  tuning: KernelTuning;
   /** bytes of scratch space one vocabulary chunk may use */
   scratchBytes: number;
   storage(t: Tensor, kernel: string, name: string): GpuStorage;

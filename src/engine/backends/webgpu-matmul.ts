@@ -8,6 +8,7 @@ import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../
 import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../kernels/wgsl/matmul-rows.ts';
 import type { Chunk } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
+import type { KernelTuning } from './webgpu-context.ts';
 
 /** A row-major matrix inside a tensor (or scratch): stored row r starts at element elem0 + r * ld. */
 export interface MatView {
@@ -75,18 +76,7 @@ function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } 
   return { buffer: last.buffer, offset: elem - last.firstElem };
 }
 
-/** Which kernel variants the backend may pick (tests switch them to compare against the plain kernels). */
-export interface MatmulTuning {
-  /** the vec4 kernel for aligned f32 operands */
-  vec4: boolean;
-  /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
-  fewRows: boolean;
-  /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
-   *  this many (0 = never split) */
-  attentionSplitKeys: number;
-}
-
-export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: MatmulTuning): void {
+export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: KernelTuning): void {
   const useVec4 = tuning.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;

@@ -8,8 +8,7 @@ import { decodeF16, encodeF16 } from '../io/half-float.ts';
 import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu-memory.ts';
 import { BufferUsage, GpuRuntime } from './webgpu-runtime.ts';
 import { webgpuKernels } from './webgpu-kernels.ts';
-import type { MatmulTuning } from './webgpu-matmul.ts';
-import type { GpuContext } from './webgpu-context.ts';
+import type { GpuContext, KernelTuning } from './webgpu-context.ts';
 
 export interface WebGpuBackendOptions {
   /** human-readable adapter description for `description` (e.g. from src/cli/webgpu-device.ts) */
@@ -50,7 +49,7 @@ export class WebGpuBackend implements Backend {
   readonly supportsF16: boolean;
   readonly scratchBytes: number;
   /** Which kernel variants may run (mutable: tests and benchmarks switch them). */
-  readonly tuning: MatmulTuning;
+  readonly tuning: KernelTuning;
   private readonly runtime: GpuRuntime;
   private readonly pool = new BufferPool();
   private readonly counter: LedgerCounter;
@@ -75,8 +74,10 @@ export class WebGpuBackend implements Backend {
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(info) || isSoftwareAdapter(known);
     this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, attentionSplitKeys: 128 };
-    this.description = typeof info === 'string' ? info
-      : info ? `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || 'unknown device'}` : 'webgpu device';
+    const described = info ?? known;
+    this.description = typeof described === 'string' ? described
+      : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
+        : 'webgpu device';
     const deviceBinding = device.limits.maxStorageBufferBindingSize;
     const binding = options.maxStorageBufferBindingSize ?? deviceBinding;
     if (binding > deviceBinding || binding % 4 !== 0 || binding < 16) {
