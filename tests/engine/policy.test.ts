@@ -226,6 +226,28 @@ describe('EnginePolicy training', () => {
     }
   });
 
+  it('splitting requests into chunks (maxBatchTokens) and mixing adapters in one call change nothing', async () => {
+    const reqs = [
+      { tokens: [1, 2, 3, 4, 5, 6], positions: [2, 3, 5], adapter: 'meta' },
+      { tokens: [7, 8, 9], positions: [1, 2], adapter: 'reasoning' },
+      { tokens: [3, 3, 4, 4, 5, 5, 6, 6, 7], positions: [4, 8], adapter: 'meta' },
+      { tokens: [9, 1], positions: [1], adapter: null },
+    ];
+    const whole = makePolicy(lora);
+    const chunked = createEnginePolicy({ ...baseOptions(lora), maxBatchTokens: 8 });
+    const a = await whole.score(reqs);
+    const b = await chunked.score(reqs);
+    const single = await Promise.all(reqs.map(async (r) => (await whole.score([r]))[0]));
+    reqs.forEach((r, i) => {
+      expect(a[i].logprobs.length).toBe(r.positions.length);
+      for (let j = 0; j < r.positions.length; j++) {
+        expect(Math.abs(a[i].logprobs[j] - b[i].logprobs[j])).toBeLessThan(1e-5);
+        expect(Math.abs(a[i].logprobs[j] - single[i].logprobs[j])).toBeLessThan(1e-5);
+        expect(Math.abs(a[i].entropy[j] - single[i].entropy[j])).toBeLessThan(1e-5);
+      }
+    });
+  });
+
   it('rejects bad requests with clear errors', async () => {
     const policy = makePolicy(lora);
     await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(/token 2: id 99 is outside the vocabulary/);
