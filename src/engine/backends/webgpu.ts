@@ -245,27 +245,32 @@ export class WebGpuBackend implements Backend {
     this.checkAlive();
     const s = this.storageOf(t, 'download', t.label);
     const bpe = bytesPerElement(t.dtype);
-    const bytes = Math.ceil((t.size * bpe) / 4) * 4;
-    const staging = this.device.createBuffer({ label: `download ${t.label}`, size: Math.max(4, bytes), usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
-    for (const c of s.chunks) {
-      const n = Math.ceil((c.elems * bpe) / 4) * 4;
-      if (n > 0) this.runtime.copy(c.buffer, 0, staging, c.firstElem * bpe, n);
-    }
+    const out = new ArrayBuffer(Math.ceil((t.size * bpe) / 4) * 4);
+    // one mappable staging buffer per chunk: each fits maxBufferSize even when the whole tensor does not
+    const stagings = s.chunks.map((c) => {
+      const bytes = Math.max(4, Math.ceil((c.elems * bpe) / 4) * 4);
+      const staging = this.device.createBuffer({ label: `download ${t.label}`, size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+      if (c.elems > 0) this.runtime.copy(c.buffer, 0, staging, 0, bytes);
+      return { staging, at: c.firstElem * bpe, bytes: c.elems * bpe };
+    });
     this.runtime.flush();
     try {
-      await staging.mapAsync(1 /* GPUMapMode.READ */);
+      await Promise.all(stagings.map(({ staging }) => staging.mapAsync(1 /* GPUMapMode.READ */)));
+      for (const { staging, at, bytes } of stagings) {
+        new Uint8Array(out, at, bytes).set(new Uint8Array(staging.getMappedRange(), 0, bytes));
+        staging.unmap();
+      }
     } catch (e) {
-      staging.destroy();
       throw this.deviceError ? new Error(`WebGPU download '${t.label}': ${this.deviceError}`) : e;
+    } finally {
+      for (const { staging } of stagings) staging.destroy();
     }
-    const copy = staging.getMappedRange().slice(0, t.size * bpe);
-    staging.unmap();
-    staging.destroy();
     this.throwDeviceError();
-    if (t.dtype === 'f32') return new Float32Array(copy);
-    if (t.dtype === 'f16') return decodeF16(new Uint16Array(copy));
-    if (t.dtype === 'i32') return new Int32Array(copy);
-    return new Uint32Array(copy);
+    const data = out.slice(0, t.size * bpe);
+    if (t.dtype === 'f32') return new Float32Array(data);
+    if (t.dtype === 'f16') return decodeF16(new Uint16Array(data));
+    if (t.dtype === 'i32') return new Int32Array(data);
+    return new Uint32Array(data);
   }
 
   run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
