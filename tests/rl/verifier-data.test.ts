@@ -74,4 +74,17 @@ describe.skipIf(!existsSync(math500))('verifyMath on MATH500 worked solutions', 
     const misses = rows.filter((r) => !verifyMath(r.answer, r.solution).correct).map((r) => r.answer);
     expect(misses).toEqual([]);
   });
+
+  it('rejects each solution against the next problem\'s answer unless both answers are the same value', () => {
+    const rows = load(math500);
+    // Same value written differently (`x=5` and `5`): strip a leading assignment and spaces.
+    const bare = (a: string) => a.replace(/\s+/g, '').replace(/^[a-z]=/, '');
+    const falsePositives: string[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const other = rows[(i + 1) % rows.length];
+      if (bare(other.answer) === bare(rows[i].answer)) continue;
+      if (verifyMath(other.answer, rows[i].solution).correct) falsePositives.push(`${rows[i].answer} vs ${other.answer}`);
+    }
+    expect(falsePositives).toEqual([]);
+  });
 });
