@@ -35,9 +35,10 @@ const REMA_MULTITURN: ExperimentConfig = {
   evalSize: 64,
   mode: 'multi-turn',
   prompts: 'tiny',
-  maxTurns: 6,
+  // tiny-task dialogues are two rounds of <= 40-token messages; the tiny model's context is 256 tokens
+  maxTurns: 3,
   maxTokensPerTurn: 64,
-  maxPromptTokens: 1024,
+  maxPromptTokens: 192,
   stopWhenTruncated: true,
   maskUnfinishedReward: true,
   singleTurnReward: 'base',
@@ -109,7 +110,7 @@ const REMA_SINGLETURN: ExperimentConfig = {
   name: 'rema-singleturn',
   mode: 'single-turn',
   maxTurns: 1,
-  maxTokensPerTurn: 128,
+  maxTokensPerTurn: 64,
   paramMode: 'separate',
   switchEvery: 10,
   startAgent: 'reasoning',
@@ -146,6 +147,8 @@ const MRP_RL: ExperimentConfig = {
   ...VRP_RL,
   name: 'mrp-rl',
   mode: 'mrp-rl',
+  maxTokensPerTurn: 96,
+  maxPromptTokens: 160,
 };
 
 /** Fig. 6 "Token-Ratio": per-token PPO ratio; the code's `trajectory` aggregation in token mode is a per-row token mean. */

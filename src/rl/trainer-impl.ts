@@ -20,7 +20,7 @@ import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
 import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan } from './train/episodes.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
-import { needsOldLogProbs, scoreRequests, updatePolicy } from './train/update.ts';
+import { needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
 import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './trainer.ts';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -150,7 +150,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       const scored = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
       const kept = config.filterGroups ? groupsInWindow(scored, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(scored.map((s) => s.episode.group)).size;
-      const rows = buildRows(tokenizer, prompts, scored, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor);
+      // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
+      const rows = sortByLength(buildRows(tokenizer, prompts, scored, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor));
       return { scored, rows, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
     });
     if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });

@@ -43,6 +43,14 @@ export function needsOldLogProbs(config: ExperimentConfig): boolean {
   return config.oldLogProbs === 'score' || config.ppoEpochs > 1 || config.miniBatches > 1 || config.klBeta > 0;
 }
 
+/** A copy of `rows` ordered by sequence length (stable). */
+export function sortByLength<T extends { tokens: readonly number[] }>(rows: readonly T[]): T[] {
+  return rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => a.r.tokens.length - b.r.tokens.length || a.i - b.i)
+    .map((x) => x.r);
+}
+
 export function scoreRequests(rows: readonly TrainRow[]): ScoreRequest[] {
   return rows.map((r) => ({ tokens: r.tokens, positions: r.positions, adapter: r.adapter }));
 }
@@ -79,7 +87,8 @@ export async function updatePolicy(
   const total = config.ppoEpochs * Math.min(config.miniBatches, rows.length);
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
     for (const chunk of miniBatchIndices(rows.length, config.miniBatches, rng)) {
-      const mb = chunk.map((i) => rows[i]);
+      // sorted by length: the engine packs consecutive rows into padded chunks, so similar lengths waste less
+      const mb = sortByLength(chunk.map((i) => rows[i]));
       const adapters = [...new Set(mb.map((r) => r.adapter))];
       for (const a of adapters) policy.zeroGrad(a);
       let current: Float32Array[];
