@@ -1,10 +1,11 @@
 // Builds the WebAssembly SIMD kernels from their AssemblyScript sources (src/engine/kernels/wasm/as/): one small
-// module per kernel family (matmul, attention, logprob — V8 keeps few hot functions per module optimised, see
-// the shared notes), each twice — plain SIMD and relaxed SIMD (fused multiply-add) — and writes them,
-// base64-encoded, into src/engine/kernels/wasm/modules.generated.ts, so the same bytes load in Node and in the
-// page without fetching files. All modules share one imported memory; each module's static data (math tables)
-// gets its own 16 KiB slot below WASM_RESERVED_BYTES (--memoryBase), so they never overwrite each other. The generated module is committed; tests/engine/kernels-wasm.test.ts fails when it is older than the
-// sources (it compares the source hash recorded here). Run: npm run build:wasm
+// module per kernel family (matmul, attention, logprob, elementwise — V8 keeps few hot functions per module
+// optimised, see the shared notes), each twice — plain SIMD and relaxed SIMD (fused multiply-add) — and writes
+// them, base64-encoded, into src/engine/kernels/wasm/modules.generated.ts, so the same bytes load in Node and in
+// the page without fetching files. All modules share one imported memory; each module's static data (math
+// tables) gets its own 8 KiB slot below WASM_RESERVED_BYTES (--memoryBase), so they never overwrite each other.
+// The generated module is committed; tests/engine/kernels-wasm.test.ts fails when it is older than the sources
+// (it compares the source hash recorded here). Run: npm run build:wasm
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -17,8 +18,8 @@ const out = join(root, 'src/engine/kernels/wasm/modules.generated.ts');
 const asc = join(root, 'node_modules/.bin/asc');
 /** AssemblyScript's static data (math tables) must end below this byte offset; tensors are placed above it. */
 const RESERVED_BYTES = 65536;
-const FAMILIES = ['matmul', 'attention', 'logprob'];
-const SLOT = 16384;
+const FAMILIES = ['matmul', 'attention', 'logprob', 'elementwise'];
+const SLOT = 8192;
 
 export function sourceHash() {
   const files = readdirSync(asDir).filter((f) => f.endsWith('.ts')).toSorted();

@@ -3,7 +3,7 @@
 // odd shapes and prints, as one JSON line, each kernel's error relative to the float64 reference.
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { randn, refAttention, refLogprob, refMatmul, relErr } from './kernels-cpu-reference.ts';
+import { randn, refAttention, refLogprob, refMatmul, refRmsnorm, relErr, silu } from './kernels-cpu-reference.ts';
 
 const wasm = await WasmBackend.create({ variant: 'relaxed-simd' });
 const rng = new Rng(5);
@@ -45,6 +45,18 @@ for (const [M, N, K] of [[9, 13, 11], [37, 4, 64], [5, 19, 1]]) {
   wasm.upload(t.h, h); wasm.upload(t.w, w); wasm.upload(t.target, target);
   wasm.run('logprob', { t, p: { R, D, V } });
   errors.logprob = relErr(wasm.f32(t.logp), refLogprob(h, w, target, R, D, V).logp);
+}
+
+{
+  const [R, D] = [3, 11];
+  const x = randn(rng, R * D), w = randn(rng, D), g = randn(rng, R * D, 3);
+  const t = { x: wasm.alloc([R, D]), w: wasm.alloc([D]), y: wasm.alloc([R, D]), rstd: wasm.alloc([R]) };
+  const sw = { g: wasm.alloc([R, D]), u: t.x, h: wasm.alloc([R, D]) };
+  wasm.upload(t.x, x); wasm.upload(t.w, w); wasm.upload(sw.g, g);
+  wasm.run('rmsnorm', { t, p: { R, D, eps: 1e-5 } });
+  wasm.run('swiglu', { t: sw, p: { R, F: D } });
+  errors.rmsnorm = relErr(wasm.f32(t.y), refRmsnorm(x, w, R, D, 1e-5).y);
+  errors.swiglu = relErr(wasm.f32(sw.h), Array.from(g, (v, i) => silu(v) * x[i]));
 }
 
 console.log(JSON.stringify({ variant: wasm.variant, wasmMatmuls: wasm.runtime.stats.wasmMatmuls, errors }));

@@ -1,6 +1,8 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
-// logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps).
+// logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
+// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (as/elementwise.ts).
+// rope, embedding, copyRows, sumRows, sumSquares stay on the TypeScript kernels.
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
@@ -54,6 +56,43 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       x.attentionBackward(
         ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), ptr(t.dout), ptr(t.dq), ptr(t.dk), ptr(t.dv),
         p.B, p.T, p.H, p.Hkv, p.Dh,
+      );
+    },
+    rmsnorm(_mem, t, p) {
+      for (const [n, v] of [['x', t.x], ['y', t.y]] as const) need('rmsnorm', n, v, p.R * p.D);
+      need('rmsnorm', 'w', t.w, p.D);
+      need('rmsnorm', 'rstd', t.rstd, p.R);
+      x.rmsnorm(ptr(t.x), ptr(t.w), ptr(t.y), ptr(t.rstd), p.R, p.D, p.eps);
+    },
+    rmsnormBackward(_mem, t, p) {
+      for (const [n, v] of [['x', t.x], ['dy', t.dy], ['dx', t.dx]] as const) need('rmsnormBackward', n, v, p.R * p.D);
+      need('rmsnormBackward', 'w', t.w, p.D);
+      need('rmsnormBackward', 'rstd', t.rstd, p.R);
+      if (t.dw) need('rmsnormBackward', 'dw', t.dw, p.D);
+      x.rmsnormBackward(ptr(t.x), ptr(t.w), ptr(t.rstd), ptr(t.dy), ptr(t.dx), t.dw ? ptr(t.dw) : 0, p.R, p.D, p.accumulate);
+    },
+    swiglu(_mem, t, p) {
+      for (const [n, v] of [['g', t.g], ['u', t.u], ['h', t.h]] as const) need('swiglu', n, v, p.R * p.F);
+      x.swiglu(ptr(t.g), ptr(t.u), ptr(t.h), p.R * p.F);
+    },
+    swigluBackward(_mem, t, p) {
+      for (const [n, v] of [['g', t.g], ['u', t.u], ['dh', t.dh], ['dg', t.dg], ['du', t.du]] as const) {
+        need('swigluBackward', n, v, p.R * p.F);
+      }
+      x.swigluBackward(ptr(t.g), ptr(t.u), ptr(t.dh), ptr(t.dg), ptr(t.du), p.R * p.F);
+    },
+    axpby(_mem, t, p) {
+      need('axpby', 'x', t.x, p.n);
+      need('axpby', 'y', t.y, p.n);
+      x.axpby(ptr(t.x), ptr(t.y), p.n, p.a, p.b);
+    },
+    adamw(_mem, t, p) {
+      for (const [n, v] of [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]] as const) need('adamw', n, v, p.n);
+      if (!(p.step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${p.step}`);
+      const bc1 = 1 - Math.pow(p.beta1, p.step), bc2 = 1 - Math.pow(p.beta2, p.step);
+      x.adamw(
+        ptr(t.p), ptr(t.g), ptr(t.m), ptr(t.v), p.n, p.lr, p.beta1, p.beta2, 1 - p.beta1, 1 - p.beta2, p.eps, p.weightDecay,
+        bc1, bc2, p.gradScale,
       );
     },
     logprob(mem, t, p) {

@@ -19,6 +19,15 @@ export interface WasmKernelExports {
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
     B: number, T: number, H: number, Hkv: number, Dh: number,
   ): void;
+  rmsnorm(x: number, w: number, y: number, rstd: number, R: number, D: number, eps: number): void;
+  rmsnormBackward(x: number, w: number, rstd: number, dy: number, dx: number, dw: number, R: number, D: number, accumulate: number): void;
+  swiglu(g: number, u: number, h: number, n: number): void;
+  swigluBackward(g: number, u: number, dh: number, dg: number, du: number, n: number): void;
+  axpby(x: number, y: number, n: number, a: number, b: number): void;
+  adamw(
+    p: number, g: number, m: number, v: number, n: number, lr: number, beta1: number, beta2: number,
+    oneMinusBeta1: number, oneMinusBeta2: number, eps: number, weightDecay: number, bc1: number, bc2: number, gradScale: number,
+  ): void;
   logprobChunk(logits: number, R: number, n: number, v0: number, target: number, m: number, s: number, t: number, picked: number): void;
   dlogitsChunk(
     dl: number, R: number, n: number, v0: number, target: number, lse: number, entropy: number, coef: number, entCoef: number,
@@ -79,7 +88,9 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
     const { instance } = await WebAssembly.instantiate(bytes, imports);
     for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
   }
-  for (const name of ['packB', 'matmul', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk']) {
+  const names = ['packB', 'matmul', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
+    'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw'];
+  for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);
   }
   return exports as unknown as WasmKernelExports;
