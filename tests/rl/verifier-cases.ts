@@ -235,6 +235,10 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}}', true],
     ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\begin{pmatrix}1&2\\\\4&3\\end{pmatrix}}', false],
     ['\\begin{pmatrix}3\\\\2\\\\-6\\end{pmatrix}', '\\boxed{\\begin{pmatrix}3\\\\2\\\\-6\\end{pmatrix}}', true],
+    ['\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}', '\\boxed{\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}}', true],
+    ['\\begin{pmatrix}2\\\\4\\end{pmatrix}', '\\boxed{2\\begin{pmatrix}1\\\\2\\end{pmatrix}}', true],
+    ['\\begin{pmatrix}2\\\\4\\end{pmatrix}', '\\boxed{3\\begin{pmatrix}1\\\\2\\end{pmatrix}}', false],
+    ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]}', true],
   ],
   // [MV] multiple-choice letters
   'multiple choice': [

@@ -9,7 +9,7 @@
 
 import type { Deadline } from './deadline.ts';
 import { computeEngine, type Value } from './parse.ts';
-import { evalFloat, exactRational, freeVariables, treeSize, type Json, type Rational } from './numeric.ts';
+import { evalFloat, exactRational, freeVariables, hasLargeExponent, treeSize, type Json, type Rational } from './numeric.ts';
 
 /** Decimal places kept when a decimal number is involved (Math-Verify float_rounding). */
 export const FLOAT_ROUNDING = 6;
@@ -316,14 +316,4 @@ function guardedSymbolicZero(a: Json, b: Json, nodes: number, dl: Deadline): boo
   } catch {
     return false;
   }
-}
-
-/** A power with a literal exponent above 12 (symbolic expansion of such a power can take seconds). */
-function hasLargeExponent(node: Json): boolean {
-  if (!Array.isArray(node)) return false;
-  if (node[0] === 'Power' && node.length === 3) {
-    const e = node[2];
-    if (typeof e === 'number' ? Math.abs(e) > 12 : freeVariables(node[1] as Json).size > 0) return true;
-  }
-  return (node.slice(1) as Json[]).some(hasLargeExponent);
 }

@@ -272,3 +272,13 @@ export function freeVariables(node: Json, out: Set<string> = new Set()): Set<str
   }
   return out;
 }
+
+/** A power with a literal exponent above 12 (symbolic expansion of such a power can take seconds). */
+export function hasLargeExponent(node: Json): boolean {
+  if (!Array.isArray(node)) return false;
+  if (node[0] === 'Power' && node.length === 3) {
+    const e = node[2];
+    if (typeof e === 'number' ? Math.abs(e) > 12 : freeVariables(node[1] as Json).size > 0) return true;
+  }
+  return (node.slice(1) as Json[]).some(hasLargeExponent);
+}

@@ -6,7 +6,7 @@
 
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import type { Deadline } from './deadline.ts';
-import { isAtomicNumber, magnitudeLog10, treeSize, type Json } from './numeric.ts';
+import { hasLargeExponent, isAtomicNumber, magnitudeLog10, treeSize, type Json } from './numeric.ts';
 
 export type Value =
   | { kind: 'scalar'; json: Json; latex: string; float: boolean; atomic: boolean }
@@ -156,6 +156,13 @@ function fromJson(node: Json, latex: string, dl: Deadline): Value | null {
         }
         return { kind: 'matrix', rows };
       }
+      case 'Add':
+      case 'Multiply':
+      case 'Subtract':
+      case 'Negate':
+        // Arithmetic on matrices (A + B, 2A, AB): let the engine evaluate it, for small trees only.
+        if (containsMatrix(node) && treeSize(node).nodes <= 200 && !hasLargeExponent(node)) return evaluatedMatrix(node, dl);
+        break;
       default:
         if (RELATIONS.has(op)) {
           const parts = all(args);
@@ -172,6 +179,19 @@ function hasDecimalLiteral(node: Json): boolean {
   if (typeof node === 'number') return !Number.isInteger(node);
   if (node && typeof node === 'object' && !Array.isArray(node)) return String((node as { num?: unknown }).num ?? '').includes('.');
   return Array.isArray(node) && (node.slice(1) as Json[]).some(hasDecimalLiteral);
+}
+
+function containsMatrix(node: Json): boolean {
+  return Array.isArray(node) && (node[0] === 'Matrix' || (node.slice(1) as Json[]).some(containsMatrix));
+}
+
+function evaluatedMatrix(node: Json, dl: Deadline): Value | null {
+  const result = computeEngine().box(node as never).evaluate().json as Json;
+  dl.check();
+  if (!Array.isArray(result) || result[0] !== 'List') return null;
+  const rows = (result.slice(1) as Json[]).map((row) => (Array.isArray(row) && row[0] === 'List' ? (row.slice(1) as Json[]) : null));
+  if (rows.some((r) => r === null)) return null;
+  return { kind: 'matrix', rows: (rows as Json[][]).map((r) => r.map((cell) => scalar(cell, ''))) };
 }
 
 function scalar(json: Json, latex: string): Value {
