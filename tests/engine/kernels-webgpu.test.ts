@@ -62,7 +62,7 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     }
   });
 
-  it('matmul vec4 variant (f32, multiples of 4) in all four layouts, against the CPU and the scalar kernel', async () => {
+  it('matmul vec4 variant (multiples of 4) in all four layouts and with f16 operands, against the CPU and the scalar kernel', async () => {
     const before = gpu.dispatchesByProgram();
     for (const [M, N, K] of [[8, 12, 16], [37, 44, 20], [4, 40, 36]]) {
       for (const transA of [0, 1] as const) {
@@ -77,8 +77,16 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
         }
       }
     }
+    // f16 operands through the vec4 kernel (halves read four at a time)
+    for (const [transA, transB] of [[0, 1], [1, 0]] as const) {
+      const [M, N, K] = [8, 12, 20];
+      const half = (shape: number[]): TensorInput => ({ shape, data: encodeF16(randn(shape[0] * shape[1])), dtype: 'f16' });
+      await check('matmul', { a: half(transA ? [K, M] : [M, K]), b: half(transB ? [N, K] : [K, N]), c: f32([M, N]) },
+        { M, N, K, transA, transB, alpha: 1, beta: 0 }, ['c']);
+    }
     const after = gpu.dispatchesByProgram();
-    for (const key of ['matmulVec4:00', 'matmulVec4:01', 'matmulVec4:10', 'matmulVec4:11']) {
+    for (const key of ['matmulVec4:00:f32:f32', 'matmulVec4:01:f32:f32', 'matmulVec4:10:f32:f32', 'matmulVec4:11:f32:f32',
+      'matmulVec4:01:f16:f16', 'matmulVec4:10:f16:f16']) {
       expect(after[key] ?? 0, key).toBeGreaterThan(before[key] ?? 0);
     }
   });

@@ -106,7 +106,7 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
           alpha: job.alpha, beta: first ? job.beta : 1,
         };
         const fast = useVec4 && params.K > 0 && vec4Eligible({
-          ...params, transA, transB, aF32: a.dtype === 'f32', bF32: b.dtype === 'f32', aBytes: A.buffer.size, bBytes: B.buffer.size,
+          ...params, transA, transB, aBytes: A.buffer.size, bBytes: B.buffer.size,
         });
         const buffers = [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer];
         if (fewRows && params.M <= FEW_ROWS_MAX_M && params.N <= 65535 * FEW_ROWS_COLS) {
@@ -114,7 +114,7 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
             buffers, params, [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1]);
           return;
         }
-        runtime.dispatch(fast ? matmulVec4Program(transA, transB) : program, buffers, params,
+        runtime.dispatch(fast ? matmulVec4Program(transA, transB, a.dtype as 'f32' | 'f16', b.dtype as 'f32' | 'f16') : program, buffers, params,
           [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
       });
     }

@@ -86,29 +86,33 @@ ${v.transB ? '' : '    let bK = P.offB + k * P.ldb;'}
 
 export const matmulProgram = cached(buildMatmulProgram);
 
-/** The vec4 variant: same semantics, for f32 operands whose K (and M for transA, N for !transB), leading
+/** The vec4 variant: same semantics, for operands whose K (and M for transA, N for !transB), leading
  *  dimensions and offsets are multiples of 4. It walks K four at a time: a 4x4 tile of A and of B arrive as
  *  four vec4 loads each (transposed in registers where the layout stores them the other way), and each of
- *  the four accumulator rows takes one mat4x4 * vec4 (64 multiply-adds per 8 loads instead of per 32). */
-function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1): WgslProgram {
+ *  the four accumulator rows takes one mat4x4 * vec4 (64 multiply-adds per 8 loads instead of per 32).
+ *  An f16 operand is read as vec2<u32> (four halves) and unpacked to a vec4<f32>. */
+function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f16' = 'f32', bElem: 'f32' | 'f16' = 'f32'): WgslProgram {
   const bindings = [
-    { name: 'a', elem: 'f32', access: 'read' },
-    { name: 'b', elem: 'f32', access: 'read' },
+    { name: 'a', elem: aElem, access: 'read' },
+    { name: 'b', elem: bElem, access: 'read' },
     { name: 'bias', elem: 'f32', access: 'read' },
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
   const quad = [0, 1, 2, 3];
-  // vec4 views of a and b replace the scalar declarations of the header
-  const head = header(matmulParams, bindings)
-    .replace('var<storage, read> a: array<f32>;', 'var<storage, read> a: array<vec4<f32>>;')
-    .replace('var<storage, read> b: array<f32>;', 'var<storage, read> b: array<vec4<f32>>;')
-    .split('\n').filter((line) => !/fn ld_(a|b)\(/.test(line)).join('\n');
+  // vec4 views of a and b (4 floats, or 4 halves as vec2<u32>) replace the scalar declarations of the header
+  const view = (name: 'a' | 'b', elem: 'f32' | 'f16') => elem === 'f32'
+    ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
+    : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +
+      `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
+  const head = header(matmulParams, bindings).split('\n')
+    .filter((line) => !/fn ld_(a|b)\(|var<storage, read> (a|b):|^  let pair|^  return select|^}$/.test(line))
+    .join('\n') + `\n${view('a', aElem)}\n${view('b', bElem)}`;
   const loadA = transA
-    ? `    let at = transpose(mat4x4<f32>(${quad.map((kk) => `a[(P.offA + (k + ${kk}u) * P.lda + m0) >> 2u]`).join(', ')}));`
-    : `    let at = mat4x4<f32>(${quad.map((i) => `a[aRow${i} + (k >> 2u)]`).join(', ')});`;
+    ? `    let at = transpose(mat4x4<f32>(${quad.map((kk) => `a4((P.offA + (k + ${kk}u) * P.lda + m0) >> 2u)`).join(', ')}));`
+    : `    let at = mat4x4<f32>(${quad.map((i) => `a4(aRow${i} + (k >> 2u))`).join(', ')});`;
   const loadB = transB
-    ? `    let bm = transpose(mat4x4<f32>(${quad.map((j) => `b[bCol${j} + (k >> 2u)]`).join(', ')}));`
-    : `    let bm = mat4x4<f32>(${quad.map((kk) => `b[(P.offB + (k + ${kk}u) * P.ldb + n0) >> 2u]`).join(', ')});`;
+    ? `    let bm = transpose(mat4x4<f32>(${quad.map((j) => `b4(bCol${j} + (k >> 2u))`).join(', ')}));`
+    : `    let bm = mat4x4<f32>(${quad.map((kk) => `b4((P.offB + (k + ${kk}u) * P.ldb + n0) >> 2u)`).join(', ')});`;
   const code = `${head}
 
 @compute @workgroup_size(8, 8)
@@ -149,17 +153,18 @@ ${loadB}
   }
 }
 `;
-  return { key: `matmulVec4:${transA}${transB}`, code, bindings, params: matmulParams };
+  return { key: `matmulVec4:${transA}${transB}:${aElem}:${bElem}`, code, bindings, params: matmulParams };
 }
 
 export const matmulVec4Program = cached(buildMatmulVec4Program);
 
-/** Whether one matmul dispatch may use the vec4 variant (all f32, 16-byte aligned rows and offsets). */
+/** Whether one matmul dispatch may use the vec4 variant (rows and offsets aligned to 4 elements; buffers a
+ *  multiple of 16 bytes, which also covers f16 buffers read 8 bytes at a time). */
 export function vec4Eligible(d: {
   M: number; N: number; K: number; lda: number; ldb: number; offA: number; offB: number; transA: 0 | 1; transB: 0 | 1;
-  aF32: boolean; bF32: boolean; aBytes: number; bBytes: number;
+  aBytes: number; bBytes: number;
 }): boolean {
   const four = (x: number) => x % 4 === 0;
-  return d.aF32 && d.bF32 && four(d.K) && four(d.lda) && four(d.ldb) && four(d.offA) && four(d.offB) &&
+  return four(d.K) && four(d.lda) && four(d.ldb) && four(d.offA) && four(d.offB) &&
     (d.transA ? four(d.M) : true) && (d.transB ? true : four(d.N)) && d.aBytes % 16 === 0 && d.bBytes % 16 === 0;
 }
