@@ -147,7 +147,7 @@ export interface ExperimentConfig {
   aggregation: Aggregation;
   /** Constant length for `seq-mean-token-sum-norm` (Dr. GRPO); 0 = maxTurns · (maxTokensPerTurn + 1). */
   lossNormLength: number;
-  /** KL-to-reference coefficient β (reference = base weights, adapters off). Code: 0 (KL removed). */
+  /** KL-to-reference coefficient β, in the loss (verl use_kl_loss / TRL beta; reference = base weights, adapters off). Code: 0 (KL removed); paper single-turn: 1e-2 (OpenRLHF, where it sits in the reward instead). */
   klBeta: number;
   /** KL estimator: k1 = logπ − logπ_ref; k3 = exp(ref − logπ) − (ref − logπ) − 1 (verl low_var_kl, clamped to ±10). */
   klEstimator: KlEstimator;

@@ -57,7 +57,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
   let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
 
   const emit = onEvent ?? (() => {});
-  const settings = (step: number, phase: PhaseName): RolloutSettings => ({
+  const settings = (atStep: number, phase: PhaseName): RolloutSettings => ({
     policy,
     tokenizer,
     prompts,
@@ -67,7 +67,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     maxPromptTokens: config.maxPromptTokens,
     maxContext,
     stopWhenTruncated: config.stopWhenTruncated,
-    onTokens: (done) => emit({ type: 'progress', step, phase, done, total: 0 }),
+    onTokens: (done) => emit({ type: 'progress', step: atStep, phase, done, total: 0 }),
   });
 
   function epochOrder(epoch: number): number[] {
@@ -90,8 +90,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     return out;
   }
 
-  async function timed<T>(times: PhaseTimes, step: number, phase: PhaseName, fn: () => Promise<T> | T): Promise<T> {
-    emit({ type: 'phase', step, phase });
+  async function timed<T>(times: PhaseTimes, atStep: number, phase: PhaseName, fn: () => Promise<T> | T): Promise<T> {
+    emit({ type: 'phase', step: atStep, phase });
     const t0 = now();
     const out = await fn();
     times[phase] += (now() - t0) / 1000;
@@ -100,11 +100,11 @@ export function createTrainer(opts: TrainerOptions): Trainer {
 
   async function evaluate(): Promise<EvalResult> {
     const t0 = now();
-    const step = state.step;
+    const atStep = state.step;
     if (evalSet.length === 0) throw new Error('evaluate: the evaluation set is empty');
     const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
     const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
-    await runEpisodes(settings(step, 'eval'), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    await runEpisodes(settings(atStep, 'eval'), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
     const scored = scoreEpisodes(config, episodes, false);
     const byLevel: Record<string, { n: number; accuracy: number }> = {};
     for (const s of scored) {
@@ -116,12 +116,12 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     for (const b of Object.values(byLevel)) b.accuracy /= b.n;
     const stats = episodeStats(scored);
     return {
-      step,
+      step: atStep,
       accuracy: stats.accuracy,
       reward_mean: scored.reduce((a, s) => a + s.reward.reasoning, 0) / scored.length,
       n: scored.length,
       by_level: byLevel,
-      rollouts: rolloutRecords(step, scored, []),
+      rollouts: rolloutRecords(atStep, scored, []),
       time_s: (now() - t0) / 1000,
     };
   }
@@ -147,12 +147,12 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     });
 
     const { scored, rows, fracFiltered } = await timed(times, stepNo, 'reward', () => {
-      const scored = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
-      const kept = config.filterGroups ? groupsInWindow(scored, config.filterEpsMin, config.filterEpsMax) : null;
-      const groups = new Set(scored.map((s) => s.episode.group)).size;
+      const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
+      const kept = config.filterGroups ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
+      const groups = new Set(graded.map((s) => s.episode.group)).size;
       // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
-      const rows = sortByLength(buildRows(tokenizer, prompts, scored, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor));
-      return { scored, rows, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
+      const built = sortByLength(buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor));
+      return { scored: graded, rows: built, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
     });
     if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
 
