@@ -68,6 +68,8 @@ function forwardHidden(
 export interface RunOptions {
   /** keep every layer's internals (no recompute in the backward) when they fit in this many bytes; default 0 */
   activationBudgetBytes?: number;
+  /** benchmarks: when given, the pass syncs the device after the forward and records both phases' seconds */
+  timings?: { forwardS: number; backwardS: number };
 }
 
 /** Log-probs / entropies of the selected rows, and optionally the backward. */
@@ -75,6 +77,8 @@ export async function runSequences(
   be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, backward: BackwardRequest | null, options: RunOptions = {},
 ): Promise<SequenceResult> {
   const scope = new TensorScope(be);
+  const t0 = performance.now();
+  let t1 = t0;
   try {
     const { B, T } = batch;
     const R = B * T;
@@ -101,6 +105,10 @@ export async function runSequences(
     be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
     be.run('rmsnorm', { t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF }, p: { R: Rq, D, eps: cfg.rmsNormEps } });
     be.run('logprob', { t: { h: hSelN, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
+    if (options.timings) {
+      await be.sync();
+      t1 = performance.now();
+    }
 
     if (backward) {
       if (backward.coef.length !== Rq) throw new Error(`backward: ${backward.coef.length} coefficients for ${Rq} positions`);
@@ -147,6 +155,10 @@ export async function runSequences(
       }
     }
     const out = { logprobs: await readF32(be, logp), entropy: await readF32(be, entropy) };
+    if (options.timings) {
+      options.timings.forwardS = (t1 - t0) / 1000;
+      options.timings.backwardS = (performance.now() - t1) / 1000;
+    }
     return out;
   } finally {
     scope.freeAll();
