@@ -189,6 +189,8 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['\\text{Evelyn}', '\\boxed{\\text{Alice}}', false],
     ['\\text{(C)}', '\\boxed{\\text{(C)}}', true],
     ['\\text{odd}', '\\boxed{\\text{Odd}}', true],
+    ['\\text{Devon}', '\\boxed{Devon}', true],
+    ['\\text{Devon}', '\\boxed{Devin}', false],
     ['13', '\\boxed{\\text{13}}', true], // Math-Verify issue #37
   ],
   // [MV] \left / \right and layout commands

@@ -167,8 +167,10 @@ function compareCollections(g: Value, p: Value, dl: Deadline): boolean | null {
 
 function textOf(v: Value): string | null {
   if (v.kind === 'text') return v.text;
-  if (v.kind === 'scalar' && typeof v.json === 'string' && !v.json.startsWith("'")) return v.json;
-  if (v.kind === 'scalar' && isSymbolOnly(v) && Array.isArray(v.json)) return (v.json.slice(1) as string[]).join('');
+  if (v.kind !== 'scalar') return null;
+  // A word written without \text{} (Devon) parses as a product of symbols; its written form is the text.
+  if (/^[a-zA-Z][a-zA-Z\s]*$/.test(v.latex)) return v.latex;
+  if (typeof v.json === 'string' && !v.json.startsWith("'")) return v.json;
   return null;
 }
 
