@@ -27,6 +27,7 @@ describe('run export and import', () => {
     expect(back.config).toEqual(run.config);
     expect(back.rollouts).toEqual(run.rollouts);
     expect(back.status).toBe('imported');
+    expect(back.name).toBe('tiny, "quoted" (imported)');
     expect(back.id).not.toBe(run.id);
   });
 

@@ -2,7 +2,7 @@
 // a local folder that is a model (the committed tiny Qwen2.5 fixture) loading from disk.
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { waitForReady } from './helpers.ts';
+import { FAST_HASH, waitForReady } from './helpers.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/hf/${name}`, import.meta.url));
 
@@ -20,11 +20,11 @@ test('an invalid Hugging Face repo id is explained', async ({ page }) => {
 });
 
 test('a local folder without a model gives a clear message; a real one loads', async ({ page }, info) => {
-  await page.goto('/');
+  await page.goto(`/${FAST_HASH}`);
   await waitForReady(page);
   await page.getByTestId('folder-input').setInputFiles(fileURLToPath(new URL('.', import.meta.url)));
   await expect(page.getByTestId('error-banner')).toContainText('could not load the model', { timeout: 30_000 });
-  await page.screenshot({ path: info.outputPath('06-bad-folder.png') });
+  await page.screenshot({ path: info.outputPath('07-bad-folder.png') });
   await page.getByTestId('folder-input').setInputFiles(fixture('tiny-qwen2.5-instruct'));
   await waitForReady(page);
   await expect(page.getByTestId('model')).toContainText('local: tiny-qwen2.5-instruct');

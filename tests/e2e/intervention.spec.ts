@@ -21,5 +21,5 @@ test('an edited plan gets a new reasoning trace next to the original', async ({ 
   await expect(edited).toContainText('First add all the numbers together');
   await expect(edited.locator('.turn-reasoning')).not.toHaveText('(empty)');
   await expect(page.getByTestId('trace-original')).toContainText(original.slice(0, 20));
-  await screenshotBoth(page, info, '05-intervention');
+  await screenshotBoth(page, info, '06-intervention');
 });

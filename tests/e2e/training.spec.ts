@@ -4,6 +4,18 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, stepsDone, waitForReady, waitForSteps } from './helpers.ts';
 
+test('the first rollouts appear after opening, without training', async ({ page, baseURL }, info) => {
+  const requests = recordRequests(page);
+  const t0 = Date.now();
+  await page.goto('/#preset=tiny-default&evalSize=8&view=rollouts');
+  await expect(page.getByTestId('sample').first()).toBeVisible({ timeout: 60_000 });
+  info.annotations.push({ type: 'first rollout after (ms)', description: String(Date.now() - t0) });
+  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates');
+  await expect(page.getByTestId('sample').first().locator('[data-role="meta"]').first()).toBeVisible();
+  await screenshotBoth(page, info, '00-first-rollouts');
+  expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
+});
+
 test('train, pause, resume, reload, export: all on the page origin', async ({ page, baseURL }, info) => {
   const requests = recordRequests(page);
   await page.goto(`/${FAST_HASH}`);
@@ -62,6 +74,16 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   expect(file.config).toMatchObject({ problemsPerStep: 2, groupSize: 4, maxTurns: 3 });
   expect(file.rollouts.length).toBe(2 * 4);
   expect(file.model).toBe('tiny-rema');
+
+  // import the exported file back: it is listed and overlaid on the curves
+  await page.getByTestId('import-run').setInputFiles((await download.path())!);
+  await expect(page.getByTestId('run-row')).toHaveCount(2);
+  await page.getByTestId('run-row').nth(1).getByRole('checkbox').check();
+  await page.getByTestId('tab-curves').click();
+  // two runs x (mean, std) lines, and a legend naming both runs
+  await expect(page.locator('[data-chart="reward"] .recharts-line')).toHaveCount(4);
+  await expect(page.getByTestId('run-legend')).toContainText('(imported)');
+  await screenshotBoth(page, info, '05-overlay');
 
   expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
 });

@@ -74,7 +74,7 @@ export function parseRunJson(text: string, fileName: string): SavedRun {
   const now = Date.now();
   return {
     id: newRunId(now),
-    name: typeof r.name === 'string' ? r.name : fileName,
+    name: `${typeof r.name === 'string' ? r.name : fileName} (imported)`,
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : now,
     updatedAt: now,
     config: (r.config ?? null) as SavedRun['config'],

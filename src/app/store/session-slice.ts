@@ -21,7 +21,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
 
     const load = () => {
       const { modelSpec, backendPreference, config } = get();
-      set({ status: 'loading', backend: null, model: null, error: null, progress: null, wantsTraining: false });
+      // a fatal error belongs to the old session; other messages (e.g. a bad link) stay until dismissed
+      const error = get().error?.fatal ? null : get().error;
+      set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
       send({ type: 'load', model: modelSpec, backend: backendPreference, config });
     };

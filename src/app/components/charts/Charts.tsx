@@ -45,7 +45,7 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
       <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
       <YAxis domain={spec.domain ?? ["auto", "auto"]} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
-      <Legend wrapperStyle={{ fontSize: 10 }} />
+      {runs.length === 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
       {lines.map((l) => (
         <Line
           key={l.key}
@@ -98,17 +98,31 @@ export function Charts() {
     );
   }
   return (
-    <div className="charts" data-testid="charts">
-      {chartSpecs.map((spec) => (
-        <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
-          <figcaption title={spec.note}>{spec.title}</figcaption>
-          <div className="chart-body">
-            <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-              {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
-            </ResponsiveContainer>
-          </div>
-        </figure>
-      ))}
-    </div>
+    <>
+      {runs.length > 1 && (
+        <ul className="run-legend" data-testid="run-legend" aria-label="runs on the charts">
+          {runs.map((run, i) => (
+            <li key={run.id}>
+              <span className="swatch" style={{ background: runColours[i % runColours.length] }} />
+              {run.name}
+              {i === 0 && current?.id === run.id ? ' (current)' : ''}
+            </li>
+          ))}
+          <li className="hint">line style = series (solid: first, dashed: second; hover a point for its name)</li>
+        </ul>
+      )}
+      <div className="charts" data-testid="charts">
+        {chartSpecs.map((spec) => (
+          <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
+            <figcaption title={spec.note}>{spec.title}</figcaption>
+            <div className="chart-body">
+              <ResponsiveContainer width="100%" height="100%" minWidth={0}>
+                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
+              </ResponsiveContainer>
+            </div>
+          </figure>
+        ))}
+      </div>
+    </>
   );
 }
