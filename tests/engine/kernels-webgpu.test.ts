@@ -81,12 +81,12 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     for (const [transA, transB] of [[0, 1], [1, 0]] as const) {
       const [M, N, K] = [8, 12, 20];
       const half = (shape: number[]): TensorInput => ({ shape, data: encodeF16(randn(shape[0] * shape[1])), dtype: 'f16' });
-      await check('matmul', { a: half(transA ? [K, M] : [M, K]), b: half(transB ? [N, K] : [K, N]), c: f32([M, N]) },
+      await check('matmul', { a: half(transA ? [K, M] : [M, K]), b: half(transB ? [N, K] : [K, N]), c: f32([M, N]), bias: half([1, N]) },
         { M, N, K, transA, transB, alpha: 1, beta: 0 }, ['c']);
     }
     const after = gpu.dispatchesByProgram();
-    for (const key of ['matmulVec4:00:f32:f32', 'matmulVec4:01:f32:f32', 'matmulVec4:10:f32:f32', 'matmulVec4:11:f32:f32',
-      'matmulVec4:01:f16:f16', 'matmulVec4:10:f16:f16']) {
+    for (const key of ['matmulVec4:00:f32:f32:f32', 'matmulVec4:01:f32:f32:f32', 'matmulVec4:10:f32:f32:f32',
+      'matmulVec4:11:f32:f32:f32', 'matmulVec4:01:f16:f16:f16', 'matmulVec4:10:f16:f16:f16']) {
       expect(after[key] ?? 0, key).toBeGreaterThan(before[key] ?? 0);
     }
   });

@@ -114,7 +114,7 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
             buffers, params, [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1]);
           return;
         }
-        runtime.dispatch(fast ? matmulVec4Program(transA, transB, a.dtype as 'f32' | 'f16', b.dtype as 'f32' | 'f16') : program, buffers, params,
+        runtime.dispatch(fast ? matmulVec4Program(transA, transB, a.dtype as 'f32' | 'f16', b.dtype as 'f32' | 'f16', program.bindings[2].elem) : program, buffers, params,
           [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
       });
     }

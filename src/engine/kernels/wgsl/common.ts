@@ -21,6 +21,8 @@ export interface BindingSpec {
   name: string;
   elem: ElemType;
   access: 'read' | 'read_write';
+  /** false: the program declares this binding itself (e.g. as an array of vectors); header() skips it */
+  declare?: boolean;
 }
 
 export interface WgslProgram {
@@ -68,6 +70,7 @@ export function header(params: ParamSpec, bindings: readonly BindingSpec[]): str
   const lines = [`struct Params {`, ...(fields.length ? fields : ['  unused: u32,']), `};`,
     `@group(0) @binding(0) var<uniform> P: Params;`];
   bindings.forEach((b, i) => {
+    if (b.declare === false) return;
     lines.push(`@group(0) @binding(${i + 1}) var<storage, ${b.access}> ${b.name}: array<${storageType(b.elem)}>;`);
     if (b.elem === 'f16') {
       lines.push(`fn ld_${b.name}(i: u32) -> f32 {`,

@@ -91,22 +91,20 @@ export const matmulProgram = cached(buildMatmulProgram);
  *  four vec4 loads each (transposed in registers where the layout stores them the other way), and each of
  *  the four accumulator rows takes one mat4x4 * vec4 (64 multiply-adds per 8 loads instead of per 32).
  *  An f16 operand is read as vec2<u32> (four halves) and unpacked to a vec4<f32>. */
-function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f16' = 'f32', bElem: 'f32' | 'f16' = 'f32'): WgslProgram {
+function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f16', bElem: 'f32' | 'f16', biasElem: ElemType): WgslProgram {
   const bindings = [
-    { name: 'a', elem: aElem, access: 'read' },
-    { name: 'b', elem: bElem, access: 'read' },
-    { name: 'bias', elem: 'f32', access: 'read' },
+    { name: 'a', elem: aElem, access: 'read', declare: false },
+    { name: 'b', elem: bElem, access: 'read', declare: false },
+    { name: 'bias', elem: biasElem, access: 'read' },
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
   const quad = [0, 1, 2, 3];
-  // vec4 views of a and b (4 floats, or 4 halves as vec2<u32>) replace the scalar declarations of the header
+  // a and b as arrays of 4-element groups: vec4<f32>, or four halves in a vec2<u32>, read by a4() / b4()
   const view = (name: 'a' | 'b', elem: 'f32' | 'f16') => elem === 'f32'
     ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
     : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +
       `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
-  const head = header(matmulParams, bindings).split('\n')
-    .filter((line) => !/fn ld_(a|b)\(|var<storage, read> (a|b):|^  let pair|^  return select|^}$/.test(line))
-    .join('\n') + `\n${view('a', aElem)}\n${view('b', bElem)}`;
+  const head = `${header(matmulParams, bindings)}\n${view('a', aElem)}\n${view('b', bElem)}`;
   const loadA = transA
     ? `    let at = transpose(mat4x4<f32>(${quad.map((kk) => `a4((P.offA + (k + ${kk}u) * P.lda + m0) >> 2u)`).join(', ')}));`
     : `    let at = mat4x4<f32>(${quad.map((i) => `a4(aRow${i} + (k >> 2u))`).join(', ')});`;
@@ -153,7 +151,7 @@ ${loadB}
   }
 }
 `;
-  return { key: `matmulVec4:${transA}${transB}:${aElem}:${bElem}`, code, bindings, params: matmulParams };
+  return { key: `matmulVec4:${transA}${transB}:${aElem}:${bElem}:${biasElem}`, code, bindings, params: matmulParams };
 }
 
 export const matmulVec4Program = cached(buildMatmulVec4Program);
