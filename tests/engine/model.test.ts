@@ -240,3 +240,14 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     expect(maxAbsDiff(full.logprobs, lp.flat())).toBeLessThan(1e-4);
   });
 });
+
+describe('device helpers', () => {
+  it('zeroTensor clears tensors larger than its host block, piece by piece', async () => {
+    const { zeroTensor } = await import('../../src/engine/model/device-ops.ts');
+    const be = new CpuBackend();
+    const t = be.alloc([3, (1 << 20) - 5], 'f32', 'big');
+    be.f32(t).fill(7);
+    zeroTensor(be, t);
+    expect(be.f32(t).every((x) => x === 0)).toBe(true);
+  });
+});

@@ -10,14 +10,17 @@ export function tensorFrom(backend: Backend, shape: readonly number[], data: Hos
   return t;
 }
 
+/** Largest zero block kept on the host (4 MiB); bigger tensors are cleared in pieces. */
+const ZERO_BLOCK = 1 << 20;
 let zeroSource = new Float32Array(0);
 
-/** t := 0. An upload from one shared zero array (a kernel cannot bind the same buffer as input and output on
+/** t := 0. Uploads from one shared zero array (a kernel cannot bind the same buffer as input and output on
  *  WebGPU, so axpby(t, t) is not an option). */
 export function zeroTensor(backend: Backend, t: Tensor): void {
   if (t.dtype !== 'f32') throw new Error(`zeroTensor: ${t.label} is ${t.dtype}, expected f32`);
-  if (zeroSource.length < t.size) zeroSource = new Float32Array(t.size);
-  backend.upload(t, zeroSource.subarray(0, t.size));
+  const block = Math.min(t.size, ZERO_BLOCK);
+  if (zeroSource.length < block) zeroSource = new Float32Array(block);
+  for (let at = 0; at < t.size; at += ZERO_BLOCK) backend.upload(t, zeroSource.subarray(0, Math.min(ZERO_BLOCK, t.size - at)), at);
 }
 
 /** dst := src (same number of elements). */
