@@ -6,7 +6,7 @@
 //   npx tsx scripts/tiny/pretrain.ts [--steps 1200] [--batch 16] [--lr 3e-3] [--seed 1] [--backend wasm|cpu]
 //                                    [--hidden 64 --layers 3 --intermediate 176] [--out DIR]
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
@@ -22,7 +22,7 @@ import { createEnginePolicy, type EnginePolicy } from '../../src/engine/engine-p
 import { deserializeModelWeights } from '../../src/engine/io/hf-model.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { TINY_MODEL_DIR } from './build-tokenizer.ts';
-import { writeModelCard } from './model-card.ts';
+import { writeModelCard, type StageRecord } from './model-card.ts';
 import { initTinyWeights, parameterCount, tinyConfigJson, tinyModelConfig, type TinyShape } from './model-init.ts';
 import { drawExample, PRETRAIN_MIX } from './mixture.ts';
 import { accuracyByLevel, greedyEpisodes, TINY_EVAL_CAPS } from './rollout.ts';
@@ -43,6 +43,11 @@ const { values: args } = parseArgs({
     'eval-every': { type: 'string', default: '150' },
     'eval-size': { type: 'string', default: '300' },
     out: { type: 'string', default: TINY_MODEL_DIR },
+    /** stop after this many steps of the --steps schedule (a stage cut short on purpose); default: all */
+    'stop-after': { type: 'string' },
+    /** continue from a finished run's folder (its model.safetensors and training-log.json): a second stage with
+     *  a fresh warm-up + cosine schedule and fresh data (use another --seed) */
+    init: { type: 'string' },
     /** finish from a checkpoint folder written during a run (<out>/checkpoint): no training, evals and files only */
     'finalize-from': { type: 'string' },
   },
@@ -126,6 +131,22 @@ async function main(): Promise<void> {
   let targetsSeen = 0;
   let trainSeconds = 0;
   let stepsDone = steps;
+  let previousStages: StageRecord[] = [];
+  if (args.init) {
+    const dir = args.init;
+    await policy.loadAdapter('full', { 'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))) });
+    // a finished run's training-log.json, or a mid-run checkpoint's progress.json
+    const prev = (
+      existsSync(join(dir, 'training-log.json'))
+        ? JSON.parse(readFileSync(join(dir, 'training-log.json'), 'utf8'))
+        : checkpointAsRecord(JSON.parse(readFileSync(join(dir, 'progress.json'), 'utf8')) as CheckpointProgress)
+    ) as StageRecord & { previousStages?: StageRecord[]; finalEval: unknown };
+    previousStages = [
+      ...(prev.previousStages ?? []),
+      { args: prev.args, tokensSeen: prev.tokensSeen, targetTokensSeen: prev.targetTokensSeen, trainSeconds: prev.trainSeconds, finalEval: prev.finalEval },
+    ];
+    console.log(`continuing from ${dir} (${previousStages.length} earlier stage(s))`);
+  }
   if (args['finalize-from']) {
     const dir = args['finalize-from'];
     await policy.loadAdapter('full', { 'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))) });
@@ -136,7 +157,9 @@ async function main(): Promise<void> {
   }
   let lossSum = 0;
   let lossCount = 0;
-  for (let step = 1; step <= steps && !args['finalize-from']; step++) {
+  const lastStep = Math.min(steps, Number(args['stop-after'] ?? steps));
+  if (lastStep < steps) stepsDone = lastStep;
+  for (let step = 1; step <= lastStep && !args['finalize-from']; step++) {
     const t0 = performance.now();
     const chats = [];
     while (chats.length < batch) chats.push(...drawExample(rng, PRETRAIN_MIX));
@@ -169,7 +192,14 @@ async function main(): Promise<void> {
           `finished ${(100 * ev.finished).toFixed(0)}% (${ev.seconds.toFixed(0)} s)`,
       );
       log.push({ step, evalAccuracy: ev.acc, finished: ev.finished });
-      await saveCheckpoint(policy, { step, tokensSeen, targetsSeen, trainSeconds, log });
+      await saveCheckpoint(policy, {
+        args: { scheduledSteps: steps, batch, lr, seed, backend: backend.kind, shape, init: args.init ?? null },
+        step,
+        tokensSeen,
+        targetsSeen,
+        trainSeconds,
+        log,
+      });
     }
   }
 
@@ -203,7 +233,8 @@ async function main(): Promise<void> {
     `${JSON.stringify({ bos_token_id: 0, eos_token_id: [2, 0], pad_token_id: 0, do_sample: false }, null, 2)}\n`,
   );
   const record = {
-    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, backend: backend.kind, shape },
+    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, backend: backend.kind, shape, init: args.init ?? null },
+    previousStages,
     parameters: params,
     mixture: PRETRAIN_MIX,
     levels: LEVELS,
@@ -220,11 +251,24 @@ async function main(): Promise<void> {
 }
 
 interface CheckpointProgress {
+  args: Record<string, unknown>;
   step: number;
   tokensSeen: number;
   targetsSeen: number;
   trainSeconds: number;
   log: Array<Record<string, unknown>>;
+}
+
+/** A mid-run checkpoint described like a finished stage (its last in-run eval stands in for a final eval). */
+function checkpointAsRecord(p: CheckpointProgress): Record<string, unknown> {
+  const lastEval = [...p.log].reverse().find((e) => 'evalAccuracy' in e) ?? null;
+  return {
+    args: { ...p.args, steps: p.step, note: 'stopped at this checkpoint' },
+    tokensSeen: p.tokensSeen,
+    targetTokensSeen: p.targetsSeen,
+    trainSeconds: p.trainSeconds,
+    finalEval: lastEval,
+  };
 }
 
 /** Weights and progress at an eval step, so a run cut short can still be finalized (--finalize-from). */
