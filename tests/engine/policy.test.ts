@@ -248,6 +248,25 @@ describe('EnginePolicy training', () => {
     });
   });
 
+  it('frees every tensor it allocated: per call, and all of them on dispose', async () => {
+    for (const training of [lora, { mode: 'full', adapters: ['a', 'b'] } as TrainingSetup]) {
+      const opts = baseOptions(training);
+      const be = opts.backend;
+      const policy = createEnginePolicy(opts);
+      const adapter = training.adapters[0];
+      await policy.generate([req([1, 2], { adapter }), req([3], { adapter })], sample);
+      await policy.score([{ ...sft, adapter }], { reference: true });
+      const live = be.ledger().liveTensors;
+      await policy.accumulateGradients([{ ...sft, adapter, coef: new Float32Array(n).fill(0.1) }]);
+      await policy.optimizerStep(adapter);
+      await policy.generate([req([1, 2], { adapter })], sample);
+      await policy.saveAdapter(adapter);
+      expect(be.ledger().liveTensors).toBe(live);
+      policy.dispose();
+      expect(be.ledger()).toMatchObject({ liveTensors: 0, liveBytes: 0 });
+    }
+  });
+
   it('rejects bad requests with clear errors', async () => {
     const policy = makePolicy(lora);
     await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(/token 2: id 99 is outside the vocabulary/);
