@@ -69,6 +69,15 @@ describe('playground store', () => {
     expect(reopened.map((r) => r.id)).toEqual([run.id]);
     expect(reopened[0].metrics).toHaveLength(2);
     expect(reopened[0].config).toEqual(getPreset('tiny-default'));
+    // a new page (store) on the same database lists the run, no longer running
+    const worker2 = recordingClient();
+    const reloaded = createPlaygroundStore(
+      { createClient: () => worker2.client, openDb: () => openRunsDb(dbName) },
+      { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'runs', backendPreference: 'cpu', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    );
+    await reloaded.getState().start();
+    expect(reloaded.getState().runs.map((r) => [r.id, r.status])).toEqual([[run.id, 'stopped']]);
+    expect(reloaded.getState().currentRun).toBeNull();
   });
 
   it('an evaluation before training creates the run and a held-out point at step 0', async () => {

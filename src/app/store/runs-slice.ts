@@ -27,7 +27,7 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
           updatedAt: t,
           config: activeConfig,
           model: model?.name ?? modelLabel(modelSpec),
-          backend: backend ? `${backend.kind}: ${backend.description}` : 'unknown',
+          backend: backend ? (backend.kind === 'webgpu' ? `WebGPU: ${backend.description}` : backend.description) : 'unknown',
           status: 'paused',
           metrics: [],
           rollouts: [],

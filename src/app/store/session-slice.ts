@@ -47,7 +47,11 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         const db = await ctx.db;
         if (db) {
           // runs created while the database was opening (an early import) stay in front
+          // a run saved as running was cut off by a reload or a closed tab: it is stopped now
           const stored = await db.list();
+          const cutOff = stored.filter((r) => r.status === 'running').map((r) => ({ ...r, status: 'stopped' as const }));
+          for (const r of cutOff) void persist(ctx, (d) => d.put(r));
+          stored.splice(0, stored.length, ...stored.map((r) => cutOff.find((c) => c.id === r.id) ?? r));
           const fresh = get().runs.filter((r) => !stored.some((s) => s.id === r.id));
           set({ runs: [...fresh, ...stored] });
         }
