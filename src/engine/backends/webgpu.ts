@@ -94,6 +94,9 @@ export class WebGpuBackend implements Backend {
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.runtime = new GpuRuntime(device, options.uniformRingBytes);
     device.addEventListener('uncapturederror', this.onDeviceError);
+    void device.lost.then((info) => {
+      if (!this.destroyed) this.deviceError ??= `device lost (${info.reason}): ${info.message}`;
+    });
     const dummy = this.newBuffer(16, 'dummy');
     this.context = {
       runtime: this.runtime,
