@@ -1,5 +1,5 @@
 // Test helper: a Dawn WebGPU device (SwiftShader on machines without a GPU) and a WebGpuBackend on it.
-// Locally, a machine without any adapter skips the WebGPU tests (`describeWebGpu` reports why); in CI (CI=true)
+// Locally, a machine without any adapter skips the WebGPU tests (with a warning that says why); in CI (CI=true)
 // a missing adapter is a failure, never a silent skip.
 import { describe } from 'vitest';
 import { tryRequestDawnDevice, type DawnDevice } from '../../src/cli/webgpu-device.ts';
@@ -24,5 +24,10 @@ export async function hasWebGpu(): Promise<boolean> {
   return (await getTestDevice()) !== null;
 }
 
+const available = await hasWebGpu();
+if (!available) {
+  console.warn('WebGPU tests skipped: Dawn found no adapter (set VK_ICD_FILENAMES to SwiftShader; in CI this fails)');
+}
+
 /** `describe` that runs when a device exists; in CI a missing device fails the run instead of skipping. */
-export const describeWebGpu = describe.skipIf(!(await hasWebGpu()));
+export const describeWebGpu = describe.skipIf(!available);
