@@ -64,12 +64,15 @@ export function buildProgram(): Command {
     .option('--quiet', 'no progress bar')
     .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean }) => {
       const config = await configFromFlags(o);
-      const benchmarks = o.benchmarks ? o.benchmarks.split(',').map((b) => b.trim()).filter(Boolean) : o.file ? [] : [config.evalSet];
+      // default: the config's own held-out set
+      const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
+      const benchmarks = o.benchmarks ? o.benchmarks.split(',').map((b) => b.trim()).filter(Boolean) : fromConfig && fromConfig !== 'file' ? [fromConfig] : [];
+      const files = o.file ?? (fromConfig === 'file' ? [config.evalFile] : []);
       const results = await runEval({
         config,
         backend: o.backend,
         benchmarks,
-        files: o.file ?? [],
+        files,
         limit: Number(o.limit),
         ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
         ...(o.out ? { out: o.out } : {}),
