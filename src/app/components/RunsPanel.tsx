@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { downloadFile } from '../io/download.ts';
 import { fileStem, metricsToCsv, runToJson } from '../io/run-export.ts';
-import { configToVerlYaml } from '../io/verl-yaml.ts';
+import { exportVerl } from '../../rl/export-verl.ts';
 import type { SavedRun } from '../persist/run-types.ts';
 import { usePlayground } from '../store/react.ts';
 import { runColours } from './charts/Charts.tsx';
@@ -42,7 +42,7 @@ export function RunsPanel() {
     }
   };
   const exportYaml = () => {
-    const { yaml, notPorted } = configToVerlYaml(s.config);
+    const { yaml, notPorted } = exportVerl(s.config);
     downloadFile(`${s.config.name || 'config'}.verl.yaml`, yaml, 'text/yaml');
     setMessage(notPorted.length ? `verl YAML exported; not ported: ${notPorted.join('; ')}` : 'verl YAML exported');
   };

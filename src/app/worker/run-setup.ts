@@ -1,5 +1,4 @@
 // Turning an ExperimentConfig into the engine policy's training and optimiser setup (and the tiny problem sets).
-import type { OptimizerSetup, TrainingSetup } from '../../engine/engine-policy.ts';
 import type { Problem } from '../../data/problem.ts';
 import { tinyArithProblems, tinyJudgeProblems } from '../../data/tiny-task/dataset.ts';
 import type { ExperimentConfig } from '../../rl/config.ts';
@@ -22,25 +21,5 @@ export function datasetsFor(config: ExperimentConfig): { train: Problem[]; eval:
   };
 }
 
-/** Adapter names: one per agent in separate mode, else one shared set ("full" for full fine-tuning). */
-export function trainingSetupFor(config: ExperimentConfig): TrainingSetup {
-  if (config.finetune === 'full') return { mode: 'full', adapters: ['full'] };
-  const adapters = config.paramMode === 'separate' ? ['meta', 'reasoning'] : ['shared'];
-  return { mode: 'lora', adapters, rank: config.loraRank, alpha: config.loraAlpha, targets: config.loraTargets };
-}
-
-export function optimizerSetupFor(config: ExperimentConfig): OptimizerSetup {
-  const schedule: OptimizerSetup['schedule'] =
-    config.lrSchedule === 'cosine'
-      ? { kind: 'warmup-cosine', warmupSteps: config.warmupSteps, totalSteps: Math.max(1, config.steps) }
-      : { kind: 'constant', warmupSteps: config.warmupSteps };
-  return {
-    lr: config.lr,
-    beta1: config.adamBeta1,
-    beta2: config.adamBeta2,
-    eps: 1e-8,
-    weightDecay: config.weightDecay,
-    gradClip: config.gradClip,
-    schedule,
-  };
-}
+/** The engine policy's adapters and optimiser for a config: the RL core's definitions (shared with the CLI). */
+export { trainingSetup as trainingSetupFor, optimizerSetup as optimizerSetupFor } from '../../rl/policy-setup.ts';

@@ -17,7 +17,7 @@ import { selectBackend } from './backend-select.ts';
 import { followPlan } from './intervention.ts';
 import type { BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
 import { problemsForConfig } from '../../rl/problems.ts';
-import { optimizerSetupFor, trainingSetupFor } from './run-setup.ts';
+import { optimizerSetup, trainingSetup } from '../../rl/policy-setup.ts';
 
 export interface SessionEnv {
   /** navigator.gpu of the thread the session runs in (undefined without WebGPU) */
@@ -111,8 +111,8 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
       config: loaded.checkpoint.config,
       weights: loaded.checkpoint.weights,
       decoder: loaded.tokenizer,
-      training: trainingSetupFor(config),
-      optimizer: optimizerSetupFor(config),
+      training: trainingSetup(config),
+      optimizer: optimizerSetup(config),
       seed: config.seed,
       baseModelName: loaded.model.name,
     });
