@@ -38,7 +38,9 @@ function startSession() {
 
 const config = {
   ...getPreset('tiny-default'),
-  prompts: 'paper' as const,
+  // the tiny prompts are short enough for the fixture's context under its byte-level tokenizer
+  prompts: 'tiny' as const,
+  maxPromptTokens: 4096,
   problemsPerStep: 1,
   groupSize: 2,
   maxTurns: 2,

@@ -42,7 +42,8 @@ async function setup() {
   return { store, worker, dbName };
 }
 
-const flush = () => new Promise((r) => setTimeout(r, 20));
+/** IndexedDB writes are queued behind the store's updates; give them time on a loaded machine */
+const flush = () => new Promise((r) => setTimeout(r, 150));
 
 describe('playground store', () => {
   it('loads on start with the config, model and backend preference', async () => {
