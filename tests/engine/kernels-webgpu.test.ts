@@ -112,6 +112,25 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     gpu.tuning.fewRows = saved;
   });
 
+  it('the 1-D kernels with other workgroup sizes (a template parameter): 32 and 256 threads', async () => {
+    for (const wg of [32, 256]) {
+      gpu.tuning.wg = wg;
+      const [R, F] = [3, 67];
+      await check('swigluBackward', { g: f32([R, F]), u: f32([R, F]), dh: f32([R, F]), dg: nan([R, F]), du: nan([R, F]) }, { R, F }, ['dg', 'du']);
+      await check('rmsnorm', { x: f32([R, F]), w: f32([F]), y: f32([R, F]), rstd: f32([R]) }, { R, D: F, eps: 1e-5 }, ['y', 'rstd']);
+      const [B, T, S, past, H, Hkv, Dh] = [2, 3, 8, 4, 4, 2, 8];
+      await check('attention', {
+        q: f32([B, T, H, Dh]), k: f32([B, S, Hkv, Dh]), v: f32([B, S, Hkv, Dh]), keyStart: i32([0, 2]),
+        o: f32([B, T, H, Dh]), lse: f32([B, H, T]),
+      }, { B, T, S, past, H, Hkv, Dh }, ['o', 'lse'], TOL_EXP);
+      await check('logprob', { h: f32([R, 9]), w: f32([300, 9]), target: i32([0, 299, 5]), logp: f32([R]), entropy: f32([R]), lse: f32([R]) },
+        { R, D: 9, V: 300 }, ['logp', 'entropy', 'lse'], TOL_EXP);
+      await check('sumSquares', { x: f32([3000]), out: f32([1]) }, { n: 3000, accumulate: 0 }, ['out']);
+      expect(gpu.dispatchesByProgram()[`swigluBackward:wg${wg}`]).toBeGreaterThan(0);
+    }
+    gpu.tuning.wg = 64;
+  });
+
   it('f16 weights in matmul (A, B, bias), lmHead and rmsnorm (unpacked to f32, f32 accumulation)', async () => {
     const [M, N, K] = [6, 11, 9];
     const half = (n: number): TensorInput => ({ shape: [N, K], data: encodeF16(randn(n)), dtype: 'f16' });
@@ -178,7 +197,7 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
   });
 
   it('attention with the keys split over threads (decode and a short prefill), against the CPU', async () => {
-    const before = gpu.dispatchesByProgram()['attentionPartial:8'] ?? 0;
+    const before = gpu.dispatchesByProgram()['attentionPartial:8:wg64'] ?? 0;
     for (const splitKeys of [4, 7]) {
       gpu.tuning.attentionSplitKeys = splitKeys;
       for (const [B, T, S, past, H, Hkv, Dh, starts] of [[3, 1, 40, 33, 4, 2, 8, [0, 7, 30]], [2, 3, 20, 9, 2, 1, 6, [0, 11]]] as const) {
@@ -189,7 +208,7 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
       }
     }
     gpu.tuning.attentionSplitKeys = 128;
-    expect(gpu.dispatchesByProgram()['attentionPartial:8'] ?? 0).toBeGreaterThan(before);
+    expect(gpu.dispatchesByProgram()['attentionPartial:8:wg64'] ?? 0).toBeGreaterThan(before);
   });
 
   it('attentionBackward (GQA, left padding) from the forward outputs', async () => {

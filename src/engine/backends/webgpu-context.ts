@@ -11,6 +11,9 @@ export interface KernelTuning {
   vec4: boolean;
   /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
   fewRows: boolean;
+  /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
+   *  log-softmax pieces); a template parameter of their WGSL, default 64 */
+  wg: number;
   /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
    *  this many (0 = never split) */
   attentionSplitKeys: number;

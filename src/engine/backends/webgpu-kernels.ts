@@ -4,16 +4,16 @@
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { grid1d, type ElemType } from '../kernels/wgsl/common.ts';
 import {
-  adamwProgram, axpbyProgram, copyRowsProgram, ELEMENTWISE_WG, swigluBackwardProgram, swigluProgram,
+  adamwProgram, axpbyProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
 } from '../kernels/wgsl/elementwise.ts';
-import { NORM_WG, rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
-import { ROPE_WG, ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
+import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
+import { ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
 import {
-  ATTENTION_WG, attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
+  attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../kernels/wgsl/attention.ts';
 import { attentionMergeProgram, attentionPartialProgram } from '../kernels/wgsl/attention-split.ts';
-import { EMBEDDING_WG, embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
-import { REDUCE_WG, sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
+import { embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
+import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
 import { checked, single, view, type GpuContext } from './webgpu-context.ts';
 import { runMatmul } from './webgpu-matmul.ts';
 import type { GpuStorage } from './webgpu-memory.ts';
@@ -56,21 +56,24 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   },
 
   sumRows(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const x = single(ctx, 'sumRows', 'x', t.x, p.M * p.N);
     const out = single(ctx, 'sumRows', 'out', t.out, p.N);
-    ctx.runtime.dispatch(sumRowsProgram(), [x, out], p, grid1d(p.N, REDUCE_WG));
+    ctx.runtime.dispatch(sumRowsProgram(wg), [x, out], p, grid1d(p.N, wg));
   },
 
   rmsnorm(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { R, D } = p;
     const x = single(ctx, 'rmsnorm', 'x', t.x, R * D);
     const w = single(ctx, 'rmsnorm', 'w', t.w, D, FLOATS);
     const y = single(ctx, 'rmsnorm', 'y', t.y, R * D);
     const rstd = single(ctx, 'rmsnorm', 'rstd', t.rstd, R);
-    ctx.runtime.dispatch(rmsnormProgram(elem(t.w.dtype)), [x, w, y, rstd], p, grid1d(R, NORM_WG));
+    ctx.runtime.dispatch(rmsnormProgram(elem(t.w.dtype), wg), [x, w, y, rstd], p, grid1d(R, wg));
   },
 
   rmsnormBackward(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { R, D } = p;
     const k = 'rmsnormBackward';
     const x = single(ctx, k, 'x', t.x, R * D);
@@ -78,14 +81,15 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const rstd = single(ctx, k, 'rstd', t.rstd, R);
     const dy = single(ctx, k, 'dy', t.dy, R * D);
     const dx = single(ctx, k, 'dx', t.dx, R * D);
-    ctx.runtime.dispatch(rmsnormDxProgram(elem(t.w.dtype)), [x, w, rstd, dy, dx], p, grid1d(R, NORM_WG));
+    ctx.runtime.dispatch(rmsnormDxProgram(elem(t.w.dtype), wg), [x, w, rstd, dy, dx], p, grid1d(R, wg));
     if (t.dw) {
       const dw = single(ctx, k, 'dw', t.dw, D);
-      ctx.runtime.dispatch(rmsnormDwProgram(), [x, rstd, dy, dw], { R, D }, grid1d(D, NORM_WG));
+      ctx.runtime.dispatch(rmsnormDwProgram(wg), [x, rstd, dy, dw], { R, D }, grid1d(D, wg));
     }
   },
 
   rope(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { R, nHeads, Dh, theta } = p;
     if (Dh % 2 !== 0) throw new Error(`WebGPU rope: head dim Dh=${Dh} must be even`);
     const half = Dh / 2;
@@ -94,10 +98,11 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const freq = t.invFreq ? single(ctx, 'rope', 'invFreq', t.invFreq, half)
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const n = R * nHeads * half;
-    ctx.runtime.dispatch(ropeProgram(t.invFreq ? 'tensor' : 'fixed'), [x, pos, freq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, ROPE_WG));
+    ctx.runtime.dispatch(ropeProgram(t.invFreq ? 'tensor' : 'fixed', wg), [x, pos, freq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, wg));
   },
 
   attention(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { B, T, S, past, H, Hkv, Dh } = p;
     checkHeads('attention', H, Hkv);
     if (past + T > S) throw new Error(`WebGPU attention: past (${past}) + T (${T}) exceeds the cache length S = ${S}`);
@@ -117,15 +122,16 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     if (nSplit > 1) {
       const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
       const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
-      ctx.runtime.dispatch(attentionPartialProgram(Dh), [q, kk, v, ks, part], { ...split, n: n * nSplit }, grid1d(n * nSplit, ATTENTION_WG));
-      ctx.runtime.dispatch(attentionMergeProgram(Dh), [part, o, lse], split, grid1d(n, ATTENTION_WG));
+      ctx.runtime.dispatch(attentionPartialProgram(Dh, wg), [q, kk, v, ks, part], { ...split, n: n * nSplit }, grid1d(n * nSplit, wg));
+      ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], split, grid1d(n, wg));
       ctx.releaseScratch(part);
       return;
     }
-    ctx.runtime.dispatch(attentionProgram(Dh), [q, kk, v, ks, o, lse], params, grid1d(n, ATTENTION_WG));
+    ctx.runtime.dispatch(attentionProgram(Dh, wg), [q, kk, v, ks, o, lse], params, grid1d(n, wg));
   },
 
   attentionBackward(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { B, T, H, Hkv, Dh } = p;
     checkHeads('attentionBackward', H, Hkv);
     const k = 'attentionBackward';
@@ -143,28 +149,31 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const params = { B, T, S: T, past: 0, H, Hkv, scale: 1 / Math.sqrt(Dh) };
     const delta = ctx.scratch(B * H * T * 4, 'attention delta');
     const nq = B * T * H, nk = B * T * Hkv;
-    ctx.runtime.dispatch(attentionDeltaProgram(Dh), [o, dout, delta], { ...params, n: nq }, grid1d(nq, ATTENTION_WG));
-    ctx.runtime.dispatch(attentionDqProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], { ...params, n: nq }, grid1d(nq, ATTENTION_WG));
-    ctx.runtime.dispatch(attentionDkProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk], { ...params, n: nk }, grid1d(nk, ATTENTION_WG));
-    ctx.runtime.dispatch(attentionDvProgram(Dh), [q, kk, ks, lse, dout, dv], { ...params, n: nk }, grid1d(nk, ATTENTION_WG));
+    ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, delta], { ...params, n: nq }, grid1d(nq, wg));
+    ctx.runtime.dispatch(attentionDqProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dq], { ...params, n: nq }, grid1d(nq, wg));
+    ctx.runtime.dispatch(attentionDkProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dk], { ...params, n: nk }, grid1d(nk, wg));
+    ctx.runtime.dispatch(attentionDvProgram(Dh, wg), [q, kk, ks, lse, dout, dv], { ...params, n: nk }, grid1d(nk, wg));
     ctx.releaseScratch(delta);
   },
 
   swiglu(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const n = p.R * p.F;
     const bufs = [single(ctx, 'swiglu', 'g', t.g, n), single(ctx, 'swiglu', 'u', t.u, n), single(ctx, 'swiglu', 'h', t.h, n)];
-    ctx.runtime.dispatch(swigluProgram(), bufs, { n }, grid1d(n, ELEMENTWISE_WG));
+    ctx.runtime.dispatch(swigluProgram(wg), bufs, { n }, grid1d(n, wg));
   },
 
   swigluBackward(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const n = p.R * p.F;
     const k = 'swigluBackward';
     const bufs = [single(ctx, k, 'g', t.g, n), single(ctx, k, 'u', t.u, n), single(ctx, k, 'dh', t.dh, n),
       single(ctx, k, 'dg', t.dg, n), single(ctx, k, 'du', t.du, n)];
-    ctx.runtime.dispatch(swigluBackwardProgram(), bufs, { n }, grid1d(n, ELEMENTWISE_WG));
+    ctx.runtime.dispatch(swigluBackwardProgram(wg), bufs, { n }, grid1d(n, wg));
   },
 
   embedding(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { R, D } = p;
     const ids = single(ctx, 'embedding', 'ids', t.ids, R, IDS);
     const table = checked(ctx, 'embedding', 'table', t.table, D, FLOATS);
@@ -172,15 +181,16 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     if (table.rowElems !== D && table.chunks.length > 1) {
       throw new Error(`WebGPU embedding: split table '${t.table.label}' must have rows of D=${D} elements`);
     }
-    const program = embeddingProgram(elem(t.table.dtype));
+    const program = embeddingProgram(elem(t.table.dtype), wg);
     const rowsTotal = t.table.size / D;
     for (const c of table.chunks) {
       const rows = table.chunks.length === 1 ? rowsTotal : c.rows;
-      ctx.runtime.dispatch(program, [ids, c.buffer, out], { n: R * D, D, row0: c.firstRow, rows }, grid1d(R * D, EMBEDDING_WG));
+      ctx.runtime.dispatch(program, [ids, c.buffer, out], { n: R * D, D, row0: c.firstRow, rows }, grid1d(R * D, wg));
     }
   },
 
   embeddingBackward(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { U, D } = p;
     const k = 'embeddingBackward';
     const uniqueIds = single(ctx, k, 'uniqueIds', t.uniqueIds, U, IDS);
@@ -194,8 +204,8 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const rowsTotal = t.dtable.size / D;
     for (const c of dtable.chunks) {
       const rows = dtable.chunks.length === 1 ? rowsTotal : c.rows;
-      ctx.runtime.dispatch(embeddingBackwardProgram(), [dout, uniqueIds, rowStart, rowList, c.buffer],
-        { n: U * D, D, row0: c.firstRow, rows }, grid1d(U * D, EMBEDDING_WG));
+      ctx.runtime.dispatch(embeddingBackwardProgram(wg), [dout, uniqueIds, rowStart, rowList, c.buffer],
+        { n: U * D, D, row0: c.firstRow, rows }, grid1d(U * D, wg));
     }
   },
 
@@ -204,15 +214,17 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   lmHead: runLmHead,
 
   axpby(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const x = checked(ctx, 'axpby', 'x', t.x, p.n, FLOATS);
     const y = checked(ctx, 'axpby', 'y', t.y, p.n);
     perChunk('axpby', [['x', x], ['y', y]], p.n, (i, count) => {
-      ctx.runtime.dispatch(axpbyProgram(elem(t.x.dtype)), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
-        grid1d(count, ELEMENTWISE_WG));
+      ctx.runtime.dispatch(axpbyProgram(elem(t.x.dtype), wg), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
+        grid1d(count, wg));
     });
   },
 
   copyRows(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const { B, T, W, Sdst, dstRow0 } = p;
     if (dstRow0 < 0 || dstRow0 + T > Sdst) {
       throw new Error(`WebGPU copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
@@ -220,10 +232,11 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
     const dst = single(ctx, 'copyRows', 'dst', t.dst, B * Sdst * W);
     const n = B * T * W;
-    ctx.runtime.dispatch(copyRowsProgram(), [src, dst], { n, TW: T * W, W, Sdst, dstRow0 }, grid1d(n, ELEMENTWISE_WG));
+    ctx.runtime.dispatch(copyRowsProgram(wg), [src, dst], { n, TW: T * W, W, Sdst, dstRow0 }, grid1d(n, wg));
   },
 
   sumSquares(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     const x = checked(ctx, 'sumSquares', 'x', t.x, p.n);
     const out = single(ctx, 'sumSquares', 'out', t.out, 1);
     const plan: Array<[number, number]> = [];
@@ -237,8 +250,8 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     let base = 0;
     for (const [i, count] of plan) {
       const chunkParts = Math.min(4096, Math.ceil(count / 64));
-      ctx.runtime.dispatch(sumSquaresPartialProgram(), [x.chunks[i].buffer, partial], { n: count, parts: chunkParts, base },
-        grid1d(chunkParts, REDUCE_WG));
+      ctx.runtime.dispatch(sumSquaresPartialProgram(wg), [x.chunks[i].buffer, partial], { n: count, parts: chunkParts, base },
+        grid1d(chunkParts, wg));
       base += chunkParts;
     }
     ctx.runtime.dispatch(sumSquaresFinalProgram(), [partial, out], { parts, accumulate: p.accumulate }, [1, 1, 1]);
@@ -246,6 +259,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   },
 
   adamw(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
     if (!(p.step >= 1)) throw new Error(`WebGPU adamw: step must be >= 1 (1-based), got ${p.step}`);
     const ps = checked(ctx, 'adamw', 'p', t.p, p.n);
     const g = checked(ctx, 'adamw', 'g', t.g, p.n);
@@ -254,8 +268,8 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const bc1 = 1 - Math.pow(p.beta1, p.step);
     const bc2 = 1 - Math.pow(p.beta2, p.step);
     perChunk('adamw', [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
-      ctx.runtime.dispatch(adamwProgram(), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
-        { ...p, n: count, bc1, bc2 }, grid1d(count, ELEMENTWISE_WG));
+      ctx.runtime.dispatch(adamwProgram(wg), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
+        { ...p, n: count, bc1, bc2 }, grid1d(count, wg));
     });
   },
 };

@@ -6,7 +6,7 @@
 // W (and dw) may themselves be split over several buffers; the matmul runner handles that.
 import type { KernelArgs } from '../kernels/catalog.ts';
 import { grid1d } from '../kernels/wgsl/common.ts';
-import { dlogitsProgram, LOGPROB_SLICE, LOGPROB_WG, mergeStatsProgram, sliceStatsProgram } from '../kernels/wgsl/logprob.ts';
+import { dlogitsProgram, LOGPROB_SLICE, mergeStatsProgram, sliceStatsProgram } from '../kernels/wgsl/logprob.ts';
 import { checked, single, view, type GpuContext } from './webgpu-context.ts';
 import { runMatmul, type MatView } from './webgpu-matmul.ts';
 
@@ -36,6 +36,7 @@ export function runLmHead(ctx: GpuContext, { t, p }: KernelArgs<'lmHead'>): void
 }
 
 export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): void {
+  const wg = ctx.tuning.wg;
   const { R, D, V } = p;
   const k = 'logprob';
   const h = checked(ctx, k, 'h', t.h, R * D);
@@ -58,9 +59,9 @@ export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): vo
       a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: scratchView(z, n, 'logits chunk'),
       M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
     }, ctx.tuning);
-    ctx.runtime.dispatch(sliceStatsProgram(), [z, partial], { R, n, slices }, grid1d(R * slices, LOGPROB_WG));
-    ctx.runtime.dispatch(mergeStatsProgram(), [z, partial, target, stats, logp, entropy, lse],
-      { R, n, slices, v0, first: v0 === 0 ? 1 : 0, last: v0 + n >= V ? 1 : 0 }, grid1d(R, LOGPROB_WG));
+    ctx.runtime.dispatch(sliceStatsProgram(wg), [z, partial], { R, n, slices }, grid1d(R * slices, wg));
+    ctx.runtime.dispatch(mergeStatsProgram(wg), [z, partial, target, stats, logp, entropy, lse],
+      { R, n, slices, v0, first: v0 === 0 ? 1 : 0, last: v0 + n >= V ? 1 : 0 }, grid1d(R, wg));
   }
   ctx.releaseScratch(z);
   ctx.releaseScratch(partial);
@@ -68,6 +69,7 @@ export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): vo
 }
 
 export function runLogprobBackward(ctx: GpuContext, { t, p }: KernelArgs<'logprobBackward'>): void {
+  const wg = ctx.tuning.wg;
   const { R, D, V } = p;
   const k = 'logprobBackward';
   const h = checked(ctx, k, 'h', t.h, R * D);
@@ -89,7 +91,7 @@ export function runLogprobBackward(ctx: GpuContext, { t, p }: KernelArgs<'logpro
       a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: dl,
       M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
     }, ctx.tuning);
-    ctx.runtime.dispatch(dlogitsProgram(), [z, target, lse, entropy, coef, entCoef], { R, n, v0 }, grid1d(R * n, LOGPROB_WG));
+    ctx.runtime.dispatch(dlogitsProgram(wg), [z, target, lse, entropy, coef, entCoef], { R, n, v0 }, grid1d(R * n, wg));
     // dh[R,D] (+)= dl[R,n] @ W_c[n,D]
     runMatmul(ctx.runtime, ctx.dummy, {
       a: dl, b: view(w, 'w', D, v0 * D), c: view(dh, 'dh', D),

@@ -73,7 +73,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(info) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, attentionSplitKeys: 128 };
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, wg: 64, attentionSplitKeys: 128 };
     const described = info ?? known;
     this.description = typeof described === 'string' ? described
       : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`

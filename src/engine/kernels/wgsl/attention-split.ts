@@ -7,27 +7,27 @@
 //             lse = M + log L (o = 0, lse = 0 when no split saw a key)
 // part: [B*T*H, nSplit, Dh + 2] scratch.
 import { entry1d, cached, header, type BindingSpec, type WgslProgram } from './common.ts';
-import { ATTENTION_WG, loaders, store } from './attention.ts';
+import { loaders, store } from './attention.ts';
 
 const splitParams = {
   n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nSplit: 'u32', keysPerSplit: 'u32',
 } as const;
 
-function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string): WgslProgram {
+function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
   const code = `${header(splitParams, bindings)}
 const DH4 = ${Math.ceil(Dh / 4)}u;
 const DH = ${Dh}u;
 ${loaders(loads, Dh)}
 
-${entry1d(ATTENTION_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
 ${body}
 }
 `;
-  return { key: `${key}:${Dh}`, code, bindings, params: splitParams };
+  return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params: splitParams, wg };
 }
 
-function buildAttentionPartialProgram(Dh: number): WgslProgram {
+function buildAttentionPartialProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -62,10 +62,10 @@ function buildAttentionPartialProgram(Dh: number): WgslProgram {
   part[at] = m;
   part[at + 1u] = l;
   let base = at + 2u;
-${store('part', 'acc', '1.0', Dh)}`);
+${store('part', 'acc', '1.0', Dh)}`, wg);
 }
 
-function buildAttentionMergeProgram(Dh: number): WgslProgram {
+function buildAttentionMergeProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'part', elem: 'f32', access: 'read' },
     { name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' },
@@ -98,7 +98,7 @@ ${store('o', 'acc', '0.0', Dh)}
   } else {
     lse[lseAt] = mMax + log(L);
 ${store('o', 'acc', '(1.0 / L)', Dh)}
-  }`);
+  }`, wg);
 }
 
 export const attentionPartialProgram = cached(buildAttentionPartialProgram);

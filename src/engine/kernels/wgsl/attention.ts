@@ -11,7 +11,6 @@
 //   dv:       dv_j = sum_{h in group, t >= j} p dout
 import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 
-export const ATTENTION_WG = 64;
 
 const attentionParams = { n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32' } as const;
 
@@ -35,18 +34,18 @@ export function store(dst: string, src: string, scale: string, Dh: number): stri
   }`;
 }
 
-function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string): WgslProgram {
+function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
   const code = `${header(attentionParams, bindings)}
 const DH4 = ${Math.ceil(Dh / 4)}u;
 const DH = ${Dh}u;
 ${loaders(loads, Dh)}
 
-${entry1d(ATTENTION_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
 ${body}
 }
 `;
-  return { key: `${key}:${Dh}`, code, bindings, params: attentionParams };
+  return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params: attentionParams, wg };
 }
 
 /** Thread = (b, t, h), gid = (b*T + t)*H + h. */
@@ -60,7 +59,7 @@ const queryIndex = `  let h = gid % P.H;
   let jEnd = P.past + t;
   let kvRow = P.S * b;`;
 
-function buildAttentionProgram(Dh: number): WgslProgram {
+function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -90,11 +89,11 @@ ${store('o', 'acc', '0.0', Dh)}
   } else {
     lse[lseAt] = m + log(l);
 ${store('o', 'acc', '(1.0 / l)', Dh)}
-  }`);
+  }`, wg);
 }
 
 /** delta[b,h,t] = dout . o (one thread per query). */
-function buildAttentionDeltaProgram(Dh: number): WgslProgram {
+function buildAttentionDeltaProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'o', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
     { name: 'delta', elem: 'f32', access: 'read_write' },
@@ -104,10 +103,10 @@ function buildAttentionDeltaProgram(Dh: number): WgslProgram {
   let b = gid / (P.H * P.T);
   var s = 0.0;
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { s = s + dot(o4(gid * DH, d4), dout4(gid * DH, d4)); }
-  delta[(b * P.H + h) * P.T + t] = s;`);
+  delta[(b * P.H + h) * P.T + t] = s;`, wg);
 }
 
-function buildAttentionDqProgram(Dh: number): WgslProgram {
+function buildAttentionDqProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -135,7 +134,7 @@ function buildAttentionDqProgram(Dh: number): WgslProgram {
     for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { acc[d4] = acc[d4] + ds * k4(kvBase, d4); }
   }
   let base = qBase;
-${store('dq', 'acc', 'P.scale', Dh)}`);
+${store('dq', 'acc', 'P.scale', Dh)}`, wg);
 }
 
 /** Thread = (b, j, kvh), gid = (b*T + j)*Hkv + kvh; loops over the group's heads and the queries t >= j. */
@@ -146,7 +145,7 @@ const keyIndex = `  let kvh = gid % P.Hkv;
   let kvBase = gid * DH;
   let visible = i32(j) >= keyStart[b];`;
 
-function buildAttentionDkProgram(Dh: number): WgslProgram {
+function buildAttentionDkProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
@@ -175,10 +174,10 @@ function buildAttentionDkProgram(Dh: number): WgslProgram {
     }
   }
   let base = kvBase;
-${store('dk', 'acc', 'P.scale', Dh)}`);
+${store('dk', 'acc', 'P.scale', Dh)}`, wg);
 }
 
-function buildAttentionDvProgram(Dh: number): WgslProgram {
+function buildAttentionDvProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' }, { name: 'lse', elem: 'f32', access: 'read' },
@@ -200,7 +199,7 @@ function buildAttentionDvProgram(Dh: number): WgslProgram {
     }
   }
   let base = kvBase;
-${store('dv', 'acc', '1.0', Dh)}`);
+${store('dv', 'acc', '1.0', Dh)}`, wg);
 }
 
 export const attentionProgram = cached(buildAttentionProgram);

@@ -32,6 +32,8 @@ export interface WgslProgram {
   /** storage bindings, in order: @binding(1), @binding(2), ... (@binding(0) is the uniform block) */
   bindings: readonly BindingSpec[];
   params: ParamSpec;
+  /** threads per workgroup of a 1-D program (its grid comes from grid1d(n, wg)) */
+  wg?: number;
 }
 
 /** Bytes of one uniform block of `params`, rounded up to 16 (uniform struct size rule). */

@@ -1,4 +1,5 @@
-// WGSL elementwise kernels, one thread per element (64 per workgroup, grid folded into y past 65535 groups):
+// WGSL elementwise kernels, one thread per element (wg threads per workgroup, a template parameter; the grid
+// folds into y past 65535 groups):
 //   swiglu          h = silu(g) * u                         g, u, h [R,F]
 //   swigluBackward  dg = dh * u * silu'(g),  du = dh * silu(g)   with silu'(g) = s (1 + g (1 - s)), s = sigmoid(g)
 //   axpby           y = a x + b y   (b = 0 ignores y's old contents)
@@ -8,31 +9,30 @@
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
 import { cached, entry1d, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
 
-export const ELEMENTWISE_WG = 64;
 
-function program(key: string, params: ParamSpec, bindings: WgslProgram['bindings'], body: string): WgslProgram {
+function program(key: string, params: ParamSpec, bindings: WgslProgram['bindings'], body: string, wg: number): WgslProgram {
   const code = `${header(params, bindings)}
 
 fn sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
 
-${entry1d(ELEMENTWISE_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
 ${body}
 }
 `;
-  return { key, code, bindings, params };
+  return { key: `${key}:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildSwigluProgram(): WgslProgram {
+function buildSwigluProgram(wg: number): WgslProgram {
   return program('swiglu', { n: 'u32' }, [
     { name: 'g', elem: 'f32', access: 'read' },
     { name: 'u', elem: 'f32', access: 'read' },
     { name: 'h', elem: 'f32', access: 'read_write' },
   ], `  let x = g[gid];
-  h[gid] = x * sigmoid(x) * u[gid];`);
+  h[gid] = x * sigmoid(x) * u[gid];`, wg);
 }
 
-function buildSwigluBackwardProgram(): WgslProgram {
+function buildSwigluBackwardProgram(wg: number): WgslProgram {
   return program('swigluBackward', { n: 'u32' }, [
     { name: 'g', elem: 'f32', access: 'read' },
     { name: 'u', elem: 'f32', access: 'read' },
@@ -43,24 +43,24 @@ function buildSwigluBackwardProgram(): WgslProgram {
   let s = sigmoid(x);
   let d = dh[gid];
   dg[gid] = d * u[gid] * s * (1.0 + x * (1.0 - s));
-  du[gid] = d * x * s;`);
+  du[gid] = d * x * s;`, wg);
 }
 
 /** x may be stored f16 (copying a half-precision base weight into an f32 tensor). */
-function buildAxpbyProgram(x: ElemType): WgslProgram {
+function buildAxpbyProgram(x: ElemType, wg: number): WgslProgram {
   return program(`axpby:${x}`, { n: 'u32', a: 'f32', b: 'f32' }, [
     { name: 'x', elem: x, access: 'read' },
     { name: 'y', elem: 'f32', access: 'read_write' },
   ], `  var out = P.a * ld_x(gid);
   if (P.b != 0.0) { out = out + P.b * y[gid]; }
-  y[gid] = out;`);
+  y[gid] = out;`, wg);
 }
 
 export const adamwParams = {
   n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', weightDecay: 'f32', bc1: 'f32', bc2: 'f32', gradScale: 'f32',
 } as const satisfies ParamSpec;
 
-function buildAdamwProgram(): WgslProgram {
+function buildAdamwProgram(wg: number): WgslProgram {
   return program('adamw', adamwParams, [
     { name: 'p', elem: 'f32', access: 'read_write' },
     { name: 'g', elem: 'f32', access: 'read' },
@@ -72,17 +72,17 @@ function buildAdamwProgram(): WgslProgram {
   m[gid] = mi;
   v[gid] = vi;
   let pi = p[gid];
-  p[gid] = pi - P.lr * (mi / P.bc1 / (sqrt(vi / P.bc2) + P.eps) + P.weightDecay * pi);`);
+  p[gid] = pi - P.lr * (mi / P.bc1 / (sqrt(vi / P.bc2) + P.eps) + P.weightDecay * pi);`, wg);
 }
 
-function buildCopyRowsProgram(): WgslProgram {
+function buildCopyRowsProgram(wg: number): WgslProgram {
   // n = B*T*W source elements
   return program('copyRows', { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' }, [
     { name: 'src', elem: 'f32', access: 'read' },
     { name: 'dst', elem: 'f32', access: 'read_write' },
   ], `  let b = gid / P.TW;
   let rest = gid - b * P.TW;
-  dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`);
+  dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`, wg);
 }
 
 export const swigluProgram = cached(buildSwigluProgram);

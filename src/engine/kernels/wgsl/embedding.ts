@@ -9,9 +9,8 @@
 // backend reports it).
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
-export const EMBEDDING_WG = 64;
 
-function buildEmbeddingProgram(table: ElemType): WgslProgram {
+function buildEmbeddingProgram(table: ElemType, wg: number): WgslProgram {
   const params = { n: 'u32', D: 'u32', row0: 'u32', rows: 'u32' } as const;
   const bindings = [
     { name: 'ids', elem: 'i32', access: 'read' },
@@ -20,7 +19,7 @@ function buildEmbeddingProgram(table: ElemType): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(EMBEDDING_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
   let r = gid / P.D;
   let d = gid - r * P.D;
@@ -29,10 +28,10 @@ ${entry1d(EMBEDDING_WG)}
   out[gid] = ld_table(u32(local) * P.D + d);
 }
 `;
-  return { key: `embedding:${table}`, code, bindings, params };
+  return { key: `embedding:${table}:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildEmbeddingBackwardProgram(): WgslProgram {
+function buildEmbeddingBackwardProgram(wg: number): WgslProgram {
   const params = { n: 'u32', D: 'u32', row0: 'u32', rows: 'u32' } as const;
   const bindings = [
     { name: 'dout', elem: 'f32', access: 'read' },
@@ -43,7 +42,7 @@ function buildEmbeddingBackwardProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(EMBEDDING_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
   let u = gid / P.D;
   let d = gid - u * P.D;
@@ -55,7 +54,7 @@ ${entry1d(EMBEDDING_WG)}
   dtable[at] = dtable[at] + acc;
 }
 `;
-  return { key: 'embeddingBackward', code, bindings, params };
+  return { key: `embeddingBackward:wg${wg}`, code, bindings, params, wg };
 }
 
 export const embeddingProgram = cached(buildEmbeddingProgram);

@@ -10,10 +10,9 @@
 // stats layout: [R, 4] = (m, s, t, picked logit); partials: [R, slices, 3].
 import { cached, entry1d, header, type WgslProgram } from './common.ts';
 
-export const LOGPROB_WG = 64;
 export const LOGPROB_SLICE = 256;
 
-function buildSliceStatsProgram(): WgslProgram {
+function buildSliceStatsProgram(wg: number): WgslProgram {
   const params = { R: 'u32', n: 'u32', slices: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read' },
@@ -21,7 +20,7 @@ function buildSliceStatsProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(LOGPROB_WG)}
+${entry1d(wg)}
   if (gid >= P.R * P.slices) { return; }
   let r = gid / P.slices;
   let sl = gid - r * P.slices;
@@ -37,10 +36,10 @@ ${entry1d(LOGPROB_WG)}
   partial[gid * 3u + 2u] = t;
 }
 `;
-  return { key: 'logprobSliceStats', code, bindings, params };
+  return { key: `logprobSliceStats:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildMergeStatsProgram(): WgslProgram {
+function buildMergeStatsProgram(wg: number): WgslProgram {
   const params = { R: 'u32', n: 'u32', slices: 'u32', v0: 'u32', first: 'u32', last: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read' },
@@ -53,7 +52,7 @@ function buildMergeStatsProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(LOGPROB_WG)}
+${entry1d(wg)}
   if (gid >= P.R) { return; }
   var m = -3.0e38;
   var s = 0.0;
@@ -85,10 +84,10 @@ ${entry1d(LOGPROB_WG)}
   }
 }
 `;
-  return { key: 'logprobMergeStats', code, bindings, params };
+  return { key: `logprobMergeStats:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildDlogitsProgram(): WgslProgram {
+function buildDlogitsProgram(wg: number): WgslProgram {
   const params = { R: 'u32', n: 'u32', v0: 'u32' } as const;
   const bindings = [
     { name: 'z', elem: 'f32', access: 'read_write' },
@@ -100,7 +99,7 @@ function buildDlogitsProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(LOGPROB_WG)}
+${entry1d(wg)}
   if (gid >= P.R * P.n) { return; }
   let r = gid / P.n;
   let col = gid - r * P.n;
@@ -112,7 +111,7 @@ ${entry1d(LOGPROB_WG)}
   z[gid] = dl;
 }
 `;
-  return { key: 'logprobDlogits', code, bindings, params };
+  return { key: `logprobDlogits:wg${wg}`, code, bindings, params, wg };
 }
 
 export const sliceStatsProgram = cached(buildSliceStatsProgram);

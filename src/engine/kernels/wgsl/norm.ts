@@ -6,9 +6,8 @@
 // Shapes: x, y, dy, dx [R,D]; w, dw [D]; rstd [R].
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
-export const NORM_WG = 64;
 
-function buildRmsnormProgram(w: ElemType): WgslProgram {
+function buildRmsnormProgram(w: ElemType, wg: number): WgslProgram {
   const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -18,7 +17,7 @@ function buildRmsnormProgram(w: ElemType): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(NORM_WG)}
+${entry1d(wg)}
   if (gid >= P.R) { return; }
   let row = gid * P.D;
   var ss = 0.0;
@@ -28,10 +27,10 @@ ${entry1d(NORM_WG)}
   for (var d = 0u; d < P.D; d = d + 1u) { y[row + d] = x[row + d] * s * ld_w(d); }
 }
 `;
-  return { key: `rmsnorm:${w}`, code, bindings, params };
+  return { key: `rmsnorm:${w}:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildRmsnormDxProgram(w: ElemType): WgslProgram {
+function buildRmsnormDxProgram(w: ElemType, wg: number): WgslProgram {
   const params = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -42,7 +41,7 @@ function buildRmsnormDxProgram(w: ElemType): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(NORM_WG)}
+${entry1d(wg)}
   if (gid >= P.R) { return; }
   let row = gid * P.D;
   let s = rstd[gid];
@@ -55,10 +54,10 @@ ${entry1d(NORM_WG)}
   }
 }
 `;
-  return { key: `rmsnormDx:${w}`, code, bindings, params };
+  return { key: `rmsnormDx:${w}:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildRmsnormDwProgram(): WgslProgram {
+function buildRmsnormDwProgram(wg: number): WgslProgram {
   const params = { R: 'u32', D: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -68,14 +67,14 @@ function buildRmsnormDwProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(NORM_WG)}
+${entry1d(wg)}
   if (gid >= P.D) { return; }
   var acc = 0.0;
   for (var r = 0u; r < P.R; r = r + 1u) { acc = acc + dy[r * P.D + gid] * x[r * P.D + gid] * rstd[r]; }
   dw[gid] = dw[gid] + acc;
 }
 `;
-  return { key: 'rmsnormDw', code, bindings, params };
+  return { key: `rmsnormDw:wg${wg}`, code, bindings, params, wg };
 }
 
 export const rmsnormProgram = cached(buildRmsnormProgram);

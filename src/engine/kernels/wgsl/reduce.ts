@@ -5,9 +5,8 @@
 //                then out[0] (+)= sum of all partials
 import { cached, entry1d, header, type WgslProgram } from './common.ts';
 
-export const REDUCE_WG = 64;
 
-function buildSumRowsProgram(): WgslProgram {
+function buildSumRowsProgram(wg: number): WgslProgram {
   const params = { M: 'u32', N: 'u32', beta: 'f32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -15,7 +14,7 @@ function buildSumRowsProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(REDUCE_WG)}
+${entry1d(wg)}
   if (gid >= P.N) { return; }
   var acc = 0.0;
   for (var m = 0u; m < P.M; m = m + 1u) { acc = acc + x[m * P.N + gid]; }
@@ -23,10 +22,10 @@ ${entry1d(REDUCE_WG)}
   out[gid] = acc;
 }
 `;
-  return { key: 'sumRows', code, bindings, params };
+  return { key: `sumRows:wg${wg}`, code, bindings, params, wg };
 }
 
-function buildSumSquaresPartialProgram(): WgslProgram {
+function buildSumSquaresPartialProgram(wg: number): WgslProgram {
   const params = { n: 'u32', parts: 'u32', base: 'u32' } as const;
   const bindings = [
     { name: 'x', elem: 'f32', access: 'read' },
@@ -34,14 +33,14 @@ function buildSumSquaresPartialProgram(): WgslProgram {
   ] as const;
   const code = `${header(params, bindings)}
 
-${entry1d(REDUCE_WG)}
+${entry1d(wg)}
   if (gid >= P.parts) { return; }
   var acc = 0.0;
   for (var i = gid; i < P.n; i = i + P.parts) { let v = x[i]; acc = acc + v * v; }
   partial[P.base + gid] = acc;
 }
 `;
-  return { key: 'sumSquaresPartial', code, bindings, params };
+  return { key: `sumSquaresPartial:wg${wg}`, code, bindings, params, wg };
 }
 
 function buildSumSquaresFinalProgram(): WgslProgram {

@@ -12,7 +12,6 @@
 // sin and cos are our own polynomials (see sincos), not the loosely specified built-ins.
 import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 
-export const ROPE_WG = 64;
 
 export type RopeFrequencies = 'fixed' | 'tensor';
 
@@ -29,7 +28,7 @@ export function ropeTurnTable(theta: number, Dh: number): Uint32Array {
   return out;
 }
 
-function buildRopeProgram(freq: RopeFrequencies): WgslProgram {
+function buildRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
   const params = { n: 'u32', nHeads: 'u32', half: 'u32', Dh: 'u32', sign: 'f32' } as const;
   const bindings: BindingSpec[] = [
     { name: 'x', elem: 'f32', access: 'read_write' },
@@ -75,7 +74,7 @@ fn mulhi(a: u32, b: u32) -> u32 {
   return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
 }
 
-${entry1d(ROPE_WG)}
+${entry1d(wg)}
   if (gid >= P.n) { return; }
   let i = gid % P.half;
   let rh = gid / P.half;           // row * nHeads + head
@@ -90,7 +89,7 @@ ${entry1d(ROPE_WG)}
   x[base + i + P.half] = x2 * c + x1 * s;
 }
 `;
-  return { key: `rope:${freq}`, code, bindings, params };
+  return { key: `rope:${freq}:wg${wg}`, code, bindings, params, wg };
 }
 
 export const ropeProgram = cached(buildRopeProgram);
