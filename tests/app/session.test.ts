@@ -49,6 +49,7 @@ const config = {
   evalBeforeTrain: true,
   evalSize: 2,
   trainSize: 8,
+  steps: 2,
 };
 
 describe('in-process session on the real engine', () => {
@@ -75,6 +76,11 @@ describe('in-process session on the real engine', () => {
     expect(iv.result.edited.plan).toBe(plan);
     expect(iv.result.edited.tokens).toBeGreaterThan(0);
     expect(iv.result.step).toBe(1);
+
+    // Train runs until the config's step count, then says it stopped
+    const stopped = await s.request({ type: 'train' }, 'stopped');
+    expect(stopped).toEqual({ type: 'stopped', reason: 'finished' });
+    expect(s.events.filter((e) => e.type === 'step').map((e) => (e.type === 'step' ? e.metrics.step : 0))).toEqual([1, 2]);
 
     const adapter = await s.request({ type: 'exportAdapter', requestId: 8 }, 'adapter');
     expect(Object.keys(adapter.files).toSorted()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);

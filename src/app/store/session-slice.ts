@@ -126,6 +126,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'status':
             set({ status: e.status, ...(e.status === 'idle' ? { phase: null } : {}) });
             break;
+          case 'stopped':
+            set({ wantsTraining: false });
+            break;
           case 'phase':
             set({ phase: e.phase });
             break;

@@ -191,23 +191,29 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     enqueue(
       async () => {
         if (!wantTraining || !active) {
+          emit({ type: 'stopped', reason: 'paused' });
           status('idle');
           return;
         }
         if (active.trainer.state().step >= active.config.steps) {
           wantTraining = false;
           emit({ type: 'phase', step: active.trainer.state().step, phase: `finished: ${active.config.steps} steps` });
+          emit({ type: 'stopped', reason: 'finished' });
           status('idle');
           return;
         }
         status('training');
         await runStep();
         if (wantTraining) scheduleTraining();
-        else status('idle');
+        else {
+          emit({ type: 'stopped', reason: 'paused' });
+          status('idle');
+        }
       },
       (e) => {
         wantTraining = false;
         fail(e, false);
+        emit({ type: 'stopped', reason: 'error' });
         status('idle');
       },
     );
