@@ -9,7 +9,6 @@
 // 151,936 tokens dominates, as in the real model's decode).
 // onnxruntime-node runs with intraOpNumThreads = 1, like our single-threaded engine. What is timed is defined in
 // bench/browser/measure.ts (the same code times the browser runtimes).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -28,23 +27,12 @@ import {
   benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios,
   type RuntimeSpeeds, type SpeedPlan,
 } from './browser/measure.ts';
+import { benchModel } from './browser/models.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const resultsDir = join(root, 'bench/results');
-
-/** Makes (once) a random benchmark model with its ONNX exports; returns its folder. */
-export function benchModel(preset: 'small' | 'qwen2.5-0.5b', layers: number): string {
-  const name = preset === 'small' ? 'small' : `${preset}-L${layers}`;
-  const dir = join(root, 'bench/results/tmp/models', name);
-  if (existsSync(join(dir, 'model_kv.onnx'))) return dir;
-  console.log(`making ${name} (scripts/golden/make_golden.py --bench)...`);
-  const cmd = ['scripts/golden/make_golden.py', '--bench', dir, '--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
-  const r = spawnSync('/usr/bin/python3', cmd, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`bench: /usr/bin/python3 ${cmd.join(' ')} failed (needs python3-torch and python3-onnx)`);
-  return dir;
-}
 
 const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
 

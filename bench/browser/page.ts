@@ -1,0 +1,172 @@
+// The Chromium side of the browser benchmark and of the ONNX cross-check (tests/e2e/onnx-crosscheck.spec.ts).
+// The page does nothing by itself; the driver (bench/browser/driver.ts) or the test calls, through Playwright:
+//   window.rema.bench(modelUrl, runtime, plan) -> RuntimeSpeeds   runtime: engine-webgpu | engine-wasm | ort-webgpu | ort-wasm
+//   window.rema.crosscheck(goldenUrl, runtimes) -> max |logit differences| between the runtimes (our engine on WASM /
+//                                                 WebGPU, onnxruntime-web on its WASM / WebGPU EPs) and the f64 golden
+//   window.rema.adapter()                      -> "vendor / architecture (fallback)" or null
+// Models are fetched from the static server (bench/browser/serve.ts): config.json + model.safetensors for our
+// engine, model.onnx (full logits) and model_kv.onnx (Optimum KV-cache layout) for onnxruntime-web.
+import type { Backend } from '../../src/engine/backend.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
+import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
+import { packSequences } from '../../src/engine/model/batch.ts';
+import { computeLogits } from '../../src/engine/model/decoder.ts';
+import { uploadParams } from '../../src/engine/model/params.ts';
+import {
+  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, type OrtTensorFactory, type RuntimeSpeeds, type SpeedPlan,
+} from './measure.ts';
+
+export type BrowserRuntime = 'engine-webgpu' | 'engine-wasm' | 'ort-webgpu' | 'ort-wasm';
+
+type Ort = typeof import('onnxruntime-web');
+
+/** onnxruntime-web's build for an execution provider: the plain SIMD build for WASM, the native WebGPU EP build
+ *  (what `onnxruntime-web/webgpu` gives, as transformers.js uses it) for WebGPU. Loaded on first use. */
+const ortBuilds: Partial<Record<'wasm' | 'webgpu', Promise<Ort>>> = {};
+function ortFor(ep: 'wasm' | 'webgpu'): Promise<Ort> {
+  ortBuilds[ep] ??= (ep === 'wasm' ? import('onnxruntime-web/wasm') : import('onnxruntime-web/webgpu')).then((ort) => {
+    ort.env.wasm.numThreads = 1; // our engine is single-threaded; so is onnxruntime-web without cross-origin isolation
+    return ort;
+  });
+  return ortBuilds[ep];
+}
+
+async function fetchBytes(url: string): Promise<Uint8Array> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function loadModel(modelUrl: string) {
+  const files = { 'config.json': await fetchBytes(`${modelUrl}config.json`), 'model.safetensors': await fetchBytes(`${modelUrl}model.safetensors`) };
+  return loadHfCheckpoint(memoryFileSource(modelUrl, files));
+}
+
+let gpuDevice: Promise<{ device: GPUDevice; description: string } | null> | null = null;
+
+/** One device for the whole page, with the adapter's buffer limits (the defaults are 128 / 256 MiB). */
+function requestDevice() {
+  gpuDevice ??= (async () => {
+    const adapter = await navigator.gpu?.requestAdapter({ powerPreference: 'high-performance' });
+    if (!adapter) return null;
+    const requiredLimits: Record<string, number> = {};
+    for (const name of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage'] as const) {
+      requiredLimits[name] = adapter.limits[name];
+    }
+    const requiredFeatures: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+    const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
+    const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+    const fallback = info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false;
+    const description = `${info.vendor || 'unknown'} / ${info.architecture || info.device || 'unknown'}${fallback ? ' (fallback)' : ''}`;
+    return { device, description };
+  })();
+  return gpuDevice;
+}
+
+async function engineBackend(kind: 'webgpu' | 'wasm'): Promise<Backend> {
+  if (kind === 'wasm') return WasmBackend.create();
+  const gpu = await requestDevice();
+  if (!gpu) throw new Error('no WebGPU adapter in this browser (Chromium needs --enable-unsafe-webgpu without a GPU)');
+  return WebGpuBackend.create(gpu.device, { adapterInfo: gpu.description });
+}
+
+async function ortSession(url: string, ep: 'webgpu' | 'wasm') {
+  const ort = await ortFor(ep);
+  return ort.InferenceSession.create(await fetchBytes(url), { executionProviders: [ep], graphOptimizationLevel: 'all' });
+}
+
+async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
+  const { config: cfg, weights } = await loadModel(modelUrl);
+  if (runtime.startsWith('engine-')) {
+    const be = await engineBackend(runtime === 'engine-webgpu' ? 'webgpu' : 'wasm');
+    try {
+      const w = { params: uploadParams(be, cfg, weights), lora: null };
+      const speeds = await measureSpeeds(runtime, {
+        forward: (seqs) => engineForward(be, cfg, w, seqs),
+        generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
+      }, cfg.vocabSize, plan);
+      return { ...speeds, backend: be.description };
+    } finally {
+      be.destroy();
+    }
+  }
+  const ep = runtime === 'ort-webgpu' ? 'webgpu' : 'wasm';
+  const ort = await ortFor(ep);
+  const ortTensor: OrtTensorFactory = (type, data, dims) => new ort.Tensor(type, data, dims);
+  const full = await ortSession(`${modelUrl}model.onnx`, ep);
+  const cached = await ortSession(`${modelUrl}model_kv.onnx`, ep);
+  try {
+    const speeds = await measureSpeeds(runtime, {
+      forward: (seqs) => ortForward(full, ortTensor, seqs),
+      generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
+    }, cfg.vocabSize, plan);
+    return { ...speeds, backend: `onnxruntime-web ${ort.env.versions.web} ${ep} EP` };
+  } finally {
+    await full.release();
+    await cached.release();
+  }
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+/** Logits of the golden batch from each of `runtimes`, each compared with the float64 golden logits, and every
+ *  engine runtime compared with every onnxruntime one. Also the seconds each runtime took (load + first run). */
+async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
+  const { config: cfg, weights } = await loadModel(goldenUrl);
+  const golden = parseSafetensors(await fetchBytes(`${goldenUrl}golden.safetensors`), 'golden.safetensors').tensors;
+  const idsTensor = golden.get('input_ids')!;
+  const [B, T] = idsTensor.shape;
+  const ids = Array.from(idsTensor.data as ArrayLike<number | bigint>, Number);
+  const goldLogits = golden.get('logits')!.data as Float64Array;
+  const logits: Record<string, Float32Array> = {};
+  const seconds: Record<string, number> = {};
+  for (const runtime of runtimes) {
+    const t0 = performance.now();
+    const kind = runtime.endsWith('webgpu') ? 'webgpu' : 'wasm';
+    if (runtime.startsWith('engine-')) {
+      const be = await engineBackend(kind);
+      try {
+        const w = { params: uploadParams(be, cfg, weights), lora: null };
+        const batch = packSequences(Array.from({ length: B }, (_, b) => ({ tokens: ids.slice(b * T, (b + 1) * T), positions: [] })), cfg.vocabSize);
+        logits[runtime] = await computeLogits(be, cfg, w, batch);
+      } finally {
+        be.destroy();
+      }
+    } else {
+      const ort = await ortFor(kind);
+      const session = await ortSession(`${goldenUrl}model.onnx`, kind);
+      const out = await session.run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [B, T]) });
+      logits[runtime] = out.logits.data as Float32Array;
+      await session.release();
+    }
+    seconds[runtime] = +((performance.now() - t0) / 1000).toFixed(2);
+  }
+  const vsGolden = Object.fromEntries(Object.entries(logits).map(([k, v]) => [k, maxAbsDiff(v, goldLogits)]));
+  const pairs: Record<string, number> = {};
+  for (const ours of runtimes.filter((r) => r.startsWith('engine-'))) {
+    for (const peer of runtimes.filter((r) => r.startsWith('ort-'))) pairs[`${ours} vs ${peer}`] = maxAbsDiff(logits[ours], logits[peer]);
+  }
+  let maxAbsGolden = 0;
+  for (const x of goldLogits) maxAbsGolden = Math.max(maxAbsGolden, Math.abs(x));
+  return { B, T, V: cfg.vocabSize, maxAbsGolden, vsGolden, pairs, seconds };
+}
+
+async function adapterDescription(): Promise<string | null> {
+  return (await requestDevice())?.description ?? null;
+}
+
+declare global {
+  interface Window {
+    rema: { bench: typeof bench; crosscheck: typeof crosscheck; adapter: typeof adapterDescription; ready: boolean };
+  }
+}
+window.rema = { bench, crosscheck, adapter: adapterDescription, ready: true };
+document.body.dataset.ready = 'true';

@@ -1,0 +1,60 @@
+// Independent cross-check in real Chromium: each golden model's torch.onnx export (model.onnx) runs in
+// onnxruntime-web (WASM execution provider, and the WebGPU one on Chromium's adapter, SwiftShader here), and our
+// engine runs the same weights (model.safetensors) on its WASM and WebGPU backends, on the golden input ids.
+// They must agree with each other and with the float64 golden logits.
+// Tolerance: every runtime computes in float32; torch's own float32 forward is within 5e-6 of the float64 oracle
+// on these models (shared/notes/torch-oracle-and-onnx.md), so 1e-4 absolute leaves room for a different
+// summation order (vec4 / SIMD reductions, GPU workgroup reductions) while catching any wrong op.
+// The page (bench/browser/, built by its own Vite config) is served on a free port by bench/browser/serve.ts,
+// next to the golden folders; the app's preview server is not used.
+import { readdirSync, existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import type { BrowserRuntime } from '../../bench/browser/page.ts';
+import { buildPage, servePage } from '../../bench/browser/serve.ts';
+
+const TOL = 1e-4;
+const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
+const folders = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'model.onnx'))).toSorted();
+/** onnxruntime-web's WebGPU EP compiles every shader anew per session, 10-20 s on SwiftShader: one model gets it,
+ *  the one with the most features (Qwen2 q/k/v biases, tied embeddings, GQA). The other runtimes check all four. */
+const ORT_WEBGPU_ON = 'qwen2-tied-gqa2';
+
+let server: Server | undefined;
+let page: Page;
+
+// one page for all models: onnxruntime's WASM module and the engine's pipelines are compiled once
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  await buildPage();
+  const served = await servePage();
+  server = served.server;
+  page = await browser.newPage();
+  await page.goto(served.url);
+  await page.waitForFunction(() => window.rema?.ready === true);
+});
+test.afterAll(async () => {
+  await page?.close();
+  server?.close();
+});
+
+test('the golden models have ONNX exports, and Chromium a WebGPU adapter', async () => {
+  expect(folders.length).toBeGreaterThanOrEqual(4);
+  expect(folders).toContain(ORT_WEBGPU_ON);
+  expect(await page.evaluate(() => window.rema.adapter())).not.toBeNull();
+});
+
+for (const folder of folders) {
+  const runtimes: BrowserRuntime[] = ['engine-wasm', 'ort-wasm', 'engine-webgpu', ...(folder === ORT_WEBGPU_ON ? ['ort-webgpu' as const] : [])];
+  test(`${folder}: ${runtimes.join(', ')} agree with each other and with the float64 golden logits`, async () => {
+    const r = await page.evaluate(([u, rts]) => window.rema.crosscheck(u, rts), [`/golden/${folder}/`, runtimes] as const);
+    console.log(`${folder} B=${r.B} T=${r.T} V=${r.V} max|logit|=${r.maxAbsGolden.toFixed(2)} vs f64: ${JSON.stringify(r.vsGolden)} pairs: ${JSON.stringify(r.pairs)} seconds: ${JSON.stringify(r.seconds)}`);
+    expect(r.maxAbsGolden).toBeGreaterThan(1); // the logits are far from zero: the comparison is not vacuous
+    expect(Object.keys(r.vsGolden).toSorted()).toEqual([...runtimes].toSorted());
+    for (const [runtime, err] of Object.entries(r.vsGolden)) expect(err, `${runtime} vs float64 golden`).toBeLessThan(TOL);
+    for (const [pair, err] of Object.entries(r.pairs)) expect(err, pair).toBeLessThan(TOL);
+  });
+}
