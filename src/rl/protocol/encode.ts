@@ -22,6 +22,36 @@ export interface EncodedChat {
   turns: number[];
 }
 
+/**
+ * Rendering a chat template (Jinja) costs about a millisecond, and every turn re-renders the same prefixes of the
+ * same chats, so renders and segment encodings are memoised per tokenizer (bounded; cleared when full).
+ */
+const MEMO_LIMIT = 20_000;
+const memos = new WeakMap<ChatTokenizer, { render: Map<string, string>; encode: Map<string, number[]> }>();
+
+function memoOf(tokenizer: ChatTokenizer): { render: Map<string, string>; encode: Map<string, number[]> } {
+  let m = memos.get(tokenizer);
+  if (!m) memos.set(tokenizer, (m = { render: new Map(), encode: new Map() }));
+  if (m.render.size > MEMO_LIMIT) m.render.clear();
+  if (m.encode.size > MEMO_LIMIT) m.encode.clear();
+  return m;
+}
+
+function render(tokenizer: ChatTokenizer, messages: readonly ChatMessage[], addGenerationPrompt: boolean): string {
+  const memo = memoOf(tokenizer).render;
+  const key = (addGenerationPrompt ? '1' : '0') + JSON.stringify(messages);
+  let text = memo.get(key);
+  if (text === undefined) memo.set(key, (text = tokenizer.applyChatTemplate(messages, { addGenerationPrompt })));
+  return text;
+}
+
+function encode(tokenizer: ChatTokenizer, text: string): number[] {
+  const memo = memoOf(tokenizer).encode;
+  let ids = memo.get(text);
+  if (ids === undefined) memo.set(text, (ids = tokenizer.encode(text)));
+  return ids;
+}
+
 function mustExtend(prefix: string, full: string, where: string): string {
   if (!full.startsWith(prefix))
     throw new Error(
@@ -49,9 +79,9 @@ export function encodeChat(
   for (let i = 0; i < messages.length; i++) {
     if (messages[i].role !== 'assistant') continue;
     // template text up to this assistant message's content
-    const prompt = tokenizer.applyChatTemplate(messages.slice(0, i), { addGenerationPrompt: true });
-    tokens.push(...tokenizer.encode(mustExtend(text, prompt, 'encodeChat')));
-    const contentIds = tokenizer.encode(messages[i].content);
+    const prompt = render(tokenizer, messages.slice(0, i), true);
+    tokens.push(...encode(tokenizer, mustExtend(text, prompt, 'encodeChat')));
+    const contentIds = encode(tokenizer, messages[i].content);
     const t = training[turn];
     if (t?.train) {
       for (let j = 0; j < contentIds.length; j++) {
@@ -61,8 +91,8 @@ export function encodeChat(
     }
     tokens.push(...contentIds);
     // the text that closes the message (e.g. "<|im_end|>\n"): its first token is the end-of-turn token
-    const closed = tokenizer.applyChatTemplate(messages.slice(0, i + 1), { addGenerationPrompt: false });
-    const closing = tokenizer.encode(mustExtend(prompt + messages[i].content, closed, 'encodeChat'));
+    const closed = render(tokenizer, messages.slice(0, i + 1), false);
+    const closing = encode(tokenizer, mustExtend(prompt + messages[i].content, closed, 'encodeChat'));
     if (t?.train && t.endedNormally) {
       if (closing[0] !== tokenizer.endOfTurnTokenId)
         throw new Error(
@@ -75,7 +105,7 @@ export function encodeChat(
     text = closed;
     turn += 1;
   }
-  const full = tokenizer.applyChatTemplate(messages, { addGenerationPrompt });
-  tokens.push(...tokenizer.encode(mustExtend(text, full, 'encodeChat')));
+  const full = render(tokenizer, messages, addGenerationPrompt);
+  tokens.push(...encode(tokenizer, mustExtend(text, full, 'encodeChat')));
   return { tokens, positions, turns };
 }
