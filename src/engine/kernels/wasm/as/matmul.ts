@@ -7,7 +7,7 @@
 //   registers V8 gives WASM on x64; bigger blocks spill and run slower, see shared notes) walks K.
 // Pointers are byte offsets into the imported memory; every tensor is f32.
 
-import { madd } from './simd';
+import { madd, reduce4 } from './simd';
 
 const NR: i32 = 8; // columns per panel
 
@@ -119,6 +119,118 @@ export function matmul(
       const cp = c + <usize>i * rowBytes + (<usize>j << 2);
       finish(cp, c0, bias, j, cols0, alpha, beta);
       if (cols1 > 0) finish(cp + 16, c1, bias, j + 4, cols1, alpha, beta);
+    }
+  }
+}
+
+// ---- few rows (decode steps, the LM head on sampled rows): no packing ----
+// With M below ~16 rows, packing op(B) costs as much as the multiply itself, so these read B in place:
+//   transB=1 (weights [N,K], the usual case): two rows of A at a time against four rows of B, eight vector
+//   accumulators over K, reduced with shuffles into two vectors of four outputs;
+//   transB=0 (B [K,N]): two rows of A at a time, eight columns of B per step, like the packed kernel but
+//   striding over B's rows. Tails (odd M, N % 4 or N % 8, K % 4) fall back to scalar loops.
+// A must be row-major here (transA = 0).
+
+// @ts-ignore: decorator
+@inline function scalarDot(x: usize, y: usize, K: i32): f32 {
+  let s: f32 = 0;
+  for (let k = 0; k < K; k++) s += load<f32>(x + (<usize>k << 2)) * load<f32>(y + (<usize>k << 2));
+  return s;
+}
+
+// @ts-ignore: decorator
+@inline function storeOne(cp: usize, v: f32, bias: usize, j: i32, alpha: f32, beta: f32): void {
+  let x = alpha * v;
+  if (beta != 0) x += beta * load<f32>(cp);
+  if (bias) x += load<f32>(bias + (<usize>j << 2));
+  store<f32>(cp, x);
+}
+
+export function matmulFewRows(
+  a: usize, b: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, transB: i32, alpha: f32, beta: f32,
+): void {
+  const rowA = <usize>K << 2, rowC = <usize>N << 2;
+  if (transB) {
+    const K4 = K & ~3;
+    let i = 0;
+    for (; i < M; i += 2) {
+      const two = i + 1 < M;
+      const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
+      let j = 0;
+      for (; j + 4 <= N; j += 4) {
+        const b0 = b + <usize>j * rowA, b1 = b0 + rowA, b2 = b1 + rowA, b3 = b2 + rowA;
+        let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x02 = f32x4.splat(0), x03 = f32x4.splat(0);
+        let x10 = f32x4.splat(0), x11 = f32x4.splat(0), x12 = f32x4.splat(0), x13 = f32x4.splat(0);
+        for (let k = 0; k < K4; k += 4) {
+          const o = <usize>k << 2;
+          const av0 = v128.load(a0 + o), av1 = v128.load(a1 + o);
+          const bv0 = v128.load(b0 + o), bv1 = v128.load(b1 + o), bv2 = v128.load(b2 + o), bv3 = v128.load(b3 + o);
+          x00 = madd(av0, bv0, x00); x01 = madd(av0, bv1, x01); x02 = madd(av0, bv2, x02); x03 = madd(av0, bv3, x03);
+          x10 = madd(av1, bv0, x10); x11 = madd(av1, bv1, x11); x12 = madd(av1, bv2, x12); x13 = madd(av1, bv3, x13);
+        }
+        let r0 = reduce4(x00, x01, x02, x03), r1 = reduce4(x10, x11, x12, x13);
+        if (K4 < K) {
+          const t0 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
+            scalarDot(a0 + (<usize>K4 << 2), b0 + (<usize>K4 << 2), K - K4)), 1,
+            scalarDot(a0 + (<usize>K4 << 2), b1 + (<usize>K4 << 2), K - K4)), 2,
+            scalarDot(a0 + (<usize>K4 << 2), b2 + (<usize>K4 << 2), K - K4)), 3,
+            scalarDot(a0 + (<usize>K4 << 2), b3 + (<usize>K4 << 2), K - K4));
+          const t1 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
+            scalarDot(a1 + (<usize>K4 << 2), b0 + (<usize>K4 << 2), K - K4)), 1,
+            scalarDot(a1 + (<usize>K4 << 2), b1 + (<usize>K4 << 2), K - K4)), 2,
+            scalarDot(a1 + (<usize>K4 << 2), b2 + (<usize>K4 << 2), K - K4)), 3,
+            scalarDot(a1 + (<usize>K4 << 2), b3 + (<usize>K4 << 2), K - K4));
+          r0 = f32x4.add(r0, t0);
+          r1 = f32x4.add(r1, t1);
+        }
+        const cp = c + <usize>i * rowC + (<usize>j << 2);
+        finish(cp, r0, bias, j, 4, alpha, beta);
+        if (two) finish(cp + rowC, r1, bias, j, 4, alpha, beta);
+      }
+      for (; j < N; j++) {
+        const bj = b + <usize>j * rowA;
+        const cp = c + <usize>i * rowC + (<usize>j << 2);
+        storeOne(cp, scalarDot(a0, bj, K), bias, j, alpha, beta);
+        if (two) storeOne(cp + rowC, scalarDot(a1, bj, K), bias, j, alpha, beta);
+      }
+    }
+    return;
+  }
+  // transB = 0: B [K,N]
+  const N8 = N & ~7;
+  let i = 0;
+  for (; i < M; i += 2) {
+    const two = i + 1 < M;
+    const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
+    for (let j = 0; j < N8; j += 8) {
+      let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+      let pb = b + (<usize>j << 2);
+      for (let k = 0; k < K; k++) {
+        const b0 = v128.load(pb), b1 = v128.load(pb, 16);
+        const o = <usize>k << 2;
+        const av0 = v128.load32_splat(a0 + o), av1 = v128.load32_splat(a1 + o);
+        c00 = madd(av0, b0, c00); c01 = madd(av0, b1, c01);
+        c10 = madd(av1, b0, c10); c11 = madd(av1, b1, c11);
+        pb += rowC;
+      }
+      const cp = c + <usize>i * rowC + (<usize>j << 2);
+      finish(cp, c00, bias, j, 4, alpha, beta);
+      finish(cp + 16, c01, bias, j + 4, 4, alpha, beta);
+      if (two) {
+        finish(cp + rowC, c10, bias, j, 4, alpha, beta);
+        finish(cp + rowC + 16, c11, bias, j + 4, 4, alpha, beta);
+      }
+    }
+    for (let j = N8; j < N; j++) {
+      let s0: f32 = 0, s1: f32 = 0;
+      for (let k = 0; k < K; k++) {
+        const bv = load<f32>(b + (<usize>(k * N + j) << 2));
+        s0 += load<f32>(a0 + (<usize>k << 2)) * bv;
+        s1 += load<f32>(a1 + (<usize>k << 2)) * bv;
+      }
+      const cp = c + <usize>i * rowC + (<usize>j << 2);
+      storeOne(cp, s0, bias, j, alpha, beta);
+      if (two) storeOne(cp + rowC, s1, bias, j, alpha, beta);
     }
   }
 }
