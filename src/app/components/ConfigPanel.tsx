@@ -7,6 +7,7 @@ import type { ExperimentConfig } from '../../rl/config.ts';
 import { PRESET_NAMES } from '../../rl/presets.ts';
 import { knobGroups, knobs, type Knob } from '../config/knobs.ts';
 import { usePlayground } from '../store/react.ts';
+import { HintIcon } from './HintIcon.tsx';
 
 function KnobInput({ knob, value, onCommit }: { knob: Knob; value: unknown; onCommit: (v: unknown) => void }) {
   const c = knob.control;
@@ -75,9 +76,7 @@ function KnobRow({ knob }: { knob: Knob }) {
     <div className={`knob ${error ? 'knob-error' : ''}`} data-knob={knob.key}>
       <label htmlFor={`knob-${knob.key}`} className="knob-label">
         {knob.label}
-        <span className="hint-icon" tabIndex={0} aria-label={knob.note}>
-          ?<span className="tooltip" role="tooltip">{knob.note}</span>
-        </span>
+        <HintIcon note={knob.note} />
       </label>
       <KnobInput knob={knob} value={value} onCommit={(v) => setField(knob.key, v)} />
       {error && <div className="knob-message" role="alert">{error}</div>}
