@@ -4,7 +4,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { openRunsDb } from './persist/runs-db.ts';
-import { decodeUrlState, encodeUrlState, modelSpecFromConfig } from './state/url-state.ts';
+import { decodeUrlState, modelSpecFromConfig } from './state/url-state.ts';
+import { browserHash, syncUrl } from './state/url-sync.ts';
 import { createPlaygroundStore } from './store/create-store.ts';
 import { StoreProvider } from './store/react.ts';
 import './styles.css';
@@ -23,11 +24,7 @@ const store = createPlaygroundStore(
 );
 if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });
 
-store.subscribe((s, prev) => {
-  if (s.config === prev.config && s.view === prev.view && s.preset === prev.preset && s.backendPreference === prev.backendPreference) return;
-  const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference });
-  if (hash !== location.hash) history.replaceState(null, '', hash);
-});
+syncUrl(store, browserHash());
 
 createRoot(document.getElementById('root')!).render(
   <ErrorBoundary label="The playground">

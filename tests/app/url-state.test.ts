@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/presets.ts';
 import { decodeUrlState, encodeUrlState } from '../../src/app/state/url-state.ts';
+import { syncUrl } from '../../src/app/state/url-sync.ts';
+import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 
 describe('URL state', () => {
   it('round-trips edits of every kind of field', () => {
@@ -39,5 +41,26 @@ describe('URL state', () => {
     const s = decodeUrlState('#preset=tiny-default&modelSource=local&model=my-model');
     expect(s.config.modelSource).toBe('embedded');
     expect(s.errors.join()).toContain('my-model');
+  });
+});
+
+describe('URL sync', () => {
+  it('rewrites the hash on config, preset and view changes, and the hash reproduces the setup', () => {
+    const store = createPlaygroundStore(
+      { createClient: () => ({ send: () => {}, subscribe: () => () => {}, terminate: () => {} }), openDb: async () => { throw new Error('unused'); } },
+      { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    );
+    const written: string[] = [];
+    const target = { get hash() { return written.at(-1) ?? ''; }, replace: (h: string) => written.push(h) };
+    syncUrl(store, target);
+    store.getState().setConfigField('groupSize', 4);
+    store.getState().setView('rollouts');
+    store.getState().setConfigField('groupSize', -1); // rejected: no new hash
+    expect(written).toHaveLength(2);
+    const back = decodeUrlState(written.at(-1)!);
+    expect(back.config.groupSize).toBe(4);
+    expect(back.view).toBe('rollouts');
+    store.getState().applyPreset('ablation-token-ratio');
+    expect(decodeUrlState(written.at(-1)!).config).toEqual(getPreset('ablation-token-ratio'));
   });
 });
