@@ -7,10 +7,10 @@ export const FAST_HASH = '#preset=tiny-default&problemsPerStep=2&groupSize=4&max
 
 export const viewports = { desktop: { width: 1440, height: 900 }, laptop: { width: 1280, height: 720 } } as const;
 
-/** Every request URL the page makes (including its worker), to assert the run stays on the page's origin. */
+/** Every request URL of the browser context (the page and its training worker), to assert the run stays on the page's origin. */
 export function recordRequests(page: Page): string[] {
   const urls: string[] = [];
-  page.on('request', (r) => urls.push(r.url()));
+  page.context().on('request', (r) => urls.push(r.url()));
   return urls;
 }
 

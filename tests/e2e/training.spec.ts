@@ -13,6 +13,8 @@ test('the first rollouts appear after opening, without training', async ({ page,
   await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates');
   await expect(page.getByTestId('sample').first().locator('[data-role="meta"]').first()).toBeVisible();
   await screenshotBoth(page, info, '00-first-rollouts');
+  // the recorder sees the worker's requests too (the weights are fetched there)
+  expect(requests.some((u) => u.endsWith('/models/tiny-rema/model.safetensors'))).toBe(true);
   expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
 });
 
