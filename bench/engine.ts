@@ -9,7 +9,7 @@
 //                                                      runs with --webgpu, and then only the tiny preset)
 // Writes bench/results/engine.json. Each number is the median of 3 timed runs after one warm-up run.
 import { mkdirSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Backend } from '../src/engine/backend.ts';
 import { CpuBackend } from '../src/engine/backends/cpu.ts';
@@ -192,6 +192,7 @@ async function benchOnnx(backends: BackendEntry[]) {
   return rows;
 }
 
+const loadBefore = loadavg()[0];
 const backends = await availableBackends();
 const models = [];
 for (const entry of backends) {
@@ -208,6 +209,8 @@ const result = {
   node: process.version,
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: cpus().length,
+  /** 1-minute load average before and after the run: numbers from a loaded machine are noisy */
+  loadavg: [+loadBefore.toFixed(2), +loadavg()[0].toFixed(2)],
   quick,
   presets,
   models,
