@@ -94,6 +94,9 @@ const cases: Case[] = [
   matmulCase('tiny dW', 264, 96, 1024, 1, 0),
   matmulCase('tiny LoRA A', 1024, 8, 96, 0, 1),
   matmulCase('tiny LoRA B', 1024, 96, 8, 0, 1),
+  // one decode step of a GRPO group (G = 8 rows) and of a single stream
+  matmulCase('decode G=8 gate/up', 8, 264, 96, 0, 1),
+  matmulCase('decode G=1 qo', 1, 96, 96, 0, 1),
   // SmolLM-135M layer at 256 rows
   matmulCase('smol qo', 256, 576, 576, 0, 1),
   matmulCase('smol up', 256, 1536, 576, 0, 1),

@@ -9,13 +9,14 @@
 import type { Tensor } from '../backend.ts';
 import { type WasmVariant, bestWasmVariant, wasmSupport } from '../kernels/wasm/loader.ts';
 import { wasmKernels } from '../kernels/wasm/kernels.ts';
-import { WASM_MAX_BYTES, WasmRuntime } from '../kernels/wasm/runtime.ts';
+import { WasmRuntime } from '../kernels/wasm/runtime.ts';
 import { CpuBackend, type TensorStore } from './cpu.ts';
 
 export interface WasmBackendOptions {
   /** 'auto' (default): relaxed SIMD when supported, else plain SIMD */
   variant?: WasmVariant | 'auto';
-  /** total tensor bytes allowed live (default and maximum: 4 GiB minus scratch headroom) */
+  /** total tensor bytes allowed live (default and maximum: the memory's limit — 4 GiB, or 1 GiB where the engine
+   *  refuses 4 GiB — minus 256 MiB of scratch headroom) */
   maxTotalBytes?: number;
 }
 
@@ -84,9 +85,9 @@ export class WasmBackend extends CpuBackend {
     const variant = requested === 'auto' ? bestWasmVariant() : requested;
     if (variant === null) throw new Error('WasmBackend: this JavaScript engine has no WebAssembly SIMD');
     // leave headroom for kernel scratch (packing panels, logits chunks) inside the 4 GiB address space
-    const headroom = 256 * 1024 * 1024;
-    const maxTotalBytes = Math.min(options.maxTotalBytes ?? Infinity, WASM_MAX_BYTES - headroom);
     const rt = await WasmRuntime.create(variant);
+    const headroom = 256 * 1024 * 1024;
+    const maxTotalBytes = Math.min(options.maxTotalBytes ?? Infinity, rt.heap.maxBytes - headroom);
     return new WasmBackend(rt, new WasmTensorStore(rt), maxTotalBytes);
   }
 }

@@ -30,8 +30,15 @@ export class WasmRuntime {
   ) {}
 
   static async create(variant: WasmVariant, maxBytes = WASM_MAX_BYTES): Promise<WasmRuntime> {
-    const limit = Math.min(maxBytes, WASM_MAX_BYTES);
-    const memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(limit / PAGE) }); // 16 MiB to start
+    let limit = Math.min(maxBytes, WASM_MAX_BYTES);
+    let memory: WebAssembly.Memory;
+    try {
+      memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(limit / PAGE) }); // 16 MiB to start
+    } catch {
+      // some engines (32-bit, mobile) refuse a 4 GiB maximum: settle for 1 GiB
+      limit = Math.min(limit, 16384 * PAGE);
+      memory = new WebAssembly.Memory({ initial: 256, maximum: limit / PAGE });
+    }
     const exports = await instantiateWasmKernels(memory, variant);
     return new WasmRuntime(memory, new WasmHeap(memory, WASM_RESERVED_BYTES, limit), exports, variant);
   }
