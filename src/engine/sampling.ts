@@ -54,21 +54,41 @@ export function sampleToken(logits: Float32Array, params: SamplingParams, stream
     }
     return argmax(logits);
   }
-  // most likely first (ties: lower id first), cut to top-k, then to the top-p nucleus
-  const order = Array.from({ length: V }, (_, i) => i).toSorted((a, b) => weights[b] - weights[a] || a - b);
-  let kept = useTopK ? Math.floor(params.topK) : V;
+  // most likely first (ties: lower id first), cut to top-k, then to the top-p nucleus. Only a threshold set
+  // {w >= tau} is sorted: every token above tau precedes every token below it, so once that set holds the
+  // top-k tokens (or, without top-k, the nucleus mass) its sorted order is the head of the full order.
+  const k = useTopK ? Math.floor(params.topK) : V;
+  let minPositive = Infinity;
+  for (let i = 0; i < V; i++) if (weights[i] > 0 && weights[i] < minPositive) minPositive = weights[i];
+  let head: number[] = [];
+  for (let tau = 1 / 16; ; tau /= 16) {
+    head = [];
+    let mass = 0;
+    for (let i = 0; i < V; i++) {
+      if (weights[i] >= tau) {
+        head.push(i);
+        mass += weights[i];
+      }
+    }
+    const enough = useTopK ? head.length >= k : mass >= params.topP * total;
+    if (enough || tau <= minPositive) break;
+  }
+  const order = head.toSorted((a, b) => weights[b] - weights[a] || a - b);
+  let kept = Math.min(k, order.length);
+  // mass the nucleus is measured against: the top-k tokens, or every token without top-k
   let keptMass = 0;
   for (let j = 0; j < kept; j++) keptMass += weights[order[j]];
+  if (!useTopK) keptMass = Math.max(keptMass, total);
   if (params.topP < 1) {
     let mass = 0;
     for (let j = 0; j < kept; j++) {
       mass += weights[order[j]];
       if (mass >= params.topP * keptMass) {
         kept = j + 1;
-        keptMass = mass;
         break;
       }
     }
+    keptMass = mass;
   }
   let target = u * keptMass;
   for (let j = 0; j < kept; j++) {

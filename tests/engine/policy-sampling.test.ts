@@ -3,6 +3,7 @@
 // (seed, stream, counter).
 import { describe, expect, it } from 'vitest';
 import { argmax, logSoftmaxAt, sampleToken, validateSampling } from '../../src/engine/sampling.ts';
+import { Rng, uniform01 } from '../../src/util/rng.ts';
 
 const logits = Float32Array.of(1.0, 2.5, 0.2, 2.0, -1.0, 0.7);
 
@@ -19,6 +20,32 @@ function empirical(params: Parameters<typeof sampleToken>[1], n = 20000): number
   const counts: number[] = Array.from({ length: logits.length }, () => 0);
   for (let i = 0; i < n; i++) counts[sampleToken(logits, params, 7, i)]++;
   return counts.map((c) => c / n);
+}
+
+// reference: sort all V tokens, cut to top-k, then to the nucleus, inverse CDF with the same uniform draw
+function reference(l: Float32Array, p: { temperature: number; topP: number; topK: number }, u: number): number {
+  const max = Math.max(...l);
+  const w = Array.from(l, (x) => Math.exp((x - max) / p.temperature));
+  const order = w.map((_x, i) => i).toSorted((a, b) => w[b] - w[a] || a - b);
+  let kept = p.topK > 0 ? Math.min(p.topK, l.length) : l.length;
+  let mass = order.slice(0, kept).reduce((acc, i) => acc + w[i], 0);
+  if (p.topP < 1) {
+    let m = 0;
+    for (let j = 0; j < kept; j++) {
+      m += w[order[j]];
+      if (m >= p.topP * mass) {
+        kept = j + 1;
+        break;
+      }
+    }
+    mass = m;
+  }
+  let rest = u * mass;
+  for (let j = 0; j < kept; j++) {
+    rest -= w[order[j]];
+    if (rest < 0) return order[j];
+  }
+  return order[kept - 1];
 }
 
 describe('sampleToken', () => {
@@ -47,6 +74,20 @@ describe('sampleToken', () => {
     const got = empirical({ temperature: 1, topP, topK: 0, seed: 8 });
     const want = target(1, (i) => i === 1 || i === 3);
     got.forEach((g, i) => expect(Math.abs(g - want[i])).toBeLessThan(0.015));
+  });
+
+  it('matches a full-sort reference on a large vocabulary (the fast path sorts only the head)', () => {
+    const rng = new Rng(99);
+    const V = 3000;
+    for (const [temperature, topP, topK] of [[1, 0.9, 0], [0.7, 1, 40], [1.3, 0.5, 200], [1, 0.95, 5]]) {
+      for (let trial = 0; trial < 5; trial++) {
+        const big = Float32Array.from({ length: V }, () => 3 * rng.normal());
+        for (let c = 0; c < 20; c++) {
+          const params = { temperature, topP, topK, seed: trial };
+          expect(sampleToken(big, params, 1, c)).toBe(reference(big, params, uniform01(trial, 1, c)));
+        }
+      }
+    }
   });
 
   it('is a pure function of (seed, stream, counter)', () => {
