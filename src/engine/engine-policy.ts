@@ -10,11 +10,11 @@ import type {
 import { packSequences } from './model/batch.ts';
 import { runSequences, type ActiveWeights, type GradientSinks } from './model/decoder.ts';
 import { decodeBatch } from './model/generate.ts';
-import { createLoraAdapter, freeAdapter, namedLoraParameters, zerosLikeAdapter, type LoraAdapter } from './model/lora.ts';
+import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from './model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
 import { allocMerged, mergedBytes, refreshMerged, type MergedWeights } from './model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
-import { AdamW, type ParamSlot } from './optim/adamw.ts';
+import { AdamW, validateAdamW, type ParamSlot } from './optim/adamw.ts';
 import type { LrSchedule } from './optim/schedule.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from './sampling.ts';
 import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
@@ -95,6 +95,12 @@ export class EnginePolicy implements Policy {
     this.vocabSize = config.vocabSize;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
+    validateAdamW(opts.optimizer);
+    if (training.mode === 'lora') {
+      normalizeLoraTargets(training.targets);
+      if (!Number.isInteger(training.rank) || training.rank < 1) throw new Error(`createEnginePolicy: training.rank must be a positive integer, got ${training.rank}`);
+      if (!(training.alpha > 0)) throw new Error(`createEnginePolicy: training.alpha must be > 0, got ${training.alpha}`);
+    }
     if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
     if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
     this.adapters = [...training.adapters];

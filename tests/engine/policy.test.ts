@@ -275,5 +275,9 @@ describe('EnginePolicy training', () => {
     await expect(policy.optimizerStep('nope')).rejects.toThrow(/unknown adapter "nope"/);
     expect(() => createEnginePolicy({ ...baseOptions(lora), baseDtype: 'f16' })).toThrow(/does not support f16 weights/);
     expect(() => createEnginePolicy({ ...baseOptions({ mode: 'full', adapters: ['a', 'a'] }) })).toThrow(/duplicate adapter names/);
+    const bad = baseOptions(lora);
+    expect(() => createEnginePolicy({ ...bad, optimizer: { ...bad.optimizer, lr: -1 } })).toThrow(/optimizer: lr must be >= 0/);
+    expect(() => createEnginePolicy({ ...bad, training: { ...lora, targets: ['qkv'] } as TrainingSetup })).toThrow(/LoRA target "qkv"/);
+    expect(bad.backend.ledger().liveTensors).toBe(0);
   });
 });

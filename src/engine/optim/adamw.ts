@@ -126,7 +126,7 @@ function bad(field: string, value: number, rule: string): Error {
   return new Error(`optimizer: ${field} ${rule}, got ${value}`);
 }
 
-function validateAdamW(o: AdamWOptions): void {
+export function validateAdamW(o: AdamWOptions): void {
   if (!(o.lr >= 0)) throw bad('lr', o.lr, 'must be >= 0');
   if (!(o.beta1 >= 0 && o.beta1 < 1)) throw bad('beta1', o.beta1, 'must be in [0, 1)');
   if (!(o.beta2 >= 0 && o.beta2 < 1)) throw bad('beta2', o.beta2, 'must be in [0, 1)');
