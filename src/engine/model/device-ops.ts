@@ -29,11 +29,6 @@ export function copyTensor(backend: Backend, src: Tensor, dst: Tensor): void {
   backend.run('axpby', { t: { x: src, y: dst }, p: { n: src.size, a: 1, b: 0 } });
 }
 
-/** y += x */
-export function addInto(backend: Backend, x: Tensor, y: Tensor): void {
-  backend.run('axpby', { t: { x, y }, p: { n: y.size, a: 1, b: 1 } });
-}
-
 /** Allocate a zero-filled f32 tensor. */
 export function zeros(backend: Backend, shape: readonly number[], label: string): Tensor {
   const t = backend.alloc(shape, 'f32', label);
