@@ -237,7 +237,9 @@ export class EnginePolicy implements Policy {
         const t = this.trainable(adapter!);
         sinks = { full: t.fullGrads, lora: t.loraGrads };
       }
-      for (const chunk of chunkByTokens(indices, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
+      // longest first, so that sequences of similar length share a chunk (less right padding)
+      const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
+      for (const chunk of chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
         const batch = packSequences(chunk.map((i) => requests[i]), this.vocabSize);
         const backward = grads && sinks
           ? {
