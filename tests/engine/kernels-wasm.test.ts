@@ -124,7 +124,7 @@ describe('WasmBackend', async () => {
     expect(relErr(await read(wasm, logits), refMatmul(h.subarray(0, 2 * D), w, null, null, 2, V, D, 0, 1, 1, 0))).toBeLessThan(2e-6);
   });
 
-  it('rmsnorm, swiglu (and backwards), axpby, adamw in SIMD match the TypeScript kernels; rope stays TS on the same memory', async () => {
+  it('rmsnorm, swiglu (and backwards), axpby, adamw, rope, sumSquares in SIMD match the TypeScript kernels', async () => {
     const cpu = new CpuBackend();
     const [R, D, F] = [5, 9, 7]; // odd: the 4-lane loops and their scalar tails
     const x = randn(rng, R * D), w = randn(rng, D), dy = randn(rng, R * D), dx0 = randn(rng, R * D), dw0 = randn(rng, D);
@@ -150,10 +150,18 @@ describe('WasmBackend', async () => {
       });
       const rot = put(be, x.subarray(0, R * 8), [R, 1, 8]);
       be.run('rope', { t: { x: rot, pos: put(be, pos, [R], 'i32') }, p: { R, nHeads: 1, Dh: 8, theta: 100, inverse: 0 } });
-      return { ...n, ...b, ...sw, yNaN, ...opt, rot };
+      // head dim 6 (scalar tail), 3 heads, inverse, explicit frequencies, then a position past the cached table
+      const rot6 = put(be, x.subarray(0, R * 18), [R, 3, 6]);
+      const t6 = { x: rot6, pos: put(be, pos, [R], 'i32'), invFreq: put(be, Float32Array.from([1, 0.1, 0.01]), [3]) };
+      be.run('rope', { t: t6, p: { R, nHeads: 3, Dh: 6, theta: 1, inverse: 1 } });
+      be.i32(t6.pos)[2] = 20000;
+      be.run('rope', { t: t6, p: { R, nHeads: 3, Dh: 6, theta: 1, inverse: 0 } });
+      const ss = put(be, Float32Array.from([0.25]), [1]);
+      be.run('sumSquares', { t: { x: n.x, out: ss }, p: { n: R * D - 2, accumulate: 1 } });
+      return { ...n, ...b, ...sw, yNaN, ...opt, rot, rot6, ss };
     };
     const tw = run(wasm), tc = run(cpu);
-    for (const name of ['y', 'rstd', 'dx', 'dw', 'h', 'dg', 'du', 'yNaN', 'p', 'm', 'v', 'rot'] as const) {
+    for (const name of ['y', 'rstd', 'dx', 'dw', 'h', 'dg', 'du', 'yNaN', 'p', 'm', 'v', 'rot', 'rot6', 'ss'] as const) {
       expect(relErr(await read(wasm, tw[name]), await read(cpu, tc[name])), name).toBeLessThan(2e-6);
     }
   });

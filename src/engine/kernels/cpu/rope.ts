@@ -11,9 +11,9 @@
 import { scratchF64 } from './scratch.ts';
 
 /** positions covered by the cached cos/sin table; larger positions are computed directly */
-const TABLE_POSITIONS = 8192;
+export const TABLE_POSITIONS = 8192;
 
-interface AngleTable {
+export interface AngleTable {
   invFreq: Float64Array;
   /** cos/sin[pos * half + i] for pos < filled */
   cos: Float64Array;
@@ -22,8 +22,9 @@ interface AngleTable {
 }
 let table: AngleTable | null = null;
 
-/** The cached table for these frequencies, filled up to at least `positions` rows (at most TABLE_POSITIONS). */
-function anglesFor(invFreq: Float64Array, half: number, positions: number): AngleTable {
+/** The cached table for these frequencies, filled up to at least `positions` rows (at most TABLE_POSITIONS).
+ *  Growing the table replaces its cos/sin arrays (callers that copy them can compare identities). */
+export function ropeAngles(invFreq: Float64Array, half: number, positions: number): AngleTable {
   let same = table !== null && table.invFreq.length === half;
   for (let i = 0; same && i < half; i++) same = table!.invFreq[i] === invFreq[i];
   if (!same || !table) {
@@ -46,20 +47,32 @@ function anglesFor(invFreq: Float64Array, half: number, positions: number): Angl
   return table;
 }
 
-export function rope(
-  x: Float32Array, pos: Int32Array, R: number, nHeads: number, Dh: number, theta: number, inverse: 0 | 1,
-  givenInvFreq: Float32Array | null = null,
-): void {
+/** invFreq[i] = theta^(-2i/Dh), or the given frequencies (a scratch array of Dh/2, valid until the next call). */
+export function ropeInverseFrequencies(Dh: number, theta: number, given: Float32Array | null): Float64Array {
   if (Dh % 2 !== 0) throw new Error(`rope: head dim Dh=${Dh} must be even`);
   const half = Dh / 2;
   const invFreq = scratchF64('rope.invFreq', half);
-  for (let i = 0; i < half; i++) invFreq[i] = givenInvFreq ? givenInvFreq[i] : Math.pow(theta, (-2 * i) / Dh);
+  for (let i = 0; i < half; i++) invFreq[i] = given ? given[i] : Math.pow(theta, (-2 * i) / Dh);
+  return invFreq;
+}
+
+/** The largest position in pos[0..R); throws on a negative one. */
+export function maxPosition(pos: Int32Array, R: number): number {
   let maxPos = 0;
   for (let r = 0; r < R; r++) {
     if (pos[r] < 0) throw new Error(`rope: pos[${r}] = ${pos[r]} is negative`);
     maxPos = Math.max(maxPos, pos[r]);
   }
-  const angles = anglesFor(invFreq, half, maxPos + 1);
+  return maxPos;
+}
+
+export function rope(
+  x: Float32Array, pos: Int32Array, R: number, nHeads: number, Dh: number, theta: number, inverse: 0 | 1,
+  givenInvFreq: Float32Array | null = null,
+): void {
+  const half = Dh / 2;
+  const invFreq = ropeInverseFrequencies(Dh, theta, givenInvFreq);
+  const angles = ropeAngles(invFreq, half, maxPosition(pos, R) + 1);
   const cos = scratchF64('rope.cos', half);
   const sin = scratchF64('rope.sin', half);
   const sign = inverse ? -1 : 1;

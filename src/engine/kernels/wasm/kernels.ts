@@ -1,12 +1,14 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
-// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (as/elementwise.ts).
-// rope, embedding, copyRows, sumRows, sumSquares stay on the TypeScript kernels.
+// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw, rope (with the TypeScript kernel's
+// cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts).
+// embedding, copyRows, sumRows stay on the TypeScript kernels.
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
-import { type CpuKernelTable, need } from '../cpu/index.ts';
+import { type CpuKernelTable, cpuKernels, need } from '../cpu/index.ts';
+import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import { WasmRuntime } from './runtime.ts';
 
@@ -15,6 +17,8 @@ export type PointerOf = (t: Tensor) => number;
 
 export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelTable> {
   const x = rt.exports;
+  /** which TypeScript cos/sin table was last copied into the 'rope.table' scratch, and where */
+  let ropeCopy: { source: Float64Array; offset: number } | null = null;
   return {
     matmul(mem, t, p) {
       need('matmul', 'a', t.a, p.M * p.K);
@@ -85,6 +89,33 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       need('axpby', 'x', t.x, p.n);
       need('axpby', 'y', t.y, p.n);
       x.axpby(ptr(t.x), ptr(t.y), p.n, p.a, p.b);
+    },
+    rope(mem, t, p) {
+      need('rope', 'x', t.x, p.R * p.nHeads * p.Dh);
+      need('rope', 'pos', t.pos, p.R);
+      if (t.invFreq) need('rope', 'invFreq', t.invFreq, p.Dh / 2);
+      const half = p.Dh / 2;
+      const invFreq = ropeInverseFrequencies(p.Dh, p.theta, t.invFreq ? mem.f32(t.invFreq) : null);
+      const maxPos = maxPosition(mem.i32(t.pos), p.R);
+      if (maxPos >= TABLE_POSITIONS) {
+        cpuKernels.rope(mem, t, p); // beyond the cached table: the TypeScript kernel computes the angles
+        return;
+      }
+      const table = ropeAngles(invFreq, half, maxPos + 1);
+      const offset = rt.reserve('rope.table', 2 * table.filled * half * 4);
+      if (!ropeCopy || ropeCopy.source !== table.cos || ropeCopy.offset !== offset) {
+        rt.f32At(offset, table.filled * half).set(table.cos.subarray(0, table.filled * half));
+        rt.f32At(offset + table.filled * half * 4, table.filled * half).set(table.sin.subarray(0, table.filled * half));
+        ropeCopy = { source: table.cos, offset };
+      }
+      x.rope(ptr(t.x), ptr(t.pos), offset, offset + table.filled * half * 4, p.R, p.nHeads, p.Dh, p.inverse);
+    },
+    sumSquares(mem, t, p) {
+      need('sumSquares', 'x', t.x, p.n);
+      need('sumSquares', 'out', t.out, 1);
+      const s = x.sumSquares(ptr(t.x), p.n);
+      const out = mem.f32(t.out);
+      out[0] = p.accumulate ? out[0] + s : s;
     },
     adamw(_mem, t, p) {
       for (const [n, v] of [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]] as const) need('adamw', n, v, p.n);

@@ -25,6 +25,8 @@ export interface WasmKernelExports {
   swiglu(g: number, u: number, h: number, n: number): void;
   swigluBackward(g: number, u: number, dh: number, dg: number, du: number, n: number): void;
   axpby(x: number, y: number, n: number, a: number, b: number): void;
+  rope(x: number, pos: number, cosT: number, sinT: number, R: number, nHeads: number, Dh: number, inverse: number): void;
+  sumSquares(x: number, n: number): number;
   adamw(
     p: number, g: number, m: number, v: number, n: number, lr: number, beta1: number, beta2: number,
     oneMinusBeta1: number, oneMinusBeta2: number, eps: number, weightDecay: number, bc1: number, bc2: number, gradScale: number,
@@ -90,7 +92,7 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
     for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
   }
   const names = ['packB', 'matmul', 'matmulFewRows', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
-    'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw'];
+    'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw', 'rope', 'sumSquares'];
   for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);
   }

@@ -138,3 +138,46 @@ export function adamw(
     store<f32>(at(p, i), pi - lr * (mi / bc1 / (Mathf.sqrt(vi / bc2) + eps) + weightDecay * pi));
   }
 }
+
+/** RoPE in place on x[R, nHeads, Dh] (rotate_half), with cos/sin read from tables [positions, Dh/2] (f32) at
+ *  row pos[r]; inverse rotates by -angle. The caller guarantees pos[r] < the tables' positions. */
+export function rope(x: usize, pos: usize, cosT: usize, sinT: usize, R: i32, nHeads: i32, Dh: i32, inverse: i32): void {
+  const half = Dh >> 1;
+  const sign = f32x4.splat(inverse ? -1 : 1);
+  for (let r = 0; r < R; r++) {
+    const p = load<i32>(at(pos, r));
+    const c = cosT + (<usize>(p * half) << 2), s = sinT + (<usize>(p * half) << 2);
+    for (let h = 0; h < nHeads; h++) {
+      const lo = x + (<usize>((r * nHeads + h) * Dh) << 2), hi = lo + (<usize>half << 2);
+      let i = 0;
+      for (; i + 4 <= half; i += 4) {
+        const cv = v128.load(at(c, i)), sv = f32x4.mul(v128.load(at(s, i)), sign);
+        const x1 = v128.load(at(lo, i)), x2 = v128.load(at(hi, i));
+        v128.store(at(lo, i), f32x4.sub(f32x4.mul(x1, cv), f32x4.mul(x2, sv)));
+        v128.store(at(hi, i), madd(x1, sv, f32x4.mul(x2, cv)));
+      }
+      for (; i < half; i++) {
+        const cv = load<f32>(at(c, i)), sv = load<f32>(at(s, i)) * (inverse ? -1 : 1);
+        const x1 = load<f32>(at(lo, i)), x2 = load<f32>(at(hi, i));
+        store<f32>(at(lo, i), x1 * cv - x2 * sv);
+        store<f32>(at(hi, i), x2 * cv + x1 * sv);
+      }
+    }
+  }
+}
+
+/** Σ x² over n floats, accumulated in f64 (two f64x2 lanes per f32x4). */
+export function sumSquares(x: usize, n: i32): f64 {
+  let a0 = f64x2.splat(0), a1 = f64x2.splat(0);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v = v128.load(at(x, i));
+    const lo = f64x2.promote_low_f32x4(v), hi = f64x2.promote_low_f32x4(v128.shuffle<f32>(v, v, 2, 3, 0, 1));
+    a0 = f64x2.add(a0, f64x2.mul(lo, lo));
+    a1 = f64x2.add(a1, f64x2.mul(hi, hi));
+  }
+  const a = f64x2.add(a0, a1);
+  let s = f64x2.extract_lane(a, 0) + f64x2.extract_lane(a, 1);
+  for (; i < n; i++) { const v = <f64>load<f32>(at(x, i)); s += v * v; }
+  return s;
+}
