@@ -1,15 +1,18 @@
 // Part of `npm run bench` (bench/run.ts): our CPU backends against onnxruntime-node on the same model, and one
 // real GRPO step of the tiny default.
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts [--quick]   -> bench/results/peer.json
-//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo      -> bench/results/grpo.json
+//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] -> bench/results/grpo.json
 // Peer models are random-weight models made by scripts/golden/make_golden.py --bench (config.json,
 // model.safetensors, model.onnx, model_kv.onnx) under bench/results/tmp/models/ (git-ignored, made on first use,
 // needs /usr/bin/python3 with python3-torch): "small" (Qwen2 layout, D 256, 4 layers, V 8192) and, without
 // --quick, "qwen2.5-0.5b-L2" (Qwen2.5-0.5B-Instruct's exact configuration, 2 of its 24 layers: the LM head over
 // 151,936 tokens dominates, as in the real model's decode).
 // onnxruntime-node runs with intraOpNumThreads = 1, like our single-threaded engine. What is timed is defined in
-// bench/browser/measure.ts (the same code times the browser runtimes).
+// bench/browser/measure.ts (the same code times the browser runtimes). The clock here is this process's CPU time
+// (user + system, all threads): this machine is shared, and a single-threaded run's CPU time is what its wall
+// time would be on an idle machine. The GRPO step is timed by wall clock (the trainer's own phase timer).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { datasetsFor, optimizerSetupFor, trainingSetupFor } from '../src/app/worker/run-setup.ts';
@@ -24,7 +27,7 @@ import { uploadParams } from '../src/engine/model/params.ts';
 import { getPreset } from '../src/rl/presets.ts';
 import { createTrainer } from '../src/rl/trainer.ts';
 import {
-  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios,
+  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios, useClock,
   type RuntimeSpeeds, type SpeedPlan,
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
@@ -34,9 +37,14 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const resultsDir = join(root, 'bench/results');
 
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
 
-async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs: boolean) {
+async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs: boolean, withTraining: boolean) {
   const { config: cfg, weights } = await loadHfCheckpoint(directoryFileSource(dir));
   const runtimes: RuntimeSpeeds[] = [];
   const train: Array<Record<string, number | string>> = [];
@@ -67,6 +75,7 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     }, cfg.vocabSize, plan));
     console.log(JSON.stringify(runtimes.at(-1)));
     be.destroy();
+    if (!withTraining) continue;
     // forward + backward of a LoRA policy-gradient loss (issue 7: "tokens/s forward and forward+backward")
     const tbe = await make();
     const policy = createEnginePolicy({
@@ -80,10 +89,10 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
       coef: new Float32Array(T - 1).fill(1 / (plan.forwardB * T)),
     }));
     await policy.accumulateGradients(reqs);
-    const t0 = performance.now();
+    const t0 = cpuSeconds();
     await policy.accumulateGradients(reqs);
     await tbe.sync();
-    const s = (performance.now() - t0) / 1000;
+    const s = cpuSeconds() - t0;
     train.push({ runtime: rt, tokens: plan.forwardB * T, seconds: +s.toFixed(3), tok_s: Math.round((plan.forwardB * T) / s), peak_bytes: tbe.ledger().peakBytes });
     console.log(JSON.stringify(train.at(-1)));
     policy.dispose();
@@ -95,16 +104,21 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
 }
 
 async function peer() {
+  useClock(cpuSeconds);
+  const loadBefore = loadavg()[0];
   const models = [];
   const small: SpeedPlan = quick
     ? { forwardB: 4, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 }
     : { forwardB: 8, forwardT: 64, promptLength: 64, maxNew: 17, G: 8, repeats: 3 };
-  models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true));
+  models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true, true));
   if (!quick) {
     const qwen: SpeedPlan = { forwardB: 2, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 };
-    models.push(await peerModel(benchModel('qwen2.5-0.5b', 2), 'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)', qwen, false));
+    models.push(await peerModel(benchModel('qwen2.5-0.5b', 2), 'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)', qwen, false, false));
   }
-  return { date: new Date().toISOString(), node: process.version, onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1', models };
+  return {
+    date: new Date().toISOString(), node: process.version, onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1',
+    clock: 'process CPU time (user + system)', load_average_1min: { before: loadBefore, after: loadavg()[0] }, models,
+  };
 }
 
 /** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's phases. */
@@ -140,7 +154,8 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
 
 mkdirSync(resultsDir, { recursive: true });
 if (args.has('--grpo')) {
-  const result = await runGrpoStep(join(root, 'public/models/tiny-rema'));
+  const dir = process.argv.includes('--grpo-model') ? resolve(process.argv[process.argv.indexOf('--grpo-model') + 1]) : join(root, 'public/models/tiny-rema');
+  const result = await runGrpoStep(dir);
   console.log(JSON.stringify(result));
   writeFileSync(join(resultsDir, 'grpo.json'), JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2) + '\n');
 } else {

@@ -30,11 +30,13 @@ for (const p of [...(only ?? []), ...skip]) if (!PARTS.includes(p as Part)) thro
 const selected = PARTS.filter((p) => (only ? only.includes(p) : true) && !skip.includes(p));
 
 const NODE_FLAGS = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
+// Dawn in Node finds SwiftShader through Debian chromium's Vulkan ICD and loader when there is no GPU driver
 const chromiumLibs = `${process.env.LD_LIBRARY_PATH ? `${process.env.LD_LIBRARY_PATH}:` : ''}/usr/lib/chromium`;
+const dawnEnv = { LD_LIBRARY_PATH: chromiumLibs, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' };
 const commands: Record<Part, { args: string[]; env?: Record<string, string> }> = {
   kernels: { args: ['--experimental-wasm-relaxed-simd', '--no-liftoff', '--import', 'tsx', 'bench/kernels.ts', ...(quick ? ['tiny'] : [])] },
-  engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : []), '--webgpu'], env: { LD_LIBRARY_PATH: chromiumLibs } },
-  webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: { LD_LIBRARY_PATH: chromiumLibs } },
+  engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : []), '--webgpu'], env: dawnEnv },
+  webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: dawnEnv },
   peer: { args: [...NODE_FLAGS, 'bench/peer.ts', ...(quick ? ['--quick'] : [])] },
   grpo: { args: [...NODE_FLAGS, 'bench/peer.ts', '--grpo'] },
   browser: { args: [...NODE_FLAGS, 'bench/browser/driver.ts', ...(quick ? ['--quick'] : [])] },
@@ -68,11 +70,14 @@ const lines: string[] = [];
 const mb = (x: unknown) => ((x as number) / 2 ** 20).toFixed(1);
 const fmt = (x: unknown) => (typeof x === 'number' ? (Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(2)) : String(x));
 
-const kernels = read('kernels') as { gflops?: Record<string, Record<string, number>> } | null;
+type Gflops = number | { wall: number; cpu: number };
+const kernels = read('kernels') as { gflops?: Record<string, Record<string, Gflops>> } | null;
 if (kernels?.gflops) {
-  lines.push('GFLOP/s per kernel (single thread): TS | WASM SIMD | relaxed SIMD   (SIMD / TS)');
+  const cpu = (g: Gflops | undefined) => (g === undefined ? NaN : typeof g === 'number' ? g : g.cpu);
+  lines.push('GFLOP/s per kernel (single thread, per CPU-second): TS | WASM SIMD | relaxed SIMD   (SIMD / TS, relaxed / SIMD)');
   for (const [name, g] of Object.entries(kernels.gflops)) {
-    lines.push(`  ${name.padEnd(50)} ${fmt(g.ts)} | ${fmt(g['wasm-simd'])} | ${fmt(g['wasm-relaxed'])}   (${fmt(g['wasm-simd'] / g.ts)}x)`);
+    const [ts, simd, relaxed] = [cpu(g.ts), cpu(g['wasm-simd']), cpu(g['wasm-relaxed'])];
+    lines.push(`  ${name.padEnd(50)} ${fmt(ts)} | ${fmt(simd)} | ${fmt(relaxed)}   (${fmt(simd / ts)}x, ${fmt(relaxed / simd)}x)`);
   }
 }
 

@@ -1,17 +1,20 @@
 // How the benchmark times one runtime on one model, shared by the Node run (bench/run.ts: our CPU backends vs
 // onnxruntime-node) and the Chromium page (bench/browser/page.ts: our WebGPU / WASM backends vs onnxruntime-web).
 // Both sides do the same work, as each is used for generation:
-//   forward  : B sequences of T tokens, logits at EVERY position (what a full ONNX export computes)       [B*T tok]
+//   forward  : B sequences of T tokens scored at every position: onnxruntime returns the logits [B,T,V] (what a
+//              full ONNX export computes); our engine the log-prob and entropy of each next token, from the same
+//              LM-head matmul chunked over the vocabulary (how it scores for training; it never keeps [B,T,V])   [B*T tok]
 //   prefill  : B distinct prompts of P tokens into an empty KV cache, next-token logits of the last position
 //   decode   : then N-1 more greedy steps, one token per sequence per step, with the KV cache           [B*(N-1) tok]
 // Our engine runs prefill+decode through decodeBatch (src/engine/model/generate.ts); onnxruntime runs the Optimum
 // layout export (model_kv.onnx: input_ids [B,T], attention_mask [B,P+T], position_ids [B,T], past_key_values.{l}.
-// key/value [B,Hkv,P,Dh] -> logits [B,T,V], present.*) batched over B, feeding `present` back as the next `past`.
+// key/value [B,Hkv,P,Dh] -> logits [B,T,V], present.*) batched over B, feeding `present` back as the next `past`
+// (on the WebGPU EP the page keeps `present` on the GPU, as transformers.js does; logits come back to the host).
 // No node:* and no DOM here: the same file runs in both places.
 import type { Backend } from '../../src/engine/backend.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
-import { computeLogits, type ActiveWeights } from '../../src/engine/model/decoder.ts';
+import { runSequences, type ActiveWeights } from '../../src/engine/model/decoder.ts';
 import { decodeBatch } from '../../src/engine/model/generate.ts';
 
 /** Seconds spent in the prefill and in the decode steps of one generation. */
@@ -24,6 +27,8 @@ export interface GenerationTiming {
 export interface OrtTensorLike {
   readonly data: unknown;
   readonly dims: readonly number[];
+  /** frees a GPU-resident output (onnxruntime-web's preferredOutputLocation 'gpu-buffer') */
+  dispose?(): void;
 }
 export interface OrtSessionLike {
   run(feeds: Record<string, OrtTensorLike>): Promise<Record<string, OrtTensorLike>>;
@@ -53,13 +58,18 @@ function argmax(row: Float32Array): number {
   return best;
 }
 
-const now = () => performance.now() / 1000;
+let now = () => performance.now() / 1000;
 
-/** Engine forward over B sequences with logits at every position (logits read back to the host). */
+/** Times with another clock, in seconds (Node: the process's CPU time, robust on a shared machine). */
+export function useClock(clock: () => number): void {
+  now = clock;
+}
+
+/** Engine forward over B sequences scoring every next token (log-probs and entropies read back to the host). */
 export async function engineForward(be: Backend, cfg: ModelConfig, w: ActiveWeights, seqs: number[][]): Promise<number> {
-  const batch = packSequences(seqs.map((tokens) => ({ tokens, positions: [] })), cfg.vocabSize);
+  const batch = packSequences(seqs.map((tokens) => ({ tokens, positions: tokens.slice(1).map((_, i) => i + 1) })), cfg.vocabSize);
   const t0 = now();
-  await computeLogits(be, cfg, w, batch);
+  await runSequences(be, cfg, w, batch, null);
   await be.sync();
   return now() - t0;
 }
@@ -116,11 +126,13 @@ export async function ortGeneration(
     const out = await session.run(feeds);
     const logits = out.logits.data as Float32Array;
     ids = Array.from({ length: B }, (_, b) => argmax(logits.subarray(((b + 1) * T - 1) * V, (b + 1) * T * V)));
+    for (const t of past) t.dispose?.();
     past = Array.from({ length: 2 * L }, (_, i) => out[`present.${i >> 1}.${i & 1 ? 'value' : 'key'}`]);
     pastLength += T;
     T = 1;
     if (step === 0) firstStep = now();
   }
+  for (const t of past) t.dispose?.();
   return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep };
 }
 

@@ -73,9 +73,11 @@ async function engineBackend(kind: 'webgpu' | 'wasm'): Promise<Backend> {
   return WebGpuBackend.create(gpu.device, { adapterInfo: gpu.description });
 }
 
-async function ortSession(url: string, ep: 'webgpu' | 'wasm') {
+/** A session; `gpuOutputs` names outputs that stay on the GPU (the KV cache) on the WebGPU EP. */
+async function ortSession(url: string, ep: 'webgpu' | 'wasm', gpuOutputs: string[] = []) {
   const ort = await ortFor(ep);
-  return ort.InferenceSession.create(await fetchBytes(url), { executionProviders: [ep], graphOptimizationLevel: 'all' });
+  const preferredOutputLocation = ep === 'webgpu' && gpuOutputs.length ? Object.fromEntries(gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) : undefined;
+  return ort.InferenceSession.create(await fetchBytes(url), { executionProviders: [ep], graphOptimizationLevel: 'all', preferredOutputLocation });
 }
 
 async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
@@ -97,7 +99,8 @@ async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan)
   const ort = await ortFor(ep);
   const ortTensor: OrtTensorFactory = (type, data, dims) => new ort.Tensor(type, data, dims);
   const full = await ortSession(`${modelUrl}model.onnx`, ep);
-  const cached = await ortSession(`${modelUrl}model_kv.onnx`, ep);
+  const present = Array.from({ length: cfg.numLayers }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
+  const cached = await ortSession(`${modelUrl}model_kv.onnx`, ep, present);
   try {
     const speeds = await measureSpeeds(runtime, {
       forward: (seqs) => ortForward(full, ortTensor, seqs),
