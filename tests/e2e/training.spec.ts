@@ -48,8 +48,17 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   const sample = page.getByTestId('sample').first();
   await expect(sample).toBeVisible();
   await expect(sample.locator('[data-role="meta"]').first()).toBeVisible();
-  await expect(sample.locator('[data-role="reasoning"]').first()).toBeVisible();
   await expect(sample).toContainText(/r=-?\d/);
+  // a reasoning turn in some group (an episode whose plan hit the token cap ends before the reasoning agent speaks)
+  let reasoningShown = false;
+  for (const row of await page.getByTestId('group-row').all()) {
+    await row.click();
+    if ((await page.locator('[data-testid="sample"] [data-role="reasoning"]').count()) > 0) {
+      reasoningShown = true;
+      break;
+    }
+  }
+  expect(reasoningShown).toBe(true);
   await screenshotBoth(page, info, '03-rollouts');
 
   // resume

@@ -14,6 +14,8 @@ const stackColours = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#6
 
 const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v));
 
+const fromZeroDomain: [number, (dataMax: number) => number] = [0, (dataMax) => (dataMax > 0 ? dataMax : 0.01)];
+
 /** points of both lists, one per step (the later list wins), in step order */
 function mergeByStep(a: { step: number; value: number }[], b: { step: number; value: number }[]) {
   const byStep = new Map<number, number>();
@@ -43,7 +45,7 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
     <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
       <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
-      <YAxis domain={spec.domain ?? ["auto", "auto"]} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
+      <YAxis domain={spec.domain ?? (spec.fromZero ? fromZeroDomain : ['auto', 'auto'])} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
       {runs.length === 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
       {lines.map((l) => (

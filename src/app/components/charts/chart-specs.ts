@@ -18,6 +18,8 @@ export interface ChartSpec {
   kind: 'line' | 'stacked';
   series: SeriesSpec[];
   domain?: [number, number];
+  /** the axis starts at 0 and stays readable when every value is 0 (KL, clip fractions before any clipping) */
+  fromZero?: boolean;
 }
 
 const finite = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
@@ -33,11 +35,11 @@ export const chartSpecs: readonly ChartSpec[] = [
       { label: 'train', value: (m) => finite(m.accuracy) },
       { label: 'held-out', value: (m) => finite(m.eval_accuracy), extra: (run) => (run.evaluations ?? []).map((p) => ({ step: p.step, value: p.accuracy })) },
     ] },
-  { id: 'kl', title: 'KL to reference', kind: 'line', note: 'Mean per-token KL between the trained policy and the base weights (adapters off).',
+  { id: 'kl', title: 'KL to reference', kind: 'line', fromZero: true, note: 'Mean per-token KL between the trained policy and the base weights (adapters off).',
     series: [{ label: 'kl', value: (m) => finite(m.kl) }] },
   { id: 'entropy', title: 'Entropy', kind: 'line', note: 'Mean next-token entropy of the trained tokens. A fall together with reward std and length is the Echo Trap.',
     series: [{ label: 'entropy', value: (m) => finite(m.entropy) }] },
-  { id: 'clip', title: 'Clip fraction', kind: 'line', note: 'Fraction of trained tokens (or turns) whose ratio was clipped below 1-eps (low) or above 1+eps (high). Zero when fully on-policy.',
+  { id: 'clip', title: 'Clip fraction', kind: 'line', fromZero: true, note: 'Fraction of trained tokens (or turns) whose ratio was clipped below 1-eps (low) or above 1+eps (high). Zero when fully on-policy.',
     series: [
       { label: 'low', value: (m) => finite(m.clip_frac_low) },
       { label: 'high', value: (m) => finite(m.clip_frac_high) },
