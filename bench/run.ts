@@ -132,13 +132,15 @@ for (const m of browser?.models ?? []) {
 
 console.log('\n=== summary ===');
 for (const l of lines) console.log(l);
+// a partial run (--only) keeps the other parts' results and wall times from the previous summary
+const previous = read('summary') as { wall_s?: Record<string, number> } | null;
 const summary = {
   date: new Date().toISOString(),
   git,
   quick,
   parts: selected,
   failed,
-  wall_s: wall,
+  wall_s: { ...previous?.wall_s, ...wall },
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memory_gib: +(totalmem() / 2 ** 30).toFixed(1), platform: `${process.platform} ${process.arch}` },
   versions: {
     node: process.version,
