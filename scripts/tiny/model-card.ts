@@ -86,7 +86,7 @@ weights with fresh data (another seed) and a fresh schedule.
 ${r.finalEval.size} held-out problems, at most ${r.finalEval.caps.maxRounds} rounds and ${r.finalEval.caps.maxTokensPerTurn} tokens per turn; correct = the meta-thinking
 agent emitted [FINISH] and the reasoning agent's last \\boxed{} equals the answer.
 
-| level | equations | operands | values | accuracy |
+| level | equations | event operands | values | accuracy |
 | --- | --- | --- | --- | --- |
 ${levels}
 | all | | | | ${pct(r.finalEval.accuracy.all)} |
