@@ -57,7 +57,7 @@ function attentionCase(B: number, T: number, H: number, Hkv: number, Dh: number,
     setup: (be) => {
       const t = {
         q: rand(be, [B, T, H, Dh]), k: rand(be, [B, T, Hkv, Dh]), v: rand(be, [B, T, Hkv, Dh]),
-        keyStart: ints(be, new Array(B).fill(0)), o: be.alloc([B, T, H, Dh]), lse: be.alloc([B, H, T]),
+        keyStart: ints(be, Array.from({ length: B }, () => 0)), o: be.alloc([B, T, H, Dh]), lse: be.alloc([B, H, T]),
       };
       const p = { B, T, S: T, past: 0, H, Hkv, Dh };
       be.run('attention', { t, p });
