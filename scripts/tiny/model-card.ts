@@ -25,6 +25,7 @@ interface CardRecord {
   targetTokensSeen: number;
   trainSeconds: number;
   finalEval: { size: number; accuracy: Acc; finished: number; caps: { maxRounds: number; maxTokensPerTurn: number } };
+  judgeEval: { size: number; accuracy: Acc };
   regression: { size: number; correct: number };
 }
 
@@ -92,6 +93,9 @@ ${levels}
 | all | | | | ${pct(r.finalEval.accuracy.all)} |
 
 Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}%.
+
+Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
+${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}); chance is 50%.
 Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
 
 ## Regenerate

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
-import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
+import { tinyArithProblems, tinyJudgeProblems } from '../../src/data/tiny-task/dataset.ts';
 import { LEVELS } from '../../src/data/tiny-task/generator.ts';
 import { supervisedExample } from '../../src/data/tiny-task/sft.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
@@ -221,6 +221,15 @@ async function main(): Promise<void> {
       `L2 ${pct(final.acc.L2)} L3 ${pct(final.acc.L3)}; finished ${(100 * final.finished).toFixed(0)}%`,
   );
   for (const e of final.episodes.slice(0, 3)) console.log(JSON.stringify({ q: e.problem.question, turns: e.turns, gold: e.problem.answer }));
+  const judgeEpisodes = await greedyEpisodes(
+    evalPolicy,
+    tok,
+    tinyJudgeProblems({ split: 'heldout', count: 90, seed: 12345 }),
+    'full',
+    config.maxPositionEmbeddings,
+  );
+  const judgeAcc = accuracyByLevel(judgeEpisodes);
+  console.log(`judge task (90 held-out, greedy multi-turn): acc ${pct(judgeAcc.all)} L1 ${pct(judgeAcc.L1)} L2 ${pct(judgeAcc.L2)} L3 ${pct(judgeAcc.L3)}`);
   const regression = await greedyEpisodes(evalPolicy, tok, REGRESSION_SAMPLE(), 'full', config.maxPositionEmbeddings);
   const regressionCorrect = regression.filter((e) => e.correct).length;
   console.log(`regression sample: ${regressionCorrect}/${regression.length} correct`);
@@ -242,6 +251,7 @@ async function main(): Promise<void> {
     targetTokensSeen: targetsSeen,
     trainSeconds,
     finalEval: { size: final.episodes.length, accuracy: final.acc, finished: final.finished, caps: TINY_EVAL_CAPS },
+    judgeEval: { size: judgeEpisodes.length, accuracy: judgeAcc },
     regression: { size: regression.length, correct: regressionCorrect, correctIds: regression.filter((e) => e.correct).map((e) => e.problem.id) },
     log,
   };

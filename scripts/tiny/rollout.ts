@@ -5,7 +5,12 @@
 // configurable implementation; this one is fixed to the tiny task's prompts and caps.)
 
 import { metaChat, reasoningChat, stripFinish } from '../../src/data/tiny-task/chats.ts';
-import { TINY_META_SYSTEM, TINY_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
+import {
+  TINY_JUDGE_META_SYSTEM,
+  TINY_JUDGE_REASONING_SYSTEM,
+  TINY_META_SYSTEM,
+  TINY_REASONING_SYSTEM,
+} from '../../src/data/tiny-task/prompts.ts';
 import type { DialogueTurn } from '../../src/data/tiny-task/traces.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { Problem } from '../../src/data/problem.ts';
@@ -39,6 +44,12 @@ export function lastBoxed(text: string): string | null {
   return null;
 }
 
+/** The letter of the last [[A]] / [[B]] verdict, or null. */
+export function lastVerdict(text: string): string | null {
+  const all = [...text.matchAll(/\[\[([AB])\]\]/g)];
+  return all.length > 0 ? all[all.length - 1][1] : null;
+}
+
 export async function greedyEpisodes(
   policy: Policy,
   tok: ChatTokenizer,
@@ -48,6 +59,10 @@ export async function greedyEpisodes(
   contextLength: number,
   caps: RolloutCaps = TINY_EVAL_CAPS,
 ): Promise<Episode[]> {
+  // the tiny prompt set: judge problems get the judge system prompts (all problems of a call share a task)
+  const judge = problems.length > 0 && problems[0].task === 'judge';
+  const metaSystem = judge ? TINY_JUDGE_META_SYSTEM : TINY_META_SYSTEM;
+  const reasoningSystem = judge ? TINY_JUDGE_REASONING_SYSTEM : TINY_REASONING_SYSTEM;
   const sampling = { temperature: 0, topP: 1, topK: 0, seed: 0 };
   const states = problems.map((problem) => ({ problem, turns: [] as DialogueTurn[], done: false, finished: false }));
   // One batched greedy call; prompts too long for the context get no turn (null), the others share a token cap
@@ -69,14 +84,14 @@ export async function greedyEpisodes(
     const active = states.filter((s) => !s.done);
     if (active.length === 0) break;
     const metaPrompts = active.map((s) =>
-      tok.applyChatTemplate(metaChat(TINY_META_SYSTEM, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1), {
+      tok.applyChatTemplate(metaChat(metaSystem, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1), {
         addGenerationPrompt: true,
       }),
     );
     const metas = await gen(metaPrompts);
     active.forEach((s, i) => s.turns.push({ meta: metas[i]?.text ?? '', reasoning: '' }));
     const reasoningPrompts = active.map((s) =>
-      tok.applyChatTemplate(reasoningChat(TINY_REASONING_SYSTEM, s.problem.question, s.turns).slice(0, -1), {
+      tok.applyChatTemplate(reasoningChat(reasoningSystem, s.problem.question, s.turns).slice(0, -1), {
         addGenerationPrompt: true,
       }),
     );
@@ -93,7 +108,8 @@ export async function greedyEpisodes(
     });
   }
   return states.map((s) => {
-    const predicted = s.turns.length > 0 ? lastBoxed(s.turns[s.turns.length - 1].reasoning) : null;
+    const last = s.turns.length > 0 ? s.turns[s.turns.length - 1].reasoning : '';
+    const predicted = judge ? lastVerdict(last) : lastBoxed(last);
     return { problem: s.problem, turns: s.turns, finished: s.finished, predicted, correct: s.finished && predicted === s.problem.answer };
   });
 }
