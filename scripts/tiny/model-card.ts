@@ -96,6 +96,7 @@ Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}
 
 Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
 ${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}); chance is 50%.
+
 Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
 
 ## Regenerate
