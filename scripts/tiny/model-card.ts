@@ -24,7 +24,7 @@ interface CardRecord {
   tokensSeen: number;
   targetTokensSeen: number;
   trainSeconds: number;
-  finalEval: { size: number; accuracy: Acc; finished: number; caps: { maxRounds: number; maxTokensPerTurn: number } };
+  finalEval: { size: number; accuracy: Acc; finished: number; plans: { exact: number; exactAndCorrect: number; empty: number }; caps: { maxRounds: number; maxTokensPerTurn: number } };
   judgeEval: { size: number; accuracy: Acc };
   regression: { size: number; correct: number };
 }
@@ -92,7 +92,9 @@ agent emitted [FINISH] and the reasoning agent's last \\boxed{} equals the answe
 ${levels}
 | all | | | | ${pct(r.finalEval.accuracy.all)} |
 
-Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}%.
+Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}%. The meta-thinking agent's first plan equals
+the gold plan in ${r.finalEval.plans.exact} of ${r.finalEval.size} episodes (${r.finalEval.plans.exactAndCorrect} of those are solved) and is empty in
+${r.finalEval.plans.empty}: under greedy decoding most errors are the reasoning agent's arithmetic.
 
 Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
 ${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}); chance is 50%.

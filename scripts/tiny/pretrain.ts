@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
-import { tinyArithProblems, tinyJudgeProblems } from '../../src/data/tiny-task/dataset.ts';
+import { tinyArithProblems, tinyJudgeProblems, tinySpecs } from '../../src/data/tiny-task/dataset.ts';
+import { renderPlan } from '../../src/data/tiny-task/text.ts';
 import { LEVELS } from '../../src/data/tiny-task/generator.ts';
 import { supervisedExample } from '../../src/data/tiny-task/sft.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
@@ -84,12 +85,24 @@ function loadTokenizer(): ChatTokenizer {
 
 async function evaluate(policy: Policy, tok: ChatTokenizer, size: number, contextLength: number) {
   const perLevel = Math.ceil(size / 3);
-  const problems = tinyArithProblems({ split: 'heldout', count: perLevel * 3, seed: 12345 });
+  const opts = { split: 'heldout' as const, count: perLevel * 3, seed: 12345 };
+  const problems = tinyArithProblems(opts);
+  const goldPlans = tinySpecs(opts).map((spec) => renderPlan(spec.steps));
   const t0 = performance.now();
   const episodes = await greedyEpisodes(policy, tok, problems, 'full', contextLength);
   const acc = accuracyByLevel(episodes);
   const finished = episodes.filter((e) => e.finished).length / episodes.length;
-  return { acc, finished, seconds: (performance.now() - t0) / 1000, episodes };
+  // the first plan against the gold plan: how much of the error is planning and how much computing
+  const plans = { exact: 0, exactAndCorrect: 0, empty: 0 };
+  episodes.forEach((e, i) => {
+    const plan = e.turns[0]?.meta ?? '';
+    if (plan === goldPlans[i]) {
+      plans.exact++;
+      if (e.correct) plans.exactAndCorrect++;
+    }
+    if (plan.trim() === '') plans.empty++;
+  });
+  return { acc, finished, plans, seconds: (performance.now() - t0) / 1000, episodes };
 }
 
 function pct(r: { correct: number; total: number } | undefined): string {
@@ -218,7 +231,8 @@ async function main(): Promise<void> {
   const final = await evaluate(evalPolicy, tok, evalSize, config.maxPositionEmbeddings);
   console.log(
     `final eval (${final.episodes.length} held-out, greedy multi-turn): acc ${pct(final.acc.all)} L1 ${pct(final.acc.L1)} ` +
-      `L2 ${pct(final.acc.L2)} L3 ${pct(final.acc.L3)}; finished ${(100 * final.finished).toFixed(0)}%`,
+      `L2 ${pct(final.acc.L2)} L3 ${pct(final.acc.L3)}; finished ${(100 * final.finished).toFixed(0)}%; ` +
+      `first plan = gold plan ${final.plans.exact} (${final.plans.exactAndCorrect} of them solved), empty ${final.plans.empty}`,
   );
   for (const e of final.episodes.slice(0, 3)) console.log(JSON.stringify({ q: e.problem.question, turns: e.turns, gold: e.problem.answer }));
   const judgeEpisodes = await greedyEpisodes(
@@ -250,7 +264,7 @@ async function main(): Promise<void> {
     tokensSeen,
     targetTokensSeen: targetsSeen,
     trainSeconds,
-    finalEval: { size: final.episodes.length, accuracy: final.acc, finished: final.finished, caps: TINY_EVAL_CAPS },
+    finalEval: { size: final.episodes.length, accuracy: final.acc, finished: final.finished, plans: final.plans, caps: TINY_EVAL_CAPS },
     judgeEval: { size: judgeEpisodes.length, accuracy: judgeAcc },
     regression: { size: regression.length, correct: regressionCorrect, correctIds: regression.filter((e) => e.correct).map((e) => e.problem.id) },
     log,
