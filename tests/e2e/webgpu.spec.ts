@@ -17,6 +17,7 @@ test('backend=webgpu uses the WebGPU adapter, says so, and trains a step on it',
   info.annotations.push({ type: 'webgpu step (ms)', description: String(Date.now() - t0) });
   await page.getByTestId('tab-rollouts').click();
   await expect(page.getByTestId('sample').first()).toBeVisible();
+  await page.screenshot({ path: info.outputPath('08-webgpu-rollouts-1440x900.png') });
 });
 
 test('auto: WebGPU on a hardware adapter, else the CPU backend with a visible notice', async ({ page }) => {

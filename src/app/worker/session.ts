@@ -140,7 +140,10 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
       });
     } catch (e) {
       backend.destroy();
-      throw new Error(`could not load the model "${modelName(spec)}": ${(e as Error).message}`, { cause: e });
+      const missing = /not found/.test((e as Error).message)
+        ? '\nA model folder needs config.json, model.safetensors (or model.safetensors.index.json and its shards), tokenizer.json and tokenizer_config.json (a Llama or Qwen2 checkpoint in Hugging Face layout).'
+        : '';
+      throw new Error(`could not load the model "${modelName(spec)}": ${(e as Error).message}${missing}`, { cause: e });
     }
     let parameters = 0;
     for (const t of checkpoint.weights.values()) parameters += t.data.length;

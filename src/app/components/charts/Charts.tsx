@@ -94,9 +94,16 @@ export function Charts() {
   const runs = useMemo(() => runSelectors.chartRuns(current, saved, overlayIds), [current, saved, overlayIds]);
   if (runs.every((r) => r.metrics.length === 0 && (r.evaluations ?? []).length === 0)) {
     return (
-      <p className="empty" data-testid="charts-empty">
-        No steps yet. Press <b>Train</b> or <b>Step</b>, or overlay a saved run from the Runs tab.
-      </p>
+      <div className="empty intro" data-testid="charts-empty">
+        <p>
+          <b>ReMA</b> trains two agents together with reinforcement learning: a <span className="tag-meta">meta-thinking agent</span>{' '}
+          writes plans, a <span className="tag-reasoning">reasoning agent</span> follows them, and both are rewarded when the final
+          answer is right (Wan et al., NeurIPS 2025).
+        </p>
+        <p>
+          No steps yet. Press <b>Train</b> or <b>Step</b>, look at the agents in <b>Rollouts</b>, or overlay a saved run from <b>Runs</b>.
+        </p>
+      </div>
     );
   }
   return (
