@@ -55,11 +55,11 @@ describe('WasmBackend', async () => {
     }
   });
 
-  it('attention (GQA, keyStart, decode with past) and its backward match the TypeScript kernels', async () => {
+  it('attention (GQA 2 and 3, MHA, keyStart, decode with past) and its backward match the TypeScript kernels', async () => {
     const cpu = new CpuBackend();
-    const [B, T, H, Hkv, Dh] = [2, 6, 4, 2, 7]; // Dh not a multiple of 4: exercises the scalar tail
+    const [B, T, Dh] = [2, 6, 7]; // Dh not a multiple of 4: exercises the scalar tail
     const keyStart = Int32Array.from([0, 3]);
-    for (const [S, past, Tq] of [[6, 0, 6], [9, 5, 3]]) {
+    for (const [H, Hkv, S, past, Tq] of [[4, 2, 6, 0, 6], [4, 2, 9, 5, 3], [6, 2, 6, 0, 6], [3, 3, 6, 0, 6]]) {
       const q = randn(rng, B * Tq * H * Dh), k = randn(rng, B * S * Hkv * Dh), v = randn(rng, B * S * Hkv * Dh);
       const p = { B, T: Tq, S, past, H, Hkv, Dh };
       const run = (be: CpuBackend) => {
