@@ -76,6 +76,12 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   await expect(row.locator('td').nth(4)).toHaveText(String(total));
   await screenshotBoth(page, info, '04-runs');
 
+  // its last rollouts can be opened again
+  await row.getByTestId('inspect-run').click();
+  await expect(page.getByTestId('inspecting-saved')).toBeVisible();
+  await expect(page.getByTestId('sample').first()).toBeVisible();
+  await page.getByTestId('tab-runs').click();
+
   // export JSON and check its content
   const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId('export-json').click()]);
   const file = JSON.parse(await readFile((await download.path())!, 'utf8'));

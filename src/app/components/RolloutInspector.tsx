@@ -51,18 +51,21 @@ function SampleCard({ r, colouring }: { r: RolloutRecord; colouring: TokenColour
 }
 
 export function RolloutInspector() {
-  const { trainRollouts, evalRollouts, selected, selectGroup, colouring, setColouring, step, evalStep } = usePlayground(
+  const { run, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
     useShallow((s) => ({
-      trainRollouts: s.currentRun?.rollouts,
-      evalRollouts: s.currentRun?.evalRollouts,
-      step: s.currentRun?.metrics.at(-1)?.step,
-      evalStep: s.currentRun?.evaluations?.at(-1)?.step,
+      run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
+      inspected: s.inspectedRunId !== null,
+      inspectRun: s.inspectRun,
       selected: s.selectedGroup,
       selectGroup: s.selectGroup,
       colouring: s.colouring,
       setColouring: s.setColouring,
     })),
   );
+  const trainRollouts = run?.rollouts;
+  const evalRollouts = run?.evalRollouts;
+  const step = run?.metrics.at(-1)?.step;
+  const evalStep = run?.evaluations?.at(-1)?.step;
   const [picked, setPicked] = useState<'train' | 'eval' | null>(null);
   const hasTrain = (trainRollouts?.length ?? 0) > 0;
   const hasEval = (evalRollouts?.length ?? 0) > 0;
@@ -70,13 +73,27 @@ export function RolloutInspector() {
   const source = picked === 'eval' && hasEval ? 'eval' : hasTrain ? 'train' : 'eval';
   const rollouts = source === 'train' ? trainRollouts : evalRollouts;
   const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
+  const savedBanner = inspected && run && (
+    <div className="warning" data-testid="inspecting-saved">
+      Showing the saved run <b>{run.name}</b>.{' '}
+      <button type="button" onClick={() => inspectRun(null)}>
+        Back to the current run
+      </button>
+    </div>
+  );
   if (groups.length === 0) {
-    return <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step (or Evaluate) to see both agents at work.</p>;
+    return (
+      <>
+        {savedBanner}
+        <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step (or Evaluate) to see both agents at work.</p>
+      </>
+    );
   }
   const current = groups[Math.min(selected, groups.length - 1)];
   const head = current[0];
   return (
     <div className="inspector" data-testid="inspector">
+      {savedBanner}
       <div className="inspector-bar">
         <span data-testid="inspector-source">
           {source === 'train' ? `training step ${step}` : `held-out evaluation after ${evalStep} updates (greedy)`} · {groups.length}{' '}

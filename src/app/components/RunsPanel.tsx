@@ -23,6 +23,7 @@ export function RunsPanel() {
       currentId: st.currentRun?.id,
       overlayIds: st.overlayIds,
       toggleOverlay: st.toggleOverlay,
+      inspectRun: st.inspectRun,
       deleteRun: st.deleteRun,
       importRun: st.importRun,
       requestAdapter: st.requestAdapter,
@@ -84,7 +85,7 @@ export function RunsPanel() {
               <th>steps</th>
               <th>reward</th>
               <th>accuracy</th>
-              <th>export</th>
+              <th>view / export</th>
               <th />
             </tr>
           </thead>
@@ -116,6 +117,9 @@ export function RunsPanel() {
                   <td>{lastValue(run, 'reward_mean')}</td>
                   <td>{lastValue(run, 'accuracy')}</td>
                   <td>
+                    <button type="button" data-testid="inspect-run" title="show this run's last rollouts" onClick={() => s.inspectRun(isCurrent ? null : run.id)}>
+                      rollouts
+                    </button>
                     <button type="button" data-testid="export-json" onClick={() => downloadFile(`${fileStem(run)}.json`, runToJson(run), 'application/json')}>
                       JSON
                     </button>

@@ -43,13 +43,18 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
       currentRun: null,
       runs: [],
       overlayIds: [],
+      inspectedRunId: null,
 
+      inspectRun(id) {
+        set({ inspectedRunId: id, ...(id !== null ? { view: 'rollouts' as const } : {}) });
+      },
       toggleOverlay(id) {
         const ids = get().overlayIds;
         set({ overlayIds: ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id] });
       },
       async deleteRun(id) {
         if (get().currentRun?.id === id) set({ currentRun: null });
+        if (get().inspectedRunId === id) set({ inspectedRunId: null });
         set({ runs: get().runs.filter((r) => r.id !== id), overlayIds: get().overlayIds.filter((x) => x !== id) });
         await persist(ctx, (db) => db.remove(id));
       },

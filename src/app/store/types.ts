@@ -73,6 +73,9 @@ export interface RunsSlice {
   runs: SavedRun[];
   /** run ids drawn on the charts next to the current run */
   overlayIds: string[];
+  /** a saved run shown in the rollout inspector instead of the current one (null: the current run) */
+  inspectedRunId: string | null;
+  inspectRun(id: string | null): void;
   toggleOverlay(id: string): void;
   deleteRun(id: string): Promise<void>;
   importRun(text: string, fileName: string): Promise<void>;
