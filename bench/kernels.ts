@@ -3,7 +3,7 @@
 // 8 problems x group 8 ≈ 1024 rows per chunk) and of a SmolLM-135M layer (D 576, F 1536).
 //   npm run bench:kernels                 (Node with --experimental-wasm-relaxed-simd, so all three variants run)
 //   npm run bench:kernels -- attention    (only the cases whose name contains "attention")
-// Writes bench/results/kernels.json. Timings: median of 7 samples, each ≥ 40 ms of back-to-back calls, after warm-up.
+// A full run writes bench/results/kernels.json. Timings: median of 7 samples, each ≥ 40 ms of back-to-back calls, after warm-up.
 // Two clocks: wall time, and this process's CPU time (process.cpuUsage) — on a machine shared with other jobs
 // the CPU-time figure is the one that says what the kernel does when it has a core to itself.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -160,6 +160,7 @@ async function main(): Promise<void> {
     const cell = (col: string) => `${results[c.name][col].cpu.toFixed(1)} / ${results[c.name][col].wall.toFixed(1)}`.padStart(16);
     console.log([c.name.padEnd(52), ...cols.map(cell)].join(''));
   }
+  if (filter) return; // a partial run does not replace the saved results
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/kernels.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), gflops: results }, null, 2));
 }
