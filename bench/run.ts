@@ -10,7 +10,7 @@
 //                              public/models/tiny-rema holds the trained tiny model
 //   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs)
 //   npm run bench [-- --quick] [--only kernels,peer] [--skip browser]
-// --quick: smaller shapes, fewer repeats, no Qwen-shaped model (about 3 minutes instead of about 10).
+// --quick: smaller shapes, fewer repeats, no Qwen-shaped model, no whole-engine run on a software WebGPU adapter.
 // Each part writes bench/results/<part>.json; this file adds bench/results/summary.json (machine, versions,
 // date, the ratios printed below).
 import { spawnSync } from 'node:child_process';
@@ -35,7 +35,7 @@ const chromiumLibs = `${process.env.LD_LIBRARY_PATH ? `${process.env.LD_LIBRARY_
 const dawnEnv = { LD_LIBRARY_PATH: chromiumLibs, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' };
 const commands: Record<Part, { args: string[]; env?: Record<string, string> }> = {
   kernels: { args: ['--experimental-wasm-relaxed-simd', '--no-liftoff', '--import', 'tsx', 'bench/kernels.ts', ...(quick ? ['tiny'] : [])] },
-  engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : []), '--webgpu'], env: dawnEnv },
+  engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : ['--webgpu'])], env: dawnEnv },
   webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: dawnEnv },
   peer: { args: [...NODE_FLAGS, 'bench/peer.ts', ...(quick ? ['--quick'] : [])] },
   grpo: { args: [...NODE_FLAGS, 'bench/peer.ts', '--grpo'] },

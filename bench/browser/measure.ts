@@ -21,6 +21,8 @@ import { decodeBatch } from '../../src/engine/model/generate.ts';
 export interface GenerationTiming {
   prefillSeconds: number;
   decodeSeconds: number;
+  /** the greedy tokens of each sequence (tests check both runtimes did the same work) */
+  tokens: number[][];
 }
 
 /** The parts of onnxruntime (node or web) this file uses. */
@@ -79,14 +81,19 @@ export async function engineGeneration(be: Backend, cfg: ModelConfig, w: ActiveW
   const t0 = now();
   let firstStep = 0;
   let lastStep = 0;
-  await decodeBatch(be, cfg, w, prompts, (_b, logits) => argmax(logits), {
+  const tokens: number[][] = prompts.map(() => []);
+  await decodeBatch(be, cfg, w, prompts, (b, logits) => {
+    const token = argmax(logits);
+    tokens[b].push(token);
+    return token;
+  }, {
     maxNewTokens: maxNew,
     onStep: () => {
       lastStep = now();
       if (firstStep === 0) firstStep = lastStep;
     },
   });
-  return { prefillSeconds: firstStep - t0, decodeSeconds: lastStep - firstStep };
+  return { prefillSeconds: firstStep - t0, decodeSeconds: lastStep - firstStep, tokens };
 }
 
 /** onnxruntime forward of model.onnx (input_ids [B,T] -> logits [B,T,V]). */
@@ -111,6 +118,7 @@ export async function ortGeneration(
   let ids = prompts.flat();
   let T = P;
   let pastLength = 0;
+  const tokens: number[][] = prompts.map(() => []);
   const t0 = now();
   let firstStep = 0;
   for (let step = 0; step < maxNew; step++) {
@@ -126,6 +134,7 @@ export async function ortGeneration(
     const out = await session.run(feeds);
     const logits = out.logits.data as Float32Array;
     ids = Array.from({ length: B }, (_, b) => argmax(logits.subarray(((b + 1) * T - 1) * V, (b + 1) * T * V)));
+    ids.forEach((token, b) => tokens[b].push(token));
     for (const t of past) t.dispose?.();
     past = Array.from({ length: 2 * L }, (_, i) => out[`present.${i >> 1}.${i & 1 ? 'value' : 'key'}`]);
     pastLength += T;
@@ -133,7 +142,7 @@ export async function ortGeneration(
     if (step === 0) firstStep = now();
   }
   for (const t of past) t.dispose?.();
-  return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep };
+  return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep, tokens };
 }
 
 /** Tokens/s figures of one runtime on one model: forward, prefill and decode at B = 1 and B = G. */
