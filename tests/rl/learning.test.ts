@@ -1,0 +1,39 @@
+// The whole RL stack learns: the embedded tiny model, trained by the tiny-default protocol (multi-turn ReMA,
+// GRPO, turn-level ratio) on four fixed problems, raises its sampled success rate on them within 8 steps.
+// Every step samples all four problems x 8, so reward_mean estimates the sampled accuracy from 32 episodes.
+// A sign error in the advantages or in dL/dlogp would make it fall instead. (Measured: seed 3 goes from
+// 0.16-0.34 to 0.56-0.72; seeds 4 and 5 show the same rise.)
+import { describe, expect, it } from 'vitest';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { optimizerSetup, trainingSetup } from '../../src/rl/policy-setup.ts';
+import { createTrainer } from '../../src/rl/trainer.ts';
+import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
+
+describe('learning on the embedded model', () => {
+  it('raises the reward on a fixed set of four problems', async () => {
+    const source = directoryFileSource(TINY_MODEL_DIR);
+    const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
+    const config = { ...getPreset('tiny-default'), problemsPerStep: 4, groupSize: 8, lr: 5e-3, evalEvery: 0, seed: 3 };
+    const policy = createEnginePolicy({
+      backend: await WasmBackend.create(),
+      config: checkpoint.config,
+      weights: checkpoint.weights,
+      decoder: tokenizer,
+      training: trainingSetup(config),
+      optimizer: optimizerSetup(config),
+      seed: 0,
+    });
+    const problems = tinyArithProblems({ split: 'train', count: 4, seed: 7 });
+    const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
+    const rewards: number[] = [];
+    for (let i = 0; i < 8; i++) rewards.push((await trainer.step()).metrics.reward_mean);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(rewards.slice(-3))).toBeGreaterThan(mean(rewards.slice(0, 3)) + 0.2);
+  });
+});
