@@ -20,7 +20,10 @@ function startSession() {
   const handle = createSession(
     (e) => {
       events.push(e);
-      for (const w of waiters.splice(0)) (w.test(e) ? w.resolve(e) : waiters.push(w));
+      for (const w of waiters.splice(0)) {
+        if (w.test(e)) w.resolve(e);
+        else waiters.push(w);
+      }
     },
     { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' },
   );
