@@ -117,7 +117,7 @@ for (const m of peer?.models ?? []) {
 }
 
 const grpo = read('grpo') as Json | null;
-if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${JSON.stringify(grpo.phases_s)}`);
+if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(grpo.phases_s as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} s`);
 
 const browser = read('browser') as { chromium?: string; adapter?: string; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
 for (const m of browser?.models ?? []) {
