@@ -35,10 +35,11 @@ const REMA_MULTITURN: ExperimentConfig = {
   evalSize: 64,
   mode: 'multi-turn',
   prompts: 'tiny',
-  // tiny-task dialogues are two rounds of <= 40-token messages; the tiny model's context is 256 tokens
+  // tiny-task dialogues are two rounds of <= 40-token messages; the tiny model's context is 256 tokens (a
+  // message is also cut where the context ends, so long judge chats still leave room to answer)
   maxTurns: 3,
   maxTokensPerTurn: 64,
-  maxPromptTokens: 192,
+  maxPromptTokens: 240,
   stopWhenTruncated: true,
   maskUnfinishedReward: true,
   singleTurnReward: 'base',
