@@ -42,6 +42,7 @@ const commands: Record<Part, { args: string[]; env?: Record<string, string> }> =
   browser: { args: [...NODE_FLAGS, 'bench/browser/driver.ts', ...(quick ? ['--quick'] : [])] },
 };
 
+const runStart = new Date().toISOString();
 const wall: Record<string, number> = {};
 const failed: string[] = [];
 for (const part of selected) {
@@ -63,6 +64,8 @@ const version = (pkg: string): string => {
   const path = join(root, 'node_modules', pkg, 'package.json');
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version : 'not installed';
 };
+/** ' [from an earlier run: DATE]' when a part's JSON was not written by this run (--only, --skip, a filtered run). */
+const earlier = (json: Json | null): string => (json && typeof json.date === 'string' && json.date < runStart ? ` [from an earlier run: ${json.date}]` : '');
 const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
 
 /** Lines of the summary: each a ratio against a named peer, or a plain figure with its unit. */
@@ -74,7 +77,7 @@ type Gflops = number | { wall: number; cpu: number };
 const kernels = read('kernels') as { gflops?: Record<string, Record<string, Gflops>> } | null;
 if (kernels?.gflops) {
   const cpu = (g: Gflops | undefined) => (g === undefined ? NaN : typeof g === 'number' ? g : g.cpu);
-  lines.push('GFLOP/s per kernel (single thread, per CPU-second): TS | WASM SIMD | relaxed SIMD   (SIMD / TS, relaxed / SIMD)');
+  lines.push(`GFLOP/s per kernel (single thread, per CPU-second): TS | WASM SIMD | relaxed SIMD   (SIMD / TS, relaxed / SIMD)${earlier(kernels as Json)}`);
   for (const [name, g] of Object.entries(kernels.gflops)) {
     const [ts, simd, relaxed] = [cpu(g.ts), cpu(g['wasm-simd']), cpu(g['wasm-relaxed'])];
     lines.push(`  ${name.padEnd(50)} ${fmt(ts)} | ${fmt(simd)} | ${fmt(relaxed)}   (${fmt(simd / ts)}x, ${fmt(relaxed / simd)}x)`);
@@ -83,7 +86,7 @@ if (kernels?.gflops) {
 
 const engine = read('engine') as { models?: Json[]; onnx?: Json[] } | null;
 if (engine?.models) {
-  lines.push('Engine (bench/engine.ts, random weights): tok/s prefill B=1 | B=8, decode G=1 | G=8 (G=8 / G=1); train step fwd/bwd/opt s; peak MB');
+  lines.push(`Engine (bench/engine.ts, random weights): tok/s prefill B=1 | B=8, decode G=1 | G=8 (G=8 / G=1); train step fwd/bwd/opt s; peak MB${earlier(engine as Json)}`);
   for (const m of engine.models) {
     lines.push(`  ${String(m.backend).padEnd(34)} ${String(m.preset).padEnd(6)} prefill ${fmt(m.prefill_tok_s_B1)} | ${fmt(m.prefill_tok_s_B8)}, ` +
       `decode ${fmt(m.decode_tok_s_G1)} | ${fmt(m.decode_tok_s_G8)} (${fmt((m.decode_tok_s_G8 as number) / (m.decode_tok_s_G1 as number))}x); ` +
@@ -99,13 +102,13 @@ if (engine?.models) {
 const webgpu = read('webgpu') as { adapter?: string; results?: Record<string, Json> } | null;
 if (webgpu?.results) {
   const software = /swiftshader|fallback/i.test(webgpu.adapter ?? '');
-  lines.push(`WebGPU backend kernels (Dawn, ${webgpu.adapter}${software ? ': CPU emulation, correctness only, not a speed figure' : ''})`);
+  lines.push(`WebGPU backend kernels (Dawn, ${webgpu.adapter}${software ? ': CPU emulation, correctness only, not a speed figure' : ''})${earlier(webgpu as Json)}`);
   for (const [name, r] of Object.entries(webgpu.results)) lines.push(`  ${name.padEnd(48)} ${JSON.stringify(r)}`);
 }
 
 const peer = read('peer') as { models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>>; train?: Json[] }> } | null;
 for (const m of peer?.models ?? []) {
-  lines.push(`Engine vs onnxruntime-node (1 thread) on ${m.model}: ratio = ours / onnxruntime, per figure`);
+  lines.push(`Engine vs onnxruntime-node (1 thread, CPU time) on ${m.model}: ratio = ours / onnxruntime, per figure${earlier(peer as Json)}`);
   lines.push(`  ${'runtime'.padEnd(22)} forward   prefill B=1  prefill G=8  decode G=1  decode G=8`);
   for (const [rt, r] of Object.entries(m.ratios)) {
     lines.push(`  ${rt.padEnd(22)} ${[r.forward_tok_s, r.prefill_tok_s_B1, r.prefill_tok_s_G, r.decode_tok_s_G1, r.decode_tok_s_G].map((x) => `${fmt(x)}x`.padEnd(12)).join(' ')}`);
@@ -117,11 +120,11 @@ for (const m of peer?.models ?? []) {
 }
 
 const grpo = read('grpo') as Json | null;
-if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(grpo.phases_s as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} s`);
+if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}${earlier(grpo)}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(grpo.phases_s as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} s${earlier(grpo)}`);
 
 const browser = read('browser') as { chromium?: string; adapter?: string; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
 for (const m of browser?.models ?? []) {
-  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}: ratio = ours / the onnxruntime-web EP on the same device kind`);
+  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, wall time: ratio = ours / the onnxruntime-web EP of the same kind${earlier(browser as Json)}`);
   for (const [pair, r] of Object.entries(m.ratios)) {
     lines.push(`  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`);
   }
