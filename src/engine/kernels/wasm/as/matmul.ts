@@ -64,14 +64,19 @@ export function matmul(
   const rs: usize = transA ? 4 : <usize>K << 2;
   const ks: usize = transA ? <usize>M << 2 : 4;
   const rowBytes = <usize>N << 2;
-  let i = 0;
-  for (; i + 4 <= M; i += 4) {
-    const a0 = a + <usize>i * rs;
-    for (let p = 0; p < panels; p++) {
+  // Panel-outer order: one packed panel (K*8 floats: 8-28 KiB at the model's K) stays in L1 while every row
+  // block of A streams past it from L2, so op(B) is read from memory once per call (with rows outer, the whole
+  // packed op(B) — 15 MB for a 4096-token LM-head chunk at D 896 — streamed from L3/DRAM once per 4 rows).
+  for (let p = 0; p < panels; p++) {
+    const pb0 = bp + (<usize>(p * K * NR) << 2);
+    const j = p * NR;
+    const cols0 = min(4, N - j), cols1 = min(4, N - j - 4);
+    let i = 0;
+    for (; i + 4 <= M; i += 4) {
       let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
       let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
-      let pb = bp + (<usize>(p * K * NR) << 2);
-      let pa = a0;
+      let pb = pb0;
+      let pa = a + <usize>i * rs;
       for (let k = 0; k < K; k++) {
         const b0 = v128.load(pb), b1 = v128.load(pb, 16);
         let av = v128.load32_splat(pa);
@@ -85,8 +90,6 @@ export function matmul(
         pb += NR << 2;
         pa += ks;
       }
-      const j = p * NR;
-      const cols0 = min(4, N - j), cols1 = min(4, N - j - 4);
       let cp = c + <usize>i * rowBytes + (<usize>j << 2);
       finish(cp, c00, bias, j, cols0, alpha, beta);
       if (cols1 > 0) finish(cp + 16, c01, bias, j + 4, cols1, alpha, beta);
@@ -100,12 +103,10 @@ export function matmul(
       finish(cp, c30, bias, j, cols0, alpha, beta);
       if (cols1 > 0) finish(cp + 16, c31, bias, j + 4, cols1, alpha, beta);
     }
-  }
-  for (; i < M; i++) {
-    // remaining rows: 1 x 8 block
-    for (let p = 0; p < panels; p++) {
+    for (; i < M; i++) {
+      // remaining rows: 1 x 8 block
       let c0 = f32x4.splat(0), c1 = f32x4.splat(0);
-      let pb = bp + (<usize>(p * K * NR) << 2);
+      let pb = pb0;
       let pa = a + <usize>i * rs;
       for (let k = 0; k < K; k++) {
         const av = v128.load32_splat(pa);
@@ -114,8 +115,6 @@ export function matmul(
         pb += NR << 2;
         pa += ks;
       }
-      const j = p * NR;
-      const cols0 = min(4, N - j), cols1 = min(4, N - j - 4);
       const cp = c + <usize>i * rowBytes + (<usize>j << 2);
       finish(cp, c0, bias, j, cols0, alpha, beta);
       if (cols1 > 0) finish(cp + 16, c1, bias, j + 4, cols1, alpha, beta);
@@ -152,13 +151,13 @@ export function matmulFewRows(
   const rowA = <usize>K << 2, rowC = <usize>N << 2;
   if (transB) {
     const K4 = K & ~3;
-    let i = 0;
-    for (; i < M; i += 2) {
-      const two = i + 1 < M;
-      const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
-      let j = 0;
-      for (; j + 4 <= N; j += 4) {
-        const b0 = b + <usize>j * rowA, b1 = b0 + rowA, b2 = b1 + rowA, b3 = b2 + rowA;
+    let j = 0;
+    for (; j + 4 <= N; j += 4) {
+      // four rows of B (4*K floats, in L1) against every pair of A rows: B is read from memory once per call
+      const b0 = b + <usize>j * rowA, b1 = b0 + rowA, b2 = b1 + rowA, b3 = b2 + rowA;
+      for (let i = 0; i < M; i += 2) {
+        const two = i + 1 < M;
+        const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
         let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x02 = f32x4.splat(0), x03 = f32x4.splat(0);
         let x10 = f32x4.splat(0), x11 = f32x4.splat(0), x12 = f32x4.splat(0), x13 = f32x4.splat(0);
         for (let k = 0; k < K4; k += 4) {
@@ -187,22 +186,22 @@ export function matmulFewRows(
         finish(cp, r0, bias, j, 4, alpha, beta);
         if (two) finish(cp + rowC, r1, bias, j, 4, alpha, beta);
       }
-      for (; j < N; j++) {
-        const bj = b + <usize>j * rowA;
-        const cp = c + <usize>i * rowC + (<usize>j << 2);
-        storeOne(cp, scalarDot(a0, bj, K), bias, j, alpha, beta);
-        if (two) storeOne(cp + rowC, scalarDot(a1, bj, K), bias, j, alpha, beta);
+    }
+    for (; j < N; j++) {
+      const bj = b + <usize>j * rowA;
+      for (let i = 0; i < M; i++) {
+        storeOne(c + <usize>i * rowC + (<usize>j << 2), scalarDot(a + <usize>i * rowA, bj, K), bias, j, alpha, beta);
       }
     }
     return;
   }
   // transB = 0: B [K,N]
   const N8 = N & ~7;
-  let i = 0;
-  for (; i < M; i += 2) {
-    const two = i + 1 < M;
-    const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
-    for (let j = 0; j < N8; j += 8) {
+  for (let j = 0; j < N8; j += 8) {
+    // an 8-column strip of B (K rows) against every pair of A rows: the strip stays in cache
+    for (let i = 0; i < M; i += 2) {
+      const two = i + 1 < M;
+      const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
       let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
       let pb = b + (<usize>j << 2);
       for (let k = 0; k < K; k++) {
@@ -221,16 +220,13 @@ export function matmulFewRows(
         finish(cp + rowC + 16, c11, bias, j + 4, 4, alpha, beta);
       }
     }
-    for (let j = N8; j < N; j++) {
-      let s0: f32 = 0, s1: f32 = 0;
-      for (let k = 0; k < K; k++) {
-        const bv = load<f32>(b + (<usize>(k * N + j) << 2));
-        s0 += load<f32>(a0 + (<usize>k << 2)) * bv;
-        s1 += load<f32>(a1 + (<usize>k << 2)) * bv;
-      }
-      const cp = c + <usize>i * rowC + (<usize>j << 2);
-      storeOne(cp, s0, bias, j, alpha, beta);
-      if (two) storeOne(cp + rowC, s1, bias, j, alpha, beta);
+  }
+  for (let j = N8; j < N; j++) {
+    for (let i = 0; i < M; i++) {
+      const ai = a + <usize>i * rowA;
+      let s0: f32 = 0;
+      for (let k = 0; k < K; k++) s0 += load<f32>(ai + (<usize>k << 2)) * load<f32>(b + (<usize>(k * N + j) << 2));
+      storeOne(c + <usize>i * rowC + (<usize>j << 2), s0, bias, j, alpha, beta);
     }
   }
 }
