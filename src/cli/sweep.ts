@@ -1,6 +1,9 @@
 // `rema sweep`: a grid of config overrides x seeds, each run trained with `rema train` semantics into its own
 // folder under --out (so a killed sweep resumes run by run), then a CSV summary: one row per run
 // (summary.csv) and one per grid point with mean and spread over seeds (summary_by_config.csv).
+// A grid key whose values are objects is a bundle: each object's fields are set together, e.g.
+//   {"variant": [{"ratio": "token", "aggregation": "seq-mean-token-mean"}, {"ratio": "turn-geometric", "aggregation": "trajectory"}]}
+// (fully on-policy, token and turn ratios differ only through their aggregation, so they are swept as pairs).
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,9 +30,26 @@ export function gridPoints(grid: Grid): Record<string, unknown>[] {
   return points;
 }
 
+const isBundle = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function valueLabel(v: unknown): string {
+  if (isBundle(v)) return Object.entries(v).map(([k, x]) => `${k}:${typeof x === 'string' ? x : JSON.stringify(x)}`).join('+');
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
 export function pointLabel(point: Record<string, unknown>): string {
-  const parts = Object.entries(point).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const parts = Object.entries(point).map(([k, v]) => `${k}=${valueLabel(v)}`);
   return parts.length > 0 ? parts.join(',') : 'base';
+}
+
+/** The config overrides of a grid point: plain keys as they are, bundles merged field by field. */
+export function pointOverrides(point: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(point)) {
+    if (isBundle(v)) Object.assign(out, v);
+    else out[k] = v;
+  }
+  return out;
 }
 
 function folderName(label: string, seed: number): string {
@@ -100,7 +120,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
   const rows: RunRow[] = [];
   const points = gridPoints(opts.grid);
   // validate every point before spending time on any run
-  const configs = points.map((p) => validateConfig({ ...p }, `sweep grid point ${pointLabel(p)}`, opts.base));
+  const configs = points.map((p) => validateConfig(pointOverrides(p), `sweep grid point ${pointLabel(p)}`, opts.base));
   for (let i = 0; i < points.length; i++) {
     for (const seed of opts.seeds) {
       const label = pointLabel(points[i]);
@@ -113,13 +133,13 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
   const runHeader = ['label', ...keys, 'seed', 'steps', 'reward_first', 'reward_last', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'];
   await writeFile(
     join(opts.out, 'summary.csv'),
-    toCsv(runHeader, rows.map((r) => [r.label, ...keys.map((k) => r.point[k]), r.seed, r.steps, r.reward_first, r.reward_last, r.eval_first, r.eval_last, r.eval_best, r.train_time_s])),
+    toCsv(runHeader, rows.map((r) => [r.label, ...keys.map((k) => valueLabel(r.point[k])), r.seed, r.steps, r.reward_first, r.reward_last, r.eval_first, r.eval_last, r.eval_best, r.train_time_s])),
   );
   const byPoint = points.map((p) => {
     const label = pointLabel(p);
     const rs = rows.filter((r) => r.label === label);
     const stat = (f: (r: RunRow) => number | null) => meanStd(rs.map(f).filter((x): x is number => x !== null && Number.isFinite(x)));
-    return [label, ...keys.map((k) => p[k]), rs.length, ...stat((r) => r.reward_last), ...stat((r) => r.eval_first), ...stat((r) => r.eval_last), ...stat((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : null))];
+    return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...stat((r) => r.reward_last), ...stat((r) => r.eval_first), ...stat((r) => r.eval_last), ...stat((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : null))];
   });
   await writeFile(
     join(opts.out, 'summary_by_config.csv'),
