@@ -19,9 +19,13 @@ function parseQuestion(q: string): { ops: string[]; item: string } {
   let item = '';
   for (const s of sentences) {
     let m: RegExpExecArray | null;
-    if ((m = /^[A-Z][a-z]+ has (\d+) bags of (\d+) ([a-z]+)\.$/.exec(s))) ops.push(`=${m[1]}x${m[2]}`), (item = m[3]);
-    else if ((m = /^[A-Z][a-z]+ has (\d+) ([a-z]+)\.$/.exec(s))) ops.push(`=${m[1]}`), (item = m[2]);
-    else if ((m = /^(?:She|He) buys (\d+) bags of (\d+) more\.$/.exec(s))) ops.push(`+${m[1]}x${m[2]}`);
+    if ((m = /^[A-Z][a-z]+ has (\d+) bags of (\d+) ([a-z]+)\.$/.exec(s))) {
+      ops.push(`=${m[1]}x${m[2]}`);
+      item = m[3];
+    } else if ((m = /^[A-Z][a-z]+ has (\d+) ([a-z]+)\.$/.exec(s))) {
+      ops.push(`=${m[1]}`);
+      item = m[2];
+    } else if ((m = /^(?:She|He) buys (\d+) bags of (\d+) more\.$/.exec(s))) ops.push(`+${m[1]}x${m[2]}`);
     else if ((m = /^(?:She|He) (?:buys|finds|gets) (\d+) more\.$/.exec(s))) ops.push(`+${m[1]}`);
     else if ((m = /^(?:She|He) (?:gives away|loses|sells) (\d+)\.$/.exec(s))) ops.push(`-${m[1]}`);
     else if (/^(?:She|He) doubles them\.$/.test(s)) ops.push('*2');

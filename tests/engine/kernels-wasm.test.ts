@@ -33,7 +33,7 @@ describe('WasmBackend', async () => {
 
   describe('matmul in SIMD', () => {
     // odd shapes, the LoRA shapes (rank 4: x[R,D] @ A[r,D]^T, then [R,r] @ B[D,r]^T) and a tiny-model projection
-    const shapes = [[3, 5, 7], [9, 13, 11], [1, 1, 1], [17, 19, 23], [5, 4, 33], [37, 4, 64], [37, 64, 4], [64, 96, 64]];
+    const shapes = [[3, 5, 7], [9, 13, 11], [1, 1, 1], [17, 19, 23], [5, 4, 33], [37, 4, 64], [37, 64, 4], [64, 96, 64], [133, 10, 6]]; // M > 128: the packed path
     for (const [M, N, K] of shapes) {
       it(`M,N,K=${M},${N},${K}, all four layouts, alpha, beta, bias`, async () => {
         for (const transA of [0, 1] as const) {
