@@ -14,8 +14,7 @@ import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTarge
 import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
 import { allocMerged, mergedBytes, refreshMerged, type MergedWeights } from './model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
-import { AdamW, validateAdamW, type ParamSlot } from './optim/adamw.ts';
-import type { LrSchedule } from './optim/schedule.ts';
+import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from './optim/adamw.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from './sampling.ts';
 import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from './io/hf-model.ts';
@@ -24,16 +23,8 @@ export type TrainingSetup =
   | { mode: 'lora'; adapters: string[]; rank: number; alpha: number; targets: string[] }
   | { mode: 'full'; adapters: string[] };
 
-export interface OptimizerSetup {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** global grad-norm clip; 0 disables */
-  gradClip: number;
-  schedule: LrSchedule;
-}
+/** AdamW hyper-parameters of each trainable adapter (see optim/adamw.ts for each field). */
+export type OptimizerSetup = AdamWOptions;
 
 export interface EnginePolicyOptions {
   backend: Backend;
