@@ -21,12 +21,15 @@ import {
   multiTurnTrace,
   planThenSolveTrace,
   singleTurnTrace,
+  type TraceMix,
 } from '../../src/data/tiny-task/traces.ts';
 import type { Rng } from '../../src/util/rng.ts';
 
 export interface MixtureShares {
   judge: number;
   otherFormats: number;
+  /** plan variants of the multi-turn dialogues; default DEFAULT_MIX */
+  traces?: TraceMix;
 }
 
 export const PRETRAIN_MIX: MixtureShares = { judge: 0.1, otherFormats: 0.12 };
@@ -75,7 +78,7 @@ export function drawExample(rng: Rng, shares: MixtureShares = PRETRAIN_MIX): Sup
       },
     ];
   }
-  const trace = multiTurnTrace(spec, drawVariant(rng, DEFAULT_MIX), rng);
+  const trace = multiTurnTrace(spec, drawVariant(rng, shares.traces ?? DEFAULT_MIX), rng);
   return [
     { kind: 'meta', messages: metaChat(TINY_META_SYSTEM, trace.question, trace.turns) },
     { kind: 'reasoning', messages: reasoningChat(TINY_REASONING_SYSTEM, trace.question, trace.turns) },

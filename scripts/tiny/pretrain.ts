@@ -25,7 +25,8 @@ import { Rng } from '../../src/util/rng.ts';
 import { TINY_MODEL_DIR } from './build-tokenizer.ts';
 import { writeModelCard, type StageRecord } from './model-card.ts';
 import { initTinyWeights, parameterCount, tinyConfigJson, tinyModelConfig, type TinyShape } from './model-init.ts';
-import { drawExample, PRETRAIN_MIX } from './mixture.ts';
+import { drawExample, PRETRAIN_MIX, type MixtureShares } from './mixture.ts';
+import { DEFAULT_MIX } from '../../src/data/tiny-task/traces.ts';
 import { accuracyByLevel, greedyEpisodes, TINY_EVAL_CAPS } from './rollout.ts';
 import { REGRESSION_SAMPLE } from './regression-sample.ts';
 
@@ -51,6 +52,8 @@ const { values: args } = parseArgs({
     init: { type: 'string' },
     /** finish from a checkpoint folder written during a run (<out>/checkpoint): no training, evals and files only */
     'finalize-from': { type: 'string' },
+    /** share of multi-turn dialogues whose plan reads every loss as a gain (a systematic plan flaw); default 0 */
+    misread: { type: 'string', default: '0' },
   },
 });
 
@@ -61,6 +64,8 @@ const seed = Number(args.seed);
 const evalEvery = Number(args['eval-every']);
 const evalSize = Number(args['eval-size']);
 const outDir = args.out!;
+const misread = Number(args.misread);
+const mixture: MixtureShares = misread > 0 ? { ...PRETRAIN_MIX, traces: { ...DEFAULT_MIX, misread } } : PRETRAIN_MIX;
 const shape: TinyShape = {
   hidden: Number(args.hidden),
   layers: Number(args.layers),
@@ -175,7 +180,7 @@ async function main(): Promise<void> {
   for (let step = 1; step <= lastStep && !args['finalize-from']; step++) {
     const t0 = performance.now();
     const chats = [];
-    while (chats.length < batch) chats.push(...drawExample(rng, PRETRAIN_MIX));
+    while (chats.length < batch) chats.push(...drawExample(rng, mixture));
     const examples = chats.map((c) => supervisedExample(tok, c.messages));
     const n = examples.reduce((s, e) => s + e.targets.length, 0);
     policy.zeroGrad('full');
@@ -256,10 +261,10 @@ async function main(): Promise<void> {
     `${JSON.stringify({ bos_token_id: 0, eos_token_id: [2, 0], pad_token_id: 0, do_sample: false }, null, 2)}\n`,
   );
   const record = {
-    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, backend: backend.kind, shape, init: args.init ?? null },
+    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, misread, backend: backend.kind, shape, init: args.init ?? null },
     previousStages,
     parameters: params,
-    mixture: PRETRAIN_MIX,
+    mixture,
     levels: LEVELS,
     tokensSeen,
     targetTokensSeen: targetsSeen,

@@ -158,6 +158,27 @@ describe('tiny traces', () => {
     expect(flawed).toBeGreaterThan(specs.length * 0.8);
   });
 
+  it('misread plans plan every loss as a gain, consistently, and are followed faithfully to a wrong answer', () => {
+    let misread = 0;
+    for (let i = 0; i < specs.length; i++) {
+      const gold = traceOf('gold', i);
+      const t = traceOf('misread', i);
+      const losses = (t.question.match(/gives away|loses|sells/g) ?? []).length;
+      if (t.variant !== 'misread') {
+        expect(t.turns).toEqual(gold.turns); // no loss event (or no integer misreading): the gold plan
+        continue;
+      }
+      misread++;
+      expect(losses).toBeGreaterThan(0);
+      expect(t.turns[0].meta).not.toMatch(/Subtract/);
+      expect(t.turns[0].meta.match(/Add \d+\./g)?.length).toBe((gold.turns[0].meta.match(/(Add|Subtract) \d+\./g) ?? []).length);
+      const result = checkEquations(t.turns[0].reasoning);
+      expect(result).toBeGreaterThan(t.answer);
+      expect(t.turns[1].reasoning).toBe(`\\boxed{${result}}`);
+    }
+    expect(misread).toBeGreaterThan(specs.length * 0.3);
+  });
+
   it('chats follow the ReMA code: own list per agent, "Question:\\n..\\n\\nInstruction:\\n..", [FINISH] stripped from RA', () => {
     const t = traceOf('gold', 0);
     const turns = [t.turns[0], { meta: t.turns[1].meta, reasoning: `${t.turns[1].reasoning} [FINISH]` }];

@@ -11,7 +11,7 @@ export const FINISH = '[FINISH]';
 /** The meta-thinking agent's last turn in every multi-turn trace. */
 export const CONFIRM_TURN = `Confirm the answer. ${FINISH}`;
 
-export type PlanVariant = 'gold' | 'flawed' | 'empty';
+export type PlanVariant = 'gold' | 'flawed' | 'empty' | 'misread';
 
 /** One round of the dialogue: the meta-thinking agent's message, then the reasoning agent's. */
 export interface DialogueTurn {
@@ -33,6 +33,8 @@ export interface MultiTurnTrace {
 export interface TraceMix {
   flawed: number;
   empty: number;
+  /** share of 'misread' plans: every loss event planned as a gain (a systematic plan flaw); default 0 */
+  misread?: number;
 }
 
 export const DEFAULT_MIX: TraceMix = { flawed: 0.15, empty: 0.1 };
@@ -69,6 +71,18 @@ export function flawSteps(rng: Rng, steps: readonly TinyStep[]): TinyStep[] | nu
   return null;
 }
 
+/**
+ * The systematic plan flaw: every loss event ("gives away", "loses", "sells") planned as a gain ("Add n" instead of
+ * "Subtract n"). Unlike flawSteps, the mistake is always the same, so a model trained on a share of such plans
+ * makes it consistently, and RL can find the fix in the plans it samples. Null when the problem has no loss event
+ * or a later step would no longer divide evenly.
+ */
+export function misreadLosses(steps: readonly TinyStep[]): TinyStep[] | null {
+  if (!steps.some((s) => s.kind === 'sub')) return null;
+  const misread = steps.map((s): TinyStep => (s.kind === 'sub' ? { kind: 'add', n: s.n } : s));
+  return runningTotals(misread).every((t) => Number.isInteger(t) && t >= 0) ? misread : null;
+}
+
 /** The ReMA multi-turn trace: [plan | computation], [confirm [FINISH] | \boxed{answer}]. */
 export function multiTurnTrace(spec: TinyProblemSpec, variant: PlanVariant, rng: Rng): MultiTurnTrace {
   const question = renderQuestion(spec);
@@ -81,6 +95,12 @@ export function multiTurnTrace(spec: TinyProblemSpec, variant: PlanVariant, rng:
     if (flawed) {
       planSteps = flawed;
       plan = renderPlan(flawed);
+    } else chosen = 'gold';
+  } else if (variant === 'misread') {
+    const misread = misreadLosses(spec.steps);
+    if (misread) {
+      planSteps = misread;
+      plan = renderPlan(misread);
     } else chosen = 'gold';
   } else if (variant === 'empty') {
     plan = '';
@@ -103,6 +123,7 @@ export function drawVariant(rng: Rng, mix: TraceMix = DEFAULT_MIX): PlanVariant 
   const u = rng.next();
   if (u < mix.flawed) return 'flawed';
   if (u < mix.flawed + mix.empty) return 'empty';
+  if (u < mix.flawed + mix.empty + (mix.misread ?? 0)) return 'misread';
   return 'gold';
 }
 
