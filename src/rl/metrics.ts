@@ -52,6 +52,18 @@ export interface TurnRecord {
   text: string;
   tokens: number;
   truncated: boolean;
+  // Optional per-token view of the turn's trained tokens (present on training steps for the trained agents; at
+  // most 512 tokens per turn). All arrays have one entry per trained token, in order.
+  /** each trained token's decoded text (a character split over several tokens goes to its last token) */
+  pieces?: string[];
+  /** log-prob of the token under the rollout weights (pi_old) */
+  logprobs?: number[];
+  /** pi_theta / pi_old as the loss last used it in the configured ratio mode (turn modes: the turn's ratio) */
+  ratio?: number[];
+  /** -1 clipped low (A < 0), 0 not clipped, 1 clipped high (A > 0, or the dual clip) */
+  clip?: number[];
+  /** the advantage the loss gave the token */
+  advantage?: number[];
 }
 
 export interface RolloutRecord {

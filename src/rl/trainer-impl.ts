@@ -202,7 +202,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
       ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
     };
-    return { metrics, rollouts: rolloutRecords(stepNo, scored, rows), ...(evalResult ? { eval: evalResult } : {}) };
+    return { metrics, rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)), ...(evalResult ? { eval: evalResult } : {}) };
   }
 
   return {

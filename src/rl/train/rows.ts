@@ -24,6 +24,16 @@ export interface TrainRow {
   advantage: number;
   oldLogp: Float32Array | null;
   refLogp: Float32Array | null;
+  /** per trained token, filled by the update phase for the rollout inspector (train/token-view.ts) */
+  view?: TrainedTokens;
+}
+
+/** What the inspector shows per trained token: log pi_old, and the ratio and clip code the loss last used. */
+export interface TrainedTokens {
+  /** log-prob under the rollout weights (pi_old; the sampling log-prob up to re-tokenisation) */
+  logprobs: Float32Array;
+  ratio: Float32Array;
+  clip: Int8Array;
 }
 
 /** Rows of the trained agents for the kept episodes; rows without a trained position are left out. */

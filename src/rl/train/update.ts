@@ -3,12 +3,15 @@
 // still the rollout's, else scored), the loss and its per-token coefficients (losses/policy-loss.ts), one
 // backward pass through the engine (Σ coef·logp), one optimiser step per trained adapter. When the old-log-prob
 // pass was skipped (fully on-policy, no KL) the ratio is exactly 1 and the coefficients need no log-probs.
+// Each row also keeps the per-token ratio and clip code of the last loss that saw it (row.view, for the
+// rollout inspector); recording them changes no number of the loss.
 
 import type { Policy, ScoreRequest } from '../../engine/policy.ts';
 import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
 import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
 import type { TrainRow } from './rows.ts';
+import { tokenView } from './token-view.ts';
 
 export interface UpdateStats {
   loss: number;
@@ -118,6 +121,12 @@ export async function updatePolicy(
           ...(loss.entropyCoef ? { entropyCoef: loss.entropyCoef[i] } : {}),
         })),
       );
+      mb.forEach((r, i) => {
+        // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
+        const logprobs = r.oldLogp ?? r.view?.logprobs ?? (weightsMoved ? null : results[i].logprobs);
+        const { ratio, clip } = tokenView(r.turns, current[i], r.oldLogp ?? current[i], r.advantage, opts);
+        if (logprobs) r.view = { logprobs, ratio, clip };
+      });
       for (const res of results) {
         for (const h of res.entropy) entropySum += h;
         entropyCount += res.entropy.length;
