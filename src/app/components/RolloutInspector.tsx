@@ -1,6 +1,8 @@
 // The rollout inspector for the latest step: an overview of every group (one row per problem, one cell per
 // sample, coloured by reward), then the selected group's samples side by side, each with the meta-thinking
 // agent's plans and the reasoning agent's steps interleaved turn by turn, reward, advantage and finish reason.
+// "colour by" tints whole cards (advantage, reward) or, where the step carries per-token data, each trained token
+// by its advantage, ratio or clip status (TokenText.tsx); turns without it stay plain text with KaTeX.
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { RolloutRecord } from '../../rl/metrics.ts';
@@ -8,6 +10,7 @@ import { usePlayground } from '../store/react.ts';
 import { groupRollouts } from '../store/selectors.ts';
 import type { TokenColouring } from '../store/types.ts';
 import { MathText } from './MathText.tsx';
+import { hasTokens, isTokenMode, TOKEN_MODES, TokenText, type TokenMode } from './TokenText.tsx';
 
 /** red for negative, green for positive; |x| = 1 is full strength */
 export function signedTint(x: number): string {
@@ -15,8 +18,8 @@ export function signedTint(x: number): string {
   return x >= 0 ? `rgba(22, 163, 74, ${a})` : `rgba(220, 38, 38, ${a})`;
 }
 
-function SampleCard({ r, colouring }: { r: RolloutRecord; colouring: TokenColouring }) {
-  const tint = colouring === 'advantage' ? signedTint(r.advantage) : colouring === 'reward' ? signedTint(r.reward * 2 - 1) : 'transparent';
+function SampleCard({ r, colouring, tokenMode }: { r: RolloutRecord; colouring: TokenColouring; tokenMode: TokenMode | null }) {
+  const tint = tokenMode !== null ? 'transparent' : colouring === 'advantage' ? signedTint(r.advantage) : colouring === 'reward' ? signedTint(r.reward * 2 - 1) : 'transparent';
   let turn = 0;
   return (
     <article className="sample" data-testid="sample" style={{ background: tint }}>
@@ -41,7 +44,11 @@ function SampleCard({ r, colouring }: { r: RolloutRecord; colouring: TokenColour
               <span className="turn-tag">
                 {t.role === 'meta' ? `MTA · turn ${turn}` : `RA · turn ${turn}`} · {t.tokens} tok{t.truncated ? ' · truncated' : ''}
               </span>
-              <MathText text={t.text || '(empty)'} className="turn-text" />
+              {tokenMode !== null && hasTokens(t) ? (
+                <TokenText turn={t} mode={tokenMode} />
+              ) : (
+                <MathText text={t.text || '(empty)'} className="turn-text" />
+              )}
             </li>
           );
         })}
@@ -67,6 +74,8 @@ export function RolloutInspector() {
   const step = run?.metrics.at(-1)?.step;
   const evalStep = run?.evaluations?.at(-1)?.step;
   const [picked, setPicked] = useState<'train' | 'eval' | null>(null);
+  // token modes are a view of this panel only (the stored colouring keeps the card-level choice)
+  const [tokenMode, setTokenMode] = useState<TokenMode | null>(null);
   const hasTrain = (trainRollouts?.length ?? 0) > 0;
   const hasEval = (evalRollouts?.length ?? 0) > 0;
   // the latest training step by default; the held-out evaluation when there is no step yet
@@ -110,12 +119,35 @@ export function RolloutInspector() {
         )}
         <label>
           colour by{' '}
-          <select value={colouring} onChange={(e) => setColouring(e.target.value as TokenColouring)} data-testid="colouring">
-            <option value="advantage">advantage</option>
-            <option value="reward">reward</option>
-            <option value="none">none</option>
+          <select
+            value={tokenMode ?? colouring}
+            onChange={(e) => {
+              const v = e.target.value;
+              if (isTokenMode(v)) setTokenMode(v);
+              else {
+                setTokenMode(null);
+                setColouring(v as TokenColouring);
+              }
+            }}
+            data-testid="colouring"
+          >
+            <option value="advantage">card: advantage</option>
+            <option value="reward">card: reward</option>
+            <option value="none">none (plain text)</option>
+            {TOKEN_MODES.map((m) => (
+              <option key={m.mode} value={m.mode}>
+                {m.label}
+              </option>
+            ))}
           </select>
         </label>
+        {tokenMode !== null && (
+          <span className="token-legend" data-testid="token-legend">
+            {current.some((r) => r.turns.some(hasTokens))
+              ? TOKEN_MODES.find((m) => m.mode === tokenMode)?.legend
+              : 'no per-token data for these rollouts (held-out evaluation or an older run): plain text'}
+          </span>
+        )}
       </div>
       <div className="group-overview-wrap">
         <table className="group-overview" aria-label="groups">
@@ -141,7 +173,7 @@ export function RolloutInspector() {
       </div>
       <div className="samples">
         {current.map((r) => (
-          <SampleCard key={r.sample} r={r} colouring={colouring} />
+          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} />
         ))}
       </div>
     </div>

@@ -1,0 +1,98 @@
+// @vitest-environment happy-dom
+// The rollout inspector's token colouring: choosing a token mode in "colour by" renders one tinted span per
+// token piece (different values, different colours, the values in the tooltip); turns without per-token data
+// (older runs, evaluations) stay plain text with KaTeX.
+import 'fake-indexeddb/auto';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/app/App.tsx';
+import { tokenColour } from '../../src/app/components/TokenText.tsx';
+import { openRunsDb } from '../../src/app/persist/runs-db.ts';
+import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
+import { StoreProvider } from '../../src/app/store/react.ts';
+import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
+import type { TurnRecord } from '../../src/rl/metrics.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { metrics, rollout } from './helpers.ts';
+
+afterEach(cleanup);
+
+let n = 0;
+async function renderApp() {
+  const listeners = new Set<(e: WorkerEvent) => void>();
+  const client: TrainerClient = { send: () => {}, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
+  const store = createPlaygroundStore(
+    { createClient: () => client, openDb: () => openRunsDb(`tokens-${n++}`) },
+    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+  );
+  await store.getState().start();
+  render(
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>,
+  );
+  const emit = (e: WorkerEvent) => act(() => listeners.forEach((l) => l(e)));
+  return { store, emit };
+}
+
+const tokenTurn: TurnRecord = {
+  role: 'meta',
+  text: 'Add 3 and 2.',
+  tokens: 5,
+  truncated: false,
+  pieces: ['Add', ' 3', ' and', ' 2', '.'],
+  logprobs: [-0.5, -1.2, -0.1, -2, -0.3],
+  ratio: [1, 1.5, 0.6, 1, 1.1],
+  clip: [0, 1, -1, 0, 0],
+  advantage: [1, 1, 1, 1, 1],
+};
+
+describe('inspector token colouring', () => {
+  it('token modes render one span per piece, coloured by value, with a tooltip; turns without data stay KaTeX', async () => {
+    const { emit, store } = await renderApp();
+    const withTokens = rollout(1, 0, 0, { turns: [tokenTurn, { role: 'reasoning', text: '3 + 2 = \\boxed{5}', tokens: 8, truncated: false }] });
+    emit({ type: 'step', metrics: metrics(1), rollouts: [withTokens, rollout(1, 0, 1)] });
+    act(() => store.getState().setView('rollouts'));
+    expect(screen.queryAllByTestId('token')).toHaveLength(0); // card-level colouring by default
+
+    fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-ratio' } });
+    const spans = screen.getAllByTestId('token');
+    expect(spans.map((s) => s.textContent)).toEqual(tokenTurn.pieces);
+    const ratioColours = spans.map((s) => s.style.background);
+    expect(new Set(ratioColours).size).toBe(4); // ratios 1 (twice), 1.5, 0.6, 1.1
+    expect(ratioColours[0]).toBe(ratioColours[3]);
+    expect(spans[1].title).toContain('ratio 1.5000');
+    expect(spans[1].title).toContain('clipped high');
+    // the reasoning turn (no per-token data) and the other sample stay typeset
+    expect(screen.getAllByTestId('sample')[0].querySelector('.katex')).not.toBeNull();
+    expect(screen.getAllByTestId('sample')[1].querySelectorAll('[data-testid="token"]')).toHaveLength(0);
+
+    fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-clip' } });
+    const clipColours = screen.getAllByTestId('token').map((s) => s.style.background);
+    expect(new Set(clipColours).size).toBe(3);
+    expect(clipColours[1]).not.toBe(clipColours[2]);
+
+    fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'reward' } });
+    expect(screen.queryAllByTestId('token')).toHaveLength(0);
+    expect(store.getState().colouring).toBe('reward');
+  });
+
+  it('a run without per-token data says so in token mode and shows plain text', async () => {
+    const { emit, store } = await renderApp();
+    emit({ type: 'step', metrics: metrics(1), rollouts: [rollout(1, 0, 0), rollout(1, 0, 1)] });
+    act(() => store.getState().setView('rollouts'));
+    fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-advantage' } });
+    expect(screen.queryAllByTestId('token')).toHaveLength(0);
+    expect(screen.getByTestId('token-legend').textContent).toContain('no per-token data');
+    expect(screen.getAllByTestId('sample')[0].querySelector('.katex')).not.toBeNull();
+  });
+
+  it('colour scales: neutral values are transparent, opposite signs differ, strength grows with size', () => {
+    expect(tokenColour('token-ratio', 1)).toBe('transparent');
+    expect(tokenColour('token-advantage', 0)).toBe('transparent');
+    expect(tokenColour('token-clip', 0)).toBe('transparent');
+    expect(tokenColour('token-advantage', 0.5)).not.toBe(tokenColour('token-advantage', -0.5));
+    expect(tokenColour('token-advantage', 0.3)).not.toBe(tokenColour('token-advantage', 0.9));
+    expect(tokenColour('token-ratio', 1.1)).not.toBe(tokenColour('token-ratio', 1 / 1.1));
+  });
+});
