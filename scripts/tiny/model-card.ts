@@ -1,13 +1,13 @@
 // Writes public/models/tiny-rema/README.md (the model card) from the numbers pretrain.ts measured.
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TinyShape } from './model-init.ts';
 
 type Acc = Record<string, { correct: number; total: number }>;
 
 export interface StageRecord {
-  args: { steps: number; scheduledSteps?: number; batch: number; lr: number; seed: number };
+  args: { steps: number; scheduledSteps?: number; batch: number; lr: number; seed: number; misread?: number };
   tokensSeen: number;
   targetTokensSeen: number;
   trainSeconds: number;
@@ -17,7 +17,7 @@ export interface StageRecord {
 
 interface CardRecord {
   previousStages: StageRecord[];
-  args: { steps: number; scheduledSteps: number; batch: number; lr: number; seed: number; backend: string; shape: TinyShape };
+  args: { steps: number; scheduledSteps: number; batch: number; lr: number; seed: number; misread?: number; backend: string; shape: TinyShape };
   parameters: number;
   mixture: { judge: number; otherFormats: number };
   levels: Record<string, { equations: number; maxOperand: number; maxValue: number }>;
@@ -29,10 +29,46 @@ interface CardRecord {
   regression: { size: number; correct: number };
 }
 
+/** The card's RL section is written by hand from `rema train` runs; regenerating the card keeps it. */
+const RL_SECTION_START = '<!-- rl-results -->';
+const RL_SECTION_END = '<!-- /rl-results -->';
+
+function keptRlSection(dir: string): string {
+  const file = join(dir, 'README.md');
+  if (!existsSync(file)) return '';
+  const old = readFileSync(file, 'utf8');
+  const a = old.indexOf(RL_SECTION_START);
+  const b = old.indexOf(RL_SECTION_END);
+  return a >= 0 && b > a ? `${old.slice(a, b + RL_SECTION_END.length)}\n\n` : '';
+}
+
 const pct = (r: { correct: number; total: number } | undefined) =>
   r ? `${((100 * r.correct) / r.total).toFixed(1)}% (${r.correct}/${r.total})` : '-';
 
+/** "54.0% (162/300)" from a stage's final eval (pretrain.ts's record or a checkpoint's last in-run eval). */
+function stageAccuracy(st: StageRecord): string {
+  const ev = st.finalEval as { accuracy?: Acc; evalAccuracy?: Acc } | null | undefined;
+  return pct((ev?.accuracy ?? ev?.evalAccuracy)?.all);
+}
+
 export function writeModelCard(dir: string, r: CardRecord): void {
+  const rlSection = keptRlSection(dir);
+  const misread = r.args.misread ?? 0;
+  const misreadText =
+    misread > 0
+      ? `
+
+The last stage (the shipped weights) trains on the same mixture except that ${(100 * misread).toFixed(0)}% of the multi-turn dialogues
+get a *misread* plan (src/data/tiny-task/traces.ts, misreadLosses): every loss event ("gives away", "loses",
+"sells") is planned as a gain ("Add n." instead of "Subtract n."), and the reasoning agent follows it faithfully to
+a wrong answer. Among problems with a loss event the plans it sees are then mostly misread, some gold and some with
+other planted mistakes, so the meta-thinking agent learns a systematic flaw: greedy decoding picks "Add" for a loss,
+while sampling at temperature 1 still writes "Subtract" a good share of the time. This is the issue's "share of
+imperfect plans so that RL has something to fix", made consistent on purpose: the fix is a plan decision the
+meta-thinking agent can find in its own samples, which RL learns within minutes (see below), whereas the
+earlier model's errors were mostly the reasoning agent's arithmetic, which RL on this model did not improve
+in minutes.`
+      : '';
   const s = r.args.shape;
   const levels = Object.entries(r.levels)
     .map(([k, v]) => `| L${k} | ${v.equations} | ≤ ${v.maxOperand} | ≤ ${v.maxValue} | ${pct(r.finalEval.accuracy[`L${k}`])} |`)
@@ -65,7 +101,7 @@ arithmetic chain (the split is a hash of the chain). The supervised mixture: ReM
 (plan | computation, then "Confirm the answer. [FINISH]" | \\boxed{answer}), 15% of them with a plan that has one
 planted mistake (the reasoning agent follows it and gets a wrong answer) and 10% with an empty plan; plus
 ${(100 * r.mixture.otherFormats).toFixed(0)}% single-turn / plan-then-solve / chain-of-thought chats and ${(100 * r.mixture.judge).toFixed(0)}% judge dialogues ([[A]] / [[B]]).
-The loss covers assistant messages and their end-of-turn token only.
+The loss covers assistant messages and their end-of-turn token only.${misreadText}
 
 ## Training
 
@@ -73,10 +109,10 @@ The loss covers assistant messages and their end-of-turn token only.
 AdamW (β 0.9/0.98, weight decay 0.1, grad clip 1), each stage with a linear warm-up and a cosine decay of the
 learning rate to 10% over its scheduled steps; a batch is ${r.args.batch} chats.
 
-| stage | seed | lr | steps run / scheduled | tokens seen | trained target tokens | training time |
-| --- | --- | --- | --- | --- | --- | --- |
-${stages.map((st, i) => `| ${i + 1} | ${st.args.seed} | ${st.args.lr} | ${st.args.steps} / ${st.args.scheduledSteps ?? st.args.steps} | ${(st.tokensSeen / 1e6).toFixed(2)}M | ${(st.targetTokensSeen / 1e6).toFixed(2)}M | ${(st.trainSeconds / 60).toFixed(1)} min |`).join('\n')}
-| all | | | ${stages.reduce((a, st) => a + st.args.steps, 0)} | ${(total('tokensSeen') / 1e6).toFixed(2)}M | ${(total('targetTokensSeen') / 1e6).toFixed(2)}M | ${(total('trainSeconds') / 60).toFixed(1)} min |
+| stage | seed | lr | misread share | steps run / scheduled | tokens seen | trained target tokens | training time | held-out greedy accuracy after the stage |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${stages.map((st, i) => `| ${i + 1} | ${st.args.seed} | ${st.args.lr} | ${st.args.misread ?? 0} | ${st.args.steps} / ${st.args.scheduledSteps ?? st.args.steps} | ${(st.tokensSeen / 1e6).toFixed(2)}M | ${(st.targetTokensSeen / 1e6).toFixed(2)}M | ${(st.trainSeconds / 60).toFixed(1)} min | ${stageAccuracy(st)} |`).join('\n')}
+| all | | | | ${stages.reduce((a, st) => a + st.args.steps, 0)} | ${(total('tokensSeen') / 1e6).toFixed(2)}M | ${(total('targetTokensSeen') / 1e6).toFixed(2)}M | ${(total('trainSeconds') / 60).toFixed(1)} min | |
 
 Training time is wall-clock on this project's shared 2-core CPU machine (other jobs ran at the same time), data
 generation and tokenisation included, evaluation excluded. Each later stage starts from the previous stage's
@@ -94,14 +130,14 @@ ${levels}
 
 Episodes that finished with [FINISH]: ${(100 * r.finalEval.finished).toFixed(1)}%. The meta-thinking agent's first plan equals
 the gold plan in ${r.finalEval.plans.exact} of ${r.finalEval.size} episodes (${r.finalEval.plans.exactAndCorrect} of those are solved) and is empty in
-${r.finalEval.plans.empty}: under greedy decoding most errors are the reasoning agent's arithmetic.
+${r.finalEval.plans.empty}.
 
 Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
 ${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}); chance is 50%.
 
 Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
 
-## Regenerate
+${rlSection}## Regenerate
 
 \`\`\`bash
 npx tsx scripts/tiny/build-tokenizer.ts   # tokenizer.json, tokenizer_config.json
