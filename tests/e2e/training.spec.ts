@@ -61,6 +61,17 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   expect(reasoningShown).toBe(true);
   await screenshotBoth(page, info, '03-rollouts');
 
+  // token colouring: the training step's trained tokens become tinted spans with their values in a tooltip
+  await page.getByTestId('colouring').selectOption('token-ratio');
+  const tokens = page.locator('[data-testid="sample"] [data-testid="token"]');
+  await expect(tokens.first()).toBeVisible();
+  expect(await tokens.first().getAttribute('title')).toMatch(/ratio \d/);
+  await page.getByTestId('colouring').selectOption('token-advantage');
+  await expect(tokens.first()).toBeVisible();
+  await screenshotBoth(page, info, '03b-token-colouring');
+  await page.getByTestId('colouring').selectOption('advantage');
+  await expect(tokens).toHaveCount(0);
+
   // resume
   await page.getByTestId('train').click();
   await waitForSteps(page, paused + 1);
