@@ -40,11 +40,11 @@ const tokenTurn: TurnRecord = {
   text: 'Add 3 and 2.',
   tokens: 5,
   truncated: false,
-  pieces: ['Add', ' 3', ' and', ' 2', '.'],
-  logprobs: [-0.5, -1.2, -0.1, -2, -0.3],
-  ratio: [1, 1.5, 0.6, 1, 1.1],
-  clip: [0, 1, -1, 0, 0],
-  advantage: [1, 1, 1, 1, 1],
+  pieces: ['Add', ' 3', ' and', ' 2', '.', '<|im_end|>'],
+  logprobs: [-0.5, -1.2, -0.1, -2, -0.3, -0.01],
+  ratio: [1, 1.5, 0.6, 1, 1.1, 1],
+  clip: [0, 1, -1, 0, 0, 0],
+  advantage: [1, 1, 1, 1, 1, 1],
 };
 
 describe('inspector token colouring', () => {
@@ -63,6 +63,7 @@ describe('inspector token colouring', () => {
     expect(ratioColours[0]).toBe(ratioColours[3]);
     expect(spans[1].title).toContain('ratio 1.5000');
     expect(spans[1].title).toContain('clipped high');
+    expect(spans.map((s) => s.classList.contains('token-special'))).toEqual([false, false, false, false, false, true]);
     // the reasoning turn (no per-token data) and the other sample stay typeset
     expect(screen.getAllByTestId('sample')[0].querySelector('.katex')).not.toBeNull();
     expect(screen.getAllByTestId('sample')[1].querySelectorAll('[data-testid="token"]')).toHaveLength(0);

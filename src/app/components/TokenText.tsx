@@ -33,6 +33,9 @@ export function tokenColour(mode: TokenMode, value: number): string {
   return a === 0 ? 'transparent' : logRatio > 0 ? `rgba(234, 88, 12, ${a})` : `rgba(37, 99, 235, ${a})`;
 }
 
+/** a special token's text such as <|im_end|> (the trained end-of-turn token), shown smaller */
+const SPECIAL = /^<\|[^|]*\|>$/;
+
 const CLIP_WORDS: Record<string, string> = { '-1': 'clipped low', '0': 'not clipped', '1': 'clipped high' };
 
 function valueOf(t: TurnRecord, mode: TokenMode, i: number): number {
@@ -57,7 +60,10 @@ export function TokenText({ turn, mode }: { turn: TurnRecord; mode: TokenMode })
   return (
     <span className="token-text turn-text" data-testid="token-text">
       {pieces.map((piece, i) => (
-        <span key={i} className="token" data-testid="token" style={{ background: tokenColour(mode, valueOf(turn, mode, i)) }} title={tooltip(turn, i, piece)}>
+        <span
+          key={i}
+          className={SPECIAL.test(piece) ? 'token token-special' : 'token'}
+          data-testid="token" style={{ background: tokenColour(mode, valueOf(turn, mode, i)) }} title={tooltip(turn, i, piece)}>
           {piece}
         </span>
       ))}
