@@ -97,9 +97,10 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
   }
   await writeFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
-  const { policy, tokenizer } = await loadModel(config, opts.backend);
+  const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
   const problems = await loadConfigProblems(config);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
+  if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
   let phase = '';
   const trainer = createTrainer({
     config,
