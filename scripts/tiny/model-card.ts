@@ -66,8 +66,7 @@ other planted mistakes, so the meta-thinking agent learns a systematic flaw: gre
 while sampling at temperature 1 still writes "Subtract" a good share of the time. This is the issue's "share of
 imperfect plans so that RL has something to fix", made consistent on purpose: the fix is a plan decision the
 meta-thinking agent can find in its own samples, which RL learns within minutes (see below), whereas the
-earlier model's errors were mostly the reasoning agent's arithmetic, which RL on this model did not improve
-in minutes.`
+stage-2 weights' errors are mostly the reasoning agent's arithmetic, which RL on this model improves only slowly.`
       : '';
   const s = r.args.shape;
   const levels = Object.entries(r.levels)
