@@ -3,37 +3,15 @@
 // token piece (different values, different colours, the values in the tooltip); turns without per-token data
 // (older runs, evaluations) stay plain text with KaTeX.
 import 'fake-indexeddb/auto';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/App.tsx';
 import { tokenColour } from '../../src/app/components/TokenText.tsx';
-import { openRunsDb } from '../../src/app/persist/runs-db.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import { StoreProvider } from '../../src/app/store/react.ts';
-import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
 import type { TurnRecord } from '../../src/rl/metrics.ts';
-import { getPreset } from '../../src/rl/presets.ts';
 import { metrics, rollout } from './helpers.ts';
+import { renderApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-let n = 0;
-async function renderApp() {
-  const listeners = new Set<(e: WorkerEvent) => void>();
-  const client: TrainerClient = { send: () => {}, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
-  const store = createPlaygroundStore(
-    { createClient: () => client, openDb: () => openRunsDb(`tokens-${n++}`) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
-  );
-  await store.getState().start();
-  render(
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>,
-  );
-  const emit = (e: WorkerEvent) => act(() => listeners.forEach((l) => l(e)));
-  return { store, emit };
-}
 
 const tokenTurn: TurnRecord = {
   role: 'meta',
@@ -49,7 +27,7 @@ const tokenTurn: TurnRecord = {
 
 describe('inspector token colouring', () => {
   it('token modes render one span per piece, coloured by value, with a tooltip; turns without data stay KaTeX', async () => {
-    const { emit, store } = await renderApp();
+    const { emit, store } = await renderApp('tokens');
     const withTokens = rollout(1, 0, 0, { turns: [tokenTurn, { role: 'reasoning', text: '3 + 2 = \\boxed{5}', tokens: 8, truncated: false }] });
     emit({ type: 'step', metrics: metrics(1), rollouts: [withTokens, rollout(1, 0, 1)] });
     act(() => store.getState().setView('rollouts'));
@@ -79,7 +57,7 @@ describe('inspector token colouring', () => {
   });
 
   it('a run without per-token data says so in token mode and shows plain text', async () => {
-    const { emit, store } = await renderApp();
+    const { emit, store } = await renderApp('tokens');
     emit({ type: 'step', metrics: metrics(1), rollouts: [rollout(1, 0, 0), rollout(1, 0, 1)] });
     act(() => store.getState().setView('rollouts'));
     fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-advantage' } });

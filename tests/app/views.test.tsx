@@ -3,37 +3,15 @@
 // backend, every config knob has its hover note, the inspector interleaves MTA and RA turns, the Echo Trap
 // banner appears, and a render error in one view shows a message instead of a blank page.
 import 'fake-indexeddb/auto';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/App.tsx';
 import { knobs } from '../../src/app/config/knobs.ts';
-import { openRunsDb } from '../../src/app/persist/runs-db.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import { StoreProvider } from '../../src/app/store/react.ts';
-import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
 import { FIELD_SPECS } from '../../src/rl/config.ts';
-import { getPreset } from '../../src/rl/presets.ts';
 import { metrics, rollout } from './helpers.ts';
+import { renderApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-let n = 0;
-async function renderApp() {
-  const listeners = new Set<(e: WorkerEvent) => void>();
-  const client: TrainerClient = { send: () => {}, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
-  const store = createPlaygroundStore(
-    { createClient: () => client, openDb: () => openRunsDb(`views-${n++}`) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
-  );
-  await store.getState().start();
-  render(
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>,
-  );
-  const emit = (e: WorkerEvent) => act(() => listeners.forEach((l) => l(e)));
-  return { store, emit };
-}
 
 describe('playground views', () => {
   it('every config field except version has a knob with a note', () => {
@@ -44,7 +22,7 @@ describe('playground views', () => {
   });
 
   it('shows the CPU fallback notice and the model in the header', async () => {
-    const { emit } = await renderApp();
+    const { emit } = await renderApp('views');
     emit({
       type: 'ready',
       backend: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: 'google / swiftshader (software fallback)', cpuReason: 'the only WebGPU adapter is a software fallback' },
@@ -57,7 +35,7 @@ describe('playground views', () => {
   });
 
   it('the inspector shows each sample with MTA and RA turns interleaved, reward and finish reason', async () => {
-    const { emit, store } = await renderApp();
+    const { emit, store } = await renderApp('views');
     emit({ type: 'step', metrics: metrics(1), rollouts: [0, 1, 2].flatMap((g) => [0, 1].map((s) => rollout(1, g, s))) });
     act(() => store.getState().setView('rollouts'));
     const samples = screen.getAllByTestId('sample');
@@ -73,7 +51,7 @@ describe('playground views', () => {
   });
 
   it('raises the Echo Trap alarm when reward std, entropy and length collapse', async () => {
-    const { emit } = await renderApp();
+    const { emit } = await renderApp('views');
     for (const s of [1, 2, 3]) emit({ type: 'step', metrics: metrics(s), rollouts: [] });
     expect(screen.queryByTestId('echo-trap')).toBeNull();
     for (const s of [4, 5, 6]) emit({ type: 'step', metrics: metrics(s, { reward_std: 0, entropy: 0.05, len_meta_mean: 1, len_reason_mean: 2 }), rollouts: [] });
@@ -81,14 +59,14 @@ describe('playground views', () => {
   });
 
   it('a knob edit that fails validation shows the message next to the knob', async () => {
-    await renderApp();
+    await renderApp('views');
     const input = document.getElementById('knob-groupSize') as HTMLInputElement;
     fireEvent.blur(input, { target: { value: '0' } });
     expect(document.querySelector('[data-knob="groupSize"] [role="alert"]')?.textContent).toMatch(/groupSize/);
   });
 
   it('a fatal error shows the message and a restart button', async () => {
-    const { emit } = await renderApp();
+    const { emit } = await renderApp('views');
     emit({ type: 'error', message: 'could not load the model "x": config.json: file not found', fatal: true, requestId: null });
     expect(screen.getByTestId('error-banner').textContent).toContain('config.json');
     expect(screen.getByTestId('restart-worker')).toBeTruthy();
