@@ -12,7 +12,7 @@
 // A turn-level ratio's loss is shared by every token of the turn, so aggregations that average inside a turn
 // see exactly one loss per turn, as ReMA's compute_policy_loss does.
 
-import type { Aggregation, KlEstimator, RatioMode } from '../config.ts';
+import type { ExperimentConfig, KlEstimator } from '../config.ts';
 import { aggregationWeights, countPerTurn } from './aggregate.ts';
 
 export interface LossRow {
@@ -28,19 +28,12 @@ export interface LossRow {
   advantage: number;
 }
 
-export interface LossOptions {
-  ratio: RatioMode;
-  logRatioClip: number;
-  clipLow: number;
-  clipHigh: number;
-  dualClip: number | null;
-  aggregation: Aggregation;
-  /** constant length for seq-mean-token-sum-norm */
-  lossNormLength: number;
-  klBeta: number;
-  klEstimator: KlEstimator;
-  entropyCoef: number;
-}
+/** The loss knobs of the experiment config (each field documented in config.ts); lossNormLength resolved (> 0). */
+export type LossOptions = Pick<
+  ExperimentConfig,
+  | 'ratio' | 'logRatioClip' | 'clipLow' | 'clipHigh' | 'dualClip' | 'aggregation'
+  | 'lossNormLength' | 'klBeta' | 'klEstimator' | 'entropyCoef'
+>;
 
 export interface LossResult {
   /** total loss L (policy + beta KL; the entropy bonus is applied by the engine through entropyCoef) */
