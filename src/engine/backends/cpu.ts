@@ -7,6 +7,7 @@
 import type { Backend, BackendLimits, DType, HostArray, Ledger, Tensor } from '../backend.ts';
 import { numel } from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
+import { kernelArgChecks } from '../kernels/arg-checks.ts';
 import { cpuKernels, type CpuKernel, type CpuKernelTable, type CpuMemory } from '../kernels/cpu/index.ts';
 
 /** Where tensor data lives: plain typed arrays by default; WasmBackend keeps them in WebAssembly memory. */
@@ -146,6 +147,7 @@ export class CpuBackend implements Backend, CpuMemory {
   run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
     const fn = this.kernels[kernel] as CpuKernel<K> | undefined;
     if (!fn) throw new Error(`CpuBackend.run: unknown kernel '${String(kernel)}'`);
+    (kernelArgChecks[kernel] as (t: KernelArgs<K>['t'], p: KernelArgs<K>['p']) => void)(args.t, args.p);
     fn(this, args.t, args.p);
   }
 

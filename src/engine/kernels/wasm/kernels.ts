@@ -7,7 +7,7 @@
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
-import { type CpuKernelTable, cpuKernels, need } from '../cpu/index.ts';
+import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import { WasmRuntime } from './runtime.ts';
@@ -21,28 +21,15 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
   return {
     matmul(mem, t, p) {
-      need('matmul', 'a', t.a, p.M * p.K);
-      need('matmul', 'b', t.b, p.K * p.N);
-      need('matmul', 'c', t.c, p.M * p.N);
-      if (t.bias) need('matmul', 'bias', t.bias, p.N);
       rt.reserve('matmul.pack', WasmRuntime.packBytes(p.N, p.K));
       const bias = t.bias ? mem.f32(t.bias) : null;
       rt.matmul(mem.f32(t.a), mem.f32(t.b), mem.f32(t.c), bias, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta);
     },
     lmHead(mem, t, p) {
-      need('lmHead', 'h', t.h, p.R * p.D);
-      need('lmHead', 'w', t.w, p.V * p.D);
-      need('lmHead', 'logits', t.logits, p.R * p.V);
       rt.reserve('matmul.pack', WasmRuntime.packBytes(p.V, p.D));
       rt.matmul(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), null, p.R, p.V, p.D, 0, 1, 1, 0);
     },
     attention(_mem, t, p) {
-      need('attention', 'q', t.q, p.B * p.T * p.H * p.Dh);
-      need('attention', 'o', t.o, p.B * p.T * p.H * p.Dh);
-      need('attention', 'k', t.k, p.B * p.S * p.Hkv * p.Dh);
-      need('attention', 'v', t.v, p.B * p.S * p.Hkv * p.Dh);
-      need('attention', 'keyStart', t.keyStart, p.B);
-      need('attention', 'lse', t.lse, p.B * p.H * p.T);
       checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
       const scores = rt.reserve('attention.scores', p.S * 4);
       x.attention(
@@ -51,11 +38,6 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       );
     },
     attentionBackward(_mem, t, p) {
-      const nq = p.B * p.T * p.H * p.Dh, nkv = p.B * p.T * p.Hkv * p.Dh;
-      for (const [n, v] of [['q', t.q], ['o', t.o], ['dout', t.dout], ['dq', t.dq]] as const) need('attentionBackward', n, v, nq);
-      for (const [n, v] of [['k', t.k], ['v', t.v], ['dk', t.dk], ['dv', t.dv]] as const) need('attentionBackward', n, v, nkv);
-      need('attentionBackward', 'keyStart', t.keyStart, p.B);
-      need('attentionBackward', 'lse', t.lse, p.B * p.H * p.T);
       checkAttention(p.H, p.Hkv, p.T, p.T);
       x.attentionBackward(
         ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), ptr(t.dout), ptr(t.dq), ptr(t.dk), ptr(t.dv),
@@ -63,37 +45,21 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       );
     },
     rmsnorm(_mem, t, p) {
-      for (const [n, v] of [['x', t.x], ['y', t.y]] as const) need('rmsnorm', n, v, p.R * p.D);
-      need('rmsnorm', 'w', t.w, p.D);
-      need('rmsnorm', 'rstd', t.rstd, p.R);
       x.rmsnorm(ptr(t.x), ptr(t.w), ptr(t.y), ptr(t.rstd), p.R, p.D, p.eps);
     },
     rmsnormBackward(_mem, t, p) {
-      for (const [n, v] of [['x', t.x], ['dy', t.dy], ['dx', t.dx]] as const) need('rmsnormBackward', n, v, p.R * p.D);
-      need('rmsnormBackward', 'w', t.w, p.D);
-      need('rmsnormBackward', 'rstd', t.rstd, p.R);
-      if (t.dw) need('rmsnormBackward', 'dw', t.dw, p.D);
       x.rmsnormBackward(ptr(t.x), ptr(t.w), ptr(t.rstd), ptr(t.dy), ptr(t.dx), t.dw ? ptr(t.dw) : 0, p.R, p.D, p.accumulate);
     },
     swiglu(_mem, t, p) {
-      for (const [n, v] of [['g', t.g], ['u', t.u], ['h', t.h]] as const) need('swiglu', n, v, p.R * p.F);
       x.swiglu(ptr(t.g), ptr(t.u), ptr(t.h), p.R * p.F);
     },
     swigluBackward(_mem, t, p) {
-      for (const [n, v] of [['g', t.g], ['u', t.u], ['dh', t.dh], ['dg', t.dg], ['du', t.du]] as const) {
-        need('swigluBackward', n, v, p.R * p.F);
-      }
       x.swigluBackward(ptr(t.g), ptr(t.u), ptr(t.dh), ptr(t.dg), ptr(t.du), p.R * p.F);
     },
     axpby(_mem, t, p) {
-      need('axpby', 'x', t.x, p.n);
-      need('axpby', 'y', t.y, p.n);
       x.axpby(ptr(t.x), ptr(t.y), p.n, p.a, p.b);
     },
     rope(mem, t, p) {
-      need('rope', 'x', t.x, p.R * p.nHeads * p.Dh);
-      need('rope', 'pos', t.pos, p.R);
-      if (t.invFreq) need('rope', 'invFreq', t.invFreq, p.Dh / 2);
       const half = p.Dh / 2;
       const invFreq = ropeInverseFrequencies(p.Dh, p.theta, t.invFreq ? mem.f32(t.invFreq) : null);
       const maxPos = maxPosition(mem.i32(t.pos), p.R);
@@ -111,14 +77,11 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       x.rope(ptr(t.x), ptr(t.pos), offset, offset + table.filled * half * 4, p.R, p.nHeads, p.Dh, p.inverse);
     },
     sumSquares(mem, t, p) {
-      need('sumSquares', 'x', t.x, p.n);
-      need('sumSquares', 'out', t.out, 1);
       const s = x.sumSquares(ptr(t.x), p.n);
       const out = mem.f32(t.out);
       out[0] = p.accumulate ? out[0] + s : s;
     },
     adamw(_mem, t, p) {
-      for (const [n, v] of [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]] as const) need('adamw', n, v, p.n);
       if (!(p.step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${p.step}`);
       const bc1 = 1 - Math.pow(p.beta1, p.step), bc2 = 1 - Math.pow(p.beta2, p.step);
       x.adamw(
@@ -127,20 +90,9 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       );
     },
     logprob(mem, t, p) {
-      need('logprob', 'h', t.h, p.R * p.D);
-      need('logprob', 'w', t.w, p.V * p.D);
-      for (const [n, v] of [['target', t.target], ['logp', t.logp], ['entropy', t.entropy], ['lse', t.lse]] as const) {
-        need('logprob', n, v, p.R);
-      }
       wasmLogprob(rt, ptr, mem, t, p);
     },
     logprobBackward(mem, t, p) {
-      need('logprobBackward', 'h', t.h, p.R * p.D);
-      need('logprobBackward', 'dh', t.dh, p.R * p.D);
-      need('logprobBackward', 'w', t.w, p.V * p.D);
-      if (t.dw) need('logprobBackward', 'dw', t.dw, p.V * p.D);
-      const rows = [['target', t.target], ['lse', t.lse], ['entropy', t.entropy], ['coef', t.coef], ['entCoef', t.entCoef]] as const;
-      for (const [n, v] of rows) need('logprobBackward', n, v, p.R);
       wasmLogprobBackward(rt, ptr, mem, t, p);
     },
   };
