@@ -6,25 +6,15 @@
 //   merge:    thread per query: M = max m_s, L = sum l_s e^(m_s - M), o = sum acc_s e^(m_s - M) / L,
 //             lse = M + log L (o = 0, lse = 0 when no split saw a key)
 // part: [B*T*H, nSplit, Dh + 2] scratch.
-import { entry1d, cached, header, type BindingSpec, type WgslProgram } from './common.ts';
-import { loaders, store } from './attention.ts';
+import { cached, type BindingSpec, type WgslProgram } from './common.ts';
+import { attentionFamilyProgram, store } from './attention.ts';
 
 const splitParams = {
   n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nSplit: 'u32', keysPerSplit: 'u32',
 } as const;
 
 function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
-  const code = `${header(splitParams, bindings)}
-const DH4 = ${Math.ceil(Dh / 4)}u;
-const DH = ${Dh}u;
-${loaders(loads, Dh)}
-
-${entry1d(wg)}
-  if (gid >= P.n) { return; }
-${body}
-}
-`;
-  return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params: splitParams, wg };
+  return attentionFamilyProgram(key, splitParams, bindings, Dh, loads, body, wg);
 }
 
 function buildAttentionPartialProgram(Dh: number, wg: number): WgslProgram {

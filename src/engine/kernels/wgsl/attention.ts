@@ -9,13 +9,13 @@
 //   dq:       dq = scale sum_j p_j (dout.v_j - delta) k_j,           p_j = exp(s_j - lse)
 //   dk:       dk_j = scale sum_{h in group, t >= j} p (dout.v_j - delta) q     (zero for j < keyStart)
 //   dv:       dv_j = sum_{h in group, t >= j} p dout
-import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
+import { cached, entry1d, header, type BindingSpec, type ParamSpec, type WgslProgram } from './common.ts';
 
 
 const attentionParams = { n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32' } as const;
 
 /** `fn X4(base, d4) -> vec4<f32>`: elements base + 4*d4 .. +3 of binding X, zero past Dh. */
-export function loaders(names: string[], Dh: number): string {
+function loaders(names: string[], Dh: number): string {
   return names.map((x) => {
     const parts = [0, 1, 2, 3].map((c) => Dh % 4 === 0 ? `${x}[base + d4 * 4u + ${c}u]`
       : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`);
@@ -34,8 +34,11 @@ export function store(dst: string, src: string, scale: string, Dh: number): stri
   }`;
 }
 
-function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
-  const code = `${header(attentionParams, bindings)}
+/** One attention-family program: the shared header, Dh constants and loaders around a 1-D body (one thread per `gid < P.n`). */
+export function attentionFamilyProgram(
+  key: string, params: ParamSpec, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number,
+): WgslProgram {
+  const code = `${header(params, bindings)}
 const DH4 = ${Math.ceil(Dh / 4)}u;
 const DH = ${Dh}u;
 ${loaders(loads, Dh)}
@@ -45,7 +48,11 @@ ${entry1d(wg)}
 ${body}
 }
 `;
-  return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params: attentionParams, wg };
+  return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params, wg };
+}
+
+function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
+  return attentionFamilyProgram(key, attentionParams, bindings, Dh, loads, body, wg);
 }
 
 /** Thread = (b, t, h), gid = (b*T + t)*H + h. */
