@@ -26,6 +26,21 @@ export interface MatmulVariant {
   bias: ElemType;
 }
 
+/** The 4x4 register tile's epilogue: C[m0+i, n0+j] = alpha * acc + bias (+ beta * C), skipping rows/columns past M, N. */
+const STORE_TILE_4X4 = `  let accs = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var i = 0u; i < 4u; i = i + 1u) {
+    let m = m0 + i;
+    if (m >= P.M) { break; }
+    for (var j = 0u; j < 4u; j = j + 1u) {
+      let n = n0 + j;
+      if (n >= P.N) { break; }
+      let at = P.offC + m * P.ldc + n;
+      var out = P.alpha * accs[i][j] + biasv[j];
+      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
+      c[at] = out;
+    }
+  }`;
+
 function buildMatmulProgram(v: MatmulVariant): WgslProgram {
   const bindings = [
     { name: 'a', elem: v.a, access: 'read' },
@@ -66,19 +81,7 @@ ${v.transB ? '' : '    let bK = P.offB + k * P.ldb;'}
   if (P.hasBias == 1u) {
     biasv = vec4<f32>(${quad.map((j) => `ld_bias(P.offBias + c${j})`).join(', ')});
   }
-  let accs = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var i = 0u; i < 4u; i = i + 1u) {
-    let m = m0 + i;
-    if (m >= P.M) { break; }
-    for (var j = 0u; j < 4u; j = j + 1u) {
-      let n = n0 + j;
-      if (n >= P.N) { break; }
-      let at = P.offC + m * P.ldc + n;
-      var out = P.alpha * accs[i][j] + biasv[j];
-      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
-      c[at] = out;
-    }
-  }
+${STORE_TILE_4X4}
 }
 `;
   return { key: `matmul:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params: matmulParams };
@@ -136,19 +139,7 @@ ${loadB}
   if (P.hasBias == 1u) {
     biasv = vec4<f32>(${quad.map((j) => `ld_bias(P.offBias + min(n0 + ${j}u, P.N - 1u))`).join(', ')});
   }
-  let accs = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var i = 0u; i < 4u; i = i + 1u) {
-    let m = m0 + i;
-    if (m >= P.M) { break; }
-    for (var j = 0u; j < 4u; j = j + 1u) {
-      let n = n0 + j;
-      if (n >= P.N) { break; }
-      let at = P.offC + m * P.ldc + n;
-      var out = P.alpha * accs[i][j] + biasv[j];
-      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
-      c[at] = out;
-    }
-  }
+${STORE_TILE_4X4}
 }
 `;
   return { key: `matmulVec4:${transA}${transB}:${aElem}:${bElem}:${biasElem}`, code, bindings, params: matmulParams };
