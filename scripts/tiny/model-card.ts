@@ -142,10 +142,18 @@ ${rlSection}## Regenerate
 npx tsx scripts/tiny/build-tokenizer.ts   # tokenizer.json, tokenizer_config.json
 npm run pretrain-tiny                     # the stages above; writes config.json, model.safetensors,
                                           # generation_config.json, training-log.json and this card
+/usr/bin/python3 scripts/onnx/export_hf_onnx.py public/models/tiny-rema   # onnx/model.onnx (below)
 \`\`\`
 
 The run is deterministic given its seeds and the backend variant (WebAssembly relaxed SIMD in Node 20 with
 --experimental-wasm-relaxed-simd; the held-out numbers are measured on the plain-SIMD variant). training-log.json holds the loss curve and the evals.
+
+\`onnx/model.onnx\` is the same weights as an ONNX graph in float32 with a KV cache, in the layout of the hub's
+"onnx-community" repos (Optimum's input_ids / attention_mask / position_ids / past_key_values.{l}.key|value ->
+logits / present.{l}.key|value). It lets a frozen agent run on onnxruntime (node, or web with the WebGPU / WASM
+execution providers) offline: \`npx rema train --frozen-agent reasoning --frozen-model public/models/tiny-rema\`,
+\`npx rema eval --onnx public/models/tiny-rema\`. Re-export it whenever model.safetensors changes
+(tests/engine/onnx-tiny-rema.test.ts fails on a stale file).
 `;
   writeFileSync(join(dir, 'README.md'), text);
 }
