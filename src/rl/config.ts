@@ -20,6 +20,8 @@ export const CONFIG_VERSION = 1;
 export type ProtocolMode = 'multi-turn' | 'single-turn' | 'vrp' | 'vrp-rl' | 'mrp-rl';
 export type ParamMode = 'shared' | 'separate';
 export type AgentRole = 'meta' | 'reasoning';
+/** which agent, if any, is a frozen external model (see ExperimentConfig.frozenAgent) */
+export type FrozenAgent = 'none' | AgentRole;
 /** token: PPO ratio per token. turn-geometric: exp(mean log-ratio of the turn) (ReMA code). turn-arithmetic: mean of token ratios (paper Eq. 13). */
 export type RatioMode = 'token' | 'turn-geometric' | 'turn-arithmetic';
 /** how per-token losses become one number; see losses/aggregate.ts for the exact formulas */
@@ -105,6 +107,18 @@ export interface ExperimentConfig {
   switchEvery: number;
   /** Separate mode: the agent trained first (code `start_agent` = meta_thinking). */
   startAgent: AgentRole;
+  /**
+   * An agent that never trains and is run by an external (ONNX) model instead of the engine: `none` (default) = both
+   * agents are the engine's policy; `meta` / `reasoning` = that agent's turns come from a frozen model given to the
+   * trainer (TrainerOptions.frozen: the CLI's `--frozen-agent`, the page's ONNX picker), rendered with that model's own
+   * tokenizer and chat template, while the other agent trains on the engine. The frozen agent's tokens never enter a
+   * training row, the loss, the old / reference log-probs or an optimiser step. The paper's single-turn alternating
+   * training (Algorithm 1) freezes one agent while the other trains and switches every few steps; here one agent is
+   * frozen for the whole run, so the switch never happens (the non-frozen agent trains at every step; in single-turn
+   * separate mode its frozen partner decodes greedily, as in Algorithm 1). Needs a two-agent mode (multi-turn or
+   * single-turn). Configs written before this field existed read as `none`.
+   */
+  frozenAgent: FrozenAgent;
   /** Single-turn separate mode (paper Algorithm 1): keep only problems whose group success rate lies in [filterEpsMin, filterEpsMax]. */
   filterGroups: boolean;
   /** Lower success-rate bound of the filter. Paper (MATH): 0.2. */
@@ -226,6 +240,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   paramMode: { kind: 'enum', values: ['shared', 'separate'] },
   switchEvery: { kind: 'int', min: 1 },
   startAgent: { kind: 'enum', values: ['meta', 'reasoning'] },
+  frozenAgent: { kind: 'enum', values: ['none', 'meta', 'reasoning'] },
   filterGroups: { kind: 'bool' },
   filterEpsMin: { kind: 'number', min: 0, max: 1 },
   filterEpsMax: { kind: 'number', min: 0, max: 1 },
@@ -263,6 +278,12 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   evalEvery: { kind: 'int', min: 0 },
   evalBeforeTrain: { kind: 'bool' },
 };
+
+/**
+ * Fields added to version 1 after configs were already saved (URL state, saved runs, run JSON, --config files,
+ * checkpoints): a config without one of them reads as this value, so older records keep loading.
+ */
+export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = { frozenAgent: 'none' };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -328,6 +349,8 @@ export function crossFieldProblems(c: ExperimentConfig): string[] {
     out.push(`field "maxTurns" must be 1 for mode "${c.mode}" (single-response protocol)`);
   if (c.miniBatches > c.problemsPerStep * c.groupSize)
     out.push(`field "miniBatches" (${c.miniBatches}) must not exceed the rollouts per step (${c.problemsPerStep * c.groupSize})`);
+  if (c.frozenAgent !== 'none' && c.mode !== 'multi-turn' && c.mode !== 'single-turn')
+    out.push(`field "frozenAgent" ("${c.frozenAgent}") needs a two-agent mode (multi-turn or single-turn), not "${c.mode}"`);
   if (c.finetune === 'lora' && c.loraTargets.length === 0) out.push('field "loraTargets" must list at least one module');
   return out;
 }
@@ -349,6 +372,11 @@ export function validateConfig(json: unknown, source: string, base?: ExperimentC
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(FIELD_SPECS) as [keyof ExperimentConfig, FieldSpec][]) {
     const has = Object.prototype.hasOwnProperty.call(record, key);
+    const added = ADDED_FIELD_DEFAULTS[key];
+    if (!has && base === undefined && added !== undefined) {
+      out[key] = added;
+      continue;
+    }
     if (!has && base === undefined) {
       problems.push(`missing field "${key}"`);
       continue;

@@ -46,6 +46,7 @@ const REMA_MULTITURN: ExperimentConfig = {
   paramMode: 'shared',
   switchEvery: 10,
   startAgent: 'meta',
+  frozenAgent: 'none',
   filterGroups: false,
   filterEpsMin: 0.2,
   filterEpsMax: 0.8,

@@ -57,6 +57,8 @@ export const knobs: readonly Knob[] = [
     note: 'Separate mode: the trained agent switches every this many steps (code switch_agent.freq = 10).' },
   { key: 'startAgent', label: 'first trained agent', group: 'Agents', control: select('meta', 'reasoning'), advanced: true,
     note: 'Separate mode: which agent trains first (code start_agent = meta_thinking).' },
+  { key: 'frozenAgent', label: 'frozen agent', group: 'Agents', control: select('none', 'meta', 'reasoning'), advanced: true,
+    note: 'An agent that never trains and runs on an external ONNX model (paper Algorithm 1 freezes one agent while the other trains; here for the whole run). none: both agents are the engine model. Needs multi-turn or single-turn.' },
   { key: 'filterGroups', label: 'filter groups', group: 'Agents', control: { kind: 'boolean' }, advanced: true,
     note: 'Single-turn separate mode (paper Algorithm 1): keep only problems whose group success rate lies in [eps min, eps max].' },
   { key: 'filterEpsMin', label: 'filter eps min', group: 'Agents', control: real(0, 1, 0.05), advanced: true,
