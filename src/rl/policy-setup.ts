@@ -8,7 +8,8 @@ import type { ExperimentConfig } from './config.ts';
 /** Adapter names the trainer expects for a config. */
 export function adapterNames(config: ExperimentConfig): string[] {
   const twoAgent = config.mode === 'multi-turn' || config.mode === 'single-turn';
-  if (config.paramMode === 'separate' && twoAgent) return ['meta', 'reasoning'];
+  // a frozen agent (config.frozenAgent) is another model: only the trained agent gets an adapter
+  if (config.paramMode === 'separate' && twoAgent) return (['meta', 'reasoning'] as const).filter((r) => r !== config.frozenAgent);
   return [config.finetune === 'full' ? 'full' : 'shared'];
 }
 

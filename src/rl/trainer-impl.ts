@@ -6,18 +6,20 @@
 //   adv      -> GRPO / REINFORCE++ advantages per row (train/rows.ts)
 //   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
+// A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
+// tokenizer and is left out of every later phase: rows are built for the trainable agents only.
 // All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
 import type { Problem, TaskKind } from '../data/problem.ts';
-import type { SamplingParams } from '../engine/policy.ts';
+import type { Policy, SamplingParams } from '../engine/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';
 import type { MetricsRecord, PhaseTimes } from './metrics.ts';
 import { promptsFor } from './prompts/index.ts';
-import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
-import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan } from './train/episodes.ts';
+import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
 import { needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
@@ -33,6 +35,25 @@ function taskOf(problems: readonly Problem[], what: string): TaskKind {
   return task;
 }
 
+/** The model's context length when the policy says it (EnginePolicy and OnnxFrozenPolicy keep their config). */
+function contextOf(policy: Policy): number | undefined {
+  return (policy as { config?: { maxPositionEmbeddings?: number } }).config?.maxPositionEmbeddings;
+}
+
+/** The frozen agent of options that ask for one (config.frozenAgent), checked against the config. */
+function frozenActor(opts: TrainerOptions): FrozenActor | null {
+  const wanted = opts.config.frozenAgent;
+  const given = opts.frozen;
+  if (wanted === 'none') {
+    if (given) throw new Error(`createTrainer: a frozen ${given.role} agent was given but config.frozenAgent is "none"`);
+    return null;
+  }
+  if (!given) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`);
+  if (given.role !== wanted) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`);
+  const maxContext = given.maxContext ?? contextOf(given.policy) ?? Number.POSITIVE_INFINITY;
+  return { role: given.role, policy: given.policy, tokenizer: given.tokenizer, maxContext };
+}
+
 /** Seeds used by the trainer, one stream per purpose. */
 const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
 
@@ -45,14 +66,15 @@ export function createTrainer(opts: TrainerOptions): Trainer {
   const prompts = promptsFor(config.prompts, config.mode, task);
   const shared = policy.adapters[0];
   if (config.paramMode === 'separate' && isTwoAgent(config)) {
-    for (const a of ['meta', 'reasoning'])
+    const needed = trainableRoles(config);
+    for (const a of needed)
       if (!policy.adapters.includes(a))
-        throw new Error(`createTrainer: paramMode "separate" needs adapters "meta" and "reasoning"; the policy has [${policy.adapters.join(', ')}]`);
+        throw new Error(`createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${policy.adapters.join(', ')}]`);
   }
+  const frozen = frozenActor(opts);
   const adapterFor = (role: AgentRole): string =>
     config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
-  const policyContext = (policy as { config?: { maxPositionEmbeddings?: number } }).config?.maxPositionEmbeddings;
-  const maxContext = opts.maxContext ?? policyContext ?? Number.POSITIVE_INFINITY;
+  const maxContext = opts.maxContext ?? contextOf(policy) ?? Number.POSITIVE_INFINITY;
 
   let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
 
@@ -68,6 +90,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     maxContext,
     stopWhenTruncated: config.stopWhenTruncated,
     onTokens: (done) => emit({ type: 'progress', step: atStep, phase, done, total: 0 }),
+    ...(frozen ? { frozen } : {}),
   });
 
   function epochOrder(epoch: number): number[] {

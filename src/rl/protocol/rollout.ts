@@ -32,6 +32,21 @@ export interface RolloutSettings {
   stopWhenTruncated: boolean;
   /** generated tokens so far, for progress bars */
   onTokens?: (generated: number) => void;
+  /** an agent run by another model (config.frozenAgent): its own policy, tokenizer (chat template, stop ids) and context */
+  frozen?: FrozenActor;
+}
+
+export interface FrozenActor {
+  role: AgentRole;
+  policy: Policy;
+  tokenizer: ChatTokenizer;
+  maxContext: number;
+}
+
+/** Who writes `role`'s turns: the frozen model (base weights, its tokenizer) or the trained policy with the role's adapter. */
+function actorFor(s: RolloutSettings, role: AgentRole): { policy: Policy; tokenizer: ChatTokenizer; adapter: string | null; maxContext: number } {
+  if (s.frozen?.role === role) return { policy: s.frozen.policy, tokenizer: s.frozen.tokenizer, adapter: null, maxContext: s.frozen.maxContext };
+  return { policy: s.policy, tokenizer: s.tokenizer, adapter: s.adapterFor(role), maxContext: s.maxContext };
 }
 
 export type RoleSampling = Record<AgentRole, SamplingParams>;
@@ -62,22 +77,23 @@ async function generateTurn(
   sampling: SamplingParams,
   stopStrings: readonly string[],
 ): Promise<TurnResult[]> {
+  const actor = actorFor(s, role);
   const prompts = episodes.map((e) => {
     const chat = chatFor(e, role, s.prompts);
-    return encodeChat(s.tokenizer, chat, [], true).tokens;
+    return encodeChat(actor.tokenizer, chat, [], true).tokens;
   });
-  const fits = prompts.map((p) => p.length <= s.maxPromptTokens && p.length < s.maxContext);
+  const fits = prompts.map((p) => p.length <= s.maxPromptTokens && p.length < actor.maxContext);
   const requests = prompts
     .map((prompt, i) => ({ prompt, i }))
     .filter(({ i }) => fits[i])
     .map(({ prompt }) => ({
       prompt,
-      adapter: s.adapterFor(role),
-      maxNewTokens: Math.min(s.maxTokensPerTurn, s.maxContext - prompt.length),
+      adapter: actor.adapter,
+      maxNewTokens: Math.min(s.maxTokensPerTurn, actor.maxContext - prompt.length),
       stopStrings,
-      stopTokenIds: s.tokenizer.stopTokenIds,
+      stopTokenIds: actor.tokenizer.stopTokenIds,
     }));
-  const generated = requests.length > 0 ? await s.policy.generate(requests, sampling, s.onTokens) : [];
+  const generated = requests.length > 0 ? await actor.policy.generate(requests, sampling, s.onTokens) : [];
   let next = 0;
   return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
 }

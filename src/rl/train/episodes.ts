@@ -6,6 +6,9 @@
 //  - separate, single-turn: paper Algorithm 1: the current agent samples and trains while its frozen partner
 //    decodes greedily (reasoning phase: one greedy plan per problem answered groupSize times; meta phase:
 //    groupSize plans each answered once); groups outside the success-rate window are dropped (filter.ts).
+//  - a frozen agent (config.frozenAgent, run by another model): never trains; shared mode trains the shared weights
+//    on the other agent's turns only, separate mode always trains the other agent (single-turn: Algorithm 1's phase
+//    of that agent at every step, the frozen partner decoding greedily).
 
 import type { Problem } from '../../data/problem.ts';
 import type { SamplingParams } from '../../engine/policy.ts';
@@ -29,8 +32,17 @@ export function isTwoAgent(config: ExperimentConfig): boolean {
   return config.mode === 'multi-turn' || config.mode === 'single-turn';
 }
 
-/** The agent trained at 0-based step `k` in separate mode: (k // switchEvery + start) % 2, as the code. */
+/** The agents that can train: both, less a frozen one (config.frozenAgent). */
+export function trainableRoles(config: ExperimentConfig): AgentRole[] {
+  return (['meta', 'reasoning'] as const).filter((r) => r !== config.frozenAgent);
+}
+
+/**
+ * The agent trained at 0-based step `k` in separate mode: (k // switchEvery + start) % 2, as the code. With a
+ * frozen agent the alternation degenerates: the other agent trains at every step.
+ */
 export function currentAgent(config: ExperimentConfig, k: number): AgentRole {
+  if (config.frozenAgent !== 'none') return config.frozenAgent === 'meta' ? 'reasoning' : 'meta';
   const start = config.startAgent === 'meta' ? 0 : 1;
   return (Math.floor(k / config.switchEvery) + start) % 2 === 0 ? 'meta' : 'reasoning';
 }
@@ -39,7 +51,7 @@ export function stepPlan(config: ExperimentConfig, k: number, sharedAdapter: str
   const sampled = { meta: false, reasoning: false };
   if (!isTwoAgent(config)) return { trained: ['reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
   if (config.paramMode === 'shared')
-    return { trained: ['meta', 'reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
+    return { trained: trainableRoles(config), trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
   const agent = currentAgent(config, k);
   if (config.mode === 'multi-turn') return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false };
   return {
