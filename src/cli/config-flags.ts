@@ -2,6 +2,7 @@
 //   --preset NAME | --config FILE.json   the base (a config file may itself say "extends": "<preset>")
 //   --set key=value (repeatable)         any field; the value is read as JSON when it parses, else as a string
 //   --steps N, --seed S                  shorthands for the two most common overrides
+//   --frozen-agent meta|reasoning        sets frozenAgent (the model that runs it is a command's --frozen-model)
 
 import { readFile } from 'node:fs/promises';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
@@ -13,6 +14,7 @@ export interface ConfigFlags {
   set?: string[];
   steps?: string;
   seed?: string;
+  frozenAgent?: string;
 }
 
 export function parseSetFlag(flag: string): [string, unknown] {
@@ -51,5 +53,6 @@ export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentCon
   }
   if (flags.steps !== undefined) overrides.steps = intFlag('steps', flags.steps);
   if (flags.seed !== undefined) overrides.seed = intFlag('seed', flags.seed);
-  return validateConfig(overrides, 'command line (--set / --steps / --seed)', base);
+  if (flags.frozenAgent !== undefined) overrides.frozenAgent = flags.frozenAgent;
+  return validateConfig(overrides, 'command line (--set / --steps / --seed / --frozen-agent)', base);
 }

@@ -1,6 +1,8 @@
 // `rema eval`: greedy pass@1 of a config's protocol and model (optionally with a training checkpoint's adapters)
 // on named benchmarks (the shipped sets, ../shared/data/eval, the tiny tasks) or users' JSONL files, with a
 // progress bar; prints a table and writes a JSON summary plus every transcript when --out is given.
+// With --onnx an ONNX model (onnx-community layout) is the policy of every role instead of an engine model (the VRP
+// baseline of any ONNX model: --preset vrp --onnx ...); with --frozen-model it plays the config's frozen agent.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -12,9 +14,12 @@ import { tinyArithProblems, tinyJudgeProblems } from '../data/tiny-task/dataset.
 import type { ExperimentConfig } from '../rl/config.ts';
 import type { RolloutRecord } from '../rl/metrics.ts';
 import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts';
-import { createTrainer } from '../rl/trainer.ts';
+import type { Policy } from '../engine/policy.ts';
+import type { ChatTokenizer } from '../data/tokenizer.ts';
+import { createTrainer, type FrozenAgentOptions } from '../rl/trainer.ts';
 import { loadCheckpointAdapters, readLatestCheckpoint } from './checkpoint.ts';
 import { directoryFileSource } from './fs-source.ts';
+import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
 import { loadModel, PUBLIC_DATA, sharedDataDir, userFile, type BackendKind } from './setup.ts';
 
 export const BENCHMARKS = [...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(SHARED_DATASETS), 'tiny-arith', 'tiny-judge'])];
@@ -32,6 +37,50 @@ export interface EvalOptions {
   progress?: boolean;
   /** problems evaluated per batch */
   chunk?: number;
+  /** an ONNX model (folder or hub repo id) that plays every role instead of the config's engine model */
+  onnx?: string;
+  /** the ONNX model that plays config.frozenAgent (the other agent is the config's engine model) */
+  frozenModel?: string;
+  /** where to say what runs the models (backend, ONNX runtime and execution provider) */
+  log?: (line: string) => void;
+}
+
+interface EvalPolicy {
+  policy: Policy;
+  tokenizer: ChatTokenizer;
+  frozen?: FrozenAgentOptions;
+  config: ExperimentConfig;
+  dispose(): void;
+}
+
+/** The policies an evaluation runs: an ONNX model for every role, or the engine model (+ a frozen ONNX agent). */
+async function evalPolicies(opts: EvalOptions, say: (line: string) => void): Promise<EvalPolicy> {
+  const { config } = opts;
+  if (opts.onnx !== undefined) {
+    if (opts.checkpoint) throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
+    if (opts.frozenModel !== undefined) throw new Error('--onnx already runs every role; --frozen-model does not apply');
+    const agent = await loadCliOnnxAgent(opts.onnx);
+    say(describeOnnxAgent('policy (every role)', agent));
+    // one model for both roles: the shared-parameter protocol, no frozen partner
+    return { policy: agent.policy, tokenizer: agent.tokenizer, config: { ...config, paramMode: 'shared', frozenAgent: 'none' }, dispose: () => {} };
+  }
+  if (config.frozenAgent !== 'none' && opts.frozenModel === undefined)
+    throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name>`);
+  if (config.frozenAgent === 'none' && opts.frozenModel !== undefined)
+    throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
+  const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
+  say(`backend: ${backend.description}`);
+  if (opts.checkpoint) {
+    const latest = await readLatestCheckpoint(join(opts.checkpoint, 'checkpoints'));
+    await loadCheckpointAdapters(latest ? latest.path : opts.checkpoint, policy);
+  }
+  let frozen: FrozenAgentOptions | undefined;
+  if (config.frozenAgent !== 'none') {
+    const agent = await loadCliOnnxAgent(opts.frozenModel!);
+    say(describeOnnxAgent(`frozen ${config.frozenAgent} agent`, agent));
+    frozen = { role: config.frozenAgent, policy: agent.policy, tokenizer: agent.tokenizer };
+  }
+  return { policy, tokenizer, config, ...(frozen ? { frozen } : {}), dispose: () => policy.dispose() };
 }
 
 export interface BenchmarkResult {
@@ -64,11 +113,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
     }),
   ];
   if (sets.length === 0) throw new Error('nothing to evaluate: give --benchmarks or --file');
-  const { policy, tokenizer } = await loadModel(config, opts.backend);
-  if (opts.checkpoint) {
-    const latest = await readLatestCheckpoint(join(opts.checkpoint, 'checkpoints'));
-    await loadCheckpointAdapters(latest ? latest.path : opts.checkpoint, policy);
-  }
+  const run = await evalPolicies(opts, opts.log ?? (() => {}));
   const chunk = opts.chunk ?? 32;
   const results: BenchmarkResult[] = [];
   if (opts.out) await mkdir(opts.out, { recursive: true });
@@ -82,7 +127,14 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
     const transcripts: RolloutRecord[] = [];
     for (let i = 0; i < problems.length; i += chunk) {
       const part = problems.slice(i, i + chunk);
-      const trainer = createTrainer({ config: { ...config, evalSize: 0 }, policy, tokenizer, train: part, eval: part });
+      const trainer = createTrainer({
+        config: { ...run.config, evalSize: 0 },
+        policy: run.policy,
+        tokenizer: run.tokenizer,
+        ...(run.frozen ? { frozen: run.frozen } : {}),
+        train: part,
+        eval: part,
+      });
       const r = await trainer.evaluate();
       r.rollouts.forEach((roll, j) => {
         const level = part[j].level ?? 'all';
@@ -102,7 +154,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
     results.push(res);
     if (opts.out) await writeFile(join(opts.out, `${set.name}_rollouts.jsonl`), transcripts.map((t) => JSON.stringify(t)).join('\n') + '\n');
   }
-  policy.dispose();
+  run.dispose();
   if (opts.out) await writeFile(join(opts.out, 'eval_summary.json'), JSON.stringify({ config: config.name, results }, null, 2) + '\n');
   return results;
 }

@@ -27,6 +27,12 @@ function configOptions(cmd: Command): Command {
 const backendOption = () =>
   new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
 
+const frozenAgentOption = () =>
+  new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
+
+const frozenModelOption = () =>
+  new Option('--frozen-model <folder|org/name>', 'the ONNX model (onnx/model.onnx + config and tokenizer files) that runs the frozen agent, on onnxruntime-node');
+
 function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
   if (quiet) return 'none';
   return process.stderr.isTTY ? 'bar' : 'lines';
@@ -40,10 +46,19 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'run folder (metrics.jsonl, rollouts.jsonl, eval.jsonl, checkpoints/)', 'runs/latest')
     .addOption(backendOption())
     .option('--save-every <n>', 'checkpoint every n steps', '1')
+    .addOption(frozenAgentOption())
+    .addOption(frozenModelOption())
     .option('--quiet', 'no progress output')
-    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean }) => {
+    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean; frozenModel?: string }) => {
       const config = await configFromFlags(o);
-      const s = await runTrain({ config, out: o.out, backend: o.backend, saveEvery: Number(o.saveEvery), progress: progressMode(o.quiet) });
+      const s = await runTrain({
+        config,
+        out: o.out,
+        backend: o.backend,
+        saveEvery: Number(o.saveEvery),
+        progress: progressMode(o.quiet),
+        ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
+      });
       const last = s.metrics.at(-1);
       const evals = s.evals;
       process.stdout.write(
@@ -61,8 +76,11 @@ export function buildProgram(): Command {
     .option('--checkpoint <dir>', 'a run folder or checkpoint folder whose adapters to load')
     .option('--out <dir>', 'write eval_summary.json and per-benchmark transcripts')
     .addOption(backendOption())
+    .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
+    .addOption(frozenAgentOption())
+    .addOption(frozenModelOption())
     .option('--quiet', 'no progress bar')
-    .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean }) => {
+    .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean; onnx?: string; frozenModel?: string }) => {
       const config = await configFromFlags(o);
       // default: the config's own held-out set
       const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
@@ -77,6 +95,9 @@ export function buildProgram(): Command {
         ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
         ...(o.out ? { out: o.out } : {}),
         progress: !o.quiet && process.stderr.isTTY,
+        ...(o.onnx !== undefined ? { onnx: o.onnx } : {}),
+        ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
+        ...(o.quiet ? {} : { log: (line: string) => process.stderr.write(line + '\n') }),
       });
       for (const r of results) process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`);
     });

@@ -4,6 +4,8 @@
 //   rollouts.jsonl   every episode of every step (both agents' turns, reward, advantage)
 //   eval.jsonl       every evaluation (step 0 when evalBeforeTrain, then every evalEvery steps), with per-level accuracy
 //   checkpoints/     adapters + optimiser state + trainer state, written atomically after every saveEvery steps
+//   frozen-agent.json with a frozen agent (config.frozenAgent, --frozen-model): which model runs it and on what; the
+//                    frozen model itself is never saved, and a resumed run must name the same --frozen-model
 // Restarted on the same --out after a kill, it resumes from the last checkpoint and drops log lines written
 // after it, so the finished files are what an uninterrupted run writes (the trainer is deterministic).
 
@@ -11,10 +13,11 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import type { ExperimentConfig } from '../rl/config.ts';
+import { ADDED_FIELD_DEFAULTS, type AgentRole, type ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
 import { readLatestCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
 import { loadConfigProblems, loadModel, type BackendKind } from './setup.ts';
 
 export interface TrainOptions {
@@ -27,6 +30,18 @@ export interface TrainOptions {
   progress?: 'bar' | 'lines' | 'none';
   /** stop after this many new steps in this process (tests use it to simulate a kill) */
   maxNewSteps?: number;
+  /** the ONNX model (folder or hub repo id) that runs config.frozenAgent; required exactly when that is not "none" */
+  frozenModel?: string;
+}
+
+/** What frozen-agent.json records about the frozen agent of a run. */
+export interface FrozenAgentRecord {
+  role: string;
+  /** --frozen-model as given */
+  model: string;
+  source: string;
+  modelFile: string;
+  runtime: string;
 }
 
 export interface TrainSummary {
@@ -75,7 +90,30 @@ async function readJsonl<T>(path: string): Promise<T[]> {
 }
 
 function sameRun(a: ExperimentConfig, b: ExperimentConfig): boolean {
-  return JSON.stringify({ ...a, steps: 0 }) === JSON.stringify({ ...b, steps: 0 });
+  // a run folder written before a field existed holds a config without it: read it with the field's default
+  const canonical = (c: ExperimentConfig) => {
+    const full: Record<string, unknown> = { ...ADDED_FIELD_DEFAULTS, ...c, steps: 0 };
+    return JSON.stringify(full, Object.keys(full).toSorted());
+  };
+  return canonical(a) === canonical(b);
+}
+
+/** The frozen agent the config asks for, loaded from --frozen-model; a resumed run must name the model it started with. */
+async function openFrozenAgent(config: ExperimentConfig, model: string | undefined, recordPath: string): Promise<CliOnnxAgent | null> {
+  if (config.frozenAgent === 'none') {
+    if (model !== undefined) throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
+    return null;
+  }
+  if (model === undefined) throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name> (an ONNX model in the onnx-community layout)`);
+  if (existsSync(recordPath)) {
+    const recorded = JSON.parse(await readFile(recordPath, 'utf8')) as FrozenAgentRecord;
+    if (recorded.model !== model)
+      throw new Error(`${recordPath}: this run's frozen agent is "${recorded.model}", not "${model}"; resume with the same --frozen-model or use another --out`);
+  }
+  const agent = await loadCliOnnxAgent(model);
+  const record: FrozenAgentRecord = { role: config.frozenAgent, model, source: agent.source, modelFile: agent.modelFile, runtime: agent.runtime };
+  await writeFile(recordPath, JSON.stringify(record, null, 2) + '\n');
+  return agent;
 }
 
 export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
@@ -89,18 +127,21 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     evals: join(out, 'eval.jsonl'),
     evalRollouts: join(out, 'eval_rollouts.jsonl'),
     checkpoints: join(out, 'checkpoints'),
+    frozen: join(out, 'frozen-agent.json'),
   };
   if (existsSync(files.config)) {
     const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
     if (!sameRun(previous, config))
       throw new Error(`${files.config}: this folder holds a run with a different config; use another --out (or the same config)`);
   }
+  const frozen = await openFrozenAgent(config, opts.frozenModel, files.frozen);
   await writeFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
   const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
   const problems = await loadConfigProblems(config);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
+  if (progress !== 'none' && frozen) process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
   let phase = '';
   const trainer = createTrainer({
     config,
@@ -108,6 +149,7 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     tokenizer,
     train: problems.train,
     eval: problems.eval,
+    ...(frozen ? { frozen: { role: config.frozenAgent as AgentRole, policy: frozen.policy, tokenizer: frozen.tokenizer } } : {}),
     onEvent: (e) => {
       if (e.type === 'phase') phase = e.phase;
     },
