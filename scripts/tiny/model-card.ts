@@ -153,7 +153,7 @@ The run is deterministic given its seeds and the backend variant (WebAssembly re
 logits / present.{l}.key|value). It lets a frozen agent run on onnxruntime (node, or web with the WebGPU / WASM
 execution providers) offline: \`npx rema train --frozen-agent reasoning --frozen-model public/models/tiny-rema\`,
 \`npx rema eval --onnx public/models/tiny-rema\`. Re-export it whenever model.safetensors changes
-(tests/engine/onnx-tiny-rema.test.ts fails on a stale file).
+(tests/rl/frozen-agent.test.ts fails on a stale file).
 `;
   writeFileSync(join(dir, 'README.md'), text);
 }

@@ -89,13 +89,15 @@ async function readJsonl<T>(path: string): Promise<T[]> {
     .map((l) => JSON.parse(l) as T);
 }
 
-function sameRun(a: ExperimentConfig, b: ExperimentConfig): boolean {
+/** A config as canonical JSON: sorted keys, `steps` ignored, fields added since it was written at their defaults. */
+function canonicalRun(c: ExperimentConfig): string {
   // a run folder written before a field existed holds a config without it: read it with the field's default
-  const canonical = (c: ExperimentConfig) => {
-    const full: Record<string, unknown> = { ...ADDED_FIELD_DEFAULTS, ...c, steps: 0 };
-    return JSON.stringify(full, Object.keys(full).toSorted());
-  };
-  return canonical(a) === canonical(b);
+  const full: Record<string, unknown> = { ...ADDED_FIELD_DEFAULTS, ...c, steps: 0 };
+  return JSON.stringify(full, Object.keys(full).toSorted());
+}
+
+function sameRun(a: ExperimentConfig, b: ExperimentConfig): boolean {
+  return canonicalRun(a) === canonicalRun(b);
 }
 
 /** The frozen agent the config asks for, loaded from --frozen-model; a resumed run must name the model it started with. */
