@@ -8,6 +8,7 @@ import { Controls } from './components/Controls.tsx';
 import { EchoTrapAlarm } from './components/EchoTrapAlarm.tsx';
 import { ErrorBanner } from './components/ErrorBanner.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { FrozenAgentPanel } from './components/FrozenAgentPanel.tsx';
 import { Header } from './components/Header.tsx';
 import { ModelLoader } from './components/ModelLoader.tsx';
 import { PlanIntervention } from './components/PlanIntervention.tsx';
@@ -50,6 +51,7 @@ export function App() {
             <details className="panel" open>
               <summary>Model &amp; backend</summary>
               <ModelLoader />
+              <FrozenAgentPanel />
             </details>
             <ConfigPanel />
           </ErrorBoundary>

@@ -20,6 +20,7 @@ const store = createPlaygroundStore(
     view: fromUrl.view,
     backendPreference: fromUrl.backend,
     modelSpec: modelSpecFromConfig(fromUrl.config),
+    frozenSpec: fromUrl.onnxModel,
   },
 );
 if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });

@@ -1,5 +1,6 @@
 // Top bar: what runs where. The backend (WebGPU adapter and f16 support, or the CPU backend with the reason),
-// the model and the dataset, so a screenshot always says what produced the curves.
+// the model, the frozen ONNX agent and its onnxruntime-web execution provider, and the dataset, so a screenshot
+// always says what produced the curves.
 import { useShallow } from 'zustand/react/shallow';
 import { modelLabel } from '../store/selectors.ts';
 import { usePlayground } from '../store/react.ts';
@@ -9,9 +10,10 @@ function formatParams(n: number): string {
 }
 
 export function Header() {
-  const { backend, model, dataset, modelSpec, status } = usePlayground(
-    useShallow((s) => ({ backend: s.backend, model: s.model, dataset: s.dataset, modelSpec: s.modelSpec, status: s.status })),
+  const { backend, model, dataset, modelSpec, status, frozen } = usePlayground(
+    useShallow((s) => ({ backend: s.backend, model: s.model, dataset: s.dataset, modelSpec: s.modelSpec, status: s.status, frozen: s.frozen })),
   );
+  const frozenOnnx = frozen.role !== null ? frozen.onnx : null;
   return (
     <header className="header">
       <h1>ReMA Playground</h1>
@@ -27,6 +29,11 @@ export function Header() {
         <span className="badge" data-testid="model">
           model: {model ? `${model.name} (${model.architecture}, ${formatParams(model.parameters)} params, ${model.layers} layers)` : modelLabel(modelSpec)}
         </span>
+        {frozen.role !== null && frozenOnnx && (
+          <span className="badge badge-frozen" data-testid="frozen-badge" title="this agent answers but never trains">
+            frozen {frozen.role === 'meta' ? 'meta-thinking' : 'reasoning'} agent: {frozenOnnx.name} · {frozenOnnx.runtime}
+          </span>
+        )}
         {dataset && (
           <span className="badge" data-testid="dataset">
             data: {dataset.name} ({dataset.train} train / {dataset.heldOut} held-out)
@@ -36,6 +43,11 @@ export function Header() {
       {backend && backend.kind !== 'webgpu' && backend.cpuReason && (
         <div className="notice" data-testid="cpu-notice" role="status">
           Running on the CPU backend: {backend.cpuReason}
+        </div>
+      )}
+      {frozen.onnx?.notice && (
+        <div className="notice" data-testid="onnx-notice" role="status">
+          ONNX model: {frozen.onnx.notice}
         </div>
       )}
     </header>

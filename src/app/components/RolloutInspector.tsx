@@ -2,9 +2,12 @@
 // sample, coloured by reward), then the selected group's samples side by side, each with the meta-thinking
 // agent's plans and the reasoning agent's steps interleaved turn by turn, reward, advantage and finish reason.
 // "colour by" tints whole cards (advantage, reward) or, where the step carries per-token data, each trained token
-// by its advantage, ratio or clip status (TokenText.tsx); turns without it stay plain text with KaTeX.
+// by its advantage, ratio or clip status (TokenText.tsx); turns without it stay plain text with KaTeX. The turns of
+// a frozen agent (an ONNX model that never trains: the run's config.frozenAgent) are marked as such and never
+// coloured: they get no advantage and no loss.
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { AgentRole } from '../../rl/config.ts';
 import type { RolloutRecord } from '../../rl/metrics.ts';
 import { usePlayground } from '../store/react.ts';
 import { groupRollouts } from '../store/selectors.ts';
@@ -18,7 +21,7 @@ export function signedTint(x: number): string {
   return x >= 0 ? `rgba(22, 163, 74, ${a})` : `rgba(220, 38, 38, ${a})`;
 }
 
-function SampleCard({ r, colouring, tokenMode }: { r: RolloutRecord; colouring: TokenColouring; tokenMode: TokenMode | null }) {
+function SampleCard({ r, colouring, tokenMode, frozenRole }: { r: RolloutRecord; colouring: TokenColouring; tokenMode: TokenMode | null; frozenRole: AgentRole | null }) {
   const tint = tokenMode !== null ? 'transparent' : colouring === 'advantage' ? signedTint(r.advantage) : colouring === 'reward' ? signedTint(r.reward * 2 - 1) : 'transparent';
   let turn = 0;
   return (
@@ -39,12 +42,18 @@ function SampleCard({ r, colouring, tokenMode }: { r: RolloutRecord; colouring: 
       <ol className="turns">
         {r.turns.map((t, i) => {
           if (t.role === 'meta' || i === 0) turn++;
+          const frozen = t.role === frozenRole;
           return (
-            <li key={i} className={`turn turn-${t.role}`} data-role={t.role}>
+            <li key={i} className={`turn turn-${t.role}${frozen ? ' turn-frozen' : ''}`} data-role={t.role} data-frozen={frozen ? 'true' : 'false'}>
               <span className="turn-tag">
                 {t.role === 'meta' ? `MTA · turn ${turn}` : `RA · turn ${turn}`} · {t.tokens} tok{t.truncated ? ' · truncated' : ''}
+                {frozen && (
+                  <span className="frozen-tag" title="a frozen ONNX agent wrote this turn: it is not trained (no advantage, no loss)">
+                    {' '}· frozen (ONNX, not trained)
+                  </span>
+                )}
               </span>
-              {tokenMode !== null && hasTokens(t) ? (
+              {tokenMode !== null && !frozen && hasTokens(t) ? (
                 <TokenText turn={t} mode={tokenMode} />
               ) : (
                 <MathText text={t.text || '(empty)'} className="turn-text" />
@@ -58,9 +67,10 @@ function SampleCard({ r, colouring, tokenMode }: { r: RolloutRecord; colouring: 
 }
 
 export function RolloutInspector() {
-  const { run, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
+  const { run, activeConfig, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
     useShallow((s) => ({
       run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
+      activeConfig: s.activeConfig,
       inspected: s.inspectedRunId !== null,
       inspectRun: s.inspectRun,
       selected: s.selectedGroup,
@@ -69,6 +79,9 @@ export function RolloutInspector() {
       setColouring: s.setColouring,
     })),
   );
+  // the agent that never trained in the run shown (saved runs carry their config; older ones have no field)
+  const frozenAgent = (run?.config ?? activeConfig).frozenAgent ?? 'none';
+  const frozenRole = frozenAgent === 'none' ? null : frozenAgent;
   const trainRollouts = run?.rollouts;
   const evalRollouts = run?.evalRollouts;
   const step = run?.metrics.at(-1)?.step;
@@ -173,7 +186,7 @@ export function RolloutInspector() {
       </div>
       <div className="samples">
         {current.map((r) => (
-          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} />
+          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} frozenRole={frozenRole} />
         ))}
       </div>
     </div>

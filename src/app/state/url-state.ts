@@ -1,17 +1,20 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
-//   #preset=tiny-default&view=curves&backend=auto&model=embedded:tiny-rema&groupSize=4&ratio=token
-// Config fields are written only where they differ from the preset. Reading validates everything with the RL
+//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name
+// Config fields are written only where they differ from the preset. onnxModel (the frozen agent's / VRP
+// baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong.
 import { FIELD_SPECS, type ExperimentConfig } from '../../rl/config.ts';
 import { getPreset, PRESETS } from '../../rl/presets.ts';
-import type { BackendPreference, ModelSpec } from '../worker/protocol.ts';
+import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
 import { validateConfig } from '../../rl/config.ts';
+import { validateRepoId } from '../../engine/io/hub.ts';
+import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
 import type { ViewName } from '../store/types.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
-const reservedKeys = new Set(['preset', 'view', 'backend']);
+const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel']);
 
 export interface UrlState {
   /** the preset the config starts from (edits are the other URL keys) */
@@ -19,6 +22,8 @@ export interface UrlState {
   config: ExperimentConfig;
   view: ViewName;
   backend: BackendPreference;
+  /** the ONNX model for a frozen agent and the VRP baseline */
+  onnxModel: OnnxModelSpec;
   /** problems found while reading; the state above is still usable */
   errors: string[];
 }
@@ -54,7 +59,43 @@ export function modelSpecFromConfig(config: ExperimentConfig): ModelSpec {
   return config.modelSource === 'hub' ? { kind: 'hf', repo: config.model, revision: 'main' } : { kind: 'embedded', name: config.model };
 }
 
-export function encodeUrlState(s: { preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference }): string {
+/** "embedded:tiny-rema", "hub:org/name" ("hub:org/name@rev" off main), "local:folder" (not reopenable: see decode). */
+export function encodeOnnxModel(spec: OnnxModelSpec): string {
+  if (spec.kind === 'hf') return `hub:${spec.repo}${spec.revision === 'main' ? '' : `@${spec.revision}`}`;
+  return `${spec.kind}:${spec.name}`;
+}
+
+/** Reads an onnxModel value; a problem is thrown as an Error whose message says what is accepted. */
+export function decodeOnnxModel(text: string): OnnxModelSpec {
+  const colon = text.indexOf(':');
+  const kind = colon < 0 ? '' : text.slice(0, colon);
+  const value = text.slice(colon + 1);
+  switch (kind) {
+    case 'embedded':
+      if (!EMBEDDED_ONNX_MODELS.includes(value)) {
+        throw new Error(`URL: onnxModel "${text}": no embedded ONNX model "${value}" (shipped: ${EMBEDDED_ONNX_MODELS.join(', ')})`);
+      }
+      return { kind: 'embedded', name: value };
+    case 'hub': {
+      const at = value.indexOf('@');
+      const repo = at < 0 ? value : value.slice(0, at);
+      const revision = at < 0 ? 'main' : value.slice(at + 1);
+      try {
+        validateRepoId(repo);
+      } catch (e) {
+        throw new Error(`URL: onnxModel "${text}": ${(e as Error).message}`, { cause: e });
+      }
+      if (revision === '') throw new Error(`URL: onnxModel "${text}": empty revision after "@"`);
+      return { kind: 'hf', repo, revision };
+    }
+    case 'local':
+      throw new Error(`URL: the local ONNX folder "${value}" cannot be reopened from a link; pick it again under "Frozen agent (ONNX)"`);
+    default:
+      throw new Error(`URL: onnxModel "${text}" must be embedded:<folder> or hub:<org/name>[@revision]`);
+  }
+}
+
+export function encodeUrlState(s: { preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec }): string {
   const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
   const base = PRESETS[presetName];
   const params = new URLSearchParams();
@@ -65,6 +106,8 @@ export function encodeUrlState(s: { preset: string; config: ExperimentConfig; vi
     if (key === 'version') continue;
     if (!sameValue(s.config[key], base[key])) params.set(key, encodeValue(s.config[key]));
   }
+  const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
+  if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
   return `#${params.toString()}`;
 }
 
@@ -103,9 +146,19 @@ export function decodeUrlState(hash: string): UrlState {
   const backend = (backends as readonly string[]).includes(backendText) ? (backendText as BackendPreference) : 'auto';
   if (backend !== backendText) errors.push(`URL: backend must be auto, cpu or webgpu (got "${backendText}")`);
 
+  let onnxModel = DEFAULT_ONNX_SPEC;
+  const onnxText = params.get('onnxModel');
+  if (onnxText !== null) {
+    try {
+      onnxModel = decodeOnnxModel(onnxText);
+    } catch (e) {
+      errors.push(`${(e as Error).message}; using the shipped ${encodeOnnxModel(DEFAULT_ONNX_SPEC)} instead`);
+    }
+  }
+
   if (config.modelSource === 'local') {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
     config = { ...config, modelSource: base.modelSource, model: base.model };
   }
-  return { preset, config, view, backend, errors };
+  return { preset, config, view, backend, onnxModel, errors };
 }

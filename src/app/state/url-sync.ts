@@ -1,6 +1,6 @@
-// Keeps the URL hash in step with the store: whenever the config, preset, view or backend preference changes,
-// the hash is rewritten (replaceState: no history entry per knob edit), so the address bar is always a link
-// that reproduces the current setup.
+// Keeps the URL hash in step with the store: whenever the config, preset, view, backend preference or ONNX model
+// changes, the hash is rewritten (replaceState: no history entry per knob edit), so the address bar is always a
+// link that reproduces the current setup.
 import type { PlaygroundStore } from '../store/create-store.ts';
 import { encodeUrlState } from './url-state.ts';
 
@@ -21,8 +21,15 @@ export function browserHash(): HashTarget {
 /** Returns the unsubscribe function. */
 export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void {
   return store.subscribe((s, prev) => {
-    if (s.config === prev.config && s.view === prev.view && s.preset === prev.preset && s.backendPreference === prev.backendPreference) return;
-    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference });
+    if (
+      s.config === prev.config &&
+      s.view === prev.view &&
+      s.preset === prev.preset &&
+      s.backendPreference === prev.backendPreference &&
+      s.frozenSpec === prev.frozenSpec
+    )
+      return;
+    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec });
     if (hash !== target.hash) target.replace(hash);
   });
 }

@@ -2,7 +2,8 @@
 // page each get their own store with their own TrainerClient and database.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../rl/config.ts';
-import type { BackendPreference, ModelSpec } from '../worker/protocol.ts';
+import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
+import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
 import { createRunsSlice } from './runs-slice.ts';
@@ -16,6 +17,8 @@ export interface InitialState {
   view: ViewName;
   backendPreference: BackendPreference;
   modelSpec: ModelSpec;
+  /** the ONNX model for a frozen agent / the VRP baseline; default the embedded tiny-rema's onnx/ folder */
+  frozenSpec?: OnnxModelSpec;
 }
 
 export type PlaygroundStore = StoreApi<PlaygroundState>;
@@ -26,6 +29,6 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createSessionSlice(ctx)(...a),
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
-    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec })(...a),
+    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC })(...a),
   }));
 }

@@ -20,12 +20,12 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
     };
 
     const load = () => {
-      const { modelSpec, backendPreference, config } = get();
+      const { modelSpec, backendPreference, config, frozenSpec } = get();
       // a fatal error belongs to the old session; other messages (e.g. a bad link) stay until dismissed
       const error = get().error?.fatal ? null : get().error;
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
-      send({ type: 'load', model: modelSpec, backend: backendPreference, config });
+      send({ type: 'load', model: modelSpec, backend: backendPreference, config, frozen: frozenSpec });
     };
 
     return {
@@ -38,6 +38,8 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       phase: null,
       error: null,
       intervention: { pending: false, result: null, error: null },
+      frozen: { role: null, onnx: null },
+      onnxEvaluation: null,
 
       async start() {
         ctx.db = ctx.deps.openDb().catch((e) => {
@@ -81,7 +83,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           void persist(ctx, (db) => db.put(stopped));
         }
         set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
-        send({ type: 'reset', config: get().config });
+        send({ type: 'reset', config: get().config, frozen: get().frozenSpec });
       },
       evaluate() {
         send({ type: 'evaluate' });
@@ -90,6 +92,21 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         const modelSource = spec.kind === 'hf' ? 'hub' : spec.kind;
         set({ modelSpec: spec, config: { ...get().config, modelSource, model: spec.kind === 'hf' ? spec.repo : spec.name } });
         load();
+      },
+      setFrozenAgent(role) {
+        get().setConfigField('frozenAgent', role);
+        if (get().configErrors.frozenAgent || get().activeConfig.frozenAgent === role) return;
+        if (get().status === 'failed') load();
+        else get().reset();
+      },
+      setFrozenSource(spec) {
+        set({ frozenSpec: spec });
+        if (get().status === 'failed') load();
+        else if (get().config.frozenAgent !== 'none') get().reset();
+        else send({ type: 'loadOnnx', frozen: spec });
+      },
+      evaluateOnnx() {
+        send({ type: 'evaluateOnnx', config: get().config, frozen: get().frozenSpec });
       },
       restartWorker() {
         connect();
@@ -138,6 +155,15 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'evaluation':
             get().internal_recordEvaluation({ step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n }, e.rollouts);
             set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (${e.n} problems)` });
+            break;
+          case 'frozen':
+            set({ frozen: { role: e.role, onnx: e.onnx } });
+            break;
+          case 'onnxEvaluation':
+            set({
+              onnxEvaluation: e.result,
+              phase: `ONNX VRP baseline ${(e.result.accuracy * 100).toFixed(1)}% (${e.result.n} problems, ${e.result.onnx.runtime})`,
+            });
             break;
           case 'intervention':
             if (e.requestId === ctx.interventionRequestId) set({ intervention: { pending: false, result: e.result, error: null } });

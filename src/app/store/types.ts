@@ -1,6 +1,6 @@
 // The shape of the page's one zustand store, split into slices (session, config, runs, view). Slices talk to
 // the engine and trainer only through the TrainerClient; components only through actions and selectors.
-import type { ExperimentConfig } from '../../rl/config.ts';
+import type { AgentRole, ExperimentConfig, FrozenAgent } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
 import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
@@ -11,6 +11,9 @@ import type {
   InterventionResult,
   ModelInfo,
   ModelSpec,
+  OnnxEvaluation,
+  OnnxInfo,
+  OnnxModelSpec,
   SessionStatus,
   TrainerClient,
   WorkerEvent,
@@ -36,6 +39,10 @@ export interface SessionSlice {
   /** last error shown in the page; fatal errors also stop the session */
   error: { message: string; fatal: boolean } | null;
   intervention: { pending: boolean; result: InterventionResult | null; error: string | null };
+  /** what the worker reports: the running trainer's frozen agent (role null: none) and the ONNX model it holds */
+  frozen: { role: AgentRole | null; onnx: OnnxInfo | null };
+  /** the latest VRP baseline of the ONNX model (null before the first) */
+  onnxEvaluation: OnnxEvaluation | null;
   start(): Promise<void>;
   train(): void;
   pause(): void;
@@ -43,6 +50,12 @@ export interface SessionSlice {
   reset(): void;
   evaluate(): void;
   loadModel(spec: ModelSpec): void;
+  /** which agent is the frozen ONNX model (config.frozenAgent); applies at once: a new run starts */
+  setFrozenAgent(role: FrozenAgent): void;
+  /** where the ONNX model comes from; loads it now (and starts a new run when an agent is frozen) */
+  setFrozenSource(spec: OnnxModelSpec): void;
+  /** the VRP baseline: greedy held-out accuracy of the ONNX model as the whole policy */
+  evaluateOnnx(): void;
   restartWorker(): void;
   intervene(question: string, gold: string, plan: string, originalPlan: string): void;
   requestAdapter(): Promise<Record<string, Uint8Array>>;
@@ -90,6 +103,8 @@ export interface ViewSlice {
   view: ViewName;
   backendPreference: BackendPreference;
   modelSpec: ModelSpec;
+  /** the frozen agent's / VRP baseline's ONNX model source (in the URL next to the model) */
+  frozenSpec: OnnxModelSpec;
   /** group shown first in the rollout inspector */
   selectedGroup: number;
   colouring: TokenColouring;

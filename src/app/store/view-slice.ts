@@ -2,7 +2,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, ViewSlice } from './types.ts';
 
-export function createViewSlice(initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec'>): StateCreator<PlaygroundState, [], [], ViewSlice> {
+export function createViewSlice(initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'frozenSpec'>): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,
     selectedGroup: 0,

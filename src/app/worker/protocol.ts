@@ -1,7 +1,7 @@
 // The message protocol between the page and the training worker: one discriminated union each way.
 // Everything is structured-cloneable (plain objects, typed arrays, Map, File), so the same messages also
 // flow through the in-process twin (session.ts called directly) used by component tests.
-import type { ExperimentConfig } from '../../rl/config.ts';
+import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 
 /** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
@@ -14,6 +14,38 @@ export type ModelSpec =
   | { kind: 'hf'; repo: string; revision: string }
   /** a local folder the user picked; paths are relative to that folder */
   | { kind: 'local'; name: string; files: Map<string, File> };
+
+/**
+ * Where a frozen agent's ONNX model comes from: the same three kinds as ModelSpec, each a folder in the hub's
+ * onnx-community layout (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx and, for models
+ * over 2 GB, onnx/model.onnx_data). "embedded" names a folder under public/models/ that has an onnx/ folder.
+ */
+export type OnnxModelSpec = ModelSpec;
+
+/** The ONNX model the worker loaded (as a frozen agent, or for the VRP baseline). */
+export interface OnnxInfo {
+  /** e.g. "tiny-rema (ONNX)", "hf://onnx-community/Qwen2.5-0.5B-Instruct (ONNX)" */
+  name: string;
+  architecture: string;
+  layers: number;
+  /** the execution provider that runs it: "webgpu" or "wasm" in the page ("cpu" under onnxruntime-node in tests) */
+  ep: string;
+  /** e.g. "onnxruntime-web 1.30.0 WASM EP" */
+  runtime: string;
+  /** why the EP is not the one the backend asked for (the WebGPU EP failed and the WASM EP took over); else null */
+  notice: string | null;
+}
+
+export interface OnnxEvaluation {
+  /** the ONNX model that answered, and its runtime */
+  onnx: OnnxInfo;
+  /** always "vrp": the ONNX model is the whole policy (plain chain of thought) */
+  mode: 'vrp';
+  accuracy: number;
+  reward_mean: number;
+  n: number;
+  rollouts: RolloutRecord[];
+}
 
 export interface BackendInfo {
   /** 'wasm' is the CPU backend with WebAssembly SIMD kernels */
@@ -67,9 +99,14 @@ export interface InterventionResult {
 export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'evaluating' | 'failed';
 
 export type WorkerRequest =
-  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig }
-  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0) */
-  | { type: 'reset'; config: ExperimentConfig }
+  /** `frozen`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder) */
+  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; frozen?: OnnxModelSpec }
+  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `frozen`: a new ONNX source */
+  | { type: 'reset'; config: ExperimentConfig; frozen?: OnnxModelSpec }
+  /** load (or reuse) the ONNX model now, so its name, runtime or error shows before it is used */
+  | { type: 'loadOnnx'; frozen: OnnxModelSpec }
+  /** VRP baseline: greedy held-out evaluation of the ONNX model as the whole policy (config's held-out set) */
+  | { type: 'evaluateOnnx'; config: ExperimentConfig; frozen: OnnxModelSpec }
   /** run steps back to back until `pause` */
   | { type: 'train' }
   | { type: 'pause' }
@@ -93,6 +130,12 @@ export type WorkerEvent =
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
   | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] }
   | { type: 'intervention'; requestId: number; result: InterventionResult }
+  /**
+   * the frozen agent of the current trainer (role null: none) and the ONNX model the worker holds (null: none),
+   * sent when a trainer is built and when an ONNX model loads
+   */
+  | { type: 'frozen'; role: AgentRole | null; onnx: OnnxInfo | null }
+  | { type: 'onnxEvaluation'; result: OnnxEvaluation }
   | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
   /** fatal: the session cannot continue without a new `load` */
   | { type: 'error'; message: string; fatal: boolean; requestId: number | null };

@@ -2,6 +2,8 @@
 // engine policy and the real RL trainer, and runs steps on request (Train = back to back until Pause, Step =
 // one). Every command that touches the policy runs through one queue, so an intervention or an adapter export
 // waits for the current step instead of racing it. Runs in the Web Worker (trainer.worker.ts) or in-process.
+// An ONNX model (onnxruntime-web) can stand in for one agent (config.frozenAgent: it answers, never trains) or be
+// evaluated alone as a VRP baseline; it is loaded once per source and execution provider and kept.
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
@@ -15,7 +17,12 @@ import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
 import { followPlan } from './intervention.ts';
-import type { BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, SessionStatus, WorkerEvent, WorkerRequest } from './protocol.ts';
+import { openOnnxModel, type PageOnnxAgent } from './onnx-agent.ts';
+import { DEFAULT_ONNX_SPEC } from './onnx-default.ts';
+import { loadOrtWeb, type OrtLoader, type WantedEp } from './onnx-runtime.ts';
+import type {
+  BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, OnnxModelSpec, SessionStatus, WorkerEvent, WorkerRequest,
+} from './protocol.ts';
 import { problemsForConfig } from '../../rl/problems.ts';
 import { optimizerSetup, trainingSetup } from '../../rl/policy-setup.ts';
 
@@ -26,7 +33,10 @@ export interface SessionEnv {
   modelsUrl: string;
   /** URL of the shipped datasets (public/data) */
   dataUrl: string;
+  /** onnxruntime for ONNX models; default onnxruntime-web (tests inject onnxruntime-node) */
+  loadOrt?: OrtLoader;
 }
+
 
 interface Loaded {
   backend: Backend;
@@ -63,9 +73,22 @@ function modelName(spec: ModelSpec): string {
   return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }
 
+/** Same key, same ONNX model: a reset or a second evaluation reuses the open session. */
+function onnxKey(spec: OnnxModelSpec, ep: WantedEp): string {
+  if (spec.kind !== 'local') return `${ep}:${spec.kind}:${spec.kind === 'hf' ? `${spec.repo}@${spec.revision}` : spec.name}`;
+  let bytes = 0;
+  for (const f of spec.files.values()) bytes += f.size;
+  return `${ep}:local:${spec.name}:${spec.files.size}:${bytes}`;
+}
+
+
+
 export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
   let loaded: Loaded | null = null;
   let active: Active | null = null;
+  /** where the ONNX model comes from (the latest load / reset / loadOnnx request says) */
+  let onnxSpec: OnnxModelSpec = DEFAULT_ONNX_SPEC;
+  let onnx: { key: string; model: PageOnnxAgent } | null = null;
   let wantTraining = false;
   let queue: Promise<unknown> = Promise.resolve();
   /** bumps on every load, so work queued for an older model is dropped */
@@ -101,8 +124,33 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     else emit({ type: 'phase', step: e.step, phase: e.message });
   };
 
+  /** The ONNX model of onnxSpec on the EP that matches the page's backend, loaded unless it already is. */
+  async function ensureOnnx(): Promise<PageOnnxAgent> {
+    const ep: WantedEp = loaded?.backendInfo.kind === 'webgpu' ? 'webgpu' : 'wasm';
+    const key = onnxKey(onnxSpec, ep);
+    if (onnx?.key === key) return onnx.model;
+    const spec = onnxSpec;
+    let model: PageOnnxAgent;
+    try {
+      model = await openOnnxModel(sourceFor(spec, env.modelsUrl), modelName(spec), ep, env.loadOrt ?? loadOrtWeb, (file, loadedBytes, total) =>
+        emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
+      );
+    } catch (e) {
+      throw new Error(`could not load the ONNX model "${modelName(spec)}": ${(e as Error).message}`, { cause: e });
+    }
+    onnx = { key, model };
+    return model;
+  }
+
+  function emitFrozen(): void {
+    const role = active && active.config.frozenAgent !== 'none' ? active.config.frozenAgent : null;
+    emit({ type: 'frozen', role, onnx: onnx?.model.info ?? null });
+  }
+
   async function buildTrainer(config: ExperimentConfig): Promise<Active> {
     if (!loaded) throw new Error('no model is loaded');
+    // the ONNX agent first: when it fails, the trainer that runs now stays
+    const frozenAgent = config.frozenAgent === 'none' ? null : (await ensureOnnx()).agent;
     active?.policy.dispose();
     active = null;
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
@@ -116,7 +164,11 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
       seed: config.seed,
       baseModelName: loaded.model.name,
     });
-    const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent });
+    const frozen =
+      frozenAgent && config.frozenAgent !== 'none'
+        ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
+        : undefined;
+    const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent, frozen });
     return { config, policy, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
   }
 
@@ -159,7 +211,27 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     loaded = { backend, backendInfo: info, checkpoint, tokenizer, model };
     active = await buildTrainer(config);
     emit({ type: 'ready', backend: info, model, dataset: active.dataset });
+    emitFrozen();
     status('idle');
+  }
+
+  /** VRP baseline: the ONNX model alone answers the held-out problems (plain chain of thought, greedy). */
+  async function evaluateOnnx(rawConfig: ExperimentConfig): Promise<void> {
+    const { agent, info } = await ensureOnnx();
+    emitFrozen();
+    const config = validateConfig({ ...rawConfig, mode: 'vrp', maxTurns: 1, steps: 0, frozenAgent: 'none', paramMode: 'shared' }, 'ONNX evaluation config', undefined);
+    const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
+    const trainer = createTrainer({
+      config,
+      policy: agent.policy,
+      tokenizer: agent.tokenizer,
+      train,
+      eval: heldOut,
+      onEvent: onTrainerEvent,
+      maxContext: agent.config.maxPositionEmbeddings,
+    });
+    const r = await trainer.evaluate();
+    emit({ type: 'onnxEvaluation', result: { onnx: info, mode: 'vrp', accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts } });
   }
 
   function emitEvaluation(r: EvalResult): void {
@@ -228,6 +300,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         // queued work for the old model is dropped; a step already running finishes first
         generation++;
         wantTraining = false;
+        if (request.frozen) onnxSpec = request.frozen;
         enqueue(() => load(request.model, request.backend, request.config), (e) => fail(e, true));
         scheduleBaseline();
         break;
@@ -235,7 +308,9 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         wantTraining = false;
         enqueue(
           async () => {
+            if (request.frozen) onnxSpec = request.frozen;
             active = await buildTrainer(validateConfig(request.config, 'config', undefined));
+            emitFrozen();
             emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
             status('idle');
           },
@@ -276,6 +351,35 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
           (e) => {
             fail(e, false);
             status('idle');
+          },
+        );
+        break;
+      case 'loadOnnx':
+        enqueue(
+          async () => {
+            onnxSpec = request.frozen;
+            status('loading');
+            try {
+              await ensureOnnx();
+              emitFrozen();
+            } finally {
+              status(active ? 'idle' : 'failed');
+            }
+          },
+          (e) => fail(e, false),
+        );
+        break;
+      case 'evaluateOnnx':
+        enqueue(
+          async () => {
+            onnxSpec = request.frozen;
+            status('evaluating');
+            await evaluateOnnx(request.config);
+            status('idle');
+          },
+          (e) => {
+            fail(e, false);
+            status(active ? 'idle' : 'failed');
           },
         );
         break;
