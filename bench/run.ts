@@ -8,7 +8,9 @@
 //                              benchmark models (Qwen2.5-0.5B's exact shape, fewer layers): forward, prefill, decode
 //   grpo     bench/peer.ts     one real GRPO step of the tiny default (8 problems x group 8), when
 //                              public/models/tiny-rema holds the trained tiny model
-//   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs)
+//   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs) and
+//                              vs transformers.js (wasm and webgpu devices), on `small` and (full run) the
+//                              Qwen2.5-0.5B-config model with 2 layers (WASM runtimes only)            (issue 6)
 //   npm run bench [-- --quick] [--only kernels,peer] [--skip browser]
 // --quick: smaller shapes, fewer repeats, no Qwen-shaped model, no whole-engine run on a software WebGPU adapter.
 // Each part writes bench/results/<part>.json; this file adds bench/results/summary.json (machine, versions,
@@ -122,9 +124,10 @@ for (const m of peer?.models ?? []) {
 const grpo = read('grpo') as Json | null;
 if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}${earlier(grpo)}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(grpo.phases_s as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} s${earlier(grpo)}`);
 
-const browser = read('browser') as { chromium?: string; adapter?: string; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
+const browser = read('browser') as { chromium?: string; adapter?: string; load_average?: number[]; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
 for (const m of browser?.models ?? []) {
-  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, wall time: ratio = ours / the onnxruntime-web EP of the same kind${earlier(browser as Json)}`);
+  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, wall time, load average ${browser?.load_average?.join(' ') ?? '?'}: ` +
+    `ratio = ours / the peer (onnxruntime-web EP, transformers.js device) of the same kind${earlier(browser as Json)}`);
   for (const [pair, r] of Object.entries(m.ratios)) {
     lines.push(`  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`);
   }
@@ -149,6 +152,8 @@ const summary = {
     node: process.version,
     'onnxruntime-node': version('onnxruntime-node'),
     'onnxruntime-web': version('onnxruntime-web'),
+    '@huggingface/transformers': version('@huggingface/transformers'),
+    'onnxruntime-web (transformers.js)': version('@huggingface/transformers/node_modules/onnxruntime-web'),
     webgpu: version('webgpu'),
     chromium: browser?.chromium ?? null,
   },

@@ -10,7 +10,15 @@
 // layout export (model_kv.onnx: input_ids [B,T], attention_mask [B,P+T], position_ids [B,T], past_key_values.{l}.
 // key/value [B,Hkv,P,Dh] -> logits [B,T,V], present.*) batched over B, feeding `present` back as the next `past`
 // (on the WebGPU EP the page keeps `present` on the GPU, as transformers.js does; logits come back to the host).
+// transformers.js (@huggingface/transformers) runs the same model_kv.onnx as `onnx/model.onnx` of a Hugging Face
+// folder through its own generate(): greedy (do_sample false), max_new_tokens N, eos_token_id null so every sequence
+// gets exactly N tokens (the same tokens as the other runtimes). A streamer marks the steps: generate() hands it the
+// prompt first, then the new tokens after each step, so prefill = start -> first new tokens, decode = first -> last
+// new tokens, as for the other runtimes. Its forward is model.forward({ input_ids, attention_mask }) with an empty
+// past: logits [B,T,V], like model.onnx. What transformers.js adds over plain onnxruntime (tensor wrapping, its
+// logits processors and sampler, feeding present back as past) is part of its time.
 // No node:* and no DOM here: the same file runs in both places.
+import type { PreTrainedModel, Tensor as TransformersTensor } from '@huggingface/transformers';
 import type { Backend } from '../../src/engine/backend.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
@@ -143,6 +151,61 @@ export async function ortGeneration(
   }
   for (const t of past) t.dispose?.();
   return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep, tokens };
+}
+
+/** transformers.js's Tensor constructor (from the same import as the model: node or web build). */
+export type TransformersTensorClass = new (type: 'int64', data: BigInt64Array, dims: number[]) => TransformersTensor;
+
+function transformersInputs(Tensor: TransformersTensorClass, seqs: number[][]) {
+  const [B, T] = [seqs.length, seqs[0].length];
+  return {
+    input_ids: new Tensor('int64', BigInt64Array.from(seqs.flat(), (x) => BigInt(x)), [B, T]),
+    attention_mask: new Tensor('int64', new BigInt64Array(B * T).fill(1n), [B, T]),
+  };
+}
+
+/** Frees what a transformers.js forward left on the GPU (present.* stay there on the WebGPU device). */
+function disposeOutputs(out: Record<string, unknown>): void {
+  for (const t of Object.values(out)) {
+    const tensor = t as { location?: string; dispose?: () => void };
+    if (tensor?.location === 'gpu-buffer') tensor.dispose?.();
+  }
+}
+
+/** transformers.js forward: B sequences of T tokens through its causal LM (empty past) -> logits [B,T,V]. */
+export async function transformersForward(model: PreTrainedModel, Tensor: TransformersTensorClass, seqs: number[][]): Promise<number> {
+  const inputs = transformersInputs(Tensor, seqs);
+  const t0 = now();
+  const out = (await model.forward(inputs)) as Record<string, unknown> & { logits: TransformersTensor };
+  void out.logits.data; // on the host
+  const seconds = now() - t0;
+  disposeOutputs(out);
+  return seconds;
+}
+
+/** transformers.js greedy generation of exactly `maxNew` tokens after each prompt (batched, prompts of one length). */
+export async function transformersGeneration(
+  model: PreTrainedModel, Tensor: TransformersTensorClass, prompts: number[][], maxNew: number,
+): Promise<GenerationTiming> {
+  let puts = 0;
+  let firstStep = 0;
+  let lastStep = 0;
+  const streamer = {
+    put() {
+      if (puts++ === 0) return; // the prompt
+      lastStep = now();
+      if (firstStep === 0) firstStep = lastStep;
+    },
+    end() {},
+  };
+  const t0 = now();
+  // eos_token_id null is what GenerationConfig's default holds; the .d.ts does not admit null, nor a plain streamer
+  const options = { ...transformersInputs(Tensor, prompts), max_new_tokens: maxNew, do_sample: false, eos_token_id: null, streamer };
+  const out = (await model.generate(options as unknown as Parameters<PreTrainedModel['generate']>[0])) as TransformersTensor;
+  const P = prompts[0].length;
+  const rows = out.tolist() as bigint[][];
+  const tokens = rows.map((row) => row.slice(P).map(Number));
+  return { prefillSeconds: firstStep - t0, decodeSeconds: lastStep - firstStep, tokens };
 }
 
 /** Tokens/s figures of one runtime on one model: forward, prefill and decode at B = 1 and B = G. */

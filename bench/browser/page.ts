@@ -1,14 +1,23 @@
 // The Chromium side of the browser benchmark and of the ONNX cross-check (tests/e2e/onnx-crosscheck.spec.ts).
 // The page does nothing by itself; the driver (bench/browser/driver.ts) or the test calls, through Playwright:
-//   window.rema.bench(modelUrl, runtime, plan) -> RuntimeSpeeds   runtime: engine-webgpu | engine-wasm | ort-webgpu | ort-wasm
+//   window.rema.bench(modelUrl, runtime, plan) -> RuntimeSpeeds   runtime: engine-webgpu | engine-wasm | ort-webgpu |
+//                                                 ort-wasm | transformers-webgpu | transformers-wasm
 //   window.rema.crosscheck(goldenUrl, runtimes) -> max |logit differences| between the runtimes (our engine on WASM /
 //                                                 WebGPU, onnxruntime-web on its WASM / WebGPU EPs) and the f64 golden
+//   window.rema.transformersAgreement(modelUrl, chats, maxNew) -> the chat-templated prompt ids from our tokenizer and
+//                                                 transformers.js's, and each runtime's greedy tokens (tests compare)
 //   window.rema.adapter()                      -> "vendor / architecture (fallback)" or null
 // Models are fetched from the static server (bench/browser/serve.ts): config.json + model.safetensors for our
-// engine, model.onnx (full logits) and model_kv.onnx (Optimum KV-cache layout) for onnxruntime-web.
+// engine, model.onnx (full logits) and model_kv.onnx (Optimum KV-cache layout) for onnxruntime-web, and the Hugging
+// Face ONNX folder layout (config.json, generation_config.json, onnx/model.onnx = model_kv.onnx) for transformers.js.
+import ortForTransformersMjs from 'ort-for-transformers/ort-wasm-simd-threaded.asyncify.mjs?url';
+import ortForTransformersWasm from 'ort-for-transformers/ort-wasm-simd-threaded.asyncify.wasm?url';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import type { ChatMessage } from '../../src/data/tokenizer.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import { parseHfConfig } from '../../src/engine/io/hf-config.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
@@ -16,10 +25,40 @@ import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits } from '../../src/engine/model/decoder.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import {
-  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, type OrtTensorFactory, type RuntimeSpeeds, type SpeedPlan,
+  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, transformersForward, transformersGeneration,
+  type OrtTensorFactory, type RuntimeSpeeds, type SpeedPlan, type TransformersTensorClass,
 } from './measure.ts';
 
-export type BrowserRuntime = 'engine-webgpu' | 'engine-wasm' | 'ort-webgpu' | 'ort-wasm';
+export type BrowserRuntime = 'engine-webgpu' | 'engine-wasm' | 'ort-webgpu' | 'ort-wasm' | 'transformers-webgpu' | 'transformers-wasm';
+
+type Transformers = typeof import('@huggingface/transformers');
+let transformersJs: Promise<Transformers> | null = null;
+
+/** transformers.js, loaded on first use, offline: its onnxruntime-web's wasm files from this page's own server (it
+ *  would fetch them from a CDN), local model folders only, no Cache API copies of 1 GB models, 1 WASM thread. */
+function transformers(): Promise<Transformers> {
+  transformersJs ??= import('@huggingface/transformers').then((tf) => {
+    tf.env.allowLocalModels = true;
+    tf.env.allowRemoteModels = false;
+    tf.env.useBrowserCache = false;
+    tf.env.useWasmCache = false;
+    const wasm = tf.env.backends.onnx.wasm!;
+    wasm.wasmPaths = { mjs: new URL(ortForTransformersMjs, location.href).href, wasm: new URL(ortForTransformersWasm, location.href).href };
+    wasm.numThreads = 1;
+    return tf;
+  });
+  return transformersJs;
+}
+
+/** A transformers.js causal LM from a served Hugging Face ONNX folder (URL ending in /), fp32, on `device`. */
+async function transformersModel(folderUrl: string, device: 'wasm' | 'webgpu') {
+  const tf = await transformers();
+  const m = /^(.*\/)([^/]+)\/$/.exec(folderUrl);
+  if (!m) throw new Error(`transformers.js: model URL ${folderUrl} must end in /NAME/`);
+  tf.env.localModelPath = m[1];
+  const model = await tf.AutoModelForCausalLM.from_pretrained(m[2], { device, dtype: 'fp32' });
+  return { tf, model, Tensor: tf.Tensor as unknown as TransformersTensorClass };
+}
 
 type Ort = typeof import('onnxruntime-web');
 
@@ -81,8 +120,8 @@ async function ortSession(url: string, ep: 'webgpu' | 'wasm', gpuOutputs: string
 }
 
 async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
-  const { config: cfg, weights } = await loadModel(modelUrl);
   if (runtime.startsWith('engine-')) {
+    const { config: cfg, weights } = await loadModel(modelUrl);
     const be = await engineBackend(runtime === 'engine-webgpu' ? 'webgpu' : 'wasm');
     try {
       const w = { params: uploadParams(be, cfg, weights), lora: null };
@@ -95,21 +134,43 @@ async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan)
       be.destroy();
     }
   }
+  // the peers need only the shape (the weights are in their ONNX files)
+  const cfg = parseHfConfig(JSON.parse(new TextDecoder().decode(await fetchBytes(`${modelUrl}config.json`))));
+  if (runtime.startsWith('transformers-')) {
+    const device = runtime === 'transformers-webgpu' ? 'webgpu' : 'wasm';
+    const { tf, model, Tensor } = await transformersModel(modelUrl, device);
+    try {
+      const speeds = await measureSpeeds(runtime, {
+        forward: (seqs) => transformersForward(model, Tensor, seqs),
+        generate: (prompts, n) => transformersGeneration(model, Tensor, prompts, n),
+      }, cfg.vocabSize, plan);
+      return { ...speeds, backend: `transformers.js ${tf.env.version} (onnxruntime-web ${tf.env.backends.onnx.versions?.web ?? '?'}) ${device}` };
+    } finally {
+      await model.dispose();
+    }
+  }
   const ep = runtime === 'ort-webgpu' ? 'webgpu' : 'wasm';
   const ort = await ortFor(ep);
   const ortTensor: OrtTensorFactory = (type, data, dims) => new ort.Tensor(type, data, dims);
-  const full = await ortSession(`${modelUrl}model.onnx`, ep);
   const present = Array.from({ length: cfg.numLayers }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
-  const cached = await ortSession(`${modelUrl}model_kv.onnx`, ep, present);
+  // one session at a time (measureSpeeds runs every forward before any generation): the Qwen-config model's two
+  // exports are 1.2 GB each, and both at once do not fit the 4 GB of a wasm32 heap (std::bad_alloc)
+  type Session = Awaited<ReturnType<typeof ortSession>>;
+  let full: Session | null = null;
+  let cached: Session | null = null;
   try {
     const speeds = await measureSpeeds(runtime, {
-      forward: (seqs) => ortForward(full, ortTensor, seqs),
-      generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
+      forward: async (seqs) => ortForward((full ??= await ortSession(`${modelUrl}model.onnx`, ep)), ortTensor, seqs),
+      generate: async (prompts, n) => {
+        if (full) await full.release();
+        full = null;
+        return ortGeneration((cached ??= await ortSession(`${modelUrl}model_kv.onnx`, ep, present)), ortTensor, cfg, prompts, n);
+      },
     }, cfg.vocabSize, plan);
     return { ...speeds, backend: `onnxruntime-web ${ort.env.versions.web} ${ep} EP` };
   } finally {
-    await full.release();
-    await cached.release();
+    await (full as Session | null)?.release();
+    await (cached as Session | null)?.release();
   }
 }
 
@@ -162,14 +223,48 @@ async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
   return { B, T, V: cfg.vocabSize, maxAbsGolden, vsGolden, pairs, seconds };
 }
 
+/** For each chat: the prompt ids through our tokenizer (loadHfTokenizer) and through transformers.js's AutoTokenizer
+ *  (both apply the folder's chat template with the generation prompt), then `maxNew` greedy tokens from our engine
+ *  (WASM, model.safetensors) and from transformers.js (wasm device, onnx/model.onnx), one chat at a time. */
+async function transformersAgreement(folderUrl: string, chats: ChatMessage[][], maxNew: number) {
+  const t0 = performance.now();
+  const names = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
+  const files = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await fetchBytes(`${folderUrl}${n}`)] as const)));
+  const source = memoryFileSource(folderUrl, files);
+  const { config: cfg, weights } = await loadHfCheckpoint(source);
+  const ours = await loadHfTokenizer(source);
+  const { tf, model, Tensor } = await transformersModel(folderUrl, 'wasm');
+  const theirs = await tf.AutoTokenizer.from_pretrained(/([^/]+)\/$/.exec(folderUrl)![1]);
+  const be = await engineBackend('wasm');
+  try {
+    const w = { params: uploadParams(be, cfg, weights), lora: null };
+    const results = [];
+    for (const chat of chats) {
+      const ourIds = ours.encode(ours.applyChatTemplate(chat, { addGenerationPrompt: true }));
+      const text = theirs.apply_chat_template(chat, { tokenize: false, add_generation_prompt: true }) as string;
+      const theirIds = theirs.encode(text, { add_special_tokens: false });
+      const engineTokens = (await engineGeneration(be, cfg, w, [ourIds], maxNew)).tokens[0];
+      const transformersTokens = (await transformersGeneration(model, Tensor, [theirIds], maxNew)).tokens[0];
+      results.push({ ourIds, theirIds, engineTokens, transformersTokens, text: ours.decode(engineTokens) });
+    }
+    return { results, stopTokenIds: [...ours.stopTokenIds], version: tf.env.version, seconds: +((performance.now() - t0) / 1000).toFixed(2) };
+  } finally {
+    be.destroy();
+    await model.dispose();
+  }
+}
+
 async function adapterDescription(): Promise<string | null> {
   return (await requestDevice())?.description ?? null;
 }
 
 declare global {
   interface Window {
-    rema: { bench: typeof bench; crosscheck: typeof crosscheck; adapter: typeof adapterDescription; ready: boolean };
+    rema: {
+      bench: typeof bench; crosscheck: typeof crosscheck; transformersAgreement: typeof transformersAgreement;
+      adapter: typeof adapterDescription; ready: boolean;
+    };
   }
 }
-window.rema = { bench, crosscheck, adapter: adapterDescription, ready: true };
+window.rema = { bench, crosscheck, transformersAgreement, adapter: adapterDescription, ready: true };
 document.body.dataset.ready = 'true';

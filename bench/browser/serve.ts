@@ -2,6 +2,7 @@
 //   /              bench/browser/dist/ (the page built by bench/browser/vite.config.ts)
 //   /models/NAME/  bench/results/tmp/models/NAME/ (random benchmark models, bench/peer.ts makes them)
 //   /golden/NAME/  tests/fixtures/golden/NAME/ (the golden models with their ONNX exports)
+//   /public-models/NAME/  public/models/NAME/ (the shipped models, e.g. tiny-rema with its onnx/model.onnx)
 // Used by bench/browser/driver.ts and tests/e2e/onnx-crosscheck.spec.ts. Files are streamed (models reach 1 GB).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -13,6 +14,7 @@ const root = resolve(import.meta.dirname, '../..');
 const mounts: Array<[string, string]> = [
   ['/models/', join(root, 'bench/results/tmp/models')],
   ['/golden/', join(root, 'tests/fixtures/golden')],
+  ['/public-models/', join(root, 'public/models')],
   ['/', join(root, 'bench/browser/dist')],
 ];
 const types: Record<string, string> = {
