@@ -7,12 +7,17 @@
 // summation order (vec4 / SIMD reductions, GPU workgroup reductions) while catching any wrong op.
 // The page (bench/browser/, built by its own Vite config) is served on a free port by bench/browser/serve.ts,
 // next to the golden folders; the app's preview server is not used.
+// Last, transformers.js (its wasm device, its own onnxruntime-web served by the page) runs the shipped tiny-rema
+// model's onnx/model.onnx on chat-templated ReMA prompts and must produce our engine's greedy tokens.
 import { readdirSync, existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { BrowserRuntime } from '../../bench/browser/page.ts';
 import { buildPage, servePage } from '../../bench/browser/serve.ts';
+import { metaChat } from '../../src/data/tiny-task/chats.ts';
+import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
+import { TINY_META_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
 
 const TOL = 1e-4;
 const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
@@ -58,3 +63,18 @@ for (const folder of folders) {
     for (const [pair, err] of Object.entries(r.pairs)) expect(err, pair).toBeLessThan(TOL);
   });
 }
+
+const tinyOnnx = existsSync(resolve(import.meta.dirname, '../../public/models/tiny-rema/onnx/model.onnx'));
+test('tiny-rema: transformers.js (wasm) in the page gives our engine\'s greedy tokens on chat-templated prompts', async () => {
+  test.skip(!tinyOnnx, 'public/models/tiny-rema/onnx/model.onnx is missing (scripts/onnx/export_hf_onnx.py makes it)');
+  const chats = tinyArithProblems({ split: 'heldout', count: 2, seed: 5 }).map((p) => metaChat(TINY_META_SYSTEM, p.question, []));
+  const r = await page.evaluate(([u, c]) => window.rema.transformersAgreement(u, c, 32), ['/public-models/tiny-rema/', chats] as const);
+  console.log(`transformers.js ${r.version} on tiny-rema, ${r.seconds} s: ${r.results.map((x) => JSON.stringify(x.text)).join(' | ')}`);
+  for (const x of r.results) {
+    expect(x.theirIds).toEqual(x.ourIds);
+    // up to the end of the turn (after it the untrained continuation is compared too, but near-ties may differ)
+    const end = x.engineTokens.findIndex((t) => r.stopTokenIds.includes(t));
+    expect(end, 'the trained model ends its turn within 32 tokens').toBeGreaterThan(3);
+    expect(x.transformersTokens.slice(0, end + 1)).toEqual(x.engineTokens.slice(0, end + 1));
+  }
+});
