@@ -4,11 +4,14 @@
 // the header names the execution provider; the same ONNX model alone gives a VRP baseline accuracy; a folder
 // that is not an ONNX model is explained, naming the file. Nothing leaves the page's origin (onnxruntime-web's
 // .wasm is served by the page itself).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, waitForReady, waitForSteps } from './helpers.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/hf/${name}`, import.meta.url));
+const tinyRema = fileURLToPath(new URL('../../public/models/tiny-rema', import.meta.url));
 /** the fast experiment, a frozen reasoning agent, and a small held-out set for the evaluations */
 const FROZEN_HASH = `${FAST_HASH}&frozenAgent=reasoning&evalSize=8`;
 
@@ -89,4 +92,37 @@ test('a folder that is not an ONNX model is explained, naming the file; the ship
   await expect(page.getByTestId('onnx-loaded')).toContainText('tiny-rema (ONNX)', { timeout: 30_000 });
   await waitForReady(page);
   await expect(page.getByTestId('onnx-source')).toHaveText('tiny-rema');
+});
+
+test('an ONNX model from a Hugging Face repo id downloads into the page cache, and a reload finds it there', async ({ page }) => {
+  // the hub, answered by this test from the shipped tiny-rema folder (nothing can be downloaded here)
+  const served: string[] = [];
+  const cors = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
+  await page.context().route('https://huggingface.co/**', async (route) => {
+    const m = /^\/onnx-community\/tiny-rema-onnx\/resolve\/main\/(.+)$/.exec(new URL(route.request().url()).pathname);
+    const file = m ? join(tinyRema, decodeURIComponent(m[1])) : null;
+    if (!m || !file || !existsSync(file) || statSync(file).isDirectory()) {
+      await route.fulfill({ status: 404, headers: cors, body: 'Entry not found' });
+      return;
+    }
+    served.push(m[1]);
+    await route.fulfill({ status: 200, headers: { ...cors, 'content-type': 'application/octet-stream' }, body: readFileSync(file) });
+  });
+  await page.goto(`/${FAST_HASH}&evalSize=4`);
+  await waitForReady(page);
+  await page.getByTestId('onnx-hf-repo').fill('onnx-community/tiny-rema-onnx');
+  await page.getByTestId('onnx-hf-load').click();
+  await expect(page.getByTestId('onnx-loaded')).toContainText('hf://onnx-community/tiny-rema-onnx (ONNX)', { timeout: 30_000 });
+  expect(served).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']));
+  await expect.poll(() => decodeURIComponent(page.url())).toContain('onnxModel=hub:onnx-community/tiny-rema-onnx');
+
+  // the link reopens the same source; its files come from IndexedDB
+  served.length = 0;
+  await page.reload();
+  await waitForReady(page);
+  await expect(page.getByTestId('onnx-source')).toHaveText('hf://onnx-community/tiny-rema-onnx');
+  await page.getByTestId('evaluate-onnx').click();
+  await expect(page.getByTestId('onnx-eval')).toContainText('of 4 held-out problems', { timeout: 60_000 });
+  await expect(page.getByTestId('onnx-eval')).toContainText('hf://onnx-community/tiny-rema-onnx (ONNX)');
+  expect(served).toEqual([]);
 });

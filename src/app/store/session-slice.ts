@@ -141,7 +141,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });
             break;
           case 'status':
-            set({ status: e.status, ...(e.status === 'idle' ? { phase: null } : {}) });
+            set({ status: e.status, ...(e.status === 'idle' ? { phase: null, progress: null } : {}) });
             break;
           case 'stopped':
             set({ wantsTraining: false });

@@ -130,6 +130,8 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     const key = onnxKey(onnxSpec, ep);
     if (onnx?.key === key) return onnx.model;
     const spec = onnxSpec;
+    // a download can take a while: the page shows its byte progress while the status is "loading"
+    status('loading');
     let model: PageOnnxAgent;
     try {
       model = await openOnnxModel(sourceFor(spec, env.modelsUrl), modelName(spec), ep, env.loadOrt ?? loadOrtWeb, (file, loadedBytes, total) =>
@@ -219,6 +221,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
   async function evaluateOnnx(rawConfig: ExperimentConfig): Promise<void> {
     const { agent, info } = await ensureOnnx();
     emitFrozen();
+    status('evaluating');
     const config = validateConfig({ ...rawConfig, mode: 'vrp', maxTurns: 1, steps: 0, frozenAgent: 'none', paramMode: 'shared' }, 'ONNX evaluation config', undefined);
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     const trainer = createTrainer({
@@ -314,7 +317,11 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
             emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
             status('idle');
           },
-          (e) => fail(e, !active),
+          (e) => {
+            // a trainer that could not be rebuilt (e.g. a bad ONNX folder) leaves the one before it running
+            fail(e, !active);
+            if (active) status('idle');
+          },
         );
         scheduleBaseline();
         break;
@@ -358,7 +365,6 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         enqueue(
           async () => {
             onnxSpec = request.frozen;
-            status('loading');
             try {
               await ensureOnnx();
               emitFrozen();
@@ -373,7 +379,6 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         enqueue(
           async () => {
             onnxSpec = request.frozen;
-            status('evaluating');
             await evaluateOnnx(request.config);
             status('idle');
           },
