@@ -21,6 +21,12 @@ function trained(text: string): TurnRecord {
   return { role: 'meta', text, tokens: pieces.length, truncated: false, pieces, logprobs: pieces.map(() => -1), ratio: pieces.map(() => 1), clip: pieces.map(() => 0), advantage: pieces.map(() => 0.8) };
 }
 
+/** A training-step rollout whose meta-thinking turns were trained (the reasoning turns are the frozen agent's). */
+function withTokens(group: number, sample: number) {
+  const r = rollout(1, group, sample);
+  return { ...r, turns: r.turns.map((t) => (t.role === 'meta' ? trained(t.text) : t)) };
+}
+
 describe('frozen ONNX agent views', () => {
   it('the header names the frozen agent and its EP; a WebGPU fallback is a visible notice', async () => {
     const { emit } = await renderApp('frozen-views');
@@ -41,10 +47,6 @@ describe('frozen ONNX agent views', () => {
   it('the inspector marks the frozen agent\'s turns and colours only the trained agent\'s tokens', async () => {
     const { emit, store } = await renderApp('frozen-views');
     act(() => store.getState().setFrozenAgent('reasoning'));
-    const withTokens = (g: number, s: number) => {
-      const r = rollout(1, g, s);
-      return { ...r, turns: r.turns.map((t) => (t.role === 'meta' ? trained(t.text) : t)) };
-    };
     emit({ type: 'step', metrics: metrics(1), rollouts: [withTokens(0, 0), withTokens(0, 1)] });
     act(() => store.getState().setView('rollouts'));
     const frozenTurns = document.querySelectorAll('[data-role="reasoning"][data-frozen="true"]');
