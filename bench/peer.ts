@@ -2,6 +2,10 @@
 // real GRPO step of the tiny default.
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts [--quick]   -> bench/results/peer.json
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] -> bench/results/grpo.json
+// Partial runs (bench/results/peer-partial.json; peer.json keeps the last full run):
+//   --models small,qwen   which models (default: both; --quick: small)
+//   --forward-only        only the forward figure (no prefill/decode, no forward+backward)
+//   --skip-ts             leave out the plain TypeScript backend
 // Peer models are random-weight models made by scripts/golden/make_golden.py --bench (config.json,
 // model.safetensors, model.onnx, model_kv.onnx) under bench/results/tmp/models/ (git-ignored, made on first use,
 // needs /usr/bin/python3 with python3-torch): "small" (Qwen2 layout, D 256, 4 layers, V 8192) and, without
@@ -27,14 +31,18 @@ import { uploadParams } from '../src/engine/model/params.ts';
 import { getPreset } from '../src/rl/presets.ts';
 import { createTrainer } from '../src/rl/trainer.ts';
 import {
-  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios, useClock,
-  type RuntimeSpeeds, type SpeedPlan,
+  benchTokens, engineForward, engineGeneration, measureSpeeds, medianOf, ortForward, ortGeneration, speedRatios, useClock,
+  type RuntimeCalls, type RuntimeSpeeds, type SpeedPlan,
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
+const forwardOnly = args.has('--forward-only');
+const skipTs = args.has('--skip-ts');
+const modelsArg = process.argv.includes('--models') ? process.argv[process.argv.indexOf('--models') + 1].split(',') : null;
+const partial = forwardOnly || skipTs || modelsArg !== null;
 const resultsDir = join(root, 'bench/results');
 
 function cpuSeconds(): number {
@@ -52,7 +60,7 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   {
     const full = await ort.InferenceSession.create(join(dir, 'model.onnx'), opts);
     const cached = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'), opts);
-    runtimes.push(await measureSpeeds('onnxruntime-node', {
+    runtimes.push(await measure('onnxruntime-node', {
       forward: (seqs) => ortForward(full, ortTensor, seqs),
       generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
     }, cfg.vocabSize, plan));
@@ -64,18 +72,18 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     ['wasm-simd', () => WasmBackend.create({ variant: 'simd' })],
     ['wasm-relaxed-simd', () => WasmBackend.create({ variant: 'relaxed-simd' })],
   ];
-  if (withPlainTs) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
+  if (withPlainTs && !skipTs) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
   if (!WasmBackend.support()['relaxed-simd']) engines.pop();
   for (const [rt, make] of engines) {
     const be = await make();
     const w = { params: uploadParams(be, cfg, weights), lora: null };
-    runtimes.push(await measureSpeeds(rt, {
+    runtimes.push(await measure(rt, {
       forward: (seqs) => engineForward(be, cfg, w, seqs),
       generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
     }, cfg.vocabSize, plan));
     console.log(JSON.stringify(runtimes.at(-1)));
     be.destroy();
-    if (!withTraining) continue;
+    if (!withTraining || forwardOnly) continue;
     // forward + backward of a LoRA policy-gradient loss (issue 7: "tokens/s forward and forward+backward")
     const tbe = await make();
     const policy = createEnginePolicy({
@@ -103,6 +111,15 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   return { model: name, config: cfg, plan, runtimes, ratios, train };
 }
 
+/** measureSpeeds, or with --forward-only just its forward figure (the others stay 0). */
+async function measure(runtime: string, calls: RuntimeCalls, V: number, plan: SpeedPlan): Promise<RuntimeSpeeds> {
+  if (!forwardOnly) return measureSpeeds(runtime, calls, V, plan);
+  const seqs = Array.from({ length: plan.forwardB }, (_, b) => benchTokens(plan.forwardT, b, V));
+  const seconds = await medianOf(plan.repeats, () => calls.forward(seqs), (x) => x);
+  const forward = (plan.forwardB * plan.forwardT) / seconds;
+  return { runtime, forward_tok_s: forward >= 100 ? Math.round(forward) : +forward.toFixed(2), prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0 };
+}
+
 async function peer() {
   useClock(cpuSeconds);
   const loadBefore = loadavg()[0];
@@ -110,14 +127,18 @@ async function peer() {
   const small: SpeedPlan = quick
     ? { forwardB: 4, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 }
     : { forwardB: 8, forwardT: 64, promptLength: 64, maxNew: 17, G: 8, repeats: 3 };
-  models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true, true));
-  if (!quick) {
+  const wanted = modelsArg ?? (quick ? ['small'] : ['small', 'qwen']);
+  if (wanted.includes('small')) {
+    models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true, true));
+  }
+  if (wanted.includes('qwen')) {
     const qwen: SpeedPlan = { forwardB: 2, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 };
     models.push(await peerModel(benchModel('qwen2.5-0.5b', 2), 'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)', qwen, false, false));
   }
   return {
     date: new Date().toISOString(), node: process.version, onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1',
     clock: 'process CPU time (user + system)', load_average_1min: { before: loadBefore, after: loadavg()[0] }, models,
+    ...(partial ? { partial: process.argv.slice(2).join(' ') } : {}),
   };
 }
 
@@ -160,6 +181,10 @@ if (args.has('--grpo')) {
   writeFileSync(join(resultsDir, 'grpo.json'), JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2) + '\n');
 } else {
   const result = await peer();
-  writeFileSync(join(resultsDir, 'peer.json'), JSON.stringify(result, null, 2) + '\n');
-  console.log('wrote bench/results/peer.json');
+  const file = partial ? 'peer-partial.json' : 'peer.json';
+  writeFileSync(join(resultsDir, file), JSON.stringify(result, null, 2) + '\n');
+  for (const m of result.models) {
+    for (const [rt, r] of Object.entries(m.ratios)) console.log(`${m.model}: ${rt} / onnxruntime-node: ${JSON.stringify(r)}`);
+  }
+  console.log(`load average ${result.load_average_1min.before.toFixed(2)} -> ${result.load_average_1min.after.toFixed(2)}; wrote bench/results/${file}`);
 }

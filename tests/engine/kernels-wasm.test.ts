@@ -33,7 +33,8 @@ describe('WasmBackend', async () => {
 
   describe('matmul in SIMD', () => {
     // odd shapes, the LoRA shapes (rank 4: x[R,D] @ A[r,D]^T, then [R,r] @ B[D,r]^T) and a tiny-model projection
-    const shapes = [[3, 5, 7], [9, 13, 11], [1, 1, 1], [17, 19, 23], [5, 4, 33], [37, 4, 64], [37, 64, 4], [64, 96, 64], [133, 10, 6]]; // M > 128: the packed path
+    const shapes = [[3, 5, 7], [9, 13, 11], [1, 1, 1], [17, 19, 23], [5, 4, 33], [37, 4, 64], [37, 64, 4], [64, 96, 64], [133, 10, 6], [130, 21, 37], [150, 12, 700]];
+    // M > 32 (B [K,N]) or M > 128 (B [N,K]) or transA: packed A and B; [150, 12, 700] spans three row groups of the kernel
     for (const [M, N, K] of shapes) {
       it(`M,N,K=${M},${N},${K}, all four layouts, alpha, beta, bias`, async () => {
         for (const transA of [0, 1] as const) {
@@ -93,9 +94,10 @@ describe('WasmBackend', async () => {
     }
   });
 
-  it('logprob and logprobBackward over several vocabulary chunks match the TypeScript kernels', async () => {
+  // R = 67: h packed once, each W chunk packed; R = 20: few rows, W read in place. V = 4099: several chunks, the
+  // last one not a multiple of the 8-column panel
+  it.each([[67, 24, 4099], [20, 36, 4099]])('logprob and logprobBackward (R %i, D %i, V %i) over several vocabulary chunks match the TypeScript kernels', async (R, D, V) => {
     const cpu = new CpuBackend();
-    const [R, D, V] = [67, 24, 4099]; // R * V > one chunk
     const h = randn(rng, R * D), w = randn(rng, V * D, 0.3);
     const target = Int32Array.from({ length: R }, (_, r) => (r % 7 === 3 ? -1 : (r * 977) % V));
     const coef = randn(rng, R), entCoef = randn(rng, R, 0.1);

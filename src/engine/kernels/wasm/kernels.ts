@@ -10,7 +10,7 @@ import type { Tensor } from '../../backend.ts';
 import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
-import { WasmRuntime } from './runtime.ts';
+import type { WasmRuntime } from './runtime.ts';
 
 /** byte offset of a tensor's data in the runtime's memory */
 export type PointerOf = (t: Tensor) => number;
@@ -21,12 +21,12 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
   return {
     matmul(mem, t, p) {
-      rt.reserve('matmul.pack', WasmRuntime.packBytes(p.N, p.K));
+      rt.reserveMatmul(p.M, p.N, p.K);
       const bias = t.bias ? mem.f32(t.bias) : null;
       rt.matmul(mem.f32(t.a), mem.f32(t.b), mem.f32(t.c), bias, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta);
     },
     lmHead(mem, t, p) {
-      rt.reserve('matmul.pack', WasmRuntime.packBytes(p.V, p.D));
+      rt.reserveMatmul(p.R, p.V, p.D);
       rt.matmul(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), null, p.R, p.V, p.D, 0, 1, 1, 0);
     },
     attention(_mem, t, p) {

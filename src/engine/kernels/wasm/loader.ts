@@ -9,8 +9,9 @@ export type WasmVariant = 'relaxed-simd' | 'simd';
 
 /** The functions the AssemblyScript module exports (pointers are byte offsets, see as/*.ts). */
 export interface WasmKernelExports {
+  packA(a: number, ap: number, M: number, K: number, transA: number): void;
   packB(b: number, bp: number, N: number, K: number, transB: number): void;
-  matmul(a: number, bp: number, c: number, bias: number, M: number, N: number, K: number, transA: number, alpha: number, beta: number): void;
+  matmul(ap: number, bp: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void;
   matmulFewRows(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number): void;
   attention(
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
@@ -91,7 +92,7 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
     const { instance } = await WebAssembly.instantiate(bytes, imports);
     for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
   }
-  const names = ['packB', 'matmul', 'matmulFewRows', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
+  const names = ['packA', 'packB', 'matmul', 'matmulFewRows', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
     'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw', 'rope', 'sumSquares'];
   for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);

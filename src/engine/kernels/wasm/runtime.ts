@@ -10,15 +10,16 @@ const PAGE = 65536;
 /** wasm32 addresses at most 4 GiB */
 export const WASM_MAX_BYTES = 65536 * PAGE;
 
-/** Columns per packed panel of op(B) in the AssemblyScript matmul (as/matmul.ts NR). */
+/** Columns per packed panel of op(B) and rows per packed block of op(A) in the AssemblyScript matmul
+ *  (as/matmul.ts NR, MR). */
 const NR = 8;
+const MR = 4;
 /** Up to this many rows (and transA = 0) the matmul reads B in place (matmulFewRows) instead of packing it:
  *  measured 1.2-3x faster for 1-32 rows (decode steps, LoRA on few rows), where packing costs as much as the
  *  multiply. */
-const FEW_ROWS = 32;
-/** With weights stored [N,K] (transB = 1) the unpacked kernel runs as fast as the packed one even at 256-512
- *  rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs:
- *  a 4096-token LM-head chunk at D 896 and 64 rows: 15.4 ms unpacked vs 17.9 + 5.4 ms packed + packing. */
+export const FEW_ROWS = 32;
+/** With weights stored [N,K] (transB = 1) the unpacked kernel runs about as fast as the packed one at up to
+ *  128 rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs. */
 const FEW_ROWS_TRANSPOSED_B = 128;
 
 export class WasmRuntime {
@@ -68,19 +69,30 @@ export class WasmRuntime {
     return Math.ceil(N / NR) * NR * Math.max(K, 1) * 4;
   }
 
+  /** Bytes of packing scratch for op(A) with M rows and K depth. */
+  static packABytes(M: number, K: number): number {
+    return Math.ceil(M / MR) * MR * Math.max(K, 1) * 4;
+  }
+
+  /** Reserves the packing scratch ('matmul.pack' for op(B), 'matmul.packA' for op(A)) of an M x N x K matmul;
+   *  call before taking views (it may grow the memory). */
+  reserveMatmul(M: number, N: number, K: number): void {
+    this.reserve('matmul.pack', WasmRuntime.packBytes(N, K));
+    this.reserve('matmul.packA', WasmRuntime.packABytes(M, K));
+  }
+
   /**
    * Same signature and semantics as the TypeScript matmul (kernels/cpu/matmul.ts), on arrays that are views of
-   * this memory: runs the SIMD kernel in place. The 'matmul.pack' scratch must already hold packBytes(N, K)
-   * (reserve it before taking the views). Arrays elsewhere fall back to the TypeScript kernel.
+   * this memory: runs the SIMD kernel in place. reserveMatmul(M, N, K) must have run before the views were
+   * taken. Arrays elsewhere fall back to the TypeScript kernel.
    */
   readonly matmul = (
     a: Float32Array, b: Float32Array, c: Float32Array, bias: Float32Array | null,
     M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
   ): void => {
     const buf = this.memory.buffer;
-    const pack = this.scratch.get('matmul.pack');
     const inMemory = a.buffer === buf && b.buffer === buf && c.buffer === buf && (bias === null || bias.buffer === buf);
-    if (!inMemory || !pack || pack.bytes < WasmRuntime.packBytes(N, K)) {
+    if (!inMemory || !this.hasScratch('matmul.pack', WasmRuntime.packBytes(N, K)) || !this.hasScratch('matmul.packA', WasmRuntime.packABytes(M, K))) {
       this.stats.tsMatmuls++;
       tsMatmul(a, b, c, bias, M, N, K, transA, transB, alpha, beta);
       return;
@@ -88,7 +100,7 @@ export class WasmRuntime {
     this.matmulAt(a.byteOffset, b.byteOffset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, transB, alpha, beta);
   };
 
-  /** The SIMD matmul on byte offsets (bias 0 = none); the 'matmul.pack' scratch must hold packBytes(N, K). */
+  /** The SIMD matmul on byte offsets (bias 0 = none); reserveMatmul(M, N, K) must have run. */
   matmulAt(
     a: number, b: number, c: number, bias: number,
     M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
@@ -98,11 +110,40 @@ export class WasmRuntime {
       if (M > 0 && N > 0) this.exports.matmulFewRows(a, b, c, bias, M, N, K, transB, alpha, beta);
       return;
     }
-    const pack = this.scratch.get('matmul.pack');
-    if (!pack || pack.bytes < WasmRuntime.packBytes(N, K)) throw new Error('WasmRuntime.matmulAt: reserve matmul.pack first');
+    const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
+    if (M > 0 && N > 0) this.exports.packA(a, packedA, M, K, transA);
+    this.matmulPackedA(packedA, b, c, bias, M, N, K, transB, alpha, beta);
+  }
+
+  /** The SIMD matmul with op(A) already packed (exports.packA into `packedA`): packs op(B) into 'matmul.pack'
+   *  (reserved for at least packBytes(N, K)) and runs the 4x8 kernel. Lets a caller pack A once for many B. */
+  matmulPackedA(
+    packedA: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: 0 | 1, alpha: number, beta: number,
+  ): void {
+    if (M === 0 || N === 0) {
+      this.stats.wasmMatmuls++;
+      return;
+    }
+    const packedB = this.scratchAt('matmul.pack', WasmRuntime.packBytes(N, K));
+    this.exports.packB(b, packedB, N, K, transB);
+    this.matmulPacked(packedA, packedB, c, bias, M, N, K, alpha, beta);
+  }
+
+  /** The 4x8 kernel alone, on op(A) and op(B) both packed already (exports.packA / exports.packB). */
+  matmulPacked(packedA: number, packedB: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void {
     this.stats.wasmMatmuls++;
-    if (M === 0 || N === 0) return;
-    this.exports.packB(b, pack.offset, N, K, transB);
-    this.exports.matmul(a, pack.offset, c, bias, M, N, K, transA, alpha, beta);
+    if (M > 0 && N > 0) this.exports.matmul(packedA, packedB, c, bias, M, N, K, alpha, beta);
+  }
+
+  private hasScratch(key: string, bytes: number): boolean {
+    const have = this.scratch.get(key);
+    return have !== undefined && have.bytes >= bytes;
+  }
+
+  /** Offset of an already reserved scratch block of at least `bytes` (kernels reserve before taking views). */
+  private scratchAt(key: string, bytes: number): number {
+    const have = this.scratch.get(key);
+    if (!have || have.bytes < bytes) throw new Error(`WasmRuntime: reserve '${key}' (${bytes} bytes) before the matmul`);
+    return have.offset;
   }
 }

@@ -1,33 +1,107 @@
 // AssemblyScript (compiled to WebAssembly SIMD): the matmul kernel of the catalog.
 //   C[M,N] = alpha * op(A) @ op(B) + beta * C (+ bias[N]);  op(A) = A[M,K] or (transA) A stored [K,M];
 //   op(B) = B[K,N] or (transB) B stored [N,K].
-// Two steps, like the TypeScript reference (kernels/cpu/matmul.ts) but 8 columns wide:
-//   packB: op(B) -> panels bp[N/8][K][8] (zero padded past N), contiguous for the inner loop;
-//   matmul: a 4x8 register block (8 f32x4 accumulators, 2 B vectors, 1 broadcast A value: fits the 16 xmm
+// Three steps, like the TypeScript reference (kernels/cpu/matmul.ts) but in 4x8 register blocks:
+//   packA: op(A) -> blocks ap[M/4][K][4] (zero rows past M): the four rows of a block sit side by side, so one
+//          vector load per k gives all four A values, and four lane shuffles broadcast them;
+//   packB: op(B) -> panels bp[N/8][K][8] (zero padded past N), contiguous for the inner loop (4x4 transposes in
+//          SIMD when B is stored [N,K]);
+//   matmul: a 4x8 register block (8 f32x4 accumulators, 2 B vectors, 1 A vector and its broadcast: fits the 16 xmm
 //   registers V8 gives WASM on x64; bigger blocks spill and run slower, see shared notes) walks K.
 // Pointers are byte offsets into the imported memory; every tensor is f32.
 
 import { madd, reduce4 } from './simd';
 
 const NR: i32 = 8; // columns per panel
+const MR: i32 = 4; // rows per packed A block
+/** Rows of packed A per row group: a group (ROW_GROUP_FLOATS floats, 192 KiB) stays in L2 while every panel of
+ *  op(B) passes over it, and each panel (8*K floats) stays in L1 while the group's row blocks walk it. */
+const ROW_GROUP_FLOATS: i32 = 49152;
+
+// @ts-ignore: decorator
+@inline function transpose4Store(dst: usize, stride: usize, x0: v128, x1: v128, x2: v128, x3: v128): void {
+  // dst + kk*stride <- [x0[kk], x1[kk], x2[kk], x3[kk]] for kk = 0..3
+  const t0 = v128.shuffle<f32>(x0, x1, 0, 4, 1, 5), t1 = v128.shuffle<f32>(x0, x1, 2, 6, 3, 7);
+  const t2 = v128.shuffle<f32>(x2, x3, 0, 4, 1, 5), t3 = v128.shuffle<f32>(x2, x3, 2, 6, 3, 7);
+  v128.store(dst, v128.shuffle<f32>(t0, t2, 0, 1, 4, 5));
+  v128.store(dst + stride, v128.shuffle<f32>(t0, t2, 2, 3, 6, 7));
+  v128.store(dst + 2 * stride, v128.shuffle<f32>(t1, t3, 0, 1, 4, 5));
+  v128.store(dst + 3 * stride, v128.shuffle<f32>(t1, t3, 2, 3, 6, 7));
+}
+
+/** ap[q][k][ii] = op(A)[4q + ii, k], 0 past row M. ap holds ceil(M/4)*4*K floats. */
+export function packA(a: usize, ap: usize, M: i32, K: i32, transA: i32): void {
+  const blocks = (M + MR - 1) / MR;
+  for (let q = 0; q < blocks; q++) {
+    const i0 = q * MR;
+    const rows = min(MR, M - i0);
+    const dst = ap + (<usize>(q * K * MR) << 2);
+    if (transA) {
+      // A stored [K,M]: op(A)[i0..i0+3, k] are 4 consecutive floats of row k
+      for (let k = 0; k < K; k++) {
+        const src = a + (<usize>(k * M + i0) << 2), at = dst + (<usize>k << 4);
+        if (rows == MR) v128.store(at, v128.load(src));
+        else for (let ii = 0; ii < MR; ii++) store<f32>(at + (<usize>ii << 2), ii < rows ? load<f32>(src + (<usize>ii << 2)) : 0);
+      }
+    } else if (rows == MR) {
+      const rowBytes = <usize>K << 2;
+      const r0 = a + <usize>i0 * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+      let k = 0;
+      for (; k + 4 <= K; k += 4) {
+        const o = <usize>k << 2;
+        transpose4Store(dst + (<usize>k << 4), 16, v128.load(r0 + o), v128.load(r1 + o), v128.load(r2 + o), v128.load(r3 + o));
+      }
+      for (; k < K; k++) {
+        const o = <usize>k << 2, at = dst + (<usize>k << 4);
+        store<f32>(at, load<f32>(r0 + o)); store<f32>(at, load<f32>(r1 + o), 4);
+        store<f32>(at, load<f32>(r2 + o), 8); store<f32>(at, load<f32>(r3 + o), 12);
+      }
+    } else {
+      for (let k = 0; k < K; k++) {
+        const at = dst + (<usize>k << 4);
+        for (let ii = 0; ii < MR; ii++) store<f32>(at + (<usize>ii << 2), ii < rows ? load<f32>(a + (<usize>((i0 + ii) * K + k) << 2)) : 0);
+      }
+    }
+  }
+}
 
 /** bp[p][k][jj] = op(B)[k, 8p + jj], 0 past column N. bp holds ceil(N/8)*8*K floats. */
 export function packB(b: usize, bp: usize, N: i32, K: i32, transB: i32): void {
   const panels = (N + NR - 1) / NR;
   for (let p = 0; p < panels; p++) {
     const base = bp + (<usize>(p * K * NR) << 2);
-    for (let jj = 0; jj < NR; jj++) {
-      const j = p * NR + jj;
-      let dst = base + (<usize>jj << 2);
-      if (j >= N) {
-        for (let k = 0; k < K; k++, dst += NR << 2) store<f32>(dst, 0);
-      } else if (transB) {
-        let src = b + (<usize>(j * K) << 2); // B stored [N,K]
-        for (let k = 0; k < K; k++, dst += NR << 2, src += 4) store<f32>(dst, load<f32>(src));
-      } else {
-        let src = b + (<usize>j << 2); // B stored [K,N]
-        const step = <usize>N << 2;
-        for (let k = 0; k < K; k++, dst += NR << 2, src += step) store<f32>(dst, load<f32>(src));
+    const j0 = p * NR;
+    const cols = min(NR, N - j0);
+    if (transB) {
+      // B stored [N,K]: each half panel (4 columns = 4 rows of B) by 4x4 transposes
+      for (let h = 0; h < 2; h++) {
+        const c0 = j0 + h * 4, hc = min(4, max(0, cols - h * 4));
+        const dst = base + (<usize>h << 4);
+        let k = 0;
+        if (hc == 4) {
+          const rowBytes = <usize>K << 2;
+          const r0 = b + <usize>c0 * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+          for (; k + 4 <= K; k += 4) {
+            const o = <usize>k << 2;
+            transpose4Store(dst + (<usize>k << 5), 32, v128.load(r0 + o), v128.load(r1 + o), v128.load(r2 + o), v128.load(r3 + o));
+          }
+        }
+        for (; k < K; k++) {
+          const at = dst + (<usize>k << 5);
+          for (let jj = 0; jj < 4; jj++) store<f32>(at + (<usize>jj << 2), jj < hc ? load<f32>(b + (<usize>((c0 + jj) * K + k) << 2)) : 0);
+        }
+      }
+    } else if (cols == NR) {
+      // B stored [K,N]: 8 consecutive floats of row k
+      for (let k = 0; k < K; k++) {
+        const src = b + (<usize>(k * N + j0) << 2), at = base + (<usize>k << 5);
+        v128.store(at, v128.load(src));
+        v128.store(at, v128.load(src, 16), 16);
+      }
+    } else {
+      for (let k = 0; k < K; k++) {
+        const at = base + (<usize>k << 5);
+        for (let jj = 0; jj < NR; jj++) store<f32>(at + (<usize>jj << 2), jj < cols ? load<f32>(b + (<usize>(k * N + j0 + jj) << 2)) : 0);
       }
     }
   }
@@ -55,69 +129,50 @@ export function packB(b: usize, bp: usize, N: i32, K: i32, transB: i32): void {
   }
 }
 
-/** C = alpha * op(A) @ packed op(B) + beta * C (+ bias when bias != 0). bp from packB. */
-export function matmul(
-  a: usize, bp: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, transA: i32, alpha: f32, beta: f32,
-): void {
+// @ts-ignore: decorator
+@inline function finishRow(cp: usize, lo: v128, hi: v128, bias: usize, j: i32, cols0: i32, cols1: i32, alpha: f32, beta: f32): void {
+  finish(cp, lo, bias, j, cols0, alpha, beta);
+  if (cols1 > 0) finish(cp + 16, hi, bias, j + 4, cols1, alpha, beta);
+}
+
+/** C = alpha * op(A) @ op(B) + beta * C (+ bias when bias != 0), from ap = packA(op(A)) and bp = packB(op(B)). */
+export function matmul(ap: usize, bp: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, alpha: f32, beta: f32): void {
   const panels = (N + NR - 1) / NR;
-  // op(A)[i,k] at a + 4*(i*rs + k*ks)
-  const rs: usize = transA ? 4 : <usize>K << 2;
-  const ks: usize = transA ? <usize>M << 2 : 4;
   const rowBytes = <usize>N << 2;
-  // Panel-outer order: one packed panel (K*8 floats: 8-28 KiB at the model's K) stays in L1 while every row
-  // block of A streams past it from L2, so op(B) is read from memory once per call (with rows outer, the whole
-  // packed op(B) — 15 MB for a 4096-token LM-head chunk at D 896 — streamed from L3/DRAM once per 4 rows).
-  for (let p = 0; p < panels; p++) {
-    const pb0 = bp + (<usize>(p * K * NR) << 2);
-    const j = p * NR;
-    const cols0 = min(4, N - j), cols1 = min(4, N - j - 4);
-    let i = 0;
-    for (; i + 4 <= M; i += 4) {
-      let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
-      let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
-      let pb = pb0;
-      let pa = a + <usize>i * rs;
-      for (let k = 0; k < K; k++) {
-        const b0 = v128.load(pb), b1 = v128.load(pb, 16);
-        let av = v128.load32_splat(pa);
-        c00 = madd(av, b0, c00); c01 = madd(av, b1, c01);
-        av = v128.load32_splat(pa + rs);
-        c10 = madd(av, b0, c10); c11 = madd(av, b1, c11);
-        av = v128.load32_splat(pa + 2 * rs);
-        c20 = madd(av, b0, c20); c21 = madd(av, b1, c21);
-        av = v128.load32_splat(pa + 3 * rs);
-        c30 = madd(av, b0, c30); c31 = madd(av, b1, c31);
-        pb += NR << 2;
-        pa += ks;
+  const groupRows = max(MR, (ROW_GROUP_FLOATS / max(K, 1)) & ~(MR - 1));
+  for (let g = 0; g < M; g += groupRows) {
+    const gEnd = min(M, g + groupRows);
+    for (let p = 0; p < panels; p++) {
+      const pb0 = bp + (<usize>(p * K * NR) << 2);
+      const pbEnd = pb0 + (<usize>K << 5);
+      const j = p * NR;
+      const cols0 = min(4, N - j), cols1 = min(4, N - j - 4);
+      for (let i = g; i < gEnd; i += MR) {
+        let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+        let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+        let pb = pb0;
+        let pa = ap + (<usize>(i * K) << 2);
+        while (pb < pbEnd) {
+          const b0 = v128.load(pb), b1 = v128.load(pb, 16);
+          const a4 = v128.load(pa);
+          let av = i32x4.shuffle(a4, a4, 0, 0, 0, 0);
+          c00 = madd(av, b0, c00); c01 = madd(av, b1, c01);
+          av = i32x4.shuffle(a4, a4, 1, 1, 1, 1);
+          c10 = madd(av, b0, c10); c11 = madd(av, b1, c11);
+          av = i32x4.shuffle(a4, a4, 2, 2, 2, 2);
+          c20 = madd(av, b0, c20); c21 = madd(av, b1, c21);
+          av = i32x4.shuffle(a4, a4, 3, 3, 3, 3);
+          c30 = madd(av, b0, c30); c31 = madd(av, b1, c31);
+          pb += NR << 2;
+          pa += MR << 2;
+        }
+        const rows = M - i;
+        const cp = c + <usize>i * rowBytes + (<usize>j << 2);
+        finishRow(cp, c00, c01, bias, j, cols0, cols1, alpha, beta);
+        if (rows > 1) finishRow(cp + rowBytes, c10, c11, bias, j, cols0, cols1, alpha, beta);
+        if (rows > 2) finishRow(cp + 2 * rowBytes, c20, c21, bias, j, cols0, cols1, alpha, beta);
+        if (rows > 3) finishRow(cp + 3 * rowBytes, c30, c31, bias, j, cols0, cols1, alpha, beta);
       }
-      let cp = c + <usize>i * rowBytes + (<usize>j << 2);
-      finish(cp, c00, bias, j, cols0, alpha, beta);
-      if (cols1 > 0) finish(cp + 16, c01, bias, j + 4, cols1, alpha, beta);
-      cp += rowBytes;
-      finish(cp, c10, bias, j, cols0, alpha, beta);
-      if (cols1 > 0) finish(cp + 16, c11, bias, j + 4, cols1, alpha, beta);
-      cp += rowBytes;
-      finish(cp, c20, bias, j, cols0, alpha, beta);
-      if (cols1 > 0) finish(cp + 16, c21, bias, j + 4, cols1, alpha, beta);
-      cp += rowBytes;
-      finish(cp, c30, bias, j, cols0, alpha, beta);
-      if (cols1 > 0) finish(cp + 16, c31, bias, j + 4, cols1, alpha, beta);
-    }
-    for (; i < M; i++) {
-      // remaining rows: 1 x 8 block
-      let c0 = f32x4.splat(0), c1 = f32x4.splat(0);
-      let pb = pb0;
-      let pa = a + <usize>i * rs;
-      for (let k = 0; k < K; k++) {
-        const av = v128.load32_splat(pa);
-        c0 = madd(av, v128.load(pb), c0);
-        c1 = madd(av, v128.load(pb, 16), c1);
-        pb += NR << 2;
-        pa += ks;
-      }
-      const cp = c + <usize>i * rowBytes + (<usize>j << 2);
-      finish(cp, c0, bias, j, cols0, alpha, beta);
-      if (cols1 > 0) finish(cp + 16, c1, bias, j + 4, cols1, alpha, beta);
     }
   }
 }
