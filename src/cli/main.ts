@@ -8,7 +8,7 @@ import { exportVerl } from '../rl/export-verl.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
-import { BACKENDS, type BackendKind } from './setup.ts';
+import { BACKENDS, SIMD_CHOICES, type BackendKind, type SimdChoice, useSimd } from './setup.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -27,6 +27,10 @@ function configOptions(cmd: Command): Command {
 const backendOption = () =>
   new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
 
+const simdOption = () =>
+  new Option('--simd <build>', 'WebAssembly build of the wasm backend: auto = relaxed SIMD (fused multiply-add) when available, ' +
+    'else plain; relaxed or plain pin one (to reproduce a run recorded on that build)').choices([...SIMD_CHOICES]).default('auto');
+
 const frozenAgentOption = () =>
   new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
 
@@ -41,10 +45,16 @@ function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
 export function buildProgram(): Command {
   const program = new Command();
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
+  // --simd (train, eval, sweep) applies to every backend the command opens
+  program.hook('preAction', (_program, action) => {
+    const simd = action.opts<{ simd?: SimdChoice }>().simd;
+    if (simd !== undefined) useSimd(simd);
+  });
 
   configOptions(program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'))
     .option('--out <dir>', 'run folder (metrics.jsonl, rollouts.jsonl, eval.jsonl, checkpoints/)', 'runs/latest')
     .addOption(backendOption())
+    .addOption(simdOption())
     .option('--save-every <n>', 'checkpoint every n steps', '1')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -76,6 +86,7 @@ export function buildProgram(): Command {
     .option('--checkpoint <dir>', 'a run folder or checkpoint folder whose adapters to load')
     .option('--out <dir>', 'write eval_summary.json and per-benchmark transcripts')
     .addOption(backendOption())
+    .addOption(simdOption())
     .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -107,6 +118,7 @@ export function buildProgram(): Command {
     .option('--seeds <list>', 'comma-separated seeds', '0')
     .option('--out <dir>', 'sweep folder', 'runs/sweep')
     .addOption(backendOption())
+    .addOption(simdOption())
     .option('--quiet', 'no per-step lines')
     .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
       const base = await configFromFlags(o);

@@ -23,6 +23,19 @@ import { openModelSource } from './hub.ts';
 export type BackendKind = 'cpu' | 'wasm' | 'webgpu';
 export const BACKENDS: readonly BackendKind[] = ['cpu', 'wasm', 'webgpu'];
 
+/** Which WebAssembly build the wasm backend runs: 'auto' = relaxed SIMD (fused multiply-add) where this Node
+ *  validates it (bin/rema.mjs enables it on Node 20), else plain SIMD; 'relaxed' / 'plain' pin one build (the two
+ *  round differently, so a recorded run reproduces bit for bit only on the build it ran on). */
+export type SimdChoice = 'auto' | 'relaxed' | 'plain';
+export const SIMD_CHOICES: readonly SimdChoice[] = ['auto', 'relaxed', 'plain'];
+let simdChoice: SimdChoice = 'auto';
+
+/** Sets the build every later openBackend('wasm') uses (the command line's --simd, before any backend opens). */
+export function useSimd(choice: SimdChoice): void {
+  if (!SIMD_CHOICES.includes(choice)) throw new Error(`--simd: "${choice}" is not one of ${SIMD_CHOICES.join(', ')}`);
+  simdChoice = choice;
+}
+
 /** The repository root (src/cli/../..). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
@@ -31,9 +44,9 @@ export function sharedDataDir(): string {
   return process.env.REMA_SHARED_DATA ?? resolve(REPO_ROOT, '../shared/data');
 }
 
-export async function openBackend(kind: BackendKind): Promise<Backend> {
+export async function openBackend(kind: BackendKind, simd: SimdChoice = simdChoice): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
-  if (kind === 'wasm') return WasmBackend.create();
+  if (kind === 'wasm') return WasmBackend.create({ variant: simd === 'auto' ? 'auto' : simd === 'relaxed' ? 'relaxed-simd' : 'simd' });
   const { requestDawnDevice } = await import('./webgpu-device.ts');
   const { WebGpuBackend } = await import('../engine/backends/webgpu.ts');
   const dawn = await requestDawnDevice();
