@@ -66,4 +66,16 @@ describe('frozen ONNX agent views', () => {
     expect(screen.getByTestId('onnx-eval').textContent).toContain('VRP baseline (greedy): 25.0% of 8 held-out problems');
     expect(screen.getByTestId('onnx-eval').textContent).toContain('WASM EP');
   });
+
+  it('the inspector can show the VRP baseline\'s answers next to the training step', async () => {
+    const { emit, store } = await renderApp('frozen-views');
+    emit({ type: 'step', metrics: metrics(1), rollouts: [rollout(1, 0, 0), rollout(1, 0, 1)] });
+    const answer = { ...rollout(0, 0, 0), turns: [{ role: 'reasoning' as const, text: 'so \\boxed{5}', tokens: 5, truncated: false }] };
+    emit({ type: 'onnxEvaluation', result: { onnx: wasm, mode: 'vrp', accuracy: 1, reward_mean: 1, n: 1, rollouts: [answer] } });
+    act(() => store.getState().setView('rollouts'));
+    expect(screen.getByTestId('inspector-source').textContent).toContain('training step 1');
+    fireEvent.change(screen.getByTestId('inspector-source-select'), { target: { value: 'onnx' } });
+    expect(screen.getByTestId('inspector-source').textContent).toContain('VRP baseline of tiny-rema (ONNX)');
+    expect(screen.getAllByTestId('sample')).toHaveLength(1);
+  });
 });

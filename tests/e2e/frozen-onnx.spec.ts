@@ -126,3 +126,22 @@ test('an ONNX model from a Hugging Face repo id downloads into the page cache, a
   await expect(page.getByTestId('onnx-eval')).toContainText('hf://onnx-community/tiny-rema-onnx (ONNX)');
   expect(served).toEqual([]);
 });
+
+test('on a WebGPU page the ONNX model runs on onnxruntime-web\'s WebGPU execution provider', async ({ page, baseURL }, info) => {
+  test.setTimeout(120_000);
+  const requests = recordRequests(page);
+  // WebGPU picked in the backend menu (Chromium's only adapter here is SwiftShader); one short problem
+  await page.goto(`/${FAST_HASH}&backend=webgpu&evalSize=1&maxTokensPerTurn=8`);
+  await waitForReady(page, 90_000);
+  await expect(page.getByTestId('backend')).toContainText('WebGPU');
+  await page.getByTestId('evaluate-onnx').click();
+  const result = page.getByTestId('onnx-eval');
+  await expect(result).toContainText('of 1 held-out problems', { timeout: 90_000 });
+  // onnxruntime-web's WebGPU EP opens and runs the model on SwiftShader too (no fallback notice)
+  await expect(result).toContainText(/onnxruntime-web \d+\.\d+\.\d+ WebGPU EP/);
+  await expect(page.getByTestId('onnx-loaded')).toContainText('WebGPU EP');
+  await expect(page.getByTestId('onnx-notice')).toHaveCount(0);
+  await screenshotBoth(page, info, '13-onnx-webgpu-ep');
+  expect(requests.some((u) => /ort-wasm-simd-threaded\.asyncify.*\.wasm$/.test(u))).toBe(true);
+  expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
+});

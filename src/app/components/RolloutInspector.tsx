@@ -4,7 +4,7 @@
 // "colour by" tints whole cards (advantage, reward) or, where the step carries per-token data, each trained token
 // by its advantage, ratio or clip status (TokenText.tsx); turns without it stay plain text with KaTeX. The turns of
 // a frozen agent (an ONNX model that never trains: the run's config.frozenAgent) are marked as such and never
-// coloured: they get no advantage and no loss.
+// coloured: they get no advantage and no loss. The latest VRP baseline of the ONNX model can be shown too.
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AgentRole } from '../../rl/config.ts';
@@ -67,10 +67,11 @@ function SampleCard({ r, colouring, tokenMode, frozenRole }: { r: RolloutRecord;
 }
 
 export function RolloutInspector() {
-  const { run, activeConfig, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
+  const { run, activeConfig, onnxEvaluation, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
     useShallow((s) => ({
       run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
       activeConfig: s.activeConfig,
+      onnxEvaluation: s.onnxEvaluation,
       inspected: s.inspectedRunId !== null,
       inspectRun: s.inspectRun,
       selected: s.selectedGroup,
@@ -86,14 +87,15 @@ export function RolloutInspector() {
   const evalRollouts = run?.evalRollouts;
   const step = run?.metrics.at(-1)?.step;
   const evalStep = run?.evaluations?.at(-1)?.step;
-  const [picked, setPicked] = useState<'train' | 'eval' | null>(null);
+  const [picked, setPicked] = useState<'train' | 'eval' | 'onnx' | null>(null);
   // token modes are a view of this panel only (the stored colouring keeps the card-level choice)
   const [tokenMode, setTokenMode] = useState<TokenMode | null>(null);
   const hasTrain = (trainRollouts?.length ?? 0) > 0;
   const hasEval = (evalRollouts?.length ?? 0) > 0;
+  const hasOnnx = (onnxEvaluation?.rollouts.length ?? 0) > 0 && !inspected;
   // the latest training step by default; the held-out evaluation when there is no step yet
-  const source = picked === 'eval' && hasEval ? 'eval' : hasTrain ? 'train' : 'eval';
-  const rollouts = source === 'train' ? trainRollouts : evalRollouts;
+  const source = picked === 'onnx' && hasOnnx ? 'onnx' : picked === 'eval' && hasEval ? 'eval' : hasTrain ? 'train' : hasEval || !hasOnnx ? 'eval' : 'onnx';
+  const rollouts = source === 'train' ? trainRollouts : source === 'eval' ? evalRollouts : onnxEvaluation?.rollouts;
   const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
   const savedBanner = inspected && run && (
     <div className="warning" data-testid="inspecting-saved">
@@ -118,15 +120,20 @@ export function RolloutInspector() {
       {savedBanner}
       <div className="inspector-bar">
         <span data-testid="inspector-source">
-          {source === 'train' ? `training step ${step}` : `held-out evaluation after ${evalStep} updates (greedy)`} · {groups.length}{' '}
-          {source === 'train' ? 'groups' : 'problems'} × {current.length} samples
+          {source === 'train'
+            ? `training step ${step}`
+            : source === 'eval'
+              ? `held-out evaluation after ${evalStep} updates (greedy)`
+              : `VRP baseline of ${onnxEvaluation?.onnx.name} (greedy)`}{' '}
+          · {groups.length} {source === 'train' ? 'groups' : 'problems'} × {current.length} samples
         </span>
-        {hasTrain && hasEval && (
+        {[hasTrain, hasEval, hasOnnx].filter(Boolean).length > 1 && (
           <label>
             show{' '}
             <select value={source} onChange={(e) => setPicked(e.target.value as 'train' | 'eval')} data-testid="inspector-source-select">
-              <option value="train">latest training step</option>
-              <option value="eval">latest held-out evaluation</option>
+              {hasTrain && <option value="train">latest training step</option>}
+              {hasEval && <option value="eval">latest held-out evaluation</option>}
+              {hasOnnx && <option value="onnx">ONNX model: VRP baseline</option>}
             </select>
           </label>
         )}
@@ -186,7 +193,7 @@ export function RolloutInspector() {
       </div>
       <div className="samples">
         {current.map((r) => (
-          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} frozenRole={frozenRole} />
+          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} frozenRole={source === 'onnx' ? null : frozenRole} />
         ))}
       </div>
     </div>
