@@ -27,8 +27,9 @@ function isFallback(adapter: GPUAdapter): boolean {
 async function cpuBackend(): Promise<Backend> {
   try {
     return await WasmBackend.create();
-  } catch {
-    return new CpuBackend({ description: 'JavaScript kernels (no WebAssembly SIMD in this browser)' });
+  } catch (e) {
+    // say why (no SIMD, or the kernels' memory could not be reserved), so the header explains the slower path
+    return new CpuBackend({ description: `JavaScript kernels (the WebAssembly SIMD kernels did not start: ${(e as Error).message})` });
   }
 }
 

@@ -132,13 +132,20 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     const spec = onnxSpec;
     // a download can take a while: the page shows its byte progress while the status is "loading"
     status('loading');
+    const source = sourceFor(spec, env.modelsUrl);
     let model: PageOnnxAgent;
     try {
-      model = await openOnnxModel(sourceFor(spec, env.modelsUrl), modelName(spec), ep, env.loadOrt ?? loadOrtWeb, (file, loadedBytes, total) =>
+      model = await openOnnxModel(source, modelName(spec), ep, env.loadOrt ?? loadOrtWeb, (file, loadedBytes, total) =>
         emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
       );
     } catch (e) {
-      throw new Error(`could not load the ONNX model "${modelName(spec)}": ${(e as Error).message}`, { cause: e });
+      let message = (e as Error).message;
+      // "<folder>: no ONNX model ..." would repeat the name the sentence already gives
+      if (message.startsWith(`${source.name}: `)) message = message.slice(source.name.length + 2);
+      const layout = /not found|no ONNX model/.test(message)
+        ? '\nAn ONNX model folder has the hub\'s onnx-community layout: config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx (a decoder exported with its KV cache, e.g. by Optimum or scripts/onnx/export_hf_onnx.py), plus onnx/model.onnx_data when the weights are stored outside the graph.'
+        : '';
+      throw new Error(`could not load the ONNX model "${modelName(spec)}": ${message}${layout}`, { cause: e });
     }
     onnx = { key, model };
     return model;
