@@ -95,6 +95,11 @@ describe('in-process session with a frozen ONNX agent', () => {
     expect(reasoning.every((t) => t.pieces === undefined && t.advantage === undefined)).toBe(true);
     expect(meta.some((t) => (t.pieces?.length ?? 0) > 0)).toBe(true);
 
+    // Evaluate runs the trained meta-thinking agent with the frozen ONNX reasoning agent
+    const heldOut = await s.request({ type: 'evaluate' }, 'evaluation');
+    expect(heldOut).toMatchObject({ step: 1, n: 3 });
+    expect(heldOut.rollouts.some((r) => r.turns.some((t) => t.role === 'reasoning'))).toBe(true);
+
     const evaluation = await s.request({ type: 'evaluateOnnx', config, frozen: onnxSource }, 'onnxEvaluation');
     expect(evaluation.result.n).toBe(3);
     expect(evaluation.result.rollouts).toHaveLength(3);

@@ -7,11 +7,23 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, waitForReady, waitForSteps } from './helpers.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/hf/${name}`, import.meta.url));
 const tinyRema = fileURLToPath(new URL('../../public/models/tiny-rema', import.meta.url));
+/**
+ * Clicks through the inspector's groups until `turns` shows up (an episode whose plan hit the token cap ends before
+ * the reasoning agent speaks); false when no group has it.
+ */
+async function showGroupWith(page: Page, turns: Locator): Promise<boolean> {
+  for (const row of await page.getByTestId('group-row').all()) {
+    await row.click();
+    if ((await turns.count()) > 0) return true;
+  }
+  return false;
+}
+
 /** the fast experiment, a frozen reasoning agent, and a small held-out set for the evaluations */
 const FROZEN_HASH = `${FAST_HASH}&frozenAgent=reasoning&evalSize=8`;
 
@@ -42,16 +54,7 @@ test('a frozen reasoning agent on the shipped ONNX model: a training step, marke
   await expect(samples.first()).toBeVisible();
   const frozenReasoning = page.locator('[data-testid="sample"] [data-role="reasoning"][data-frozen="true"]');
   const trainedMeta = page.locator('[data-testid="sample"] [data-role="meta"][data-frozen="false"]');
-  // an episode whose plan hit the token cap ends before the reasoning agent speaks: look through the groups
-  let reasoningShown = false;
-  for (const row of await page.getByTestId('group-row').all()) {
-    await row.click();
-    if ((await frozenReasoning.count()) > 0) {
-      reasoningShown = true;
-      break;
-    }
-  }
-  expect(reasoningShown).toBe(true);
+  expect(await showGroupWith(page, frozenReasoning)).toBe(true);
   await expect(trainedMeta.first()).toBeVisible();
   expect(await page.locator('[data-testid="sample"] [data-role="reasoning"][data-frozen="false"]').count()).toBe(0);
   expect(await page.locator('[data-testid="sample"] [data-role="meta"][data-frozen="true"]').count()).toBe(0);
@@ -61,6 +64,14 @@ test('a frozen reasoning agent on the shipped ONNX model: a training step, marke
   expect(await frozenReasoning.locator('[data-testid="token"]').count()).toBe(0);
   await screenshotBoth(page, info, '10-frozen-reasoning-tokens');
   await page.getByTestId('colouring').selectOption('advantage');
+
+  // Evaluate: the trained meta-thinking agent with the frozen reasoning agent on the held-out set
+  await page.getByTestId('evaluate').click();
+  await expect(page.getByTestId('inspector-source-select').locator('option[value="eval"]')).toHaveCount(1, { timeout: 60_000 });
+  await waitForReady(page);
+  await page.getByTestId('inspector-source-select').selectOption('eval');
+  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 1 updates');
+  expect(await showGroupWith(page, frozenReasoning)).toBe(true);
 
   // the VRP baseline: the ONNX model alone on the held-out set
   await page.getByTestId('evaluate-onnx').click();
