@@ -3,13 +3,14 @@
 // and ONNX-evaluation events.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
+import { importRunFile } from '../../src/app/io/run-import.ts';
 import { openRunsDb } from '../../src/app/persist/runs-db.ts';
 import { decodeUrlState, encodeUrlState } from '../../src/app/state/url-state.ts';
 import { syncUrl } from '../../src/app/state/url-sync.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import type { OnnxInfo, TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { rollout } from './helpers.ts';
+import { metrics, rollout } from './helpers.ts';
 
 describe('onnxModel and frozenAgent in the URL', () => {
   it('round-trips a hub ONNX model with a revision next to a frozen reasoning agent', () => {
@@ -141,6 +142,18 @@ describe('the store and the frozen ONNX agent', () => {
     expect(store.getState().phase).toContain('37.5%');
     // the VRP baseline is not a point of the current run's curve
     expect(store.getState().currentRun?.evaluations ?? []).toEqual([]);
+  });
+
+  it('a run trained with a frozen agent records which ONNX model and runtime it was, and exports it', async () => {
+    const { store, worker } = await setup();
+    worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
+    expect(store.getState().currentRun?.frozenModel).toBeUndefined();
+    store.getState().setFrozenAgent('reasoning');
+    worker.emit({ type: 'frozen', role: 'reasoning', onnx: onnxInfo });
+    worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
+    expect(store.getState().currentRun?.frozenModel).toBe('reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP');
+    const exported = { ...store.getState().currentRun!, format: 'rema-playground-run', version: 1 };
+    expect(importRunFile(JSON.stringify(exported), 'run.json').frozenModel).toBe('reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP');
   });
 
   it('the link follows the ONNX source', async () => {

@@ -111,6 +111,7 @@ export function RunsPanel() {
                   </td>
                   <td className="small">
                     {run.model} · {run.backend}
+                    {run.frozenModel && <div data-testid="run-frozen">frozen {run.frozenModel}</div>}
                   </td>
                   <td>{run.status}</td>
                   <td>{run.metrics.length}</td>

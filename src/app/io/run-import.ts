@@ -80,6 +80,7 @@ export function parseRunJson(text: string, fileName: string): SavedRun {
     config: (r.config ?? null) as SavedRun['config'],
     model: typeof r.model === 'string' ? r.model : 'unknown',
     backend: typeof r.backend === 'string' ? r.backend : 'unknown',
+    ...(typeof r.frozenModel === 'string' ? { frozenModel: r.frozenModel } : {}),
     status: 'imported',
     metrics,
     rollouts: Array.isArray(r.rollouts) ? (r.rollouts as SavedRun['rollouts']) : [],

@@ -16,6 +16,8 @@ export interface SavedRun {
   model: string;
   /** backend description, e.g. "cpu" or "webgpu: google / swiftshader" */
   backend: string;
+  /** the frozen ONNX agent, when the run had one: "reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP" */
+  frozenModel?: string;
   status: RunStatus;
   metrics: MetricsRecord[];
   /** the rollouts of the latest step (older steps are dropped to keep the database small) */

@@ -18,7 +18,8 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
     /** the run of the running trainer, created at its first step or evaluation */
     const currentOrNewRun = (): SavedRun => {
       const t = now();
-      const { currentRun, activeConfig, model, backend, modelSpec } = get();
+      const { currentRun, activeConfig, model, backend, modelSpec, frozen } = get();
+      const frozenModel = frozen.role !== null && frozen.onnx ? `${frozen.role}: ${frozen.onnx.name} · ${frozen.onnx.runtime}` : null;
       return (
         currentRun ?? {
           id: newRunId(t),
@@ -28,6 +29,7 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
           config: activeConfig,
           model: model?.name ?? modelLabel(modelSpec),
           backend: backend ? (backend.kind === 'webgpu' ? `WebGPU: ${backend.description}` : backend.description) : 'unknown',
+          ...(frozenModel ? { frozenModel } : {}),
           status: 'paused',
           metrics: [],
           rollouts: [],
