@@ -112,6 +112,16 @@ describe('in-process session with a frozen ONNX agent', () => {
     expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(2);
   });
 
+  it('a frozen ONNX meta-thinking agent: the reasoning agent trains, the plans come from the ONNX model', async () => {
+    const s = startSession();
+    await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, frozen: onnxSource }, 'ready');
+    const step = await s.request({ type: 'step' }, 'step');
+    const turns = step.rollouts.flatMap((r) => r.turns);
+    expect(turns.filter((t) => t.role === 'meta').every((t) => t.pieces === undefined)).toBe(true);
+    expect(turns.some((t) => t.role === 'reasoning' && (t.pieces?.length ?? 0) > 0)).toBe(true);
+    expect(s.events.filter((e) => e.type === 'frozen').at(-1)).toMatchObject({ role: 'meta' });
+  });
+
   it('a folder without onnx/model.onnx, and a config.json that does not match the graph, are explained', async () => {
     const s = startSession();
     await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'none' } }, 'ready');
