@@ -35,6 +35,7 @@ import {
   type RuntimeCalls, type RuntimeSpeeds, type SpeedPlan,
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
+import { forwardFlopsPerToken, wasmKernelCeiling } from './ceiling.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
@@ -108,14 +109,23 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   }
   const onnx = runtimes[0];
   const ratios = Object.fromEntries(runtimes.slice(1).map((r) => [r.runtime, speedRatios(r, onnx)]));
-  return { model: name, config: cfg, plan, runtimes, ratios, train };
+  // the forward's FLOPs at each runtime's speed, against the ceiling of our 128-bit kernel on this machine
+  const flopsPerToken = forwardFlopsPerToken(cfg, plan.forwardT);
+  const forwardGflops = Object.fromEntries(runtimes.map((r) => [r.runtime, +((r.forward_tok_s * flopsPerToken) / 1e9).toFixed(1)]));
+  const kernelCeiling: Record<string, number> = {};
+  for (const variant of ['simd', 'relaxed-simd'] as const) {
+    if (WasmBackend.support()[variant]) kernelCeiling[variant] = +(await wasmKernelCeiling(variant, cpuSeconds)).toFixed(1);
+  }
+  console.log(`${name}: forward ${(flopsPerToken / 1e6).toFixed(2)} MFLOP/token; effective GFLOP/s ${JSON.stringify(forwardGflops)}; ` +
+    `WASM 4x8 kernel ceiling (L2-resident, best of 30) ${JSON.stringify(kernelCeiling)} GFLOP/s`);
+  return { model: name, config: cfg, plan, runtimes, ratios, train, forward_mflop_per_token: +(flopsPerToken / 1e6).toFixed(3), forward_gflops: forwardGflops, wasm_kernel_ceiling_gflops: kernelCeiling };
 }
 
-/** measureSpeeds, or with --forward-only just its forward figure (the others stay 0). */
+/** measureSpeeds, or with --forward-only just its forward figure (median of at least 3; the others stay 0). */
 async function measure(runtime: string, calls: RuntimeCalls, V: number, plan: SpeedPlan): Promise<RuntimeSpeeds> {
   if (!forwardOnly) return measureSpeeds(runtime, calls, V, plan);
   const seqs = Array.from({ length: plan.forwardB }, (_, b) => benchTokens(plan.forwardT, b, V));
-  const seconds = await medianOf(plan.repeats, () => calls.forward(seqs), (x) => x);
+  const seconds = await medianOf(Math.max(plan.repeats, 3), () => calls.forward(seqs), (x) => x);
   const forward = (plan.forwardB * plan.forwardT) / seconds;
   return { runtime, forward_tok_s: forward >= 100 ? Math.round(forward) : +forward.toFixed(2), prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0 };
 }

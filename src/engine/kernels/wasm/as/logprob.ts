@@ -8,7 +8,7 @@
 // Pointers are byte offsets; logits/dl f32 [R,n]; target i32 [R]; m, s, t, picked f64 [R]; lse, entropy, coef,
 // entCoef f32 [R].
 
-import { expv, hmax, hsum } from './simd';
+import { expNonPositive, expv, hmax, hsum, madd } from './simd';
 
 export function logprobChunk(
   logits: usize, R: i32, n: i32, v0: i32, target: usize, m: usize, s: usize, t: usize, picked: usize,
@@ -30,9 +30,9 @@ export function logprobChunk(
     c = 0;
     for (; c + 4 <= n; c += 4) {
       const l = v128.load(row + (<usize>c << 2));
-      const e = expv(f32x4.sub(l, mv32));
+      const e = expNonPositive(f32x4.sub(l, mv32)); // l <= mNew
       sv = f32x4.add(sv, e);
-      tv = f32x4.add(tv, f32x4.mul(e, l));
+      tv = madd(e, l, tv);
     }
     let sc: f64 = <f64>hsum(sv), tc: f64 = <f64>hsum(tv);
     for (; c < n; c++) {
