@@ -95,6 +95,12 @@ describe('in-process session with a frozen ONNX agent', () => {
     expect(reasoning.every((t) => t.pieces === undefined && t.advantage === undefined)).toBe(true);
     expect(meta.some((t) => (t.pieces?.length ?? 0) > 0)).toBe(true);
 
+    // plan intervention: the frozen ONNX reasoning agent answers an edited plan
+    const problem = step.rollouts[0];
+    const iv = await s.request({ type: 'intervene', requestId: 3, question: problem.question, gold: problem.gold, plan: 'Add the numbers.', originalPlan: problem.turns[0].text }, 'intervention');
+    expect(iv.result.edited.plan).toBe('Add the numbers.');
+    expect(iv.result.edited.tokens).toBeGreaterThan(0);
+
     // Evaluate runs the trained meta-thinking agent with the frozen ONNX reasoning agent
     const heldOut = await s.request({ type: 'evaluate' }, 'evaluation');
     expect(heldOut).toMatchObject({ step: 1, n: 3 });

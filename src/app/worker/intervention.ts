@@ -1,6 +1,7 @@
 // Plan intervention: the reasoning agent (current weights, greedy) answers a plan the user wrote, and then the
 // episode continues with the normal protocol (the meta-thinking agent may add turns) until it finishes. The
-// same function runs the unedited plan, so the two traces differ only by the plan.
+// same function runs the unedited plan, so the two traces differ only by the plan. A frozen ONNX agent
+// (config.frozenAgent) answers or plans with its own model and tokenizer, as in training.
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { Policy, SamplingParams } from '../../engine/policy.ts';
@@ -10,7 +11,7 @@ import { promptsFor } from '../../rl/prompts/index.ts';
 import { FINISH_FLAG } from '../../rl/prompts/paper.ts';
 import { encodeChat } from '../../rl/protocol/encode.ts';
 import { chatFor, finalAnswerText, type Episode } from '../../rl/protocol/episode.ts';
-import { cutAfterStop, multiTurnRollout, stripFinish, type RolloutSettings } from '../../rl/protocol/rollout.ts';
+import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type RolloutSettings } from '../../rl/protocol/rollout.ts';
 import type { InterventionTrace } from './protocol.ts';
 
 export interface InterventionContext {
@@ -19,6 +20,8 @@ export interface InterventionContext {
   config: ExperimentConfig;
   /** the model's context length */
   maxContext: number;
+  /** the frozen agent of the run, when it has one */
+  frozen?: FrozenActor;
 }
 
 /** The adapter an agent acts with: its own in separate mode, else the shared one. */
@@ -30,7 +33,12 @@ export function adapterFor(policy: Policy, role: AgentRole): string | null {
 const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
 
 export async function followPlan(ctx: InterventionContext, problem: Problem, plan: string): Promise<InterventionTrace> {
-  const { policy, tokenizer, config } = ctx;
+  const { config } = ctx;
+  // who answers the plan: the frozen reasoning agent (its model and chat template), else the trained policy
+  const frozenReasoner = ctx.frozen?.role === 'reasoning' ? ctx.frozen : null;
+  const policy = frozenReasoner?.policy ?? ctx.policy;
+  const tokenizer = frozenReasoner?.tokenizer ?? ctx.tokenizer;
+  const maxContext = frozenReasoner?.maxContext ?? ctx.maxContext;
   const prompts = promptsFor(config.prompts, config.mode === 'single-turn' ? 'single-turn' : 'multi-turn', problem.task);
   const episode: Episode = {
     problem,
@@ -42,14 +50,14 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   };
   // 1. the reasoning agent answers the given plan
   const prompt = encodeChat(tokenizer, chatFor(episode, 'reasoning', prompts), [], true).tokens;
-  if (prompt.length >= Math.min(config.maxPromptTokens, ctx.maxContext)) {
-    throw new Error(`the plan makes the reasoning agent's prompt ${prompt.length} tokens long; the cap is ${Math.min(config.maxPromptTokens, ctx.maxContext)}`);
+  if (prompt.length >= Math.min(config.maxPromptTokens, maxContext)) {
+    throw new Error(`the plan makes the reasoning agent's prompt ${prompt.length} tokens long; the cap is ${Math.min(config.maxPromptTokens, maxContext)}`);
   }
   const [g] = await policy.generate(
     [{
       prompt,
-      adapter: adapterFor(policy, 'reasoning'),
-      maxNewTokens: Math.min(config.maxTokensPerTurn, ctx.maxContext - prompt.length),
+      adapter: frozenReasoner ? null : adapterFor(policy, 'reasoning'),
+      maxNewTokens: Math.min(config.maxTokensPerTurn, maxContext - prompt.length),
       stopStrings: [FINISH_FLAG],
       stopTokenIds: tokenizer.stopTokenIds,
     }],
@@ -66,15 +74,16 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   // 2. multi-turn: unless the plan already said [FINISH], the dialogue continues as in training (greedy)
   if (config.mode === 'multi-turn' && !plan.includes(FINISH_FLAG) && config.maxTurns > 1) {
     const settings: RolloutSettings = {
-      policy,
-      tokenizer,
+      policy: ctx.policy,
+      tokenizer: ctx.tokenizer,
       prompts,
-      adapterFor: (role) => adapterFor(policy, role),
+      adapterFor: (role) => adapterFor(ctx.policy, role),
       maxTurns: config.maxTurns - 1,
       maxTokensPerTurn: config.maxTokensPerTurn,
       maxPromptTokens: config.maxPromptTokens,
       maxContext: ctx.maxContext,
       stopWhenTruncated: config.stopWhenTruncated,
+      ...(ctx.frozen ? { frozen: ctx.frozen } : {}),
     };
     await multiTurnRollout(settings, [episode], { meta: greedy, reasoning: greedy });
   }

@@ -10,7 +10,7 @@ import type { Backend } from '../../engine/backend.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../engine/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
-import { createTrainer, type EvalResult, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
+import { createTrainer, type EvalResult, type FrozenAgentOptions, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
@@ -49,6 +49,8 @@ interface Loaded {
 interface Active {
   config: ExperimentConfig;
   policy: EnginePolicy;
+  /** the ONNX agent that never trains (config.frozenAgent), as the trainer got it */
+  frozen: FrozenAgentOptions | undefined;
   trainer: Trainer;
   dataset: DatasetInfo;
 }
@@ -178,7 +180,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
         : undefined;
     const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent, frozen });
-    return { config, policy, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
+    return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
   }
 
   async function load(spec: ModelSpec, preference: BackendPreference, rawConfig: ExperimentConfig): Promise<void> {
@@ -402,7 +404,8 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
             const problem = { id: 'intervention', task: 'math' as const, question: request.question, answer: request.gold };
             const judge = /^[AB]$/.test(request.gold) && active.config.trainSet === 'tiny-judge';
             const p = judge ? { ...problem, task: 'judge' as const } : problem;
-            const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings };
+            const frozen = active.frozen && { ...active.frozen, maxContext: active.frozen.maxContext ?? Number.POSITIVE_INFINITY };
+            const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings, frozen };
             const edited = await followPlan(ctx, p, request.plan);
             const original = await followPlan(ctx, p, request.originalPlan);
             emit({ type: 'intervention', requestId: request.requestId, result: { question: request.question, gold: request.gold, edited, original, step: active.trainer.state().step } });
