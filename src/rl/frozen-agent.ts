@@ -43,6 +43,8 @@ export interface OnnxAgent {
   executionProvider: string;
   /** the graph's path inside the folder (e.g. "onnx/model.onnx") */
   modelFile: string;
+  /** why each execution provider tried before `executionProvider` could not open the model ("webgpu: ...") */
+  fallbacks: string[];
 }
 
 /** Graph locations tried in order: the onnx-community layout, then a bare folder. */
@@ -71,13 +73,13 @@ async function createSession(
   externalData: OrtCreateOptions['externalData'],
   providers: readonly string[] | undefined,
   where: string,
-): Promise<{ session: OrtSessionLike; executionProvider: string }> {
+): Promise<{ session: OrtSessionLike; executionProvider: string; fallbacks: string[] }> {
   const base: OrtCreateOptions = externalData ? { externalData } : {};
-  if (!providers || providers.length === 0) return { session: await ort.InferenceSession.create(graph, base), executionProvider: 'default' };
+  if (!providers || providers.length === 0) return { session: await ort.InferenceSession.create(graph, base), executionProvider: 'default', fallbacks: [] };
   const failures: string[] = [];
   for (const ep of providers) {
     try {
-      return { session: await ort.InferenceSession.create(graph, { ...base, executionProviders: [ep] }), executionProvider: ep };
+      return { session: await ort.InferenceSession.create(graph, { ...base, executionProviders: [ep] }), executionProvider: ep, fallbacks: failures };
     } catch (e) {
       failures.push(`${ep}: ${(e as Error).message}`);
     }
@@ -106,7 +108,7 @@ export async function loadOnnxAgent(files: FileSource, ort: OrtModuleLike, opts:
   const data = await readTracked(files, `${modelFile}_data`, opts);
   const externalData = data ? [{ path: dataName, data }] : undefined;
   const where = `${files.name}/${modelFile}`;
-  const { session, executionProvider } = await createSession(ort, graph, externalData, opts.executionProviders, where);
+  const { session, executionProvider, fallbacks } = await createSession(ort, graph, externalData, opts.executionProviders, where);
   let policy: OnnxFrozenPolicy;
   try {
     policy = new OnnxFrozenPolicy({ session, tensor: (type, d, dims) => new ort.Tensor(type, d, dims), config, decoder: tokenizer });
@@ -115,5 +117,5 @@ export async function loadOnnxAgent(files: FileSource, ort: OrtModuleLike, opts:
   }
   if (tokenizer.vocabSize > config.vocabSize)
     throw new Error(`${files.name}: tokenizer.json has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocabSize}`);
-  return { policy, tokenizer, config, executionProvider, modelFile };
+  return { policy, tokenizer, config, executionProvider, modelFile, fallbacks };
 }

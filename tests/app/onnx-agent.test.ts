@@ -52,5 +52,7 @@ describe('openOnnxModel', () => {
     expect(info.ep).toBe('cpu');
     expect(info.runtime).toMatch(/CPU EP$/);
     expect(info.notice).toContain("WebGPU execution provider could not open tiny-rema/onnx/model.onnx");
+    // and says what onnxruntime answered, naming the provider it tried
+    expect(info.notice).toMatch(/tiny-rema\/onnx\/model\.onnx \(no-such-webgpu-ep: .+\); it runs/);
   });
 });

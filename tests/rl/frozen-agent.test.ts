@@ -74,12 +74,18 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
     const web = await loadOnnxAgent(files, ort as unknown as OrtModuleLike, { executionProviders: ['webgpu', 'wasm'] });
     // no WebGPU in Node's onnxruntime-web build: the loader falls back to the next provider and says so
     expect(web.executionProvider).toBe('wasm');
+    expect(web.fallbacks).toHaveLength(1);
+    expect(web.fallbacks[0]).toMatch(/^webgpu: ./);
     const node = await loadOnnxAgent(files, ortNode);
     expect(node.executionProvider).toBe('default');
     const tokens = web.tokenizer.encode('Compute 3 + 4.');
     const req = [{ tokens, positions: tokens.slice(1).map((_, t) => t + 1), adapter: null }];
     const [p, q] = [await web.policy.score(req), await node.policy.score(req)];
     p[0].logprobs.forEach((lp, j) => expect(Math.abs(lp - q[0].logprobs[j])).toBeLessThan(1e-4));
+    // dispose() releases the session: onnxruntime refuses to run it afterwards
+    await web.policy.dispose();
+    await expect(web.policy.score(req)).rejects.toThrow();
+    expect(node.fallbacks).toEqual([]);
   });
 
   it('names the missing file or the inconsistent field', async () => {

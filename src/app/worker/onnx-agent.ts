@@ -8,6 +8,14 @@ import type { FileSource } from '../../util/file-source.ts';
 import { runtimeLabel, type OrtLoader, type WantedEp } from './onnx-runtime.ts';
 import type { OnnxInfo } from './protocol.ts';
 
+/** " (<ep>: <onnxruntime's message>)" of the first provider that failed, on one line, or "" when none failed */
+function why(fallbacks: readonly string[]): string {
+  const reason = fallbacks[0];
+  if (!reason) return '';
+  const line = reason.split('\n')[0];
+  return ` (${line.length > 200 ? `${line.slice(0, 200)}…` : line})`;
+}
+
 export interface PageOnnxAgent {
   agent: OnnxAgent;
   info: OnnxInfo;
@@ -29,7 +37,7 @@ export async function openOnnxModel(
   const ep = agent.executionProvider;
   const notice =
     wanted === 'webgpu' && ep !== 'webgpu'
-      ? `onnxruntime-web's WebGPU execution provider could not open ${name}/${agent.modelFile}; it runs on the ${ep.toUpperCase()} execution provider instead (slower).`
+      ? `onnxruntime-web's WebGPU execution provider could not open ${name}/${agent.modelFile}${why(agent.fallbacks)}; it runs on the ${ep.toUpperCase()} execution provider instead (slower).`
       : null;
   const info: OnnxInfo = {
     name: `${name} (ONNX)`,

@@ -149,7 +149,10 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         : '';
       throw new Error(`could not load the ONNX model "${modelName(spec)}": ${message}${layout}`, { cause: e });
     }
+    // the replaced model's session holds its weights outside the JS heap (WASM memory or GPU buffers)
+    const replaced = onnx?.model.agent.policy;
     onnx = { key, model };
+    if (replaced && replaced !== active?.frozen?.policy) await replaced.dispose();
     return model;
   }
 
@@ -163,6 +166,9 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     // the ONNX agent first: when it fails, the trainer that runs now stays
     const frozenAgent = config.frozenAgent === 'none' ? null : (await ensureOnnx()).agent;
     active?.policy.dispose();
+    // an ONNX session only the old trainer held (its model was replaced in ensureOnnx) is freed with it
+    const oldFrozen = active?.frozen?.policy;
+    if (oldFrozen && oldFrozen !== onnx?.model.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
     active = null;
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     const policy = createEnginePolicy({

@@ -22,6 +22,8 @@ export interface OrtTensorLike {
 export interface OrtSessionLike {
   readonly inputNames: readonly string[];
   run(feeds: Record<string, OrtTensorLike>): Promise<Record<string, OrtTensorLike>>;
+  /** frees the session's weights (onnxruntime's InferenceSession.release) */
+  release?(): Promise<void>;
 }
 
 export interface OnnxPolicyOptions {
@@ -66,6 +68,11 @@ export class OnnxFrozenPolicy implements Policy {
       throw new Error(`ONNX model: ${pastInputs.length} past_key_values inputs but config.json has ${opts.config.numLayers} layers`);
     }
     this.numLayers = pastInputs.length;
+  }
+
+  /** Frees the onnxruntime session (its weights live outside the JS heap, e.g. in WASM memory or GPU buffers). */
+  async dispose(): Promise<void> {
+    await this.opts.session.release?.();
   }
 
   /** Run `ids` after the cached `past` (null: an empty cache) at absolute positions past.length... */
