@@ -86,6 +86,33 @@ describe('OnnxFrozenPolicy (onnxruntime-node) vs EnginePolicy', () => {
     await nodeSession.release();
   });
 
+  it('decodes a group in one batch (left padding) exactly as one request at a time', async () => {
+    const dir = join(root, folders.find((f) => f.startsWith('qwen2')) ?? folders[0]);
+    const { config } = await loadHfCheckpoint(directoryFileSource(dir));
+    const session = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'));
+    let calls = 0;
+    const counted = { inputNames: session.inputNames, run: (feeds: Parameters<typeof session.run>[0]) => (calls++, session.run(feeds)) };
+    const make = (maxBatch: number) => new OnnxFrozenPolicy({ session: counted, tensor: (t, d, dims) => new ort.Tensor(t, d, dims), config, decoder, maxBatch });
+    const rng = new Rng(3);
+    // prompts of 2..9 tokens, different budgets and stop ids, so rows finish at different steps
+    const gen: GenerateRequest[] = Array.from({ length: 8 }, (_, i) => ({
+      prompt: Array.from({ length: 2 + i }, () => Math.floor(rng.next() * config.vocabSize)),
+      adapter: null, maxNewTokens: 3 + (i % 4) * 2, stopStrings: [], stopTokenIds: i % 2 ? [5, 9] : [],
+    }));
+    const sampling: SamplingParams = { temperature: 1, topP: 0.9, topK: 0, seed: 7 };
+    const one = await make(1).generate(gen, sampling);
+    const oneCalls = calls;
+    calls = 0;
+    const batched = await make(8).generate(gen, sampling);
+    expect(batched.map((g) => g.tokens)).toEqual(one.map((g) => g.tokens));
+    expect(batched.map((g) => g.finish)).toEqual(one.map((g) => g.finish));
+    batched.forEach((g, i) => g.logprobs.forEach((lp, j) => expect(Math.abs(lp - one[i].logprobs[j])).toBeLessThan(1e-4)));
+    // one call per step for the whole group instead of one per step per request
+    expect(calls).toBeLessThanOrEqual(Math.max(...gen.map((r) => r.maxNewTokens)));
+    expect(oneCalls).toBeGreaterThan(2 * calls);
+    await session.release();
+  });
+
   it('refuses an export without a KV cache, naming what is missing', async () => {
     const dir = join(root, folders[0]);
     const { config } = await loadHfCheckpoint(directoryFileSource(dir));

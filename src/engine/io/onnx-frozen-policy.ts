@@ -33,6 +33,8 @@ export interface OnnxPolicyOptions {
   /** the model's config.json (parseHfConfig) */
   config: ModelConfig;
   decoder: TokenDecoder;
+  /** most sequences decoded in one onnxruntime call; default 16 */
+  maxBatch?: number;
 }
 
 function frozen(what: string): never {
@@ -55,6 +57,7 @@ export class OnnxFrozenPolicy implements Policy {
   readonly vocabSize: number;
   readonly adapters: readonly string[] = [];
   private readonly numLayers: number;
+  private readonly maxBatch: number;
 
   constructor(private readonly opts: OnnxPolicyOptions) {
     this.vocabSize = opts.config.vocabSize;
@@ -68,6 +71,7 @@ export class OnnxFrozenPolicy implements Policy {
       throw new Error(`ONNX model: ${pastInputs.length} past_key_values inputs but config.json has ${opts.config.numLayers} layers`);
     }
     this.numLayers = pastInputs.length;
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 16);
   }
 
   /** Frees the onnxruntime session (its weights live outside the JS heap, e.g. in WASM memory or GPU buffers). */
@@ -75,18 +79,23 @@ export class OnnxFrozenPolicy implements Policy {
     await this.opts.session.release?.();
   }
 
-  /** Run `ids` after the cached `past` (null: an empty cache) at absolute positions past.length... */
-  private async forward(ids: readonly number[], pastLength: number, past: OrtTensorLike[] | null): Promise<{ logits: Float32Array; present: OrtTensorLike[] }> {
+  /**
+   * One onnxruntime call for B sequences: ids [B, T] after a cache of `pastLength` positions (null: empty), with
+   * mask [B, pastLength + T] (1 = real token, 0 = left padding) and positions [B, T]. Returns logits [B, T, V].
+   */
+  private async forward(
+    B: number, ids: BigInt64Array, mask: BigInt64Array, positions: BigInt64Array, past: OrtTensorLike[] | null,
+  ): Promise<{ logits: Float32Array; present: OrtTensorLike[] }> {
     const { tensor, config } = this.opts;
-    const T = ids.length;
+    const T = ids.length / B;
     const feeds: Record<string, OrtTensorLike> = {
-      input_ids: tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [1, T]),
-      attention_mask: tensor('int64', new BigInt64Array(pastLength + T).fill(1n), [1, pastLength + T]),
-      position_ids: tensor('int64', BigInt64Array.from({ length: T }, (_, i) => BigInt(pastLength + i)), [1, T]),
+      input_ids: tensor('int64', ids, [B, T]),
+      attention_mask: tensor('int64', mask, [B, mask.length / B]),
+      position_ids: tensor('int64', positions, [B, T]),
     };
     for (let l = 0; l < this.numLayers; l++) {
       for (const [i, kind] of (['key', 'value'] as const).entries()) {
-        feeds[`past_key_values.${l}.${kind}`] = past ? past[2 * l + i] : tensor('float32', new Float32Array(0), [1, config.numKvHeads, 0, config.headDim]);
+        feeds[`past_key_values.${l}.${kind}`] = past ? past[2 * l + i] : tensor('float32', new Float32Array(0), [B, config.numKvHeads, 0, config.headDim]);
       }
     }
     const out = await this.opts.session.run(feeds);
@@ -98,48 +107,90 @@ export class OnnxFrozenPolicy implements Policy {
     return { logits: logits.data, present };
   }
 
-  /** Row t of logits [1, T, V]. */
-  private row(logits: Float32Array, t: number): Float32Array {
-    return logits.subarray(t * this.vocabSize, (t + 1) * this.vocabSize);
+  /** Row r of logits [R, V]. */
+  private row(logits: Float32Array, r: number): Float32Array {
+    return logits.subarray(r * this.vocabSize, (r + 1) * this.vocabSize);
   }
 
+  /**
+   * Requests decode together in batches of up to maxBatch (a GRPO group in one onnxruntime call per token), left
+   * padded to the longest prompt. Request i samples from stream i at step s, as the engine does, so the same seed
+   * gives the same tokens whenever the two agree on the logits.
+   */
   async generate(requests: readonly GenerateRequest[], sampling: SamplingParams, onProgress?: (doneTokens: number) => void): Promise<Generation[]> {
     validateSampling(sampling);
-    const out: Generation[] = [];
+    const out: Generation[] = requests.map(() => ({ tokens: [], logprobs: [], text: '', finish: 'length' }));
+    const work = requests.flatMap((r, i) => (r.maxNewTokens > 0 && r.prompt.length > 0 ? [i] : []));
     let doneTokens = 0;
-    for (const [stream, req] of requests.entries()) {
-      const gen: Generation = { tokens: [], logprobs: [], text: '', finish: 'length' };
-      out.push(gen);
-      if (req.maxNewTokens <= 0 || req.prompt.length === 0) continue;
-      let step = await this.forward(req.prompt, 0, null);
-      let rowIndex = req.prompt.length - 1;
-      let length = req.prompt.length;
-      for (let i = 0; i < req.maxNewTokens; i++) {
-        const logits = this.row(step.logits, rowIndex);
-        const token = sampleToken(logits, sampling, stream, i);
-        doneTokens++;
-        onProgress?.(doneTokens);
-        if (req.stopTokenIds.includes(token)) {
-          gen.finish = 'stop_token';
-          break;
-        }
-        gen.tokens.push(token);
-        gen.logprobs.push(logSoftmaxAt(logits, token));
-        if (req.stopStrings.length > 0) {
-          gen.text = this.opts.decoder.decode(gen.tokens);
-          if (req.stopStrings.some((s) => s.length > 0 && gen.text.includes(s))) {
-            gen.finish = 'stop_string';
-            break;
-          }
-        }
-        if (gen.tokens.length >= req.maxNewTokens) break;
-        step = await this.forward([token], length, step.present);
-        rowIndex = 0;
-        length++;
-      }
-      gen.text = this.opts.decoder.decode(gen.tokens);
-    }
+    const tick = (): void => onProgress?.(++doneTokens);
+    for (let c = 0; c < work.length; c += this.maxBatch) await this.generateBatch(work.slice(c, c + this.maxBatch), requests, out, sampling, tick);
+    for (const g of out) g.text = this.opts.decoder.decode(g.tokens);
     return out;
+  }
+
+  private async generateBatch(
+    streams: readonly number[], requests: readonly GenerateRequest[], out: Generation[], sampling: SamplingParams, tick: () => void,
+  ): Promise<void> {
+    const B = streams.length;
+    const P = Math.max(...streams.map((i) => requests[i].prompt.length));
+    // prefill: ids, mask and positions [B, P], prompts right-aligned after left padding (id 0, mask 0, position 0)
+    const ids = new BigInt64Array(B * P);
+    let mask = new BigInt64Array(B * P);
+    const positions = new BigInt64Array(B * P);
+    const nextPosition = streams.map((i, b) => {
+      const prompt = requests[i].prompt;
+      const pad = P - prompt.length;
+      prompt.forEach((token, t) => {
+        ids[b * P + pad + t] = BigInt(token);
+        mask[b * P + pad + t] = 1n;
+        positions[b * P + pad + t] = BigInt(t);
+      });
+      return prompt.length;
+    });
+    let step = await this.forward(B, ids, mask, positions, null);
+    let T = P;
+    const live = streams.map(() => true);
+    for (let s = 0; ; s++) {
+      const next = new BigInt64Array(B);
+      for (const [b, i] of streams.entries()) {
+        if (!live[b]) continue;
+        const token = this.nextToken(requests[i], out[i], this.row(step.logits, b * T + T - 1), sampling, i, s);
+        tick();
+        if (token === null) live[b] = false;
+        else next[b] = BigInt(token);
+      }
+      if (!live.includes(true)) return;
+      // one more column of the mask for the new token (finished rows keep decoding a pad token, unread)
+      const columns = mask.length / B;
+      const grown = new BigInt64Array(B * (columns + 1));
+      for (let b = 0; b < B; b++) {
+        grown.set(mask.subarray(b * columns, (b + 1) * columns), b * (columns + 1));
+        grown[b * (columns + 1) + columns] = 1n;
+      }
+      mask = grown;
+      step = await this.forward(B, next, mask, BigInt64Array.from(nextPosition, (p) => BigInt(p)), step.present);
+      for (let b = 0; b < B; b++) nextPosition[b]++;
+      T = 1;
+    }
+  }
+
+  /** Sampling and stopping rules for one sequence (the engine's rules); null when it has finished. */
+  private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
+    const token = sampleToken(logits, sampling, stream, step);
+    if (req.stopTokenIds.includes(token)) {
+      gen.finish = 'stop_token';
+      return null;
+    }
+    gen.tokens.push(token);
+    gen.logprobs.push(logSoftmaxAt(logits, token));
+    if (req.stopStrings.length > 0) {
+      const text = this.opts.decoder.decode(gen.tokens);
+      if (req.stopStrings.some((stop) => stop.length > 0 && text.includes(stop))) {
+        gen.finish = 'stop_string';
+        return null;
+      }
+    }
+    return gen.tokens.length >= req.maxNewTokens ? null : token;
   }
 
   async score(requests: readonly ScoreRequest[]): Promise<ScoreResult[]> {
@@ -148,7 +199,9 @@ export class OnnxFrozenPolicy implements Policy {
       for (const t of req.positions) {
         if (!Number.isInteger(t) || t < 1 || t >= req.tokens.length) throw new Error(`score: request ${i} position ${t} is outside 1..${req.tokens.length - 1}`);
       }
-      const { logits } = await this.forward(req.tokens, 0, null);
+      const T = req.tokens.length;
+      const ids = BigInt64Array.from(req.tokens, (x) => BigInt(x));
+      const { logits } = await this.forward(1, ids, new BigInt64Array(T).fill(1n), BigInt64Array.from({ length: T }, (_, t) => BigInt(t)), null);
       const logprobs = new Float32Array(req.positions.length);
       const entropy = new Float32Array(req.positions.length);
       req.positions.forEach((t, j) => {
