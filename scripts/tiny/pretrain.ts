@@ -290,7 +290,7 @@ interface CheckpointProgress {
 
 /** A mid-run checkpoint described like a finished stage (its last in-run eval stands in for a final eval). */
 function checkpointAsRecord(p: CheckpointProgress): Record<string, unknown> {
-  const lastEval = [...p.log].reverse().find((e) => 'evalAccuracy' in e) ?? null;
+  const lastEval = p.log.toReversed().find((e) => 'evalAccuracy' in e) ?? null;
   return {
     args: { ...p.args, steps: p.step, note: 'stopped at this checkpoint' },
     tokensSeen: p.tokensSeen,

@@ -97,7 +97,7 @@ describe('tiny arithmetic problems', () => {
       const n = parseQuestion(p.question).ops.length;
       byLevel.set(p.level!, [...(byLevel.get(p.level!) ?? []), n]);
     }
-    expect([...byLevel.keys()].sort()).toEqual(['L1', 'L2', 'L3']);
+    expect([...byLevel.keys()].toSorted()).toEqual(['L1', 'L2', 'L3']);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(byLevel.get('L1')!.length).toBe(300);
     expect(mean(byLevel.get('L2')!)).toBeGreaterThan(mean(byLevel.get('L1')!));

@@ -9,7 +9,7 @@ describe('presets', () => {
     for (const name of PRESET_NAMES) {
       const p = getPreset(name);
       expect(validateConfig(JSON.parse(JSON.stringify(p)), name)).toEqual(p);
-      expect(Object.keys(p).sort()).toEqual(Object.keys(FIELD_SPECS).sort());
+      expect(Object.keys(p).toSorted()).toEqual(Object.keys(FIELD_SPECS).toSorted());
     }
   });
   it('include the ones the paper and the issues name', () => {
@@ -31,7 +31,7 @@ describe('presets', () => {
   });
   it('the ablations change only what they name', () => {
     const base = getPreset('rema-multiturn');
-    const diff = (name: string) => Object.entries(getPreset(name)).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(base[k as keyof typeof base])).map(([k]) => k).sort();
+    const diff = (name: string) => Object.entries(getPreset(name)).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(base[k as keyof typeof base])).map(([k]) => k).toSorted();
     expect(diff('ablation-token-ratio')).toEqual(['aggregation', 'name', 'ratio']);
     expect(diff('ablation-separate-params')).toEqual(['name', 'paramMode']);
   });

@@ -50,7 +50,7 @@ export function needsOldLogProbs(config: ExperimentConfig): boolean {
 export function sortByLength<T extends { tokens: readonly number[] }>(rows: readonly T[]): T[] {
   return rows
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => a.r.tokens.length - b.r.tokens.length || a.i - b.i)
+    .toSorted((a, b) => a.r.tokens.length - b.r.tokens.length || a.i - b.i)
     .map((x) => x.r);
 }
 

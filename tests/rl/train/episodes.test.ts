@@ -75,6 +75,6 @@ describe('groupsInWindow', () => {
     const mk = (group: number, answers: string[]) => answers.map((a) => episode(group, [['p', `\\boxed{${a}}`]], 'finished'));
     const eps = [...mk(0, ['5', '5', '5', '5']), ...mk(1, ['5', '1', '1', '1']), ...mk(2, ['1', '1', '1', '1']), ...mk(3, ['5', '5', '5', '1'])];
     const kept = groupsInWindow(scoreEpisodes(c, eps, false), 0.2, 0.8);
-    expect([...kept].sort()).toEqual([1, 3]);
+    expect([...kept].toSorted()).toEqual([1, 3]);
   });
 });
