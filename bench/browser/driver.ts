@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
 import type { RuntimeSpeeds, SpeedPlan } from './measure.ts';
 import { speedRatios } from './measure.ts';
+import { rendererCpuClock } from './cpu-clock.ts';
 import { benchModel } from './models.ts';
 import type { BrowserRuntime } from './page.ts';
 import { buildPage, servePage } from './serve.ts';
@@ -45,12 +46,16 @@ const PAIRS: Array<[BrowserRuntime, BrowserRuntime]> = [
 ];
 
 await buildPage();
-const { url, server } = await servePage();
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update'],
 });
-type Speeds = RuntimeSpeeds & { backend: string; plan: SpeedPlan; wall_s: number };
+// WASM runtimes are timed with the renderer's CPU time (bench/browser/cpu-clock.ts), WebGPU ones with wall time;
+// --wall times everything with wall time
+const cpuClock = await rendererCpuClock(browser);
+const { url, server } = await servePage(0, { '/__cpu-seconds': async () => String(cpuClock.seconds()) });
+const clockFor = (runtime: BrowserRuntime) => (runtime.endsWith('wasm') && !argv.includes('--wall') ? '/__cpu-seconds' : undefined);
+type Speeds = RuntimeSpeeds & { backend: string; clock: string; plan: SpeedPlan; wall_s: number };
 const results: Array<{ model: string; runtimes: Speeds[]; ratios: Record<string, Record<string, number>> }> = [];
 const errors: Record<string, string> = {};
 let adapter: string | null = null;
@@ -64,10 +69,11 @@ try {
       try {
         await page.goto(url);
         await page.waitForFunction(() => window.rema?.ready === true);
+        await cpuClock.refresh();
         adapter ??= await page.evaluate(() => window.rema.adapter());
         const t0 = performance.now();
         const p = planFor(model, runtime);
-        const r = await page.evaluate(([m, rt, pl]) => window.rema.bench(m, rt, pl), [`/models/${model}/`, runtime, p] as const);
+        const r = await page.evaluate(([m, rt, pl, c]) => window.rema.bench(m, rt, pl, c), [`/models/${model}/`, runtime, p, clockFor(runtime)] as const);
         speeds.push({ ...r, plan: p, wall_s: +((performance.now() - t0) / 1000).toFixed(1) });
         console.log(JSON.stringify({ model, ...speeds.at(-1) }));
       } catch (e) {

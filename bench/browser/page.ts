@@ -1,7 +1,9 @@
 // The Chromium side of the browser benchmark and of the ONNX cross-check (tests/e2e/onnx-crosscheck.spec.ts).
 // The page does nothing by itself; the driver (bench/browser/driver.ts) or the test calls, through Playwright:
-//   window.rema.bench(modelUrl, runtime, plan) -> RuntimeSpeeds   runtime: engine-webgpu | engine-wasm | ort-webgpu |
-//                                                 ort-wasm | transformers-webgpu | transformers-wasm
+//   window.rema.bench(modelUrl, runtime, plan, clockUrl?) -> RuntimeSpeeds   runtime: engine-webgpu | engine-wasm |
+//                                                 ort-webgpu | ort-wasm | transformers-webgpu | transformers-wasm;
+//                                                 clockUrl: time with the seconds that URL returns (the renderer's CPU
+//                                                 time, bench/browser/cpu-clock.ts) instead of performance.now()
 //   window.rema.crosscheck(goldenUrl, runtimes) -> max |logit differences| between the runtimes (our engine on WASM /
 //                                                 WebGPU, onnxruntime-web on its WASM / WebGPU EPs) and the f64 golden
 //   window.rema.transformersAgreement(modelUrl, chats, maxNew) -> the chat-templated prompt ids from our tokenizer and
@@ -25,7 +27,7 @@ import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits } from '../../src/engine/model/decoder.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import {
-  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, transformersForward, transformersGeneration,
+  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, transformersForward, transformersGeneration, useClock,
   type OrtTensorFactory, type RuntimeSpeeds, type SpeedPlan, type TransformersTensorClass,
 } from './measure.ts';
 
@@ -119,7 +121,29 @@ async function ortSession(url: string, ep: 'webgpu' | 'wasm', gpuOutputs: string
   return ort.InferenceSession.create(await fetchBytes(url), { executionProviders: [ep], graphOptimizationLevel: 'all', preferredOutputLocation });
 }
 
-async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
+/** A synchronous clock read from `url` (a blocking XMLHttpRequest: measure.ts's clock is synchronous). */
+function remoteClock(url: string): () => number {
+  return () => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', url, false);
+    xhr.send();
+    if (xhr.status !== 200) throw new Error(`clock ${url}: HTTP ${xhr.status} ${xhr.responseText}`);
+    return Number(xhr.responseText);
+  };
+}
+
+async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan, clockUrl?: string): Promise<RuntimeSpeeds & { backend: string; clock: string }> {
+  const clock = clockUrl ? remoteClock(clockUrl) : () => performance.now() / 1000;
+  useClock(clock);
+  const speeds = await benchRuntime(modelUrl, runtime, plan);
+  // what one reading of the clock costs on itself (the CPU clock's request is part of the time it measures)
+  const t0 = clock();
+  for (let i = 0; i < 20; i++) clock();
+  const clockName = `${clockUrl ? 'renderer main-thread CPU time' : 'wall time'}, ${(((clock() - t0) / 21) * 1e3).toFixed(3)} ms per reading`;
+  return { ...speeds, clock: clockName };
+}
+
+async function benchRuntime(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
   if (runtime.startsWith('engine-')) {
     const { config: cfg, weights } = await loadModel(modelUrl);
     const be = await engineBackend(runtime === 'engine-webgpu' ? 'webgpu' : 'wasm');
@@ -227,6 +251,7 @@ async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
  *  (both apply the folder's chat template with the generation prompt), then `maxNew` greedy tokens from our engine
  *  (WASM, model.safetensors) and from transformers.js (wasm device, onnx/model.onnx), one chat at a time. */
 async function transformersAgreement(folderUrl: string, chats: ChatMessage[][], maxNew: number) {
+  useClock(() => performance.now() / 1000);
   const t0 = performance.now();
   const names = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
   const files = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await fetchBytes(`${folderUrl}${n}`)] as const)));

@@ -26,10 +26,19 @@ export async function buildPage(): Promise<void> {
   await build({ configFile: join(root, 'bench/browser/vite.config.ts') });
 }
 
-/** Serves on a free port (or `port`); returns the base URL and the server (close it when done). */
-export async function servePage(port = 0): Promise<{ url: string; server: Server }> {
+/** Serves on a free port (or `port`); returns the base URL and the server (close it when done). `routes` answer
+ *  GET PATH with text (e.g. /__cpu-seconds, the benchmark's clock, bench/browser/cpu-clock.ts). */
+export async function servePage(port = 0, routes: Record<string, () => Promise<string>> = {}): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const route = routes[path];
+    if (route) {
+      route().then(
+        (text) => res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(text),
+        (e: Error) => res.writeHead(500).end(e.message),
+      );
+      return;
+    }
     const [prefix, dir] = mounts.find(([p]) => path.startsWith(p))!;
     const file = normalize(join(dir, path.slice(prefix.length) || 'index.html'));
     if (!file.startsWith(dir + sep) || !existsSync(file) || !statSync(file).isFile()) {
