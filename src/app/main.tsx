@@ -21,6 +21,7 @@ const store = createPlaygroundStore(
     backendPreference: fromUrl.backend,
     modelSpec: modelSpecFromConfig(fromUrl.config),
     frozenSpec: fromUrl.onnxModel,
+    colouring: fromUrl.colouring,
   },
 );
 if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });

@@ -34,6 +34,7 @@ describe('inspector token colouring', () => {
     expect(screen.queryAllByTestId('token')).toHaveLength(0); // card-level colouring by default
 
     fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-ratio' } });
+    expect(store.getState().colouring).toBe('token-ratio'); // in the store, so in the URL
     const spans = screen.getAllByTestId('token');
     expect(spans.map((s) => s.textContent)).toEqual(tokenTurn.pieces);
     const ratioColours = spans.map((s) => s.style.background);

@@ -37,6 +37,18 @@ describe('URL state', () => {
     expect(text).toContain('unknown view "nope"');
   });
 
+  it('carries the inspector colouring (card or token mode); a bad one is explained and falls back', () => {
+    const config = getPreset('tiny-default');
+    expect(encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colour: 'advantage' })).not.toContain('colour');
+    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colour: 'token-ratio' });
+    expect(hash).toContain('colour=token-ratio');
+    expect(decodeUrlState(hash).colouring).toBe('token-ratio');
+    expect(decodeUrlState('#preset=tiny-default').colouring).toBe('advantage');
+    const bad = decodeUrlState('#preset=tiny-default&colour=rainbow');
+    expect(bad.colouring).toBe('advantage');
+    expect(bad.errors.join()).toContain('colour must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
+  });
+
   it('a link to a local folder falls back to the embedded model and says why', () => {
     const s = decodeUrlState('#preset=tiny-default&modelSource=local&model=my-model');
     expect(s.config.modelSource).toBe('embedded');
@@ -62,5 +74,8 @@ describe('URL sync', () => {
     expect(back.view).toBe('rollouts');
     store.getState().applyPreset('ablation-token-ratio');
     expect(decodeUrlState(written.at(-1)!).config).toEqual(getPreset('ablation-token-ratio'));
+    // the inspector's token colouring is part of the link too
+    store.getState().setColouring('token-clip');
+    expect(decodeUrlState(written.at(-1)!).colouring).toBe('token-clip');
   });
 });

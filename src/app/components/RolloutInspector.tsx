@@ -88,8 +88,7 @@ export function RolloutInspector() {
   const step = run?.metrics.at(-1)?.step;
   const evalStep = run?.evaluations?.at(-1)?.step;
   const [picked, setPicked] = useState<'train' | 'eval' | 'onnx' | null>(null);
-  // token modes are a view of this panel only (the stored colouring keeps the card-level choice)
-  const [tokenMode, setTokenMode] = useState<TokenMode | null>(null);
+  const tokenMode: TokenMode | null = isTokenMode(colouring) ? colouring : null;
   const hasTrain = (trainRollouts?.length ?? 0) > 0;
   const hasEval = (evalRollouts?.length ?? 0) > 0;
   const hasOnnx = (onnxEvaluation?.rollouts.length ?? 0) > 0 && !inspected;
@@ -140,15 +139,8 @@ export function RolloutInspector() {
         <label>
           colour by{' '}
           <select
-            value={tokenMode ?? colouring}
-            onChange={(e) => {
-              const v = e.target.value;
-              if (isTokenMode(v)) setTokenMode(v);
-              else {
-                setTokenMode(null);
-                setColouring(v as TokenColouring);
-              }
-            }}
+            value={colouring}
+            onChange={(e) => setColouring(e.target.value as TokenColouring)}
             data-testid="colouring"
           >
             <option value="advantage">card: advantage</option>

@@ -4,7 +4,9 @@
 // plain text with KaTeX.
 import type { TurnRecord } from '../../rl/metrics.ts';
 
-export type TokenMode = 'token-advantage' | 'token-ratio' | 'token-clip';
+import type { TokenMode } from '../store/types.ts';
+
+export type { TokenMode };
 
 export const TOKEN_MODES: readonly { mode: TokenMode; label: string; legend: string }[] = [
   { mode: 'token-advantage', label: 'tokens: advantage', legend: 'green A > 0, red A < 0; full colour at |A| ≥ 1' },

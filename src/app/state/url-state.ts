@@ -1,5 +1,5 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
-//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name
+//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio
 // Config fields are written only where they differ from the preset. onnxModel (the frozen agent's / VRP
 // baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong.
@@ -9,12 +9,12 @@ import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/prot
 import { validateConfig } from '../../rl/config.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
 import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
-import type { ViewName } from '../store/types.ts';
+import { COLOURINGS, type TokenColouring, type ViewName } from '../store/types.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
-const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel']);
+const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colour']);
 
 export interface UrlState {
   /** the preset the config starts from (edits are the other URL keys) */
@@ -24,6 +24,8 @@ export interface UrlState {
   backend: BackendPreference;
   /** the ONNX model for a frozen agent and the VRP baseline */
   onnxModel: OnnxModelSpec;
+  /** the rollout inspector's "colour by" (link key colour, written when it is not advantage) */
+  colouring: TokenColouring;
   /** problems found while reading; the state above is still usable */
   errors: string[];
 }
@@ -95,7 +97,9 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
   }
 }
 
-export function encodeUrlState(s: { preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec }): string {
+export function encodeUrlState(s: {
+  preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec; colour?: TokenColouring;
+}): string {
   const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
   const base = PRESETS[presetName];
   const params = new URLSearchParams();
@@ -108,6 +112,7 @@ export function encodeUrlState(s: { preset: string; config: ExperimentConfig; vi
   }
   const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
   if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
+  if (s.colour && s.colour !== 'advantage') params.set('colour', s.colour);
   return `#${params.toString()}`;
 }
 
@@ -156,9 +161,13 @@ export function decodeUrlState(hash: string): UrlState {
     }
   }
 
+  const colourText = params.get('colour') ?? 'advantage';
+  const colouring = (COLOURINGS as readonly string[]).includes(colourText) ? (colourText as TokenColouring) : 'advantage';
+  if (colouring !== colourText) errors.push(`URL: colour must be one of ${COLOURINGS.join(', ')} (got "${colourText}")`);
+
   if (config.modelSource === 'local') {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
     config = { ...config, modelSource: base.modelSource, model: base.model };
   }
-  return { preset, config, view, backend, onnxModel, errors };
+  return { preset, config, view, backend, onnxModel, colouring, errors };
 }

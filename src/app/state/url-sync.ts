@@ -1,4 +1,5 @@
-// Keeps the URL hash in step with the store: whenever the config, preset, view, backend preference or ONNX model
+// Keeps the URL hash in step with the store: whenever the config, preset, view, backend preference, ONNX model or
+// the inspector's colouring
 // changes, the hash is rewritten (replaceState: no history entry per knob edit), so the address bar is always a
 // link that reproduces the current setup.
 import type { PlaygroundStore } from '../store/create-store.ts';
@@ -26,10 +27,11 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.view === prev.view &&
       s.preset === prev.preset &&
       s.backendPreference === prev.backendPreference &&
-      s.frozenSpec === prev.frozenSpec
+      s.frozenSpec === prev.frozenSpec &&
+      s.colouring === prev.colouring
     )
       return;
-    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec });
+    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring });
     if (hash !== target.hash) target.replace(hash);
   });
 }

@@ -8,7 +8,7 @@ import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
 import { createRunsSlice } from './runs-slice.ts';
 import { createSessionSlice } from './session-slice.ts';
-import type { PlaygroundState, StoreDeps, ViewName } from './types.ts';
+import type { PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
 import { createViewSlice } from './view-slice.ts';
 
 export interface InitialState {
@@ -19,6 +19,8 @@ export interface InitialState {
   modelSpec: ModelSpec;
   /** the ONNX model for a frozen agent / the VRP baseline; default the embedded tiny-rema's onnx/ folder */
   frozenSpec?: OnnxModelSpec;
+  /** the inspector's "colour by"; default advantage */
+  colouring?: TokenColouring;
 }
 
 export type PlaygroundStore = StoreApi<PlaygroundState>;
@@ -29,6 +31,6 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createSessionSlice(ctx)(...a),
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
-    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC })(...a),
+    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring })(...a),
   }));
 }

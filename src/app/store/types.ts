@@ -97,7 +97,11 @@ export interface RunsSlice {
 }
 
 export type ViewName = 'curves' | 'rollouts' | 'intervene' | 'runs';
-export type TokenColouring = 'none' | 'advantage' | 'reward';
+/** per-token colourings of the inspector (from the per-token arrays of a step's TurnRecords) */
+export type TokenMode = 'token-advantage' | 'token-ratio' | 'token-clip';
+/** "colour by" in the rollout inspector: whole cards (advantage, reward), nothing, or each trained token */
+export type TokenColouring = 'none' | 'advantage' | 'reward' | TokenMode;
+export const COLOURINGS: readonly TokenColouring[] = ['advantage', 'reward', 'none', 'token-advantage', 'token-ratio', 'token-clip'];
 
 export interface ViewSlice {
   view: ViewName;

@@ -2,11 +2,11 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, ViewSlice } from './types.ts';
 
-export function createViewSlice(initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'frozenSpec'>): StateCreator<PlaygroundState, [], [], ViewSlice> {
+export function createViewSlice(initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'frozenSpec'> & { colouring?: ViewSlice['colouring'] }): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,
     selectedGroup: 0,
-    colouring: 'advantage',
+    colouring: initial.colouring ?? 'advantage',
     setView: (view) => set({ view }),
     setBackendPreference: (backendPreference) => set({ backendPreference }),
     selectGroup: (selectedGroup) => set({ selectedGroup }),
