@@ -126,7 +126,7 @@ if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.s
 
 const browser = read('browser') as { chromium?: string; adapter?: string; load_average?: number[]; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
 for (const m of browser?.models ?? []) {
-  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, wall time, load average ${browser?.load_average?.join(' ') ?? '?'}: ` +
+  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, WASM: renderer main-thread CPU time, WebGPU: wall time, load average ${browser?.load_average?.join(' ') ?? '?'}: ` +
     `ratio = ours / the peer (onnxruntime-web EP, transformers.js device) of the same kind${earlier(browser as Json)}`);
   for (const [pair, r] of Object.entries(m.ratios)) {
     lines.push(`  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`);
