@@ -4,7 +4,8 @@
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] -> bench/results/grpo.json
 // Partial runs (bench/results/peer-partial.json; peer.json keeps the last full run):
 //   --models small,qwen   which models (default: both; --quick: small)
-//   --forward-only        only the forward figure (no prefill/decode, no forward+backward)
+//   --forward-only        only the forward figure (no prefill/decode, no forward+backward), every runtime's
+//                         forwards taken in turn so that all see the same machine state (bench/peer-forward.ts)
 //   --skip-ts             leave out the plain TypeScript backend
 // Peer models are random-weight models made by scripts/golden/make_golden.py --bench (config.json,
 // model.safetensors, model.onnx, model_kv.onnx) under bench/results/tmp/models/ (git-ignored, made on first use,
@@ -31,11 +32,12 @@ import { uploadParams } from '../src/engine/model/params.ts';
 import { getPreset } from '../src/rl/presets.ts';
 import { createTrainer } from '../src/rl/trainer.ts';
 import {
-  benchTokens, engineForward, engineGeneration, measureSpeeds, medianOf, ortForward, ortGeneration, speedRatios, useClock,
-  type RuntimeCalls, type RuntimeSpeeds, type SpeedPlan,
+  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios, useClock,
+  type RuntimeSpeeds, type SpeedPlan,
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
 import { forwardFlopsPerToken, wasmKernelCeiling } from './ceiling.ts';
+import { FORWARD_ONLY_REPEATS, type ForwardRuntime, interleavedForward } from './peer-forward.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = new Set(process.argv.slice(2));
@@ -58,10 +60,27 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   const runtimes: RuntimeSpeeds[] = [];
   const train: Array<Record<string, number | string>> = [];
   const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' as const };
-  {
+  if (forwardOnly) {
+    // every runtime alive at once, forwards taken in turn (see peer-forward.ts)
+    const full = await ort.InferenceSession.create(join(dir, 'model.onnx'), opts);
+    const backends: Array<[string, Backend]> = [];
+    if (withPlainTs && !skipTs) backends.push(['cpu-ts', new CpuBackend()]);
+    backends.push(['wasm-simd', await WasmBackend.create({ variant: 'simd' })]);
+    if (WasmBackend.support()['relaxed-simd']) backends.push(['wasm-relaxed-simd', await WasmBackend.create({ variant: 'relaxed-simd' })]);
+    const forwards: ForwardRuntime[] = [{ runtime: 'onnxruntime-node', forward: (seqs) => ortForward(full, ortTensor, seqs) }];
+    for (const [rt, be] of backends) {
+      const w = { params: uploadParams(be, cfg, weights), lora: null };
+      forwards.push({ runtime: rt, forward: (seqs) => engineForward(be, cfg, w, seqs) });
+    }
+    const seqs = Array.from({ length: plan.forwardB }, (_, b) => benchTokens(plan.forwardT, b, cfg.vocabSize));
+    runtimes.push(...await interleavedForward(forwards, seqs, FORWARD_ONLY_REPEATS));
+    for (const r of runtimes) console.log(JSON.stringify(r));
+    await full.release();
+    for (const [, be] of backends) be.destroy();
+  } else {
     const full = await ort.InferenceSession.create(join(dir, 'model.onnx'), opts);
     const cached = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'), opts);
-    runtimes.push(await measure('onnxruntime-node', {
+    runtimes.push(await measureSpeeds('onnxruntime-node', {
       forward: (seqs) => ortForward(full, ortTensor, seqs),
       generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
     }, cfg.vocabSize, plan));
@@ -69,22 +88,22 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     await full.release();
     await cached.release();
   }
-  const engines: Array<[string, () => Promise<Backend>]> = [
+  const engines: Array<[string, () => Promise<Backend>]> = forwardOnly ? [] : [
     ['wasm-simd', () => WasmBackend.create({ variant: 'simd' })],
     ['wasm-relaxed-simd', () => WasmBackend.create({ variant: 'relaxed-simd' })],
   ];
-  if (withPlainTs && !skipTs) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
-  if (!WasmBackend.support()['relaxed-simd']) engines.pop();
+  if (withPlainTs && !skipTs && !forwardOnly) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
+  if (!WasmBackend.support()['relaxed-simd'] && !forwardOnly) engines.pop();
   for (const [rt, make] of engines) {
     const be = await make();
     const w = { params: uploadParams(be, cfg, weights), lora: null };
-    runtimes.push(await measure(rt, {
+    runtimes.push(await measureSpeeds(rt, {
       forward: (seqs) => engineForward(be, cfg, w, seqs),
       generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
     }, cfg.vocabSize, plan));
     console.log(JSON.stringify(runtimes.at(-1)));
     be.destroy();
-    if (!withTraining || forwardOnly) continue;
+    if (!withTraining) continue;
     // forward + backward of a LoRA policy-gradient loss (issue 7: "tokens/s forward and forward+backward")
     const tbe = await make();
     const policy = createEnginePolicy({
@@ -119,15 +138,6 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   console.log(`${name}: forward ${(flopsPerToken / 1e6).toFixed(2)} MFLOP/token; effective GFLOP/s ${JSON.stringify(forwardGflops)}; ` +
     `WASM 4x8 kernel ceiling (L2-resident, best of 30) ${JSON.stringify(kernelCeiling)} GFLOP/s`);
   return { model: name, config: cfg, plan, runtimes, ratios, train, forward_mflop_per_token: +(flopsPerToken / 1e6).toFixed(3), forward_gflops: forwardGflops, wasm_kernel_ceiling_gflops: kernelCeiling };
-}
-
-/** measureSpeeds, or with --forward-only just its forward figure (median of at least 3; the others stay 0). */
-async function measure(runtime: string, calls: RuntimeCalls, V: number, plan: SpeedPlan): Promise<RuntimeSpeeds> {
-  if (!forwardOnly) return measureSpeeds(runtime, calls, V, plan);
-  const seqs = Array.from({ length: plan.forwardB }, (_, b) => benchTokens(plan.forwardT, b, V));
-  const seconds = await medianOf(Math.max(plan.repeats, 3), () => calls.forward(seqs), (x) => x);
-  const forward = (plan.forwardB * plan.forwardT) / seconds;
-  return { runtime, forward_tok_s: forward >= 100 ? Math.round(forward) : +forward.toFixed(2), prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0 };
 }
 
 async function peer() {
