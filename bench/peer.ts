@@ -3,13 +3,14 @@
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts [--quick]   -> bench/results/peer.json
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] -> bench/results/grpo.json
 // Partial runs (bench/results/peer-partial.json; peer.json keeps the last full run):
-//   --models small,qwen   which models (default: both; --quick: small)
+//   --models tiny,small,qwen   which models (default: all three; --quick: tiny and small)
 //   --forward-only        only the forward figure (no prefill/decode, no forward+backward), every runtime's
 //                         forwards taken in turn so that all see the same machine state (bench/peer-forward.ts)
 //   --skip-ts             leave out the plain TypeScript backend
 // Peer models are random-weight models made by scripts/golden/make_golden.py --bench (config.json,
 // model.safetensors, model.onnx, model_kv.onnx) under bench/results/tmp/models/ (git-ignored, made on first use,
-// needs /usr/bin/python3 with python3-torch): "small" (Qwen2 layout, D 256, 4 layers, V 8192) and, without
+// needs /usr/bin/python3 with python3-torch): "tiny-rema" (the shipped embedded model's own weights, exported the
+// same way), "small" (Qwen2 layout, D 256, 4 layers, V 8192) and, without
 // --quick, "qwen2.5-0.5b-L2" (Qwen2.5-0.5B-Instruct's exact configuration, 2 of its 24 layers: the LM head over
 // 151,936 tokens dominates, as in the real model's decode).
 // onnxruntime-node runs with intraOpNumThreads = 1, like our single-threaded engine. What is timed is defined in
@@ -147,7 +148,13 @@ async function peer() {
   const small: SpeedPlan = quick
     ? { forwardB: 4, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 }
     : { forwardB: 8, forwardT: 64, promptLength: 64, maxNew: 17, G: 8, repeats: 3 };
-  const wanted = modelsArg ?? (quick ? ['small'] : ['small', 'qwen']);
+  const wanted = modelsArg ?? (quick ? ['tiny', 'small'] : ['tiny', 'small', 'qwen']);
+  if (wanted.includes('tiny')) {
+    // the embedded default itself (issue 7: "same tiny model"): D 64, 3 layers, V 256
+    // its forward takes ~10 ms, so more repeats for a stable median
+    const tiny: SpeedPlan = { ...small, repeats: quick ? 3 : 15 };
+    models.push(await peerModel(benchModel('tiny-rema', 0), 'tiny-rema (the embedded default: Llama, D 64, L 3, V 256)', tiny, true, true));
+  }
   if (wanted.includes('small')) {
     models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true, true));
   }

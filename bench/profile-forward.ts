@@ -1,7 +1,7 @@
 // Where the time of one whole-model forward goes, per kernel: the same forward that bench/peer.ts times
 // (runSequences over B sequences of T tokens, log-prob + entropy at every position), on the WASM backend, with
 // every backend.run call wrapped in a timer. Matmuls are split by shape (M x N x K). Issue 7's profiling step.
-//   node --experimental-wasm-relaxed-simd --import tsx bench/profile-forward.ts [--model small|qwen] [--variant simd|relaxed-simd] [--repeats N]
+//   node --experimental-wasm-relaxed-simd --import tsx bench/profile-forward.ts [--model tiny|small|qwen] [--variant simd|relaxed-simd] [--repeats N]
 // Prints one line per kernel (milliseconds per forward, share, GFLOP/s for matmuls and the log-prob) and the total.
 import { loadavg } from 'node:os';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
@@ -19,7 +19,7 @@ const flag = (name: string, fallback: string) => (argv.includes(name) ? argv[arg
 const modelName = flag('--model', 'small');
 const variant = flag('--variant', 'relaxed-simd') as 'simd' | 'relaxed-simd';
 const repeats = Number(flag('--repeats', '5'));
-const [dir, B, T] = modelName === 'qwen' ? [benchModel('qwen2.5-0.5b', 2), 2, 32] : [benchModel('small', 0), 8, 64];
+const [dir, B, T] = modelName === 'qwen' ? [benchModel('qwen2.5-0.5b', 2), 2, 32] : modelName === 'tiny' ? [benchModel('tiny-rema', 0), 8, 64] : [benchModel('small', 0), 8, 64];
 
 const { config: cfg, weights } = await loadHfCheckpoint(directoryFileSource(dir));
 const be = await WasmBackend.create({ variant });

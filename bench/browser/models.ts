@@ -9,13 +9,17 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** Makes (once) a random benchmark model with its ONNX exports; returns its folder. */
-export function benchModel(preset: 'small' | 'qwen2.5-0.5b', layers: number): string {
-  const name = preset === 'small' ? 'small' : `${preset}-L${layers}`;
+/**
+ * Makes (once) a benchmark model with its ONNX exports; returns its folder. "tiny-rema" is the shipped embedded
+ * model (public/models/tiny-rema, trained weights), the others have random weights.
+ */
+export function benchModel(preset: 'small' | 'qwen2.5-0.5b' | 'tiny-rema', layers: number): string {
+  const name = preset === 'qwen2.5-0.5b' ? `${preset}-L${layers}` : preset;
   const dir = join(root, 'bench/results/tmp/models', name);
   if (existsSync(join(dir, 'model_kv.onnx'))) return hfOnnxLayout(dir);
   console.log(`making ${name} (scripts/golden/make_golden.py --bench)...`);
-  const cmd = ['scripts/golden/make_golden.py', '--bench', dir, '--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
+  const what = preset === 'tiny-rema' ? ['--from', join(root, 'public/models/tiny-rema')] : ['--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
+  const cmd = ['scripts/golden/make_golden.py', '--bench', dir, ...what];
   const r = spawnSync('/usr/bin/python3', cmd, { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`bench: /usr/bin/python3 ${cmd.join(' ')} failed (needs python3-torch and python3-onnx)`);
   return hfOnnxLayout(dir);

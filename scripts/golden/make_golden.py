@@ -16,6 +16,7 @@ Per fixture folder:
 
 Benchmark models (not committed; same files minus golden.safetensors, random weights):
   /usr/bin/python3 scripts/golden/make_golden.py --bench DIR [--preset small|qwen2.5-0.5b] [--layers N]
+  /usr/bin/python3 scripts/golden/make_golden.py --bench DIR --from HF_FOLDER   (the same files for a float32 model, e.g. tiny-rema)
 
 The oracle computes in float64 from exactly the float32 weights in model.safetensors. The script checks itself:
 central finite differences on a few parameters, float32-vs-float64 agreement, and a reread of every file it wrote.
@@ -279,11 +280,30 @@ def make_bench_model(folder, preset, layers):
     print(f"wrote {folder}: {sum(p.numel() for p in params.values())} parameters")
 
 
+def make_bench_model_from(folder, source):
+    """The same bench files for an existing float32 HF folder (the shipped tiny-rema): its config and weights."""
+    with open(os.path.join(source, "config.json")) as f:
+        cfg = json.load(f)
+    params = {k: v.float() for k, v in load_safetensors(os.path.join(source, "model.safetensors")).items()}
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    save_safetensors(os.path.join(folder, "model.safetensors"), params, {"format": "pt"})
+    ids = torch.randint(0, cfg["vocab_size"], (1, 8), generator=torch.Generator().manual_seed(1))
+    export_onnx(cfg, params, ids, os.path.join(folder, "model.onnx"))
+    export_onnx_with_past(cfg, params, ids, os.path.join(folder, "model_kv.onnx"))
+    print(f"wrote {folder} from {source}: {sum(p.numel() for p in params.values())} parameters")
+
+
 def main():
     torch.set_num_threads(1)
     if "--bench" in sys.argv:
         arg = lambda flag, default=None: sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv else default  # noqa: E731
-        make_bench_model(arg("--bench"), arg("--preset", "small"), int(arg("--layers", "0")))
+        if "--from" in sys.argv:
+            make_bench_model_from(arg("--bench"), arg("--from"))
+        else:
+            make_bench_model(arg("--bench"), arg("--preset", "small"), int(arg("--layers", "0")))
         return
     only = set(sys.argv[1:])
     for name, spec in FIXTURES.items():
