@@ -4,8 +4,8 @@
 //   engine   bench/engine.ts   prefill/decode tok/s B=1 vs G=8, train step forward/backward/optimiser,
 //                              ledger peak bytes, engine vs onnxruntime-node on the golden ONNX models (issue 2)
 //   webgpu   bench/webgpu.ts   WebGPU backend kernels through Dawn (SwiftShader here: correctness only)
-//   peer     bench/peer.ts     our CPU backends (TS, WASM SIMD, relaxed SIMD) vs onnxruntime-node on random
-//                              benchmark models (Qwen2.5-0.5B's exact shape, fewer layers): forward, prefill, decode
+//   peer     bench/peer.ts     our CPU backends (TS, WASM SIMD, relaxed SIMD) vs onnxruntime-node on the embedded
+//                              tiny-rema and random benchmark models (Qwen2.5-0.5B's exact shape, fewer layers)
 //   grpo     bench/peer.ts     one real GRPO step of the tiny default (8 problems x group 8), when
 //                              public/models/tiny-rema holds the trained tiny model
 //   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs) and
