@@ -15,7 +15,8 @@ import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
 import { allocMerged, mergedBytes, refreshMerged, type MergedWeights } from './model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from './optim/adamw.ts';
-import { logSoftmaxAt, sampleToken, validateSampling } from './sampling.ts';
+import { sampleToken, validateSampling } from './sampling.ts';
+import { acceptToken } from './stop-rules.ts';
 import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from './io/hf-model.ts';
 
@@ -179,28 +180,7 @@ export class EnginePolicy implements Policy {
   /** Sampling and stopping rules for one sequence; the request index is the sampling stream. */
   private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
     if (req.maxNewTokens <= 0) return null;
-    const token = sampleToken(logits, sampling, stream, step);
-    if (req.stopTokenIds.includes(token)) {
-      gen.finish = 'stop_token';
-      return null;
-    }
-    gen.tokens.push(token);
-    gen.logprobs.push(logSoftmaxAt(logits, token));
-    if (req.stopStrings.length > 0) {
-      // a stop string first appears with the newest token, and n characters span at most 4n tokens (byte
-      // fallback), so decoding a short tail is enough
-      const longest = Math.max(...req.stopStrings.map((s) => s.length));
-      const tail = this.opts.decoder.decode(gen.tokens.slice(-(4 * longest + 4)));
-      if (req.stopStrings.some((s) => s.length > 0 && tail.includes(s))) {
-        gen.finish = 'stop_string';
-        return null;
-      }
-    }
-    if (gen.tokens.length >= req.maxNewTokens) {
-      gen.finish = 'length';
-      return null;
-    }
-    return token;
+    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step), this.opts.decoder);
   }
 
   async score(requests: readonly ScoreRequest[], opts: { reference?: boolean } = {}): Promise<ScoreResult[]> {

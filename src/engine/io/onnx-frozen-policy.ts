@@ -11,6 +11,7 @@ import type {
   Generation, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreRequest, ScoreResult, TokenDecoder,
 } from '../policy.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from '../sampling.ts';
+import { acceptToken } from '../stop-rules.ts';
 
 /** The parts of an onnxruntime Tensor this file reads. */
 export interface OrtTensorLike {
@@ -174,23 +175,9 @@ export class OnnxFrozenPolicy implements Policy {
     }
   }
 
-  /** Sampling and stopping rules for one sequence (the engine's rules); null when it has finished. */
+  /** Sampling and stopping rules for one sequence (the engine's, stop-rules.ts); null when it has finished. */
   private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
-    const token = sampleToken(logits, sampling, stream, step);
-    if (req.stopTokenIds.includes(token)) {
-      gen.finish = 'stop_token';
-      return null;
-    }
-    gen.tokens.push(token);
-    gen.logprobs.push(logSoftmaxAt(logits, token));
-    if (req.stopStrings.length > 0) {
-      const text = this.opts.decoder.decode(gen.tokens);
-      if (req.stopStrings.some((stop) => stop.length > 0 && text.includes(stop))) {
-        gen.finish = 'stop_string';
-        return null;
-      }
-    }
-    return gen.tokens.length >= req.maxNewTokens ? null : token;
+    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step), this.opts.decoder);
   }
 
   async score(requests: readonly ScoreRequest[]): Promise<ScoreResult[]> {
