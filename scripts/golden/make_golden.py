@@ -264,12 +264,9 @@ BENCH_PRESETS = {
 }
 
 
-def make_bench_model(folder, preset, layers):
-    cfg = dict(BENCH_PRESETS[preset])
-    if layers:
-        cfg["num_hidden_layers"] = cfg["max_window_layers"] = layers
+def write_bench_model(folder, cfg, params, origin):
+    """config.json, model.safetensors and both ONNX exports of one benchmark model."""
     os.makedirs(folder, exist_ok=True)
-    params = {k: v.float() for k, v in init_parameters(cfg, seed=99).items()}
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
         f.write("\n")
@@ -277,7 +274,15 @@ def make_bench_model(folder, preset, layers):
     ids = torch.randint(0, cfg["vocab_size"], (1, 8), generator=torch.Generator().manual_seed(1))
     export_onnx(cfg, params, ids, os.path.join(folder, "model.onnx"))
     export_onnx_with_past(cfg, params, ids, os.path.join(folder, "model_kv.onnx"))
-    print(f"wrote {folder}: {sum(p.numel() for p in params.values())} parameters")
+    print(f"wrote {folder} ({origin}): {sum(p.numel() for p in params.values())} parameters")
+
+
+def make_bench_model(folder, preset, layers):
+    cfg = dict(BENCH_PRESETS[preset])
+    if layers:
+        cfg["num_hidden_layers"] = cfg["max_window_layers"] = layers
+    params = {k: v.float() for k, v in init_parameters(cfg, seed=99).items()}
+    write_bench_model(folder, cfg, params, f"random {preset}")
 
 
 def make_bench_model_from(folder, source):
@@ -285,15 +290,7 @@ def make_bench_model_from(folder, source):
     with open(os.path.join(source, "config.json")) as f:
         cfg = json.load(f)
     params = {k: v.float() for k, v in load_safetensors(os.path.join(source, "model.safetensors")).items()}
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2)
-        f.write("\n")
-    save_safetensors(os.path.join(folder, "model.safetensors"), params, {"format": "pt"})
-    ids = torch.randint(0, cfg["vocab_size"], (1, 8), generator=torch.Generator().manual_seed(1))
-    export_onnx(cfg, params, ids, os.path.join(folder, "model.onnx"))
-    export_onnx_with_past(cfg, params, ids, os.path.join(folder, "model_kv.onnx"))
-    print(f"wrote {folder} from {source}: {sum(p.numel() for p in params.values())} parameters")
+    write_bench_model(folder, cfg, params, f"from {source}")
 
 
 def main():
