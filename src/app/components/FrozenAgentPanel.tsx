@@ -2,15 +2,13 @@
 // that model comes from (the shipped tiny-rema export, a local folder, or a Hugging Face repo in the
 // onnx-community layout, downloaded with byte progress into the page's cache), and the VRP baseline: the same
 // ONNX model alone, evaluated greedily on the held-out set. The model runs on onnxruntime-web in the worker.
-import { useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { validateRepoId } from '../../engine/io/hub.ts';
 import type { FrozenAgent } from '../../rl/config.ts';
-import { filesByRelativePath, filesFromDirectoryHandle } from '../model/file-sources.ts';
 import { modelLabel } from '../store/selectors.ts';
 import { usePlayground } from '../store/react.ts';
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import { HintIcon } from './HintIcon.tsx';
+import { SourcePicker } from './SourcePicker.tsx';
 
 const ROLE_NOTE =
   'Which agent is a frozen ONNX model: it answers in every episode but never trains (its tokens get no advantage, no loss, no optimiser step), while the other agent trains on the engine. The paper\'s single-turn alternating training (Algorithm 1) freezes one agent while the other trains; here it stays frozen for the whole run. Needs multi-turn or single-turn. Choosing it starts a new run (config knob "frozen agent").';
@@ -33,35 +31,7 @@ export function FrozenAgentPanel() {
       evaluateOnnx: st.evaluateOnnx,
     })),
   );
-  const [repo, setRepo] = useState('');
-  const [message, setMessage] = useState<string | null>(null);
-  const folderInput = useRef<HTMLInputElement>(null);
   const busy = s.status === 'loading' || s.status === 'training' || s.status === 'stepping' || s.status === 'evaluating';
-
-  const pickFolder = async () => {
-    const picker = (window as Window & { showDirectoryPicker?: () => Promise<FileSystemDirectoryHandle> }).showDirectoryPicker;
-    if (!picker) {
-      folderInput.current?.click();
-      return;
-    }
-    try {
-      const dir = await picker();
-      setMessage(null);
-      s.setFrozenSource({ kind: 'local', name: dir.name, files: await filesFromDirectoryHandle(dir) });
-    } catch (e) {
-      if ((e as Error).name !== 'AbortError') setMessage(`could not read the folder: ${(e as Error).message}`);
-    }
-  };
-
-  const loadRepo = () => {
-    try {
-      validateRepoId(repo.trim());
-      setMessage(null);
-      s.setFrozenSource({ kind: 'hf', repo: repo.trim(), revision: 'main' });
-    } catch (e) {
-      setMessage((e as Error).message);
-    }
-  };
 
   return (
     <section className="frozen-panel" aria-label="frozen agent" data-testid="frozen-panel">
@@ -83,44 +53,15 @@ export function FrozenAgentPanel() {
         <HintIcon note={SOURCE_NOTE} />
         <b data-testid="onnx-source">{modelLabel(s.frozenSpec)}</b>
       </div>
-      <div className="row">
-        <button type="button" disabled={busy} onClick={() => s.setFrozenSource(DEFAULT_ONNX_SPEC)} data-testid="onnx-shipped">
-          Shipped tiny-rema
-        </button>
-        <button type="button" disabled={busy} onClick={pickFolder} data-testid="onnx-pick-folder">
-          Local folder…
-        </button>
-        <input
-          ref={folderInput}
-          type="file"
-          hidden
-          data-testid="onnx-folder-input"
-          {...({ webkitdirectory: '' } as object)}
-          multiple
-          onChange={(e) => {
-            const files = filesByRelativePath(e.target.files ?? []);
-            const first = e.target.files?.[0] as (File & { webkitRelativePath?: string }) | undefined;
-            const name = first?.webkitRelativePath?.split('/')[0] || 'local folder';
-            e.target.value = '';
-            if (files.size > 0) s.setFrozenSource({ kind: 'local', name, files });
-          }}
-        />
-      </div>
-      <div className="row">
-        <input
-          type="text"
-          placeholder="HF repo, e.g. onnx-community/Qwen2.5-0.5B-Instruct"
-          value={repo}
-          onChange={(e) => setRepo(e.target.value)}
-          onKeyDown={(e) => e.key === 'Enter' && loadRepo()}
-          aria-label="Hugging Face ONNX repo id"
-          data-testid="onnx-hf-repo"
-        />
-        <button type="button" disabled={busy || repo.trim() === ''} onClick={loadRepo} data-testid="onnx-hf-load">
-          Load
-        </button>
-      </div>
-      {message && <div className="knob-message" role="alert">{message}</div>}
+      <SourcePicker
+        busy={busy}
+        defaultLabel="Shipped tiny-rema"
+        onDefault={() => s.setFrozenSource(DEFAULT_ONNX_SPEC)}
+        onSource={s.setFrozenSource}
+        repoPlaceholder="HF repo, e.g. onnx-community/Qwen2.5-0.5B-Instruct"
+        repoLabel="Hugging Face ONNX repo id"
+        testIds="onnx-"
+      />
       {s.onnx && (
         <div className="small" data-testid="onnx-loaded">
           loaded: {s.onnx.name}, {s.onnx.architecture}, {s.onnx.layers} layers · {s.onnx.runtime}
