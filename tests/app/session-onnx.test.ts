@@ -3,61 +3,22 @@
 // for onnxruntime-web (same InferenceSession / Tensor API; the page's build is covered by
 // tests/e2e/frozen-onnx.spec.ts). A training step with the reasoning agent frozen, the VRP baseline of the ONNX
 // model, and the errors for a folder without an ONNX graph and for a config.json that does not match the graph.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import * as ortNode from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import type { OrtLoader } from '../../src/app/worker/onnx-runtime.ts';
-import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
-import { createSession } from '../../src/app/worker/session.ts';
 import type { OrtModuleLike } from '../../src/rl/frozen-agent.ts';
 import { getPreset } from '../../src/rl/presets.ts';
+import { folderFiles, startSession } from './session-driver.ts';
 
 const tinyRema = resolve(import.meta.dirname, '../../public/models/tiny-rema');
-
-/** Every file under `root` by its path inside it, as a folder input gives them. */
-function folderFiles(root: string, skip: (path: string) => boolean = () => false): Map<string, File> {
-  const out = new Map<string, File>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      const path = relative(root, full);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (!skip(path)) out.set(path, new File([readFileSync(full)], name));
-    }
-  };
-  walk(root);
-  return out;
-}
 
 const loadOrt: OrtLoader = async () => ({
   ort: ortNode as unknown as OrtModuleLike,
   providers: ['cpu'],
   name: `onnxruntime-node ${ortNode.env.versions.node}`,
 });
-
-function startSession() {
-  const events: WorkerEvent[] = [];
-  const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
-  const handle = createSession(
-    (e) => {
-      events.push(e);
-      for (const w of waiters.splice(0)) {
-        if (w.test(e)) w.resolve(e);
-        else waiters.push(w);
-      }
-    },
-    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data', loadOrt },
-  );
-  const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {
-    const wait = new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));
-    handle(r);
-    const e = await wait;
-    if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
-    return e as Extract<WorkerEvent, { type: T }>;
-  };
-  return { events, request };
-}
 
 const config = {
   ...getPreset('tiny-default'),
@@ -77,7 +38,7 @@ const onnxSource = { kind: 'local' as const, name: 'tiny-rema-onnx', files: fold
 
 describe('in-process session with a frozen ONNX agent', () => {
   it('trains the meta-thinking agent next to a frozen ONNX reasoning agent, and evaluates the ONNX model alone', async () => {
-    const s = startSession();
+    const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config, frozen: onnxSource }, 'ready');
     const frozen = s.events.find((e) => e.type === 'frozen') ?? (await s.request({ type: 'pause' }, 'frozen'));
     expect(frozen).toMatchObject({ type: 'frozen', role: 'reasoning', onnx: { name: 'local: tiny-rema-onnx (ONNX)', architecture: 'llama', layers: 3, ep: 'cpu', notice: null } });
@@ -119,7 +80,7 @@ describe('in-process session with a frozen ONNX agent', () => {
   });
 
   it('a frozen ONNX meta-thinking agent: the reasoning agent trains, the plans come from the ONNX model', async () => {
-    const s = startSession();
+    const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, frozen: onnxSource }, 'ready');
     const step = await s.request({ type: 'step' }, 'step');
     const turns = step.rollouts.flatMap((r) => r.turns);
@@ -129,7 +90,7 @@ describe('in-process session with a frozen ONNX agent', () => {
   });
 
   it('a folder without onnx/model.onnx, and a config.json that does not match the graph, are explained', async () => {
-    const s = startSession();
+    const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'none' } }, 'ready');
     const noGraph = { kind: 'local' as const, name: 'weights-only', files: folderFiles(tinyRema, (p) => p.startsWith('onnx/')) };
     const missing = await s.request({ type: 'loadOnnx', frozen: noGraph }, 'error');

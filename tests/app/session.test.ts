@@ -4,39 +4,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../src/app/worker/session.ts';
-import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { getPreset } from '../../src/rl/presets.ts';
+import { startSession } from './session-driver.ts';
 
 const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
 
 function folderFiles(): Map<string, File> {
   return new Map(readdirSync(folder).map((name) => [name, new File([readFileSync(join(folder, name))], name)]));
-}
-
-function startSession() {
-  const events: WorkerEvent[] = [];
-  const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
-  const handle = createSession(
-    (e) => {
-      events.push(e);
-      for (const w of waiters.splice(0)) {
-        if (w.test(e)) w.resolve(e);
-        else waiters.push(w);
-      }
-    },
-    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' },
-  );
-  const next = <T extends WorkerEvent['type']>(type: T | 'error') =>
-    new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));
-  const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {
-    const wait = next(type);
-    handle(r);
-    const e = await wait;
-    if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
-    return e as Extract<WorkerEvent, { type: T }>;
-  };
-  return { events, request };
 }
 
 const config = {

@@ -1,0 +1,46 @@
+// Drives the worker's session in-process for tests: createSession with an event log and a request() that sends
+// one WorkerRequest and resolves with the first event of the awaited type (an error event rejects), and a local
+// folder read from disk the way the page's folder input hands it over.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { OrtLoader } from '../../src/app/worker/onnx-runtime.ts';
+import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
+import { createSession } from '../../src/app/worker/session.ts';
+
+export function startSession(loadOrt?: OrtLoader) {
+  const events: WorkerEvent[] = [];
+  const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
+  const handle = createSession(
+    (e) => {
+      events.push(e);
+      for (const w of waiters.splice(0)) {
+        if (w.test(e)) w.resolve(e);
+        else waiters.push(w);
+      }
+    },
+    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data', ...(loadOrt ? { loadOrt } : {}) },
+  );
+  const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {
+    const wait = new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));
+    handle(r);
+    const e = await wait;
+    if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
+    return e as Extract<WorkerEvent, { type: T }>;
+  };
+  return { events, request };
+}
+
+/** Every file under `root` by its path inside it, as a folder input gives them. */
+export function folderFiles(root: string, skip: (path: string) => boolean = () => false): Map<string, File> {
+  const out = new Map<string, File>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      const path = relative(root, full);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (!skip(path)) out.set(path, new File([readFileSync(full)], name));
+    }
+  };
+  walk(root);
+  return out;
+}
