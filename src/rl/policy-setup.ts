@@ -2,7 +2,10 @@
 // per agent in separate mode; LoRA or full copies) and the AdamW settings with the learning-rate schedule over
 // the run's optimiser steps. Shared by the page's worker and the CLI so that both train the same thing.
 
-import type { OptimizerSetup, TrainingSetup } from '../engine/engine-policy.ts';
+import type { Backend } from '../engine/backend.ts';
+import { createEnginePolicy, type EnginePolicy, type OptimizerSetup, type TrainingSetup } from '../engine/engine-policy.ts';
+import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
+import type { TokenDecoder } from '../engine/policy.ts';
 import type { ExperimentConfig } from './config.ts';
 
 /** Adapter names the trainer expects for a config. */
@@ -37,4 +40,29 @@ export function optimizerSetup(config: ExperimentConfig): OptimizerSetup {
         ? { kind: 'warmup-cosine', warmupSteps: config.warmupSteps, totalSteps: optimizerStepsPerAdapter(config) }
         : { kind: 'constant', warmupSteps: config.warmupSteps },
   };
+}
+
+/** What policyForConfig needs of a loaded model. */
+export interface LoadedWeights {
+  backend: Backend;
+  checkpoint: { config: ModelConfig; weights: ModelWeights };
+  decoder: TokenDecoder;
+  /** written to a saved adapter's adapter_config.json */
+  baseModelName?: string;
+  /** seeds LoRA initialisation; default config.seed */
+  seed?: number;
+}
+
+/** The engine policy a config trains: its adapters (trainingSetup) and optimiser (optimizerSetup) over the model. */
+export function policyForConfig(config: ExperimentConfig, model: LoadedWeights): EnginePolicy {
+  return createEnginePolicy({
+    backend: model.backend,
+    config: model.checkpoint.config,
+    weights: model.checkpoint.weights,
+    decoder: model.decoder,
+    training: trainingSetup(config),
+    optimizer: optimizerSetup(config),
+    seed: model.seed ?? config.seed,
+    ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
+  });
 }

@@ -8,13 +8,12 @@
 // this fixed seed and lr are a learning signal, not a claim that every seed learns on four problems.)
 import { describe, expect, it } from 'vitest';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { optimizerSetup, trainingSetup } from '../../src/rl/policy-setup.ts';
+import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
 import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
 
@@ -23,15 +22,7 @@ describe('learning on the embedded model', () => {
     const source = directoryFileSource(TINY_MODEL_DIR);
     const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
     const config = { ...getPreset('tiny-default'), problemsPerStep: 4, groupSize: 8, lr: 3e-3, evalEvery: 0, seed: 3 };
-    const policy = createEnginePolicy({
-      backend: await WasmBackend.create(),
-      config: checkpoint.config,
-      weights: checkpoint.weights,
-      decoder: tokenizer,
-      training: trainingSetup(config),
-      optimizer: optimizerSetup(config),
-      seed: 0,
-    });
+    const policy = policyForConfig(config, { backend: await WasmBackend.create(), checkpoint, decoder: tokenizer, seed: 0 });
     const problems = tinyArithProblems({ split: 'train', count: 4, seed: 7 });
     const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
     const rewards: number[] = [];

@@ -11,12 +11,12 @@ import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy, type EnginePolicy } from '../../src/engine/engine-policy.ts';
+import type { EnginePolicy } from '../../src/engine/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../src/rl/config.ts';
 import { loadOnnxAgent, type OnnxAgent } from '../../src/rl/frozen-agent.ts';
 import type { RolloutRecord } from '../../src/rl/metrics.ts';
-import { optimizerSetup, trainingSetup } from '../../src/rl/policy-setup.ts';
+import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { createTrainer, type FrozenAgentOptions } from '../../src/rl/trainer.ts';
 
@@ -34,15 +34,7 @@ function small(over: Partial<ExperimentConfig>): ExperimentConfig {
 }
 
 async function trainerFor(config: ExperimentConfig, frozen?: FrozenAgentOptions) {
-  const policy: EnginePolicy = createEnginePolicy({
-    backend: new CpuBackend(),
-    config: checkpoint.config,
-    weights: checkpoint.weights,
-    decoder: tokenizer,
-    training: trainingSetup(config),
-    optimizer: optimizerSetup(config),
-    seed: config.seed,
-  });
+  const policy: EnginePolicy = policyForConfig(config, { backend: new CpuBackend(), checkpoint, decoder: tokenizer });
   const trainer = createTrainer({
     config,
     policy,

@@ -7,7 +7,7 @@
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
-import { createEnginePolicy, type EnginePolicy } from '../../engine/engine-policy.ts';
+import type { EnginePolicy } from '../../engine/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
 import { createTrainer, type EvalResult, type FrozenAgentOptions, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
@@ -24,7 +24,7 @@ import type {
   BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, OnnxModelSpec, SessionStatus, WorkerEvent, WorkerRequest,
 } from './protocol.ts';
 import { problemsForConfig } from '../../rl/problems.ts';
-import { optimizerSetup, trainingSetup } from '../../rl/policy-setup.ts';
+import { policyForConfig } from '../../rl/policy-setup.ts';
 
 export interface SessionEnv {
   /** navigator.gpu of the thread the session runs in (undefined without WebGPU) */
@@ -171,16 +171,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     if (oldFrozen && oldFrozen !== onnx?.model.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
     active = null;
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
-    const policy = createEnginePolicy({
-      backend: loaded.backend,
-      config: loaded.checkpoint.config,
-      weights: loaded.checkpoint.weights,
-      decoder: loaded.tokenizer,
-      training: trainingSetup(config),
-      optimizer: optimizerSetup(config),
-      seed: config.seed,
-      baseModelName: loaded.model.name,
-    });
+    const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
     const frozen =
       frozenAgent && config.frozenAgent !== 'none'
         ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
