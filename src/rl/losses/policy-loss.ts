@@ -2,10 +2,7 @@
 // respect to each trained token's log-prob (what the engine's accumulateGradients consumes: it minimises
 // sum_j coef_j * logp_j, so coef_j = dL/dlogp_j gives the gradient of L). Plain arithmetic over arrays:
 //
-//   delta_j = logp_j - old_j                          (log importance ratio of token j)
-//   token ratio:            r_j = exp(min(delta_j, cap))
-//   turn-geometric (code):  r_t = exp(min(mean_{j in t} delta_j, cap))
-//   turn-arithmetic (Eq.13): r_t = mean_{j in t} exp(min(delta_j, cap))
+//   r = the token or turn ratio pi_theta / pi_old (ratio.ts: token, turn-geometric, turn-arithmetic)
 //   l(r, A) = max(-A r, -A clip(r, 1 - eps_low, 1 + eps_high));  if A < 0 and dual clip c: l = min(l, -A c)
 //   per-token loss l_j = l(r of its token or turn, A) + beta * KL_j
 //   L = sum_j w_j l_j - entropyCoef * sum_j w_j H_j   (w from aggregate.ts)
@@ -14,6 +11,7 @@
 
 import type { ExperimentConfig, KlEstimator } from '../config.ts';
 import { aggregationWeights, countPerTurn } from './aggregate.ts';
+import { tokenRatio, turnRatio } from './ratio.ts';
 
 export interface LossRow {
   /** turn index of each trained token (contiguous per turn) */
@@ -112,11 +110,10 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     const a = row.advantage;
     if (opts.ratio === 'token') {
       for (let j = 0; j < n; j++) {
-        const delta = row.logp[j] - row.oldLogp[j];
-        const ratio = Math.exp(Math.min(delta, cap));
+        const { ratio, dRatio } = tokenRatio(row.logp[j] - row.oldLogp[j], cap);
         const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += w[j] * s.loss;
-        c[j] += delta < cap ? w[j] * s.dr * ratio : 0;
+        c[j] += w[j] * s.dr * dRatio;
         units += 1;
         low += +s.low;
         high += +s.high;
@@ -132,23 +129,7 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
         const end = start + len;
         let turnWeight = 0;
         for (let j = start; j < end; j++) turnWeight += w[j];
-        let ratio: number;
-        const dRatio = new Float64Array(len);
-        if (opts.ratio === 'turn-geometric') {
-          let mean = 0;
-          for (let j = start; j < end; j++) mean += row.logp[j] - row.oldLogp[j];
-          mean /= len;
-          ratio = Math.exp(Math.min(mean, cap));
-          if (mean < cap) dRatio.fill(ratio / len);
-        } else {
-          ratio = 0;
-          for (let j = start; j < end; j++) {
-            const delta = row.logp[j] - row.oldLogp[j];
-            const tokenRatio = Math.exp(Math.min(delta, cap));
-            ratio += tokenRatio / len;
-            dRatio[j - start] = delta < cap ? tokenRatio / len : 0;
-          }
-        }
+        const { ratio, dRatio } = turnRatio(opts.ratio, row.logp, row.oldLogp, start, end, cap);
         const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += turnWeight * s.loss;
         for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];

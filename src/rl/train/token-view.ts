@@ -1,11 +1,12 @@
 // The per-token view of the loss for the rollout inspector: for each trained token of a row, the importance
-// ratio pi_theta / pi_old exactly as the loss forms it in the configured ratio mode (losses/policy-loss.ts: per
+// ratio pi_theta / pi_old exactly as the loss forms it in the configured ratio mode (losses/ratio.ts, shared with the loss: per
 // token, or the turn's geometric / arithmetic mean ratio repeated on every token of the turn) and whether the
 // clipped surrogate clipped it (-1 below for A < 0, +1 above for A > 0 or by the dual clip, 0 not clipped).
-// Read-only: it recomputes the same arithmetic from the same inputs and changes nothing the loss computes.
+// Read-only: it evaluates the same functions on the same inputs and changes nothing the loss computes.
 
 import { countPerTurn } from '../losses/aggregate.ts';
 import { clippedSurrogate, type LossOptions } from '../losses/policy-loss.ts';
+import { tokenRatio, turnRatio } from '../losses/ratio.ts';
 
 export interface TokenView {
   /** pi_theta / pi_old per trained token, as used by the loss (turn modes: the turn's ratio per token) */
@@ -35,7 +36,7 @@ export function tokenView(
   const cap = opts.logRatioClip;
   if (opts.ratio === 'token') {
     for (let j = 0; j < n; j++) {
-      ratio[j] = Math.exp(Math.min(logp[j] - oldLogp[j], cap));
+      ratio[j] = tokenRatio(logp[j] - oldLogp[j], cap).ratio;
       clip[j] = clipCode(ratio[j], advantage, opts);
     }
     return { ratio, clip };
@@ -44,15 +45,7 @@ export function tokenView(
   let start = 0;
   while (start < n) {
     const end = start + sizes.get(turn[start])!;
-    const len = end - start;
-    let r = 0;
-    if (opts.ratio === 'turn-geometric') {
-      let mean = 0;
-      for (let j = start; j < end; j++) mean += logp[j] - oldLogp[j];
-      r = Math.exp(Math.min(mean / len, cap));
-    } else {
-      for (let j = start; j < end; j++) r += Math.exp(Math.min(logp[j] - oldLogp[j], cap)) / len;
-    }
+    const r = turnRatio(opts.ratio, logp, oldLogp, start, end, cap).ratio;
     const code = clipCode(r, advantage, opts);
     ratio.fill(r, start, end);
     clip.fill(code, start, end);
