@@ -8,7 +8,9 @@ import { exportVerl } from '../rl/export-verl.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
-import { BACKENDS, SIMD_CHOICES, type BackendKind, type SimdChoice, useSimd } from './setup.ts';
+import {
+  BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
+} from './setup.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -31,6 +33,10 @@ const simdOption = () =>
   new Option('--simd <build>', 'WebAssembly build of the wasm backend: auto = relaxed SIMD (fused multiply-add) when available, ' +
     'else plain; relaxed or plain pin one (to reproduce a run recorded on that build)').choices([...SIMD_CHOICES]).default('auto');
 
+const threadsOption = () =>
+  new Option('--threads <n>', 'threads of the wasm backend: auto = 2 on a machine with at least 2 cores (large matmuls ' +
+    'split over a helper thread, bit-identical results), 1 or 2 pins it').choices([...THREADS_CHOICES]).default('auto');
+
 const frozenAgentOption = () =>
   new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
 
@@ -45,16 +51,18 @@ function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
 export function buildProgram(): Command {
   const program = new Command();
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
-  // --simd (train, eval, sweep) applies to every backend the command opens
+  // --simd and --threads (train, eval, sweep) apply to every backend the command opens
   program.hook('preAction', (_program, action) => {
-    const simd = action.opts<{ simd?: SimdChoice }>().simd;
+    const { simd, threads } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice }>();
     if (simd !== undefined) useSimd(simd);
+    if (threads !== undefined) useThreads(threads);
   });
 
   configOptions(program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'))
     .option('--out <dir>', 'run folder (metrics.jsonl, rollouts.jsonl, eval.jsonl, checkpoints/)', 'runs/latest')
     .addOption(backendOption())
     .addOption(simdOption())
+    .addOption(threadsOption())
     .option('--save-every <n>', 'checkpoint every n steps', '1')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -87,6 +95,7 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'write eval_summary.json and per-benchmark transcripts')
     .addOption(backendOption())
     .addOption(simdOption())
+    .addOption(threadsOption())
     .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -119,6 +128,7 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'sweep folder', 'runs/sweep')
     .addOption(backendOption())
     .addOption(simdOption())
+    .addOption(threadsOption())
     .option('--quiet', 'no per-step lines')
     .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
       const base = await configFromFlags(o);

@@ -19,6 +19,7 @@ import { optimizerSetup, trainingSetup } from '../rl/policy-setup.ts';
 import { problemsForConfig } from '../rl/problems.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
+import { nodeCores, spawnNodeWasmHelper } from './wasm-helper-node.ts';
 
 export type BackendKind = 'cpu' | 'wasm' | 'webgpu';
 export const BACKENDS: readonly BackendKind[] = ['cpu', 'wasm', 'webgpu'];
@@ -36,6 +37,18 @@ export function useSimd(choice: SimdChoice): void {
   simdChoice = choice;
 }
 
+/** Threads of the wasm backend: 'auto' = 2 when the machine has at least 2 cores, else 1 (large matmuls split
+ *  over a helper thread; results are bit-identical either way); '1' or '2' pins it. */
+export type ThreadsChoice = 'auto' | '1' | '2';
+export const THREADS_CHOICES: readonly ThreadsChoice[] = ['auto', '1', '2'];
+let threadsChoice: ThreadsChoice = 'auto';
+
+/** Sets the thread count every later openBackend('wasm') uses (the command line's --threads). */
+export function useThreads(choice: ThreadsChoice): void {
+  if (!THREADS_CHOICES.includes(choice)) throw new Error(`--threads: "${choice}" is not one of ${THREADS_CHOICES.join(', ')}`);
+  threadsChoice = choice;
+}
+
 /** The repository root (src/cli/../..). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
@@ -46,7 +59,14 @@ export function sharedDataDir(): string {
 
 export async function openBackend(kind: BackendKind, simd: SimdChoice = simdChoice): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
-  if (kind === 'wasm') return WasmBackend.create({ variant: simd === 'auto' ? 'auto' : simd === 'relaxed' ? 'relaxed-simd' : 'simd' });
+  if (kind === 'wasm') {
+    return WasmBackend.create({
+      variant: simd === 'auto' ? 'auto' : simd === 'relaxed' ? 'relaxed-simd' : 'simd',
+      threads: threadsChoice === 'auto' ? undefined : threadsChoice === '2' ? 2 : 1,
+      spawnHelper: spawnNodeWasmHelper,
+      cores: nodeCores(),
+    });
+  }
   const { requestDawnDevice } = await import('./webgpu-device.ts');
   const { WebGpuBackend } = await import('../engine/backends/webgpu.ts');
   const dawn = await requestDawnDevice();

@@ -1,15 +1,20 @@
 // The WebAssembly SIMD backend: the CPU backend with its tensors in one WebAssembly memory and the heavy kernels
 // (matmul, lmHead, attention, logprob) running as SIMD code compiled from AssemblyScript (kernels/wasm/as/).
 // Every other kernel is the TypeScript reference, reading the same memory through views. Relaxed SIMD (fused
-// multiply-add) is used where the runtime validates it, plain SIMD otherwise.
-//   const backend = await WasmBackend.create();                 // best variant, 4 GiB cap
+// multiply-add) is used where the runtime validates it, plain SIMD otherwise. Given a way to start a helper thread
+// (spawnHelper), large matmuls run on two threads over a shared memory (kernels/wasm/threads.ts), with results
+// bit-identical to one thread; without one, or without SharedArrayBuffer (a page that is not cross-origin
+// isolated), everything runs on one thread as before.
+//   const backend = await WasmBackend.create();                 // best variant, 4 GiB cap, 1 thread
 //   const backend = await WasmBackend.create({ variant: 'simd', maxTotalBytes: 1 << 30 });
+//   const backend = await WasmBackend.create({ spawnHelper });  // 2 threads where possible
 // Views from backend.view()/f32() are valid until the next alloc (growing the memory detaches them).
 
 import type { Tensor } from '../backend.ts';
-import { type WasmVariant, bestWasmVariant, wasmSupport } from '../kernels/wasm/loader.ts';
+import { type WasmVariant, bestWasmVariant, sharedWasmSupported, wasmSupport } from '../kernels/wasm/loader.ts';
 import { wasmKernels } from '../kernels/wasm/kernels.ts';
 import { WasmRuntime } from '../kernels/wasm/runtime.ts';
+import type { SpawnWasmHelper } from '../kernels/wasm/threads.ts';
 import { CpuBackend, type TensorStore } from './cpu.ts';
 
 export interface WasmBackendOptions {
@@ -18,6 +23,29 @@ export interface WasmBackendOptions {
   /** total tensor bytes allowed live (default and maximum: the memory's limit — 4 GiB, or 1 GiB where the engine
    *  refuses 4 GiB — minus 256 MiB of scratch headroom) */
   maxTotalBytes?: number;
+  /** 1: one thread; 2: split large matmuls with a helper thread. Default: 2 when spawnHelper is given, shared
+   *  memory works here and the machine has at least 2 cores; 2 falls back to 1 when it cannot run. */
+  threads?: 1 | 2;
+  /** starts the helper thread (Node: src/cli/wasm-helper-node.ts, the page: src/app/worker/wasm-helper.ts) */
+  spawnHelper?: SpawnWasmHelper;
+  /** logical cores (default navigator.hardwareConcurrency, else 1) */
+  cores?: number;
+  /** false pretends SharedArrayBuffer is missing (tests the single-thread fallback); default: detect */
+  sharedMemory?: boolean;
+  /** multiply-adds from which a matmul is split (default runtime.ts SPLIT_MIN_WORK; tests use 0) */
+  splitMinWork?: number;
+}
+
+/** How many threads a backend with these options will run, and why not two. */
+export function wasmThreadPlan(options: WasmBackendOptions, variant: WasmVariant): { threads: 1 | 2; reason: string } {
+  const cores = options.cores ?? (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
+  const wanted = options.threads ?? (cores >= 2 ? 2 : 1);
+  if (wanted === 1) return { threads: 1, reason: options.threads === 1 ? 'pinned to 1 thread' : `${cores} core` };
+  if (!options.spawnHelper) return { threads: 1, reason: 'no way to start a helper thread here' };
+  if (options.sharedMemory === false || !sharedWasmSupported(variant)) {
+    return { threads: 1, reason: 'no SharedArrayBuffer (the page is not cross-origin isolated)' };
+  }
+  return { threads: 2, reason: '' };
 }
 
 /** Tensors as blocks of the runtime's heap; views are rebuilt when the memory has grown. */
@@ -69,10 +97,20 @@ export class WasmBackend extends CpuBackend {
       maxBufferSize: maxTotalBytes,
       store,
       kernels: wasmKernels(rt, (t: Tensor) => store.pointer(t.id)),
-      description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, 1 thread)`,
+      description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : '1 thread'})`,
     });
     this.runtime = rt;
     this.variant = rt.variant;
+  }
+
+  /** Threads running kernels: 2 when large matmuls are split with a helper thread, else 1. */
+  get threads(): 1 | 2 {
+    return this.runtime.threads;
+  }
+
+  override destroy(): void {
+    super.destroy();
+    this.runtime.close();
   }
 
   /** Which variants this runtime supports (Node 20 needs --experimental-wasm-relaxed-simd for relaxed). */
@@ -85,7 +123,17 @@ export class WasmBackend extends CpuBackend {
     const variant = requested === 'auto' ? bestWasmVariant() : requested;
     if (variant === null) throw new Error('WasmBackend: this JavaScript engine has no WebAssembly SIMD');
     // leave headroom for kernel scratch (packing panels, logits chunks) inside the 4 GiB address space
-    const rt = await WasmRuntime.create(variant);
+    const plan = wasmThreadPlan(options, variant);
+    let rt: WasmRuntime;
+    try {
+      rt = await WasmRuntime.create(variant, undefined, {
+        spawnHelper: plan.threads === 2 ? options.spawnHelper : undefined,
+        splitMinWork: options.splitMinWork,
+      });
+    } catch (e) {
+      if (plan.threads === 1) throw e;
+      rt = await WasmRuntime.create(variant); // the helper thread did not start: one thread, as without one
+    }
     const headroom = 256 * 1024 * 1024;
     const maxTotalBytes = Math.min(options.maxTotalBytes ?? Infinity, rt.heap.maxBytes - headroom);
     return new WasmBackend(rt, new WasmTensorStore(rt), maxTotalBytes);

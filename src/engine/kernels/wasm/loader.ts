@@ -1,6 +1,7 @@
 // Loads the WebAssembly SIMD kernels (bytes from modules.generated.ts: one module per kernel family) into a memory
 // the caller owns, picking the relaxed-SIMD builds (fused multiply-add) when this runtime validates them and the
-// plain-SIMD builds otherwise.
+// plain-SIMD builds otherwise. Each build also exists over a shared memory (threads.ts: a helper worker runs the
+// same kernels on the same bytes); those load only into a WebAssembly.Memory created with shared: true.
 // Works the same in Node and in the page: no fetch, no node:* (atob decodes the embedded bytes).
 
 import { WASM_MODULES_BASE64, WASM_RESERVED_BYTES } from './modules.generated.ts';
@@ -47,19 +48,34 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** every family's module bytes for one variant */
-const cachedBytes = new Map<WasmVariant, Uint8Array<ArrayBuffer>[]>();
-function moduleBytes(variant: WasmVariant): Uint8Array<ArrayBuffer>[] {
-  let list = cachedBytes.get(variant);
+/** every family's module bytes for one variant, over an ordinary (shared = false) or a shared memory */
+const cachedBytes = new Map<string, Uint8Array<ArrayBuffer>[]>();
+function moduleBytes(variant: WasmVariant, shared: boolean): Uint8Array<ArrayBuffer>[] {
+  const key = `${variant}${shared ? '-shared' : ''}`;
+  let list = cachedBytes.get(key);
   if (!list) {
-    list = Object.values(WASM_MODULES_BASE64).map((m) => decode(variant === 'relaxed-simd' ? m.relaxed : m.simd));
-    cachedBytes.set(variant, list);
+    list = Object.values(WASM_MODULES_BASE64).map((m) =>
+      decode(variant === 'relaxed-simd' ? (shared ? m.relaxedShared : m.relaxed) : shared ? m.simdShared : m.simd));
+    cachedBytes.set(key, list);
   }
   return list;
 }
 
-function validates(variant: WasmVariant): boolean {
-  return moduleBytes(variant).every((bytes) => WebAssembly.validate(bytes));
+function validates(variant: WasmVariant, shared = false): boolean {
+  return moduleBytes(variant, shared).every((bytes) => WebAssembly.validate(bytes));
+}
+
+/** Whether this runtime can run the shared-memory builds: SharedArrayBuffer exists (in a page only when it is
+ *  cross-origin isolated), a shared WebAssembly.Memory can be made, and the threads feature validates. */
+export function sharedWasmSupported(variant: WasmVariant): boolean {
+  if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return false;
+  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) return false;
+  try {
+    if (!(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer)) return false;
+  } catch {
+    return false;
+  }
+  return validates(variant, true);
 }
 
 /** Which builds this JavaScript engine accepts (Node 20 needs --experimental-wasm-relaxed-simd for relaxed). */
@@ -74,10 +90,12 @@ export function bestWasmVariant(): WasmVariant | null {
   return s['relaxed-simd'] ? 'relaxed-simd' : s.simd ? 'simd' : null;
 }
 
-/** Instantiate one build of every kernel module over `memory`. Throws when the runtime rejects that build. */
+/** Instantiate one build of every kernel module over `memory` (the shared build when `memory` is shared). Throws
+ *  when the runtime rejects that build. */
 export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant: WasmVariant): Promise<WasmKernelExports> {
-  if (!validates(variant)) {
-    throw new Error(`WebAssembly ${variant} kernels are not supported by this runtime (WebAssembly.validate failed)`);
+  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+  if (!validates(variant, shared)) {
+    throw new Error(`WebAssembly ${variant}${shared ? ' shared-memory' : ''} kernels are not supported by this runtime (WebAssembly.validate failed)`);
   }
   const imports = {
     env: {
@@ -88,7 +106,7 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
     },
   };
   const exports: Record<string, unknown> = {};
-  for (const bytes of moduleBytes(variant)) {
+  for (const bytes of moduleBytes(variant, shared)) {
     const { instance } = await WebAssembly.instantiate(bytes, imports);
     for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
   }

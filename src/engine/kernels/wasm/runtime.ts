@@ -1,10 +1,13 @@
 // The WASM kernels' runtime: one memory, its heap, the instantiated SIMD module, and named scratch blocks.
 // Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
 // then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
+// With a helper thread (threads.ts) the memory is shared and matmuls with enough work are split by output rows
+// between the two threads, at row boundaries of the kernels' blocking, so the results are bit-identical.
 
 import { matmul as tsMatmul } from '../cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
+import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread } from './threads.ts';
 
 const PAGE = 65536;
 /** wasm32 addresses at most 4 GiB */
@@ -21,11 +24,23 @@ export const FEW_ROWS = 32;
 /** With weights stored [N,K] (transB = 1) the unpacked kernel runs about as fast as the packed one at up to
  *  128 rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs. */
 const FEW_ROWS_TRANSPOSED_B = 128;
+/** A matmul is split over two threads only from this many multiply-adds (M·N·K) on: below it the dispatch
+ *  (0.1-0.4 ms measured) costs more than half the work saves (bench/README.md, two threads). */
+export const SPLIT_MIN_WORK = 4_000_000;
+
+export interface WasmRuntimeOptions {
+  /** start a helper thread through this (the memory is then shared): two threads; absent: one thread */
+  spawnHelper?: SpawnWasmHelper;
+  /** multiply-adds (M·N·K) from which a matmul is split over the two threads (default SPLIT_MIN_WORK) */
+  splitMinWork?: number;
+}
 
 export class WasmRuntime {
   private readonly scratch = new Map<string, { offset: number; bytes: number }>();
   /** how many matmuls ran in WebAssembly vs fell back to TypeScript (tests check the fast path is taken) */
-  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0 };
+  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0 };
+  private helper: WasmHelperThread | null = null;
+  private splitMinWork = SPLIT_MIN_WORK;
 
   private constructor(
     readonly memory: WebAssembly.Memory,
@@ -34,18 +49,36 @@ export class WasmRuntime {
     readonly variant: WasmVariant,
   ) {}
 
-  static async create(variant: WasmVariant, maxBytes = WASM_MAX_BYTES): Promise<WasmRuntime> {
+  /** Threads running kernels: 2 with a helper thread, else 1. */
+  get threads(): 1 | 2 {
+    return this.helper ? 2 : 1;
+  }
+
+  static async create(variant: WasmVariant, maxBytes = WASM_MAX_BYTES, options: WasmRuntimeOptions = {}): Promise<WasmRuntime> {
+    const shared = options.spawnHelper !== undefined;
     let limit = Math.min(maxBytes, WASM_MAX_BYTES);
     let memory: WebAssembly.Memory;
     try {
-      memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(limit / PAGE) }); // 16 MiB to start
+      memory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(limit / PAGE), shared }); // 16 MiB to start
     } catch {
       // some engines (32-bit, mobile) refuse a 4 GiB maximum: settle for 1 GiB
       limit = Math.min(limit, 16384 * PAGE);
-      memory = new WebAssembly.Memory({ initial: 256, maximum: limit / PAGE });
+      memory = new WebAssembly.Memory({ initial: 256, maximum: limit / PAGE, shared });
     }
     const exports = await instantiateWasmKernels(memory, variant);
-    return new WasmRuntime(memory, new WasmHeap(memory, WASM_RESERVED_BYTES, limit), exports, variant);
+    const rt = new WasmRuntime(memory, new WasmHeap(memory, WASM_RESERVED_BYTES, limit), exports, variant);
+    if (options.spawnHelper) {
+      const control = rt.heap.alloc(CONTROL_BYTES); // the first block: inside the initial 16 MiB, never moves
+      rt.helper = await WasmHelperThread.start(memory, variant, control, options.spawnHelper);
+    }
+    if (options.splitMinWork !== undefined) rt.splitMinWork = options.splitMinWork;
+    return rt;
+  }
+
+  /** Stops the helper thread (the runtime then runs on one thread). */
+  close(): void {
+    this.helper?.stop();
+    this.helper = null;
   }
 
   /** Byte offset of scratch block `key` holding at least `bytes`; may grow memory (call before taking views). */
@@ -107,7 +140,17 @@ export class WasmRuntime {
   ): void {
     if (transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B))) {
       this.stats.wasmMatmuls++;
-      if (M > 0 && N > 0) this.exports.matmulFewRows(a, b, c, bias, M, N, K, transB, alpha, beta);
+      if (M === 0 || N === 0) return;
+      // the few-rows kernel walks rows in pairs: split at an even row
+      const split = this.splitRow(M, N, K, 2);
+      if (split === 0 || !this.helper) {
+        this.exports.matmulFewRows(a, b, c, bias, M, N, K, transB, alpha, beta);
+        return;
+      }
+      this.stats.splitMatmuls++;
+      this.helper.startFewRows(a + split * K * 4, b, c + split * N * 4, bias, M - split, N, K, transB, alpha, beta);
+      this.exports.matmulFewRows(a, b, c, bias, split, N, K, transB, alpha, beta);
+      this.helper.wait();
       return;
     }
     const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
@@ -132,7 +175,25 @@ export class WasmRuntime {
   /** The 4x8 kernel alone, on op(A) and op(B) both packed already (exports.packA / exports.packB). */
   matmulPacked(packedA: number, packedB: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void {
     this.stats.wasmMatmuls++;
-    if (M > 0 && N > 0) this.exports.matmul(packedA, packedB, c, bias, M, N, K, alpha, beta);
+    if (M === 0 || N === 0) return;
+    // packed A comes in blocks of MR rows (block q at q·MR·K floats): split at a multiple of MR
+    const split = this.splitRow(M, N, K, MR);
+    if (split === 0 || !this.helper) {
+      this.exports.matmul(packedA, packedB, c, bias, M, N, K, alpha, beta);
+      return;
+    }
+    this.stats.splitMatmuls++;
+    this.helper.startPacked(packedA + split * K * 4, packedB, c + split * N * 4, bias, M - split, N, K, alpha, beta);
+    this.exports.matmul(packedA, packedB, c, bias, split, N, K, alpha, beta);
+    this.helper.wait();
+  }
+
+  /** Row where a matmul's rows are split between this thread (above) and the helper (from it on): about half,
+   *  a multiple of `multiple`; 0 = do not split (one thread, or too little work to pay for the dispatch). */
+  private splitRow(M: number, N: number, K: number, multiple: number): number {
+    if (!this.helper || M * N * K < this.splitMinWork) return 0;
+    const split = Math.round(M / 2 / multiple) * multiple;
+    return split > 0 && split < M ? split : 0;
   }
 
   private hasScratch(key: string, bytes: number): boolean {

@@ -1,0 +1,183 @@
+// The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls split by output rows
+// between the engine's thread and a helper worker_threads Worker over a shared memory. Splitting happens at the
+// kernels' row blocking, so results must be bit-identical to one thread: every check here compares Float32Arrays
+// exactly (Object.is per element), with splitMinWork 0 so every matmul is split, on shapes that divide no block.
+// Also: the single-thread fallback (no SharedArrayBuffer, pinned to 1 thread, a helper that does not start) and
+// the default threshold that keeps small matmuls on one thread.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/engine/backend.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
+import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
+import { packSequences } from '../../src/engine/model/batch.ts';
+import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
+import { createLoraAdapter, namedLoraParameters, zerosLikeAdapter, LORA_MODULE } from '../../src/engine/model/lora.ts';
+import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
+import { SPLIT_MIN_WORK, WasmRuntime } from '../../src/engine/kernels/wasm/runtime.ts';
+import { spawnNodeWasmHelper } from '../../src/cli/wasm-helper-node.ts';
+import { Rng } from '../../src/util/rng.ts';
+
+const open: WasmBackend[] = [];
+async function backend(threads: 1 | 2, splitMinWork = 0): Promise<WasmBackend> {
+  const be = await WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: 2, splitMinWork });
+  open.push(be);
+  return be;
+}
+afterAll(() => {
+  for (const be of open) be.destroy();
+});
+
+/** index of the first element that differs bit for bit (NaN payloads aside), or -1 */
+function firstDifference(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return i;
+  return -1;
+}
+
+function random(n: number, rng: Rng): Float32Array {
+  return Float32Array.from({ length: n }, () => rng.normal());
+}
+
+/** C after one matmul on the backend's runtime, with C starting from `c0` (beta != 0 reads it). */
+function runMatmul(
+  rt: WasmRuntime, a: Float32Array, b: Float32Array, c0: Float32Array, bias: Float32Array | null,
+  M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+): Float32Array {
+  rt.reserveMatmul(M, N, K);
+  const pa = rt.heap.alloc(a.length * 4), pb = rt.heap.alloc(b.length * 4), pc = rt.heap.alloc(c0.length * 4);
+  const pbias = bias ? rt.heap.alloc(bias.length * 4) : 0;
+  rt.f32At(pa, a.length).set(a);
+  rt.f32At(pb, b.length).set(b);
+  rt.f32At(pc, c0.length).set(c0);
+  if (bias) rt.f32At(pbias, bias.length).set(bias);
+  rt.matmulAt(pa, pb, pc, pbias, M, N, K, transA, transB, alpha, beta);
+  const out = rt.f32At(pc, c0.length).slice();
+  for (const p of [pa, pb, pc, ...(bias ? [pbias] : [])]) rt.heap.release(p);
+  return out;
+}
+
+describe('two-thread WASM matmul', () => {
+  it('starts a helper thread over a shared memory and says so', async () => {
+    const two = await backend(2);
+    expect(two.threads).toBe(2);
+    expect(two.description).toMatch(/2 threads/);
+    expect(two.runtime.memory.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const one = await backend(1);
+    expect(one.threads).toBe(1);
+    expect(one.description).toMatch(/1 thread\)/);
+    expect(one.runtime.memory.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  // packed path (M > 128, or transA, or transB = 0 with M > 32) and few-rows path (M <= 32, or transB with M <= 128)
+  const shapes: Array<[number, number, number, 0 | 1, 0 | 1]> = [
+    [133, 37, 29, 0, 1], [133, 37, 29, 0, 0], [137, 45, 19, 1, 0], [135, 23, 41, 1, 1], [66, 77, 53, 0, 0],
+    [31, 45, 67, 0, 0], [29, 13, 9, 0, 1], [97, 131, 35, 0, 1], [7, 9, 5, 0, 1], [201, 8, 3, 0, 1],
+  ];
+  it.each(shapes)('M %i N %i K %i transA %i transB %i: 2 threads == 1 thread bit for bit', async (M, N, K, transA, transB) => {
+    const one = await backend(1), two = await backend(2);
+    const rng = new Rng(M * 1000 + N);
+    const a = random(M * K, rng), b = random(K * N, rng), c0 = random(M * N, rng), bias = random(N, rng);
+    for (const [alpha, beta, withBias] of [[1, 0, false], [0.7, 0.3, true]] as const) {
+      const before = two.runtime.stats.splitMatmuls;
+      const want = runMatmul(one.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+      const got = runMatmul(two.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+      expect(two.runtime.stats.splitMatmuls, 'the call was split').toBe(M >= 4 ? before + 1 : before);
+      expect(firstDifference(got, want), `alpha ${alpha} beta ${beta}`).toBe(-1);
+    }
+  });
+
+  it('by default only matmuls with at least SPLIT_MIN_WORK multiply-adds are split', async () => {
+    const two = await backend(2, SPLIT_MIN_WORK);
+    const rng = new Rng(5);
+    const small = [256, 64, 64] as const; // the tiny model's q projection over 256 rows: 1M multiply-adds
+    expect(small[0] * small[1] * small[2]).toBeLessThan(SPLIT_MIN_WORK);
+    runMatmul(two.runtime, random(256 * 64, rng), random(64 * 64, rng), new Float32Array(256 * 64), null, ...small, 0, 1, 1, 0);
+    expect(two.runtime.stats.splitMatmuls).toBe(0);
+    const [M, N, K] = [512, 256, 64];
+    expect(M * N * K).toBeGreaterThanOrEqual(SPLIT_MIN_WORK);
+    const a = random(M * K, rng), b = random(N * K, rng);
+    const got = runMatmul(two.runtime, a, b, new Float32Array(M * N), null, M, N, K, 0, 1, 1, 0);
+    expect(two.runtime.stats.splitMatmuls).toBe(1);
+    const one = await backend(1);
+    expect(firstDifference(got, runMatmul(one.runtime, a, b, new Float32Array(M * N), null, M, N, K, 0, 1, 1, 0))).toBe(-1);
+  });
+});
+
+describe('single-thread fallback', () => {
+  it('without SharedArrayBuffer (simulated), pinned to 1 thread, or on 1 core: one thread on an ordinary memory', async () => {
+    for (const options of [{ sharedMemory: false }, { threads: 1 as const }, { cores: 1 }]) {
+      const be = await WasmBackend.create({ spawnHelper: spawnNodeWasmHelper, cores: 2, ...options });
+      open.push(be);
+      expect(be.threads, JSON.stringify(options)).toBe(1);
+      expect(be.description).toMatch(/1 thread\)/);
+      expect(be.runtime.memory.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    }
+    // no way to start a helper (the default in tests and where a page has no Worker)
+    const plain = await WasmBackend.create();
+    open.push(plain);
+    expect(plain.threads).toBe(1);
+  });
+
+  it('a helper thread that fails to start leaves a working one-thread backend', async () => {
+    const be = await WasmBackend.create({ threads: 2, cores: 2, spawnHelper: () => Promise.reject(new Error('no workers here')) });
+    open.push(be);
+    expect(be.threads).toBe(1);
+    const rng = new Rng(3);
+    const a = random(40 * 20, rng), b = random(20 * 30, rng);
+    const one = await backend(1);
+    expect(firstDifference(
+      runMatmul(be.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
+      runMatmul(one.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
+    )).toBe(-1);
+  });
+});
+
+// ---- whole model on a golden fixture: forward, full gradients, LoRA gradients ----
+const root = resolve(import.meta.dirname, '../fixtures/golden');
+const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
+
+async function modelRun(be: Backend, name: string) {
+  const dir = join(root, name);
+  const files: Record<string, Uint8Array> = {};
+  for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
+  const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
+  const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), 'golden').tensors;
+  const idsT = golden.get('input_ids')!;
+  const [B, T] = idsT.shape;
+  const flat = Array.from(idsT.data as ArrayLike<number>);
+  const seqs = Array.from({ length: B }, (_, b) => ({ tokens: flat.slice(b * T, (b + 1) * T), positions: Array.from({ length: T - 1 }, (_x, i) => i + 1) }));
+  const coef = Float32Array.from({ length: B * (T - 1) }, (_, q) => ((q * 7919) % 13) / 13 - 0.4);
+  const cfg = ckpt.config;
+  const params = uploadParams(be, cfg, ckpt.weights);
+  const batch = packSequences(seqs, cfg.vocabSize);
+  const out = new Map<string, Float32Array>();
+  out.set('logits', await computeLogits(be, cfg, { params, lora: null }, batch));
+  const grads = zerosLikeParams(be, cfg, 'grad');
+  const full = await runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: null, sinks: { full: grads, lora: null } });
+  out.set('logprobs', full.logprobs);
+  out.set('entropy', full.entropy);
+  for (const [key, t] of namedParameters(grads)) out.set(`grad.${key}`, Float32Array.from(await be.download(t)));
+  // a LoRA adapter with non-zero B so the adapted forward differs from the base model
+  const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 3, alpha: 6, targets: Object.keys(LORA_MODULE), seed: 1 });
+  const rng = new Rng(11);
+  for (const [, t] of namedLoraParameters(adapter)) be.upload(t, Float32Array.from({ length: t.shape[0] * t.shape[1] }, () => 0.1 * rng.normal()));
+  const lgrads = zerosLikeAdapter(be, cfg, adapter, 'glora');
+  const lora = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: Float32Array.from(coef, (c) => 0.01 * c), sinks: { full: null, lora: lgrads } });
+  out.set('lora.logprobs', lora.logprobs);
+  for (const [key, t] of namedLoraParameters(lgrads)) out.set(`lora.${key}`, Float32Array.from(await be.download(t)));
+  return out;
+}
+
+describe.each(fixtures.slice(0, 2))('whole model on golden fixture %s', (name) => {
+  it('forward, every gradient and LoRA gradients: 2 threads == 1 thread bit for bit', async () => {
+    const one = await backend(1), two = await backend(2);
+    const want = await modelRun(one, name);
+    const got = await modelRun(two, name);
+    expect(two.runtime.stats.splitMatmuls).toBeGreaterThan(10);
+    expect([...got.keys()]).toEqual([...want.keys()]);
+    for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
+  });
+});
