@@ -6,6 +6,7 @@ import { CpuBackend } from '../../engine/backends/cpu.ts';
 import { WasmBackend } from '../../engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../engine/backends/webgpu.ts';
 import type { BackendInfo, BackendPreference } from './protocol.ts';
+import { spawnWebWasmHelper } from './wasm-helper.ts';
 
 export interface SelectedBackend {
   backend: Backend;
@@ -23,10 +24,11 @@ function isFallback(adapter: GPUAdapter): boolean {
   return a.info.isFallbackAdapter ?? a.isFallbackAdapter ?? false;
 }
 
-/** The CPU backend the page uses: WebAssembly SIMD kernels where the browser has SIMD, else plain JavaScript. */
+/** The CPU backend the page uses: WebAssembly SIMD kernels where the browser has SIMD (on two threads when the
+ *  page is cross-origin isolated and the machine has two cores), else plain JavaScript. */
 async function cpuBackend(): Promise<Backend> {
   try {
-    return await WasmBackend.create();
+    return await WasmBackend.create({ spawnHelper: spawnWebWasmHelper });
   } catch (e) {
     // say why (no SIMD, or the kernels' memory could not be reserved), so the header explains the slower path
     return new CpuBackend({ description: `JavaScript kernels (the WebAssembly SIMD kernels did not start: ${(e as Error).message})` });
