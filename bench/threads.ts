@@ -1,0 +1,181 @@
+// The WASM backend on one thread vs two (a helper worker_threads Worker splits large matmuls by output rows,
+// src/engine/kernels/wasm/threads.ts), next to onnxruntime-node with intraOpNumThreads 1 and 2, in one process:
+//   node --experimental-wasm-relaxed-simd --import tsx bench/threads.ts [--skip-grpo] -> bench/results/threads.json
+// 1. single matmuls at the models' shapes, 1 vs 2 threads (best and median of 15, wall clock): where a split pays
+//    for its dispatch (runtime.ts SPLIT_MIN_WORK);
+// 2. forward tok/s of tiny-rema (B 8 x T 64) and `small` (bench/browser/models.ts), every runtime's forwards taken
+//    in turn (bench/peer-forward.ts), median of the rounds;
+// 3. forward+backward of a LoRA loss (tok/s), 1 vs 2 threads in turn;
+// 4. one GRPO step of the tiny default (8 problems x group 8), 1 and 2 threads alternately, 2 steps each (the
+//    second is reported), with a check that both thread counts produce the same rewards and loss.
+// Every figure is wall-clock time: with two threads, CPU time would count both. The machine is shared (2 vCPUs,
+// other sessions' work): the load average is printed before and after.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { datasetsFor, optimizerSetupFor, trainingSetupFor } from '../src/app/worker/run-setup.ts';
+import { directoryFileSource } from '../src/cli/fs-source.ts';
+import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
+import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
+import { WasmBackend } from '../src/engine/backends/wasm.ts';
+import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
+import { uploadParams } from '../src/engine/model/params.ts';
+import { getPreset } from '../src/rl/presets.ts';
+import { createTrainer } from '../src/rl/trainer.ts';
+import { benchTokens, engineForward, median, ortForward } from './browser/measure.ts';
+import { benchModel } from './browser/models.ts';
+import { type ForwardRuntime, interleavedForward } from './peer-forward.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const skipGrpo = process.argv.includes('--skip-grpo');
+const wall = () => performance.now() / 1000;
+const backendFor = (threads: 1 | 2, splitMinWork?: number) =>
+  WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: availableParallelism(), splitMinWork });
+const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
+
+/** 1. one matmul C[M,N] = A[M,K] B[N,K]^T, 1 vs 2 threads (split forced), microseconds */
+async function matmulSweep() {
+  const one = await backendFor(1), two = await backendFor(2, 0);
+  const shapes: Array<[number, number, number, string]> = [
+    [64, 64, 64, 'tiny decode q (64 rows)'], [512, 32, 64, 'tiny k/v'], [512, 64, 64, 'tiny q/o'], [512, 176, 64, 'tiny gate/up'],
+    [512, 64, 176, 'tiny down'], [504, 256, 64, 'tiny LM head'], [2048, 176, 64, 'tiny gate/up, 2048 rows'],
+    [512, 256, 256, 'small q/o'], [512, 704, 256, 'small gate/up'],
+  ];
+  const rows = [];
+  for (const [M, N, K, what] of shapes) {
+    const times: number[][] = [[], []];
+    const bes = [one, two];
+    const ptrs = bes.map((be) => {
+      const rt = be.runtime;
+      rt.reserveMatmul(M, N, K);
+      const a = rt.heap.alloc(M * K * 4), b = rt.heap.alloc(N * K * 4), c = rt.heap.alloc(M * N * 4);
+      rt.f32At(a, M * K).fill(0.5);
+      rt.f32At(b, N * K).fill(0.25);
+      return { a, b, c };
+    });
+    const reps = Math.max(3, Math.ceil(2e7 / (M * N * K)));
+    for (let round = 0; round < 16; round++) {
+      for (let i = 0; i < 2; i++) {
+        const { a, b, c } = ptrs[i];
+        const t0 = wall();
+        for (let r = 0; r < reps; r++) bes[i].runtime.matmulAt(a, b, c, 0, M, N, K, 0, 1, 1, 0);
+        if (round > 0) times[i].push(((wall() - t0) / reps) * 1e6);
+      }
+    }
+    const [best1, best2] = times.map((t) => Math.min(...t));
+    const [med1, med2] = times.map(median);
+    rows.push({ shape: `${M}x${N}x${K}`, what, mega_macs: +((M * N * K) / 1e6).toFixed(2), us_1t_best: +best1.toFixed(0), us_2t_best: +best2.toFixed(0),
+      us_1t_median: +med1.toFixed(0), us_2t_median: +med2.toFixed(0), speedup_best: +(best1 / best2).toFixed(2), speedup_median: +(med1 / med2).toFixed(2) });
+    console.log(JSON.stringify(rows.at(-1)));
+  }
+  one.destroy();
+  two.destroy();
+  return rows;
+}
+
+/** 2 + 3. forward tok/s (ORT 1 and 2 threads, WASM 1 and 2 threads, in turn) and LoRA forward+backward tok/s */
+async function modelSpeeds(dir: string, name: string, B: number, T: number, rounds: number) {
+  const { config: cfg, weights } = await loadHfCheckpoint(directoryFileSource(dir));
+  const forwards: ForwardRuntime[] = [];
+  const sessions = [];
+  for (const threads of [1, 2]) {
+    const s = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    sessions.push(s);
+    forwards.push({ runtime: `onnxruntime-node ${threads}t`, forward: (seqs) => ortForward(s, ortTensor, seqs) });
+  }
+  const backends = [await backendFor(1), await backendFor(2)];
+  for (const be of backends) {
+    const w = { params: uploadParams(be, cfg, weights), lora: null };
+    forwards.push({ runtime: `wasm ${be.threads}t`, forward: (seqs) => engineForward(be, cfg, w, seqs) });
+  }
+  const seqs = Array.from({ length: B }, (_, b) => benchTokens(T, b, cfg.vocabSize));
+  const forward = (await interleavedForward(forwards, seqs, rounds)).map((r) => ({ runtime: r.runtime, forward_tok_s: r.forward_tok_s }));
+  for (const s of sessions) await s.release();
+  for (const be of backends) be.destroy();
+  console.log(name, JSON.stringify(forward));
+
+  const policies = [];
+  for (const threads of [1, 2] as const) {
+    const be = await backendFor(threads);
+    policies.push({ be, policy: createEnginePolicy({
+      backend: be, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, seed: 1,
+      training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
+      optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+    }) });
+  }
+  const reqs = Array.from({ length: B }, (_, b) => ({
+    tokens: benchTokens(T, b, cfg.vocabSize), positions: Array.from({ length: T - 1 }, (_i, i) => i + 1), adapter: 'a',
+    coef: new Float32Array(T - 1).fill(1 / (B * T)),
+  }));
+  const seconds: number[][] = [[], []];
+  for (const p of policies) await p.policy.accumulateGradients(reqs); // warm-up
+  for (let round = 0; round < Math.max(3, Math.floor(rounds / 2)); round++) {
+    for (let i = 0; i < 2; i++) {
+      const t0 = wall();
+      await policies[i].policy.accumulateGradients(reqs);
+      await policies[i].be.sync();
+      seconds[i].push(wall() - t0);
+    }
+  }
+  const train = policies.map((p, i) => ({ runtime: `wasm ${p.be.threads}t`, fwd_bwd_lora_tok_s: Math.round((B * T) / median(seconds[i])) }));
+  for (const p of policies) {
+    p.policy.dispose();
+    p.be.destroy();
+  }
+  console.log(name, JSON.stringify(train));
+  return { model: name, B, T, rounds, forward, train };
+}
+
+/** 4. one tiny-default GRPO step, 1 and 2 threads alternately (the second step of each trainer is reported) */
+async function grpoSteps() {
+  const dir = join(root, 'public/models/tiny-rema');
+  const source = directoryFileSource(dir);
+  const tokenizer = await loadHfTokenizer(source);
+  const checkpoint = await loadHfCheckpoint(source);
+  const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
+  interface StepRecord { step_s: number; phases_s: unknown; tokens_trained: number | undefined; reward_mean: number; loss: number | undefined }
+  const runs: Array<{ threads: number; step_s: number; first_step_s: number; steps: StepRecord[]; split_matmuls: number; wasm_matmuls: number }> = [];
+  for (const threads of [1, 2, 2, 1] as const) {
+    const backend = await backendFor(threads);
+    const { train, eval: heldOut } = datasetsFor(config);
+    const policy = createEnginePolicy({
+      backend, config: checkpoint.config, weights: checkpoint.weights, decoder: tokenizer, seed: config.seed,
+      training: trainingSetupFor(config), optimizer: optimizerSetupFor(config),
+    });
+    const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
+    const steps: StepRecord[] = [];
+    for (let i = 0; i < 2; i++) {
+      const t0 = wall();
+      const r = await trainer.step();
+      steps.push({ step_s: +(wall() - t0).toFixed(2), phases_s: r.metrics.time_s, tokens_trained: r.metrics.tokens_trained,
+        reward_mean: r.metrics.reward_mean, loss: r.metrics.loss });
+    }
+    runs.push({ threads: backend.threads, step_s: steps[1].step_s, first_step_s: steps[0].step_s, steps,
+      split_matmuls: backend.runtime.stats.splitMatmuls, wasm_matmuls: backend.runtime.stats.wasmMatmuls });
+    console.log(JSON.stringify(runs.at(-1)));
+    policy.dispose();
+    backend.destroy();
+  }
+  const same = runs.every((r) => JSON.stringify(r.steps.map((s) => [s.reward_mean, s.loss])) === JSON.stringify(runs[0].steps.map((s) => [s.reward_mean, s.loss])));
+  return { problems: config.problemsPerStep, group: config.groupSize, runs, same_rewards_and_loss_on_1_and_2_threads: same };
+}
+
+const loadBefore = loadavg();
+console.log(`load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}; ${availableParallelism()} cores`);
+const matmuls = await matmulSweep();
+const models = [
+  await modelSpeeds(benchModel('tiny-rema', 0), 'tiny-rema (D 64, L 3, V 256)', 8, 64, 15),
+  await modelSpeeds(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', 8, 64, 5),
+];
+const grpo = skipGrpo ? null : await grpoSteps();
+const loadAfter = loadavg();
+const result = {
+  date: new Date().toISOString(), node: process.version, cores: availableParallelism(), clock: 'wall clock',
+  load_average: { before: loadBefore, after: loadAfter }, matmuls, models, grpo,
+};
+const out = join(root, 'bench/results/threads.json');
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+console.log(`load average ${loadAfter.map((x) => x.toFixed(2)).join(' ')}; wrote bench/results/threads.json`);
