@@ -1,5 +1,5 @@
 // The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls split by output rows
-// between the engine's thread and a helper worker_threads Worker over a shared memory. Splitting happens at the
+// (attention: by sequences) between the engine's thread and a helper worker_threads Worker over a shared memory. Splitting happens at the
 // kernels' row blocking, so results must be bit-identical to one thread: every check here compares Float32Arrays
 // exactly (Object.is per element), with splitMinWork 0 so every matmul is split, on shapes that divide no block.
 // Also: the single-thread fallback (no SharedArrayBuffer, pinned to 1 thread, a helper that does not start) and
@@ -106,6 +106,46 @@ describe('two-thread WASM matmul', () => {
   });
 });
 
+describe('two-thread WASM attention (split by sequences)', () => {
+  /** o, lse of attention and dq, dk, dv of its backward on one runtime, from the same random inputs */
+  function runAttention(rt: WasmRuntime, B: number, T: number, past: number, H: number, Hkv: number, Dh: number, keyStart: number[]) {
+    const S = past + T;
+    const rng = new Rng(B * 100 + T);
+    const alloc = (n: number, fill: boolean) => {
+      const p = rt.heap.alloc(n * 4);
+      const v = rt.f32At(p, n);
+      if (fill) v.set(random(n, rng));
+      else v.fill(0);
+      return p;
+    };
+    const q = alloc(B * T * H * Dh, true), k = alloc(B * S * Hkv * Dh, true), v = alloc(B * S * Hkv * Dh, true);
+    const dout = alloc(B * T * H * Dh, true);
+    const o = alloc(B * T * H * Dh, false), lse = alloc(B * H * T, false), scores = alloc(S, false);
+    const dq = alloc(B * T * H * Dh, false), dk = alloc(B * S * Hkv * Dh, false), dv = alloc(B * S * Hkv * Dh, false);
+    const ks = rt.heap.alloc(B * 4);
+    new Int32Array(rt.memory.buffer, ks, B).set(keyStart);
+    rt.attention(q, k, v, ks, o, lse, scores, B, T, S, past, H, Hkv, Dh);
+    const out: Float32Array[] = [rt.f32At(o, B * T * H * Dh).slice(), rt.f32At(lse, B * H * T).slice()];
+    if (past === 0) {
+      rt.attentionBackward(q, k, v, ks, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
+      out.push(rt.f32At(dq, B * T * H * Dh).slice(), rt.f32At(dk, B * S * Hkv * Dh).slice(), rt.f32At(dv, B * S * Hkv * Dh).slice());
+    }
+    return out;
+  }
+
+  const cases: Array<[number, number, number, number, number, number, number[]]> = [
+    [3, 7, 0, 4, 2, 7, [0, 2, 5]], [5, 9, 0, 6, 3, 5, [1, 0, 0, 8, 3]], [4, 1, 11, 4, 1, 9, [0, 3, 12, 2]], [2, 6, 5, 2, 2, 16, [0, 4]],
+  ];
+  it.each(cases)('B %i T %i past %i H %i Hkv %i Dh %i: forward (and backward) 2 threads == 1 thread bit for bit', async (B, T, past, H, Hkv, Dh, ks) => {
+    const one = await backend(1), two = await backend(2);
+    const before = two.runtime.stats.splitAttention;
+    const want = runAttention(one.runtime, B, T, past, H, Hkv, Dh, ks);
+    const got = runAttention(two.runtime, B, T, past, H, Hkv, Dh, ks);
+    expect(two.runtime.stats.splitAttention).toBe(before + (past === 0 ? 2 : 1));
+    want.forEach((w, i) => expect(firstDifference(got[i], w), ['o', 'lse', 'dq', 'dk', 'dv'][i]).toBe(-1));
+  });
+});
+
 describe('single-thread fallback', () => {
   it('without SharedArrayBuffer (simulated), pinned to 1 thread, or on 1 core: one thread on an ordinary memory', async () => {
     for (const options of [{ sharedMemory: false }, { threads: 1 as const }, { cores: 1 }]) {
@@ -177,6 +217,7 @@ describe.each(fixtures.slice(0, 2))('whole model on golden fixture %s', (name) =
     const want = await modelRun(one, name);
     const got = await modelRun(two, name);
     expect(two.runtime.stats.splitMatmuls).toBeGreaterThan(10);
+    expect(two.runtime.stats.splitAttention).toBeGreaterThan(1);
     expect([...got.keys()]).toEqual([...want.keys()]);
     for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
   });

@@ -32,14 +32,14 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
     attention(_mem, t, p) {
       checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
       const scores = rt.reserve('attention.scores', p.S * 4);
-      x.attention(
+      rt.attention(
         ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), scores,
         p.B, p.T, p.S, p.past, p.H, p.Hkv, p.Dh,
       );
     },
     attentionBackward(_mem, t, p) {
       checkAttention(p.H, p.Hkv, p.T, p.T);
-      x.attentionBackward(
+      rt.attentionBackward(
         ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), ptr(t.dout), ptr(t.dq), ptr(t.dk), ptr(t.dv),
         p.B, p.T, p.H, p.Hkv, p.Dh,
       );

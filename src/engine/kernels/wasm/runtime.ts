@@ -2,7 +2,8 @@
 // Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
 // then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
 // With a helper thread (threads.ts) the memory is shared and matmuls with enough work are split by output rows
-// between the two threads, at row boundaries of the kernels' blocking, so the results are bit-identical.
+// between the two threads, at row boundaries of the kernels' blocking, and attention by sequences, so the results
+// are bit-identical.
 
 import { matmul as tsMatmul } from '../cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
@@ -38,7 +39,7 @@ export interface WasmRuntimeOptions {
 export class WasmRuntime {
   private readonly scratch = new Map<string, { offset: number; bytes: number }>();
   /** how many matmuls ran in WebAssembly vs fell back to TypeScript (tests check the fast path is taken) */
-  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0 };
+  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0, splitAttention: 0 };
   private helper: WasmHelperThread | null = null;
   private splitMinWork = SPLIT_MIN_WORK;
 
@@ -186,6 +187,56 @@ export class WasmRuntime {
     this.helper.startPacked(packedA + split * K * 4, packedB, c + split * N * 4, bias, M - split, N, K, alpha, beta);
     this.exports.matmul(packedA, packedB, c, bias, split, N, K, alpha, beta);
     this.helper.wait();
+  }
+
+  /** exports.attention (shapes in as/attention.ts), split by sequences over the two threads when there is enough
+   *  work: sequences [0, b0) here, [b0, B) on the helper with its own scores scratch. */
+  attention(
+    q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
+    B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
+  ): void {
+    // multiply-adds: every query row against its (past + ~T/2) keys, for the scores and for the values
+    const b0 = this.splitSequences(B, B * H * T * (past + (T + 1) / 2) * Dh * 2);
+    if (b0 === 0 || !this.helper) {
+      this.exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh);
+      return;
+    }
+    const helperScores = this.reserve('attention.scores.helper', S * 4);
+    const qRows = b0 * T * H * Dh * 4, kvRows = b0 * S * Hkv * Dh * 4;
+    this.stats.splitAttention++;
+    this.helper.startAttention([
+      q + qRows, k + kvRows, v + kvRows, keyStart + b0 * 4, o + qRows, lse + b0 * H * T * 4, helperScores,
+      B - b0, T, S, past, H, Hkv, Dh,
+    ]);
+    this.exports.attention(q, k, v, keyStart, o, lse, scores, b0, T, S, past, H, Hkv, Dh);
+    this.helper.wait();
+  }
+
+  /** exports.attentionBackward (past = 0, S = T), split by sequences like attention(). */
+  attentionBackward(
+    q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
+    B: number, T: number, H: number, Hkv: number, Dh: number,
+  ): void {
+    // multiply-adds: four per query-key pair and head dimension (s, dp, dq, dk; dv: a fifth), causal half
+    const b0 = this.splitSequences(B, B * H * T * ((T + 1) / 2) * Dh * 5);
+    if (b0 === 0 || !this.helper) {
+      this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
+      return;
+    }
+    const qRows = b0 * T * H * Dh * 4, kvRows = b0 * T * Hkv * Dh * 4;
+    this.stats.splitAttention++;
+    this.helper.startAttentionBackward([
+      q + qRows, k + kvRows, v + kvRows, keyStart + b0 * 4, o + qRows, lse + b0 * H * T * 4, dout + qRows, dq + qRows,
+      dk + kvRows, dv + kvRows, B - b0, T, H, Hkv, Dh,
+    ]);
+    this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, b0, T, H, Hkv, Dh);
+    this.helper.wait();
+  }
+
+  /** First sequence of the helper's share (about half of B), or 0 = do not split. */
+  private splitSequences(B: number, work: number): number {
+    if (!this.helper || B < 2 || work < this.splitMinWork) return 0;
+    return Math.ceil(B / 2);
   }
 
   /** Row where a matmul's rows are split between this thread (above) and the helper (from it on): about half,

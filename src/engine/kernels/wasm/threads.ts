@@ -1,10 +1,10 @@
 // Two threads over one shared WebAssembly memory: the engine's thread and one helper thread (a worker_threads
 // Worker in Node, a Web Worker in the page) that instantiated the same kernel modules on the same memory. A large
-// matmul is split by output rows: the helper computes the lower rows while the engine's thread computes the upper
-// ones, each with the unchanged kernel, so every output element comes from the same instruction sequence as on
-// one thread (the results are bit-identical). Dispatch costs about 0.1-0.4 ms, so only calls with enough work are
-// split (runtime.ts decides).
-// Protocol: a 64-byte control block in the shared memory. The engine writes the job (op, pointers, sizes, alpha,
+// matmul is split by output rows, attention (forward and backward) by sequences: the helper computes the lower
+// rows / later sequences while the engine's thread computes the rest, each with the unchanged kernel, so every
+// output element comes from the same instruction sequence as on one thread (the results are bit-identical).
+// Dispatch costs about 0.1-0.4 ms, so only calls with enough work are split (runtime.ts decides).
+// Protocol: a 128-byte control block in the shared memory. The engine writes the job (op, pointers, sizes, alpha,
 // beta), bumps SEQ and notifies; the helper, asleep in Atomics.wait on SEQ, runs it and stores DONE = SEQ and
 // notifies; the engine, after its own half, spins briefly and then sleeps in Atomics.wait on DONE.
 // This file imports no node:* and no DOM: the platform starts the helper through a SpawnWasmHelper (Node:
@@ -30,10 +30,11 @@ export interface WasmHelperHandle {
 export type SpawnWasmHelper = (init: WasmHelperInit) => Promise<WasmHelperHandle>;
 
 /** Bytes of the control block. */
-export const CONTROL_BYTES = 64;
-// Int32 slots of the control block; the job's arguments follow from ARGS (8 i32), then alpha, beta as f32
-const SEQ = 0, DONE = 1, OP = 2, FAILED = 3, ARGS = 4, ALPHA = 12, BETA = 13;
-const OP_PACKED = 1, OP_FEW_ROWS = 2, OP_STOP = 3;
+export const CONTROL_BYTES = 128;
+// Int32 slots of the control block; the job's arguments follow from ARGS (up to MAX_ARGS i32), then alpha, beta
+// as f32
+const SEQ = 0, DONE = 1, OP = 2, FAILED = 3, ARGS = 4, MAX_ARGS = 16, ALPHA = ARGS + MAX_ARGS, BETA = ALPHA + 1;
+const OP_PACKED = 1, OP_FEW_ROWS = 2, OP_STOP = 3, OP_ATTENTION = 4, OP_ATTENTION_BACKWARD = 5;
 /** Atomics.load polls before sleeping: a few microseconds, so a short wait does not pay a futex wake-up. */
 const ENGINE_SPIN = 4000;
 const HELPER_SPIN = 2000;
@@ -72,6 +73,16 @@ export class WasmHelperThread {
     this.post(OP_FEW_ROWS, [a, b, c, bias, M, N, K, transB], alpha, beta);
   }
 
+  /** Starts exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh) on the helper. */
+  startAttention(args: readonly number[]): void {
+    this.post(OP_ATTENTION, args, 0, 0);
+  }
+
+  /** Starts exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh) on the helper. */
+  startAttentionBackward(args: readonly number[]): void {
+    this.post(OP_ATTENTION_BACKWARD, args, 0, 0);
+  }
+
   /** Blocks until the job started last is done; throws when the helper's kernel failed. */
   wait(): void {
     const ctl = this.ctl, seq = this.seq;
@@ -93,14 +104,15 @@ export class WasmHelperThread {
   /** Asks the helper to leave its loop and ends the thread. */
   stop(): void {
     if (this.stopped) return;
-    this.post(OP_STOP, [0, 0, 0, 0, 0, 0, 0, 0], 0, 0);
+    this.post(OP_STOP, [], 0, 0);
     this.stopped = true;
     this.handle.terminate();
   }
 
-  private post(op: number, args: number[], alpha: number, beta: number): void {
+  private post(op: number, args: readonly number[], alpha: number, beta: number): void {
     if (this.stopped) throw new Error('WebAssembly helper thread: already stopped');
-    for (let i = 0; i < 8; i++) this.ctl[ARGS + i] = args[i];
+    if (args.length > MAX_ARGS) throw new Error(`WebAssembly helper thread: ${args.length} arguments, at most ${MAX_ARGS}`);
+    for (let i = 0; i < args.length; i++) this.ctl[ARGS + i] = args[i];
     this.ctlF[ALPHA] = alpha;
     this.ctlF[BETA] = beta;
     this.ctl[OP] = op;
@@ -125,10 +137,14 @@ export async function runWasmHelper(init: WasmHelperInit, ready: () => void): Pr
     if (seq === seen) continue;
     seen = seq;
     const op = ctl[OP];
-    const [a, b, c, bias, M, N, K, transB] = ctl.subarray(ARGS, ARGS + 8);
+    const g = Array.from(ctl.subarray(ARGS, ARGS + MAX_ARGS));
     try {
-      if (op === OP_PACKED) x.matmul(a, b, c, bias, M, N, K, ctlF[ALPHA], ctlF[BETA]);
-      else if (op === OP_FEW_ROWS) x.matmulFewRows(a, b, c, bias, M, N, K, transB, ctlF[ALPHA], ctlF[BETA]);
+      if (op === OP_PACKED) x.matmul(g[0], g[1], g[2], g[3], g[4], g[5], g[6], ctlF[ALPHA], ctlF[BETA]);
+      else if (op === OP_FEW_ROWS) x.matmulFewRows(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], ctlF[ALPHA], ctlF[BETA]);
+      else if (op === OP_ATTENTION) x.attention(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13]);
+      else if (op === OP_ATTENTION_BACKWARD) {
+        x.attentionBackward(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14]);
+      }
     } catch {
       Atomics.store(ctl, FAILED, 1);
     }
