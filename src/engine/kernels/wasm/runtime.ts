@@ -28,6 +28,10 @@ const FEW_ROWS_TRANSPOSED_B = 128;
 /** A matmul is split over two threads only from this many multiply-adds (M·N·K) on: below it the dispatch
  *  (0.1-0.4 ms measured) costs more than half the work saves (bench/README.md, two threads). */
 export const SPLIT_MIN_WORK = 4_000_000;
+/** Attention's multiply-adds are dearer than the packed matmul's (dot products of Dh, exponentials, scalar tails):
+ *  each counts this many times against SPLIT_MIN_WORK. Measured: a decode step of 64 sequences over 30 keys
+ *  (0.25 M multiply-adds) took 94 us on one thread and 52 us on two (bench/README.md, two threads). */
+const ATTENTION_WORK_WEIGHT = 16;
 
 export interface WasmRuntimeOptions {
   /** start a helper thread through this (the memory is then shared): two threads; absent: one thread */
@@ -196,7 +200,7 @@ export class WasmRuntime {
     B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
   ): void {
     // multiply-adds: every query row against its (past + ~T/2) keys, for the scores and for the values
-    const b0 = this.splitSequences(B, B * H * T * (past + (T + 1) / 2) * Dh * 2);
+    const b0 = this.splitSequences(B, B * H * T * (past + (T + 1) / 2) * Dh * 2 * ATTENTION_WORK_WEIGHT);
     if (b0 === 0 || !this.helper) {
       this.exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh);
       return;
@@ -218,7 +222,7 @@ export class WasmRuntime {
     B: number, T: number, H: number, Hkv: number, Dh: number,
   ): void {
     // multiply-adds: four per query-key pair and head dimension (s, dp, dq, dk; dv: a fifth), causal half
-    const b0 = this.splitSequences(B, B * H * T * ((T + 1) / 2) * Dh * 5);
+    const b0 = this.splitSequences(B, B * H * T * ((T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
     if (b0 === 0 || !this.helper) {
       this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
       return;
