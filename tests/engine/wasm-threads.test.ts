@@ -1,7 +1,8 @@
 // The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls split by output rows
-// (attention: by sequences) between the engine's thread and a helper worker_threads Worker over a shared memory. Splitting happens at the
-// kernels' row blocking, so results must be bit-identical to one thread: every check here compares Float32Arrays
-// exactly (Object.is per element), with splitMinWork 0 so every matmul is split, on shapes that divide no block.
+// (attention: by sequences) between the engine's thread and a helper worker_threads Worker over a shared memory.
+// Chunks start at the kernels' row blocking, so results must be bit-identical to one thread: every check here compares Float32Arrays
+// exactly (Object.is per element), with splitMinWork 0 so every matmul is split, on shapes that divide no block,
+// both with the chunks shared between the threads and with the helper running every chunk (helperOnly).
 // Also: the single-thread fallback (no SharedArrayBuffer, pinned to 1 thread, a helper that does not start) and
 // the default threshold that keeps small matmuls on one thread.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,8 +22,9 @@ import { spawnNodeWasmHelper } from '../../src/cli/wasm-helper-node.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const open: WasmBackend[] = [];
-async function backend(threads: 1 | 2, splitMinWork = 0): Promise<WasmBackend> {
-  const be = await WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: 2, splitMinWork });
+/** threads 2 with helperOnly: the helper thread runs every chunk (its path is then tested on every call) */
+async function backend(threads: 1 | 2, splitMinWork = 0, helperOnly = false): Promise<WasmBackend> {
+  const be = await WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: 2, splitMinWork, helperOnly });
   open.push(be);
   return be;
 }
@@ -77,24 +79,27 @@ describe('two-thread WASM matmul', () => {
     [31, 45, 67, 0, 0], [29, 13, 9, 0, 1], [97, 131, 35, 0, 1], [7, 9, 5, 0, 1], [201, 8, 3, 0, 1],
   ];
   it.each(shapes)('M %i N %i K %i transA %i transB %i: 2 threads == 1 thread bit for bit', async (M, N, K, transA, transB) => {
-    const one = await backend(1), two = await backend(2);
+    const one = await backend(1);
     const rng = new Rng(M * 1000 + N);
     const a = random(M * K, rng), b = random(K * N, rng), c0 = random(M * N, rng), bias = random(N, rng);
-    for (const [alpha, beta, withBias] of [[1, 0, false], [0.7, 0.3, true]] as const) {
-      const before = two.runtime.stats.splitMatmuls;
-      const want = runMatmul(one.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
-      const got = runMatmul(two.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
-      expect(two.runtime.stats.splitMatmuls, 'the call was split').toBe(M >= 4 ? before + 1 : before);
-      expect(firstDifference(got, want), `alpha ${alpha} beta ${beta}`).toBe(-1);
+    // chunks shared between the threads, and every chunk on the helper
+    for (const two of [await backend(2), await backend(2, 0, true)]) {
+      for (const [alpha, beta, withBias] of [[1, 0, false], [0.7, 0.3, true]] as const) {
+        const before = two.runtime.stats.splitMatmuls;
+        const want = runMatmul(one.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+        const got = runMatmul(two.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+        expect(two.runtime.stats.splitMatmuls, 'the call was split').toBe(before + 1);
+        expect(firstDifference(got, want), `alpha ${alpha} beta ${beta}`).toBe(-1);
+      }
     }
   });
 
   it('by default only matmuls with at least SPLIT_MIN_WORK multiply-adds are split', async () => {
     const two = await backend(2, SPLIT_MIN_WORK);
     const rng = new Rng(5);
-    const small = [256, 64, 64] as const; // the tiny model's q projection over 256 rows: 1M multiply-adds
+    const small = [64, 64, 64] as const; // the tiny model's q projection in a decode step of 64 sequences
     expect(small[0] * small[1] * small[2]).toBeLessThan(SPLIT_MIN_WORK);
-    runMatmul(two.runtime, random(256 * 64, rng), random(64 * 64, rng), new Float32Array(256 * 64), null, ...small, 0, 1, 1, 0);
+    runMatmul(two.runtime, random(64 * 64, rng), random(64 * 64, rng), new Float32Array(64 * 64), null, ...small, 0, 1, 1, 0);
     expect(two.runtime.stats.splitMatmuls).toBe(0);
     const [M, N, K] = [512, 256, 64];
     expect(M * N * K).toBeGreaterThanOrEqual(SPLIT_MIN_WORK);
@@ -137,12 +142,14 @@ describe('two-thread WASM attention (split by sequences)', () => {
     [3, 7, 0, 4, 2, 7, [0, 2, 5]], [5, 9, 0, 6, 3, 5, [1, 0, 0, 8, 3]], [4, 1, 11, 4, 1, 9, [0, 3, 12, 2]], [2, 6, 5, 2, 2, 16, [0, 4]],
   ];
   it.each(cases)('B %i T %i past %i H %i Hkv %i Dh %i: forward (and backward) 2 threads == 1 thread bit for bit', async (B, T, past, H, Hkv, Dh, ks) => {
-    const one = await backend(1), two = await backend(2);
-    const before = two.runtime.stats.splitAttention;
+    const one = await backend(1);
     const want = runAttention(one.runtime, B, T, past, H, Hkv, Dh, ks);
-    const got = runAttention(two.runtime, B, T, past, H, Hkv, Dh, ks);
-    expect(two.runtime.stats.splitAttention).toBe(before + (past === 0 ? 2 : 1));
-    want.forEach((w, i) => expect(firstDifference(got[i], w), ['o', 'lse', 'dq', 'dk', 'dv'][i]).toBe(-1));
+    for (const two of [await backend(2), await backend(2, 0, true)]) {
+      const before = two.runtime.stats.splitAttention;
+      const got = runAttention(two.runtime, B, T, past, H, Hkv, Dh, ks);
+      expect(two.runtime.stats.splitAttention).toBe(before + (past === 0 ? 2 : 1));
+      want.forEach((w, i) => expect(firstDifference(got[i], w), ['o', 'lse', 'dq', 'dk', 'dv'][i]).toBe(-1));
+    }
   });
 });
 
@@ -213,12 +220,13 @@ async function modelRun(be: Backend, name: string) {
 
 describe.each(fixtures.slice(0, 2))('whole model on golden fixture %s', (name) => {
   it('forward, every gradient and LoRA gradients: 2 threads == 1 thread bit for bit', async () => {
-    const one = await backend(1), two = await backend(2);
-    const want = await modelRun(one, name);
-    const got = await modelRun(two, name);
-    expect(two.runtime.stats.splitMatmuls).toBeGreaterThan(10);
-    expect(two.runtime.stats.splitAttention).toBeGreaterThan(1);
-    expect([...got.keys()]).toEqual([...want.keys()]);
-    for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
+    const want = await modelRun(await backend(1), name);
+    for (const two of [await backend(2), await backend(2, 0, true)]) {
+      const got = await modelRun(two, name);
+      expect(two.runtime.stats.splitMatmuls).toBeGreaterThan(10);
+      expect(two.runtime.stats.splitAttention).toBeGreaterThan(1);
+      expect([...got.keys()]).toEqual([...want.keys()]);
+      for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
+    }
   });
 });

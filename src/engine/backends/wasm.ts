@@ -34,6 +34,8 @@ export interface WasmBackendOptions {
   sharedMemory?: boolean;
   /** multiply-adds from which a matmul is split (default runtime.ts SPLIT_MIN_WORK; tests use 0) */
   splitMinWork?: number;
+  /** tests: the helper thread runs every chunk of a shared call while the engine's thread waits */
+  helperOnly?: boolean;
 }
 
 /** How many threads a backend with these options will run, and why not two. */
@@ -129,6 +131,7 @@ export class WasmBackend extends CpuBackend {
       rt = await WasmRuntime.create(variant, undefined, {
         spawnHelper: plan.threads === 2 ? options.spawnHelper : undefined,
         splitMinWork: options.splitMinWork,
+        helperOnly: options.helperOnly,
       });
     } catch (e) {
       if (plan.threads === 1) throw e;

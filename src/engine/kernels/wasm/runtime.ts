@@ -1,14 +1,14 @@
 // The WASM kernels' runtime: one memory, its heap, the instantiated SIMD module, and named scratch blocks.
 // Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
 // then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
-// With a helper thread (threads.ts) the memory is shared and matmuls with enough work are split by output rows
-// between the two threads, at row boundaries of the kernels' blocking, and attention by sequences, so the results
-// are bit-identical.
+// With a helper thread (threads.ts) the memory is shared and matmuls with enough work are shared between the two
+// threads in chunks of output rows, cut at the kernels' row blocking, and attention in chunks of sequences, so
+// the results are bit-identical.
 
 import { matmul as tsMatmul } from '../cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
-import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread } from './threads.ts';
+import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread, WasmJob } from './threads.ts';
 
 const PAGE = 65536;
 /** wasm32 addresses at most 4 GiB */
@@ -25,19 +25,27 @@ export const FEW_ROWS = 32;
 /** With weights stored [N,K] (transB = 1) the unpacked kernel runs about as fast as the packed one at up to
  *  128 rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs. */
 const FEW_ROWS_TRANSPOSED_B = 128;
-/** A matmul is split over two threads only from this many multiply-adds (M·N·K) on: below it the dispatch
- *  (0.1-0.4 ms measured) costs more than half the work saves (bench/README.md, two threads). */
-export const SPLIT_MIN_WORK = 4_000_000;
+/** A matmul is shared by the two threads only from this many multiply-adds (M·N·K) on. Measured (bench/threads.ts,
+ *  quiet machine): 1 M multiply-adds ran 1.25-1.5x faster on two threads, 0.26 M (a 64-row decode step) 0.5-1.1x:
+ *  the dispatch and the helper's wake-up cost tens of microseconds. */
+export const SPLIT_MIN_WORK = 1_000_000;
 /** Attention's multiply-adds are dearer than the packed matmul's (dot products of Dh, exponentials, scalar tails):
  *  each counts this many times against SPLIT_MIN_WORK. Measured: a decode step of 64 sequences over 30 keys
  *  (0.25 M multiply-adds) took 94 us on one thread and 52 us on two (bench/README.md, two threads). */
 const ATTENTION_WORK_WEIGHT = 16;
+/** A shared kernel call is cut into at most this many chunks, about one per CHUNK_WORK multiply-adds: enough that
+ *  a helper which starts late (its core busy) leaves the engine's thread little to wait for, few enough that the
+ *  per-chunk cost (a kernel call, one more pass over packed B) stays small. */
+const MAX_CHUNKS = 8;
+const CHUNK_WORK = 1_000_000;
 
 export interface WasmRuntimeOptions {
   /** start a helper thread through this (the memory is then shared): two threads; absent: one thread */
   spawnHelper?: SpawnWasmHelper;
   /** multiply-adds (M·N·K) from which a matmul is split over the two threads (default SPLIT_MIN_WORK) */
   splitMinWork?: number;
+  /** tests: the helper thread runs every chunk of a shared call while this thread waits */
+  helperOnly?: boolean;
 }
 
 export class WasmRuntime {
@@ -74,10 +82,16 @@ export class WasmRuntime {
     const rt = new WasmRuntime(memory, new WasmHeap(memory, WASM_RESERVED_BYTES, limit), exports, variant);
     if (options.spawnHelper) {
       const control = rt.heap.alloc(CONTROL_BYTES); // the first block: inside the initial 16 MiB, never moves
-      rt.helper = await WasmHelperThread.start(memory, variant, control, options.spawnHelper);
+      rt.helper = await WasmHelperThread.start(memory, variant, control, exports, options.spawnHelper);
+      rt.helper.helperOnly = options.helperOnly ?? false;
     }
     if (options.splitMinWork !== undefined) rt.splitMinWork = options.splitMinWork;
     return rt;
+  }
+
+  /** Shared calls the helper thread took part in, and those this thread finished before it claimed them. */
+  get helperJobs(): { shared: number; alone: number } {
+    return this.helper ? { ...this.helper.counts } : { shared: 0, alone: 0 };
   }
 
   /** Stops the helper thread (the runtime then runs on one thread). */
@@ -146,16 +160,14 @@ export class WasmRuntime {
     if (transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B))) {
       this.stats.wasmMatmuls++;
       if (M === 0 || N === 0) return;
-      // the few-rows kernel walks rows in pairs: split at an even row
-      const split = this.splitRow(M, N, K, 2);
-      if (split === 0 || !this.helper) {
+      // the few-rows kernel walks rows in pairs: chunks start at even rows
+      const chunk = this.rowChunk(M, N, K, 2);
+      if (chunk === 0 || !this.helper) {
         this.exports.matmulFewRows(a, b, c, bias, M, N, K, transB, alpha, beta);
         return;
       }
       this.stats.splitMatmuls++;
-      this.helper.startFewRows(a + split * K * 4, b, c + split * N * 4, bias, M - split, N, K, transB, alpha, beta);
-      this.exports.matmulFewRows(a, b, c, bias, split, N, K, transB, alpha, beta);
-      this.helper.wait();
+      this.helper.run(WasmJob.FewRows, [a, b, c, bias, M, N, K, transB], M, chunk, alpha, beta);
       return;
     }
     const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
@@ -181,74 +193,62 @@ export class WasmRuntime {
   matmulPacked(packedA: number, packedB: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void {
     this.stats.wasmMatmuls++;
     if (M === 0 || N === 0) return;
-    // packed A comes in blocks of MR rows (block q at q·MR·K floats): split at a multiple of MR
-    const split = this.splitRow(M, N, K, MR);
-    if (split === 0 || !this.helper) {
+    // packed A comes in blocks of MR rows (block q at q·MR·K floats): chunks start at multiples of MR
+    const chunk = this.rowChunk(M, N, K, MR);
+    if (chunk === 0 || !this.helper) {
       this.exports.matmul(packedA, packedB, c, bias, M, N, K, alpha, beta);
       return;
     }
     this.stats.splitMatmuls++;
-    this.helper.startPacked(packedA + split * K * 4, packedB, c + split * N * 4, bias, M - split, N, K, alpha, beta);
-    this.exports.matmul(packedA, packedB, c, bias, split, N, K, alpha, beta);
-    this.helper.wait();
+    this.helper.run(WasmJob.Packed, [packedA, packedB, c, bias, M, N, K], M, chunk, alpha, beta);
   }
 
-  /** exports.attention (shapes in as/attention.ts), split by sequences over the two threads when there is enough
-   *  work: sequences [0, b0) here, [b0, B) on the helper with its own scores scratch. */
+  /** exports.attention (shapes in as/attention.ts), shared by sequences with the helper thread when there is
+   *  enough work (the helper uses its own scores scratch). */
   attention(
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
     B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
   ): void {
     // multiply-adds: every query row against its (past + ~T/2) keys, for the scores and for the values
-    const b0 = this.splitSequences(B, B * H * T * (past + (T + 1) / 2) * Dh * 2 * ATTENTION_WORK_WEIGHT);
-    if (b0 === 0 || !this.helper) {
+    const chunk = this.sequenceChunk(B, B * H * T * (past + (T + 1) / 2) * Dh * 2 * ATTENTION_WORK_WEIGHT);
+    if (chunk === 0 || !this.helper) {
       this.exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh);
       return;
     }
     const helperScores = this.reserve('attention.scores.helper', S * 4);
-    const qRows = b0 * T * H * Dh * 4, kvRows = b0 * S * Hkv * Dh * 4;
     this.stats.splitAttention++;
-    this.helper.startAttention([
-      q + qRows, k + kvRows, v + kvRows, keyStart + b0 * 4, o + qRows, lse + b0 * H * T * 4, helperScores,
-      B - b0, T, S, past, H, Hkv, Dh,
-    ]);
-    this.exports.attention(q, k, v, keyStart, o, lse, scores, b0, T, S, past, H, Hkv, Dh);
-    this.helper.wait();
+    this.helper.run(WasmJob.Attention, [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores], B, chunk);
   }
 
-  /** exports.attentionBackward (past = 0, S = T), split by sequences like attention(). */
+  /** exports.attentionBackward (past = 0, S = T), shared by sequences like attention(). */
   attentionBackward(
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
     B: number, T: number, H: number, Hkv: number, Dh: number,
   ): void {
     // multiply-adds: four per query-key pair and head dimension (s, dp, dq, dk; dv: a fifth), causal half
-    const b0 = this.splitSequences(B, B * H * T * ((T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
-    if (b0 === 0 || !this.helper) {
+    const chunk = this.sequenceChunk(B, B * H * T * ((T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
+    if (chunk === 0 || !this.helper) {
       this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
       return;
     }
-    const qRows = b0 * T * H * Dh * 4, kvRows = b0 * T * Hkv * Dh * 4;
     this.stats.splitAttention++;
-    this.helper.startAttentionBackward([
-      q + qRows, k + kvRows, v + kvRows, keyStart + b0 * 4, o + qRows, lse + b0 * H * T * 4, dout + qRows, dq + qRows,
-      dk + kvRows, dv + kvRows, B - b0, T, H, Hkv, Dh,
-    ]);
-    this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, b0, T, H, Hkv, Dh);
-    this.helper.wait();
+    this.helper.run(WasmJob.AttentionBackward, [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh], B, chunk);
   }
 
-  /** First sequence of the helper's share (about half of B), or 0 = do not split. */
-  private splitSequences(B: number, work: number): number {
+  /** Sequences per chunk when attention over B sequences is shared (up to MAX_CHUNKS chunks), or 0 = one thread. */
+  private sequenceChunk(B: number, work: number): number {
     if (!this.helper || B < 2 || work < this.splitMinWork) return 0;
-    return Math.ceil(B / 2);
+    return Math.ceil(B / Math.min(B, MAX_CHUNKS));
   }
 
-  /** Row where a matmul's rows are split between this thread (above) and the helper (from it on): about half,
-   *  a multiple of `multiple`; 0 = do not split (one thread, or too little work to pay for the dispatch). */
-  private splitRow(M: number, N: number, K: number, multiple: number): number {
-    if (!this.helper || M * N * K < this.splitMinWork) return 0;
-    const split = Math.round(M / 2 / multiple) * multiple;
-    return split > 0 && split < M ? split : 0;
+  /** Rows per chunk when a matmul's M rows are shared between the threads: a multiple of `multiple`, one chunk
+   *  per CHUNK_WORK multiply-adds (2 to MAX_CHUNKS chunks); 0 = one thread (no helper, or too little work to pay
+   *  for the dispatch). */
+  private rowChunk(M: number, N: number, K: number, multiple: number): number {
+    const work = M * N * K;
+    if (!this.helper || work < this.splitMinWork || M <= multiple) return 0;
+    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    return Math.ceil(M / chunks / multiple) * multiple;
   }
 
   private hasScratch(key: string, bytes: number): boolean {

@@ -1,12 +1,17 @@
 // Two threads over one shared WebAssembly memory: the engine's thread and one helper thread (a worker_threads
 // Worker in Node, a Web Worker in the page) that instantiated the same kernel modules on the same memory. A large
-// matmul is split by output rows, attention (forward and backward) by sequences: the helper computes the lower
-// rows / later sequences while the engine's thread computes the rest, each with the unchanged kernel, so every
-// output element comes from the same instruction sequence as on one thread (the results are bit-identical).
+// matmul is cut into chunks of output rows, attention (forward and backward) into chunks of sequences; both
+// threads take chunks from a shared counter until none is left, each running the unchanged kernel on its chunk,
+// so every output element comes from the same instruction sequence as on one thread (bit-identical results).
+// Taking chunks instead of fixed halves keeps a late helper (its core busy with other work: this machine has 2
+// shared vCPUs) from holding the engine up: the engine then takes the chunks itself, and if the helper has not
+// claimed the job by the time all chunks are done, the engine cancels it and goes on without waiting.
 // Dispatch costs about 0.1-0.4 ms, so only calls with enough work are split (runtime.ts decides).
-// Protocol: a 128-byte control block in the shared memory. The engine writes the job (op, pointers, sizes, alpha,
-// beta), bumps SEQ and notifies; the helper, asleep in Atomics.wait on SEQ, runs it and stores DONE = SEQ and
-// notifies; the engine, after its own half, spins briefly and then sleeps in Atomics.wait on DONE.
+// Protocol (a 128-byte control block in the shared memory): the engine writes the job (op, arguments, chunk
+// plan), TICKET = SEQ = seq, notifies; the helper, asleep in Atomics.wait on SEQ, claims the job by swapping
+// TICKET from seq to 0, takes chunks with Atomics.add on NEXT, then stores DONE = seq and notifies. The engine,
+// out of chunks, swaps TICKET from seq to 0 itself: success means the helper never claimed the job (no wait);
+// otherwise it waits (spin, then Atomics.wait) for DONE = seq.
 // This file imports no node:* and no DOM: the platform starts the helper through a SpawnWasmHelper (Node:
 // src/cli/wasm-helper-node.ts, the page: src/app/worker/wasm-helper.ts), and the helper runs runWasmHelper().
 
@@ -31,15 +36,51 @@ export type SpawnWasmHelper = (init: WasmHelperInit) => Promise<WasmHelperHandle
 
 /** Bytes of the control block. */
 export const CONTROL_BYTES = 128;
-// Int32 slots of the control block; the job's arguments follow from ARGS (up to MAX_ARGS i32), then alpha, beta
-// as f32
-const SEQ = 0, DONE = 1, OP = 2, FAILED = 3, ARGS = 4, MAX_ARGS = 16, ALPHA = ARGS + MAX_ARGS, BETA = ALPHA + 1;
-const OP_PACKED = 1, OP_FEW_ROWS = 2, OP_STOP = 3, OP_ATTENTION = 4, OP_ATTENTION_BACKWARD = 5;
+// Int32 slots of the control block: the job's arguments from ARGS (up to MAX_ARGS i32), then alpha, beta as f32
+const SEQ = 0, DONE = 1, OP = 2, FAILED = 3, TICKET = 4, NEXT = 5, TOTAL = 6, CHUNK = 7;
+const ARGS = 8, MAX_ARGS = 16, ALPHA = ARGS + MAX_ARGS, BETA = ALPHA + 1;
 /** Atomics.load polls before sleeping: a few microseconds, so a short wait does not pay a futex wake-up. */
 const ENGINE_SPIN = 4000;
 const HELPER_SPIN = 2000;
 
-/** The engine's side: hands jobs to the helper thread and waits for them. */
+/** The jobs a helper runs, each over a range [start, end) of rows (matmuls) or sequences (attention):
+ *  Packed: exports.matmul on packed operands, args [ap, bp, c, bias, M, N, K], alpha, beta; rows;
+ *  FewRows: exports.matmulFewRows, args [a, b, c, bias, M, N, K, transB], alpha, beta; rows (even chunk starts);
+ *  Attention: exports.attention, args [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores];
+ *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh]. */
+export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, AttentionBackward: 5 } as const;
+export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
+
+/** Runs rows / sequences [s, e) of a job with kernel exports `x` (either thread: the helper uses its own scores). */
+function runPart(x: WasmKernelExports, op: number, g: ArrayLike<number>, alpha: number, beta: number, s: number, e: number, helper: boolean): void {
+  if (op === WasmJob.Packed) {
+    const [ap, bp, c, bias, , N, K] = g as number[];
+    x.matmul(ap + s * K * 4, bp, c + s * N * 4, bias, e - s, N, K, alpha, beta);
+  } else if (op === WasmJob.FewRows) {
+    const [a, b, c, bias, , N, K, transB] = g as number[];
+    x.matmulFewRows(a + s * K * 4, b, c + s * N * 4, bias, e - s, N, K, transB, alpha, beta);
+  } else if (op === WasmJob.Attention) {
+    const [q, k, v, keyStart, o, lse, scores, , T, S, past, H, Hkv, Dh, helperScores] = g as number[];
+    const qRows = s * T * H * Dh * 4, kvRows = s * S * Hkv * Dh * 4;
+    x.attention(q + qRows, k + kvRows, v + kvRows, keyStart + s * 4, o + qRows, lse + s * H * T * 4, helper ? helperScores : scores,
+      e - s, T, S, past, H, Hkv, Dh);
+  } else if (op === WasmJob.AttentionBackward) {
+    const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, H, Hkv, Dh] = g as number[];
+    const qRows = s * T * H * Dh * 4, kvRows = s * T * Hkv * Dh * 4;
+    x.attentionBackward(q + qRows, k + kvRows, v + kvRows, keyStart + s * 4, o + qRows, lse + s * H * T * 4, dout + qRows, dq + qRows,
+      dk + kvRows, dv + kvRows, e - s, T, H, Hkv, Dh);
+  }
+}
+
+/** Takes chunks of the posted job from NEXT until none is left. */
+function takeChunks(x: WasmKernelExports, ctl: Int32Array, op: number, g: ArrayLike<number>, alpha: number, beta: number, helper: boolean): void {
+  const total = ctl[TOTAL], chunk = ctl[CHUNK];
+  for (let s = Atomics.add(ctl, NEXT, 1) * chunk; s < total; s = Atomics.add(ctl, NEXT, 1) * chunk) {
+    runPart(x, op, g, alpha, beta, s, Math.min(total, s + chunk), helper);
+  }
+}
+
+/** The engine's side: posts jobs, takes its share of the chunks, and waits for the helper's. */
 export class WasmHelperThread {
   private seq: number;
   private readonly ctl: Int32Array;
@@ -47,8 +88,12 @@ export class WasmHelperThread {
   /** Atomics.wait throws on a page's main thread; there the engine only spins */
   private canBlock = true;
   private stopped = false;
+  /** jobs the helper claimed (took part in) and jobs the engine finished alone */
+  readonly counts = { shared: 0, alone: 0 };
+  /** tests: the engine's thread takes no chunks and waits while the helper runs all of them */
+  helperOnly = false;
 
-  private constructor(memory: WebAssembly.Memory, control: number, private readonly handle: WasmHelperHandle) {
+  private constructor(memory: WebAssembly.Memory, control: number, private readonly x: WasmKernelExports, private readonly handle: WasmHelperHandle) {
     // the control block lies in the first pages, so these views stay valid when the memory grows (a shared
     // memory's old buffers are never detached)
     this.ctl = new Int32Array(memory.buffer, control, CONTROL_BYTES / 4);
@@ -56,36 +101,44 @@ export class WasmHelperThread {
     this.seq = Atomics.load(this.ctl, SEQ);
   }
 
-  /** Starts the helper on `memory` (shared) with the control block at byte `control`. */
-  static async start(memory: WebAssembly.Memory, variant: WasmVariant, control: number, spawn: SpawnWasmHelper): Promise<WasmHelperThread> {
+  /** Starts the helper on `memory` (shared) with the control block at byte `control`; `x` = this thread's kernels. */
+  static async start(memory: WebAssembly.Memory, variant: WasmVariant, control: number, x: WasmKernelExports, spawn: SpawnWasmHelper): Promise<WasmHelperThread> {
     new Int32Array(memory.buffer, control, CONTROL_BYTES / 4).fill(0);
     const handle = await spawn({ memory, variant, control });
-    return new WasmHelperThread(memory, control, handle);
+    return new WasmHelperThread(memory, control, x, handle);
   }
 
-  /** Starts exports.matmul(ap, bp, c, bias, M, N, K, alpha, beta) on the helper; returns at once. */
-  startPacked(ap: number, bp: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void {
-    this.post(OP_PACKED, [ap, bp, c, bias, M, N, K, 0], alpha, beta);
+  /** Runs a job over [0, total) in chunks of `chunk` on both threads; returns when every chunk is done. */
+  run(op: WasmJob, args: readonly number[], total: number, chunk: number, alpha = 0, beta = 0): void {
+    const ctl = this.ctl;
+    this.post(op, args, total, chunk, alpha, beta);
+    const seq = this.seq;
+    try {
+      if (!this.helperOnly) takeChunks(this.x, ctl, op, args, alpha, beta, false);
+    } finally {
+      if (!this.helperOnly && Atomics.compareExchange(ctl, TICKET, seq, 0) === seq) {
+        this.counts.alone++; // the helper never claimed it: nothing to wait for
+      } else {
+        this.counts.shared++;
+        this.waitDone(seq);
+      }
+    }
+    if (Atomics.load(ctl, FAILED)) {
+      Atomics.store(ctl, FAILED, 0);
+      throw new Error('WebAssembly helper thread: its part of the kernel failed');
+    }
   }
 
-  /** Starts exports.matmulFewRows(a, b, c, bias, M, N, K, transB, alpha, beta) on the helper; returns at once. */
-  startFewRows(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number): void {
-    this.post(OP_FEW_ROWS, [a, b, c, bias, M, N, K, transB], alpha, beta);
+  /** Asks the helper to leave its loop and ends the thread. */
+  stop(): void {
+    if (this.stopped) return;
+    this.post(WasmJob.Stop, [], 0, 1, 0, 0);
+    this.stopped = true;
+    this.handle.terminate();
   }
 
-  /** Starts exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh) on the helper. */
-  startAttention(args: readonly number[]): void {
-    this.post(OP_ATTENTION, args, 0, 0);
-  }
-
-  /** Starts exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh) on the helper. */
-  startAttentionBackward(args: readonly number[]): void {
-    this.post(OP_ATTENTION_BACKWARD, args, 0, 0);
-  }
-
-  /** Blocks until the job started last is done; throws when the helper's kernel failed. */
-  wait(): void {
-    const ctl = this.ctl, seq = this.seq;
+  private waitDone(seq: number): void {
+    const ctl = this.ctl;
     for (let i = 0; i < ENGINE_SPIN && Atomics.load(ctl, DONE) !== seq; i++);
     for (let done = Atomics.load(ctl, DONE); done !== seq; done = Atomics.load(ctl, DONE)) {
       if (!this.canBlock) continue;
@@ -95,30 +148,23 @@ export class WasmHelperThread {
         this.canBlock = false; // a page's main thread may not block: spin instead
       }
     }
-    if (Atomics.load(ctl, FAILED)) {
-      Atomics.store(ctl, FAILED, 0);
-      throw new Error('WebAssembly helper thread: its half of the kernel failed');
-    }
   }
 
-  /** Asks the helper to leave its loop and ends the thread. */
-  stop(): void {
-    if (this.stopped) return;
-    this.post(OP_STOP, [], 0, 0);
-    this.stopped = true;
-    this.handle.terminate();
-  }
-
-  private post(op: number, args: readonly number[], alpha: number, beta: number): void {
+  private post(op: WasmJob, args: readonly number[], total: number, chunk: number, alpha: number, beta: number): void {
     if (this.stopped) throw new Error('WebAssembly helper thread: already stopped');
     if (args.length > MAX_ARGS) throw new Error(`WebAssembly helper thread: ${args.length} arguments, at most ${MAX_ARGS}`);
-    for (let i = 0; i < args.length; i++) this.ctl[ARGS + i] = args[i];
+    const ctl = this.ctl;
+    for (let i = 0; i < args.length; i++) ctl[ARGS + i] = args[i];
     this.ctlF[ALPHA] = alpha;
     this.ctlF[BETA] = beta;
-    this.ctl[OP] = op;
-    this.seq = (this.seq + 1) | 0;
-    Atomics.store(this.ctl, SEQ, this.seq); // sequentially consistent: the plain writes above are visible first
-    Atomics.notify(this.ctl, SEQ, 1);
+    ctl[OP] = op;
+    ctl[TOTAL] = total;
+    ctl[CHUNK] = chunk;
+    Atomics.store(ctl, NEXT, 0);
+    this.seq = (this.seq + 1) | 0 || 1; // never 0: TICKET 0 means "claimed or cancelled"
+    Atomics.store(ctl, TICKET, this.seq);
+    Atomics.store(ctl, SEQ, this.seq); // sequentially consistent: every write above is visible first
+    Atomics.notify(ctl, SEQ, 1);
   }
 }
 
@@ -136,20 +182,15 @@ export async function runWasmHelper(init: WasmHelperInit, ready: () => void): Pr
     const seq = Atomics.load(ctl, SEQ);
     if (seq === seen) continue;
     seen = seq;
+    if (Atomics.compareExchange(ctl, TICKET, seq, 0) !== seq) continue; // the engine finished it alone, or a newer job came
     const op = ctl[OP];
-    const g = Array.from(ctl.subarray(ARGS, ARGS + MAX_ARGS));
+    if (op === WasmJob.Stop) return;
     try {
-      if (op === OP_PACKED) x.matmul(g[0], g[1], g[2], g[3], g[4], g[5], g[6], ctlF[ALPHA], ctlF[BETA]);
-      else if (op === OP_FEW_ROWS) x.matmulFewRows(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], ctlF[ALPHA], ctlF[BETA]);
-      else if (op === OP_ATTENTION) x.attention(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13]);
-      else if (op === OP_ATTENTION_BACKWARD) {
-        x.attentionBackward(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14]);
-      }
+      takeChunks(x, ctl, op, ctl.slice(ARGS, ARGS + MAX_ARGS), ctlF[ALPHA], ctlF[BETA], true);
     } catch {
       Atomics.store(ctl, FAILED, 1);
     }
     Atomics.store(ctl, DONE, seq);
     Atomics.notify(ctl, DONE, 1);
-    if (op === OP_STOP) return;
   }
 }
