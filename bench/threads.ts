@@ -136,7 +136,10 @@ async function grpoSteps() {
   const checkpoint = await loadHfCheckpoint(source);
   const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
   interface StepRecord { step_s: number; phases_s: unknown; tokens_trained: number | undefined; reward_mean: number; loss: number | undefined }
-  const runs: Array<{ threads: number; step_s: number; first_step_s: number; steps: StepRecord[]; split_matmuls: number; wasm_matmuls: number }> = [];
+  const runs: Array<{
+    threads: number; step_s: number; first_step_s: number; trained_tok_s: number; helper_jobs: { shared: number; alone: number };
+    steps: StepRecord[]; split_matmuls: number; wasm_matmuls: number;
+  }> = [];
   for (const threads of [1, 2, 2, 1] as const) {
     const backend = await backendFor(threads);
     const { train, eval: heldOut } = datasetsFor(config);
@@ -152,9 +155,12 @@ async function grpoSteps() {
       steps.push({ step_s: +(wall() - t0).toFixed(2), phases_s: r.metrics.time_s, tokens_trained: r.metrics.tokens_trained,
         reward_mean: r.metrics.reward_mean, loss: r.metrics.loss });
     }
-    runs.push({ threads: backend.threads, step_s: steps[1].step_s, first_step_s: steps[0].step_s, steps,
+    runs.push({ threads: backend.threads, step_s: steps[1].step_s, first_step_s: steps[0].step_s,
+      trained_tok_s: Math.round((steps[1].tokens_trained ?? 0) / steps[1].step_s), helper_jobs: backend.runtime.helperJobs, steps,
       split_matmuls: backend.runtime.stats.splitMatmuls, wasm_matmuls: backend.runtime.stats.wasmMatmuls });
-    console.log(JSON.stringify(runs.at(-1)));
+    const last = runs.at(-1)!;
+    console.log(`GRPO step, ${last.threads} thread(s): ${last.step_s} s (first ${last.first_step_s} s), ${last.trained_tok_s} trained tok/s, ` +
+      `phases ${JSON.stringify(steps[1].phases_s)}, helper jobs ${JSON.stringify(last.helper_jobs)}`);
     policy.dispose();
     backend.destroy();
   }
