@@ -80,7 +80,13 @@ async function evalPolicies(opts: EvalOptions, say: (line: string) => void): Pro
     say(describeOnnxAgent(`frozen ${config.frozenAgent} agent`, agent));
     frozen = { role: config.frozenAgent, policy: agent.policy, tokenizer: agent.tokenizer };
   }
-  return { policy, tokenizer, config, ...(frozen ? { frozen } : {}), dispose: () => policy.dispose() };
+  return {
+    policy, tokenizer, config, ...(frozen ? { frozen } : {}),
+    dispose: () => {
+      policy.dispose();
+      backend.destroy(); // stops the wasm backend's helper thread
+    },
+  };
 }
 
 export interface BenchmarkResult {

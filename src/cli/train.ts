@@ -212,6 +212,7 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
   }
   bar?.stop();
   policy.dispose();
+  backend.destroy(); // a sweep runs many trainings in one process: stop the wasm backend's helper thread
   return {
     out,
     resumedFrom,

@@ -39,6 +39,10 @@ const ATTENTION_WORK_WEIGHT = 16;
 const MAX_CHUNKS = 8;
 const CHUNK_WORK = 1_000_000;
 
+/** Stops the helper thread of a runtime that was garbage-collected without close(): the helper holds the shared
+ *  memory, so it would otherwise keep it (and itself) alive for the rest of the process. */
+const orphanedHelpers = typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry<WasmHelperThread>((h) => h.stop());
+
 export interface WasmRuntimeOptions {
   /** start a helper thread through this (the memory is then shared): two threads; absent: one thread */
   spawnHelper?: SpawnWasmHelper;
@@ -84,6 +88,7 @@ export class WasmRuntime {
       const control = rt.heap.alloc(CONTROL_BYTES); // the first block: inside the initial 16 MiB, never moves
       rt.helper = await WasmHelperThread.start(memory, variant, control, exports, options.spawnHelper);
       rt.helper.helperOnly = options.helperOnly ?? false;
+      orphanedHelpers?.register(rt, rt.helper, rt);
     }
     if (options.splitMinWork !== undefined) rt.splitMinWork = options.splitMinWork;
     return rt;
@@ -96,6 +101,7 @@ export class WasmRuntime {
 
   /** Stops the helper thread (the runtime then runs on one thread). */
   close(): void {
+    orphanedHelpers?.unregister(this);
     this.helper?.stop();
     this.helper = null;
   }
