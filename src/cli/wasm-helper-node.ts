@@ -5,13 +5,22 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SpawnWasmHelper } from '../engine/kernels/wasm/threads.ts';
 
+/** A helper that has not answered by then is given up (the backend then runs 1 thread). */
+const START_TIMEOUT_MS = 30_000;
+
 export const spawnNodeWasmHelper: SpawnWasmHelper = (init) =>
   new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./wasm-helper-thread.mjs', import.meta.url), { workerData: init, name: 'rema-wasm-helper' });
-    const failed = (e: Error) => reject(new Error(`WebAssembly helper thread did not start: ${e.message}`));
+    const failed = (e: Error) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      reject(new Error(`WebAssembly helper thread did not start: ${e.message}`));
+    };
+    const timer = setTimeout(() => failed(new Error(`no answer in ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     worker.once('error', failed);
     worker.once('exit', (code) => failed(new Error(`exited with code ${code}`)));
     worker.once('message', () => {
+      clearTimeout(timer);
       worker.unref();
       resolve({ terminate: () => void worker.terminate() });
     });
