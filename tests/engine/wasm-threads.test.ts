@@ -1,25 +1,19 @@
-// The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls split by output rows
-// (attention: by sequences) between the engine's thread and a helper worker_threads Worker over a shared memory.
-// Chunks start at the kernels' row blocking, so results must be bit-identical to one thread: every check here compares Float32Arrays
-// exactly (Object.is per element), with splitMinWork 0 so every matmul is split, on shapes that divide no block,
-// both with the chunks shared between the threads and with the helper running every chunk (helperOnly).
+// The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls shared in chunks of output
+// rows (attention: of sequences) between the engine's thread and a helper worker_threads Worker over a shared
+// memory. Chunks start at the kernels' row blocking, so results must be bit-identical to one thread: every check
+// here compares Float32Arrays exactly (Object.is per element), with splitMinWork 0 so every call is split, on
+// shapes that divide no block, both with the chunks shared between the threads and with the helper running every
+// chunk (helperOnly); the whole model on golden fixtures (plain SIMD here, relaxed SIMD in a child process).
 // Also: the single-thread fallback (no SharedArrayBuffer, pinned to 1 thread, a helper that does not start) and
 // the default threshold that keeps small matmuls on one thread.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Backend } from '../../src/engine/backend.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
-import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
-import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
-import { packSequences } from '../../src/engine/model/batch.ts';
-import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
-import { createLoraAdapter, namedLoraParameters, zerosLikeAdapter, LORA_MODULE } from '../../src/engine/model/lora.ts';
-import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { SPLIT_MIN_WORK, WasmRuntime } from '../../src/engine/kernels/wasm/runtime.ts';
 import { spawnNodeWasmHelper } from '../../src/cli/wasm-helper-node.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { firstDifference, goldenFixtures, modelRun } from './wasm-threads-model.ts';
 
 const open: WasmBackend[] = [];
 /** threads 2 with helperOnly: the helper thread runs every chunk (its path is then tested on every call) */
@@ -31,13 +25,6 @@ async function backend(threads: 1 | 2, splitMinWork = 0, helperOnly = false): Pr
 afterAll(() => {
   for (const be of open) be.destroy();
 });
-
-/** index of the first element that differs bit for bit (NaN payloads aside), or -1 */
-function firstDifference(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return 0;
-  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return i;
-  return -1;
-}
 
 function random(n: number, rng: Rng): Float32Array {
   return Float32Array.from({ length: n }, () => rng.normal());
@@ -182,43 +169,7 @@ describe('single-thread fallback', () => {
   });
 });
 
-// ---- whole model on a golden fixture: forward, full gradients, LoRA gradients ----
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
-
-async function modelRun(be: Backend, name: string) {
-  const dir = join(root, name);
-  const files: Record<string, Uint8Array> = {};
-  for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
-  const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
-  const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), 'golden').tensors;
-  const idsT = golden.get('input_ids')!;
-  const [B, T] = idsT.shape;
-  const flat = Array.from(idsT.data as ArrayLike<number>);
-  const seqs = Array.from({ length: B }, (_, b) => ({ tokens: flat.slice(b * T, (b + 1) * T), positions: Array.from({ length: T - 1 }, (_x, i) => i + 1) }));
-  const coef = Float32Array.from({ length: B * (T - 1) }, (_, q) => ((q * 7919) % 13) / 13 - 0.4);
-  const cfg = ckpt.config;
-  const params = uploadParams(be, cfg, ckpt.weights);
-  const batch = packSequences(seqs, cfg.vocabSize);
-  const out = new Map<string, Float32Array>();
-  out.set('logits', await computeLogits(be, cfg, { params, lora: null }, batch));
-  const grads = zerosLikeParams(be, cfg, 'grad');
-  const full = await runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: null, sinks: { full: grads, lora: null } });
-  out.set('logprobs', full.logprobs);
-  out.set('entropy', full.entropy);
-  for (const [key, t] of namedParameters(grads)) out.set(`grad.${key}`, Float32Array.from(await be.download(t)));
-  // a LoRA adapter with non-zero B so the adapted forward differs from the base model
-  const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 3, alpha: 6, targets: Object.keys(LORA_MODULE), seed: 1 });
-  const rng = new Rng(11);
-  for (const [, t] of namedLoraParameters(adapter)) be.upload(t, Float32Array.from({ length: t.shape[0] * t.shape[1] }, () => 0.1 * rng.normal()));
-  const lgrads = zerosLikeAdapter(be, cfg, adapter, 'glora');
-  const lora = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: Float32Array.from(coef, (c) => 0.01 * c), sinks: { full: null, lora: lgrads } });
-  out.set('lora.logprobs', lora.logprobs);
-  for (const [key, t] of namedLoraParameters(lgrads)) out.set(`lora.${key}`, Float32Array.from(await be.download(t)));
-  return out;
-}
-
-describe.each(fixtures.slice(0, 2))('whole model on golden fixture %s', (name) => {
+describe.each(goldenFixtures().slice(0, 2))('whole model on golden fixture %s', (name) => {
   it('forward, every gradient and LoRA gradients: 2 threads == 1 thread bit for bit', async () => {
     const want = await modelRun(await backend(1), name);
     for (const two of [await backend(2), await backend(2, 0, true)]) {
@@ -228,5 +179,17 @@ describe.each(fixtures.slice(0, 2))('whole model on golden fixture %s', (name) =
       expect([...got.keys()]).toEqual([...want.keys()]);
       for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
     }
+  });
+});
+
+describe('relaxed SIMD (fused multiply-add) on two threads', () => {
+  it('whole model with --experimental-wasm-relaxed-simd: 2 threads == 1 thread bit for bit (child process)', () => {
+    const script = resolve(import.meta.dirname, 'wasm-threads-relaxed-check.ts');
+    const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--import', 'tsx', script], { encoding: 'utf8', timeout: 120_000 });
+    const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { variant: string; compared: number; differing: string[]; split: number[] };
+    expect(result.variant).toBe('relaxed-simd');
+    expect(result.compared).toBeGreaterThan(10);
+    expect(result.differing).toEqual([]);
+    for (const n of result.split) expect(n).toBeGreaterThan(10);
   });
 });
