@@ -26,12 +26,13 @@ export const FEW_ROWS = 32;
  *  128 rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs. */
 const FEW_ROWS_TRANSPOSED_B = 128;
 /** A matmul is shared by the two threads only from this many multiply-adds (M·N·K) on. Measured (bench/threads.ts,
- *  quiet machine): 1 M multiply-adds ran 1.25-1.5x faster on two threads, 0.26 M (a 64-row decode step) 0.5-1.1x:
- *  the dispatch and the helper's wake-up cost tens of microseconds. */
+ *  four runs at load 0.5-1.2): 1 M multiply-adds (512x32x64) ran 1.1-1.5x faster on two threads, 0.26 M (a
+ *  64-row decode step, ~15 us) anywhere from 0.5x to 1.6x: the dispatch and the helper's wake-up cost about as
+ *  much as the work. */
 export const SPLIT_MIN_WORK = 1_000_000;
 /** Attention's multiply-adds are dearer than the packed matmul's (dot products of Dh, exponentials, scalar tails):
- *  each counts this many times against SPLIT_MIN_WORK. Measured: a decode step of 64 sequences over 30 keys
- *  (0.25 M multiply-adds) took 94 us on one thread and 52 us on two (bench/README.md, two threads). */
+ *  each counts this many times against SPLIT_MIN_WORK. Measured once here (best of 20, load 1.2): a decode step
+ *  of 64 sequences over 30 keys (0.25 M multiply-adds) took 94 us on one thread and 52 us on two. */
 const ATTENTION_WORK_WEIGHT = 16;
 /** A shared kernel call is cut into at most this many chunks, about one per CHUNK_WORK multiply-adds: enough that
  *  a helper which starts late (its core busy) leaves the engine's thread little to wait for, few enough that the
