@@ -21,13 +21,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { datasetsFor, optimizerSetupFor, trainingSetupFor } from '../src/app/worker/run-setup.ts';
+import { datasetsFor } from '../src/app/worker/run-setup.ts';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import type { Backend } from '../src/engine/backend.ts';
 import { CpuBackend } from '../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
 import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { policyForConfig } from '../src/rl/policy-setup.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
 import { getPreset } from '../src/rl/presets.ts';
@@ -180,10 +181,7 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
   const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
   const backend = await WasmBackend.create();
   const { train, eval: heldOut } = datasetsFor(config);
-  const policy = createEnginePolicy({
-    backend, config: checkpoint.config, weights: checkpoint.weights, decoder: tokenizer, seed: config.seed,
-    training: trainingSetupFor(config), optimizer: optimizerSetupFor(config),
-  });
+  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer });
   const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
   const steps = [];
   for (let i = 0; i < 2; i++) {

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { datasetsFor, optimizerSetupFor, trainingSetupFor } from '../src/app/worker/run-setup.ts';
+import { datasetsFor } from '../src/app/worker/run-setup.ts';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
@@ -22,6 +22,7 @@ import { WasmBackend } from '../src/engine/backends/wasm.ts';
 import { createEnginePolicy } from '../src/engine/engine-policy.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
+import { policyForConfig } from '../src/rl/policy-setup.ts';
 import { getPreset } from '../src/rl/presets.ts';
 import { createTrainer } from '../src/rl/trainer.ts';
 import { benchTokens, engineForward, median, ortForward } from './browser/measure.ts';
@@ -143,10 +144,7 @@ async function grpoSteps() {
   for (const threads of [1, 2, 2, 1] as const) {
     const backend = await backendFor(threads);
     const { train, eval: heldOut } = datasetsFor(config);
-    const policy = createEnginePolicy({
-      backend, config: checkpoint.config, weights: checkpoint.weights, decoder: tokenizer, seed: config.seed,
-      training: trainingSetupFor(config), optimizer: optimizerSetupFor(config),
-    });
+    const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer });
     const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
     const steps: StepRecord[] = [];
     for (let i = 0; i < 2; i++) {

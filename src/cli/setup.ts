@@ -8,14 +8,14 @@ import { fileURLToPath } from 'node:url';
 import type { Backend } from '../engine/backend.ts';
 import { CpuBackend } from '../engine/backends/cpu.ts';
 import { WasmBackend } from '../engine/backends/wasm.ts';
-import { createEnginePolicy, type EnginePolicy } from '../engine/engine-policy.ts';
+import type { EnginePolicy } from '../engine/engine-policy.ts';
 import { loadHfCheckpoint } from '../engine/io/hf-model.ts';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { Problem } from '../data/problem.ts';
 import type { FileSource } from '../util/file-source.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
-import { optimizerSetup, trainingSetup } from '../rl/policy-setup.ts';
+import { policyForConfig } from '../rl/policy-setup.ts';
 import { problemsForConfig } from '../rl/problems.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
@@ -96,16 +96,7 @@ export async function loadModel(config: ExperimentConfig, backendKind: BackendKi
   const source = modelSource(config);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
   const backend = await openBackend(backendKind);
-  const policy = createEnginePolicy({
-    backend,
-    config: checkpoint.config,
-    weights: checkpoint.weights,
-    decoder: tokenizer,
-    training: trainingSetup(config),
-    optimizer: optimizerSetup(config),
-    seed: config.seed,
-    baseModelName: config.model,
-  });
+  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model });
   return { policy, tokenizer, backend };
 }
 

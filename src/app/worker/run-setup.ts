@@ -20,6 +20,3 @@ export function datasetsFor(config: ExperimentConfig): { train: Problem[]; eval:
     name: config.trainSet === config.evalSet ? config.trainSet : `${config.trainSet} / ${config.evalSet}`,
   };
 }
-
-/** The engine policy's adapters and optimiser for a config: the RL core's definitions (shared with the CLI). */
-export { trainingSetup as trainingSetupFor, optimizerSetup as optimizerSetupFor } from '../../rl/policy-setup.ts';
