@@ -43,7 +43,7 @@ export async function saveCheckpoint(dir: string, trainer: Trainer, policy: Poli
   const pointerTmp = join(dir, `.latest-${process.pid}`);
   await writeFile(pointerTmp, stepDir(state.step));
   await rename(pointerTmp, join(dir, 'latest'));
-  const old = (await readdir(dir)).filter((n) => /^step-\d+$/.test(n)).sort();
+  const old = (await readdir(dir)).filter((n) => /^step-\d+$/.test(n)).toSorted();
   for (const name of old.slice(0, Math.max(0, old.length - keep))) await rm(join(dir, name), { recursive: true, force: true });
   return final;
 }

@@ -34,7 +34,7 @@ export function parseVerifyInput(text: string, source: string): VerifyInput[] {
     try {
       obj = JSON.parse(line);
     } catch (e) {
-      throw new Error(`${where}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      throw new Error(`${where}: not valid JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${where}: expected an object {"gold", "pred"}`);
     const { gold, pred } = obj as Record<string, unknown>;

@@ -24,7 +24,7 @@ describe('rema eval / sweep / verify / export', () => {
     expect(r.stdout).toMatch(/^mine\s+n=\s+2\s+pass@1 0\.00%/m);
     const summary = JSON.parse(readFileSync(join(tmp, 'out/eval_summary.json'), 'utf8')) as { results: { benchmark: string; n: number; by_level: Record<string, unknown> }[] };
     expect(summary.results[0]).toMatchObject({ benchmark: 'mine', n: 2 });
-    expect(Object.keys(summary.results[0].by_level).sort()).toEqual(['Level 1', 'Level 2']);
+    expect(Object.keys(summary.results[0].by_level).toSorted()).toEqual(['Level 1', 'Level 2']);
     const transcripts = readFileSync(join(tmp, 'out/mine_rollouts.jsonl'), 'utf8').trim().split('\n');
     expect(transcripts.length).toBe(2);
     expect(JSON.parse(transcripts[1]).gold).toBe('16');

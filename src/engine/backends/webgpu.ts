@@ -69,12 +69,12 @@ export class WebGpuBackend implements Backend {
   }
 
   constructor(readonly device: GPUDevice, options: WebGpuBackendOptions = {}) {
-    const info = options.adapterInfo;
+    const given = options.adapterInfo;
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-    const software = isSoftwareAdapter(info) || isSoftwareAdapter(known);
+    const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
     this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, wg: 64, attentionSplitKeys: 128 };
-    const described = info ?? known;
+    const described = given ?? known;
     this.description = typeof described === 'string' ? described
       : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
         : 'webgpu device';
@@ -94,8 +94,8 @@ export class WebGpuBackend implements Backend {
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.runtime = new GpuRuntime(device, options.uniformRingBytes);
     device.addEventListener('uncapturederror', this.onDeviceError);
-    void device.lost.then((info) => {
-      if (!this.destroyed) this.deviceError ??= `device lost (${info.reason}): ${info.message}`;
+    void device.lost.then((lost) => {
+      if (!this.destroyed) this.deviceError ??= `device lost (${lost.reason}): ${lost.message}`;
     });
     const dummy = this.newBuffer(16, 'dummy');
     this.context = {

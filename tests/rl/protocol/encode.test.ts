@@ -33,7 +33,7 @@ describe('encodeChat', () => {
     expect(at(0)).toEqual([...first, tok.endOfTurnTokenId]);
     expect(at(1)).toEqual(second);
     // positions ascend and the token before the first trained one ends the generation prompt "assistant\n"
-    expect([...enc.positions].sort((a, b) => a - b)).toEqual(enc.positions);
+    expect(enc.positions.toSorted((a, b) => a - b)).toEqual(enc.positions);
     const promptIds = encodeChat(tok, chat.slice(0, 2), [], true).tokens;
     expect(enc.positions[0]).toBe(promptIds.length);
   });
