@@ -8,7 +8,9 @@ the layout of the hub's "onnx-community" repos, so a frozen agent can run it on 
                                -> logits [B, T, V], present.{l}.key/value [B, Hkv, P+T, Dh]   (B, T, P dynamic)
   <out>/config.json, generation_config.json, tokenizer.json, tokenizer_config.json   copied when present
 
-Usage: /usr/bin/python3 scripts/onnx/export_hf_onnx.py MODEL_DIR [OUT_DIR]   (OUT_DIR defaults to MODEL_DIR)
+Usage: /usr/bin/python3 scripts/onnx/export_hf_onnx.py MODEL_DIR [OUT_DIR] [--external-data]
+  OUT_DIR defaults to MODEL_DIR. --external-data stores the weights beside the graph in onnx/model.onnx_data, the
+  way large hub models ship (protobuf files stop at 2 GB); tests/fixtures/onnx-external is made this way.
 
 The graph is scripts/golden/tiny_decoder.py's forward_with_cache (HF semantics, checked against our engine by the
 golden tests), exported by make_golden.py's export_onnx_with_past, which also checks that prefill + one cached step
@@ -67,11 +69,22 @@ def read_weights(folder):
     return weights
 
 
+def save_external(path):
+    """Rewrite the graph at `path` with every initializer in `<path>_data` (onnx's external-data format)."""
+    import onnx
+
+    model = onnx.load(path)
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=os.path.basename(path) + "_data", size_threshold=0)
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = [a for a in sys.argv[1:] if a != "--external-data"]
+    external = "--external-data" in sys.argv
+    if len(args) not in (1, 2):
         raise SystemExit(__doc__)
-    folder = os.path.abspath(sys.argv[1])
-    out = os.path.abspath(sys.argv[2] if len(sys.argv) == 3 else folder)
+    folder = os.path.abspath(args[0])
+    out = os.path.abspath(args[1] if len(args) == 2 else folder)
     config_path = os.path.join(folder, "config.json")
     if not os.path.exists(config_path):
         raise SystemExit(f"{folder}: config.json missing")
@@ -95,6 +108,8 @@ def main():
     ids = torch.randint(0, cfg["vocab_size"], (1, 8), generator=torch.Generator().manual_seed(1))
     kv_error = export_onnx_with_past(cfg, params, ids, path)
     assert kv_error < 1e-4, f"cached forward differs from the full forward by {kv_error:.2e}"
+    if external:
+        save_external(path)
     if out != folder:
         for name in COPIED:
             if os.path.exists(os.path.join(folder, name)):

@@ -88,6 +88,27 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
     expect(node.fallbacks).toEqual([]);
   });
 
+  it('reads weights stored beside the graph (onnx/model.onnx_data), on node and web, as the single-file model', async () => {
+    // tests/fixtures/onnx-external/tiny-rema: export_hf_onnx.py --external-data of the same weights
+    const external = directoryFileSource(resolve(import.meta.dirname, '../fixtures/onnx-external/tiny-rema'), 'onnx-external/tiny-rema');
+    ort.env.wasm.numThreads = 1;
+    const loaded: string[] = [];
+    const [single, onNode, onWeb] = [
+      await loadOnnxAgent(files, ortNode),
+      await loadOnnxAgent(external, ortNode, { onProgress: (file) => loaded.push(file) }),
+      await loadOnnxAgent(external, ort as unknown as OrtModuleLike, { executionProviders: ['wasm'] }),
+    ];
+    expect(new Set(loaded)).toContain('onnx/model.onnx_data');
+    const tokens = single.tokenizer.encode(single.tokenizer.applyChatTemplate([{ role: 'user', content: 'Tom has 5 cards. He buys 3 more.' }], { addGenerationPrompt: true }));
+    const req = [{ tokens, positions: tokens.slice(1).map((_, t) => t + 1), adapter: null }];
+    const [a, b, c] = [await single.policy.score(req), await onNode.policy.score(req), await onWeb.policy.score(req)];
+    a[0].logprobs.forEach((lp, j) => {
+      expect(b[0].logprobs[j]).toBe(lp); // the same weights and graph on the same runtime: bit for bit
+      expect(Math.abs(c[0].logprobs[j] - lp)).toBeLessThan(1e-4);
+    });
+    for (const agent of [single, onNode, onWeb]) await agent.policy.dispose();
+  });
+
   it('names the missing file or the inconsistent field', async () => {
     const all = Object.fromEntries(
       ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'].map((f) => [f, new Uint8Array(readFileSync(resolve(dir, f)))]),
