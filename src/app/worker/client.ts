@@ -1,6 +1,7 @@
 // The two TrainerClients: the real one (a module Web Worker running session.ts) and the in-process twin
 // (the same session called directly), used where a worker is not available, e.g. component tests.
-// A crash of the worker (uncaught error, failed module load) becomes a fatal `error` event, never silence.
+// A crash of the worker (uncaught error, failed module load) stops it and becomes a fatal `error` event, never
+// silence.
 import type { TrainerClient, WorkerEvent, WorkerRequest } from './protocol.ts';
 
 type Listener = (event: WorkerEvent) => void;
@@ -12,6 +13,9 @@ export function createWorkerClient(): TrainerClient {
   worker.addEventListener('message', (e: MessageEvent<WorkerEvent>) => emit(e.data));
   worker.addEventListener('error', (e: ErrorEvent) => {
     e.preventDefault();
+    // an uncaught error does not stop a worker, but its state can no longer be trusted: stop it (and its helper
+    // thread), so that nothing it still sends contradicts the crash; "Restart the worker" starts a new one
+    worker.terminate();
     emit({ type: 'error', message: `training worker crashed: ${e.message || 'unknown error'}`, fatal: true, requestId: null });
   });
   worker.addEventListener('messageerror', () =>
