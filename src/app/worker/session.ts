@@ -3,7 +3,7 @@
 // one). Every command that touches the policy runs through one queue, so an intervention or an adapter export
 // waits for the current step instead of racing it. Runs in the Web Worker (trainer.worker.ts) or in-process.
 // An ONNX model (onnxruntime-web) can stand in for one agent (config.frozenAgent: it answers, never trains) or be
-// evaluated alone as a VRP baseline; it is loaded once per source and execution provider and kept.
+// evaluated alone as a VRP baseline; onnx-slot.ts keeps it loaded per source and execution provider.
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
@@ -17,9 +17,10 @@ import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
 import { followPlan } from './intervention.ts';
-import { openOnnxModel, type PageOnnxAgent } from './onnx-agent.ts';
+import type { PageOnnxAgent } from './onnx-agent.ts';
+import { OnnxModelSlot } from './onnx-slot.ts';
 import { DEFAULT_ONNX_SPEC } from './onnx-default.ts';
-import { loadOrtWeb, type OrtLoader, type WantedEp } from './onnx-runtime.ts';
+import { loadOrtWeb, type OrtLoader } from './onnx-runtime.ts';
 import type {
   BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, OnnxModelSpec, SessionStatus, WorkerEvent, WorkerRequest,
 } from './protocol.ts';
@@ -75,22 +76,12 @@ function modelName(spec: ModelSpec): string {
   return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }
 
-/** Same key, same ONNX model: a reset or a second evaluation reuses the open session. */
-function onnxKey(spec: OnnxModelSpec, ep: WantedEp): string {
-  if (spec.kind !== 'local') return `${ep}:${spec.kind}:${spec.kind === 'hf' ? `${spec.repo}@${spec.revision}` : spec.name}`;
-  let bytes = 0;
-  for (const f of spec.files.values()) bytes += f.size;
-  return `${ep}:local:${spec.name}:${spec.files.size}:${bytes}`;
-}
-
-
-
 export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
   let loaded: Loaded | null = null;
   let active: Active | null = null;
   /** where the ONNX model comes from (the latest load / reset / loadOnnx request says) */
   let onnxSpec: OnnxModelSpec = DEFAULT_ONNX_SPEC;
-  let onnx: { key: string; model: PageOnnxAgent } | null = null;
+  const onnx = new OnnxModelSlot();
   let wantTraining = false;
   let queue: Promise<unknown> = Promise.resolve();
   /** bumps on every load, so work queued for an older model is dropped */
@@ -127,38 +118,24 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
   };
 
   /** The ONNX model of onnxSpec on the EP that matches the page's backend, loaded unless it already is. */
-  async function ensureOnnx(): Promise<PageOnnxAgent> {
-    const ep: WantedEp = loaded?.backendInfo.kind === 'webgpu' ? 'webgpu' : 'wasm';
-    const key = onnxKey(onnxSpec, ep);
-    if (onnx?.key === key) return onnx.model;
+  function ensureOnnx(): Promise<PageOnnxAgent> {
     const spec = onnxSpec;
-    // a download can take a while: the page shows its byte progress while the status is "loading"
-    status('loading');
-    const source = sourceFor(spec, env.modelsUrl);
-    let model: PageOnnxAgent;
-    try {
-      model = await openOnnxModel(source, modelName(spec), ep, env.loadOrt ?? loadOrtWeb, (file, loadedBytes, total) =>
-        emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
-      );
-    } catch (e) {
-      let message = (e as Error).message;
-      // "<folder>: no ONNX model ..." would repeat the name the sentence already gives
-      if (message.startsWith(`${source.name}: `)) message = message.slice(source.name.length + 2);
-      const layout = /not found|no ONNX model/.test(message)
-        ? '\nAn ONNX model folder has the hub\'s onnx-community layout: config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx (a decoder exported with its KV cache, e.g. by Optimum or scripts/onnx/export_hf_onnx.py), plus onnx/model.onnx_data when the weights are stored outside the graph.'
-        : '';
-      throw new Error(`could not load the ONNX model "${modelName(spec)}": ${message}${layout}`, { cause: e });
-    }
-    // the replaced model's session holds its weights outside the JS heap (WASM memory or GPU buffers)
-    const replaced = onnx?.model.agent.policy;
-    onnx = { key, model };
-    if (replaced && replaced !== active?.frozen?.policy) await replaced.dispose();
-    return model;
+    return onnx.get({
+      spec,
+      ep: loaded?.backendInfo.kind === 'webgpu' ? 'webgpu' : 'wasm',
+      source: sourceFor(spec, env.modelsUrl),
+      name: modelName(spec),
+      loadOrt: env.loadOrt ?? loadOrtWeb,
+      // a download can take a while: the page shows its byte progress while the status is "loading"
+      onLoadStart: () => status('loading'),
+      onProgress: (file, loadedBytes, total) => emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
+      inUse: (policy) => policy === active?.frozen?.policy,
+    });
   }
 
   function emitFrozen(): void {
     const role = active && active.config.frozenAgent !== 'none' ? active.config.frozenAgent : null;
-    emit({ type: 'frozen', role, onnx: onnx?.model.info ?? null });
+    emit({ type: 'frozen', role, onnx: onnx.model?.info ?? null });
   }
 
   async function buildTrainer(config: ExperimentConfig): Promise<Active> {
@@ -168,7 +145,7 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     active?.policy.dispose();
     // an ONNX session only the old trainer held (its model was replaced in ensureOnnx) is freed with it
     const oldFrozen = active?.frozen?.policy;
-    if (oldFrozen && oldFrozen !== onnx?.model.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
+    if (oldFrozen && oldFrozen !== onnx.model?.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
     active = null;
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
