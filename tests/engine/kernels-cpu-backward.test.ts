@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { DType, Tensor } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { logprobBackward } from '../../src/engine/kernels/cpu/logprob.ts';
+import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import {
   dot, numericGrad, randn, refAttention, refLogprob, refRmsnorm, refRope, relErr, silu,
@@ -129,17 +130,15 @@ describe('embeddingBackward and adamw', () => {
     const ids = [5, 2, 5, 7, 5, 2];
     const R = ids.length;
     const dout = randn(rng, R * D), dtable0 = randn(rng, V * D);
-    // the host-side grouping the kernel expects: unique ids, and for each the list of rows holding it
-    const unique = [...new Set(ids)];
-    const rowList = unique.flatMap((id) => ids.flatMap((x, r) => (x === id ? [r] : [])));
-    const rowStart = [0];
-    for (const id of unique) rowStart.push(rowStart[rowStart.length - 1] + ids.filter((x) => x === id).length);
+    // the host-side grouping the kernel expects (unique ids, and for each the list of rows holding it), as the model builds it
+    const { uniqueIds, rowStart, rowList } = groupRowsById(Int32Array.from(ids));
+    const U = uniqueIds.length;
     const t = {
-      dout: put(cpu, dout, [R, D]), uniqueIds: put(cpu, Int32Array.from(unique), [unique.length], 'i32'),
-      rowStart: put(cpu, Int32Array.from(rowStart), [unique.length + 1], 'i32'),
-      rowList: put(cpu, Int32Array.from(rowList), [R], 'i32'), dtable: put(cpu, dtable0, [V, D]),
+      dout: put(cpu, dout, [R, D]), uniqueIds: put(cpu, uniqueIds, [U], 'i32'),
+      rowStart: put(cpu, rowStart, [U + 1], 'i32'),
+      rowList: put(cpu, rowList, [R], 'i32'), dtable: put(cpu, dtable0, [V, D]),
     };
-    cpu.run('embeddingBackward', { t, p: { U: unique.length, D } });
+    cpu.run('embeddingBackward', { t, p: { U, D } });
     const expected = Float64Array.from(dtable0);
     ids.forEach((id, r) => { for (let d = 0; d < D; d++) expected[id * D + d] += dout[r * D + d]; });
     expect(relErr(cpu.f32(t.dtable), expected)).toBeLessThan(1e-6);

@@ -7,6 +7,7 @@ import type { HostArray } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { decodeF16, encodeF16 } from '../../src/engine/io/half-float.ts';
+import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
 import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
@@ -110,15 +111,10 @@ describeWebGpu('WebGPU memory: split tensors, ledger, errors', () => {
     const [V, D] = [90, 7]; // 2520 B: buffers of 73 and 17 rows
     const ids = [0, 89, 73, 72, 36, 73, 0];
     await check('embedding', { ids: i32(ids), table: f32([V, D]), out: f32([ids.length, D]) }, { R: ids.length, D }, ['out']);
-    const unique = [...new Set(ids)];
-    const rowStart = [0], rowList: number[] = [];
-    for (const u of unique) {
-      ids.forEach((id, r) => { if (id === u) rowList.push(r); });
-      rowStart.push(rowList.length);
-    }
+    const { uniqueIds, rowStart, rowList } = groupRowsById(Int32Array.from(ids));
     await check('embeddingBackward', {
-      dout: f32([ids.length, D]), uniqueIds: i32(unique), rowStart: i32(rowStart), rowList: i32(rowList), dtable: f32([V, D]),
-    }, { U: unique.length, D }, ['dtable']);
+      dout: f32([ids.length, D]), uniqueIds: i32([...uniqueIds]), rowStart: i32([...rowStart]), rowList: i32([...rowList]), dtable: f32([V, D]),
+    }, { U: uniqueIds.length, D }, ['dtable']);
   });
 
   it('adamw, axpby and sumSquares chunk by chunk over split flat tensors (n short of the end)', async () => {

@@ -10,6 +10,7 @@ import type { HostArray } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { encodeF16 } from '../../src/engine/io/half-float.ts';
+import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, relMaxErr, type TensorInput } from '../helpers/kernel-compare.ts';
 import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
@@ -237,16 +238,11 @@ describeWebGpu('WebGPU kernels vs the CPU reference', () => {
     await check('embedding', { ids: i32(ids), table: f32([V, D]), out: nan([ids.length, D]) }, { R: ids.length, D }, ['out']);
     const f16Table: TensorInput = { shape: [V, D], data: encodeF16(randn(V * D)), dtype: 'f16' };
     await check('embedding', { ids: i32(ids), table: f16Table, out: f32([ids.length, D]) }, { R: ids.length, D }, ['out']);
-    // CSR grouping of rows by token id, as the model builds it
-    const unique = [...new Set(ids)];
-    const rowStart = [0], rowList: number[] = [];
-    for (const u of unique) {
-      ids.forEach((id, r) => { if (id === u) rowList.push(r); });
-      rowStart.push(rowList.length);
-    }
+    // CSR grouping of rows by token id, by the model's own function
+    const { uniqueIds, rowStart, rowList } = groupRowsById(Int32Array.from(ids));
     await check('embeddingBackward', {
-      dout: f32([ids.length, D]), uniqueIds: i32(unique), rowStart: i32(rowStart), rowList: i32(rowList), dtable: f32([V, D]),
-    }, { U: unique.length, D }, ['dtable']);
+      dout: f32([ids.length, D]), uniqueIds: i32([...uniqueIds]), rowStart: i32([...rowStart]), rowList: i32([...rowList]), dtable: f32([V, D]),
+    }, { U: uniqueIds.length, D }, ['dtable']);
   });
 
   it('logprob, logprobBackward (with dw, padding targets, entropy term) and lmHead over V = 601', async () => {
