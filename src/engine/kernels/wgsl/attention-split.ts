@@ -7,7 +7,7 @@
 //             lse = M + log L (o = 0, lse = 0 when no split saw a key)
 // part: [B*T*H, nSplit, Dh + 2] scratch.
 import { cached, type BindingSpec, type WgslProgram } from './common.ts';
-import { attentionFamilyProgram, store } from './attention.ts';
+import { attentionFamilyProgram, onlineSoftmax, store } from './attention.ts';
 
 const splitParams = {
   n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nSplit: 'u32', keysPerSplit: 'u32',
@@ -32,22 +32,7 @@ function buildAttentionPartialProgram(Dh: number, wg: number): WgslProgram {
   let qBase = qi * DH;
   let lo = max(u32(max(keyStart[b], 0)), split * P.keysPerSplit);
   let hi = min(P.past + t + 1u, (split + 1u) * P.keysPerSplit);
-  var qv: array<vec4<f32>, DH4>;
-  var acc: array<vec4<f32>, DH4>;
-  for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { qv[d4] = q4(qBase, d4) * P.scale; acc[d4] = vec4<f32>(0.0); }
-  var m = -3.0e38;
-  var l = 0.0;
-  for (var j = lo; j < hi; j = j + 1u) {
-    let kvBase = ((P.S * b + j) * P.Hkv + kvh) * DH;
-    var s = 0.0;
-    for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { s = s + dot(qv[d4], k4(kvBase, d4)); }
-    let mNew = max(m, s);
-    let corr = exp(m - mNew);
-    let p = exp(s - mNew);
-    l = l * corr + p;
-    for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { acc[d4] = acc[d4] * corr + p * v4(kvBase, d4); }
-    m = mNew;
-  }
+${onlineSoftmax('for (var j = lo; j < hi; j = j + 1u)', 'P.S * b')}
   let at = gid * (DH + 2u);
   part[at] = m;
   part[at + 1u] = l;

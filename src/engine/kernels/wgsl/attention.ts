@@ -66,20 +66,19 @@ const queryIndex = `  let h = gid % P.H;
   let jEnd = P.past + t;
   let kvRow = P.S * b;`;
 
-function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
-  const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' },
-  ];
-  return build('attention', bindings, Dh, ['q', 'k', 'v'], `${queryIndex}
-  var qv: array<vec4<f32>, DH4>;
+/**
+ * One query row (qBase) against the keys `for (var j = ...)` walks, in one pass with a running max: leaves the max
+ * score m, the sum of exp(s - m) in l, and acc = sum_j exp(s_j - m) v_j. `kvRow` is the sequence's first cache row.
+ * Shared by the whole-row kernel here and the split-key partials (attention-split.ts).
+ */
+export function onlineSoftmax(loop: string, kvRow: string): string {
+  return `  var qv: array<vec4<f32>, DH4>;
   var acc: array<vec4<f32>, DH4>;
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { qv[d4] = q4(qBase, d4) * P.scale; acc[d4] = vec4<f32>(0.0); }
   var m = -3.0e38;
   var l = 0.0;
-  for (var j = j0; j <= jEnd; j = j + 1u) {
-    let kvBase = ((kvRow + j) * P.Hkv + kvh) * DH;
+  ${loop} {
+    let kvBase = ((${kvRow} + j) * P.Hkv + kvh) * DH;
     var s = 0.0;
     for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { s = s + dot(qv[d4], k4(kvBase, d4)); }
     let mNew = max(m, s);
@@ -88,7 +87,17 @@ function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
     l = l * corr + p;
     for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { acc[d4] = acc[d4] * corr + p * v4(kvBase, d4); }
     m = mNew;
-  }
+  }`;
+}
+
+function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
+  const bindings: BindingSpec[] = [
+    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' },
+  ];
+  return build('attention', bindings, Dh, ['q', 'k', 'v'], `${queryIndex}
+${onlineSoftmax('for (var j = j0; j <= jEnd; j = j + 1u)', 'kvRow')}
   let base = qBase;
   if (l == 0.0) {
     lse[lseAt] = 0.0;
