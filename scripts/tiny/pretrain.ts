@@ -27,7 +27,7 @@ import { writeModelCard, type StageRecord } from './model-card.ts';
 import { initTinyWeights, parameterCount, tinyConfigJson, tinyModelConfig, type TinyShape } from './model-init.ts';
 import { drawExample, PRETRAIN_MIX, type MixtureShares } from './mixture.ts';
 import { DEFAULT_MIX } from '../../src/data/tiny-task/traces.ts';
-import { accuracyByLevel, greedyEpisodes, TINY_EVAL_CAPS } from './rollout.ts';
+import { accuracyByLevel, greedyEpisodes, greedyEvalPolicy, TINY_EVAL_CAPS } from './rollout.ts';
 import { REGRESSION_SAMPLE } from './regression-sample.ts';
 
 const { values: args } = parseArgs({
@@ -224,15 +224,7 @@ async function main(): Promise<void> {
   // Evaluate on the plain-SIMD WebAssembly backend, the variant every Node runtime has (tests run there too),
   // so the recorded numbers are reproducible by tests/models/tiny-model.test.ts.
   const files = await policy.saveAdapter('full');
-  const evalPolicy = createEnginePolicy({
-    backend: await WasmBackend.create({ variant: 'simd' }),
-    config,
-    weights: deserializeModelWeights(files['model.safetensors'], config),
-    decoder: tok,
-    training: { mode: 'full', adapters: ['full'] },
-    optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
-    seed,
-  });
+  const evalPolicy = await greedyEvalPolicy(config, deserializeModelWeights(files['model.safetensors'], config), tok, seed);
   const final = await evaluate(evalPolicy, tok, evalSize, config.maxPositionEmbeddings);
   console.log(
     `final eval (${final.episodes.length} held-out, greedy multi-turn): acc ${pct(final.acc.all)} L1 ${pct(final.acc.L1)} ` +

@@ -15,7 +15,26 @@ import type { DialogueTurn } from '../../src/data/tiny-task/traces.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { Problem } from '../../src/data/problem.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
-import type { Policy } from '../../src/engine/policy.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { createEnginePolicy, type EnginePolicy } from '../../src/engine/engine-policy.ts';
+import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
+import type { Policy, TokenDecoder } from '../../src/engine/policy.ts';
+
+/**
+ * The policy the tiny model's recorded accuracies are measured with: its full weights, frozen (lr 0), on the plain
+ * SIMD WASM build (so a recorded number does not depend on whether relaxed SIMD is available).
+ */
+export async function greedyEvalPolicy(config: ModelConfig, weights: ModelWeights, decoder: TokenDecoder, seed = 0): Promise<EnginePolicy> {
+  return createEnginePolicy({
+    backend: await WasmBackend.create({ variant: 'simd' }),
+    config,
+    weights,
+    decoder,
+    training: { mode: 'full', adapters: ['full'] },
+    optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
+    seed,
+  });
+}
 
 export interface RolloutCaps {
   maxRounds: number;

@@ -17,12 +17,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
-import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { readSafetensorsHeader } from '../../src/engine/io/safetensors.ts';
 import { REGRESSION_SAMPLE } from '../../scripts/tiny/regression-sample.ts';
-import { greedyEpisodes } from '../../scripts/tiny/rollout.ts';
+import { greedyEpisodes, greedyEvalPolicy } from '../../scripts/tiny/rollout.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../public/models/tiny-rema');
 const TOLERANCE = 2;
@@ -50,15 +48,7 @@ describe('shipped tiny-rema model', () => {
     const record = JSON.parse(readFileSync(join(MODEL_DIR, 'training-log.json'), 'utf8')) as {
       regression: { size: number; correct: number };
     };
-    const policy = createEnginePolicy({
-      backend: await WasmBackend.create({ variant: 'simd' }),
-      config,
-      weights,
-      decoder: tok,
-      training: { mode: 'full', adapters: ['full'] },
-      optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
-      seed: 0,
-    });
+    const policy = await greedyEvalPolicy(config, weights, tok);
     const sample = REGRESSION_SAMPLE();
     expect(sample).toHaveLength(record.regression.size);
     const episodes = await greedyEpisodes(policy, tok, sample, 'full', config.maxPositionEmbeddings);
