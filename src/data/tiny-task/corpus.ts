@@ -5,8 +5,8 @@ import { Rng } from '../../util/rng.ts';
 import type { ChatMessage } from '../tokenizer.ts';
 import { metaChat, reasoningChat } from './chats.ts';
 import { tinyJudgeItems, tinySpecs } from './dataset.ts';
-import type { TinySplit } from './generator.ts';
-import { judgeTrace } from './judge.ts';
+import type { TinyProblemSpec, TinySplit } from './generator.ts';
+import { judgeTrace, type JudgeItem } from './judge.ts';
 import {
   TINY_JUDGE_META_SYSTEM,
   TINY_JUDGE_REASONING_SYSTEM,
@@ -15,7 +15,9 @@ import {
   TINY_REASONING_SYSTEM,
   TINY_VRP_SYSTEM,
 } from './prompts.ts';
-import { chainOfThoughtTrace, drawVariant, multiTurnTrace, planThenSolveTrace, singleTurnTrace, type TraceMix } from './traces.ts';
+import {
+  chainOfThoughtTrace, drawVariant, multiTurnTrace, planThenSolveTrace, singleTurnTrace, type DialogueTurn, type TraceMix,
+} from './traces.ts';
 
 /** A chat whose assistant messages are the supervised targets. */
 export interface SupervisedChat {
@@ -35,36 +37,54 @@ export interface CorpusOptions {
   mix?: TraceMix;
 }
 
+/** A multi-turn ReMA dialogue as the two agents' supervised chats. */
+export function multiTurnChats(trace: { question: string; turns: readonly DialogueTurn[] }): SupervisedChat[] {
+  return [
+    { kind: 'meta', messages: metaChat(TINY_META_SYSTEM, trace.question, trace.turns) },
+    { kind: 'reasoning', messages: reasoningChat(TINY_REASONING_SYSTEM, trace.question, trace.turns) },
+  ];
+}
+
+/** A judge item's dialogue as the two agents' supervised chats. */
+export function judgeChats(item: JudgeItem): SupervisedChat[] {
+  const turns = judgeTrace(item);
+  return [
+    { kind: 'judge-meta', messages: metaChat(TINY_JUDGE_META_SYSTEM, item.question, turns) },
+    { kind: 'judge-reasoning', messages: reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, turns) },
+  ];
+}
+
+/** Single-turn MAMRP: one plan, then one solution. */
+export function singleTurnChats(spec: TinyProblemSpec): SupervisedChat[] {
+  const single = singleTurnTrace(spec);
+  return [
+    { kind: 'single-meta', messages: metaChat(TINY_META_SYSTEM, single.question, [{ meta: single.plan, reasoning: '' }]) },
+    { kind: 'single-reasoning', messages: reasoningChat(TINY_REASONING_SYSTEM, single.question, [{ meta: single.plan, reasoning: single.solution }]) },
+  ];
+}
+
+/** One agent that plans then solves (MRP). */
+export function mrpChat(spec: TinyProblemSpec): SupervisedChat {
+  const mrp = planThenSolveTrace(spec);
+  return { kind: 'mrp', messages: oneTurn(TINY_MRP_SYSTEM, mrp.question, mrp.response) };
+}
+
+/** One agent that reasons step by step (VRP / CoT). */
+export function vrpChat(spec: TinyProblemSpec): SupervisedChat {
+  const vrp = chainOfThoughtTrace(spec);
+  return { kind: 'vrp', messages: oneTurn(TINY_VRP_SYSTEM, vrp.question, vrp.response) };
+}
+
 /** The ReMA multi-turn chats (and optionally the other formats) for a set of tiny problems. */
 export function supervisedChats(opts: CorpusOptions): SupervisedChat[] {
   const rng = new Rng(opts.seed ^ 0x7ace5);
   const chats: SupervisedChat[] = [];
   const specs = tinySpecs({ split: opts.split, count: opts.problems, seed: opts.seed });
   specs.forEach((spec, i) => {
-    const trace = multiTurnTrace(spec, drawVariant(rng, opts.mix), rng);
-    chats.push({ kind: 'meta', messages: metaChat(TINY_META_SYSTEM, trace.question, trace.turns) });
-    chats.push({ kind: 'reasoning', messages: reasoningChat(TINY_REASONING_SYSTEM, trace.question, trace.turns) });
-    if (opts.formatsEvery > 0 && i % opts.formatsEvery === 0) {
-      const single = singleTurnTrace(spec);
-      chats.push({
-        kind: 'single-meta',
-        messages: metaChat(TINY_META_SYSTEM, single.question, [{ meta: single.plan, reasoning: '' }]),
-      });
-      chats.push({
-        kind: 'single-reasoning',
-        messages: reasoningChat(TINY_REASONING_SYSTEM, single.question, [{ meta: single.plan, reasoning: single.solution }]),
-      });
-      const mrp = planThenSolveTrace(spec);
-      chats.push({ kind: 'mrp', messages: oneTurn(TINY_MRP_SYSTEM, mrp.question, mrp.response) });
-      const vrp = chainOfThoughtTrace(spec);
-      chats.push({ kind: 'vrp', messages: oneTurn(TINY_VRP_SYSTEM, vrp.question, vrp.response) });
-    }
+    chats.push(...multiTurnChats(multiTurnTrace(spec, drawVariant(rng, opts.mix), rng)));
+    if (opts.formatsEvery > 0 && i % opts.formatsEvery === 0) chats.push(...singleTurnChats(spec), mrpChat(spec), vrpChat(spec));
   });
-  for (const item of tinyJudgeItems({ split: opts.split, count: opts.judgeItems, seed: opts.seed })) {
-    const turns = judgeTrace(item);
-    chats.push({ kind: 'judge-meta', messages: metaChat(TINY_JUDGE_META_SYSTEM, item.question, turns) });
-    chats.push({ kind: 'judge-reasoning', messages: reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, turns) });
-  }
+  for (const item of tinyJudgeItems({ split: opts.split, count: opts.judgeItems, seed: opts.seed })) chats.push(...judgeChats(item));
   return chats;
 }
 
