@@ -231,20 +231,25 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     if (result.eval) emitEvaluation(result.eval);
   }
 
+  /** A recoverable failure: report it, and the session is idle again. */
+  const failIdle = (e: unknown) => {
+    fail(e, false);
+    status('idle');
+  };
+
+  /** Greedy held-out evaluation with the current weights. */
+  async function evaluateActive(trainer: Trainer): Promise<void> {
+    status('evaluating');
+    emitEvaluation(await trainer.evaluate());
+    status('idle');
+  }
+
   /** evalBeforeTrain: the baseline evaluation, which also puts the first rollouts on screen */
   function scheduleBaseline(): void {
-    enqueue(
-      async () => {
-        if (!active || !active.config.evalBeforeTrain || active.trainer.state().step > 0) return;
-        status('evaluating');
-        emitEvaluation(await active.trainer.evaluate());
-        status('idle');
-      },
-      (e) => {
-        fail(e, false);
-        status('idle');
-      },
-    );
+    enqueue(async () => {
+      if (!active || !active.config.evalBeforeTrain || active.trainer.state().step > 0) return;
+      await evaluateActive(active.trainer);
+    }, failIdle);
   }
 
   /** Train: one step per queue slot, so other requests (intervene, export) interleave between steps. */
@@ -318,31 +323,17 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
         wantTraining = false;
         break;
       case 'step':
-        enqueue(
-          async () => {
-            status('stepping');
-            await runStep();
-            status('idle');
-          },
-          (e) => {
-            fail(e, false);
-            status('idle');
-          },
-        );
+        enqueue(async () => {
+          status('stepping');
+          await runStep();
+          status('idle');
+        }, failIdle);
         break;
       case 'evaluate':
-        enqueue(
-          async () => {
-            if (!active) throw new Error('no trainer: load a model first');
-            status('evaluating');
-            emitEvaluation(await active.trainer.evaluate());
-            status('idle');
-          },
-          (e) => {
-            fail(e, false);
-            status('idle');
-          },
-        );
+        enqueue(async () => {
+          if (!active) throw new Error('no trainer: load a model first');
+          await evaluateActive(active.trainer);
+        }, failIdle);
         break;
       case 'loadOnnx':
         enqueue(
