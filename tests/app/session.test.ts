@@ -1,17 +1,12 @@
 // The worker's session run in-process (the same code the Web Worker runs) on the real engine and trainer: load
 // a local model folder (the committed tiny Qwen2.5 fixture) on the CPU backend, run a step, intervene on a
 // plan, export the adapter. Sizes are minimal so the file takes seconds.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/presets.ts';
-import { startSession } from './session-driver.ts';
+import { folderFiles, startSession } from './session-driver.ts';
 
 const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
-
-function folderFiles(): Map<string, File> {
-  return new Map(readdirSync(folder).map((name) => [name, new File([readFileSync(join(folder, name))], name)]));
-}
 
 const config = {
   ...getPreset('tiny-default'),
@@ -32,7 +27,7 @@ const config = {
 describe('in-process session on the real engine', () => {
   it('loads a local folder, trains a step, follows an edited plan, exports the adapter', async () => {
     const s = startSession();
-    const ready = await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles() }, backend: 'cpu', config }, 'ready');
+    const ready = await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(folder) }, backend: 'cpu', config }, 'ready');
     expect(ready.backend.kind === 'wasm' || ready.backend.kind === 'cpu').toBe(true);
     expect(ready.backend.cpuReason).toContain('backend menu');
     expect(ready.model).toMatchObject({ name: 'local: tiny-qwen', architecture: 'qwen2' });
