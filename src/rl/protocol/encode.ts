@@ -5,6 +5,8 @@
 // string, not the length cap), the end-of-turn token that closes it; all positions of message k carry turn id k.
 // The same encoding gives the generation prompt (addGenerationPrompt), so what the model was sampled from and
 // what it is trained on are the same tokens up to the re-tokenisation of the generated text (as in the code).
+// Any length encodes; a prompt over the config's maxPromptTokens is then not generated from (the rollout marks the
+// episode as an overflow, ./rollout.ts).
 
 import type { ChatMessage, ChatTokenizer } from '../../data/tokenizer.ts';
 
@@ -52,6 +54,12 @@ function encode(tokenizer: ChatTokenizer, text: string): number[] {
   return ids;
 }
 
+/** Appends `ids` to `out` one by one: a spread (`out.push(...ids)`) passes every id as an argument and overflows
+ *  the call stack on long texts (a problem of a few hundred KB is a few hundred thousand tokens). */
+function append(out: number[], ids: readonly number[]): void {
+  for (const id of ids) out.push(id);
+}
+
 function mustExtend(prefix: string, full: string, where: string): string {
   if (!full.startsWith(prefix))
     throw new Error(
@@ -80,7 +88,7 @@ export function encodeChat(
     if (messages[i].role !== 'assistant') continue;
     // template text up to this assistant message's content
     const prompt = render(tokenizer, messages.slice(0, i), true);
-    tokens.push(...encode(tokenizer, mustExtend(text, prompt, 'encodeChat')));
+    append(tokens, encode(tokenizer, mustExtend(text, prompt, 'encodeChat')));
     const contentIds = encode(tokenizer, messages[i].content);
     const t = training[turn];
     if (t?.train) {
@@ -89,7 +97,7 @@ export function encodeChat(
         turns.push(turn);
       }
     }
-    tokens.push(...contentIds);
+    append(tokens, contentIds);
     // the text that closes the message (e.g. "<|im_end|>\n"): its first token is the end-of-turn token
     const closed = render(tokenizer, messages.slice(0, i + 1), false);
     const closing = encode(tokenizer, mustExtend(prompt + messages[i].content, closed, 'encodeChat'));
@@ -101,11 +109,11 @@ export function encodeChat(
       positions.push(tokens.length);
       turns.push(turn);
     }
-    tokens.push(...closing);
+    append(tokens, closing);
     text = closed;
     turn += 1;
   }
   const full = render(tokenizer, messages, addGenerationPrompt);
-  tokens.push(...encode(tokenizer, mustExtend(text, full, 'encodeChat')));
+  append(tokens, encode(tokenizer, mustExtend(text, full, 'encodeChat')));
   return { tokens, positions, turns };
 }

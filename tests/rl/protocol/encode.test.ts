@@ -42,4 +42,13 @@ describe('encodeChat', () => {
     const enc = encodeChat(tok, chat, [{ train: false, endedNormally: true }, { train: true, endedNormally: true }], false);
     expect(new Set(enc.turns)).toEqual(new Set([1]));
   });
+
+  it('encodes a problem of a few hundred KB (hundreds of thousands of tokens) without overflowing the stack', () => {
+    const problem = 'Ann has 3 apples and buys 12 more. '.repeat(10_000);
+    const long: ChatMessage[] = [chat[0], { role: 'user', content: problem }, { role: 'assistant', content: problem }];
+    const enc = encodeChat(tok, long, [{ train: true, endedNormally: true }], true);
+    expect(enc.tokens.length).toBeGreaterThan(200_000);
+    expect(enc.tokens).toEqual(tok.encode(tok.applyChatTemplate(long, { addGenerationPrompt: true })));
+    expect(enc.positions.length).toBe(tok.encode(problem).length + 1);
+  });
 });
