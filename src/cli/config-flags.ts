@@ -1,12 +1,14 @@
 // Turns the command line's config flags into a validated ExperimentConfig:
 //   --preset NAME | --config FILE.json   the base (a config file may itself say "extends": "<preset>")
-//   --set key=value (repeatable)         any field; the value is read as JSON when it parses, else as a string
+//   --set key=value (repeatable)         any field; the value is read as JSON when it parses (numbers must be
+//                                        finite), else as a string
 //   --steps N, --seed S                  shorthands for the two most common overrides
 //   --frozen-agent meta|reasoning        sets frozenAgent (the model that runs it is a command's --frozen-model)
 
 import { readFile } from 'node:fs/promises';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { getPreset, resolveConfig } from '../rl/presets.ts';
+import { intFlag, setValue } from './flags.ts';
 
 export interface ConfigFlags {
   preset?: string;
@@ -21,17 +23,7 @@ export function parseSetFlag(flag: string): [string, unknown] {
   const eq = flag.indexOf('=');
   if (eq <= 0) throw new Error(`--set ${flag}: expected key=value`);
   const key = flag.slice(0, eq);
-  const raw = flag.slice(eq + 1);
-  try {
-    return [key, JSON.parse(raw)];
-  } catch {
-    return [key, raw];
-  }
-}
-
-function intFlag(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a non-negative integer, got "${value}"`);
-  return Number(value);
+  return [key, setValue(key, flag.slice(eq + 1))];
 }
 
 export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentConfig> {
@@ -51,8 +43,8 @@ export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentCon
     const [k, v] = parseSetFlag(s);
     overrides[k] = v;
   }
-  if (flags.steps !== undefined) overrides.steps = intFlag('steps', flags.steps);
-  if (flags.seed !== undefined) overrides.seed = intFlag('seed', flags.seed);
+  if (flags.steps !== undefined) overrides.steps = intFlag('--steps', flags.steps);
+  if (flags.seed !== undefined) overrides.seed = intFlag('--seed', flags.seed);
   if (flags.frozenAgent !== undefined) overrides.frozenAgent = flags.frozenAgent;
   return validateConfig(overrides, 'command line (--set / --steps / --seed / --frozen-agent)', base);
 }

@@ -8,6 +8,7 @@ import { exportVerl } from '../rl/export-verl.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
+import { intFlag, intListFlag } from './flags.ts';
 import {
   BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
 } from './setup.ts';
@@ -68,12 +69,13 @@ export function buildProgram(): Command {
     .addOption(frozenModelOption())
     .option('--quiet', 'no progress output')
     .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean; frozenModel?: string }) => {
+      const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
       const config = await configFromFlags(o);
       const s = await runTrain({
         config,
         out: o.out,
         backend: o.backend,
-        saveEvery: Number(o.saveEvery),
+        saveEvery,
         progress: progressMode(o.quiet),
         ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
       });
@@ -101,6 +103,7 @@ export function buildProgram(): Command {
     .addOption(frozenModelOption())
     .option('--quiet', 'no progress bar')
     .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean; onnx?: string; frozenModel?: string }) => {
+      const limit = intFlag('--limit', o.limit);
       const config = await configFromFlags(o);
       // default: the config's own held-out set
       const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
@@ -111,7 +114,7 @@ export function buildProgram(): Command {
         backend: o.backend,
         benchmarks,
         files,
-        limit: Number(o.limit),
+        limit,
         ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
         ...(o.out ? { out: o.out } : {}),
         progress: !o.quiet && process.stderr.isTTY,
@@ -131,6 +134,7 @@ export function buildProgram(): Command {
     .addOption(threadsOption())
     .option('--quiet', 'no per-step lines')
     .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
+      const seeds = intListFlag('--seeds', o.seeds);
       const base = await configFromFlags(o);
       const text = existsSync(o.grid) ? await readFile(o.grid, 'utf8') : o.grid;
       let json: unknown;
@@ -139,10 +143,6 @@ export function buildProgram(): Command {
       } catch (e) {
         throw new Error(`--grid: not JSON (${(e as Error).message})`, { cause: e });
       }
-      const seeds = o.seeds.split(',').map((s) => {
-        if (!/^\d+$/.test(s.trim())) throw new Error(`--seeds: "${s}" is not a non-negative integer`);
-        return Number(s);
-      });
       const rows = await runSweep({ base, grid: parseGrid(json, '--grid'), seeds, out: o.out, backend: o.backend, progress: o.quiet ? 'none' : 'lines' });
       process.stdout.write(`${o.out}/summary.csv: ${rows.length} runs\n`);
     });
