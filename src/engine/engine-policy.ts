@@ -240,7 +240,7 @@ export class EnginePolicy implements Policy {
     const t = this.trainable(adapter);
     const r = await t.optimizer.step();
     if (r.applied) t.mergedFresh = false;
-    return { gradNorm: r.gradNorm, lr: r.lr };
+    return { gradNorm: r.gradNorm, lr: r.lr, applied: r.applied };
   }
 
   async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {

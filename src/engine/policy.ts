@@ -68,6 +68,8 @@ export interface OptimizerStepResult {
   /** global gradient norm before clipping */
   gradNorm: number;
   lr: number;
+  /** false when the update was skipped because the gradients were not finite (NaN / Inf); absent means applied */
+  applied?: boolean;
 }
 
 export interface Policy {

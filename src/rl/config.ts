@@ -189,6 +189,13 @@ export interface ExperimentConfig {
   ppoEpochs: number;
   /** Optimiser steps per epoch (rollout rows split evenly). Code script: 1; paper text: 4. */
   miniBatches: number;
+  /**
+   * Stop the run after this many consecutive steps with non-finite numbers (NaN or infinite log-probs, entropy,
+   * loss or gradient norm: the run has diverged, e.g. from too high a learning rate, and AdamW skips every update
+   * from then on); 0 = never stop. Every such step is flagged in its metrics (`nonfinite`) either way. Not in the
+   * ReMA code (verl trains on). Default 3. Configs written before this field existed read as 3.
+   */
+  maxNonFiniteSteps: number;
 
   // ---- evaluation -----------------------------------------------------------------------------------
   /** Greedy evaluation on the held-out set every this many steps (`test_freq`); 0 = never. Code: 10. */
@@ -275,6 +282,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   gradClip: { kind: 'number', min: 0 },
   ppoEpochs: { kind: 'int', min: 1 },
   miniBatches: { kind: 'int', min: 1 },
+  maxNonFiniteSteps: { kind: 'int', min: 0 },
   evalEvery: { kind: 'int', min: 0 },
   evalBeforeTrain: { kind: 'bool' },
 };
@@ -283,7 +291,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
  * Fields added to version 1 after configs were already saved (URL state, saved runs, run JSON, --config files,
  * checkpoints): a config without one of them reads as this value, so older records keep loading.
  */
-export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = { frozenAgent: 'none' };
+export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = { frozenAgent: 'none', maxNonFiniteSteps: 3 };
 
 export class ConfigError extends Error {
   constructor(message: string) {

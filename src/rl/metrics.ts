@@ -45,6 +45,16 @@ export interface MetricsRecord {
   /** number of trained rows (agent conversations) and trained tokens this step */
   rows_trained?: number;
   tokens_trained?: number;
+  // Divergence. A quantity that went NaN or infinite is NaN in memory and null in metrics.jsonl (JSON has no NaN);
+  // these fields, present only on such steps, say so instead of leaving a silent null (or a placeholder 0).
+  /** true when some number of this step's update was NaN or infinite */
+  nonfinite?: true;
+  /** which: "logprobs" (any forward), "entropy", "loss", "grad_norm" */
+  nonfinite_quantities?: string[];
+  /** consecutive non-finite steps up to and including this one (the run stops at config.maxNonFiniteSteps) */
+  nonfinite_streak?: number;
+  /** optimiser steps skipped this step because the gradients were not finite (the weights did not move) */
+  updates_skipped?: number;
 }
 
 export interface TurnRecord {

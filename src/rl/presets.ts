@@ -79,6 +79,7 @@ const REMA_MULTITURN: ExperimentConfig = {
   gradClip: 1.0,
   ppoEpochs: 1,
   miniBatches: 1,
+  maxNonFiniteSteps: 3,
   evalEvery: 10,
   evalBeforeTrain: true,
 };

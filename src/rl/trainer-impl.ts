@@ -8,6 +8,9 @@
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
 // tokenizer and is left out of every later phase: rows are built for the trainable agents only.
+// Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
+// quantities, the streak of such steps, skipped optimiser updates); after config.maxNonFiniteSteps of them in a
+// row StepResult.stop tells the driver to end the run (train/divergence.ts words the message).
 // All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
@@ -21,6 +24,7 @@ import { promptsFor } from './prompts/index.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
+import { divergenceMessage } from './train/divergence.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
 import { needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
 import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './trainer.ts';
@@ -197,7 +201,10 @@ export function createTrainer(opts: TrainerOptions): Trainer {
             emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
           ),
     );
-    state = { ...state, step: stepNo };
+    const nonfinite = upd?.nonfinite ?? [];
+    const streak = nonfinite.length > 0 ? (state.nonfiniteStreak ?? 0) + 1 : 0;
+    state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}) };
+    if (streak === 0) delete state.nonfiniteStreak;
 
     let evalResult: EvalResult | null = null;
     const evalNow = evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
@@ -224,8 +231,18 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       rows_trained: rows.length,
       tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
       ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
+      ...(streak > 0
+        ? { nonfinite: true as const, nonfinite_quantities: nonfinite, nonfinite_streak: streak, updates_skipped: upd?.skippedUpdates ?? 0 }
+        : {}),
     };
-    return { metrics, rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)), ...(evalResult ? { eval: evalResult } : {}) };
+    const stop = streak > 0 && config.maxNonFiniteSteps > 0 && streak >= config.maxNonFiniteSteps ? divergenceMessage(metrics, config) : null;
+    if (streak > 0) emit({ type: 'log', step: stepNo, message: divergenceMessage(metrics, config) });
+    return {
+      metrics,
+      rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)),
+      ...(evalResult ? { eval: evalResult } : {}),
+      ...(stop ? { stop } : {}),
+    };
   }
 
   return {
@@ -237,7 +254,9 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
       for (const key of ['step', 'cursor', 'epoch'] as const)
         if (!Number.isInteger(s[key]) || s[key] < 0) throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
-      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch };
+      const streak = s.nonfiniteStreak ?? 0;
+      if (!Number.isInteger(streak) || streak < 0) throw new Error(`trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`);
+      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch, ...(streak > 0 ? { nonfiniteStreak: streak } : {}) };
     },
   };
 }

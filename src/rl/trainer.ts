@@ -52,6 +52,12 @@ export interface StepResult {
   rollouts: RolloutRecord[];
   /** the evaluation run at the end of this step, when it was an evaluation step */
   eval?: EvalResult;
+  /**
+   * Set when the run must stop after this step: config.maxNonFiniteSteps consecutive steps had NaN / infinite
+   * numbers (metrics.nonfinite). A human-readable reason naming the step, the quantities and what to change;
+   * drivers (CLI, page) end training and show it.
+   */
+  stop?: string;
 }
 
 export interface EvalResult {
@@ -76,6 +82,8 @@ export interface TrainerState {
   /** data order: position in the current epoch's seeded permutation, and the epoch */
   cursor: number;
   epoch: number;
+  /** consecutive steps with non-finite numbers so far (absent in states saved before it existed: 0) */
+  nonfiniteStreak?: number;
 }
 
 export interface Trainer {

@@ -123,6 +123,8 @@ export const knobs: readonly Knob[] = [
     note: 'Passes over each step\'s rollouts (ppo_epochs). Code: 1, fully on-policy, so clipping is inactive.' },
   { key: 'miniBatches', label: 'mini-batches', group: 'Optimiser', control: int(1, 64),
     note: 'Optimiser steps per epoch. Code script: 1; the paper text says 4. More than 1 makes the ratio and clipping matter.' },
+  { key: 'maxNonFiniteSteps', label: 'stop after NaN steps', group: 'Optimiser', control: int(0, 1000), advanced: true,
+    note: 'Stop training after this many consecutive steps with NaN / infinite loss, log-probs or gradients (the run diverged, usually from too high a learning rate); 0 = never stop. Not in the ReMA code.' },
   // Data & evaluation
   { key: 'trainSet', label: 'train set', group: 'Data & evaluation', control: select('tiny-arith', 'tiny-judge', 'math133', 'math500', 'math8k', 'gsm8k', 'file'),
     note: 'Training problems. tiny-arith / tiny-judge: the embedded generator. math133: the paper\'s 133-sample ablation set. math8k: MATH levels 3-5 (main runs).' },

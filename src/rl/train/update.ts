@@ -5,6 +5,10 @@
 // pass was skipped (fully on-policy, no KL) the ratio is exactly 1 and the coefficients need no log-probs.
 // Each row also keeps the per-token ratio and clip code of the last loss that saw it (row.view, for the
 // rollout inspector); recording them changes no number of the loss.
+// Divergence is reported, not hidden: log-probs, entropies, the loss and gradient norms that are NaN or infinite
+// are named in UpdateStats.nonfinite, and an update the optimiser skipped for non-finite gradients is counted.
+// When fully on-policy the loss is computed from placeholder log-probs (ratio exactly 1); it is still reported as
+// NaN when the backward's own forward gave non-finite log-probs, since the loss at those weights is undefined.
 
 import type { Policy, ScoreRequest } from '../../engine/policy.ts';
 import { Rng } from '../../util/rng.ts';
@@ -24,6 +28,23 @@ export interface UpdateStats {
   gradNorm: number;
   lr: number;
   optimizerSteps: number;
+  /** the quantities that were NaN or infinite somewhere in this update (empty when all were finite) */
+  nonfinite: NonFiniteQuantity[];
+  /** optimiser steps skipped because the gradient norm was not finite */
+  skippedUpdates: number;
+}
+
+/** What can go non-finite in an update: per-token log-probs (any pass), entropies, the loss, the gradient norm. */
+export type NonFiniteQuantity = 'logprobs' | 'entropy' | 'loss' | 'grad_norm';
+const QUANTITIES: readonly NonFiniteQuantity[] = ['logprobs', 'entropy', 'loss', 'grad_norm'];
+
+/** True when every value is finite (one pass, stops at the first bad value). */
+export function allFinite(values: ArrayLike<number>): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v - v !== 0) return false; // NaN - NaN and Inf - Inf are NaN
+  }
+  return true;
 }
 
 export function lossOptions(config: ExperimentConfig): LossOptions {
@@ -87,6 +108,8 @@ export async function updatePolicy(
   let gradNormSum = 0;
   let lr = 0;
   let steps = 0;
+  let skipped = 0;
+  const nonfinite = new Set<NonFiniteQuantity>();
   const total = config.ppoEpochs * Math.min(config.miniBatches, rows.length);
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
     for (const chunk of miniBatchIndices(rows.length, config.miniBatches, rng)) {
@@ -131,14 +154,24 @@ export async function updatePolicy(
         for (const h of res.entropy) entropySum += h;
         entropyCount += res.entropy.length;
       }
+      const badLogp =
+        results.some((res) => !allFinite(res.logprobs)) ||
+        mb.some((r, i) => !allFinite(current[i]) || (r.refLogp !== null && !allFinite(r.refLogp)));
+      if (badLogp) nonfinite.add('logprobs');
+      if (results.some((res) => !allFinite(res.entropy))) nonfinite.add('entropy');
+      // with non-finite log-probs the loss at these weights is undefined, even where placeholders gave a number
+      const batchLoss = badLogp ? Number.NaN : loss.loss;
+      if (!Number.isFinite(batchLoss)) nonfinite.add('loss');
       for (const a of adapters) {
         const step = await policy.optimizerStep(a);
         gradNormSum += step.gradNorm;
+        if (!Number.isFinite(step.gradNorm)) nonfinite.add('grad_norm');
+        if (step.applied === false) skipped += 1;
         lr = step.lr;
         steps += 1;
       }
       weightsMoved = true;
-      lossSum += loss.loss;
+      lossSum += batchLoss;
       klSum += loss.kl;
       lowSum += loss.clipFracLow;
       highSum += loss.clipFracHigh;
@@ -156,5 +189,7 @@ export async function updatePolicy(
     gradNorm: mean(gradNormSum, steps),
     lr,
     optimizerSteps: steps,
+    nonfinite: QUANTITIES.filter((q) => nonfinite.has(q)),
+    skippedUpdates: skipped,
   };
 }
