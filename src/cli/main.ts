@@ -87,6 +87,11 @@ export function buildProgram(): Command {
           (evals.length > 0 ? `, eval accuracy ${evals[0].accuracy.toFixed(3)} (step ${evals[0].step}) -> ${evals.at(-1)!.accuracy.toFixed(3)} (step ${evals.at(-1)!.step})` : '') +
           '\n',
       );
+      if (s.stopped !== undefined) {
+        // the run diverged (config.maxNonFiniteSteps): its files are complete up to that step, but it did not finish
+        process.stderr.write(`rema train: stopped at step ${s.steps} of ${config.steps}: the run diverged (warnings above; maxNonFiniteSteps ${config.maxNonFiniteSteps})\n`);
+        process.exitCode = 3;
+      }
     });
 
   configOptions(program.command('eval').description('greedy pass@1 per benchmark'))

@@ -8,6 +8,9 @@
 //                    frozen model itself is never saved, and a resumed run must name the same --frozen-model
 // Restarted on the same --out after a kill, it resumes from the last checkpoint and drops log lines written
 // after it, so the finished files are what an uninterrupted run writes (the trainer is deterministic).
+// A step with NaN / infinite numbers prints a "warning: diverged at step N ..." line on stderr (also with
+// --quiet); after config.maxNonFiniteSteps of them in a row the run stops with everything written and
+// checkpointed so far, TrainSummary.stopped says why, and `rema train` exits with status 3.
 
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { ADDED_FIELD_DEFAULTS, type AgentRole, type ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
+import { divergenceMessage } from '../rl/train/divergence.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
 import { readLatestCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
@@ -50,6 +54,8 @@ export interface TrainSummary {
   steps: number;
   metrics: MetricsRecord[];
   evals: EvalLine[];
+  /** why the run stopped before config.steps (it diverged: StepResult.stop); absent when it ran to the end */
+  stopped?: string;
 }
 
 export interface EvalLine {
@@ -189,6 +195,9 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     lastEval = e.accuracy.toFixed(3);
     say(`step 0: eval_accuracy ${lastEval} (${e.n} problems, ${e.time_s.toFixed(1)} s)`);
   }
+  // divergence is reported whatever the progress mode (it is not progress); above a progress bar on its own line
+  const warn = (line: string) => process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
+  let stopped: string | undefined;
   let newSteps = 0;
   while (trainer.state().step < config.steps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
     const ticker = bar ? setInterval(() => bar.update({ phase }), 500) : null;
@@ -209,6 +218,11 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
       `step ${m.step}/${config.steps}: reward ${m.reward_mean.toFixed(3)} acc ${m.accuracy.toFixed(3)}` +
         `${m.eval_accuracy !== undefined ? ` eval_accuracy ${m.eval_accuracy.toFixed(3)}` : ''} turns ${m.turns_mean.toFixed(2)} (${t.toFixed(1)} s)`,
     );
+    if (m.nonfinite) warn(`warning: ${divergenceMessage(m, config)}`);
+    if (r.stop) {
+      stopped = r.stop;
+      break;
+    }
   }
   bar?.stop();
   policy.dispose();
@@ -219,5 +233,6 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     steps: trainer.state().step,
     metrics: await readJsonl<MetricsRecord>(files.metrics),
     evals: await readJsonl<EvalLine>(files.evals),
+    ...(stopped !== undefined ? { stopped } : {}),
   };
 }
