@@ -95,13 +95,13 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['28\\%', 'The stock lost $\\boxed{28\\%}$ in total.', true],
     ['28\\%', 'The final answer is 28 percent', true], // MV
     ['28\\%', 'the loss is \\boxed{28} percent', true], // MV: percent after the box
-    ['20', 'so \\boxed{20\\%}', false],
+    ['20', 'so \\boxed{20\\%}', true], // a percent sign against a plain gold: also read as a unit
     ['0.2', 'so \\boxed{20\\%}', true],
     ['12.5\\%', '\\boxed{\\frac{1}{8}}', true],
     // ours: a percent sign written after the box also reads as a unit (MATH500 solutions end "\boxed{10}\%")
     ['10', 'so $r = x - 1 = \\boxed{10}\\%$.', true],
     ['10', 'the area decreased by $\\boxed{10}$ percent.', true],
-    ['10', 'the area decreased by $\\boxed{10\\%}$.', false],
+    ['10', 'the area decreased by $\\boxed{10\\%}$.', true],
     ['10\\%, 20\\%', '\\boxed{0.2, 0.1}', true], // each list item keeps its own percent sign
     ['10\\%, 20\\%', '\\boxed{10, 20}', false],
   ],
@@ -282,7 +282,7 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['5', '\\boxed{x}', false],
     ['5', '\\boxed{5 \\pm 1}', false],
     ['1331, 1728', '\\boxed{1331, 1728, 2197}', false],
-    ['5', '\\boxed{x = 3 = 4 = 5}', false], // a chain of guesses; a consistent chain (x = 2+3 = 5) still scores
+    ['5', '\\boxed{x = 3 = 4 = 5}', true], // an equation chain is read at its last link (Math-Verify take_last_relation)
     ['5', '\\boxed{x = 2+3 = 6-1}', true],
   ],
   // [MV] known false positives / negatives from Math-Verify's issue tracker (#14, #41, #64), expected behaviour

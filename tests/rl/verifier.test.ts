@@ -12,8 +12,12 @@ describe('extractAnswer', () => {
     expect(extractAnswer('\\boxed{\\left\\{ 1, \\{2\\} \\right\\}}')).toBe('\\{ 1, \\{2\\} \\}');
   });
 
-  it('joins boxes separated by a short "and" / "or" / comma into one list answer (Math-Verify, < 70 characters)', () => {
-    expect(extractAnswer('First \\boxed{1}. Later, after a short step, \\boxed{2}')).toBe('1,2');
+  it('joins boxes separated by punctuation or a few words with "and" / "or" into one list answer (Math-Verify)', () => {
+    expect(extractAnswer('First \\boxed{1}. Later, after a short step, \\boxed{2}')).toBe('2'); // prose: a second attempt
+    expect(extractAnswer('so \\boxed{1}\\boxed{2}')).toBe('1,2');
+    expect(extractAnswer('\\boxed{1} papers and \\boxed{2} bins')).toBe('1,2');
+    expect(extractAnswer('\\boxed{1} no no no no no \\boxed{2}')).toBe('2');
+    expect(extractAnswer('\\boxed{004}. But let me check again: the correct answer is \\boxed{004}')).toBe('004');
     expect(extractAnswer('$x = \\boxed{2}$ or $x = \\boxed{-3}$')).toBe('2,-3');
     expect(extractAnswer('\\boxed{2} and then, after a long explanation of at least seventy characters here, \\boxed{3}')).toBe('3');
   });

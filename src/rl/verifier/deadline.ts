@@ -14,7 +14,11 @@ export class VerifierTimeout extends Error {
 export class Deadline {
   private readonly endsAt: number;
 
-  constructor(readonly budgetMs: number) {
+  /**
+   * `floatRounding`: decimal places kept when a decimal number is compared (Math-Verify float_rounding); it
+   * travels with the deadline because both belong to one check and reach every recursive step.
+   */
+  constructor(readonly budgetMs: number, readonly floatRounding = 6) {
     this.endsAt = Date.now() + budgetMs;
   }
 

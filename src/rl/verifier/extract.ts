@@ -85,7 +85,18 @@ export function hasBoxed(text: string): boolean {
 }
 
 const PERCENT_AFTER = /^\s*\$*\s*(?:\\%|%|percentage|percent|pct)/;
-const SEPARATOR = /and|or|,|;/;
+/**
+ * Text between two boxes that joins them into one answer: nothing but punctuation (`\boxed{1}\boxed{2}`,
+ * `\boxed{1}, \boxed{2}`), or at most five words one of which is `and` / `or` (`\boxed{1} papers and \boxed{2}`).
+ * Longer prose (`\boxed{4}. But let me check again ... \boxed{4}`) separates two attempts, and only the last counts.
+ */
+function joinsBoxes(between: string): boolean {
+  const t = between.replace(/\\(?:quad|qquad|text\s*\{\s*(and|or)\s*\}|[,;:! ])/g, ' $1 ').replace(/[$()\\]/g, ' ').trim();
+  if (t.length >= 40) return false;
+  if (!/[a-zA-Z]/.test(t)) return true;
+  const words = t.match(/[a-zA-Z]+/g) ?? [];
+  return words.length <= 5 && words.some((w) => w === 'and' || w === 'or');
+}
 
 /**
  * The last box plus earlier boxes chained to it by a short separator (`\boxed{1}, \boxed{2}`), joined by `,`
@@ -97,7 +108,7 @@ export function lastBoxedAnswer(text: string): { content: string; end: number; p
   const parts = [boxes[0].content.trim()];
   for (let k = 1; k < boxes.length; k++) {
     const between = text.slice(boxes[k].end, boxes[k - 1].start);
-    if (between.length >= 70 || !SEPARATOR.test(between)) break;
+    if (between.length >= 70 || !joinsBoxes(between)) break;
     parts.unshift(boxes[k].content.trim());
   }
   const percent = PERCENT_AFTER.test(text.slice(boxes[0].end, boxes[0].end + 24));
@@ -112,42 +123,63 @@ const ENV_PATTERNS: RegExp[] = [
   /(?<![\\\d$])\$((?:\\\$|[^\n$])+?)(?<!\\)\$/g,
   /\\\(((?:[^\\\n]|\\(?!\)))+?)\\\)/g,
 ];
-const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+`;
+const NUMBER = String.raw`-?(?:\d{1,3}(?:,\d{3})+(?!,\d)|\d{1,3}(?: \d{3})+(?! ?\d)|\d+,\d{1,2}(?![\d,])|0,\d+(?![\d,])|\d{4,},\d+(?![\d,])|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?|-?\.\d+`;
+
+/**
+ * A plain number as written in prose: space thousands separators (`1 000`) go, and a decimal comma (`2,74`,
+ * `0,111`, `1000,99`: not a group of three digits after a 1-3 digit head) becomes a point. Inside LaTeX a comma
+ * separates answers, so only plain-number matches are read this way.
+ */
+function plainNumber(text: string, isPlain: boolean): string {
+  if (!isPlain) return text;
+  if (/^-?\d{1,3}(?: \d{3})+$/.test(text)) return text.replace(/ /g, '');
+  if (/^-?(?:\d+,\d{1,2}|0,\d+|\d{4,},\d+)$/.test(text)) return text.replace(',', '.');
+  return text;
+}
 // Not inside a word (AZYUK2A), an argument ({2}), a superscript or a subscript; units may follow (1,000.99m).
 const PLAIN_NUMBER = new RegExp(String.raw`(?<![\w.{^_\\])(${NUMBER})(\s*(?:%|percent(?:age)?|pct))?(?!\d|\.\d)`, 'g');
 
 interface Located extends AnswerCandidate {
+  start: number;
   end: number;
 }
 
-function lastMatch(re: RegExp, text: string, offset: number, source: AnswerSource, group = 1): Located | null {
-  let best: Located | null = null;
+function allMatches(re: RegExp, text: string, offset: number, source: AnswerSource, group = 1): Located[] {
+  const out: Located[] = [];
   re.lastIndex = 0;
   for (const m of text.matchAll(re)) {
     const body = m[group];
     if (body === undefined || body.trim() === '') continue;
     const end = offset + m.index + m[0].length;
     const percent = PERCENT_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 24)) || /%|percent|pct/.test(m[2] ?? '');
-    if (!best || end >= best.end) best = { text: body.trim(), source, percent, end };
+    out.push({ text: plainNumber(body.trim(), re === PLAIN_NUMBER), source, percent, start: offset + m.index, end });
   }
-  return best;
+  return out;
 }
+
+/** Environments joined by `and` / `or` / a comma (`$1$ and $2$`, `$21,16$ or $11$`) are one answer, as in Math-Verify. */
+const ENV_JOIN = /^\s*(?:,?\s*(?:and|or)|,)\s*$/;
 
 /** Last LaTeX environment or plain number inside `text`. */
 function lastEnvOrNumber(text: string, offset: number, source: AnswerSource): Located | null {
-  let best: Located | null = null;
-  for (const re of ENV_PATTERNS) {
-    const m = lastMatch(re, text, offset, source === 'plain-number' ? 'latex-env' : source);
-    if (m && (!best || m.end > best.end)) best = m;
+  const envSource = source === 'plain-number' ? 'latex-env' : source;
+  const envs = ENV_PATTERNS.flatMap((re) => allMatches(re, text, offset, envSource)).toSorted((a, b) => a.end - b.end);
+  let best: Located | null = envs.length > 0 ? { ...envs[envs.length - 1] } : null;
+  if (best) {
+    for (let k = envs.length - 2; k >= 0 && k >= envs.length - 6; k--) {
+      if (envs[k].end > best.start || !ENV_JOIN.test(text.slice(envs[k].end - offset, best.start - offset))) break;
+      best = { ...best, text: `${envs[k].text},${best.text}`, start: envs[k].start };
+    }
   }
-  const n = lastMatch(PLAIN_NUMBER, text, offset, source);
+  const numbers = allMatches(PLAIN_NUMBER, text, offset, source);
+  const n = numbers.length > 0 ? numbers[numbers.length - 1] : null;
   if (n && (!best || n.end > best.end)) best = n;
   return best;
 }
 
 /** First env/number right after an anchor (`final answer is`, `answer:`), searched in `after` only. */
 function firstEnvOrNumber(after: string, source: AnswerSource, maxStart = 8): AnswerCandidate | null {
-  let best: { c: AnswerCandidate; start: number } | null = null;
+  let best: { c: AnswerCandidate; start: number; end: number; env: boolean } | null = null;
   for (const re of [...ENV_PATTERNS, PLAIN_NUMBER]) {
     re.lastIndex = 0;
     const m = re.exec(after);
@@ -155,10 +187,27 @@ function firstEnvOrNumber(after: string, source: AnswerSource, maxStart = 8): An
     if (!m || m[1] === undefined) continue;
     if (!best || m.index < best.start) {
       const percent = PERCENT_AFTER.test(after.slice(m.index + m[0].length, m.index + m[0].length + 24)) || /%|percent|pct/.test(m[2] ?? '');
-      best = { c: { text: m[1].trim(), source, percent }, start: m.index };
+      const c = { text: plainNumber(m[1].trim(), re === PLAIN_NUMBER), source, percent };
+      best = { c, start: m.index, end: m.index + m[0].length, env: re !== PLAIN_NUMBER };
     }
   }
-  return best && best.start <= maxStart ? best.c : null;
+  if (!best || best.start > maxStart) return null;
+  // `$12$ and $13$`: environments joined by and / or / a comma are one answer.
+  for (let k = 0, end = best.end; best.env && k < 5; k++) {
+    const sep = /^\s*(?:,?\s*(?:and|or)|,)\s*/.exec(after.slice(end));
+    if (!sep) break;
+    const rest = after.slice(end + sep[0].length);
+    const next = ENV_PATTERNS.map((re) => {
+      re.lastIndex = 0;
+      const m = re.exec(rest);
+      re.lastIndex = 0;
+      return m && m.index === 0 && m[1] !== undefined ? m : null;
+    }).find((m) => m !== null);
+    if (!next) break;
+    best.c = { ...best.c, text: `${best.c.text},${next[1].trim()}` };
+    end += sep[0].length + next[0].length;
+  }
+  return best.c;
 }
 
 /**
@@ -184,13 +233,13 @@ export function extractCandidates(response: string): AnswerCandidate[] {
   // Priority 50: last box vs "final answer ... is X"; the one that ends later first.
   const group: Located[] = [];
   const box = lastBoxedAnswer(response);
-  if (box) group.push({ text: box.content, source: 'boxed', percent: box.percent, end: box.end });
+  if (box) group.push({ text: box.content, source: 'boxed', percent: box.percent, start: 0, end: box.end });
   const fa = [...tail.matchAll(/final answer.{0,100}?\s+is:?\s*/gi)];
   if (fa.length > 0) {
     const m = fa[fa.length - 1];
     const at = m.index + m[0].length;
     const c = firstEnvOrNumber(tail.slice(at, at + 400), 'final-answer');
-    if (c) group.push({ ...c, end: offset + at + c.text.length });
+    if (c) group.push({ ...c, start: offset + at, end: offset + at + c.text.length });
   }
   group.sort((a, b) => b.end - a.end);
   out.push(...group.map(({ text, source, percent }) => ({ text, source, percent })));

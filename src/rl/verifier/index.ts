@@ -8,7 +8,7 @@ import { Deadline, VerifierTimeout } from './deadline.ts';
 import { extractCandidates } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { computeEngine, parseAnswer, type Value } from './parse.ts';
-import { equal } from './compare.ts';
+import { equal, FLOAT_ROUNDING } from './compare.ts';
 
 export { hasBoxed } from './extract.ts';
 export { normalizeAnswer } from './normalize.ts';
@@ -46,7 +46,8 @@ function firstParsed(text: string, dl: Deadline): Parsed {
     let withoutPercent: Value | null = null;
     try {
       value = parseAnswer(normalized, c.percent, dl);
-      if (value && c.percent) withoutPercent = parseAnswer(normalized, false, dl);
+      // A percent sign after the box or inside it: also read without it (a gold of 20 for "what percent ...").
+      if (value && (c.percent || normalized.includes('\\%'))) withoutPercent = parseAnswer(normalized.replace(/\\%/g, ''), false, dl);
     } catch (e) {
       if (e instanceof VerifierTimeout) throw e;
       value = null; // a parser failure on one candidate: try the next, as Math-Verify does
@@ -71,9 +72,16 @@ export function extractAnswer(text: string): string | null {
  * Is `prediction` a correct answer to a problem whose reference answer is `gold`?
  * The gold is read as `\boxed{gold}` (ReMA's math_verify.compute_score).
  */
-export function verifyMath(gold: string, prediction: string, opts: { timeoutMs?: number } = {}): VerifyResult {
+export interface VerifyOptions {
+  /** Wall-clock budget of the check (default DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Decimal places compared when a decimal is involved (default 6, Math-Verify's); a gold with more places keeps them all. */
+  floatRounding?: number;
+}
+
+export function verifyMath(gold: string, prediction: string, opts: VerifyOptions = {}): VerifyResult {
   computeEngine(); // one-time library warm-up, outside the budget of this check
-  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.floatRounding ?? FLOAT_ROUNDING);
   let extracted: string | null = null;
   try {
     const goldParsed = firstParsed(`\\boxed{${gold}}`, dl);

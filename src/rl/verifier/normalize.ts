@@ -75,7 +75,7 @@ export function normalizeAnswer(raw: string): string {
   s = s.replace(LEFT_RIGHT, (_m, d: string) => (d === '.' ? '' : d));
   s = s.replace(/\\(?:!|,|;|:|quad|qquad)\s*/g, (m) => (m.startsWith('\\!') ? '' : ' '));
   s = s.replace(/~/g, ' ');
-  s = s.replace(/\{\s*,\s*\}/g, ',');
+  s = s.replace(/\s*\{\s*,\s*\}\s*/g, ',');
   s = s.replace(/\\\$|\$/g, '');
   s = s.replace(/\\(?:d|t|c)frac(?![a-zA-Z])/g, '\\frac');
   s = s.replace(FONT_COMMANDS, '\\text');

@@ -238,6 +238,9 @@ export function magnitudeLog10(node: Json, depth = 0): number {
       const n = Math.pow(10, Math.min(m[0] ?? 0, 308));
       return n * 0.302;
     }
+    case 'Multiply': return sum;
+    case 'Rational':
+    case 'Divide': return m[0] ?? 1; // |a / b| <= |a| for the integer-like denominators of answers; a bound, not a value
     case 'Sqrt':
     case 'Root':
     case 'Ln':

@@ -211,6 +211,23 @@ function parseJson(latex: string): Json | null {
 }
 
 /**
+ * A ratio `a:b` on either side of an equation reads as a/b (`V_1:V_2 = 11:21`, `7:32`); a time of day (`12:00`)
+ * and `:=` stay as written.
+ */
+function ratiosAsFractions(s: string): string {
+  if (!s.includes(':') || s.includes(':=') || /\\colon/.test(s)) return s;
+  return s
+    .split('=')
+    .map((side) => {
+      const parts = side.split(':');
+      if (parts.length !== 2 || parts.some((p) => p.trim() === '')) return side;
+      if (/^\s*\d{1,2}:\d{2}\s*$/.test(side)) return `\\text{${side.trim()}}`; // 12:00 is a time: compared as written
+      return `\\frac{${parts[0].trim()}}{${parts[1].trim()}}`;
+    })
+    .join('=');
+}
+
+/**
  * Parse one normalised answer into a Value; null when it does not parse or a guard refuses it
  * (too long, nested too deep, a value with astronomically many digits).
  */
@@ -242,8 +259,11 @@ export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Valu
     if (!/^(?:[-+]?[\d.,\s/]+|\(?[a-zA-Z]\)?)$/.test(inner)) return { kind: 'text', text: inner };
     s = inner.replace(/^\((.)\)$/, '$1');
   }
-  const json = parseJson(s);
+  let json = parseJson(ratiosAsFractions(s));
   dl.check();
+  // An equation chain that does not parse as a whole (`1 = \zzz = x = 0`) is read at its last link.
+  const links = s.split('=');
+  if (json === null && links.length > 2 && links.at(-1)!.trim() !== '') json = parseJson(ratiosAsFractions(links.at(-1)!));
   if (json === null) return null;
   const value = fromJson(json, s, dl);
   if (!value) return null;
