@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { Charts } from './components/charts/Charts.tsx';
 import { ConfigPanel } from './components/ConfigPanel.tsx';
 import { Controls } from './components/Controls.tsx';
+import { DivergenceAlarm } from './components/DivergenceAlarm.tsx';
 import { EchoTrapAlarm } from './components/EchoTrapAlarm.tsx';
 import { ErrorBanner } from './components/ErrorBanner.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
@@ -58,6 +59,7 @@ export function App() {
         </aside>
         <main className="main">
           <ErrorBanner />
+          <DivergenceAlarm />
           <EchoTrapAlarm />
           <nav className="tabs" role="tablist">
             {tabs.map((t) => (

@@ -125,8 +125,8 @@ export type WorkerEvent =
   /** a phase of the current step started (rollout, reward, update, ...) */
   | { type: 'phase'; step: number; phase: string }
   | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[] }
-  /** continuous training stopped: Pause, the config's step count reached, or an error */
-  | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' }
+  /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
+  | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
   | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] }
   | { type: 'intervention'; requestId: number; result: InterventionResult }

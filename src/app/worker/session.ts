@@ -224,11 +224,13 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
     emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts });
   }
 
-  async function runStep(): Promise<void> {
+  /** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
+  async function runStep(): Promise<string | null> {
     if (!active) throw new Error('no trainer: load a model first');
     const result = await active.trainer.step();
     emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
     if (result.eval) emitEvaluation(result.eval);
+    return result.stop ?? null;
   }
 
   /** A recoverable failure: report it, and the session is idle again. */
@@ -269,7 +271,15 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
           return;
         }
         status('training');
-        await runStep();
+        const stop = await runStep();
+        if (stop !== null) {
+          // diverged (config.maxNonFiniteSteps): the page's divergence banner says why, from the step's metrics
+          wantTraining = false;
+          emit({ type: 'phase', step: active.trainer.state().step, phase: `stopped: diverged at step ${active.trainer.state().step}` });
+          emit({ type: 'stopped', reason: 'diverged' });
+          status('idle');
+          return;
+        }
         if (wantTraining) scheduleTraining();
         else {
           emit({ type: 'stopped', reason: 'paused' });
