@@ -13,5 +13,8 @@ export default defineConfig({
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
+  // Pre-bundling scans the page and its workers only: bench/browser pages import a runtime that only the benchmark
+  // driver provides, and scanning them made `npm start` open with "Failed to run dependency scan".
+  optimizeDeps: { entries: ['index.html', 'src/app/**/*.{ts,tsx}'] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
 });

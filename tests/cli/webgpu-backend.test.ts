@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
+import { requireDawnDevice } from '../helpers/webgpu.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
@@ -28,11 +29,10 @@ function train(backend: string, out: string): string {
 type Turn = { role: string; text: string };
 const turnTexts = (rows: Record<string, unknown>[]) => rows.map((r) => (r.turns as Turn[]).map((t) => `${t.role}: ${t.text}`));
 
-const device = await tryRequestDawnDevice();
-if (!device && process.env.CI === 'true') throw new Error('CI=true but Dawn found no WebGPU adapter (set VK_ICD_FILENAMES to SwiftShader)');
-device?.device.destroy();
+const device = requireDawnDevice(await tryRequestDawnDevice());
+device.device.destroy();
 
-describe.skipIf(!device)('rema train --backend webgpu', () => {
+describe('rema train --backend webgpu', () => {
   it('trains a step on Dawn with the same rollouts and rewards as the WASM backend', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-webgpu-'));
     const output = train('webgpu', join(tmp, 'webgpu'));

@@ -26,6 +26,7 @@ import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { createLoraAdapter, LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { requireDawnDevice } from '../helpers/webgpu.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/golden');
 const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
@@ -37,11 +38,7 @@ type BackendFactory = () => Promise<Backend>;
 async function webgpuFactory(): Promise<BackendFactory | null> {
   if (!existsSync(webgpuPath)) return null;
   const { tryRequestDawnDevice } = await import('../../src/cli/webgpu-device.ts');
-  const found = await tryRequestDawnDevice();
-  if (!found) {
-    if (process.env.CI === 'true') throw new Error('CI=true but Dawn found no WebGPU adapter (set VK_ICD_FILENAMES to SwiftShader)');
-    return null;
-  }
+  const found = requireDawnDevice(await tryRequestDawnDevice());
   const mod = (await import(/* @vite-ignore */ webgpuPath)) as { WebGpuBackend: { create(d: GPUDevice, o?: object): Backend } };
   return async () => mod.WebGpuBackend.create(found.device, { adapterInfo: found.adapterInfo });
 }

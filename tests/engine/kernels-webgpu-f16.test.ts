@@ -7,7 +7,7 @@
 // wrong f16 path. Only LoRA gradients are compared (an f16 base is frozen).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
@@ -19,12 +19,12 @@ import { runSequences } from '../../src/engine/model/decoder.ts';
 import { createLoraAdapter, LORA_MODULE, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
-import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/golden');
 const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'model.safetensors'))).toSorted() : [];
 
-describeWebGpu('f16 base weights on WebGPU vs the CPU with the same rounded weights', () => {
+describe('f16 base weights on WebGPU vs the CPU with the same rounded weights', () => {
   it.each(fixtures)('%s: log-probs, entropies and LoRA gradients', async (name) => {
     const dir = join(root, name);
     const files: Record<string, Uint8Array> = {};
@@ -38,7 +38,7 @@ describeWebGpu('f16 base weights on WebGPU vs the CPU with the same rounded weig
       positions: Array.from({ length: T - 1 }, (_, i) => i + 1),
     }));
     const coef = Float32Array.from({ length: 2 * (T - 1) }, (_, i) => Math.sin(i + 1));
-    const dev = (await getTestDevice())!;
+    const dev = (await getTestDevice());
     const gpu = WebGpuBackend.create(dev.device, { f16Storage: 'always' });
     const results = [];
     for (const [be, dtype] of [[new CpuBackend(), 'f32'], [gpu, 'f16']] as Array<[Backend, 'f32' | 'f16']>) {

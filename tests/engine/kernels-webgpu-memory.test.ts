@@ -2,7 +2,7 @@
 // artificially low limit of 2 KiB, so a [300, 13] f32 weight becomes 8 buffers), every kernel that meets such
 // tensors (matmul in each layout, lmHead, logprob*, embedding*, adamw, axpby, sumSquares) against the CPU
 // reference, vocabulary chunking with a tiny scratch budget, the allocation ledger, and the error messages.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostArray } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
@@ -10,7 +10,7 @@ import { decodeF16, encodeF16 } from '../../src/engine/io/half-float.ts';
 import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
-import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 
 const TOL = 1e-5;
 const TOL_EXP = 1e-4;
@@ -40,9 +40,9 @@ async function check<K extends Parameters<typeof compareKernel>[2]>(
   return r.test;
 }
 
-describeWebGpu('WebGPU memory: split tensors, ledger, errors', () => {
+describe('WebGPU memory: split tensors, ledger, errors', () => {
   beforeAll(async () => {
-    device = (await getTestDevice())!.device;
+    device = (await getTestDevice()).device;
     split = WebGpuBackend.create(device, { maxStorageBufferBindingSize: LIMIT });
   });
   afterAll(() => split?.destroy());

@@ -2,14 +2,14 @@
 // against the same policy on the CPU backend, with a tiny random model: every kernel in the order and with the
 // buffer reuse that real use produces. Greedy generations must give the same tokens; log-probs agree within
 // 1e-4 of their max, before and after two optimiser steps (LoRA with two adapters, and full fine-tuning).
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { createEnginePolicy, type TrainingSetup } from '../../src/engine/engine-policy.ts';
 import type { GenerateRequest, GradientRequest, SamplingParams } from '../../src/engine/policy.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
-import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 
 const cfg = tinyConfig({ vocabSize: 37, hiddenSize: 20, intermediateSize: 28, headDim: 6, numHeads: 4, numKvHeads: 2 });
@@ -47,9 +47,9 @@ const setups: Array<[string, TrainingSetup]> = [
   ['full', { mode: 'full', adapters: ['all'] }],
 ];
 
-describeWebGpu('the engine Policy on WebGPU vs CPU', () => {
+describe('the engine Policy on WebGPU vs CPU', () => {
   it.each(setups)('%s: greedy tokens, log-probs, gradient norms and log-probs after two AdamW steps', async (_name, training) => {
-    const dev = (await getTestDevice())!;
+    const dev = (await getTestDevice());
     const gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
     const ref = await run(new CpuBackend(), training);
     const got = await run(gpu, training);

@@ -5,7 +5,7 @@
 // at positions up to 40000 (exact integer angle reduction and our own sin/cos); 1e-4 where an exp/log chain is
 // involved (attention, logprob and their backwards) and for RoPE with an explicit f32 invFreq tensor (the
 // angle is formed in f32 there: ~6e-5 rad at position 1000).
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostArray } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
@@ -13,7 +13,7 @@ import { encodeF16 } from '../../src/engine/io/half-float.ts';
 import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, relMaxErr, type TensorInput } from '../helpers/kernel-compare.ts';
-import { describeWebGpu, getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 
 const TOL = 1e-5;
 const TOL_EXP = 1e-4;
@@ -43,9 +43,9 @@ async function check<K extends Parameters<typeof compareKernel>[2]>(
   return r.test;
 }
 
-describeWebGpu('WebGPU kernels vs the CPU reference', () => {
+describe('WebGPU kernels vs the CPU reference', () => {
   beforeAll(async () => {
-    const dev = (await getTestDevice())!;
+    const dev = (await getTestDevice());
     gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
   });
   afterAll(() => gpu?.destroy());
