@@ -3,23 +3,28 @@
 // progress bar; prints a table and writes a JSON summary plus every transcript when --out is given.
 // With --onnx an ONNX model (onnx-community layout) is the policy of every role instead of an engine model (the VRP
 // baseline of any ONNX model: --preset vrp --onnx ...); with --frozen-model it plays the config's frozen agent.
+// Every input is checked before a model loads: the benchmarks and problem files (errors name file:line), that
+// --out can be written, and that a --checkpoint was trained under this config (model, finetune, paramMode, LoRA
+// shape: a mismatch would evaluate the base model). Each benchmark's result is reported before its files are written.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { loadProblems, SHARED_DATASETS, SHIPPED_DATASETS } from '../data/datasets.ts';
 import type { Problem } from '../data/problem.ts';
 import { tinyArithProblems, tinyJudgeProblems } from '../data/tiny-task/dataset.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
 import type { RolloutRecord } from '../rl/metrics.ts';
+import { adapterNames } from '../rl/policy-setup.ts';
 import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts';
 import type { Policy } from '../engine/policy.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { createTrainer, type FrozenAgentOptions } from '../rl/trainer.ts';
-import { loadCheckpointAdapters, readLatestCheckpoint } from './checkpoint.ts';
+import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, type LoadedCheckpoint } from './checkpoint.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
+import { writeNamed } from './run-files.ts';
 import { loadModel, PUBLIC_DATA, sharedDataDir, userFile, type BackendKind } from './setup.ts';
 
 export const BENCHMARKS = [...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(SHARED_DATASETS), 'tiny-arith', 'tiny-judge'])];
@@ -43,6 +48,10 @@ export interface EvalOptions {
   frozenModel?: string;
   /** where to say what runs the models (backend, ONNX runtime and execution provider) */
   log?: (line: string) => void;
+  /** where to say that a damaged checkpoint was skipped (default: stderr, whatever `log` is) */
+  warn?: (line: string) => void;
+  /** called with each benchmark's result as soon as it is known, before its files are written */
+  onResult?: (result: BenchmarkResult) => void;
 }
 
 interface EvalPolicy {
@@ -54,7 +63,7 @@ interface EvalPolicy {
 }
 
 /** The policies an evaluation runs: an ONNX model for every role, or the engine model (+ a frozen ONNX agent). */
-async function evalPolicies(opts: EvalOptions, say: (line: string) => void): Promise<EvalPolicy> {
+async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, say: (line: string) => void): Promise<EvalPolicy> {
   const { config } = opts;
   if (opts.onnx !== undefined) {
     if (opts.checkpoint) throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
@@ -70,10 +79,7 @@ async function evalPolicies(opts: EvalOptions, say: (line: string) => void): Pro
     throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
   const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
   say(`backend: ${backend.description}`);
-  if (opts.checkpoint) {
-    const latest = await readLatestCheckpoint(join(opts.checkpoint, 'checkpoints'));
-    await loadCheckpointAdapters(latest ? latest.path : opts.checkpoint, policy);
-  }
+  if (ckpt) await loadIntoPolicy(ckpt, policy);
   let frozen: FrozenAgentOptions | undefined;
   if (config.frozenAgent !== 'none') {
     const agent = await loadCliOnnxAgent(opts.frozenModel!);
@@ -109,58 +115,117 @@ async function benchmarkProblems(name: string): Promise<Problem[]> {
   throw new Error(`unknown benchmark "${name}"; known: ${BENCHMARKS.join(', ')} (or pass --file F.jsonl)`);
 }
 
+/** Fields that shape the trained parameters: a checkpoint evaluated under other values would load into nothing. */
+const RUN_FIELDS = ['modelSource', 'model', 'finetune', 'paramMode'] as const;
+const LORA_FIELDS = ['loraRank', 'loraAlpha', 'loraTargets'] as const;
+
+const show = (v: unknown) => JSON.stringify(v);
+
+/** Refuses a checkpoint whose run (its config.json) trained other parameters than `config` describes. */
+async function checkRunConfig(runDir: string, config: ExperimentConfig, given: string): Promise<void> {
+  const file = join(runDir, 'config.json');
+  if (!existsSync(file)) return;
+  let run: Record<string, unknown>;
+  try {
+    run = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`${file}: cannot read the run's config (${(e as Error).message})`, { cause: e });
+  }
+  const fields: readonly (keyof ExperimentConfig)[] = [...RUN_FIELDS, ...(run.finetune === 'lora' && config.finetune === 'lora' ? LORA_FIELDS : [])];
+  const diffs = fields.filter((f) => f in run && show(run[f]) !== show(config[f])).map((f) => `${f} is ${show(run[f])} in ${file} but ${show(config[f])} here`);
+  if (diffs.length > 0)
+    throw new Error(`--checkpoint ${given}: the checkpoint does not match this evaluation's config: ${diffs.join('; ')} (evaluate it under the run's config: --config ${file})`);
+}
+
+/** The checkpoint --checkpoint names (a run folder: its newest intact checkpoint; or one checkpoint folder), read and checked. */
+async function evalCheckpoint(given: string, config: ExperimentConfig, warn: (line: string) => void): Promise<LoadedCheckpoint> {
+  const adapters = adapterNames(config);
+  if (existsSync(join(given, 'checkpoints'))) {
+    await checkRunConfig(given, config, given);
+    const found = await newestIntactCheckpoint(join(given, 'checkpoints'), adapters, async () => {}, warn, { withOptimizers: false });
+    if (!found) throw new Error(`--checkpoint ${given}: the run has no checkpoint yet (${join(given, 'checkpoints')} holds none)`);
+    return found.ckpt;
+  }
+  if (existsSync(join(given, 'state.json'))) {
+    await checkRunConfig(dirname(dirname(given)), config, given);
+    const ckpt = await readCheckpoint(given, false);
+    checkAdapters(ckpt, adapters);
+    return ckpt;
+  }
+  throw new Error(`--checkpoint ${given}: neither a run folder (with checkpoints/) nor a checkpoint folder (with state.json)`);
+}
+
+/** --out must be a folder this process can write to: checked before the evaluation spends any time. */
+async function checkWritable(dir: string): Promise<void> {
+  const probe = join(dir, `.rema-write-check-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  } catch (e) {
+    throw new Error(`--out ${dir}: cannot write there (${(e as Error).message})`, { cause: e });
+  }
+}
+
 export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
   const { config } = opts;
-  const sets: { name: string; problems: Promise<Problem[]> }[] = [
-    ...opts.benchmarks.map((b) => ({ name: b, problems: benchmarkProblems(b) })),
-    ...opts.files.map((f) => {
-      const { source, path } = userFile(f);
-      return { name: basename(f).replace(/\.jsonl$/, ''), problems: loadProblems(source, path) };
-    }),
-  ];
+  const warn = opts.warn ?? ((line: string) => process.stderr.write(`rema: ${line}\n`));
+  // every input is read and checked before a model loads
+  const sets: { name: string; problems: Problem[] }[] = [];
+  for (const b of opts.benchmarks) sets.push({ name: b, problems: await benchmarkProblems(b) });
+  for (const f of opts.files) {
+    const { source, path } = userFile(f);
+    sets.push({ name: basename(f).replace(/\.jsonl$/, ''), problems: await loadProblems(source, path) });
+  }
   if (sets.length === 0) throw new Error('nothing to evaluate: give --benchmarks or --file');
-  const run = await evalPolicies(opts, opts.log ?? (() => {}));
+  if (opts.out) await checkWritable(opts.out);
+  if (opts.checkpoint && opts.onnx !== undefined) throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
+  const ckpt = opts.checkpoint ? await evalCheckpoint(opts.checkpoint, config, warn) : null;
+  const run = await evalPolicies(opts, ckpt, opts.log ?? (() => {}));
   const chunk = opts.chunk ?? 32;
   const results: BenchmarkResult[] = [];
-  if (opts.out) await mkdir(opts.out, { recursive: true });
-  for (const set of sets) {
-    const problems = subset(await set.problems, opts.limit, 2);
-    const bar = opts.progress ? new SingleBar({ format: ` ${set.name} {bar} {value}/{total} | acc {acc}`, stream: process.stderr }) : null;
-    bar?.start(problems.length, 0, { acc: '-' });
-    const t0 = Date.now();
-    let correct = 0;
-    const levels: Record<string, { n: number; correct: number }> = {};
-    const transcripts: RolloutRecord[] = [];
-    for (let i = 0; i < problems.length; i += chunk) {
-      const part = problems.slice(i, i + chunk);
-      const trainer = createTrainer({
-        config: { ...run.config, evalSize: 0 },
-        policy: run.policy,
-        tokenizer: run.tokenizer,
-        ...(run.frozen ? { frozen: run.frozen } : {}),
-        train: part,
-        eval: part,
-      });
-      const r = await trainer.evaluate();
-      r.rollouts.forEach((roll, j) => {
-        const level = part[j].level ?? 'all';
-        const l = (levels[level] ??= { n: 0, correct: 0 });
-        l.n += 1;
-        if (roll.correct) {
-          l.correct += 1;
-          correct += 1;
-        }
-        transcripts.push({ ...roll, group: i + j });
-      });
-      bar?.update(Math.min(i + chunk, problems.length), { acc: (correct / Math.min(i + chunk, problems.length)).toFixed(3) });
+  try {
+    for (const set of sets) {
+      const problems = subset(set.problems, opts.limit, 2);
+      const bar = opts.progress ? new SingleBar({ format: ` ${set.name} {bar} {value}/{total} | acc {acc}`, stream: process.stderr }) : null;
+      bar?.start(problems.length, 0, { acc: '-' });
+      const t0 = Date.now();
+      let correct = 0;
+      const levels: Record<string, { n: number; correct: number }> = {};
+      const transcripts: RolloutRecord[] = [];
+      for (let i = 0; i < problems.length; i += chunk) {
+        const part = problems.slice(i, i + chunk);
+        const trainer = createTrainer({
+          config: { ...run.config, evalSize: 0 },
+          policy: run.policy,
+          tokenizer: run.tokenizer,
+          ...(run.frozen ? { frozen: run.frozen } : {}),
+          train: part,
+          eval: part,
+        });
+        const r = await trainer.evaluate();
+        r.rollouts.forEach((roll, j) => {
+          const level = part[j].level ?? 'all';
+          const l = (levels[level] ??= { n: 0, correct: 0 });
+          l.n += 1;
+          if (roll.correct) {
+            l.correct += 1;
+            correct += 1;
+          }
+          transcripts.push({ ...roll, group: i + j });
+        });
+        bar?.update(Math.min(i + chunk, problems.length), { acc: (correct / Math.min(i + chunk, problems.length)).toFixed(3) });
+      }
+      bar?.stop();
+      const by_level = Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { n: v.n, accuracy: v.correct / v.n }]));
+      const res = { benchmark: set.name, n: problems.length, accuracy: problems.length > 0 ? correct / problems.length : 0, by_level, time_s: (Date.now() - t0) / 1000 };
+      results.push(res);
+      opts.onResult?.(res);
+      if (opts.out) await writeNamed(join(opts.out, `${set.name}_rollouts.jsonl`), transcripts.map((t) => JSON.stringify(t)).join('\n') + '\n');
     }
-    bar?.stop();
-    const by_level = Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { n: v.n, accuracy: v.correct / v.n }]));
-    const res = { benchmark: set.name, n: problems.length, accuracy: problems.length > 0 ? correct / problems.length : 0, by_level, time_s: (Date.now() - t0) / 1000 };
-    results.push(res);
-    if (opts.out) await writeFile(join(opts.out, `${set.name}_rollouts.jsonl`), transcripts.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  } finally {
+    run.dispose();
   }
-  run.dispose();
-  if (opts.out) await writeFile(join(opts.out, 'eval_summary.json'), JSON.stringify({ config: config.name, results }, null, 2) + '\n');
+  if (opts.out) await writeNamed(join(opts.out, 'eval_summary.json'), JSON.stringify({ config: config.name, results }, null, 2) + '\n');
   return results;
 }

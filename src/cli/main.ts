@@ -114,7 +114,7 @@ export function buildProgram(): Command {
       const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
       const benchmarks = o.benchmarks ? o.benchmarks.split(',').map((b) => b.trim()).filter(Boolean) : fromConfig && fromConfig !== 'file' ? [fromConfig] : [];
       const files = o.file ?? (fromConfig === 'file' ? [config.evalFile] : []);
-      const results = await runEval({
+      await runEval({
         config,
         backend: o.backend,
         benchmarks,
@@ -126,8 +126,9 @@ export function buildProgram(): Command {
         ...(o.onnx !== undefined ? { onnx: o.onnx } : {}),
         ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
         ...(o.quiet ? {} : { log: (line: string) => process.stderr.write(line + '\n') }),
+        // each result is printed as soon as it is known: a failure to write --out files later loses nothing
+        onResult: (r) => process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`),
       });
-      for (const r of results) process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`);
     });
 
   configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv'))

@@ -5,9 +5,10 @@
 //   {"variant": [{"ratio": "token", "aggregation": "seq-mean-token-mean"}, {"ratio": "turn-geometric", "aggregation": "trajectory"}]}
 // (fully on-policy, token and turn ratios differ only through their aggregation, so they are swept as pairs).
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { writeNamed } from './run-files.ts';
 import { runTrain, type TrainSummary } from './train.ts';
 import type { BackendKind } from './setup.ts';
 
@@ -131,7 +132,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
     }
   }
   const runHeader = ['label', ...keys, 'seed', 'steps', 'reward_first', 'reward_last', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'];
-  await writeFile(
+  await writeNamed(
     join(opts.out, 'summary.csv'),
     toCsv(runHeader, rows.map((r) => [r.label, ...keys.map((k) => valueLabel(r.point[k])), r.seed, r.steps, r.reward_first, r.reward_last, r.eval_first, r.eval_last, r.eval_best, r.train_time_s])),
   );
@@ -141,7 +142,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
     const stat = (f: (r: RunRow) => number | null) => meanStd(rs.map(f).filter((x): x is number => x !== null && Number.isFinite(x)));
     return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...stat((r) => r.reward_last), ...stat((r) => r.eval_first), ...stat((r) => r.eval_last), ...stat((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : null))];
   });
-  await writeFile(
+  await writeNamed(
     join(opts.out, 'summary_by_config.csv'),
     toCsv(['label', ...keys, 'seeds', 'reward_last_mean', 'reward_last_sd', 'eval_first_mean', 'eval_first_sd', 'eval_last_mean', 'eval_last_sd', 'eval_gain_mean', 'eval_gain_sd'], byPoint),
   );

@@ -6,22 +6,28 @@
 //   checkpoints/     adapters + optimiser state + trainer state, written atomically after every saveEvery steps
 //   frozen-agent.json with a frozen agent (config.frozenAgent, --frozen-model): which model runs it and on what; the
 //                    frozen model itself is never saved, and a resumed run must name the same --frozen-model
-// Restarted on the same --out after a kill, it resumes from the last checkpoint and drops log lines written
-// after it, so the finished files are what an uninterrupted run writes (the trainer is deterministic).
+//   rema.lock        while it runs: the process that holds the folder (a second `rema train` on it refuses)
+// Restarted on the same --out after a kill, it resumes from the newest intact checkpoint (a damaged newer one is
+// named and moved aside to checkpoints/damaged-step-N) and drops log lines written after it, so the finished
+// files are what an uninterrupted run writes (the trainer is deterministic); logs that lost steps the checkpoint
+// covers refuse the resume (./run-logs.ts).
 // A step with NaN / infinite numbers prints a "warning: diverged at step N ..." line on stderr (also with
 // --quiet); after config.maxNonFiniteSteps of them in a row the run stops with everything written and
 // checkpointed so far, TrainSummary.stopped says why, and `rema train` exits with status 3.
 
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { ADDED_FIELD_DEFAULTS, type AgentRole, type ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
-import { readLatestCheckpoint, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
+import { appendNamed, replaceFile } from './run-files.ts';
+import { lockRunFolder } from './run-lock.ts';
+import { prepareLogs } from './run-logs.ts';
 import { loadConfigProblems, loadModel, type BackendKind } from './setup.ts';
 
 export interface TrainOptions {
@@ -71,22 +77,6 @@ function evalLine(e: EvalResult): EvalLine {
   return { step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n, by_level: e.by_level, time_s: e.time_s };
 }
 
-/** Keep the JSONL lines whose `step` is at most `maxStep` (and drop a torn last line). */
-async function truncateJsonl(path: string, maxStep: number): Promise<void> {
-  if (!existsSync(path)) return;
-  const kept: string[] = [];
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const v = JSON.parse(line) as { step?: unknown };
-      if (typeof v.step === 'number' && v.step <= maxStep) kept.push(line);
-    } catch {
-      // a line torn by the kill: drop it
-    }
-  }
-  await writeFile(path, kept.length > 0 ? kept.join('\n') + '\n' : '');
-}
-
 async function readJsonl<T>(path: string): Promise<T[]> {
   if (!existsSync(path)) return [];
   return (await readFile(path, 'utf8'))
@@ -120,14 +110,37 @@ async function openFrozenAgent(config: ExperimentConfig, model: string | undefin
   }
   const agent = await loadCliOnnxAgent(model);
   const record: FrozenAgentRecord = { role: config.frozenAgent, model, source: agent.source, modelFile: agent.modelFile, runtime: agent.runtime };
-  await writeFile(recordPath, JSON.stringify(record, null, 2) + '\n');
+  await replaceFile(recordPath, JSON.stringify(record, null, 2) + '\n');
   return agent;
 }
 
+/** What resuming had to repair is said whatever the progress mode. */
+const notice = (line: string) => process.stderr.write(`rema: ${line}\n`);
+
+/** Moves the damaged checkpoints newer than the one resumed from out of the way (kept, renamed damaged-step-N). */
+async function setAside(damaged: string[], warn: (line: string) => void): Promise<void> {
+  for (const folder of damaged) {
+    let target = join(dirname(folder), `damaged-${basename(folder)}`);
+    for (let i = 2; existsSync(target); i++) target = join(dirname(folder), `damaged-${basename(folder)}-${i}`);
+    await rename(folder, target);
+    warn(`moved the damaged checkpoint ${folder} to ${target}`);
+  }
+}
+
 export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
-  const { config, out } = opts;
   const saveEvery = opts.saveEvery ?? 1;
-  await mkdir(out, { recursive: true });
+  if (!Number.isSafeInteger(saveEvery) || saveEvery < 1) throw new Error(`saveEvery must be a positive integer, got ${saveEvery}`);
+  await mkdir(opts.out, { recursive: true });
+  const release = await lockRunFolder(opts.out);
+  try {
+    return await trainLocked(opts, saveEvery);
+  } finally {
+    await release();
+  }
+}
+
+async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<TrainSummary> {
+  const { config, out } = opts;
   const files = {
     config: join(out, 'config.json'),
     metrics: join(out, 'metrics.jsonl'),
@@ -143,7 +156,7 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
       throw new Error(`${files.config}: this folder holds a run with a different config; use another --out (or the same config)`);
   }
   const frozen = await openFrozenAgent(config, opts.frozenModel, files.frozen);
-  await writeFile(files.config, JSON.stringify(config, null, 2) + '\n');
+  await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
   const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
   const problems = await loadConfigProblems(config);
@@ -163,17 +176,17 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     },
   });
 
-  const ckpt = await readLatestCheckpoint(files.checkpoints);
-  const resumedFrom = ckpt ? ckpt.meta.trainer.step : 0;
-  if (ckpt) await restoreCheckpoint(ckpt.path, ckpt.meta, trainer, policy);
-  for (const f of [files.metrics, files.rollouts, files.evals, files.evalRollouts]) {
-    if (resumedFrom === 0) await writeFile(f, '');
-    else await truncateJsonl(f, resumedFrom);
-  }
+  // this process holds the folder: a temporary checkpoint folder is what a killed or failed save left
+  await removeUnfinishedCheckpoints(files.checkpoints);
+  const found = await newestIntactCheckpoint(files.checkpoints, policy.adapters, (c) => restoreCheckpoint(c, trainer, policy), notice);
+  const resumedFrom = found ? found.ckpt.meta.trainer.step : 0;
+  const evalAtStart = config.evalBeforeTrain && problems.eval.length > 0;
+  await prepareLogs({ metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts }, resumedFrom, found ? found.ckpt.path : '', evalAtStart);
+  if (found) await setAside(found.damaged, notice);
 
   const writeEval = async (e: EvalResult) => {
-    await appendFile(files.evals, JSON.stringify(evalLine(e)) + '\n');
-    await appendFile(files.evalRollouts, e.rollouts.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    await appendNamed(files.evals, JSON.stringify(evalLine(e)) + '\n');
+    await appendNamed(files.evalRollouts, e.rollouts.map((r) => JSON.stringify(r)).join('\n') + '\n');
   };
   const bar =
     progress === 'bar'
@@ -189,7 +202,7 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
   let lastEval = '-';
   bar?.start(config.steps, resumedFrom, { reward: '-', acc: '-', evalAcc: '-', phase: '' });
 
-  if (resumedFrom === 0 && config.evalBeforeTrain && problems.eval.length > 0) {
+  if (resumedFrom === 0 && evalAtStart) {
     const e = await trainer.evaluate();
     await writeEval(e);
     lastEval = e.accuracy.toFixed(3);
@@ -205,8 +218,8 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     if (ticker) clearInterval(ticker);
     newSteps += 1;
     const m = r.metrics;
-    await appendFile(files.metrics, JSON.stringify(m) + '\n');
-    await appendFile(files.rollouts, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    await appendNamed(files.metrics, JSON.stringify(m) + '\n');
+    await appendNamed(files.rollouts, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
     if (r.eval) {
       await writeEval(r.eval);
       lastEval = r.eval.accuracy.toFixed(3);
