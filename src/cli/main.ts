@@ -164,14 +164,20 @@ export function buildProgram(): Command {
     });
 
   configOptions(program.command('export').description('export a config to another trainer'))
-    .option('--verl', 'the ReMA verl fork (Hydra YAML)')
-    .option('--out <file>', 'write the YAML here (default: stdout)')
-    .action(async (o: ConfigFlags & { verl?: boolean; out?: string }) => {
+    .option('--verl', 'the ReMA verl fork (ziyuwan/ReMA-public)')
+    .addOption(
+      new Option('--format <form>', 'yaml: keys to merge into the fork\'s ppo_trainer.yaml; overrides: the Hydra command line (python -m verl.rema_trainer.main_ppo key=value ...)')
+        .choices(['yaml', 'overrides'])
+        .default('yaml'),
+    )
+    .option('--out <file>', 'write it here (default: stdout)')
+    .action(async (o: ConfigFlags & { verl?: boolean; format: 'yaml' | 'overrides'; out?: string }) => {
       if (!o.verl) throw new Error('export: choose a target (--verl)');
       const config = await configFromFlags(o);
       const e = exportVerl(config);
-      if (o.out) await writeFile(o.out, e.yaml);
-      else process.stdout.write(e.yaml);
+      const text = o.format === 'overrides' ? e.command : e.yaml;
+      if (o.out) await writeFile(o.out, text);
+      else process.stdout.write(text);
       if (e.notPorted.length > 0) process.stderr.write(`knobs that do not port:\n${e.notPorted.map((n) => `  - ${n}`).join('\n')}\n`);
     });
   return program;
