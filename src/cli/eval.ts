@@ -66,7 +66,6 @@ interface EvalPolicy {
 async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, say: (line: string) => void): Promise<EvalPolicy> {
   const { config } = opts;
   if (opts.onnx !== undefined) {
-    if (opts.checkpoint) throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
     if (opts.frozenModel !== undefined) throw new Error('--onnx already runs every role; --frozen-model does not apply');
     const agent = await loadCliOnnxAgent(opts.onnx);
     say(describeOnnxAgent('policy (every role)', agent));
