@@ -1,11 +1,13 @@
 // Loads a Hugging Face model folder (config.json + model.safetensors, or model.safetensors.index.json + shards)
 // into float32 ModelWeights, checking that every tensor config.json implies is there with the right shape.
-// Also writes and reads full weights as one safetensors file (full fine-tuning checkpoints).
+// Also writes and reads full weights as one safetensors file (full fine-tuning checkpoints). A NaN or infinite
+// value in any tensor is refused, naming the file and the tensor (finite.ts).
 import type { FileSource } from '../../util/file-source.ts';
 import type { ModelConfig, ModelWeights } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
+import { decodeFiniteFloat32 } from './finite.ts';
 import { parseHfConfig } from './hf-config.ts';
-import { decodeSafetensorsEntry, readSafetensorsHeader, writeSafetensors, type SafetensorsHeaderEntry } from './safetensors.ts';
+import { readSafetensorsHeader, writeSafetensors, type SafetensorsHeaderEntry } from './safetensors.ts';
 
 export interface CheckpointProgress {
   /** the file being read, e.g. "model-00001-of-00002.safetensors" */
@@ -92,8 +94,7 @@ function takeTensors(
       continue;
     }
     checkEntry(entry, name, shape, where);
-    const data = decodeSafetensorsEntry(bytes, entry, where, name);
-    weights.set(name, { shape: entry.shape.slice(), data: data instanceof Float32Array ? data : Float32Array.from(data as Float64Array) });
+    weights.set(name, { shape: entry.shape.slice(), data: decodeFiniteFloat32(bytes, entry, where, name) });
     storedDtypes.add(entry.dtype);
     wanted.delete(name);
   }

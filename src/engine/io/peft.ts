@@ -5,6 +5,7 @@
 //                              base_model.model.model.layers.{l}.self_attn.q_proj.lora_B.weight  [out, r]
 // The update of a target module is  W' = W + (alpha / r) · B · A  (alpha / sqrt(r) with rsLoRA).
 import type { ModelConfig } from '../model/config.ts';
+import { assertFinite } from './finite.ts';
 import { parseSafetensors, toFloat32, writeSafetensors, type WritableTensor } from './safetensors.ts';
 
 export type LoraTarget = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
@@ -181,7 +182,9 @@ export function parsePeftAdapter(files: Record<string, Uint8Array>, model: Model
       if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1]) {
         throw new Error(`${ADAPTER_WEIGHTS_FILE}: tensor "${name}" has shape [${t.shape.join(', ')}] but r=${config.rank} and the base model imply [${shape.join(', ')}]`);
       }
-      return toFloat32(t, ADAPTER_WEIGHTS_FILE, name);
+      const values = toFloat32(t, ADAPTER_WEIGHTS_FILE, name);
+      assertFinite(values, ADAPTER_WEIGHTS_FILE, name);
+      return values;
     };
     modules.set(path, { a: read('lora_A', [config.rank, inp]), b: read('lora_B', [out, config.rank]) });
   }

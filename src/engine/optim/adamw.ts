@@ -3,6 +3,7 @@
 // schedule, and save/load of the moments as safetensors so runs can resume.
 import type { Backend, Tensor } from '../backend.ts';
 import { readF32, zeroTensor, zeros } from '../model/device-ops.ts';
+import { assertFinite } from '../io/finite.ts';
 import { parseSafetensors, toFloat32, writeSafetensors, type WritableTensor } from '../io/safetensors.ts';
 import { learningRate, validateSchedule, type LrSchedule } from './schedule.ts';
 
@@ -95,7 +96,7 @@ export class AdamW {
     return writeSafetensors(tensors, { ...extraMetadata, step: String(this.stepCount), format: 'rema-adamw' });
   }
 
-  /** Inverse of saveState; every slot must be present with its shape. Returns the file's metadata. */
+  /** Inverse of saveState; every slot must be present with its shape and finite. Returns the file's metadata. */
   loadState(bytes: Uint8Array, fileName = 'optimizer.safetensors'): Record<string, string> {
     const file = parseSafetensors(bytes, fileName);
     const step = Number(file.metadata['step']);
@@ -109,7 +110,9 @@ export class AdamW {
         if (t.shape.length !== s.param.shape.length || t.shape.some((d, j) => d !== s.param.shape[j])) {
           throw new Error(`${fileName}: "${key}" has shape [${t.shape.join(', ')}], expected [${s.param.shape.join(', ')}]`);
         }
-        loaded.push([dst, toFloat32(t, fileName, key)]);
+        const values = toFloat32(t, fileName, key);
+        assertFinite(values, fileName, key);
+        loaded.push([dst, values]);
       }
     });
     for (const [dst, data] of loaded) this.be.upload(dst, data);
