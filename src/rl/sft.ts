@@ -1,0 +1,91 @@
+// Supervised fine-tuning on chats (the paper's warm start before RL): the loss is the mean negative log-likelihood
+// of every assistant message's tokens (and the end-of-turn token closing it) in a batch, all other tokens masked,
+// as LLaMA-Factory trains by default. One step: zeroGrad, accumulate  Σ_t (-1/N) · logp_t  example by example
+// (so memory holds one sequence at a time), one AdamW step. The order of examples is a seeded shuffle per epoch.
+
+import type { SftChat } from '../data/sft-chats.ts';
+import { supervisedExample, type SupervisedExample } from '../data/tiny-task/sft.ts';
+import type { ChatTokenizer } from '../data/tokenizer.ts';
+import type { Policy } from '../engine/policy.ts';
+import { Rng } from '../util/rng.ts';
+
+export interface SftOptions {
+  /** chats per optimiser step */
+  batchSize: number;
+  /** passes over the data */
+  epochs: number;
+  /** tokens per chat; a longer chat is cut after this many tokens (LLaMA-Factory's cutoff_len) */
+  cutoff: number;
+  /** seeds the per-epoch shuffle */
+  seed: number;
+}
+
+/** A chat as token ids with the positions whose tokens are trained. */
+export interface SftExample extends SupervisedExample {
+  /** the chat's line in its file (for messages) */
+  line: number;
+  /** true when the cutoff removed tokens */
+  truncated: boolean;
+}
+
+export interface SftStepResult {
+  /** mean negative log-likelihood per trained token, before the update */
+  loss: number;
+  /** trained tokens in the batch */
+  tokens: number;
+  gradNorm: number;
+  lr: number;
+  /** false when the optimiser skipped a non-finite update */
+  applied: boolean;
+}
+
+/** Tokenise chats with the model's chat template; chats left with no trained token after the cutoff are dropped. */
+export function sftExamples(tok: ChatTokenizer, chats: readonly SftChat[], cutoff: number, file: string): { examples: SftExample[]; dropped: number[] } {
+  const examples: SftExample[] = [];
+  const dropped: number[] = [];
+  for (const chat of chats) {
+    let ex: SupervisedExample;
+    try {
+      ex = supervisedExample(tok, chat.messages);
+    } catch (e) {
+      throw new Error(`${file}:${chat.line}: ${(e as Error).message}`, { cause: e });
+    }
+    const truncated = ex.tokens.length > cutoff;
+    const targets = truncated ? ex.targets.filter((t) => t < cutoff) : ex.targets;
+    if (targets.length === 0) {
+      dropped.push(chat.line);
+      continue;
+    }
+    examples.push({ tokens: truncated ? ex.tokens.slice(0, cutoff) : ex.tokens, targets, line: chat.line, truncated });
+  }
+  return { examples, dropped };
+}
+
+/** Optimiser steps in a run: ceil(examples / batch) per epoch. */
+export function sftStepCount(examples: number, opts: Pick<SftOptions, 'batchSize' | 'epochs'>): number {
+  return Math.ceil(examples / opts.batchSize) * opts.epochs;
+}
+
+/** Indices of the examples of step `step` (0-based): epoch e is a seeded shuffle, cut into batches (the last may be short). */
+export function sftBatch(examples: number, opts: SftOptions, step: number): number[] {
+  const perEpoch = Math.ceil(examples / opts.batchSize);
+  const epoch = Math.floor(step / perEpoch);
+  const order = new Rng(opts.seed * 1_000_003 + epoch).shuffle(Array.from({ length: examples }, (_, i) => i));
+  const k = step % perEpoch;
+  return order.slice(k * opts.batchSize, (k + 1) * opts.batchSize);
+}
+
+/** One optimiser step on a batch of examples for `adapter` ("full" or a LoRA adapter name). */
+export async function sftStep(policy: Policy, adapter: string, batch: readonly SftExample[]): Promise<SftStepResult> {
+  const tokens = batch.reduce((s, e) => s + e.targets.length, 0);
+  policy.zeroGrad(adapter);
+  let sumLogp = 0;
+  for (const e of batch) {
+    const [r] = await policy.accumulateGradients([
+      { tokens: e.tokens, positions: e.targets, adapter, coef: new Float32Array(e.targets.length).fill(-1 / tokens) },
+    ]);
+    for (const lp of r.logprobs) sumLogp += lp;
+  }
+  const step = await policy.optimizerStep(adapter);
+  return { loss: -sumLogp / tokens, tokens, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied !== false };
+}

@@ -1,0 +1,77 @@
+// Supervised fine-tuning on the real engine (CPU backend, a small random Llama with the embedded model's
+// tokenizer): the trained positions are exactly the assistant messages and their end-of-turn tokens, the loss
+// falls as a few chats are learnt (full weights and LoRA), the cutoff cuts, and each epoch visits every chat once.
+import { describe, expect, it } from 'vitest';
+import { parseSftChats } from '../../src/data/sft-chats.ts';
+import { supervisedChats } from '../../src/data/tiny-task/corpus.ts';
+import { sftBatch, sftExamples, sftStep, sftStepCount } from '../../src/rl/sft.ts';
+import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
+
+const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 })
+  .map((c, i) => ({ line: i + 1, messages: c.messages }));
+
+describe('SFT', () => {
+  it('trains every assistant message and its end-of-turn token, nothing else', () => {
+    const [chat] = parseSftChats(
+      JSON.stringify({ system: 'You plan.', history: [['What is 2+3?', 'Add them.']], instruction: 'Sum is 5.', output: 'Confirm. [FINISH]' }),
+      'x.jsonl',
+    );
+    const { examples } = sftExamples(tok, [chat], 10_000, 'x.jsonl');
+    const ex = examples[0];
+    const trained = ex.targets.map((t) => ex.tokens[t]);
+    const eot = tok.endOfTurnTokenId;
+    const pieces: number[][] = [[]];
+    for (const id of trained) {
+      if (id === eot) pieces.push([]);
+      else pieces.at(-1)!.push(id);
+    }
+    expect(pieces.slice(0, -1).map((p) => tok.decode(p))).toEqual(['Add them.', 'Confirm. [FINISH]']);
+    expect(trained.filter((id) => id === eot)).toHaveLength(2);
+  });
+
+  it('cuts chats at the cutoff and drops those left with nothing to train', () => {
+    const { examples } = sftExamples(tok, chats, 10_000, 'c');
+    const longest = Math.max(...examples.map((e) => e.tokens.length));
+    const firstTarget = Math.min(...examples.map((e) => e.targets[0]));
+    const cut = sftExamples(tok, chats, longest - 5, 'c');
+    expect(cut.examples.some((e) => e.truncated && e.tokens.length === longest - 5)).toBe(true);
+    expect(cut.examples.every((e) => e.targets.every((t) => t < longest - 5))).toBe(true);
+    const none = sftExamples(tok, chats, firstTarget, 'c');
+    expect(none.examples).toHaveLength(0);
+    expect(none.dropped).toEqual(chats.map((c) => c.line));
+  });
+
+  it('visits every chat once per epoch, in a seeded order', () => {
+    const opts = { batchSize: 3, epochs: 2, cutoff: 1, seed: 7 };
+    expect(sftStepCount(7, opts)).toBe(6);
+    const epoch = (e: number) => [0, 1, 2].flatMap((k) => sftBatch(7, opts, e * 3 + k));
+    expect(epoch(0).toSorted((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(epoch(1).toSorted((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(epoch(0)).not.toEqual(epoch(1));
+    expect(sftBatch(7, opts, 4)).toEqual(sftBatch(7, { ...opts }, 4));
+  });
+
+  for (const finetune of ['full', 'lora'] as const) {
+    it(`lowers the loss on the chats it learns (${finetune})`, async () => {
+      const policy = makePolicy(smallConfig('tiny-default', { finetune, lr: finetune === 'full' ? 1e-2 : 1e-1 }));
+      const adapter = policy.adapters[0];
+      const { examples } = sftExamples(tok, chats, 10_000, 'c');
+      const losses: number[] = [];
+      for (let s = 0; s < 12; s++) {
+        const r = await sftStep(policy, adapter, examples);
+        expect(r.applied).toBe(true);
+        expect(r.tokens).toBe(examples.reduce((n, e) => n + e.targets.length, 0));
+        losses.push(r.loss);
+      }
+      expect(losses[0]).toBeGreaterThan(Math.log(tok.vocabSize) * 0.8);
+      // LoRA here is rank 2 on q and v only, so it learns more slowly than full weights
+      expect(losses.at(-1)!).toBeLessThan(losses[0] * (finetune === 'full' ? 0.75 : 0.85));
+      expect(losses.slice(1).every((l, i) => l < losses[i])).toBe(true);
+      // the reported loss is the mean NLL the model assigns after the update, as a fresh score confirms
+      const scored = await policy.score(examples.map((e) => ({ tokens: e.tokens, positions: e.targets, adapter })));
+      const nll = -scored.reduce((s, r) => s + r.logprobs.reduce((a, b) => a + b, 0), 0) / examples.reduce((n, e) => n + e.targets.length, 0);
+      const next = await sftStep(policy, adapter, examples);
+      expect(next.loss).toBeCloseTo(nll, 4);
+    });
+  }
+});
