@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSftChats } from '../../src/data/sft-chats.ts';
 
 const shared = resolve(import.meta.dirname, '../../../shared/data/sft');
+/** Parsing a file whose second line is `line`. */
+const bad = (line: string) => () => parseSftChats(`{"instruction":"q","output":"a"}\n${line}`, 'd/sft.jsonl');
 
 describe('parseSftChats', () => {
   it('reads the OpenAI messages layout and the alpaca layout with history into the same chat', () => {
@@ -27,7 +29,6 @@ describe('parseSftChats', () => {
   });
 
   it('names the file, line and field of a bad chat', () => {
-    const bad = (line: string) => () => parseSftChats(`{"instruction":"q","output":"a"}\n${line}`, 'd/sft.jsonl');
     expect(bad('{"messages":[{"role":"bot","content":"x"}]}')).toThrow('d/sft.jsonl:2: messages[0].role must be "system", "user" or "assistant", got "bot"');
     expect(bad('{"messages":[{"role":"user","content":3}]}')).toThrow('d/sft.jsonl:2: messages[0].content must be a string, got 3');
     expect(bad('{"messages":[{"role":"user","content":"q"}]}')).toThrow('d/sft.jsonl:2: no assistant message to train on');
