@@ -11,6 +11,8 @@
 // Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
 // quantities, the streak of such steps, skipped optimiser updates); after config.maxNonFiniteSteps of them in a
 // row StepResult.stop tells the driver to end the run (train/divergence.ts words the message).
+// A context shorter than the prompts: createTrainer refuses when even the shortest problem's first prompt fills it,
+// and steps / evaluations count the episodes that ran into it (metrics context_limited; train/context.ts).
 // All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
@@ -24,6 +26,7 @@ import { promptsFor } from './prompts/index.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
+import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
 import { needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
@@ -80,10 +83,18 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
   const maxContext = opts.maxContext ?? contextOf(policy) ?? Number.POSITIVE_INFINITY;
 
+  const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
+  const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };
+  try {
+    checkFirstPromptFits([...train, ...evalSet], isTwoAgent(config) ? 'two-agent' : 'single', firstRole, firstActor.tokenizer, prompts, firstActor.maxContext);
+  } catch (e) {
+    throw new Error(`createTrainer: ${(e as Error).message}`, { cause: e });
+  }
+
   let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
 
   const emit = onEvent ?? (() => {});
-  const settings = (atStep: number, phase: PhaseName): RolloutSettings => ({
+  const settings = (atStep: number, phase: PhaseName, tally: ContextTally): RolloutSettings => ({
     policy,
     tokenizer,
     prompts,
@@ -94,6 +105,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     maxContext,
     stopWhenTruncated: config.stopWhenTruncated,
     onTokens: (done) => emit({ type: 'progress', step: atStep, phase, done, total: 0 }),
+    onContextLimit: tally.add,
     ...(frozen ? { frozen } : {}),
   });
 
@@ -131,7 +143,10 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     if (evalSet.length === 0) throw new Error('evaluate: the evaluation set is empty');
     const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
     const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
-    await runEpisodes(settings(atStep, 'eval'), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    const tally = new ContextTally();
+    await runEpisodes(settings(atStep, 'eval', tally), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    const context = tally.fields();
+    if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
     const scored = scoreEpisodes(config, episodes, false);
     const byLevel: Record<string, { n: number; accuracy: number }> = {};
     for (const s of scored) {
@@ -150,6 +165,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       by_level: byLevel,
       rollouts: rolloutRecords(atStep, scored, []),
       time_s: (now() - t0) / 1000,
+      ...context,
     };
   }
 
@@ -159,6 +175,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     const stepNo = k + 1;
     const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
     const plan = stepPlan(config, k, shared);
+    const tally = new ContextTally();
 
     const episodes = await timed(times, stepNo, 'rollout', async () => {
       const problems = takeProblems();
@@ -169,7 +186,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
         topK: config.topK,
         seed: deriveSeed(config.seed, STREAM.rollout, stepNo),
       };
-      await runEpisodes(settings(stepNo, 'rollout'), config, eps, sampling, plan);
+      await runEpisodes(settings(stepNo, 'rollout', tally), config, eps, sampling, plan);
       return eps;
     });
 
@@ -231,12 +248,14 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       rows_trained: rows.length,
       tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
       ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
+      ...tally.fields(),
       ...(streak > 0
         ? { nonfinite: true as const, nonfinite_quantities: nonfinite, nonfinite_streak: streak, updates_skipped: upd?.skippedUpdates ?? 0 }
         : {}),
     };
     const stop = streak > 0 && config.maxNonFiniteSteps > 0 && streak >= config.maxNonFiniteSteps ? divergenceMessage(metrics, config) : null;
     if (streak > 0) emit({ type: 'log', step: stepNo, message: divergenceMessage(metrics, config) });
+    if (metrics.context_limited) emit({ type: 'log', step: stepNo, message: contextMessage(metrics, episodes.length, config.maxTokensPerTurn, `step ${stepNo}`) });
     return {
       metrics,
       rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)),

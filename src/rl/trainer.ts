@@ -72,6 +72,10 @@ export interface EvalResult {
   by_level: Record<string, { n: number; accuracy: number }>;
   rollouts: RolloutRecord[];
   time_s: number;
+  /** episodes that did not fit the model's context (see MetricsRecord.context_limited); present only when some did */
+  context_limited?: number;
+  context_length?: number;
+  context_prompt_tokens?: number;
 }
 
 /** Everything besides weights and optimiser moments that a resumed run needs (plain JSON). */

@@ -34,6 +34,12 @@ export interface RolloutSettings {
   onTokens?: (generated: number) => void;
   /** an agent run by another model (config.frozenAgent): its own policy, tokenizer (chat template, stop ids) and context */
   frozen?: FrozenActor;
+  /**
+   * Called for each episode whose turn did not fit the model's context: prompt + maxTokensPerTurn > maxContext, so
+   * the turn was cut short, or (promptTokens >= context) could not start and the episode ended
+   * `completion_token_exceeded`. The trainer counts these (metrics context_limited) so a too-short context is not silent.
+   */
+  onContextLimit?: (episode: Episode, promptTokens: number, context: number) => void;
 }
 
 export interface FrozenActor {
@@ -83,6 +89,9 @@ async function generateTurn(
     return encodeChat(actor.tokenizer, chat, [], true).tokens;
   });
   const fits = prompts.map((p) => p.length <= s.maxPromptTokens && p.length < actor.maxContext);
+  prompts.forEach((p, i) => {
+    if (p.length <= s.maxPromptTokens && p.length + s.maxTokensPerTurn > actor.maxContext) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
+  });
   const requests = prompts
     .map((prompt, i) => ({ prompt, i }))
     .filter(({ i }) => fits[i])
