@@ -3,6 +3,7 @@
 // (dependency scan, pre-bundling that reloads the page, unresolved imports).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { waitForReady } from './helpers.ts';
 
@@ -11,7 +12,6 @@ const port = 5179;
 
 let server: ChildProcess | undefined;
 let output = '';
-const plain = (text: string) => text.replaceAll(/\x1b\[[0-9;]*m/g, '');
 
 // npm starts vite as its child: the server runs in its own process group, stopped as a whole.
 test.afterEach(() => {
@@ -21,8 +21,8 @@ test.afterEach(() => {
 
 test('npm start serves the page with a clean console', async ({ page }) => {
   server = spawn('npm', ['start', '--', '--port', String(port), '--strictPort'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  server.stdout?.on('data', (d: Buffer) => (output += plain(d.toString())));
-  server.stderr?.on('data', (d: Buffer) => (output += plain(d.toString())));
+  server.stdout?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
+  server.stderr?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   await expect.poll(() => output, { timeout: 60_000 }).toContain(`http://127.0.0.1:${port}/`);
 
   await page.goto(`http://127.0.0.1:${port}/`);
