@@ -14,6 +14,8 @@
 // A step with NaN / infinite numbers prints a "warning: diverged at step N ..." line on stderr (also with
 // --quiet); after config.maxNonFiniteSteps of them in a row the run stops with everything written and
 // checkpointed so far, TrainSummary.stopped says why, and `rema train` exits with status 3.
+// Episodes that did not fit the model's context (metrics context_limited) print one warning for the first training
+// step and one for the first evaluation where it happens; metrics.jsonl and eval.jsonl count them at every step.
 
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { ADDED_FIELD_DEFAULTS, type AgentRole, type ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
+import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
 import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
@@ -71,10 +74,15 @@ export interface EvalLine {
   n: number;
   by_level: EvalResult['by_level'];
   time_s: number;
+  /** episodes that did not fit the model's context, when some did (EvalResult.context_limited) */
+  context_limited?: number;
+  context_length?: number;
+  context_prompt_tokens?: number;
 }
 
 function evalLine(e: EvalResult): EvalLine {
-  return { step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n, by_level: e.by_level, time_s: e.time_s };
+  const context = e.context_limited ? { context_limited: e.context_limited, context_length: e.context_length, context_prompt_tokens: e.context_prompt_tokens } : {};
+  return { step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n, by_level: e.by_level, time_s: e.time_s, ...context };
 }
 
 async function readJsonl<T>(path: string): Promise<T[]> {
@@ -184,7 +192,14 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   await prepareLogs({ metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts }, resumedFrom, found ? found.ckpt.path : '', evalAtStart);
   if (found) await setAside(found.damaged, notice);
 
+  const warned = { step: false, eval: false };
+  const warnContext = (kind: 'step' | 'eval', f: EvalLine | MetricsRecord, total: number, where: string) => {
+    if (!f.context_limited || warned[kind]) return;
+    warned[kind] = true;
+    warn(`warning: ${contextMessage(f, total, config.maxTokensPerTurn, where)} (counted at every ${kind === 'step' ? 'step in metrics.jsonl' : 'evaluation in eval.jsonl'}: context_limited)`);
+  };
   const writeEval = async (e: EvalResult) => {
+    warnContext('eval', e, e.n, `evaluation at step ${e.step}`);
     await appendNamed(files.evals, JSON.stringify(evalLine(e)) + '\n');
     await appendNamed(files.evalRollouts, e.rollouts.map((r) => JSON.stringify(r)).join('\n') + '\n');
   };
@@ -196,6 +211,8 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
           hideCursor: true,
         })
       : null;
+  // divergence is reported whatever the progress mode (it is not progress); above a progress bar on its own line
+  const warn = (line: string) => process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
   const say = (line: string) => {
     if (progress === 'lines') process.stderr.write(line + '\n');
   };
@@ -208,8 +225,6 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     lastEval = e.accuracy.toFixed(3);
     say(`step 0: eval_accuracy ${lastEval} (${e.n} problems, ${e.time_s.toFixed(1)} s)`);
   }
-  // divergence is reported whatever the progress mode (it is not progress); above a progress bar on its own line
-  const warn = (line: string) => process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
   let stopped: string | undefined;
   let newSteps = 0;
   while (trainer.state().step < config.steps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
@@ -231,6 +246,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
       `step ${m.step}/${config.steps}: reward ${m.reward_mean.toFixed(3)} acc ${m.accuracy.toFixed(3)}` +
         `${m.eval_accuracy !== undefined ? ` eval_accuracy ${m.eval_accuracy.toFixed(3)}` : ''} turns ${m.turns_mean.toFixed(2)} (${t.toFixed(1)} s)`,
     );
+    warnContext('step', m, r.rollouts.length, `step ${m.step}`);
     if (m.nonfinite) warn(`warning: ${divergenceMessage(m, config)}`);
     if (r.stop) {
       stopped = r.stop;
