@@ -4,6 +4,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { Charts } from './components/charts/Charts.tsx';
 import { ConfigPanel } from './components/ConfigPanel.tsx';
+import { ContextNotice } from './components/ContextNotice.tsx';
 import { Controls } from './components/Controls.tsx';
 import { DivergenceAlarm } from './components/DivergenceAlarm.tsx';
 import { EchoTrapAlarm } from './components/EchoTrapAlarm.tsx';
@@ -60,6 +61,7 @@ export function App() {
         <main className="main">
           <ErrorBanner />
           <DivergenceAlarm />
+          <ContextNotice />
           <EchoTrapAlarm />
           <nav className="tabs" role="tablist">
             {tabs.map((t) => (

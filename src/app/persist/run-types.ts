@@ -34,6 +34,10 @@ export interface EvaluationPoint {
   accuracy: number;
   reward_mean: number;
   n: number;
+  /** episodes that did not fit the model's context, when some did (EvalResult.context_limited) */
+  context_limited?: number;
+  context_length?: number;
+  context_prompt_tokens?: number;
 }
 
 /** The exported file: a SavedRun plus a format tag, so an import can tell it from other JSON. */

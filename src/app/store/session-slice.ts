@@ -153,7 +153,16 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             get().internal_recordStep(e.metrics, e.rollouts);
             break;
           case 'evaluation':
-            get().internal_recordEvaluation({ step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n }, e.rollouts);
+            get().internal_recordEvaluation(
+              {
+                step: e.step,
+                accuracy: e.accuracy,
+                reward_mean: e.reward_mean,
+                n: e.n,
+                ...(e.context_limited ? { context_limited: e.context_limited, context_length: e.context_length, context_prompt_tokens: e.context_prompt_tokens } : {}),
+              },
+              e.rollouts,
+            );
             set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (${e.n} problems)` });
             break;
           case 'frozen':

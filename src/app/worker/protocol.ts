@@ -3,6 +3,7 @@
 // flow through the in-process twin (session.ts called directly) used by component tests.
 import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+import type { ContextFields } from '../../rl/train/context.ts';
 
 /** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
 export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
@@ -128,7 +129,7 @@ export type WorkerEvent =
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
   | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
-  | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] }
+  | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] } & ContextFields
   | { type: 'intervention'; requestId: number; result: InterventionResult }
   /**
    * the frozen agent of the current trainer (role null: none) and the ONNX model the worker holds (null: none),

@@ -221,7 +221,8 @@ export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): 
   }
 
   function emitEvaluation(r: EvalResult): void {
-    emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts });
+    const context = r.context_limited ? { context_limited: r.context_limited, context_length: r.context_length, context_prompt_tokens: r.context_prompt_tokens } : {};
+    emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context });
   }
 
   /** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
