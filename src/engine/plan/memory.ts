@@ -1,0 +1,202 @@
+// How many bytes the engine allocates for one training step, computed before any weight is downloaded: the same
+// tensors EnginePolicy, decodeBatch (model/generate.ts), runSequences (model/decoder.ts), the LoRA / full
+// trainables and AdamW allocate, in the order they allocate them, so the peak the backend's allocation ledger
+// records can be predicted (tests/engine/plan-memory.test.ts holds the two within 15% on real steps).
+// Sizes are what the ledger charges: 4 bytes per element, 2 for weights stored as f16 / bf16.
+import type { ModelConfig } from '../model/config.ts';
+import { expectedParameterShapes } from '../model/params.ts';
+import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
+import { layerWorkspaceFloats } from '../model/layer.ts';
+
+/** Storage of the frozen base weights. */
+export type WeightDtype = 'f32' | 'f16' | 'bf16';
+
+export function weightBytesPerElement(dtype: WeightDtype): number {
+  return dtype === 'f32' ? 4 : 2;
+}
+
+export type TrainingShape =
+  | { mode: 'lora'; adapters: number; rank: number; targets: readonly string[] }
+  | { mode: 'full'; adapters: number };
+
+/** One decodeBatch call: `sequences` decoded together, `uniquePrompts` of them prefilled (GRPO samples share
+ *  their prompt), prompts left-padded to `promptTokens`, up to `newTokens` generated. */
+export interface DecodeShape {
+  sequences: number;
+  uniquePrompts: number;
+  promptTokens: number;
+  newTokens: number;
+}
+
+/** One gradient chunk (runSequences with a backward): `sequences` rows padded to `tokens`, `selected` trained
+ *  positions in all. */
+export interface GradientShape {
+  sequences: number;
+  tokens: number;
+  selected: number;
+}
+
+export interface MemoryShape {
+  weightDtype: WeightDtype;
+  training: TrainingShape;
+  decode: DecodeShape;
+  gradient: GradientShape;
+  /** EnginePolicyOptions.activationBudgetBytes (default 64 MiB): every layer's internals kept when they fit */
+  activationBudgetBytes?: number;
+  /** EnginePolicyOptions.mergeLoraForInference (default 'auto') */
+  mergeLoraForInference?: boolean | 'auto';
+}
+
+/** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
+ *  fine-tuning) plus LoRA-merged inference copies; `optimizer`: AdamW's two moments; `kv_cache`: the decode
+ *  call's K and V caches; `activations`: the larger of the decode call's and the gradient chunk's scratch.
+ *  `total` is the peak: weights + lora + optimizer + the larger of (kv_cache + decode scratch) and the gradient
+ *  chunk, since the caches are freed before the gradient pass runs (so it is not the sum of the categories). */
+export interface MemoryBytes {
+  weights: number;
+  lora: number;
+  optimizer: number;
+  kv_cache: number;
+  activations: number;
+  total: number;
+}
+
+export interface MemoryPlan {
+  parameters: number;
+  bytes: MemoryBytes;
+  /** which phase sets the peak */
+  peakPhase: 'decode' | 'gradient';
+  /** the gradient chunk keeps every layer's internals (no recompute) */
+  keepsAllLayers: boolean;
+}
+
+const F = 4; // bytes per f32 / i32 element
+const MiB = 1024 * 1024;
+
+export function parameterCount(config: ModelConfig): number {
+  let n = 0;
+  for (const shape of expectedParameterShapes(config).values()) n += shape.reduce((a, b) => a * b, 1);
+  return n;
+}
+
+function loraTargets(targets: readonly string[]): LoraTarget[] {
+  const out: LoraTarget[] = [];
+  for (const raw of targets) {
+    const t = raw.replace(/_proj$/, '') as LoraTarget;
+    if (!LORA_TARGETS.includes(t)) throw new Error(`LoRA target "${raw}" is not one of ${LORA_TARGETS.join(', ')}`);
+    if (!out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** Floats of one LoRA adapter's A and B over every layer. */
+export function loraFloats(config: ModelConfig, rank: number, targets: readonly string[]): number {
+  let n = 0;
+  for (const t of loraTargets(targets)) {
+    const { nIn, nOut } = projectionDims(config, t);
+    n += rank * (nIn + nOut);
+  }
+  return n * config.numLayers;
+}
+
+/** Floats of the targeted matrices (a merged inference copy, lora-merge.ts). */
+function targetedFloats(config: ModelConfig, targets: readonly string[]): number {
+  let n = 0;
+  for (const t of loraTargets(targets)) {
+    const { nIn, nOut } = projectionDims(config, t);
+    n += nIn * nOut;
+  }
+  return n * config.numLayers;
+}
+
+/** Whether EnginePolicy merges LoRA into a copy for generation ('auto': f32 base and a copy of <= 256 MiB). */
+export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
+  if (shape.training.mode !== 'lora') return false;
+  const m = shape.mergeLoraForInference ?? 'auto';
+  if (m !== 'auto') return m;
+  return shape.weightDtype === 'f32' && F * targetedFloats(config, shape.training.targets) <= 256 * MiB;
+}
+
+/** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
+function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null): { cache: number; scratch: number } {
+  const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
+  if (d.sequences <= 0 || d.newTokens <= 0) return { cache: 0, scratch: 0 };
+  const B = d.sequences;
+  const U = Math.min(d.uniquePrompts, B);
+  const P = d.promptTokens;
+  const S = P + d.newTokens;
+  const W = Hkv * Dh;
+  const rope = config.ropeScaling ? Dh / 2 : 0;
+  const r = loraInDecode?.rank ?? 0;
+  const nt = loraInDecode?.targets ?? 0;
+  // prefill: caches for U rows, then pos, keyStart, invFreq, the workspace, cur, nxt, ids, last, hNorm, rstd, logits, lastRows
+  const R = U * P;
+  const prefillCache = 2 * L * U * S * W;
+  const prefillScratch = R + U + rope + layerWorkspaceFloats(config, R, r, nt) + 2 * R * D + R + 2 * U * D + U + U * V + U;
+  // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids
+  const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W;
+  // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits
+  const decodeCache = 2 * L * B * S * W;
+  const decodeScratch = layerWorkspaceFloats(config, B, r, nt) + 3 * B + rope + 3 * B * D + B + B * V;
+  const prefill = prefillCache + prefillScratch;
+  const decode = decodeCache + decodeScratch;
+  if (decode >= prefill && decode >= compact) return { cache: decodeCache, scratch: decodeScratch };
+  if (prefill >= compact) return { cache: prefillCache, scratch: prefillScratch };
+  return { cache: 2 * L * B * S * W, scratch: compact - 2 * L * B * S * W };
+}
+
+/** Floats one gradient chunk allocates (decoder.ts runSequences with a backward), and whether it keeps every
+ *  layer's internals. */
+function gradientFloats(config: ModelConfig, g: GradientShape, training: TrainingShape, budgetBytes: number): { floats: number; keepAll: boolean } {
+  const { hiddenSize: D, intermediateSize: Fi, numHeads: H, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
+  if (g.sequences <= 0 || g.tokens <= 0) return { floats: 0, keepAll: false };
+  const B = g.sequences;
+  const R = B * g.tokens;
+  const Rq = Math.min(g.selected, R);
+  const r = training.mode === 'lora' ? training.rank : 0;
+  const nt = training.mode === 'lora' ? loraTargets(training.targets).length : 0;
+  const ws = layerWorkspaceFloats(config, R, r, nt);
+  const keepAll = F * L * ws <= budgetBytes;
+  const rope = config.ropeScaling ? Dh / 2 : 0;
+  let n = R + R + B + rope; // ids, pos, keyStart, invFreq
+  n += (keepAll ? L : 1) * ws;
+  n += (L + 1) * R * D; // every layer's input, and the last output
+  n += 2 * Rq + 2 * Rq * D + 4 * Rq; // selectedRows, targets, hSel, hSelNorm, rstdFinal, logp, entropy, lse
+  n += 2 * Rq + 2 * Rq * D + R * D + (Rq + 1) + Rq; // coef, entCoef, dhSelNorm, dhSel, dres, rowStart, rowList
+  n += 2 * R * D + 3 * R * Fi + 2 * R * H * Dh + 2 * R * Hkv * Dh + R * r; // LayerGradScratch
+  if (training.mode === 'full') n += 2 * Math.min(R, config.vocabSize) + 1 + R; // uniqueIds, rowStart, rowList (at most)
+  return { floats: n, keepAll };
+}
+
+/** The engine's allocation for one step: persistent tensors plus the larger of the decode and gradient peaks. */
+export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan {
+  const parameters = parameterCount(config);
+  const t = shape.training;
+  if (!(t.adapters >= 1)) throw new Error(`planMemory: training.adapters must be at least 1, got ${t.adapters}`);
+  if (t.mode === 'full' && shape.weightDtype !== 'f32') throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
+  const weights = parameters * weightBytesPerElement(shape.weightDtype);
+  const merge = mergesLora(config, shape);
+  let trainable = 0; // floats of one adapter's trainable weights
+  let merged = 0;
+  if (t.mode === 'lora') {
+    trainable = loraFloats(config, t.rank, t.targets);
+    if (merge) merged = targetedFloats(config, t.targets);
+  } else trainable = parameters;
+  // per adapter: weights + gradients (+ a merged copy), AdamW m + v + its norm scalar
+  const lora = F * t.adapters * (2 * trainable + merged);
+  const optimizer = F * t.adapters * (2 * trainable + 1);
+  const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
+  const dec = decodeFloats(config, shape.decode, loraInDecode);
+  const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
+  const decodeBytes = F * (dec.cache + dec.scratch);
+  const gradientBytes = F * grad.floats;
+  const peakPhase = decodeBytes >= gradientBytes ? 'decode' : 'gradient';
+  const kv_cache = F * dec.cache;
+  const activations = Math.max(F * dec.scratch, gradientBytes);
+  return {
+    parameters,
+    bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + Math.max(decodeBytes, gradientBytes) },
+    peakPhase,
+    keepsAllLayers: grad.keepAll,
+  };
+}

@@ -1,0 +1,138 @@
+// The planner's memory model (src/engine/plan/memory.ts) against the allocation ledger of a real step on the
+// real engine: decode a GRPO group (prefill of shared prompts + decode), one gradient chunk, one AdamW step, on
+// every golden model (their real weights) and on a Qwen-shaped random model (GQA, q/k/v biases, tied
+// embeddings, llama3-scaled RoPE variant), LoRA and full fine-tuning, chunks that keep or recompute the layers.
+// The predicted total must be within 15% of the ledger's peak (in practice it is exact to a few bytes).
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
+import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { randomWeights, tinyConfig } from './model-random.ts';
+
+const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
+const goldens = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'config.json'))).toSorted();
+
+const optimizer = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' as const, warmupSteps: 0 } };
+
+interface Step {
+  /** GRPO: problems x group samples decoded in one call */
+  problems: number;
+  group: number;
+  promptTokens: number;
+  newTokens: number;
+  /** gradient chunk: rows of `rowTokens` tokens, the last `trained` positions of each trained */
+  rows: number;
+  rowTokens: number;
+  trained: number;
+  training: MemoryShape['training'];
+  activationBudgetBytes?: number;
+}
+
+/** Runs the step on a fresh CPU backend; returns the ledger's peak bytes. */
+async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Promise<number> {
+  const backend = new CpuBackend();
+  const policy = createEnginePolicy({
+    backend, config, weights,
+    decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
+    training: s.training.mode === 'lora'
+      ? { mode: 'lora', adapters: ['shared'], rank: s.training.rank, alpha: 16, targets: [...s.training.targets] }
+      : { mode: 'full', adapters: ['shared'] },
+    optimizer,
+    seed: 1,
+    ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
+  });
+  const V = config.vocabSize;
+  const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
+  const requests = Array.from({ length: s.problems * s.group }, (_, i) => ({
+    prompt: prompt(Math.floor(i / s.group)),
+    adapter: 'shared',
+    maxNewTokens: s.newTokens,
+    stopStrings: [],
+    stopTokenIds: [],
+  }));
+  await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 3 });
+  policy.zeroGrad('shared');
+  await policy.accumulateGradients(Array.from({ length: s.rows }, (_, r) => {
+    const tokens = Array.from({ length: s.rowTokens }, (_, i) => 3 + ((r * 11 + i * 3) % (V - 3)));
+    const positions = Array.from({ length: s.trained }, (_, i) => s.rowTokens - s.trained + i);
+    return { tokens, positions, adapter: 'shared', coef: new Float32Array(s.trained).fill(0.1) };
+  }));
+  await policy.optimizerStep('shared');
+  const peak = backend.ledger().peakBytes;
+  policy.dispose();
+  return peak;
+}
+
+function predict(config: ModelConfig, s: Step) {
+  return planMemory(config, {
+    weightDtype: 'f32',
+    training: s.training,
+    decode: { sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens },
+    gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
+    ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
+  });
+}
+
+const ALL = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+const lora = (rank: number, targets = ALL): MemoryShape['training'] => ({ mode: 'lora', adapters: 1, rank, targets });
+
+const steps: Record<string, Step> = {
+  'lora, decode-heavy': { problems: 3, group: 4, promptTokens: 30, newTokens: 40, rows: 2, rowTokens: 16, trained: 6, training: lora(4) },
+  'lora, distinct prompts': { problems: 6, group: 1, promptTokens: 24, newTokens: 30, rows: 2, rowTokens: 12, trained: 6, training: lora(8) },
+  'lora, gradient-heavy, layers kept': { problems: 2, group: 2, promptTokens: 8, newTokens: 6, rows: 4, rowTokens: 30, trained: 12, training: lora(4) },
+  'lora q/v, gradient-heavy, recompute': {
+    problems: 1, group: 2, promptTokens: 6, newTokens: 4, rows: 6, rowTokens: 60, trained: 40, training: lora(2, ['q_proj', 'v_proj']), activationBudgetBytes: 0,
+  },
+  'full fine-tuning': { problems: 2, group: 2, promptTokens: 10, newTokens: 8, rows: 3, rowTokens: 24, trained: 10, training: { mode: 'full', adapters: 1 } },
+};
+
+async function check(config: ModelConfig, weights: ModelWeights, s: Step): Promise<void> {
+  const peak = await measure(config, weights, s);
+  const plan = predict(config, s);
+  const err = Math.abs(plan.bytes.total - peak) / peak;
+  expect(err, `planned ${plan.bytes.total} B vs ledger peak ${peak} B (${plan.peakPhase} phase)`).toBeLessThanOrEqual(0.15);
+}
+
+describe('planMemory vs the allocation ledger', () => {
+  for (const name of goldens) {
+    for (const [label, step] of Object.entries(steps)) {
+      it(`${name}: ${label}`, async () => {
+        const ckpt = await loadHfCheckpoint(directoryFileSource(join(goldenRoot, name)));
+        await check(ckpt.config, ckpt.weights, step);
+      });
+    }
+  }
+
+  const qwen = tinyConfig({
+    architecture: 'qwen2', hiddenSize: 56, intermediateSize: 304, numLayers: 3, numHeads: 7, numKvHeads: 1, headDim: 8,
+    vocabSize: 300, attentionBias: true, tieWordEmbeddings: true, ropeTheta: 1e6,
+  });
+  for (const [label, step] of Object.entries(steps)) {
+    it(`Qwen-shaped random model: ${label}`, async () => {
+      await check(qwen, randomWeights(qwen, 5), step);
+    });
+  }
+  const llama3 = tinyConfig({
+    hiddenSize: 32, intermediateSize: 64, numLayers: 2, numHeads: 8, numKvHeads: 2, headDim: 4, vocabSize: 90, tieWordEmbeddings: true,
+    ropeScaling: { type: 'llama3', factor: 32, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 64 },
+  });
+  it('Llama-3-shaped random model with scaled RoPE', async () => {
+    await check(llama3, randomWeights(llama3, 2), steps['lora, decode-heavy']);
+  });
+
+  it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {
+    const s = steps['lora, decode-heavy'];
+    const bigger = { ...s, group: 6, newTokens: 60 };
+    const w = randomWeights(llama3, 2);
+    const [a, b] = [await measure(llama3, w, s), await measure(llama3, w, bigger)];
+    expect(predict(llama3, s).peakPhase).toBe('decode');
+    expect(b).toBeGreaterThan(a);
+    const grown = predict(llama3, bigger).bytes.total - predict(llama3, s).bytes.total;
+    expect(Math.abs(grown - (b - a))).toBeLessThanOrEqual(0.15 * (b - a));
+  });
+});
