@@ -6,6 +6,7 @@ import { appendFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:f
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { hubFileSource, validateRepoId, type FetchLike, type HubFileKey, type HubStore } from '../engine/io/hub.ts';
+import { resolveCatalogRepo } from '../data/models/catalog.ts';
 import type { FileSource } from '../util/file-source.ts';
 import { directoryFileSource } from './fs-source.ts';
 
@@ -100,11 +101,12 @@ export interface ModelSourceOptions {
 
 /**
  * "path/to/folder" -> that folder; "org/name" or "org/name@revision" -> the hub repo through the cache
- * (files already cached are read without the network).
+ * (files already cached are read without the network); a catalog name (src/data/models, e.g.
+ * "qwen2.5-0.5b-instruct") stands for its repo.
  */
 export function openModelSource(spec: string, options: ModelSourceOptions = {}): FileSource {
   if (existsSync(spec) && statSync(spec).isDirectory()) return directoryFileSource(spec);
-  const [repo, revision = 'main'] = spec.split('@');
+  const [repo, revision = 'main'] = resolveCatalogRepo(spec).split('@');
   if (spec.startsWith('.') || spec.startsWith('/')) throw new Error(`${spec}: no such model folder`);
   validateRepoId(repo);
   return hubFileSource({
