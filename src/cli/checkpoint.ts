@@ -45,7 +45,7 @@ export interface SaveOptions {
 }
 
 /** Write a checkpoint of `trainer` + `policy` under `dir` (e.g. out/checkpoints) and point `latest` at it; keeps the newest `keep`. */
-export async function saveCheckpoint(dir: string, trainer: Trainer, policy: Policy, opts: SaveOptions = {}): Promise<string> {
+export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'>, policy: Policy, opts: SaveOptions = {}): Promise<string> {
   const keep = opts.keep ?? 2;
   const io = opts.io ?? nodeIo;
   const state = trainer.state();

@@ -1,4 +1,4 @@
-// The `rema` command line: train, eval, sweep, verify, export. Each command is a thin layer over the same
+// The `rema` command line: train, sft, eval, sweep, verify, export. Each command is a thin layer over the same
 // trainer the web page runs (src/rl), reading and writing plain files (JSONL, JSON, CSV, YAML).
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -6,12 +6,14 @@ import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { exportVerl } from '../rl/export-verl.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
+import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
   BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
 } from './setup.ts';
+import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -92,6 +94,34 @@ export function buildProgram(): Command {
         process.stderr.write(`rema train: stopped at step ${s.steps} of ${config.steps}: the run diverged (warnings above; maxNonFiniteSteps ${config.maxNonFiniteSteps})\n`);
         process.exitCode = 3;
       }
+    });
+
+  program
+    .command('sft')
+    .description('supervised fine-tuning on chats (loss on every assistant message); resumable; ends with a model folder rema train starts from')
+    .option('--preset <name>', `an SFT preset (${SFT_PRESET_NAMES.join(', ')})`, 'tiny-sft-meta')
+    .option('--set <key=value>', 'override a config field, or an SFT setting as sft.<key> (data, files, tinyProblems, epochs, batchSize, cutoff)', collect)
+    .option('--data <file.jsonl>', 'chat JSONL to train on, OpenAI messages or alpaca-with-history layout (repeatable; sets sft.data=files)', collect)
+    .option('--steps <n>', 'stop after n optimiser steps (0 = the epochs decide)')
+    .option('--seed <s>', 'override the seed')
+    .option('--out <dir>', 'run folder (config.json, sft.json, metrics.jsonl, checkpoints/, model/)', 'runs/sft')
+    .addOption(backendOption())
+    .addOption(simdOption())
+    .addOption(threadsOption())
+    .option('--save-every <n>', 'checkpoint every n steps', '50')
+    .option('--quiet', 'no progress output')
+    .action(async (o: SftFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean }) => {
+      const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
+      const run = sftFromFlags(o);
+      const s = await runSft({ ...run, out: o.out, backend: o.backend, saveEvery, progress: o.quiet ? 'none' : 'lines' });
+      const first = s.metrics[0];
+      const last = s.metrics.at(-1);
+      process.stdout.write(
+        `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
+          (first && last ? `, loss ${first.loss.toFixed(4)} -> ${last.loss.toFixed(4)}` : '') +
+          (s.model ? `, model ${s.model}` : '') +
+          '\n',
+      );
     });
 
   configOptions(program.command('eval').description('greedy pass@1 per benchmark'))

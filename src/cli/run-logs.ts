@@ -104,3 +104,19 @@ export async function prepareLogs(logs: RunLogs, step: number, checkpoint: strin
     await replaceFile(logs[k], lines.map((l) => l.text + '\n').join(''), io);
   }
 }
+
+/**
+ * The same for a run with one log of one record per step (`rema sft`'s metrics.jsonl): before resuming from `step`
+ * (0 = a fresh start) it must hold steps 1..step once each; lines after them are dropped.
+ */
+export async function prepareStepLog(path: string, step: number, checkpoint: string, io: WriteIo = nodeIo): Promise<void> {
+  if (step === 0) {
+    await writeNamed(path, '', io);
+    return;
+  }
+  const read = await readLog(path);
+  const lines = read.lines.filter((l) => l.step <= step);
+  missing(path, Array.from({ length: step }, (_, i) => i + 1), new Set(lines.map((l) => l.step)), step, checkpoint);
+  if (lines.length !== step) throw new Error(`${path}: a step is logged twice (two runs wrote this folder?); the log is not one run's history`);
+  if (lines.length !== read.lines.length || read.torn) await replaceFile(path, lines.map((l) => l.text + '\n').join(''), io);
+}

@@ -31,6 +31,7 @@ function fromMessages(value: unknown[], where: string): ChatMessage[] {
 function fromAlpaca(row: Record<string, unknown>, where: string): ChatMessage[] {
   const { system, history, instruction, input, output } = row;
   const text = (v: unknown, field: string): string => {
+    if (v === undefined) throw new DataFormatError(`${where}: "${field}" is missing`);
     if (typeof v !== 'string') throw new DataFormatError(`${where}: "${field}" must be a string, got ${JSON.stringify(v)}`);
     return v;
   };

@@ -68,7 +68,8 @@ interface Trainable {
   optimizer: AdamW;
 }
 
-const FULL_WEIGHTS_FILE = 'model.safetensors';
+/** The one file of a full fine-tuning checkpoint (saveAdapter / loadAdapter of "full"). */
+export const FULL_WEIGHTS_FILE = 'model.safetensors';
 
 export class EnginePolicy implements Policy {
   readonly vocabSize: number;

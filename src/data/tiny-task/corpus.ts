@@ -95,3 +95,13 @@ function oneTurn(system: string, question: string, response: string): ChatMessag
     { role: 'assistant', content: response },
   ];
 }
+
+/**
+ * SFT data for the "meta-thinking SFT vs CoT SFT" ablation, from the same problems: `meta` = the ReMA multi-turn
+ * dialogues with gold plans, both agents' sides (two chats per problem); `cot` = one chain-of-thought answer per
+ * problem (the VRP format).
+ */
+export function tinySftChats(kind: 'meta' | 'cot', opts: { split: TinySplit; seed: number; problems: number }): SupervisedChat[] {
+  if (kind === 'meta') return supervisedChats({ ...opts, judgeItems: 0, formatsEvery: 0, mix: { flawed: 0, empty: 0 } });
+  return tinySpecs({ split: opts.split, count: opts.problems, seed: opts.seed }).map(vrpChat);
+}

@@ -1,0 +1,237 @@
+// `rema sft`: supervised fine-tuning (the paper's warm start before RL) of any supported model on chats, writing
+// into --out
+//   config.json    the ExperimentConfig whose model, finetune / LoRA and optimiser fields the run uses
+//   sft.json       the SFT settings (data, epochs, batch, cutoff); a resumed run must match both files
+//   metrics.jsonl  one line per optimiser step: step, epoch, loss (mean NLL per trained token), tokens, grad_norm, lr
+//   checkpoints/   as `rema train`: atomic, the newest intact one resumed after a kill
+//   model/         at the end: a model folder (config.json, model.safetensors, tokenizer files) that
+//                  `rema train --set modelSource='"local"' --set model='"<out>/model"'` starts from; LoRA is merged
+//   rema.lock      while it runs
+// The loss covers every assistant message of a chat (src/rl/sft.ts); the learning-rate schedule's horizon is the
+// run's optimiser steps.
+
+import { mkdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
+import { parseSftChats, type SftChat } from '../data/sft-chats.ts';
+import { tinySftChats } from '../data/tiny-task/corpus.ts';
+import { loadHfCheckpoint, serializeModelWeights } from '../engine/io/hf-model.ts';
+import { parsePeftAdapter } from '../engine/io/peft.ts';
+import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
+import { FULL_WEIGHTS_FILE } from '../engine/engine-policy.ts';
+import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { policyForConfig } from '../rl/policy-setup.ts';
+import { sftBatch, sftExamples, sftStep, sftStepCount, type SftExample } from '../rl/sft.ts';
+import { getSftPreset, validateSftSettings, type SftPreset, type SftSettings } from '../rl/sft-presets.ts';
+import { loadIntoPolicy, newestIntactCheckpoint, removeUnfinishedCheckpoints, saveCheckpoint } from './checkpoint.ts';
+import { parseSetFlag } from './config-flags.ts';
+import { intFlag } from './flags.ts';
+import { appendNamed, replaceFile, writeNamed } from './run-files.ts';
+import { lockRunFolder } from './run-lock.ts';
+import { prepareStepLog } from './run-logs.ts';
+import { modelSource, openBackend, REPO_ROOT, type BackendKind } from './setup.ts';
+
+export interface SftFlags {
+  preset?: string;
+  set?: string[];
+  steps?: string;
+  seed?: string;
+  data?: string[];
+}
+
+export interface SftRunOptions extends SftPreset {
+  out: string;
+  backend: BackendKind;
+  saveEvery?: number;
+  progress?: 'lines' | 'none';
+  /** stop after this many new steps in this process (tests use it to simulate a kill) */
+  maxNewSteps?: number;
+}
+
+export interface SftMetrics {
+  step: number;
+  epoch: number;
+  loss: number;
+  tokens: number;
+  examples: number;
+  grad_norm: number;
+  lr: number;
+  applied: boolean;
+  time_s: number;
+}
+
+export interface SftSummary {
+  out: string;
+  resumedFrom: number;
+  steps: number;
+  totalSteps: number;
+  metrics: SftMetrics[];
+  /** the model folder written at the end (absent when the run stopped early) */
+  model?: string;
+}
+
+/** Model-folder files copied next to the trained weights (when the source has them). */
+const MODEL_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'chat_template.jinja'];
+
+/** `--preset` (an SFT preset), then `--set key=value` (config fields, or `sft.<key>` for the SFT settings), `--steps`, `--seed`, `--data FILE` (repeatable). */
+export function sftFromFlags(flags: SftFlags): SftPreset {
+  const run = getSftPreset(flags.preset ?? 'tiny-sft-meta');
+  const overrides: Record<string, unknown> = {};
+  const sft: Record<string, unknown> = { ...run.sft };
+  for (const s of flags.set ?? []) {
+    const [k, v] = parseSetFlag(s);
+    if (k.startsWith('sft.')) {
+      const key = k.slice(4);
+      if (!(key in run.sft)) throw new Error(`--set ${k}: unknown SFT setting "${key}"; settings: ${Object.keys(run.sft).map((x) => `sft.${x}`).join(', ')}`);
+      sft[key] = v;
+    } else overrides[k] = v;
+  }
+  if (flags.steps !== undefined) overrides.steps = intFlag('--steps', flags.steps);
+  if (flags.seed !== undefined) overrides.seed = intFlag('--seed', flags.seed);
+  if (flags.data !== undefined && flags.data.length > 0) {
+    sft.data = 'files';
+    sft.files = flags.data;
+  }
+  const config = validateConfig(overrides, 'command line (--set / --steps / --seed)', run.config);
+  return { config, sft: validateSftSettings(sft as unknown as SftSettings, 'command line (--set sft.* / --data)') };
+}
+
+/** The chats of a run: generated for the tiny task, else read from the files (file:line:field errors). */
+export async function loadSftChats(config: ExperimentConfig, sft: SftSettings): Promise<{ file: string; chats: SftChat[] }[]> {
+  if (sft.data !== 'files') {
+    const kind = sft.data === 'tiny-meta' ? 'meta' : 'cot';
+    const chats = tinySftChats(kind, { split: 'train', seed: config.seed, problems: sft.tinyProblems });
+    return [{ file: sft.data, chats: chats.map((c, i) => ({ line: i + 1, messages: c.messages })) }];
+  }
+  const out: { file: string; chats: SftChat[] }[] = [];
+  for (const f of sft.files) {
+    const path = existsSync(f) || !existsSync(resolve(REPO_ROOT, f)) ? f : resolve(REPO_ROOT, f);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new Error(`${f}: cannot read the chat file (${(e as Error).message})`, { cause: e });
+    }
+    out.push({ file: f, chats: parseSftChats(text, f) });
+  }
+  return out;
+}
+
+/** JSON with sorted keys, to compare records. */
+const canon = (v: object) => JSON.stringify(v, Object.keys(v).toSorted());
+
+/** A run folder holds one run: the config and settings it started with (steps aside) must match. */
+async function checkSameRun(files: { config: string; sft: string }, config: ExperimentConfig, sft: SftSettings): Promise<void> {
+  if (!existsSync(files.config)) return;
+  const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
+  if (canon({ ...previous, steps: 0 }) !== canon({ ...config, steps: 0 }))
+    throw new Error(`${files.config}: this folder holds an SFT run with a different config; use another --out (or the same config)`);
+  const before = existsSync(files.sft) ? (JSON.parse(await readFile(files.sft, 'utf8')) as SftSettings) : null;
+  if (before === null || canon(before) !== canon(sft))
+    throw new Error(`${files.sft}: this folder holds an SFT run with different SFT settings; use another --out (or the same settings)`);
+}
+
+export async function runSft(opts: SftRunOptions): Promise<SftSummary> {
+  await mkdir(opts.out, { recursive: true });
+  const release = await lockRunFolder(opts.out);
+  try {
+    return await sftLocked(opts);
+  } finally {
+    await release();
+  }
+}
+
+async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
+  const { config, sft, out } = opts;
+  const saveEvery = opts.saveEvery ?? 50;
+  const say = (line: string) => {
+    if (opts.progress !== 'none') process.stderr.write(line + '\n');
+  };
+  const files = {
+    config: join(out, 'config.json'),
+    sft: join(out, 'sft.json'),
+    metrics: join(out, 'metrics.jsonl'),
+    checkpoints: join(out, 'checkpoints'),
+    model: join(out, 'model'),
+  };
+  await checkSameRun(files, config, sft);
+
+  // data first: a bad line is reported before a model is loaded
+  const sets = await loadSftChats(config, sft);
+  const source = modelSource(config);
+  const tokenizer = await loadHfTokenizer(source);
+  const examples: SftExample[] = [];
+  let truncated = 0;
+  for (const { file, chats } of sets) {
+    const made = sftExamples(tokenizer, chats, sft.cutoff, file);
+    examples.push(...made.examples);
+    truncated += made.examples.filter((e) => e.truncated).length;
+    if (made.dropped.length > 0) say(`${file}: ${made.dropped.length} chats have no trained token within the cutoff (${sft.cutoff}) and are skipped (lines ${made.dropped.slice(0, 5).join(', ')}${made.dropped.length > 5 ? ', ...' : ''})`);
+  }
+  if (examples.length === 0) throw new Error(`no chat to train on: every chat of ${sets.map((s) => s.file).join(', ')} is empty after the cutoff (${sft.cutoff} tokens)`);
+  const perEpoch = sftStepCount(examples.length, { batchSize: sft.batchSize, epochs: 1 });
+  const totalSteps = config.steps > 0 ? Math.min(config.steps, perEpoch * sft.epochs) : perEpoch * sft.epochs;
+  await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
+  await replaceFile(files.sft, JSON.stringify(sft, null, 2) + '\n');
+
+  const checkpoint = await loadHfCheckpoint(source);
+  const backend = await openBackend(opts.backend);
+  // the schedule (cosine) runs over this run's optimiser steps
+  const policy = policyForConfig({ ...config, steps: totalSteps, ppoEpochs: 1, miniBatches: 1 }, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model });
+  const adapter = policy.adapters[0];
+  say(`backend: ${backend.description}`);
+  say(`${examples.length} chats (${truncated} cut at ${sft.cutoff} tokens), ${sft.batchSize} per step, ${totalSteps} steps (${sft.epochs} epoch${sft.epochs > 1 ? 's' : ''} of ${perEpoch})`);
+
+  await removeUnfinishedCheckpoints(files.checkpoints);
+  const found = await newestIntactCheckpoint(files.checkpoints, policy.adapters, (c) => loadIntoPolicy(c, policy), (l) => process.stderr.write(`rema: ${l}\n`));
+  let step = found ? found.ckpt.meta.trainer.step : 0;
+  const resumedFrom = step;
+  await prepareStepLog(files.metrics, step, found ? found.ckpt.path : '');
+  if (resumedFrom > 0) say(`resumed from ${found!.ckpt.path} (step ${resumedFrom})`);
+
+  const state = () => ({ version: 1 as const, step, cursor: 0, epoch: 0 });
+  const schedule = { batchSize: sft.batchSize, epochs: sft.epochs, cutoff: sft.cutoff, seed: config.seed };
+  const metrics: SftMetrics[] = [];
+  let newSteps = 0;
+  while (step < totalSteps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
+    const t0 = performance.now();
+    const batch = sftBatch(examples.length, schedule, step).map((i) => examples[i]);
+    const r = await sftStep(policy, adapter, batch);
+    step += 1;
+    newSteps += 1;
+    const m: SftMetrics = {
+      step,
+      epoch: Math.floor((step - 1) / perEpoch) + 1,
+      loss: r.loss,
+      tokens: r.tokens,
+      examples: batch.length,
+      grad_norm: r.gradNorm,
+      lr: r.lr,
+      applied: r.applied,
+      time_s: (performance.now() - t0) / 1000,
+    };
+    metrics.push(m);
+    await appendNamed(files.metrics, JSON.stringify(m) + '\n');
+    if (!r.applied) process.stderr.write(`warning: step ${step}: non-finite loss or gradients, the update was skipped (lower lr)\n`);
+    if (step % saveEvery === 0 || step === totalSteps) await saveCheckpoint(files.checkpoints, { state }, policy);
+    say(`step ${step}/${totalSteps}: loss ${r.loss.toFixed(4)} (${r.tokens} tokens) grad_norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${m.time_s.toFixed(1)} s)`);
+  }
+  const summary: SftSummary = { out, resumedFrom, steps: step, totalSteps, metrics };
+  if (step < totalSteps) return summary;
+
+  // the model folder: the source's config and tokenizer files, and the trained weights (LoRA merged into the base)
+  const saved = await policy.saveAdapter(adapter);
+  const weights =
+    adapter === 'full'
+      ? saved[FULL_WEIGHTS_FILE]
+      : serializeModelWeights(mergePeftIntoWeights(checkpoint.weights, parsePeftAdapter(saved, checkpoint.config)));
+  await mkdir(files.model, { recursive: true });
+  for (const name of MODEL_FILES) {
+    const bytes = await source.read(name);
+    if (bytes !== null) await writeNamed(join(files.model, name), bytes);
+  }
+  await writeNamed(join(files.model, 'model.safetensors'), weights);
+  say(`model: ${files.model} (train from it with --set modelSource='"local"' --set model='"${files.model}"')`);
+  return { ...summary, model: files.model };
+}

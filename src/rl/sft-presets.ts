@@ -1,0 +1,81 @@
+// Supervised fine-tuning runs (`rema sft`): which chats, how many passes, batch and cutoff, over an
+// ExperimentConfig whose model, finetune / LoRA and optimiser fields (lr, lrSchedule, warmupSteps, Adam, gradClip,
+// seed, steps) the SFT run uses as `rema train` does. The output is a model folder that `rema train` starts from
+// (modelSource "local").
+//   tiny-sft-meta / tiny-sft-cot: the embedded model on the tiny task's ReMA multi-turn dialogues (both agents'
+//     sides) vs its chain-of-thought answers: the "meta-thinking SFT then RL vs CoT SFT then RL" ablation.
+//   paper-sft-mta-7b / paper-sft-ra-7b: the paper's SFT (ReMA-public scripts/sft/multi_turn_MAMRP/{mta,ra}_7b_full.yaml,
+//     LLaMA-Factory): Qwen2.5-7B, full fine-tuning, one model per agent, lr 1e-5, 3 epochs, cosine, no warm-up,
+//     cutoff 4096, batch 1 per GPU on 8 GPUs (8); LLaMA-Factory's `packing` is not reproduced (one chat per sequence).
+
+import type { ExperimentConfig } from './config.ts';
+import { ConfigError } from './config.ts';
+import { getPreset } from './presets.ts';
+
+/** `tiny-meta` and `tiny-cot` are generated from the tiny task; `files` reads chat JSONL (sft-chats.ts layouts). */
+export type SftData = 'tiny-meta' | 'tiny-cot' | 'files';
+
+export interface SftSettings {
+  data: SftData;
+  /** chat JSONL paths when data is `files` (relative paths from the repository root or the working directory) */
+  files: string[];
+  /** tiny task: problems whose dialogues are generated (train split, seeded by the config's seed) */
+  tinyProblems: number;
+  /** passes over the chats (config.steps > 0 caps the optimiser steps instead) */
+  epochs: number;
+  /** chats per optimiser step */
+  batchSize: number;
+  /** tokens per chat; longer chats are cut (LLaMA-Factory cutoff_len) */
+  cutoff: number;
+}
+
+export interface SftPreset {
+  config: ExperimentConfig;
+  sft: SftSettings;
+}
+
+function tiny(name: string, data: SftData): SftPreset {
+  return {
+    config: { ...getPreset('tiny-default'), name, steps: 0, lr: 1e-3, lrSchedule: 'cosine', warmupSteps: 0 },
+    sft: { data, files: [], tinyProblems: 256, epochs: 1, batchSize: 8, cutoff: 1024 },
+  };
+}
+
+function paper(name: string, file: string): SftPreset {
+  return {
+    config: { ...getPreset('paper-multiturn-7b'), name, steps: 0, finetune: 'full', lr: 1e-5, lrSchedule: 'cosine', warmupSteps: 0 },
+    sft: { data: 'files', files: [file], tinyProblems: 0, epochs: 3, batchSize: 8, cutoff: 4096 },
+  };
+}
+
+export const SFT_PRESETS: Readonly<Record<string, SftPreset>> = {
+  'tiny-sft-meta': tiny('tiny-sft-meta', 'tiny-meta'),
+  'tiny-sft-cot': tiny('tiny-sft-cot', 'tiny-cot'),
+  'paper-sft-mta-7b': paper('paper-sft-mta-7b', 'public/data/sft/meta_thinking.jsonl'),
+  'paper-sft-ra-7b': paper('paper-sft-ra-7b', 'public/data/sft/reasoning.jsonl'),
+};
+
+export const SFT_PRESET_NAMES: readonly string[] = Object.keys(SFT_PRESETS);
+
+export function getSftPreset(name: string): SftPreset {
+  const preset = SFT_PRESETS[name];
+  if (preset === undefined) throw new ConfigError(`unknown SFT preset "${name}"; SFT presets: ${SFT_PRESET_NAMES.join(', ')}`);
+  return structuredClone(preset);
+}
+
+/** Checks SFT settings, naming the field. */
+export function validateSftSettings(s: SftSettings, source: string): SftSettings {
+  const problems: string[] = [];
+  const int = (key: keyof SftSettings, min: number) => {
+    const v = s[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) problems.push(`"${key}" must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  };
+  if (!['tiny-meta', 'tiny-cot', 'files'].includes(s.data)) problems.push(`"data" must be tiny-meta | tiny-cot | files, got ${JSON.stringify(s.data)}`);
+  if (s.data === 'files' && s.files.length === 0) problems.push('"files" must name at least one chat JSONL file when data is "files"');
+  if (s.data !== 'files') int('tinyProblems', 1);
+  int('epochs', 1);
+  int('batchSize', 1);
+  int('cutoff', 2);
+  if (problems.length > 0) throw new ConfigError(`${source}: invalid SFT settings:\n  ${problems.join('\n  ')}`);
+  return s;
+}
