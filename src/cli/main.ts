@@ -161,7 +161,7 @@ export function buildProgram(): Command {
       });
     });
 
-  configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv'))
+  configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv (per run and per config over seeds) and curves.svg'))
     .requiredOption('--grid <json|file>', 'JSON object field -> list of values, e.g. {"ratio":["token","turn-geometric"]}')
     .option('--seeds <list>', 'comma-separated seeds', '0')
     .option('--out <dir>', 'sweep folder', 'runs/sweep')

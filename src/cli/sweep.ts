@@ -1,12 +1,15 @@
 // `rema sweep`: a grid of config overrides x seeds, each run trained with `rema train` semantics into its own
-// folder under --out (so a killed sweep resumes run by run), then a CSV summary: one row per run
-// (summary.csv) and one per grid point with mean and spread over seeds (summary_by_config.csv).
+// folder under --out (so a killed sweep resumes run by run), then the summaries: summary.csv holds one row per
+// run and, after them, one row per grid point (seed "all": each column's mean over seeds, plus its min, max and
+// std in the *_min / *_max / *_std columns); summary_by_config.csv the per-point means and spreads alone; and
+// curves.svg the overlaid curves (per grid point the mean over seeds with a min-max band).
 // A grid key whose values are objects is a bundle: each object's fields are set together, e.g.
 //   {"variant": [{"ratio": "token", "aggregation": "seq-mean-token-mean"}, {"ratio": "turn-geometric", "aggregation": "trajectory"}]}
 // (fully on-policy, token and turn ratios differ only through their aggregation, so they are swept as pairs).
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ablationSvg, meanArea, spread, type RunCurves } from '../rl/ablation-curves.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain, type TrainSummary } from './train.ts';
@@ -64,10 +67,13 @@ export interface RunRow {
   steps: number;
   reward_first: number;
   reward_last: number;
+  /** mean reward over the run (area under the reward curve per step: the paper's sample-efficiency measure) */
+  reward_auc: number;
   eval_first: number | null;
   eval_last: number | null;
   eval_best: number | null;
   train_time_s: number;
+  curves: RunCurves;
 }
 
 /** Reward averaged over the first / last min(5, n) steps, and the first / last / best evaluation. */
@@ -83,10 +89,17 @@ export function summarizeRun(label: string, point: Record<string, unknown>, seed
     steps: m.length,
     reward_first: avg(m.slice(0, w).map((x) => x.reward_mean)),
     reward_last: avg(m.slice(m.length - w).map((x) => x.reward_mean)),
+    reward_auc: meanArea(m.map((x) => ({ step: x.step, value: x.reward_mean }))),
     eval_first: evals.length > 0 ? evals[0] : null,
     eval_last: evals.length > 0 ? evals[evals.length - 1] : null,
     eval_best: evals.length > 0 ? Math.max(...evals) : null,
     train_time_s: m.reduce((a, x) => a + Object.values(x.time_s).reduce((p, q) => p + q, 0), 0),
+    curves: {
+      config: label,
+      seed,
+      reward: m.map((x) => ({ step: x.step, value: x.reward_mean })),
+      eval: s.evals.map((e) => ({ step: e.step, value: e.accuracy })),
+    },
   };
 }
 
@@ -97,13 +110,6 @@ function csvCell(v: unknown): string {
 
 export function toCsv(header: string[], rows: unknown[][]): string {
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
-}
-
-function meanStd(xs: number[]): [number, number] {
-  if (xs.length === 0) return [Number.NaN, Number.NaN];
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
-  return [mean, sd];
 }
 
 export interface SweepOptions {
@@ -131,20 +137,36 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
       rows.push(summarizeRun(label, points[i], seed, summary));
     }
   }
-  const runHeader = ['label', ...keys, 'seed', 'steps', 'reward_first', 'reward_last', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'];
-  await writeNamed(
-    join(opts.out, 'summary.csv'),
-    toCsv(runHeader, rows.map((r) => [r.label, ...keys.map((k) => valueLabel(r.point[k])), r.seed, r.steps, r.reward_first, r.reward_last, r.eval_first, r.eval_last, r.eval_best, r.train_time_s])),
-  );
-  const byPoint = points.map((p) => {
-    const label = pointLabel(p);
-    const rs = rows.filter((r) => r.label === label);
-    const stat = (f: (r: RunRow) => number | null) => meanStd(rs.map(f).filter((x): x is number => x !== null && Number.isFinite(x)));
-    return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...stat((r) => r.reward_last), ...stat((r) => r.eval_first), ...stat((r) => r.eval_last), ...stat((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : null))];
+  const metricNames = ['steps', 'reward_first', 'reward_last', 'reward_auc', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'] as const;
+  const spreadNames = ['reward_last', 'reward_auc', 'eval_last', 'eval_best'] as const;
+  type Metric = (typeof metricNames)[number];
+  const value = (r: RunRow, k: Metric): number => r[k] ?? Number.NaN;
+  const stats = (rs: RunRow[], k: Metric) => spread(rs.map((r) => value(r, k)));
+  const runHeader = ['label', ...keys, 'seed', ...metricNames, 'seeds', ...spreadNames.flatMap((k) => [`${k}_min`, `${k}_max`, `${k}_std`])];
+  const blanks = Array.from({ length: 1 + 3 * spreadNames.length }, () => null);
+  const runLines = rows.map((r) => [r.label, ...keys.map((k) => valueLabel(r.point[k])), r.seed, ...metricNames.map((k) => r[k]), ...blanks]);
+  const pointRows = points.map((p) => ({ p, label: pointLabel(p), rs: rows.filter((r) => r.label === pointLabel(p)) }));
+  const configLines = pointRows.map(({ p, label, rs }) => [
+    label, ...keys.map((k) => valueLabel(p[k])), 'all', ...metricNames.map((k) => stats(rs, k).mean), rs.length,
+    ...spreadNames.flatMap((k) => {
+      const st = stats(rs, k);
+      return [st.min, st.max, st.std];
+    }),
+  ]);
+  await writeNamed(join(opts.out, 'summary.csv'), toCsv(runHeader, [...runLines, ...configLines]));
+  const byPoint = pointRows.map(({ p, label, rs }) => {
+    const gain = spread(rs.map((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : Number.NaN)));
+    const ms = (k: Metric) => {
+      const st = stats(rs, k);
+      return [st.mean, st.std, st.min, st.max];
+    };
+    return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...ms('reward_last'), ...ms('reward_auc'), ...ms('eval_first'), ...ms('eval_last'), gain.mean, gain.std, gain.min, gain.max];
   });
+  const msHeader = (k: string) => [`${k}_mean`, `${k}_sd`, `${k}_min`, `${k}_max`];
   await writeNamed(
     join(opts.out, 'summary_by_config.csv'),
-    toCsv(['label', ...keys, 'seeds', 'reward_last_mean', 'reward_last_sd', 'eval_first_mean', 'eval_first_sd', 'eval_last_mean', 'eval_last_sd', 'eval_gain_mean', 'eval_gain_sd'], byPoint),
+    toCsv(['label', ...keys, 'seeds', ...msHeader('reward_last'), ...msHeader('reward_auc'), ...msHeader('eval_first'), ...msHeader('eval_last'), ...msHeader('eval_gain')], byPoint),
   );
+  await writeNamed(join(opts.out, 'curves.svg'), ablationSvg(rows.map((r) => r.curves), `${opts.base.name}: ${keys.join(' x ') || 'base'}`));
   return rows;
 }

@@ -47,12 +47,35 @@ describe('rema eval / sweep / verify / export', () => {
     expect(r.stdout).toMatch(/summary\.csv: 4 runs/);
     expect(readdirSync(out).filter((d) => d.includes('__seed')).length).toBe(4);
     const csv = readFileSync(join(out, 'summary.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('label,ratio,seed,steps,reward_first,reward_last,eval_first,eval_last,eval_best,train_time_s');
-    expect(csv.length).toBe(5);
-    expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,/);
+    expect(csv[0]).toBe(
+      'label,ratio,seed,steps,reward_first,reward_last,reward_auc,eval_first,eval_last,eval_best,train_time_s,seeds,' +
+        'reward_last_min,reward_last_max,reward_last_std,reward_auc_min,reward_auc_max,reward_auc_std,' +
+        'eval_last_min,eval_last_max,eval_last_std,eval_best_min,eval_best_max,eval_best_std',
+    );
+    // 4 run rows, then one row per config: seed "all", 2 seeds, min <= mean <= max
+    expect(csv.length).toBe(7);
+    expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,0,[\d.]+,,,,,,,,,,,,,$/);
+    const cells = (line: string) => line.split(',');
+    for (const [i, label] of [[5, 'ratio=token'], [6, 'ratio=turn-geometric']] as const) {
+      const c = cells(csv[i]);
+      expect(c.slice(0, 3)).toEqual([label, label.split('=')[1], 'all']);
+      expect(c[11]).toBe('2');
+      const col = (name: string) => Number(c[cells(csv[0]).indexOf(name)]);
+      expect(col('eval_last_min')).toBeLessThanOrEqual(col('eval_last'));
+      expect(col('eval_last')).toBeLessThanOrEqual(col('eval_last_max'));
+      expect(col('eval_last_std')).toBeGreaterThanOrEqual(0);
+    }
     const byConfig = readFileSync(join(out, 'summary_by_config.csv'), 'utf8').trim().split('\n');
     expect(byConfig.length).toBe(3);
     expect(byConfig[2]).toMatch(/^ratio=turn-geometric,turn-geometric,2,/);
+    // the overlaid curves: one series (mean line or point + min-max band) per config in each panel, one legend entry each
+    const svg = readFileSync(join(out, 'curves.svg'), 'utf8');
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect([...svg.matchAll(/<g class="series" data-config="([^"]+)">/g)].map((m) => m[1])).toEqual([
+      'ratio=token', 'ratio=turn-geometric', 'ratio=token', 'ratio=turn-geometric',
+    ]);
+    expect([...svg.matchAll(/<g class="legend" data-config="([^"]+)">/g)].map((m) => m[1])).toEqual(['ratio=token', 'ratio=turn-geometric']);
+    expect(svg.match(/class="band"/g)?.length).toBe(4);
     const bad = rema('sweep', '--preset', 'tiny-default', '--grid', '{"ratio":["diagonal"]}', '--out', out);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/sweep grid point ratio=diagonal: invalid config:\n\s+field "ratio" must be one of/);
