@@ -1,0 +1,18 @@
+// The Fig. 6 ablation variants on the embedded model (scripts/replication/fig6.ts runs them, report.ts reads them).
+import { resolve } from 'node:path';
+import type { ExperimentConfig } from '../../src/rl/config.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+
+export const FIG6_ROOT = resolve(import.meta.dirname, '../../results/fig6');
+
+/** The paper's ablation setting on the tiny task: tiny-default with 4 mini-batches per step. */
+const base = (): ExperimentConfig => ({ ...getPreset('tiny-default'), miniBatches: 4 });
+
+export const VARIANTS: Record<string, () => ExperimentConfig> = {
+  'turn-shared': () => ({ ...base(), name: 'fig6-turn-shared' }),
+  'token-shared': () => ({ ...base(), name: 'fig6-token-shared', ratio: 'token', aggregation: 'seq-mean-token-mean' }),
+  'turn-separate': () => ({ ...base(), name: 'fig6-turn-separate', paramMode: 'separate', switchEvery: 10, startAgent: 'meta' }),
+  // as many turns as the embedded model's 256-token context holds with 12-token messages
+  'echo-trap': () => ({ ...base(), name: 'fig6-echo-trap', maxTokensPerTurn: 12, maxTurns: 5 }),
+};
+
