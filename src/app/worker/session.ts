@@ -21,6 +21,7 @@ import type { PageOnnxAgent } from './onnx-agent.ts';
 import { OnnxModelSlot } from './onnx-slot.ts';
 import { DEFAULT_ONNX_SPEC } from './onnx-default.ts';
 import { loadOrtWeb, type OrtLoader } from './onnx-runtime.ts';
+import { throttlePhases } from './phase-throttle.ts';
 import type {
   BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, OnnxModelSpec, SessionStatus, WorkerEvent, WorkerRequest,
 } from './protocol.ts';
@@ -76,7 +77,8 @@ function modelName(spec: ModelSpec): string {
   return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }
 
-export function createSession(emit: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
+export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
+  const emit = throttlePhases(post);
   let loaded: Loaded | null = null;
   let active: Active | null = null;
   /** where the ONNX model comes from (the latest load / reset / loadOnnx request says) */

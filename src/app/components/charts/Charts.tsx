@@ -1,12 +1,21 @@
 // The live curves: one small recharts chart per spec. Line charts draw the current run and every overlaid run
 // (one colour per run, one dash per series); stacked charts show the current run's step-by-step breakdown.
-import { useMemo } from 'react';
+// The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
+import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { SavedRun } from '../../persist/run-types.ts';
 import { usePlayground } from '../../store/react.ts';
 import { runSelectors } from '../../store/selectors.ts';
 import { chartSpecs, type ChartSpec } from './chart-specs.ts';
+import { thinEvenly } from './thin.ts';
+import { useThrottledValue } from './use-throttled-value.ts';
+
+/** at most this many chart redraws a second while steps stream in (a fast run sends dozens a second) */
+export const CHART_REDRAW_MS = 500;
+/** most points per line and most bars per stacked chart (beyond that, evenly spaced steps are drawn) */
+export const MAX_LINE_POINTS = 300;
+export const MAX_BARS = 80;
 
 export const runColours = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 const dashes = ['', '6 3', '2 2', '8 2 2 2'];
@@ -33,9 +42,12 @@ function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
           name: runs.length > 1 ? `${series.label} · ${run.name}` : series.label,
           colour: runs.length > 1 ? runColours[r % runColours.length] : runColours[si % runColours.length],
           dash: runs.length > 1 ? dashes[si % dashes.length] : '',
-          data: mergeByStep(
-            run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
-            series.extra?.(run) ?? [],
+          data: thinEvenly(
+            mergeByStep(
+              run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
+              series.extra?.(run) ?? [],
+            ),
+            MAX_LINE_POINTS,
           ),
         })),
       ),
@@ -70,7 +82,7 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
     () =>
       // keys are prefixed: recharts spreads a bar's data entry onto its <path>, so a key named "ref" (the
       // reference-log-prob phase) would become a React ref
-      (run?.metrics ?? []).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])])),
+      thinEvenly(run?.metrics ?? [], MAX_BARS).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])])),
     [run, spec],
   );
   return (
@@ -91,7 +103,15 @@ export function Charts() {
   const { current, saved, overlayIds } = usePlayground(
     useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds })),
   );
-  const runs = useMemo(() => runSelectors.chartRuns(current, saved, overlayIds), [current, saved, overlayIds]);
+  const latest = useMemo(() => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }), [current, saved, overlayIds]);
+  const { runs, current: shownCurrent } = useThrottledValue(latest, CHART_REDRAW_MS);
+  return <ChartsOf runs={runs} current={shownCurrent} />;
+}
+
+// memo: the parent re-renders on every step; this part only when the throttled value moves
+const ChartsOf = memo(function ChartsOf({ runs, current }: { runs: SavedRun[]; current: SavedRun | null }) {
+  const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
+  const longRun = steps > MAX_BARS ? steps : 0;
   if (runs.every((r) => r.metrics.length === 0 && (r.evaluations ?? []).length === 0)) {
     return (
       <div className="empty intro" data-testid="charts-empty">
@@ -123,7 +143,7 @@ export function Charts() {
       <div className="charts" data-testid="charts">
         {chartSpecs.map((spec) => (
           <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
-            <figcaption title={spec.note}>{spec.title}</figcaption>
+            <figcaption title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}>{spec.title}</figcaption>
             <div className="chart-body">
               <ResponsiveContainer width="100%" height="100%" minWidth={0}>
                 {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
@@ -134,4 +154,4 @@ export function Charts() {
       </div>
     </>
   );
-}
+});

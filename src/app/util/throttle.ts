@@ -1,0 +1,63 @@
+// A time-based throttle that keeps only the latest value: the page would otherwise redraw (or the worker post)
+// once per event, and on a fast run that is hundreds of times a second. The first value after a quiet period
+// goes out at once; later ones within the interval collapse into one delivery of the newest at its end.
+// Plain timers, so it runs in the page, in the worker and in Node tests alike.
+
+export interface ThrottleClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: ThrottleClock = {
+  now: () => (typeof performance !== 'undefined' ? performance.now() : Date.now()),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+export interface Throttle<T> {
+  /** offer a value: delivered now if the interval since the last delivery has passed, else at its end (the newest wins) */
+  push(value: T): void;
+  /** deliver the waiting value now, if there is one */
+  flush(): void;
+  /** drop the waiting value */
+  cancel(): void;
+}
+
+export function throttleLatest<T>(deliver: (value: T) => void, intervalMs: number, clock: ThrottleClock = realClock): Throttle<T> {
+  if (!(intervalMs >= 0)) throw new Error(`throttleLatest: interval must be a non-negative number of ms, got ${intervalMs}`);
+  let last = Number.NEGATIVE_INFINITY;
+  let waiting: { value: T } | null = null;
+  let timer: unknown = null;
+
+  const send = (value: T) => {
+    last = clock.now();
+    deliver(value);
+  };
+  const fire = () => {
+    timer = null;
+    const w = waiting;
+    waiting = null;
+    if (w) send(w.value);
+  };
+  return {
+    push(value) {
+      const wait = last + intervalMs - clock.now();
+      if (wait <= 0 && timer === null) {
+        send(value);
+        return;
+      }
+      waiting = { value };
+      timer ??= clock.setTimeout(fire, Math.max(0, wait));
+    },
+    flush() {
+      if (timer !== null) clock.clearTimeout(timer);
+      fire();
+    },
+    cancel() {
+      if (timer !== null) clock.clearTimeout(timer);
+      timer = null;
+      waiting = null;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The page stays responsive while steps arrive fast: with the Curves view open and the smallest steps streaming
+// in (dozens a second on the 2-core machine), Pause is clickable and takes effect within two seconds.
+import { expect, test } from '@playwright/test';
+import { stepsDone, waitForReady } from './helpers.ts';
+
+/** The smallest steps the config allows: 1 problem x 2 samples, one turn of 4 tokens, no evaluation. */
+const TINY_STEPS = '#preset=tiny-default&problemsPerStep=1&groupSize=2&miniBatches=1&maxTurns=1&maxTokensPerTurn=4&steps=100000&evalEvery=0&evalBeforeTrain=false&view=curves';
+
+test('Pause responds within 2 s while fast steps stream into the Curves view', async ({ page }, info) => {
+  await page.goto(`/${TINY_STEPS}`);
+  await waitForReady(page);
+  await page.getByTestId('train').click();
+  // let steps pile up on the open charts (the page is not asked anything meanwhile)
+  await page.waitForTimeout(8_000);
+
+  const t0 = Date.now();
+  await page.getByTestId('pause').click({ timeout: 2_000 });
+  await expect(page.getByTestId('train')).toBeVisible({ timeout: 2_000 });
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'idle', { timeout: 2_000 });
+  const tookMs = Date.now() - t0;
+  const steps = await stepsDone(page);
+  info.annotations.push({ type: 'pause', description: `${tookMs} ms after ${steps} steps` });
+  expect(tookMs).toBeLessThan(2_000);
+  // the steps were fast (this is the load the test is about) and they stopped
+  expect(steps).toBeGreaterThanOrEqual(50);
+  await page.waitForTimeout(1_000);
+  expect(await stepsDone(page)).toBe(steps);
+  // the charts drew the run
+  await expect(page.locator('[data-chart="reward"]')).toHaveAttribute('data-points', String(steps));
+  await expect(page.locator('[data-chart="reward"] .recharts-line')).not.toHaveCount(0);
+});
