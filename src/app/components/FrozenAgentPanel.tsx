@@ -61,6 +61,7 @@ export function FrozenAgentPanel() {
         repoPlaceholder="HF repo, e.g. onnx-community/Qwen2.5-0.5B-Instruct"
         repoLabel="Hugging Face ONNX repo id"
         testIds="onnx-"
+        expectedFiles="an onnx-community folder: config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx"
       />
       {s.onnx && (
         <div className="small" data-testid="onnx-loaded">

@@ -28,6 +28,7 @@ export function ModelLoader() {
         repoPlaceholder="HF repo, e.g. HuggingFaceTB/SmolLM2-135M-Instruct"
         repoLabel="Hugging Face repo id"
         testIds=""
+        expectedFiles="a Hugging Face model folder: config.json, tokenizer.json (and tokenizer_config.json) and the weights as *.safetensors (model.safetensors, or shards with model.safetensors.index.json)"
       />
       <div className="row">
         <label htmlFor="backend-pref" title="auto: WebGPU on a hardware GPU, the CPU backend when WebGPU is missing or software-only (faster there)">

@@ -17,6 +17,13 @@ export interface SourcePickerProps {
   repoLabel: string;
   /** prefix of the controls' test ids ("" for the model panel, "onnx-" for the frozen agent's) */
   testIds: '' | 'onnx-';
+  /** what a folder must hold, for the message when the picked one is empty, e.g. "config.json, tokenizer.json and *.safetensors weights" */
+  expectedFiles: string;
+}
+
+/** The message for a picked folder with no files in it (nothing to load), naming what was expected. */
+export function emptyFolderMessage(name: string, expectedFiles: string): string {
+  return `the folder "${name}" is empty (or the browser gave no files from it): expected ${expectedFiles}`;
 }
 
 export function SourcePicker(p: SourcePickerProps) {
@@ -32,8 +39,13 @@ export function SourcePicker(p: SourcePickerProps) {
     }
     try {
       const dir = await picker();
+      const files = await filesFromDirectoryHandle(dir);
+      if (files.size === 0) {
+        setMessage(emptyFolderMessage(dir.name, p.expectedFiles));
+        return;
+      }
       setMessage(null);
-      p.onSource({ kind: 'local', name: dir.name, files: await filesFromDirectoryHandle(dir) });
+      p.onSource({ kind: 'local', name: dir.name, files });
     } catch (e) {
       if ((e as Error).name !== 'AbortError') setMessage(`could not read the folder: ${(e as Error).message}`);
     }
@@ -71,7 +83,12 @@ export function SourcePicker(p: SourcePickerProps) {
             const first = e.target.files?.[0] as (File & { webkitRelativePath?: string }) | undefined;
             const name = first?.webkitRelativePath?.split('/')[0] || 'local folder';
             e.target.value = '';
-            if (files.size > 0) p.onSource({ kind: 'local', name, files });
+            if (files.size === 0) {
+              setMessage(emptyFolderMessage(name, p.expectedFiles));
+              return;
+            }
+            setMessage(null);
+            p.onSource({ kind: 'local', name, files });
           }}
         />
       </div>
@@ -89,7 +106,11 @@ export function SourcePicker(p: SourcePickerProps) {
           Load
         </button>
       </div>
-      {message && <div className="knob-message" role="alert">{message}</div>}
+      {message && (
+        <div className="knob-message" role="alert" data-testid={id('source-message')}>
+          {message}
+        </div>
+      )}
     </>
   );
 }
