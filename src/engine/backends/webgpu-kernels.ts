@@ -14,6 +14,8 @@ import {
 import { attentionMergeProgram, attentionPartialProgram } from '../kernels/wgsl/attention-split.ts';
 import { embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
 import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
+import { sampleProgram } from '../kernels/wgsl/sample.ts';
+import { samplerConstants } from '../kernels/cpu/sample.ts';
 import { checked, single, view, type GpuContext } from './webgpu-context.ts';
 import { runMatmul } from './webgpu-matmul.ts';
 import type { GpuStorage } from './webgpu-memory.ts';
@@ -212,6 +214,19 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   logprob: runLogprob,
   logprobBackward: runLogprobBackward,
   lmHead: runLmHead,
+
+  sample(ctx, { t, p }) {
+    const logits = single(ctx, 'sample', 'logits', t.logits, p.L * p.V);
+    const rowOf = single(ctx, 'sample', 'rowOf', t.rowOf, p.R, IDS);
+    const stream = single(ctx, 'sample', 'stream', t.stream, p.R, IDS);
+    const out = single(ctx, 'sample', 'out', t.out, p.R * 4, IDS);
+    if (p.R > 65535) throw new Error(`WebGPU sample: ${p.R} rows exceed one dispatch's 65535 workgroups`);
+    const k = samplerConstants(p, p.V);
+    ctx.runtime.dispatch(sampleProgram(), [logits, rowOf, stream, out], {
+      R: p.R, L: p.L, V: p.V, greedy: k.greedy ? 1 : 0, invT: k.invT, topK: k.topK, topP: k.topP,
+      seed: p.seed >>> 0, counter: p.counter >>> 0,
+    }, [p.R, 1, 1]);
+  },
 
   axpby(ctx, { t, p }) {
     const wg = ctx.tuning.wg;

@@ -92,6 +92,11 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('lmHead', 'w', t.w, p.V * p.D);
     need('lmHead', 'logits', t.logits, p.R * p.V);
   },
+  sample(t, p) {
+    need('sample', 'logits', t.logits, p.L * p.V);
+    needAll('sample', [['rowOf', t.rowOf], ['stream', t.stream]], p.R);
+    need('sample', 'out', t.out, p.R * 4);
+  },
   axpby(t, p) {
     needAll('axpby', [['x', t.x], ['y', t.y]], p.n);
   },

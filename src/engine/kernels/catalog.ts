@@ -86,6 +86,16 @@ export interface KernelCatalog {
   };
   /** logits[R,V] = h @ W^T for the rows to sample from (R small: one per sequence). */
   lmHead: { t: { h: Tensor; w: Tensor; logits: Tensor }; p: { R: number; D: number; V: number } };
+  /** The next token of each of R rows, drawn from logits row rowOf[r] of logits[L,V] (sampling on the device, so
+   *  only out is read back): temperature <= 0 is argmax (lowest id among equal maxima); otherwise
+   *  p ∝ exp(logits / temperature) restricted to top-k then top-p, drawn with u = uniform01(seed, stream[r],
+   *  counter). out[R,4] i32: token id, the f32 bits of log softmax(logits)[token] and of the entropy of
+   *  softmax(logits) (both at temperature 1), and how many tokens the draw was restricted to. The exact algorithm
+   *  (block sums, ties, bisection thresholds) is the CPU twin's: kernels/cpu/sample.ts. */
+  sample: {
+    t: { logits: Tensor; rowOf: Tensor; stream: Tensor; out: Tensor };
+    p: { R: number; L: number; V: number; temperature: number; topK: number; topP: number; seed: number; counter: number };
+  };
   /** y[n] = a*x[n] + b*y[n]; b=0 overwrites y (old contents ignored, even NaN) */
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
   /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes);

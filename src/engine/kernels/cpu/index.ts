@@ -11,6 +11,7 @@ import { lmHead, logprob, logprobBackward } from './logprob.ts';
 import { matmul, sumRows } from './matmul.ts';
 import { rmsnorm, rmsnormBackward } from './rmsnorm.ts';
 import { rope } from './rope.ts';
+import { sample } from './sample.ts';
 import { swiglu, swigluBackward } from './swiglu.ts';
 
 /** Raw host arrays behind tensors (CpuBackend implements this). */
@@ -79,6 +80,9 @@ export const cpuKernels: CpuKernelTable = {
   },
   lmHead(mem, t, p) {
     lmHead(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), p.R, p.D, p.V);
+  },
+  sample(mem, t, p) {
+    sample(mem.f32(t.logits), mem.i32(t.rowOf), mem.i32(t.stream), mem.i32(t.out), p.R, p.L, p.V, p);
   },
   axpby(mem, t, p) {
     axpby(mem.f32(t.x), mem.f32(t.y), p.n, p.a, p.b);

@@ -1,0 +1,227 @@
+// The `sample` kernel on the CPU: the exact twin, operation by operation in f32 (Math.fround), of the WGSL
+// sampler (kernels/wgsl/sample.ts), so that every backend draws the same token from the same logits.
+// The algorithm is written for one GPU workgroup of SAMPLE_BLOCKS threads per row: the vocabulary is cut into
+// SAMPLE_BLOCKS contiguous blocks of C = ceil(V / SAMPLE_BLOCKS) ids; a block's sums run in id order, block sums are
+// added in block order. Per row:
+//   1. statistics at temperature 1: m = max logit (argmax: lowest id among equal maxima), S = Σ exp(x - m),
+//      T = Σ exp(x - m)·(x - m); logp(token) = (x_token - m) - log S; entropy = log S - T / S.
+//   2. temperature 0: the argmax. Otherwise w_i = exp((x_i - m) · (1/temperature)), and the draw is restricted to
+//      the tokens whose logit is at least a threshold, found by bisection over the 32-bit order-preserving key of
+//      the f32 logit: top-k (0 < k < V) keeps every token whose logit is >= the k-th largest (ties at the edge all
+//      kept, as transformers' TopKLogitsWarper); top-p (< 1) then keeps the largest threshold whose kept mass is
+//      >= topP × the top-k mass. Integer counts are exact on every device; masses are f32 sums in the block order.
+//   3. the draw: target = u · M (M the kept mass, u = uniform01(seed, stream, counter)); the first block whose
+//      running block-sum prefix exceeds target is walked in id order from target − prefix; the token where the
+//      running sum first exceeds it is drawn (the block's last kept token if rounding leaves none; the last kept
+//      token of the row if no prefix exceeds target).
+// The GPU's exp and log are not correctly rounded (a few ulp, WGSL's accuracy rules), so its weights may differ in
+// the last bits from Math.exp's: the two draws then differ only when target falls within that rounding of a
+// boundary of the cumulative sums (a near-tie; sampleMargin measures it), or when a top-p mass lies within rounding
+// of topP × mass. Counts, top-k and the greedy argmax are bit-exact.
+import { uniform01 } from '../../../util/rng.ts';
+
+/** Blocks (GPU threads) the vocabulary is cut into. */
+export const SAMPLE_BLOCKS = 256;
+
+export interface SampleParams {
+  /** 0 (or less): greedy */
+  temperature: number;
+  /** keep the k most likely tokens; 0 or less (or >= V) disables */
+  topK: number;
+  /** nucleus mass in (0, 1]; 1 disables */
+  topP: number;
+  seed: number;
+}
+
+export interface SampledToken {
+  token: number;
+  /** log softmax(logits)[token] at temperature 1 (f32) */
+  logp: number;
+  /** entropy of softmax(logits) at temperature 1 (f32) */
+  entropy: number;
+  /** number of tokens the draw was restricted to (1 for greedy) */
+  kept: number;
+}
+
+const f = Math.fround;
+/** Start of the max search, as in WGSL (which has no -inf literal): the lowest finite f32. */
+const LOWEST = -3.4028234663852886e38;
+const bits = new Uint32Array(1);
+const asF32 = new Float32Array(bits.buffer);
+
+/** The order-preserving 32-bit key of an f32: key(a) < key(b) iff a < b (with -0 just below +0). */
+export function orderedKey(x: number): number {
+  asF32[0] = x;
+  const b = bits[0];
+  return (b & 0x80000000) !== 0 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+}
+
+/** What the kernel derives from the catalog's parameters on the host (the same on every backend). */
+export function samplerConstants(p: SampleParams, V: number): { greedy: boolean; invT: number; topK: number; topP: number } {
+  const greedy = !(p.temperature > 0);
+  return {
+    greedy,
+    invT: greedy ? 0 : f(1 / p.temperature),
+    topK: p.topK > 0 && p.topK < V ? Math.floor(p.topK) : 0,
+    topP: p.topP < 1 ? f(p.topP) : 1,
+  };
+}
+
+/** Draw one token from logits[off, off + V) with the uniform number u in [0, 1). */
+export function sampleRow(logits: Float32Array, off: number, V: number, p: SampleParams, u: number): SampledToken {
+  const k = samplerConstants(p, V);
+  const C = Math.ceil(V / SAMPLE_BLOCKS);
+  const lo = (j: number) => Math.min(j * C, V);
+  const hi = (j: number) => Math.min(j * C + C, V);
+  // 1. statistics at temperature 1
+  let m = LOWEST;
+  let arg = 0;
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) {
+    let bm = LOWEST;
+    let ba = 0;
+    for (let i = lo(j); i < hi(j); i++) {
+      if (logits[off + i] > bm) {
+        bm = logits[off + i];
+        ba = i;
+      }
+    }
+    if (bm > m) {
+      m = bm;
+      arg = ba;
+    }
+  }
+  let S = 0;
+  let T = 0;
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) {
+    let s = 0;
+    let t = 0;
+    for (let i = lo(j); i < hi(j); i++) {
+      const d = f(logits[off + i] - m);
+      const e = f(Math.exp(d));
+      if (e > 0) {
+        s = f(s + e);
+        t = f(t + f(e * d));
+      }
+    }
+    S = f(S + s);
+    T = f(T + t);
+  }
+  const logS = f(Math.log(S));
+  const entropy = f(logS - f(T / S));
+  const result = (token: number, kept: number): SampledToken => ({ token, logp: f(f(logits[off + token] - m) - logS), entropy, kept });
+  if (k.greedy) return result(arg, 1);
+
+  // 2. the kept set {key >= thr}
+  const w = new Float32Array(V);
+  const key = new Uint32Array(V);
+  for (let i = 0; i < V; i++) {
+    w[i] = Math.exp(f(f(logits[off + i] - m) * k.invT));
+    key[i] = orderedKey(logits[off + i]);
+  }
+  const blockMass = (j: number, thr: number): number => {
+    let s = 0;
+    for (let i = lo(j); i < hi(j); i++) if (key[i] >= thr) s = f(s + w[i]);
+    return s;
+  };
+  const massAbove = (thr: number): number => {
+    let s = 0;
+    for (let j = 0; j < SAMPLE_BLOCKS; j++) s = f(s + blockMass(j, thr));
+    return s;
+  };
+  const countAbove = (thr: number): number => {
+    let c = 0;
+    for (let i = 0; i < V; i++) if (key[i] >= thr) c++;
+    return c;
+  };
+  let thr = 0;
+  if (k.topK > 0) {
+    let t = 0;
+    for (let bit = 31; bit >= 0; bit--) {
+      const cand = (t | (1 << bit)) >>> 0;
+      if (countAbove(cand) >= k.topK) t = cand;
+    }
+    thr = t;
+  }
+  if (k.topP < 1) {
+    const target = f(k.topP * massAbove(thr));
+    let t = 0;
+    for (let bit = 31; bit >= 0; bit--) {
+      const cand = (t | (1 << bit)) >>> 0;
+      if (massAbove(Math.max(cand, thr)) >= target) t = cand;
+    }
+    thr = Math.max(t, thr);
+  }
+  // 3. the draw
+  const kept = countAbove(thr);
+  const sums = Array.from({ length: SAMPLE_BLOCKS }, (_, j) => blockMass(j, thr));
+  let M = 0;
+  for (const s of sums) M = f(M + s);
+  const target = f(u * M);
+  let c = 0;
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) {
+    const next = f(c + sums[j]);
+    if (next > target) {
+      const r = f(target - c);
+      let d = 0;
+      let last = -1;
+      for (let i = lo(j); i < hi(j); i++) {
+        if (key[i] < thr) continue;
+        last = i;
+        d = f(d + w[i]);
+        if (d > r) return result(i, kept);
+      }
+      return result(last, kept);
+    }
+    c = next;
+  }
+  let last = 0;
+  for (let i = 0; i < V; i++) if (key[i] >= thr) last = i;
+  return result(last, kept);
+}
+
+/** The catalog kernel: out[r*4 ..] = token, f32 bits of logp and entropy, kept count, for each of R rows drawn from
+ *  logits row rowOf[r] with u = uniform01(seed, stream[r], counter). */
+export function sample(
+  logits: Float32Array, rowOf: Int32Array, stream: Int32Array, out: Int32Array,
+  R: number, L: number, V: number, p: SampleParams & { counter: number },
+): void {
+  const outF = new Float32Array(out.buffer, out.byteOffset, out.length);
+  for (let r = 0; r < R; r++) {
+    const row = rowOf[r];
+    if (!(row >= 0 && row < L)) throw new Error(`sample: rowOf[${r}] = ${row} is outside the ${L} logits rows`);
+    const s = sampleRow(logits, row * V, V, p, uniform01(p.seed, stream[r], p.counter));
+    out[r * 4] = s.token;
+    outF[r * 4 + 1] = s.logp;
+    outF[r * 4 + 2] = s.entropy;
+    out[r * 4 + 3] = s.kept;
+  }
+}
+
+/** How far target = u·M lies from the nearest boundary of the cumulative kept mass, relative to M (tests: a draw
+ *  that differs between the CPU and GPU must have a margin within rounding). Plain float64, kept set as sampleRow's. */
+export function sampleMargin(logits: Float32Array, off: number, V: number, p: SampleParams, u: number): number {
+  const k = samplerConstants(p, V);
+  if (k.greedy) return Infinity;
+  let m = -Infinity;
+  for (let i = 0; i < V; i++) m = Math.max(m, logits[off + i]);
+  const chosen = sampleRow(logits, off, V, p, u);
+  // the kept set is every token at least as likely as the least likely kept token: recompute its threshold
+  const keys = Array.from({ length: V }, (_, i) => orderedKey(logits[off + i])).toSorted((a, b) => b - a);
+  const thr = keys[chosen.kept - 1];
+  let M = 0;
+  const w: number[] = [];
+  for (let i = 0; i < V; i++) {
+    const x = orderedKey(logits[off + i]) >= thr ? Math.exp((logits[off + i] - m) * k.invT) : 0;
+    w.push(x);
+    M += x;
+  }
+  const target = u * M;
+  let c = 0;
+  let best = Infinity;
+  for (let i = 0; i < V; i++) {
+    if (w[i] === 0) continue;
+    c += w[i];
+    best = Math.min(best, Math.abs(c - target));
+  }
+  return best / M;
+}
