@@ -1,10 +1,12 @@
-// The `rema` command line: train, sft, eval, sweep, verify, export. Each command is a thin layer over the same
+// The `rema` command line: train, sft, eval, sweep, plan, verify, export. Each command is a thin layer over the same
 // trainer the web page runs (src/rl), reading and writing plain files (JSONL, JSON, CSV, YAML).
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { exportVerl } from '../rl/export-verl.ts';
+import type { WeightDtype } from '../engine/plan/memory.ts';
+import type { PlanBackend } from '../rl/plan.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
@@ -14,6 +16,7 @@ import {
   BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
 } from './setup.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
+import { formatPlan, parseBytes, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -159,6 +162,22 @@ export function buildProgram(): Command {
         // each result is printed as soon as it is known: a failure to write --out files later loses nothing
         onResult: (r) => process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`),
       });
+    });
+
+  configOptions(program.command('plan').description('memory a config needs (weights, lora, optimizer, kv_cache, activations, peak) and whether it fits, before any download'))
+    .addOption(new Option('--backend <kind>', 'backend to plan for').choices([...PLAN_BACKENDS]).default('wasm'))
+    .option('--memory <bytes>', 'bytes the device allows (e.g. 8GiB); default: the wasm backend\'s 4 GiB, the cpu backend\'s 8 GiB; webgpu needs it')
+    .addOption(new Option('--weight-dtype <dtype>', 'storage of the frozen base weights').choices([...WEIGHT_DTYPES]).default('f32'))
+    .option('--json', 'print one JSON object (parameters, bytes, fits, suggestion, ...)')
+    .action(async (o: ConfigFlags & { backend: PlanBackend; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
+      const config = await configFromFlags(o);
+      const plan = await runPlan({
+        config,
+        backend: o.backend,
+        weightDtype: o.weightDtype,
+        ...(o.memory !== undefined ? { memoryBytes: parseBytes('--memory', o.memory) } : {}),
+      });
+      process.stdout.write(o.json ? JSON.stringify(plan) + '\n' : formatPlan(plan));
     });
 
   configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv (per run and per config over seeds) and curves.svg'))

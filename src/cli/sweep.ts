@@ -76,11 +76,14 @@ export interface RunRow {
   curves: RunCurves;
 }
 
+function avg(xs: number[]): number {
+  return xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN;
+}
+
 /** Reward averaged over the first / last min(5, n) steps, and the first / last / best evaluation. */
 export function summarizeRun(label: string, point: Record<string, unknown>, seed: number, s: TrainSummary): RunRow {
   const m = s.metrics;
   const w = Math.min(5, m.length);
-  const avg = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
   const evals = s.evals.map((e) => e.accuracy);
   return {
     label,
@@ -101,6 +104,10 @@ export function summarizeRun(label: string, point: Record<string, unknown>, seed
       eval: s.evals.map((e) => ({ step: e.step, value: e.accuracy })),
     },
   };
+}
+
+function msHeader(k: string): string[] {
+  return [`${k}_mean`, `${k}_sd`, `${k}_min`, `${k}_max`];
 }
 
 function csvCell(v: unknown): string {
@@ -162,7 +169,6 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
     };
     return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...ms('reward_last'), ...ms('reward_auc'), ...ms('eval_first'), ...ms('eval_last'), gain.mean, gain.std, gain.min, gain.max];
   });
-  const msHeader = (k: string) => [`${k}_mean`, `${k}_sd`, `${k}_min`, `${k}_max`];
   await writeNamed(
     join(opts.out, 'summary_by_config.csv'),
     toCsv(['label', ...keys, 'seeds', ...msHeader('reward_last'), ...msHeader('reward_auc'), ...msHeader('eval_first'), ...msHeader('eval_last'), ...msHeader('eval_gain')], byPoint),

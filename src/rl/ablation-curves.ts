@@ -86,7 +86,7 @@ function drawPanel(p: Panel, x0: number, y0: number, w: number, h: number, color
     if (s.points.length === 0) continue;
     const color = colorOf(s.config);
     const upper = s.points.map((q) => `${num(X(q.step))},${num(Y(q.max))}`);
-    const lower = s.points.map((q) => `${num(X(q.step))},${num(Y(q.min))}`).reverse();
+    const lower = s.points.map((q) => `${num(X(q.step))},${num(Y(q.min))}`).toReversed();
     const mean = s.points.map((q, i) => `${i === 0 ? 'M' : 'L'}${num(X(q.step))},${num(Y(q.mean))}`).join(' ');
     out.push(`<g class="series" data-config="${esc(s.config)}">`);
     out.push(`<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.18" stroke="none"/>`);

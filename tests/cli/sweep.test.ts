@@ -27,13 +27,15 @@ describe('sweep grids', () => {
   });
 });
 
-describe('ablation curves over seeds (the sweep\'s summary and chart)', () => {
-  const run = (config: string, seed: number, rewards: number[], evals: Array<[number, number]> = []): RunCurves => ({
+function run(config: string, seed: number, rewards: number[], evals: Array<[number, number]> = []): RunCurves {
+  return {
     config, seed,
     reward: rewards.map((value, i) => ({ step: i + 1, value })),
     eval: evals.map(([step, value]) => ({ step, value })),
-  });
+  };
+}
 
+describe('ablation curves over seeds (the sweep\'s summary and chart)', () => {
   it('spread: mean, min, max and sample std over seeds, skipping missing values', () => {
     const s = spread([0.2, 0.4, Number.NaN, 0.9]);
     expect(s.n).toBe(3);

@@ -58,8 +58,8 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
   await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 3 });
   policy.zeroGrad('shared');
   await policy.accumulateGradients(Array.from({ length: s.rows }, (_, r) => {
-    const tokens = Array.from({ length: s.rowTokens }, (_, i) => 3 + ((r * 11 + i * 3) % (V - 3)));
-    const positions = Array.from({ length: s.trained }, (_, i) => s.rowTokens - s.trained + i);
+    const tokens = Array.from({ length: s.rowTokens }, (_x, i) => 3 + ((r * 11 + i * 3) % (V - 3)));
+    const positions = Array.from({ length: s.trained }, (_x, i) => s.rowTokens - s.trained + i);
     return { tokens, positions, adapter: 'shared', coef: new Float32Array(s.trained).fill(0.1) };
   }));
   await policy.optimizerStep('shared');

@@ -1,0 +1,93 @@
+// `rema plan`: what a config costs before anything is downloaded (src/rl/plan.ts): parameters, bytes by
+// category, whether it fits the backend's memory (--memory, or the WASM backend's 4 GiB), and the nearest config
+// that fits when it does not. The model's config.json comes from the offline catalog, an embedded or local
+// folder, or a hub repo already in the cache; nothing is fetched.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { formatBytes } from '../engine/io/model-size.ts';
+import type { WeightDtype } from '../engine/plan/memory.ts';
+import type { ExperimentConfig } from '../rl/config.ts';
+import { findCatalogModel } from '../data/models/catalog.ts';
+import { modelConfigFor, planConfig, type Plan, type PlanBackend } from '../rl/plan.ts';
+import { openModelSource } from './hub.ts';
+import { REPO_ROOT } from './setup.ts';
+
+export const PLAN_BACKENDS: readonly PlanBackend[] = ['wasm', 'webgpu', 'cpu'];
+export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
+
+const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 };
+
+/** "4294967296", "4GiB", "512 MiB", "8GB" -> bytes; anything else is refused naming the flag. */
+export function parseBytes(flag: string, text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$/i.exec(text);
+  const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : Number.NaN;
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) throw new Error(`${flag}: "${text}" is not a positive number of bytes (e.g. 4294967296, 4GiB, 512MiB)`);
+  return bytes;
+}
+
+function parseJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (e) {
+    throw new Error(`${path}: cannot read the model's config.json (${(e as Error).message})`, { cause: e });
+  }
+}
+
+/** config.json of the config's model when it is on disk: an embedded or local folder, or the hub cache. */
+async function configJsonOnDisk(config: ExperimentConfig): Promise<unknown> {
+  if (config.modelSource === 'embedded') {
+    const path = resolve(REPO_ROOT, 'public/models', config.model, 'config.json');
+    return existsSync(path) ? parseJsonFile(path) : undefined;
+  }
+  if (config.modelSource === 'local') {
+    const path = join(config.model, 'config.json');
+    return existsSync(path) ? parseJsonFile(path) : undefined;
+  }
+  if (findCatalogModel(config.model)) return undefined;
+  try {
+    const bytes = await openModelSource(config.model, { offline: true }).read('config.json');
+    return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PlanRequest {
+  config: ExperimentConfig;
+  backend: PlanBackend;
+  memoryBytes?: number;
+  weightDtype?: WeightDtype;
+}
+
+export async function runPlan(req: PlanRequest): Promise<Plan> {
+  const json = await configJsonOnDisk(req.config);
+  const model = modelConfigFor(req.config, () => json);
+  return planConfig(req.config, model, {
+    backend: req.backend,
+    ...(req.memoryBytes !== undefined ? { memoryBytes: req.memoryBytes } : {}),
+    ...(req.weightDtype !== undefined ? { weightDtype: req.weightDtype } : {}),
+  });
+}
+
+function row(name: string, bytes: number): string {
+  return `  ${name.padEnd(12)} ${String(bytes).padStart(14)} B  ${formatBytes(bytes)}`;
+}
+
+/** The plan as text: one line per category with bytes and a readable size. */
+export function formatPlan(plan: Plan): string {
+  const b = plan.bytes;
+  const lines = [
+    `${plan.model}: ${plan.parameters.toLocaleString('en-US')} parameters, base weights ${plan.weightDtype}`,
+    row('weights', b.weights),
+    row('lora', b.lora),
+    row('optimizer', b.optimizer),
+    row('kv_cache', b.kv_cache),
+    row('activations', b.activations),
+    row('total (peak)', b.total),
+    plan.limit === null ? 'fits: unknown' : `fits: ${plan.fits ? 'yes' : 'no'} (limit ${plan.limit} B, ${formatBytes(plan.limit)})`,
+  ];
+  if (plan.suggestion) lines.push(`suggestion: ${plan.suggestion.flags} (peak ${formatBytes(plan.suggestion.total)})`);
+  if (plan.note) lines.push(plan.note);
+  return lines.join('\n') + '\n';
+}

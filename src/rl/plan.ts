@@ -1,0 +1,216 @@
+// The planner: before anything is downloaded, what a config costs on a device (parameters, bytes by category, the
+// peak), whether it fits, and when it does not the nearest config that does. The model's shape comes from the
+// offline catalog (src/data/models) or a config.json the caller read; the workload shape of one step (decode
+// batch, prompt and message lengths, gradient chunk) follows from the config the way the trainer and EnginePolicy
+// run it; the bytes are engine/plan/memory.ts, which matches the engine's allocation ledger.
+import type { ModelConfig } from '../engine/model/config.ts';
+import { parseHfConfig } from '../engine/io/hf-config.ts';
+import { planMemory, type MemoryBytes, type MemoryShape, type WeightDtype } from '../engine/plan/memory.ts';
+import { findCatalogModel } from '../data/models/catalog.ts';
+import { validateConfig, type ExperimentConfig } from './config.ts';
+import { adapterNames } from './policy-setup.ts';
+
+export type PlanBackend = 'webgpu' | 'wasm' | 'cpu';
+
+/** EnginePolicy's defaults (engine-policy.ts): sequences decoded together, rows per gradient chunk. */
+const MAX_DECODE_BATCH = 64;
+const MAX_BATCH_TOKENS = 4096;
+/** Tokens of a chat before its first message: system prompt, question, template markup. An estimate for MATH
+ *  questions with the code / paper prompts (a few hundred tokens); the tiny task's are far shorter. */
+const PROMPT_BASE_TOKENS = 256;
+const TINY_PROMPT_BASE_TOKENS = 64;
+/** WasmBackend's default cap: WebAssembly's 4 GiB memory less 256 MiB of kernel scratch headroom (backends/wasm.ts). */
+export const WASM_LIMIT_BYTES = 4 * 1024 ** 3 - 256 * 1024 ** 2;
+/** CpuBackend's default cap (backends/cpu.ts). */
+const CPU_LIMIT_BYTES = 8 * 1024 ** 3;
+
+export interface PlanOptions {
+  backend: PlanBackend;
+  /** bytes the device allows; default: the WASM / CPU backend's cap, unknown for WebGPU (the page reads it from the adapter) */
+  memoryBytes?: number;
+  /** storage of the frozen base weights; default f32 (what EnginePolicy uses unless told otherwise) */
+  weightDtype?: WeightDtype;
+}
+
+export interface PlanSuggestion {
+  /** config fields to change (rema plan / train: --set key=value) */
+  set: Record<string, unknown>;
+  /** base weight storage to use instead, when the suggestion needs it */
+  weightDtype?: WeightDtype;
+  /** the planned peak with the change */
+  total: number;
+  /** the change in words, e.g. "--set groupSize=4 --set maxTokensPerTurn=128" */
+  flags: string;
+}
+
+export interface Plan {
+  model: string;
+  parameters: number;
+  weightDtype: WeightDtype;
+  bytes: MemoryBytes;
+  /** bytes the device allows, or null when unknown (WebGPU in the CLI without --memory) */
+  limit: number | null;
+  /** null when the limit is unknown */
+  fits: boolean | null;
+  /** the nearest config that fits, when this one does not (null when it fits, when the limit is unknown, or when
+   *  nothing does; then `note` says why) */
+  suggestion: PlanSuggestion | null;
+  /** the workload the bytes are for */
+  shape: MemoryShape;
+  note?: string;
+}
+
+/** The model shape a config names, without downloading: a catalog entry, else `readConfigJson` (a local folder's
+ *  config.json), else an error naming the model. */
+export function modelConfigFor(config: ExperimentConfig, readConfigJson?: (model: string) => unknown): { config: ModelConfig; name: string } {
+  const entry = config.modelSource === 'hub' ? findCatalogModel(config.model) : null;
+  if (entry) return { config: parseHfConfig(entry.config, `catalog ${entry.name}`), name: entry.repo };
+  const json = readConfigJson?.(config.model);
+  if (json === undefined || json === null) {
+    throw new Error(
+      `plan: "${config.model}" is not in the model catalog and its config.json is not available offline ` +
+        '(catalog: qwen2.5-0.5b-instruct, qwen2.5-1.5b-instruct, qwen2.5-math-1.5b-instruct, smollm2-135m/360m/1.7b-instruct, llama-3.2-1b-instruct)',
+    );
+  }
+  return { config: parseHfConfig(json, `${config.model}/config.json`), name: config.model };
+}
+
+/** Messages already in the chat when the last message of an episode is generated, and in a whole training row. */
+function messagesBefore(config: ExperimentConfig): { lastPrompt: number; row: number; trained: number } {
+  if (config.mode === 'multi-turn') return { lastPrompt: 2 * config.maxTurns - 1, row: 2 * config.maxTurns, trained: config.maxTurns };
+  if (config.mode === 'single-turn') return { lastPrompt: 1, row: 2, trained: 1 };
+  return { lastPrompt: 0, row: 1, trained: 1 };
+}
+
+/** One step's workload as EnginePolicy runs it (the largest decode call and gradient chunk of the step). */
+export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDtype: WeightDtype): MemoryShape {
+  const adapters = adapterNames(config).length;
+  const context = model.maxPositionEmbeddings;
+  const base = config.prompts === 'tiny' ? TINY_PROMPT_BASE_TOKENS : PROMPT_BASE_TOKENS;
+  const m = messagesBefore(config);
+  const N = config.maxTokensPerTurn;
+  // the last message's prompt: every earlier message at full length, up to the prompt cap and the context
+  const promptTokens = Math.max(1, Math.min(config.maxPromptTokens, base + m.lastPrompt * N, context - 1));
+  const newTokens = Math.max(1, Math.min(N, context - promptTokens));
+  const rollouts = config.problemsPerStep * config.groupSize;
+  const sequences = Math.min(MAX_DECODE_BATCH, rollouts);
+  // rows: one per trained agent and episode (shared multi-turn / single-turn: both agents' conversations)
+  const trainedAgents = config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
+  const rows = rollouts * trainedAgents;
+  const rowsPerMiniBatch = Math.ceil(rows / Math.min(config.miniBatches, rows));
+  const rowTokens = Math.max(1, Math.min(config.maxPromptTokens + N, base + m.row * N, context));
+  const chunkRows = Math.max(1, Math.min(rowsPerMiniBatch, Math.floor(MAX_BATCH_TOKENS / rowTokens)));
+  const training: MemoryShape['training'] = config.finetune === 'full'
+    ? { mode: 'full', adapters }
+    : { mode: 'lora', adapters, rank: config.loraRank, targets: config.loraTargets };
+  return {
+    weightDtype,
+    training,
+    decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens },
+    gradient: { sequences: chunkRows, tokens: rowTokens, selected: chunkRows * Math.min(rowTokens - 1, m.trained * (N + 1)) },
+  };
+}
+
+function defaultLimit(backend: PlanBackend): number | null {
+  if (backend === 'wasm') return WASM_LIMIT_BYTES;
+  if (backend === 'cpu') return CPU_LIMIT_BYTES;
+  return null;
+}
+
+/** Base weight storage each backend can hold: the CPU reference keeps f32 only. */
+function dtypesFor(backend: PlanBackend): WeightDtype[] {
+  return backend === 'cpu' ? ['f32'] : ['f32', 'f16', 'bf16'];
+}
+
+/** Halvings of `from` down to `min`, each with its number of halvings. */
+function halvings(from: number, min: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (let v = Math.floor(from / 2), k = 1; v >= min; v = Math.floor(v / 2), k++) {
+    out.push([v, k]);
+    if (v === min) break;
+  }
+  return out;
+}
+
+interface Change {
+  set: Record<string, unknown>;
+  weightDtype?: WeightDtype;
+  /** how far from the config: 1 per halving of a size, 1 for f16 weights or fewer LoRA targets */
+  cost: number;
+}
+
+/** Single changes of a config: f16 weights, a smaller group, shorter messages, fewer problems per step, fewer
+ *  LoRA targets, a shorter prompt cap, fewer rounds. */
+function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: PlanBackend): Change[] {
+  const out: Change[] = [];
+  if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16')) out.push({ set: {}, weightDtype: 'f16', cost: 1 });
+  for (const [g, k] of halvings(c.groupSize, 2)) out.push({ set: { groupSize: g }, cost: k });
+  for (const [n, k] of halvings(c.maxTokensPerTurn, 32)) out.push({ set: { maxTokensPerTurn: n }, cost: k });
+  for (const [p, k] of halvings(c.problemsPerStep, 1)) out.push({ set: { problemsPerStep: p }, cost: k });
+  if (c.finetune === 'lora' && c.loraTargets.length > 2) out.push({ set: { loraTargets: ['q_proj', 'v_proj'] }, cost: 1 });
+  for (const [p, k] of halvings(c.maxPromptTokens, 256)) out.push({ set: { maxPromptTokens: p }, cost: k });
+  if (c.mode === 'multi-turn') for (const [t, k] of halvings(c.maxTurns, 1)) out.push({ set: { maxTurns: t }, cost: k });
+  return out;
+}
+
+function flagsOf(set: Record<string, unknown>, weightDtype?: WeightDtype): string {
+  const parts = Object.entries(set).map(([k, v]) => `--set ${k}=${JSON.stringify(v)}`);
+  if (weightDtype) parts.push(`--weight-dtype ${weightDtype}`);
+  return parts.join(' ');
+}
+
+/**
+ * The nearest config that fits `limit`: of the single changes that fit, the one of least cost (then the largest
+ * peak, i.e. the least cut); when none fits alone, the change that saves the most bytes per unit of cost is kept
+ * and the search goes on from there (at most 8 rounds).
+ */
+function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtype, backend: PlanBackend, limit: number): PlanSuggestion | null {
+  let set: Record<string, unknown> = {};
+  let weightDtype = dtype;
+  let current = config;
+  let currentTotal = planMemory(model, stepShape(config, model, dtype)).bytes.total;
+  for (let round = 0; round < 8; round++) {
+    const tried: Array<Change & { total: number; config: ExperimentConfig }> = [];
+    for (const change of candidateChanges(current, weightDtype, backend)) {
+      let c: ExperimentConfig;
+      try {
+        c = validateConfig(change.set, 'plan suggestion', current);
+      } catch {
+        continue; // a change the config does not allow (e.g. fewer rollouts than mini-batches)
+      }
+      const d = change.weightDtype ?? weightDtype;
+      tried.push({ ...change, config: c, total: planMemory(model, stepShape(c, model, d)).bytes.total });
+    }
+    const fitting = tried.filter((t) => t.total <= limit).toSorted((a, b) => a.cost - b.cost || b.total - a.total);
+    if (fitting.length > 0) {
+      const f = fitting[0];
+      const s = { ...set, ...f.set };
+      const d = f.weightDtype ?? weightDtype;
+      return { set: s, ...(d !== dtype ? { weightDtype: d } : {}), total: f.total, flags: flagsOf(s, d !== dtype ? d : undefined) };
+    }
+    const best = tried.toSorted((a, b) => (currentTotal - b.total) / b.cost - (currentTotal - a.total) / a.cost)[0];
+    if (!best || best.total >= currentTotal) return null;
+    set = { ...set, ...best.set };
+    weightDtype = best.weightDtype ?? weightDtype;
+    current = best.config;
+    currentTotal = best.total;
+  }
+  return null;
+}
+
+export function planConfig(config: ExperimentConfig, model: { config: ModelConfig; name: string }, options: PlanOptions): Plan {
+  const weightDtype = options.weightDtype ?? 'f32';
+  if (!dtypesFor(options.backend).includes(weightDtype)) throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
+  if (config.finetune === 'full' && weightDtype !== 'f32') throw new Error(`plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`);
+  const shape = stepShape(config, model.config, weightDtype);
+  const mem = planMemory(model.config, shape);
+  const limit = options.memoryBytes ?? defaultLimit(options.backend);
+  const fits = limit === null ? null : mem.bytes.total <= limit;
+  const plan: Plan = { model: model.name, parameters: mem.parameters, weightDtype, bytes: mem.bytes, limit, fits, suggestion: null, shape };
+  if (limit === null) plan.note = 'the WebGPU adapter\'s memory is only known in the page: pass --memory BYTES';
+  else if (!fits) {
+    plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit);
+    if (!plan.suggestion) plan.note = `no nearby config fits ${limit} bytes: the weights alone take ${mem.bytes.weights} bytes; pick a smaller model`;
+  }
+  return plan;
+}

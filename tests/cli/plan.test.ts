@@ -1,0 +1,99 @@
+// `rema plan` end to end (real child processes, an empty hub cache, offline): the acceptance check on
+// math133-qwen0.5b (494,032,768 parameters, the JSON keys), the WASM 4 GiB limit and --memory, a suggestion
+// that really fits when applied, WebGPU without --memory, f16 weights, and bad input named by its flag.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseBytes } from '../../src/cli/plan.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'bin/rema.mjs');
+const env = { ...process.env, HF_HUB_OFFLINE: '1', HF_HUB_CACHE: mkdtempSync(join(tmpdir(), 'rema-plan-cache-')) };
+const rema = (...args: string[]) => spawnSync('node', [bin, 'plan', ...args], { cwd: root, encoding: 'utf8', env });
+
+interface PlanJson {
+  parameters: number;
+  bytes: Record<'weights' | 'lora' | 'optimizer' | 'kv_cache' | 'activations' | 'total', number>;
+  fits: boolean | null;
+  suggestion: { set: Record<string, unknown>; weightDtype?: string; total: number; flags: string } | null;
+  limit: number | null;
+  weightDtype: string;
+}
+
+function plan(...args: string[]): PlanJson {
+  const r = rema(...args, '--json');
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const lines = r.stdout.trim().split('\n');
+  expect(lines.length).toBe(1);
+  return JSON.parse(lines[0]) as PlanJson;
+}
+
+describe('rema plan', () => {
+  it('math133-qwen0.5b offline: Qwen2.5-0.5B-Instruct\'s 494,032,768 parameters, bytes by category, fits, suggestion', () => {
+    const p = plan('--preset', 'math133-qwen0.5b');
+    expect(Object.keys(p)).toEqual(expect.arrayContaining(['parameters', 'bytes', 'fits', 'suggestion']));
+    expect(p.parameters).toBe(494_032_768);
+    expect(Object.keys(p.bytes)).toEqual(['weights', 'lora', 'optimizer', 'kv_cache', 'activations', 'total']);
+    expect(p.bytes.weights).toBe(494_032_768 * 4);
+    // LoRA r 8 on all 7 projections of 24 layers: weights + gradients, and AdamW's two moments (+ its norm scalar)
+    const loraFloats = 24 * 8 * (2 * (896 + 896) + 2 * (896 + 128) + 3 * (896 + 4864));
+    expect(p.bytes.lora).toBe(2 * 4 * loraFloats);
+    expect(p.bytes.optimizer).toBe(2 * 4 * loraFloats + 4);
+    expect(p.bytes.total).toBeGreaterThanOrEqual(p.bytes.weights + p.bytes.lora + p.bytes.optimizer + p.bytes.kv_cache);
+    // the wasm backend's 4 GiB (less its 256 MiB scratch headroom) is the default limit
+    expect(p.limit).toBe(4 * 1024 ** 3 - 256 * 1024 ** 2);
+    expect(p.fits).toBe(false);
+    expect(p.suggestion).not.toBeNull();
+    expect(p.suggestion!.total).toBeLessThanOrEqual(p.limit!);
+  });
+
+  it('the suggestion fits when applied, and --memory sets the limit', () => {
+    const p = plan('--preset', 'math133-qwen0.5b', '--memory', '6GiB');
+    expect(p.limit).toBe(6 * 1024 ** 3);
+    expect(p.fits).toBe(false);
+    const flags = p.suggestion!.flags.split(' ');
+    const applied = plan('--preset', 'math133-qwen0.5b', '--memory', '6GiB', ...flags);
+    expect(applied.fits).toBe(true);
+    expect(applied.bytes.total).toBe(p.suggestion!.total);
+    expect(applied.suggestion).toBeNull();
+    const roomy = plan('--preset', 'math133-qwen0.5b', '--memory', '64GiB');
+    expect(roomy.fits).toBe(true);
+    expect(roomy.suggestion).toBeNull();
+  });
+
+  it('f16 weights halve the weights; webgpu without --memory cannot say whether it fits', () => {
+    const f32 = plan('--preset', 'math133-smollm360m', '--backend', 'webgpu');
+    expect(f32.fits).toBeNull();
+    expect(f32.parameters).toBe(361_821_120);
+    const f16 = plan('--preset', 'math133-smollm360m', '--backend', 'webgpu', '--weight-dtype', 'f16');
+    expect(f16.bytes.weights).toBe(f32.bytes.weights / 2);
+    expect(f16.weightDtype).toBe('f16');
+  });
+
+  it('the text report and the errors', () => {
+    const r = rema('--preset', 'tiny-default');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^tiny-rema: 171,456 parameters, base weights f32\n/);
+    expect(r.stdout).toMatch(/\n {2}total \(peak\) +\d+ B {2}[\d.]+ MiB\nfits: yes/);
+    const bad = rema('--preset', 'tiny-default', '--memory', 'lots');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--memory: "lots" is not a positive number of bytes/);
+    const unknown = rema('--preset', 'math133-qwen0.5b', '--set', 'model=someone/not-cached');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/"someone\/not-cached" is not in the model catalog and its config\.json is not available offline/);
+    const cpu = rema('--preset', 'tiny-default', '--backend', 'cpu', '--weight-dtype', 'f16');
+    expect(cpu.status).toBe(1);
+    expect(cpu.stderr).toMatch(/the cpu backend stores weights as f32 only/);
+  });
+
+  it('parses byte sizes', () => {
+    expect(parseBytes('--memory', '4294967296')).toBe(4294967296);
+    expect(parseBytes('--memory', '4GiB')).toBe(4 * 1024 ** 3);
+    expect(parseBytes('--memory', '512 MiB')).toBe(512 * 1024 ** 2);
+    expect(parseBytes('--memory', '8GB')).toBe(8e9);
+    expect(() => parseBytes('--memory', '-1')).toThrow(/--memory: "-1"/);
+  });
+});
