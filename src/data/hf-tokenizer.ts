@@ -113,6 +113,7 @@ export function createHfTokenizer(
       return template.render(messages, opts);
     },
     endOfTurnTokenId,
+    ...(eosId !== null ? { eosTokenId: eosId } : {}),
     stopTokenIds: [...stopIds],
   };
 }

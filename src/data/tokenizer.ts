@@ -16,6 +16,8 @@ export interface ChatTokenizer {
   applyChatTemplate(messages: readonly ChatMessage[], opts: { addGenerationPrompt: boolean }): string;
   /** the token that ends an assistant turn in this template (e.g. <|im_end|>, <|eot_id|>) */
   readonly endOfTurnTokenId: number;
+  /** tokenizer_config.json's eos_token (transformers tokenizer.eos_token_id), when it names one */
+  readonly eosTokenId?: number;
   /** every id that should stop generation (end-of-turn and eos) */
   readonly stopTokenIds: readonly number[];
 }

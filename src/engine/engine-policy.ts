@@ -213,6 +213,7 @@ export class EnginePolicy implements Policy {
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       for (const chunk of chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
         const batch = packSequences(chunk.map((i) => requests[i]), this.vocabSize);
+        chunk.forEach((i, b) => overrideTargets(batch.targets, batch.selectedStart[b], requests[i], i, this.vocabSize));
         const backward = grads && sinks
           ? {
               coef: concat(chunk.map((i) => grads[i].coef)),
@@ -338,4 +339,14 @@ function concat(parts: readonly Float32Array[]): Float32Array {
     at += p.length;
   }
   return out;
+}
+
+/** ScoreRequest.targets: the token scored at each position when it is not tokens[position]. */
+function overrideTargets(targets: Int32Array, start: number, r: ScoreRequest, index: number, vocabSize: number): void {
+  if (!r.targets) return;
+  if (r.targets.length !== r.positions.length) throw new Error(`score: request ${index} has ${r.targets.length} targets for ${r.positions.length} positions`);
+  r.targets.forEach((id, k) => {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new Error(`score: request ${index}, target ${k}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
+    targets[start + k] = id;
+  });
 }

@@ -48,6 +48,11 @@ export interface ScoreRequest {
   /** indices t (>= 1) whose log-prob  log p(tokens[t] | tokens[<t])  is wanted, ascending */
   positions: readonly number[];
   adapter: string | null;
+  /**
+   * The token scored at each position when it is not tokens[position] (one per position). The ReMA code labels
+   * the end of a finished response with eos_token_id while the sequence goes on with the template's closing token.
+   */
+  targets?: readonly number[];
 }
 
 export interface ScoreResult {

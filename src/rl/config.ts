@@ -41,6 +41,14 @@ export type ModelSource = 'embedded' | 'local' | 'hub';
 export type PromptSetName = 'paper' | 'code' | 'tiny';
 export type OldLogProbMode = 'auto' | 'score';
 export type SingleTurnReward = 'base' | 'binary';
+/** which rows enter the GRPO group statistics; see ExperimentConfig.groupStatsRows */
+export type GroupStatsRows = 'all' | 'trained';
+/** how the KL and entropy terms are averaged; see ExperimentConfig.regularizerMean */
+export type RegularizerMean = 'token' | 'aggregation';
+/** what an episode cut short by an overflow answers; see ExperimentConfig.overflowAnswer */
+export type OverflowAnswer = 'empty' | 'previous';
+/** the target trained after a message that ended normally; see ExperimentConfig.endTokenTarget */
+export type EndTokenTarget = 'eos' | 'template';
 
 export interface ExperimentConfig {
   /** Schema version; must equal CONFIG_VERSION. */
@@ -97,6 +105,23 @@ export interface ExperimentConfig {
   stopWhenTruncated: boolean;
   /** Reward 0 unless the episode finished normally (MTA said [FINISH], nothing truncated). Code: true (`mask_unfinished_reward`). */
   maskUnfinishedReward: boolean;
+  /**
+   * What an episode cut short answers. `empty` (ReMA code, vllm_rollout_spmd._run_multi_turn_conversation and
+   * _update_history_and_check_finish): when the reasoning agent's chat overflows maxPromptTokens, or the meta agent's
+   * message is truncated, an empty dummy reasoning message ends the history and the final answer graded is "" (the
+   * code grades history[-1]); `previous`: no dummy after a reasoning overflow and the last real reasoning message is
+   * graded. Only visible with maskUnfinishedReward = false (else such episodes earn 0 either way) and in the
+   * rollout records. Configs written before this field existed read as `previous`.
+   */
+  overflowAnswer: OverflowAnswer;
+  /**
+   * The target trained at the end of a message that ended normally. `eos` (ReMA code encode_conversation): the
+   * tokenizer's eos_token (tokenizer_config.json), as the label after the response; `template`: the token the chat
+   * template closes the message with (e.g. <|im_end|>). They differ for base models such as Qwen2.5-7B (eos
+   * <|endoftext|>, template <|im_end|>); equal for instruct models and the embedded model. Configs written before
+   * this field existed read as `template`.
+   */
+  endTokenTarget: EndTokenTarget;
   /** Single-turn / VRP_RL / MRP_RL reward: `base` = paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; meta -1 if it leaks \boxed); `binary` = 1 / 0. */
   singleTurnReward: SingleTurnReward;
 
@@ -145,6 +170,14 @@ export interface ExperimentConfig {
   stdScaling: StdScaling;
   /** Added to the std before dividing. Code / verl: 1e-6 (TRL: 1e-4). */
   advEps: number;
+  /**
+   * Rows in the GRPO group statistics. `all` (ReMA code: ray_trainer merges every trajectory's MTA and RA rows and
+   * compute_grpo_outcome_advantage sees all of them): a row with no trained token (e.g. the reasoning agent of an
+   * episode whose meta message was truncated at turn 1) still counts in its group's mean and std with its reward
+   * (0 there); `trained`: such rows are dropped before the statistics (a group of 8 becomes 6). Either way only rows
+   * with trained tokens are trained. Configs written before this field existed read as `trained`.
+   */
+  groupStatsRows: GroupStatsRows;
 
   // ---- loss -----------------------------------------------------------------------------------------
   /** Importance ratio granularity; see RatioMode. Code multi-turn script: turn-geometric. */
@@ -167,6 +200,13 @@ export interface ExperimentConfig {
   klEstimator: KlEstimator;
   /** Entropy bonus coefficient (loss −= coef · mean entropy). Code script: 0. */
   entropyCoef: number;
+  /**
+   * How the KL (klBeta) and entropy (entropyCoef) terms are averaged over a mini-batch. `token` (ReMA code
+   * dp_rema_actor.update_policy: masked_mean over every trained token, whatever agg_mode the policy loss uses);
+   * `aggregation`: weighted like the policy loss (the `aggregation` field's per-token weights). Equal for
+   * token-mean aggregation. Configs written before this field existed read as `aggregation`.
+   */
+  regularizerMean: RegularizerMean;
   /** `auto`: skip the old-log-prob pass when fully on-policy (1 epoch, 1 mini-batch, β = 0: the ratio is exactly 1); `score`: always re-score after rollout (verl). */
   oldLogProbs: OldLogProbMode;
 
@@ -243,6 +283,8 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   maxPromptTokens: { kind: 'int', min: 1 },
   stopWhenTruncated: { kind: 'bool' },
   maskUnfinishedReward: { kind: 'bool' },
+  overflowAnswer: { kind: 'enum', values: ['empty', 'previous'] },
+  endTokenTarget: { kind: 'enum', values: ['eos', 'template'] },
   singleTurnReward: { kind: 'enum', values: ['base', 'binary'] },
   paramMode: { kind: 'enum', values: ['shared', 'separate'] },
   switchEvery: { kind: 'int', min: 1 },
@@ -259,6 +301,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   advantage: { kind: 'enum', values: ['grpo', 'reinforce++'] },
   stdScaling: { kind: 'enum', values: ['group', 'batch', 'none'] },
   advEps: { kind: 'number', min: 0 },
+  groupStatsRows: { kind: 'enum', values: ['all', 'trained'] },
   ratio: { kind: 'enum', values: ['token', 'turn-geometric', 'turn-arithmetic'] },
   logRatioClip: { kind: 'number', min: 0, minExclusive: true },
   clipLow: { kind: 'number', min: 0, max: 1, maxExclusive: true },
@@ -272,6 +315,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   klBeta: { kind: 'number', min: 0 },
   klEstimator: { kind: 'enum', values: ['k1', 'k3'] },
   entropyCoef: { kind: 'number', min: -INF },
+  regularizerMean: { kind: 'enum', values: ['token', 'aggregation'] },
   oldLogProbs: { kind: 'enum', values: ['auto', 'score'] },
   lr: { kind: 'number', min: 0 },
   lrSchedule: { kind: 'enum', values: ['constant', 'cosine'] },
@@ -291,7 +335,15 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
  * Fields added to version 1 after configs were already saved (URL state, saved runs, run JSON, --config files,
  * checkpoints): a config without one of them reads as this value, so older records keep loading.
  */
-export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = { frozenAgent: 'none', maxNonFiniteSteps: 3 };
+export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = {
+  frozenAgent: 'none',
+  maxNonFiniteSteps: 3,
+  // issue 14 part 4: configs saved before these fields ran the earlier behaviour, so they read as it
+  groupStatsRows: 'trained',
+  regularizerMean: 'aggregation',
+  overflowAnswer: 'previous',
+  endTokenTarget: 'template',
+};
 
 export class ConfigError extends Error {
   constructor(message: string) {

@@ -82,6 +82,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
   const adapterFor = (role: AgentRole): string =>
     config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
   const maxContext = opts.maxContext ?? contextOf(policy) ?? Number.POSITIVE_INFINITY;
+  // the token trained after a finished message (config.endTokenTarget): eos as the code, else the template's own
+  const endToken = config.endTokenTarget === 'eos' ? tokenizer.eosTokenId : undefined;
 
   const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
   const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };
@@ -104,6 +106,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     maxPromptTokens: config.maxPromptTokens,
     maxContext,
     stopWhenTruncated: config.stopWhenTruncated,
+    overflowDummy: config.overflowAnswer === 'empty',
     onTokens: (done) => emit({ type: 'progress', step: atStep, phase, done, total: 0 }),
     onContextLimit: tally.add,
     ...(frozen ? { frozen } : {}),
@@ -190,13 +193,15 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       return eps;
     });
 
-    const { scored, rows, fracFiltered } = await timed(times, stepNo, 'reward', () => {
+    const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', () => {
       const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
       const kept = config.filterGroups ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(graded.map((s) => s.episode.group)).size;
       // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
-      const built = sortByLength(buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor));
-      return { scored: graded, rows: built, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
+      const all = buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor, config.groupStatsRows === 'all', endToken);
+      // rows without trained tokens only count in the group statistics (groupStatsRows "all")
+      const built = sortByLength(all.filter((r) => r.positions.length > 0));
+      return { scored: graded, statRows: all, rows: built, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
     });
     if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
 
@@ -210,7 +215,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
         const res = await policy.score(scoreRequests(rows), { reference: true });
         rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
       });
-    const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(rows, config));
+    const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(statRows, config));
     const upd = await timed(times, stepNo, 'update', () =>
       rows.length === 0
         ? null

@@ -48,6 +48,10 @@ export const knobs: readonly Knob[] = [
     note: 'End the episode when a message hits the per-turn cap (finish reason stop_when_truncated). Code: on.' },
   { key: 'maskUnfinishedReward', label: 'mask unfinished reward', group: 'Protocol', control: { kind: 'boolean' },
     note: 'Reward 0 unless the MTA said [FINISH] and nothing was truncated (code mask_unfinished_reward=True, paper App. D.2).' },
+  { key: 'overflowAnswer', label: 'overflow answer', group: 'Protocol', control: select('empty', 'previous'), advanced: true,
+    note: 'What an episode cut short (reasoning chat over the prompt cap, truncated meta message) answers. empty: an empty dummy reasoning message ends it and "" is graded (released code); previous: the last real reasoning answer is graded. Matters only without the unfinished-reward mask.' },
+  { key: 'endTokenTarget', label: 'end token trained', group: 'Protocol', control: select('eos', 'template'), advanced: true,
+    note: 'Target trained after a message that ended normally. eos: the tokenizer\'s eos_token (released code); template: the chat template\'s closing token (e.g. <|im_end|>). They differ for base models such as Qwen2.5-7B.' },
   { key: 'singleTurnReward', label: 'single-turn reward', group: 'Protocol', control: select('base', 'binary'), advanced: true,
     note: 'single-turn / vrp-rl / mrp-rl reward. base: paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; the MTA gets -1 if it leaks \\boxed). binary: 1 or 0.' },
   // Agents
@@ -83,6 +87,8 @@ export const knobs: readonly Knob[] = [
     note: 'Divide advantages by the group std (code, verl), the batch std (TRL "batch"), or not at all (Dr. GRPO).' },
   { key: 'advEps', label: 'std epsilon', group: 'Advantage & loss', control: real(0, 1, 1e-6), advanced: true,
     note: 'Added to the std before dividing. Code / verl: 1e-6 (TRL: 1e-4).' },
+  { key: 'groupStatsRows', label: 'group stats rows', group: 'Advantage & loss', control: select('all', 'trained'), advanced: true,
+    note: 'Rows in the GRPO mean / std. all: every episode\'s row, even one with no trained token (reward 0), as the released code; trained: only rows with trained tokens (a group of 8 can shrink to 6).' },
   { key: 'ratio', label: 'ratio mode', group: 'Advantage & loss', control: select('token', 'turn-geometric', 'turn-arithmetic'),
     note: 'Importance-ratio granularity. token: per token (paper Fig. 6 "Token-Ratio"). turn-geometric: exp of the mean log-ratio per turn (released code). turn-arithmetic: mean of token ratios per turn (paper Eq. 13).' },
   { key: 'aggregation', label: 'aggregation', group: 'Advantage & loss',
@@ -104,6 +110,8 @@ export const knobs: readonly Knob[] = [
     note: 'k1 = logπ − logπref; k3 = exp(ref − logπ) − (ref − logπ) − 1 (verl low_var_kl).' },
   { key: 'entropyCoef', label: 'entropy bonus', group: 'Advantage & loss', control: real(0, 1, 0.001), advanced: true,
     note: 'Loss −= coef · mean entropy. Code script: 0. Raising it is one way out of the Echo Trap.' },
+  { key: 'regularizerMean', label: 'KL / entropy mean', group: 'Advantage & loss', control: select('token', 'aggregation'), advanced: true,
+    note: 'How the KL and entropy terms are averaged. token: mean over trained tokens (released code, whatever the loss aggregation); aggregation: weighted like the policy loss.' },
   { key: 'oldLogProbs', label: 'old log-probs', group: 'Advantage & loss', control: select('auto', 'score'), advanced: true,
     note: 'auto: skip the re-scoring pass when fully on-policy (ratio exactly 1); score: always re-score after rollout (verl).' },
   // Optimiser

@@ -5,7 +5,10 @@
 //   r = the token or turn ratio pi_theta / pi_old (ratio.ts: token, turn-geometric, turn-arithmetic)
 //   l(r, A) = max(-A r, -A clip(r, 1 - eps_low, 1 + eps_high));  if A < 0 and dual clip c: l = min(l, -A c)
 //   per-token loss l_j = l(r of its token or turn, A) + beta * KL_j
-//   L = sum_j w_j l_j - entropyCoef * sum_j w_j H_j   (w from aggregate.ts)
+//   L = sum_j w_j l_j - entropyCoef * sum_j v_j H_j   (w from aggregate.ts)
+// where the KL part of l_j and the entropy term use the weights v_j = 1 / N (token mean over the mini-batch's N
+// trained tokens, ReMA code dp_rema_actor: masked_mean of kld and entropy) with regularizerMean `token`, or v = w
+// with `aggregation`.
 // A turn-level ratio's loss is shared by every token of the turn, so aggregations that average inside a turn
 // see exactly one loss per turn, as ReMA's compute_policy_loss does.
 
@@ -31,7 +34,7 @@ export type LossOptions = Pick<
   ExperimentConfig,
   | 'ratio' | 'logRatioClip' | 'clipLow' | 'clipHigh' | 'dualClip' | 'aggregation'
   | 'lossNormLength' | 'klBeta' | 'klEstimator' | 'entropyCoef'
->;
+> & Partial<Pick<ExperimentConfig, 'regularizerMean'>>;
 
 export interface LossResult {
   /** total loss L (policy + beta KL; the entropy bonus is applied by the engine through entropyCoef) */
@@ -92,6 +95,10 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     opts.aggregation,
     opts.lossNormLength,
   );
+  // weights of the KL and entropy terms: the token mean (code) or the policy loss's own weights
+  const tokenMean = (opts.regularizerMean ?? 'aggregation') === 'token';
+  const totalTokens = rows.reduce((s, r) => s + r.turn.length, 0);
+  const regWeights = tokenMean ? rows.map((r) => new Float64Array(r.turn.length).fill(1 / totalTokens)) : weights;
   const cap = opts.logRatioClip;
   let pgLoss = 0;
   let klLoss = 0;
@@ -105,6 +112,7 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const w = weights[r];
+    const v = regWeights[r];
     const n = row.turn.length;
     const c = new Float64Array(n);
     const a = row.advantage;
@@ -145,8 +153,8 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
         const k = klTerm(row.logp[j], row.refLogp[j], opts.klEstimator);
         klSum += k.kl;
         if (opts.klBeta !== 0) {
-          klLoss += w[j] * opts.klBeta * k.kl;
-          c[j] += w[j] * opts.klBeta * k.dlogp;
+          klLoss += v[j] * opts.klBeta * k.kl;
+          c[j] += v[j] * opts.klBeta * k.dlogp;
         }
       }
     } else if (opts.klBeta !== 0) {
@@ -156,7 +164,7 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     coef.push(Float32Array.from(c));
   }
   const entropyCoef =
-    opts.entropyCoef === 0 ? null : weights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
+    opts.entropyCoef === 0 ? null : regWeights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
   return {
     loss: pgLoss + klLoss,
     pgLoss,

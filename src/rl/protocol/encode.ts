@@ -5,6 +5,8 @@
 // string, not the length cap), the end-of-turn token that closes it; all positions of message k carry turn id k.
 // The same encoding gives the generation prompt (addGenerationPrompt), so what the model was sampled from and
 // what it is trained on are the same tokens up to the re-tokenisation of the generated text (as in the code).
+// With an `endToken` (config.endTokenTarget "eos": the ReMA code labels the end of a finished response with
+// tokenizer.eos_token_id) that position is trained on that token while the sequence keeps the template's text.
 // Any length encodes; a prompt over the config's maxPromptTokens is then not generated from (the rollout marks the
 // episode as an overflow, ./rollout.ts).
 
@@ -22,6 +24,11 @@ export interface EncodedChat {
   positions: number[];
   /** turn id (index of the assistant message among the chat's assistant messages) per trained position */
   turns: number[];
+  /**
+   * Present only when some trained target differs from tokens[position]: the token trained at each position.
+   * That happens with an `endToken` that is not the template's closing token (the code trains eos_token_id there).
+   */
+  targets?: number[];
 }
 
 /**
@@ -78,10 +85,13 @@ export function encodeChat(
   messages: readonly ChatMessage[],
   training: readonly AssistantTraining[],
   addGenerationPrompt: boolean,
+  endToken?: number,
 ): EncodedChat {
   const tokens: number[] = [];
   const positions: number[] = [];
   const turns: number[] = [];
+  // positions (index into `positions`) whose target is `endToken` instead of the template's closing token
+  const swapped: number[] = [];
   let text = '';
   let turn = 0;
   for (let i = 0; i < messages.length; i++) {
@@ -106,6 +116,7 @@ export function encodeChat(
         throw new Error(
           `encodeChat: the template closes an assistant message with token ${closing[0]}, not the end-of-turn token ${tokenizer.endOfTurnTokenId}`,
         );
+      if (endToken !== undefined && endToken !== closing[0]) swapped.push(positions.length);
       positions.push(tokens.length);
       turns.push(turn);
     }
@@ -115,5 +126,8 @@ export function encodeChat(
   }
   const full = render(tokenizer, messages, addGenerationPrompt);
   append(tokens, encode(tokenizer, mustExtend(text, full, 'encodeChat')));
-  return { tokens, positions, turns };
+  if (swapped.length === 0) return { tokens, positions, turns };
+  const targets = positions.map((p) => tokens[p]);
+  for (const k of swapped) targets[k] = endToken!;
+  return { tokens, positions, turns, targets };
 }

@@ -19,7 +19,7 @@ export interface Message {
   truncated: boolean;
   /** ended with a stop token or stop string (its end-of-turn token is trained) */
   endedNormally: boolean;
-  /** an empty placeholder (the code's dummy RA message after a truncated MTA message); never trained */
+  /** an empty placeholder (the code's dummy RA message after a truncated MTA message or, with overflowAnswer "empty", an RA chat over the prompt cap); never trained */
   dummy: boolean;
 }
 
@@ -36,8 +36,13 @@ export interface Episode {
   finish: FinishReason | null;
 }
 
-/** The last real reasoning-agent message: the episode's final answer (empty when there is none). */
-export function finalAnswerText(e: Episode): string {
+/**
+ * The episode's final answer: the last real reasoning-agent message (empty when there is none). With
+ * `dummyIsEmpty` (config.overflowAnswer "empty", the ReMA code's history[-1]) an episode that ends with a dummy
+ * message answers "".
+ */
+export function finalAnswerText(e: Episode, dummyIsEmpty = false): string {
+  if (dummyIsEmpty && e.messages.at(-1)?.dummy) return '';
   for (let i = e.messages.length - 1; i >= 0; i--) {
     const m = e.messages[i];
     if (m.role === 'reasoning' && !m.dummy) return m.text;

@@ -4,7 +4,7 @@
 //   is right-trimmed. After the MTA says [FINISH] the RA answers once more and the episode is `finished`.
 //   A message that hits the per-turn cap ends the episode (`stop_when_truncated`; after a truncated MTA message
 //   a dummy empty RA message is appended); a chat longer than the prompt cap ends it with
-//   `completion_token_exceeded`; no [FINISH] within maxTurns rounds gives `reach_max_turn`.
+//   `completion_token_exceeded` (the RA's, with overflowDummy, after a dummy empty RA message as the code); no [FINISH] within maxTurns rounds gives `reach_max_turn`.
 // - single-turn MAMRP: one plan, then one solution (optionally one plan shared by a whole group: Algorithm 1).
 // - single agent (VRP / MRP): one response.
 // Episodes are mutated in place (messages appended, finish set).
@@ -30,6 +30,8 @@ export interface RolloutSettings {
   /** the model's context length: prompt + generated tokens never exceed it */
   maxContext: number;
   stopWhenTruncated: boolean;
+  /** append the code's empty dummy reasoning message when the reasoning agent's chat overflows (config.overflowAnswer "empty") */
+  overflowDummy?: boolean;
   /** generated tokens so far, for progress bars */
   onTokens?: (generated: number) => void;
   /** an agent run by another model (config.frozenAgent): its own policy, tokenizer (chat template, stop ids) and context */
@@ -147,6 +149,8 @@ export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], 
     reasonActive.forEach((e, i) => {
       const g = reasonOut[i];
       if (g === 'overflow') {
+        // the code appends an empty reasoning message here ("if the next gen is for reasoning agent")
+        if (s.overflowDummy) e.messages.push({ ...DUMMY_REASONING });
         e.finish = 'completion_token_exceeded';
         return;
       }
@@ -191,6 +195,7 @@ export async function singleTurnRollout(
   active.forEach((e, i) => {
     const g = answers[i];
     if (g === 'overflow') {
+      if (s.overflowDummy) e.messages.push({ ...DUMMY_REASONING });
       e.finish = 'completion_token_exceeded';
       return;
     }

@@ -98,7 +98,7 @@ export interface ScoredEpisode {
 
 /** Grades every episode's final answer and applies the mode's reward rule (rewards.ts). */
 export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean): ScoredEpisode[] {
-  const grades = episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e)));
+  const grades = episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
   return episodes.map((e, i) => {
     const g = grades[i];
     if (config.mode === 'multi-turn') {

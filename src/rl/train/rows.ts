@@ -20,6 +20,8 @@ export interface TrainRow {
   tokens: number[];
   positions: number[];
   turns: number[];
+  /** the token trained at each position when it differs from tokens[position] (endTokenTarget "eos") */
+  targets?: number[];
   reward: number;
   advantage: number;
   oldLogp: Float32Array | null;
@@ -36,7 +38,11 @@ export interface TrainedTokens {
   clip: Int8Array;
 }
 
-/** Rows of the trained agents for the kept episodes; rows without a trained position are left out. */
+/**
+ * Rows of the trained agents for the kept episodes. Rows without a trained position (an agent with no message, or
+ * none trainable) are left out unless `withEmpty`: then they are kept with no tokens, for the group statistics
+ * only (config.groupStatsRows "all", as the code's merged batch holds every trajectory's row of each agent).
+ */
 export function buildRows(
   tokenizer: ChatTokenizer,
   prompts: AgentPrompts,
@@ -44,6 +50,8 @@ export function buildRows(
   trained: readonly AgentRole[],
   keep: (s: ScoredEpisode) => boolean,
   adapterFor: (role: AgentRole) => string,
+  withEmpty = false,
+  endToken?: number,
 ): TrainRow[] {
   const rows: TrainRow[] = [];
   scored.forEach((s, index) => {
@@ -51,9 +59,11 @@ export function buildRows(
     for (const role of trained) {
       const e = s.episode;
       const training = messagesOf(e, role).map((m) => ({ train: true, endedNormally: m.endedNormally }));
-      if (training.length === 0) continue;
-      const enc = encodeChat(tokenizer, chatFor(e, role, prompts, true), training, false);
-      if (enc.positions.length === 0) continue;
+      const enc =
+        training.length === 0
+          ? { tokens: [], positions: [], turns: [], targets: undefined }
+          : encodeChat(tokenizer, chatFor(e, role, prompts, true), training, false, endToken);
+      if (enc.positions.length === 0 && !withEmpty) continue;
       rows.push({
         episode: index,
         role,
@@ -62,6 +72,7 @@ export function buildRows(
         tokens: enc.tokens,
         positions: enc.positions,
         turns: enc.turns,
+        ...(enc.targets ? { targets: enc.targets } : {}),
         reward: s.reward[role],
         advantage: 0,
         oldLogp: null,

@@ -59,6 +59,7 @@ export function lossOptions(config: ExperimentConfig): LossOptions {
     klBeta: config.klBeta,
     klEstimator: config.klEstimator,
     entropyCoef: config.entropyCoef,
+    regularizerMean: config.regularizerMean,
   };
 }
 
@@ -76,7 +77,7 @@ export function sortByLength<T extends { tokens: readonly number[] }>(rows: read
 }
 
 export function scoreRequests(rows: readonly TrainRow[]): ScoreRequest[] {
-  return rows.map((r) => ({ tokens: r.tokens, positions: r.positions, adapter: r.adapter }));
+  return rows.map((r) => ({ tokens: r.tokens, positions: r.positions, adapter: r.adapter, ...(r.targets ? { targets: r.targets } : {}) }));
 }
 
 /** Splits 0..n-1 into `parts` contiguous chunks of a seeded permutation, sizes differing by at most one. */
@@ -140,6 +141,7 @@ export async function updatePolicy(
           tokens: r.tokens,
           positions: r.positions,
           adapter: r.adapter,
+          ...(r.targets ? { targets: r.targets } : {}),
           coef: loss.coef[i],
           ...(loss.entropyCoef ? { entropyCoef: loss.entropyCoef[i] } : {}),
         })),
