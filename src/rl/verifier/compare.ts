@@ -9,7 +9,7 @@
 
 import type { Deadline } from './deadline.ts';
 import { computeEngine, type Value } from './parse.ts';
-import { evalFloat, exactRational, freeVariables, hasLargeExponent, treeSize, type Json, type Rational } from './numeric.ts';
+import { evalFloat, exactRational, freeVariables, hasHeavyOperator, hasLargeExponent, treeSize, type Json, type Rational } from './numeric.ts';
 
 /** Decimal places kept when a decimal number is involved (Math-Verify float_rounding). */
 export const FLOAT_ROUNDING = 6;
@@ -321,7 +321,7 @@ function scalarsEqual(g: Scalar, p: Scalar, dl: Deadline): boolean {
 
 /** Last resort for what we can not evaluate (complex numbers, unknown functions): small trees only. */
 function guardedSymbolicZero(a: Json, b: Json, nodes: number, dl: Deadline): boolean {
-  if (nodes > 80 || dl.remaining() < 50 || hasLargeExponent(a) || hasLargeExponent(b)) return false;
+  if (nodes > 80 || dl.remaining() < 50 || hasLargeExponent(a) || hasLargeExponent(b) || hasHeavyOperator(a) || hasHeavyOperator(b)) return false;
   try {
     const ce = computeEngine();
     const diff = ce.box(['Subtract', a, b] as never).simplify();

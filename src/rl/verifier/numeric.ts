@@ -185,6 +185,7 @@ export function evalFloat(node: Json, vars: ReadonlyMap<string, number>, dl: Dea
   }
   if (!Array.isArray(node) || node.length === 0) return NaN;
   const [op, ...args] = node as [string, ...Json[]];
+  if (op === 'Sum' || op === 'Product') return bigOperatorFloat(op, args, vars, dl, depth);
   const v = args.map((a) => evalFloat(a, vars, dl, depth + 1));
   switch (op) {
     case 'Add': return v.reduce((s, x) => s + x, 0);
@@ -205,6 +206,37 @@ export function evalFloat(node: Json, vars: ReadonlyMap<string, number>, dl: Dea
       return f && v.length === 1 ? f(v[0]) : NaN;
     }
   }
+}
+
+/** Most terms a finite sum or product is evaluated over (more: NaN, the answer is compared some other way or not at all). */
+export const MAX_TERMS = 100_000;
+
+/** `\sum_{k=a}^{b} f(k)` / `\prod`: [body, ['Limits', k, a, b]], evaluated term by term under the deadline. */
+function bigOperatorFloat(op: string, args: Json[], vars: ReadonlyMap<string, number>, dl: Deadline, depth: number): number {
+  const limits = args[1];
+  if (args.length !== 2 || !Array.isArray(limits) || limits[0] !== 'Limits' || limits.length !== 4 || typeof limits[1] !== 'string') return NaN;
+  const lo = evalFloat(limits[2] as Json, vars, dl, depth + 1);
+  const hi = evalFloat(limits[3] as Json, vars, dl, depth + 1);
+  if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi - lo + 1 > MAX_TERMS) return NaN;
+  const inner = new Map(vars);
+  let acc = op === 'Sum' ? 0 : 1;
+  for (let k = lo; k <= hi; k++) {
+    inner.set(limits[1], k);
+    const t = evalFloat(args[0], inner, dl, depth + 1);
+    acc = op === 'Sum' ? acc + t : acc * t;
+    if (!Number.isFinite(acc)) return acc;
+  }
+  return acc;
+}
+
+/** Operators the compute engine evaluates by iterating or integrating (its simplify/evaluate can run for minutes). */
+const HEAVY = new Set(['Sum', 'Product', 'Integrate', 'Limit', 'D', 'Derivative', 'ND', 'NIntegrate', 'Gamma', 'Factorial', 'Factorial2', 'Binomial', 'Fibonacci', 'GCD', 'LCM', 'Mod', 'PrimeFactors']);
+
+/** True when the tree holds an operator of HEAVY: such trees never reach the engine's simplify / evaluate. */
+export function hasHeavyOperator(node: Json): boolean {
+  if (!Array.isArray(node)) return false;
+  if (typeof node[0] === 'string' && HEAVY.has(node[0])) return true;
+  return (node.slice(1) as Json[]).some(hasHeavyOperator);
 }
 
 /**
@@ -239,6 +271,15 @@ export function magnitudeLog10(node: Json, depth = 0): number {
       return n * 0.302;
     }
     case 'Multiply': return sum;
+    case 'Sum':
+    case 'Product': {
+      // terms x (the body with the index as large as the upper limit): a bound that refuses 10^9-term products
+      const lim = args[1];
+      const hi = Array.isArray(lim) && lim[0] === 'Limits' ? magnitudeLog10(lim[3] as Json, depth + 1) : 1;
+      const terms = Math.pow(10, Math.min(hi, 308));
+      const body = (m[0] ?? 1) * Math.max(1, hi);
+      return op === 'Sum' ? hi + body : terms * body;
+    }
     case 'Rational':
     case 'Divide': return m[0] ?? 1; // |a / b| <= |a| for the integer-like denominators of answers; a bound, not a value
     case 'Sqrt':
@@ -271,6 +312,15 @@ export function freeVariables(node: Json, out: Set<string> = new Set()): Set<str
   if (typeof node === 'string') {
     if (!(node in CONSTANTS) && !node.startsWith("'")) out.add(node);
   } else if (Array.isArray(node)) {
+    const lim = node[2];
+    if ((node[0] === 'Sum' || node[0] === 'Product') && Array.isArray(lim) && lim[0] === 'Limits' && typeof lim[1] === 'string') {
+      // the index of a sum is bound, not free
+      const body = freeVariables(node[1] as Json);
+      body.delete(lim[1]);
+      for (const v of body) out.add(v);
+      for (const child of lim.slice(2) as Json[]) freeVariables(child, out);
+      return out;
+    }
     for (const child of node.slice(1) as Json[]) freeVariables(child, out);
   }
   return out;

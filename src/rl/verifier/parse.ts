@@ -6,7 +6,7 @@
 
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import type { Deadline } from './deadline.ts';
-import { hasLargeExponent, isAtomicNumber, magnitudeLog10, treeSize, type Json } from './numeric.ts';
+import { hasHeavyOperator, hasLargeExponent, isAtomicNumber, magnitudeLog10, treeSize, type Json } from './numeric.ts';
 
 export type Value =
   | { kind: 'scalar'; json: Json; latex: string; float: boolean; atomic: boolean }
@@ -161,7 +161,7 @@ function fromJson(node: Json, latex: string, dl: Deadline): Value | null {
       case 'Subtract':
       case 'Negate':
         // Arithmetic on matrices (A + B, 2A, AB): let the engine evaluate it, for small trees only.
-        if (containsMatrix(node) && treeSize(node).nodes <= 200 && !hasLargeExponent(node)) return evaluatedMatrix(node, dl);
+        if (containsMatrix(node) && treeSize(node).nodes <= 200 && !hasLargeExponent(node) && !hasHeavyOperator(node)) return evaluatedMatrix(node, dl);
         break;
       default:
         if (RELATIONS.has(op)) {
