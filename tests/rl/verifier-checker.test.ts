@@ -10,7 +10,7 @@ const LIMIT_MS = 400;
 const MARGIN_MS = 600;
 
 const matrix = (n: number, name: string) =>
-  `\\begin{pmatrix}${Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => `${name}_{${i}${j}}`).join('&')).join('\\\\')}\\end{pmatrix}`;
+  `\\begin{pmatrix}${Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_cell, j) => `${name}_{${i}${j}}`).join('&')).join('\\\\')}\\end{pmatrix}`;
 
 /** One synchronous engine call of 0.5-1 s on a 2-core machine (a product of three symbolic 5x5 matrices). */
 const SLOW = `\\boxed{${matrix(5, 'x')}${matrix(5, 'y')}${matrix(5, 'z')}}`;
