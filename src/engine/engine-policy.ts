@@ -9,14 +9,14 @@ import type {
 } from './policy.ts';
 import { packSequences } from './model/batch.ts';
 import { runSequences, type ActiveWeights, type GradientSinks } from './model/decoder.ts';
-import { decodeBatch } from './model/generate.ts';
+import { decodeBatch, type DrawnToken } from './model/generate.ts';
 import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from './model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
 import { allocMerged, mergedBytes, refreshMerged, type MergedWeights } from './model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from './optim/adamw.ts';
-import { sampleToken, validateSampling } from './sampling.ts';
-import { acceptToken } from './stop-rules.ts';
+import { validateSampling } from './sampling.ts';
+import { acceptSampled } from './stop-rules.ts';
 import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from './io/hf-model.ts';
 
@@ -168,7 +168,8 @@ export class EnginePolicy implements Policy {
         const base = doneBefore;
         await decodeBatch(
           this.backend, this.config, this.weightsFor(adapter), chunk.map((i) => requests[i].prompt),
-          (b, logits, step) => this.nextToken(requests[chunk[b]], out[chunk[b]], logits, sampling, chunk[b], step),
+          // tokens are drawn on the device (the catalog's `sample` kernel); the request index is the sampling stream
+          { sampling, streams: chunk, next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn) },
           { maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n) },
         );
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
@@ -178,10 +179,10 @@ export class EnginePolicy implements Policy {
     return out;
   }
 
-  /** Sampling and stopping rules for one sequence; the request index is the sampling stream. */
-  private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
+  /** Stopping rules for one sequence's drawn token. */
+  private nextToken(req: GenerateRequest, gen: Generation, drawn: DrawnToken): number | null {
     if (req.maxNewTokens <= 0) return null;
-    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step), this.opts.decoder);
+    return acceptSampled(req, gen, drawn.token, drawn.logp, this.opts.decoder);
   }
 
   async score(requests: readonly ScoreRequest[], opts: { reference?: boolean } = {}): Promise<ScoreResult[]> {

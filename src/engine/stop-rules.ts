@@ -9,12 +9,17 @@ import { logSoftmaxAt } from './sampling.ts';
  * setting gen.finish). Returns the token when the sequence goes on, null when it has finished.
  */
 export function acceptToken(req: GenerateRequest, gen: Generation, logits: Float32Array, token: number, decoder: TokenDecoder): number | null {
+  return acceptSampled(req, gen, token, () => logSoftmaxAt(logits, token), decoder);
+}
+
+/** acceptToken for a token drawn elsewhere (on the device): `logp` is its log-prob, or computes it when needed. */
+export function acceptSampled(req: GenerateRequest, gen: Generation, token: number, logp: number | (() => number), decoder: TokenDecoder): number | null {
   if (req.stopTokenIds.includes(token)) {
     gen.finish = 'stop_token';
     return null;
   }
   gen.tokens.push(token);
-  gen.logprobs.push(logSoftmaxAt(logits, token));
+  gen.logprobs.push(typeof logp === 'number' ? logp : logp());
   if (req.stopStrings.length > 0) {
     // a stop string first appears with the newest token, and n characters span at most 4n tokens (byte
     // fallback), so decoding a short tail is enough

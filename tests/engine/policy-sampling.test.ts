@@ -2,6 +2,7 @@
 // distributions (checked empirically over many counter values), and draws are a pure function of
 // (seed, stream, counter).
 import { describe, expect, it } from 'vitest';
+import { sampleMargin } from '../../src/engine/kernels/cpu/sample.ts';
 import { argmax, logSoftmaxAt, sampleToken, validateSampling } from '../../src/engine/sampling.ts';
 import { Rng, uniform01 } from '../../src/util/rng.ts';
 
@@ -22,14 +23,15 @@ function empirical(params: Parameters<typeof sampleToken>[1], n = 20000): number
   return counts.map((c) => c / n);
 }
 
-// reference: sort all V tokens, cut to top-k, then to the nucleus, inverse CDF with the same uniform draw
+// reference, in float64: cut to the top-k tokens, then to the most likely tokens whose mass reaches topP of that,
+// and draw by inverse CDF in id order with the same uniform number (the device sampler's definition)
 function reference(l: Float32Array, p: { temperature: number; topP: number; topK: number }, u: number): number {
   const max = Math.max(...l);
   const w = Array.from(l, (x) => Math.exp((x - max) / p.temperature));
   const order = w.map((_x, i) => i).toSorted((a, b) => w[b] - w[a] || a - b);
   let kept = p.topK > 0 ? Math.min(p.topK, l.length) : l.length;
-  let mass = order.slice(0, kept).reduce((acc, i) => acc + w[i], 0);
   if (p.topP < 1) {
+    const mass = order.slice(0, kept).reduce((acc, i) => acc + w[i], 0);
     let m = 0;
     for (let j = 0; j < kept; j++) {
       m += w[order[j]];
@@ -38,14 +40,15 @@ function reference(l: Float32Array, p: { temperature: number; topP: number; topK
         break;
       }
     }
-    mass = m;
   }
-  let rest = u * mass;
-  for (let j = 0; j < kept; j++) {
-    rest -= w[order[j]];
-    if (rest < 0) return order[j];
+  const inSet = new Set(order.slice(0, kept));
+  let rest = u * [...inSet].reduce((acc, i) => acc + w[i], 0);
+  for (let i = 0; i < l.length; i++) {
+    if (!inSet.has(i)) continue;
+    rest -= w[i];
+    if (rest < 0) return i;
   }
-  return order[kept - 1];
+  return Math.max(...inSet);
 }
 
 describe('sampleToken', () => {
@@ -76,7 +79,7 @@ describe('sampleToken', () => {
     got.forEach((g, i) => expect(Math.abs(g - want[i])).toBeLessThan(0.015));
   });
 
-  it('matches a full-sort reference on a large vocabulary (the fast path sorts only the head)', () => {
+  it('matches a full-sort reference on a large vocabulary, except at near-ties (float rounding at a CDF boundary)', () => {
     const rng = new Rng(99);
     const V = 3000;
     for (const [temperature, topP, topK] of [[1, 0.9, 0], [0.7, 1, 40], [1.3, 0.5, 200], [1, 0.95, 5]]) {
@@ -84,7 +87,8 @@ describe('sampleToken', () => {
         const big = Float32Array.from({ length: V }, () => 3 * rng.normal());
         for (let c = 0; c < 20; c++) {
           const params = { temperature, topP, topK, seed: trial };
-          expect(sampleToken(big, params, 1, c)).toBe(reference(big, params, uniform01(trial, 1, c)));
+          const u = uniform01(trial, 1, c);
+          if (sampleToken(big, params, 1, c) !== reference(big, params, u)) expect(sampleMargin(big, 0, V, params, u)).toBeLessThan(1e-5);
         }
       }
     }

@@ -3,9 +3,11 @@
 // S = P + maxNewTokens rows: sequence b's prompt sits at rows [P - len_b, P) and keyStart[b] = P - len_b masks
 // the rows before it. Distinct prompts are prefilled together, once each, and their keys/values gathered to every
 // sequence that shares them.
-// The caller decides each next token from the logits (sampling.ts) and when a sequence is done; finished rows are
-// dropped from the caches once they are half of the batch.
+// The caller decides each next token and when a sequence is done: from the logits row read back to the host
+// (NextToken), or from a token drawn on the device by the catalog's `sample` kernel (DeviceSampler: only 16 bytes
+// per sequence are read back per step). Finished rows are dropped from the caches once they are half of the batch.
 import type { Backend, Tensor } from '../backend.ts';
+import type { SamplingParams } from '../policy.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
 import { LayerWorkspace, layerForward, ropeFrequencies, type LayerContext } from './layer.ts';
@@ -15,15 +17,34 @@ import { readF32, tensorFrom, TensorScope, zeros } from './device-ops.ts';
  *  Returns the token to feed next, or null when the sequence is finished. */
 export type NextToken = (b: number, logits: Float32Array, step: number) => number | null;
 
+/** A token drawn on the device, with its log-prob and the entropy of its distribution at temperature 1. */
+export interface DrawnToken {
+  token: number;
+  logp: number;
+  entropy: number;
+}
+
+/** Draw every next token on the device with the `sample` kernel. */
+export interface DeviceSampler {
+  sampling: SamplingParams;
+  /** sequence b draws with uniform01(sampling.seed, streams[b], step) */
+  streams: readonly number[];
+  /** Called with sequence b's drawn token at generation step `step`; returns the token to feed next, or null when
+   *  the sequence is finished. */
+  next(b: number, drawn: DrawnToken, step: number): number | null;
+}
+
 export interface DecodeOptions {
   maxNewTokens: number;
   /** called after each decode step with the number of tokens produced so far (all sequences) */
   onStep?: (producedTokens: number) => void;
 }
 
-/** Runs prefill + decode; every token decision goes through `next`. */
+/** Runs prefill + decode; every token decision goes through `chooser` (a NextToken over host logits, or a
+ *  DeviceSampler). */
 export async function decodeBatch(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: readonly (readonly number[])[], next: NextToken, opts: DecodeOptions,
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: readonly (readonly number[])[], chooser: NextToken | DeviceSampler,
+  opts: DecodeOptions,
 ): Promise<void> {
   const B = prompts.length;
   if (B === 0 || opts.maxNewTokens <= 0) return;
@@ -57,15 +78,12 @@ export async function decodeBatch(
     }
     const prefilled = await prefillBatch(be, cfg, w, unique, P, S);
     caches = prefilled.caches;
+    // each sequence's choice after its prompt, from its unique prompt's logits row
+    const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(() => be.free(prefilled.logits));
     if (unique.length !== B) caches = compactCaches(be, caches, uniqueOf, S, W);
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
-    const fed: Array<number | null> = Array.from({ length: B }, () => null);
-    let produced = 0;
-    for (let b = 0; b < B; b++) {
-      const u = uniqueOf[b];
-      fed[b] = next(b, prefilled.logits.subarray(u * V, (u + 1) * V), 0);
-      if (fed[b] !== null) produced++;
-    }
+    const fed: Array<number | null> = first;
+    let produced = fed.filter((t) => t !== null).length;
     opts.onStep?.(produced);
 
     // decode: one token per live sequence per step. rows[r] = the sequence in cache row r; once half of the rows
@@ -81,17 +99,17 @@ export async function decodeBatch(
         state = null;
       }
       state ??= new DecodeState(be, cfg, w, Int32Array.from(rows, (b) => keyStart[b]));
-      const Bc = rows.length;
       const past = P + step - 1; // cache row of the token fed now
       be.upload(state.ids, Int32Array.from(rows, (b) => fed[b] ?? 0));
       be.upload(state.pos, Int32Array.from(rows, (b) => past - keyStart[b]));
-      const host = await state.step(caches, past, S);
-      for (let r = 0; r < Bc; r++) {
-        const b = rows[r];
-        if (fed[b] === null) continue;
-        fed[b] = next(b, host.subarray(r * V, (r + 1) * V), step);
+      const logits = state.step(caches, past, S);
+      const alive = rows.map((b) => fed[b] !== null);
+      const chosen = await chooseAll(be, chooser, logits, rows.map((_b, r) => r), rows, step, V, alive, state.sampler);
+      rows.forEach((b, r) => {
+        if (!alive[r]) return;
+        fed[b] = chosen[r];
         if (fed[b] !== null) produced++;
-      }
+      });
       opts.onStep?.(produced);
     }
   } finally {
@@ -115,6 +133,8 @@ class DecodeState {
   private readonly hn: Tensor; // [Bc, D]
   private readonly rstd: Tensor; // [Bc]
   private readonly logits: Tensor; // [Bc, V]
+  /** the `sample` kernel's buffers for these rows (allocated once per state) */
+  readonly sampler: SamplerBuffers;
 
   constructor(private readonly be: Backend, private readonly cfg: ModelConfig, private readonly w: ActiveWeights, keyStart: Int32Array) {
     const Bc = keyStart.length;
@@ -129,10 +149,12 @@ class DecodeState {
     this.hn = scope.alloc([Bc, D], 'decode.hNorm');
     this.rstd = scope.alloc([Bc], 'decode.rstd');
     this.logits = scope.alloc([Bc, V], 'decode.logits');
+    this.sampler = { rowOf: scope.alloc([Bc], 'decode.sample.rowOf', 'i32'), stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'), out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'), streamsOf: null };
   }
 
-  /** Embed ids, run every layer against the caches (writing this step's k, v at row `past`), return logits [Bc, V]. */
-  async step(caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, past: number, S: number): Promise<Float32Array> {
+  /** Embed ids, run every layer against the caches (writing this step's k, v at row `past`); the logits [Bc, V]
+   *  (owned by this state) are recorded, not read. */
+  step(caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, past: number, S: number): Tensor {
     const { be, cfg, w } = this;
     const Bc = this.ws.B;
     const { hiddenSize: D, vocabSize: V } = cfg;
@@ -146,7 +168,7 @@ class DecodeState {
     }
     be.run('rmsnorm', { t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd }, p: { R: Bc, D, eps: cfg.rmsNormEps } });
     be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
-    return readF32(be, this.logits);
+    return this.logits;
   }
 
   free(): void {
@@ -181,7 +203,7 @@ function compactCaches(be: Backend, caches: ReadonlyArray<{ k: Tensor; v: Tensor
  *  the prompts' roped keys and values, and the next-token logits [U, V] after each prompt. */
 async function prefillBatch(
   be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: ReadonlyArray<readonly number[]>, P: number, S: number,
-): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Float32Array }> {
+): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
   const R = U * P;
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
@@ -214,12 +236,17 @@ async function prefillBatch(
     const last = scope.alloc([U, D], 'prefill.last');
     const hn = scope.alloc([U, D], 'prefill.hNorm');
     const rstd = scope.alloc([U], 'prefill.rstd');
-    const logits = scope.alloc([U, V], 'prefill.logits');
     const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
     be.run('embedding', { t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: last }, p: { R: U, D } });
     be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
-    be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
-    return { caches, logits: await readF32(be, logits) };
+    const logits = be.alloc([U, V], 'f32', 'prefill.logits'); // the caller's (freed after the first choice)
+    try {
+      be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
+    } catch (err) {
+      be.free(logits);
+      throw err;
+    }
+    return { caches, logits };
   } catch (err) {
     for (const c of caches) {
       be.free(c.k);
@@ -228,5 +255,51 @@ async function prefillBatch(
     throw err;
   } finally {
     scope.freeAll();
+  }
+}
+
+/** The `sample` kernel's index, stream and output tensors for a fixed set of rows. */
+interface SamplerBuffers {
+  rowOf: Tensor;
+  stream: Tensor;
+  out: Tensor;
+  /** the sequences whose streams `stream` holds (uploaded once), or null */
+  streamsOf: readonly number[] | null;
+}
+
+/** The choice of every row r (sequence seqOf[r], logits row rowOf[r] of `logits`) at `step`; rows with live[r]
+ *  false are skipped (null). Host chooser: reads the logits back. Device sampler: draws with the `sample` kernel and
+ *  reads back 16 bytes per row. */
+async function chooseAll(
+  be: Backend, chooser: NextToken | DeviceSampler, logits: Tensor, rowOf: readonly number[], seqOf: readonly number[],
+  step: number, V: number, live: readonly boolean[] | null = null, buffers: SamplerBuffers | null = null,
+): Promise<Array<number | null>> {
+  const R = rowOf.length;
+  if (typeof chooser === 'function') {
+    const host = await readF32(be, logits);
+    return rowOf.map((row, r) => (live && !live[r] ? null : chooser(seqOf[r], host.subarray(row * V, (row + 1) * V), step)));
+  }
+  const owned = buffers === null;
+  const buf: SamplerBuffers = buffers ?? {
+    rowOf: be.alloc([R], 'i32', 'sample.rowOf'), stream: be.alloc([R], 'i32', 'sample.stream'), out: be.alloc([R, 4], 'i32', 'sample.out'), streamsOf: null,
+  };
+  try {
+    if (buf.streamsOf !== seqOf) {
+      be.upload(buf.rowOf, Int32Array.from(rowOf));
+      be.upload(buf.stream, Int32Array.from(seqOf, (b) => chooser.streams[b]));
+      buf.streamsOf = seqOf;
+    }
+    const s = chooser.sampling;
+    be.run('sample', {
+      t: { logits, rowOf: buf.rowOf, stream: buf.stream, out: buf.out },
+      p: { R, L: logits.shape[0], V, temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, counter: step },
+    });
+    const raw = await be.download(buf.out);
+    if (!(raw instanceof Int32Array)) throw new Error(`generate: sample output is ${raw.constructor.name}, expected Int32Array`);
+    const f = new Float32Array(raw.buffer, raw.byteOffset, raw.length);
+    return rowOf.map((_row, r) => (live && !live[r] ? null
+      : chooser.next(seqOf[r], { token: raw[r * 4], logp: f[r * 4 + 1], entropy: f[r * 4 + 2] }, step)));
+  } finally {
+    if (owned) for (const t of [buf.rowOf, buf.stream, buf.out]) be.free(t);
   }
 }
