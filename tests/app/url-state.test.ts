@@ -49,6 +49,28 @@ describe('URL state', () => {
     expect(bad.errors.join()).toContain('colour must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
   });
 
+  it('a link with trainSet=file falls back to the preset\'s train set, keeps the other edits, and says to pick the file again', () => {
+    const s = decodeUrlState('#preset=tiny-default&trainSet=file&trainFile=/home/me/train.jsonl&groupSize=4&evalSet=file');
+    expect(s.config.trainSet).toBe(getPreset('tiny-default').trainSet);
+    expect(s.config.trainFile).toBe('');
+    expect(s.config.evalSet).toBe(getPreset('tiny-default').evalSet);
+    expect(s.config.groupSize).toBe(4);
+    const text = s.errors.join('\n');
+    expect(text).toContain('trainSet=file (trainFile "/home/me/train.jsonl") cannot be reopened from a link: the file must be picked again');
+    expect(text).toContain('using the train set "tiny-arith" instead');
+    expect(text).toContain('evalSet=file cannot be reopened');
+  });
+
+  it('thousands of unknown keys give one short line: the count, three names and how many more', () => {
+    const keys = Array.from({ length: 5000 }, (_, i) => `junk${i}`);
+    const s = decodeUrlState(`#preset=tiny-default&groupSize=4&${keys.map((k) => `${k}=1`).join('&')}`);
+    expect(s.errors).toEqual(['URL: 5000 unknown keys ignored: "junk0", "junk1", "junk2" and 4997 more']);
+    expect(s.config.groupSize).toBe(4);
+    // a key (or a bad value) tens of kilobytes long is quoted short
+    const long = decodeUrlState(`#preset=tiny-default&view=${'x'.repeat(50_000)}&${'y'.repeat(50_000)}=1`);
+    expect(long.errors.join('\n').length).toBeLessThan(300);
+  });
+
   it('a link to a local folder falls back to the embedded model and says why', () => {
     const s = decodeUrlState('#preset=tiny-default&modelSource=local&model=my-model');
     expect(s.config.modelSource).toBe('embedded');

@@ -2,7 +2,9 @@
 //   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio
 // Config fields are written only where they differ from the preset. onnxModel (the frozen agent's / VRP
 // baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
-// core's validateConfig; a bad link falls back to the preset and says which field was wrong.
+// core's validateConfig; a bad link falls back to the preset and says which field was wrong. Notices stay short
+// whatever the link holds: unknown keys are counted in one line, quoted link text is clipped. A dataset file
+// (trainSet=file, evalSet=file) cannot be reopened from a link: the preset's set is used, with a notice.
 import { FIELD_SPECS, type ExperimentConfig } from '../../rl/config.ts';
 import { getPreset, PRESETS } from '../../rl/presets.ts';
 import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
@@ -15,6 +17,24 @@ export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
 const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colour']);
+/** unknown keys named in the notice; the rest are counted */
+const UNKNOWN_KEYS_NAMED = 3;
+/** longest piece of link text quoted in a notice */
+const QUOTE_MAX = 40;
+
+/** Link text as quoted in a notice: at most QUOTE_MAX characters, so a hostile link cannot make the banner huge. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text);
+}
+
+/** One line for every unknown key, e.g. 'URL: 1200 unknown keys ignored: "a", "b", "c" and 1197 more'. */
+export function unknownKeysNotice(keys: readonly string[]): string | null {
+  if (keys.length === 0) return null;
+  if (keys.length === 1) return `URL: unknown field ${quote(keys[0])} ignored`;
+  const named = keys.slice(0, UNKNOWN_KEYS_NAMED).map(quote).join(', ');
+  const rest = keys.length - UNKNOWN_KEYS_NAMED;
+  return `URL: ${keys.length} unknown keys ignored: ${rest > 0 ? `${named} and ${rest} more` : named}`;
+}
 
 export interface UrlState {
   /** the preset the config starts from (edits are the other URL keys) */
@@ -121,19 +141,33 @@ export function decodeUrlState(hash: string): UrlState {
   const errors: string[] = [];
   let preset = params.get('preset') ?? DEFAULT_PRESET;
   if (!(preset in PRESETS)) {
-    errors.push(`URL: unknown preset "${preset}"; using ${DEFAULT_PRESET}`);
+    errors.push(`URL: unknown preset ${quote(preset)}; using ${DEFAULT_PRESET}`);
     preset = DEFAULT_PRESET;
   }
   const base = getPreset(preset);
 
   const overrides: Record<string, unknown> = {};
+  const unknown = new Set<string>();
   for (const [key, text] of params) {
     if (reservedKeys.has(key)) continue;
     if (!(key in FIELD_SPECS) || key === 'version') {
-      errors.push(`URL: unknown field "${key}" ignored`);
+      unknown.add(key);
       continue;
     }
     overrides[key] = decodeValue(key as keyof ExperimentConfig, text);
+  }
+  const unknownNotice = unknownKeysNotice([...unknown]);
+  if (unknownNotice) errors.push(unknownNotice);
+  // a dataset file comes from the user's disk (a CLI path, a picked file): a link cannot reopen it, and the
+  // worker would fail to load it; the rest of the link still applies
+  for (const [set, file] of [['trainSet', 'trainFile'], ['evalSet', 'evalFile']] as const) {
+    if (overrides[set] !== 'file') continue;
+    const named = typeof overrides[file] === 'string' && overrides[file] !== '' ? ` (${file} ${quote(overrides[file] as string)})` : '';
+    errors.push(
+      `URL: ${set}=file${named} cannot be reopened from a link: the file must be picked again; using the ${set === 'trainSet' ? 'train' : 'held-out'} set "${base[set]}" instead`,
+    );
+    delete overrides[set];
+    delete overrides[file];
   }
   let config = base;
   if (Object.keys(overrides).length > 0) {
@@ -146,10 +180,10 @@ export function decodeUrlState(hash: string): UrlState {
 
   const viewText = params.get('view') ?? 'curves';
   const view = (views as readonly string[]).includes(viewText) ? (viewText as ViewName) : 'curves';
-  if (view !== viewText) errors.push(`URL: unknown view "${viewText}"`);
+  if (view !== viewText) errors.push(`URL: unknown view ${quote(viewText)}`);
   const backendText = params.get('backend') ?? 'auto';
   const backend = (backends as readonly string[]).includes(backendText) ? (backendText as BackendPreference) : 'auto';
-  if (backend !== backendText) errors.push(`URL: backend must be auto, cpu or webgpu (got "${backendText}")`);
+  if (backend !== backendText) errors.push(`URL: backend must be auto, cpu or webgpu (got ${quote(backendText)})`);
 
   let onnxModel = DEFAULT_ONNX_SPEC;
   const onnxText = params.get('onnxModel');
@@ -163,7 +197,7 @@ export function decodeUrlState(hash: string): UrlState {
 
   const colourText = params.get('colour') ?? 'advantage';
   const colouring = (COLOURINGS as readonly string[]).includes(colourText) ? (colourText as TokenColouring) : 'advantage';
-  if (colouring !== colourText) errors.push(`URL: colour must be one of ${COLOURINGS.join(', ')} (got "${colourText}")`);
+  if (colouring !== colourText) errors.push(`URL: colour must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
 
   if (config.modelSource === 'local') {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
