@@ -207,8 +207,11 @@ export function buildProgram(): Command {
     .description('check answers: reads {"gold", "pred"} lines, writes {verdict, extracted} lines in order')
     .requiredOption('--in <file>', 'input JSONL')
     .option('--out <file>', 'output JSONL (default: stdout)')
-    .action(async (o: { in: string; out?: string }) => {
-      const s = await runVerify(o.in, o.out);
+    .option('--limit-ms <ms>', 'hard wall-clock limit of one check; past it the verdict is false, reason "timeout"', '3000')
+    .action(async (o: { in: string; out?: string; limitMs: string }) => {
+      const limitMs = Number(o.limitMs);
+      if (!Number.isInteger(limitMs) || limitMs < 1) throw new Error(`--limit-ms: expected a positive whole number of milliseconds, got "${o.limitMs}"`);
+      const s = await runVerify(o.in, o.out, { limitMs });
       process.stderr.write(`${s.correct}/${s.total} correct\n`);
     });
 

@@ -1,10 +1,13 @@
 // Core of `rema verify --in F.jsonl [--out G.jsonl]`: reads lines {"gold": answer, "pred": full response} and
 // writes one line per input line, in order, {"verdict": true|false, "extracted": answer|null, "reason": ...}.
 // The gold is read as \boxed{gold}, as ReMA's reward code does (see src/rl/verifier). Every input line is
-// validated before anything is written; a bad line throws an error naming the file and line number.
+// validated before anything is written; a bad line throws an error naming the file and line number. Each check
+// runs in a worker thread with a hard wall-clock limit (checker-node.ts): an answer whose evaluation would run
+// for minutes gets {"verdict": false, "reason": "timeout"} and the next line goes on.
 
 import { readFile, writeFile } from 'node:fs/promises';
-import { verifyMath } from '../rl/verifier/index.ts';
+import { checkAll, type AnswerChecker } from '../rl/verifier/checker.ts';
+import { nodeAnswerChecker } from './checker-node.ts';
 
 export interface VerifyRecord {
   verdict: boolean;
@@ -45,26 +48,32 @@ export function parseVerifyInput(text: string, source: string): VerifyInput[] {
   return rows;
 }
 
-/** Verify parsed rows, one record per row, in order. */
-export function verifyRows(rows: readonly VerifyInput[], timeoutMs?: number): VerifyRecord[] {
-  return rows.map(({ gold, pred }) => {
-    const r = verifyMath(gold, pred, timeoutMs === undefined ? {} : { timeoutMs });
-    return { verdict: r.correct, extracted: r.extracted, reason: r.reason };
-  });
+/** Verify parsed rows through `checker`, one record per row, in order. */
+export async function verifyRows(rows: readonly VerifyInput[], checker: AnswerChecker): Promise<VerifyRecord[]> {
+  const results = await checkAll(checker, rows.map(({ gold, pred }) => ({ gold, prediction: pred })));
+  return results.map((r) => ({ verdict: r.correct, extracted: r.extracted, reason: r.reason }));
 }
 
 /**
  * Read `inPath`, verify every line, write the results as JSONL to `outPath` (or to stdout when absent).
+ * `limitMs` is the hard wall-clock limit of one check (default: the checker's, 3 s).
  * Returns how many lines were checked and how many were correct.
  */
-export async function runVerify(inPath: string, outPath?: string, opts: { timeoutMs?: number } = {}): Promise<VerifySummary> {
+export async function runVerify(inPath: string, outPath?: string, opts: { limitMs?: number } = {}): Promise<VerifySummary> {
   let text: string;
   try {
     text = await readFile(inPath, 'utf8');
   } catch (e) {
     throw new Error(`${inPath}: cannot read (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
-  const records = verifyRows(parseVerifyInput(text, inPath), opts.timeoutMs);
+  const rows = parseVerifyInput(text, inPath);
+  const checker = nodeAnswerChecker(opts.limitMs === undefined ? {} : { limitMs: opts.limitMs });
+  let records: VerifyRecord[];
+  try {
+    records = await verifyRows(rows, checker);
+  } finally {
+    checker.close();
+  }
   const out = records.map((r) => JSON.stringify(r)).join('\n') + (records.length > 0 ? '\n' : '');
   if (outPath) await writeFile(outPath, out, 'utf8');
   else process.stdout.write(out);

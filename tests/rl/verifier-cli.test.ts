@@ -1,10 +1,17 @@
 // `rema verify` core (src/cli/verify.ts): JSONL in, one verdict line out per input line, in order;
-// bad lines are reported with their line number before anything is written.
+// bad lines are reported with their line number before anything is written; `rema verify` as a child process
+// gives every line a verdict within the hard limit per check, expensive answers included.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseVerifyInput, runVerify } from '../../src/cli/verify.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+const bin = join(root, 'bin/rema.mjs');
+const matrix = (name: string) =>
+  `\\begin{pmatrix}${Array.from({ length: 5 }, (_r, i) => Array.from({ length: 5 }, (_c, j) => `${name}_{${i}${j}}`).join('&')).join('\\\\')}\\end{pmatrix}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'rema-verify-'));
 
@@ -47,5 +54,38 @@ describe('runVerify', () => {
     expect(() => parseVerifyInput('[1, 2]', 'f.jsonl')).toThrow(/f\.jsonl:1: expected an object/);
     expect(() => parseVerifyInput('{"gold": null, "pred": "x"}', 'f.jsonl')).toThrow(/f\.jsonl:1: field "gold"/);
     await expect(runVerify(join(dir, 'missing.jsonl'))).rejects.toThrow(/missing\.jsonl: cannot read/);
+  });
+});
+
+describe('rema verify (child process)', () => {
+  it('gives every line a verdict within the hard limit, expensive answers answering timeout', () => {
+    const slow = `\\boxed{${matrix('x')}${matrix('y')}${matrix('z')}}`;
+    const input = writeJsonl('expensive.jsonl', [
+      JSON.stringify({ gold: '5', pred: '\\boxed{5}' }),
+      JSON.stringify({ gold: '5', pred: slow }),
+      JSON.stringify({ gold: '5', pred: '\\boxed{\\sum_{k=1}^{10^{9}} k}' }),
+      JSON.stringify({ gold: '1000000!', pred: '\\boxed{1000000!}' }),
+      JSON.stringify({ gold: '5', pred: slow }),
+      JSON.stringify({ gold: '6', pred: 'so \\boxed{6}' }),
+    ]);
+    const output = join(dir, 'expensive-out.jsonl');
+    const t0 = performance.now();
+    const r = spawnSync('node', [bin, 'verify', '--in', input, '--out', output, '--limit-ms', '100'], { cwd: root, encoding: 'utf8' });
+    const seconds = (performance.now() - t0) / 1000;
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('2/6 correct');
+    const records = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.map((x) => x.verdict)).toEqual([true, false, false, false, false, true]);
+    expect(records[1].reason).toBe('timeout');
+    expect(records[4].reason).toBe('timeout');
+    // start-up and two worker restarts (about a second each on 2 cores); unbounded, these lines ran for minutes
+    expect(seconds).toBeLessThan(25);
+  }, 60_000);
+
+  it('refuses a limit that is not a positive number of milliseconds', () => {
+    const input = writeJsonl('one.jsonl', [JSON.stringify({ gold: '1', pred: '\\boxed{1}' })]);
+    const r = spawnSync('node', [bin, 'verify', '--in', input, '--limit-ms', 'soon'], { cwd: root, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('--limit-ms: expected a positive whole number');
   });
 });
