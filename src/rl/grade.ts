@@ -1,11 +1,12 @@
 // Grades an episode's final answer with the task's checker (verifier/): math answers through verifyMath (gold read
 // as \boxed{gold}), judge answers through the [[A]] / [[B]] verdict. Also says whether a text carries the task's
 // answer format, which the base reward uses (a wrong answer in format costs -0.5, none at all -1, and a plan
-// that carries it "leaks" the answer).
+// that carries it "leaks" the answer). gradeAnswers does the same for a batch through an AnswerChecker.
 
 import type { Problem } from '../data/problem.ts';
 import { hasVerdictTag } from './rewards.ts';
-import { hasBoxed, verifyJudgeVerdict, verifyMath } from './verifier/index.ts';
+import type { AnswerChecker } from './verifier/checker.ts';
+import { hasBoxed, verifyJudgeVerdict, verifyMath, type VerifyResult } from './verifier/index.ts';
 
 export interface Grade {
   correct: boolean;
@@ -22,8 +23,24 @@ export function gradeAnswer(problem: Problem, text: string): Grade {
     const v = verifyJudgeVerdict(problem.answer, text);
     return { correct: v.correct, hasFormat: hasVerdictTag(text), ...(v.verdict !== null ? { extracted: v.verdict } : {}) };
   }
-  const v = verifyMath(problem.answer, text);
+  return mathGrade(verifyMath(problem.answer, text), text);
+}
+
+function mathGrade(v: VerifyResult, text: string): Grade {
   return { correct: v.correct, hasFormat: hasBoxed(text), ...(v.extracted !== null ? { extracted: v.extracted } : {}) };
+}
+
+/**
+ * gradeAnswer for each (problem, text), the math answers through `checker` (the pre-emptible worker of the CLI and
+ * the page, so no answer can stall a step); grades in input order. Judge verdicts need no checker.
+ */
+export async function gradeAnswers(items: ReadonlyArray<{ problem: Problem; text: string }>, checker: AnswerChecker): Promise<Grade[]> {
+  return Promise.all(
+    items.map(async ({ problem, text }) => {
+      if (problem.task === 'judge') return gradeAnswer(problem, text);
+      return mathGrade(await checker.check(problem.answer, text), text);
+    }),
+  );
 }
 
 /** Does a meta-thinking message leak the answer format? */

@@ -24,6 +24,7 @@ import { meanAndStd } from './losses/advantages.ts';
 import type { MetricsRecord, PhaseTimes } from './metrics.ts';
 import { promptsFor } from './prompts/index.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import type { Episode } from './protocol/episode.ts';
 import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
@@ -96,7 +97,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
   let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
 
   const emit = onEvent ?? (() => {});
-  const settings = (atStep: number, phase: PhaseName, tally: ContextTally): RolloutSettings => ({
+  /** rollout settings for `episodes` (progress: how many of them are finished, and the tokens generated) */
+  const settings = (atStep: number, phase: PhaseName, tally: ContextTally, episodes: readonly Episode[]): RolloutSettings => ({
     policy,
     tokenizer,
     prompts,
@@ -107,7 +109,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     maxContext,
     stopWhenTruncated: config.stopWhenTruncated,
     overflowDummy: config.overflowAnswer === 'empty',
-    onTokens: (done) => emit({ type: 'progress', step: atStep, phase, done, total: 0 }),
+    onTokens: (tokens) =>
+      emit({ type: 'progress', step: atStep, phase, done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0), total: episodes.length, tokens }),
     onContextLimit: tally.add,
     ...(frozen ? { frozen } : {}),
   });
@@ -147,7 +150,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
     const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
     const tally = new ContextTally();
-    await runEpisodes(settings(atStep, 'eval', tally), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
     const context = tally.fields();
     if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
     const scored = scoreEpisodes(config, episodes, false);
@@ -189,7 +192,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
         topK: config.topK,
         seed: deriveSeed(config.seed, STREAM.rollout, stepNo),
       };
-      await runEpisodes(settings(stepNo, 'rollout', tally), config, eps, sampling, plan);
+      await runEpisodes(settings(stepNo, 'rollout', tally, eps), config, eps, sampling, plan);
       return eps;
     });
 

@@ -8,14 +8,18 @@ import type { Problem } from '../data/problem.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from './config.ts';
 import type { MetricsRecord, PhaseTimes, RolloutRecord } from './metrics.ts';
+import type { AnswerChecker } from './verifier/checker.ts';
 
 export type PhaseName = keyof PhaseTimes;
 
 export type TrainerEvent =
   /** a phase of a step starts */
   | { type: 'phase'; step: number; phase: PhaseName }
-  /** work inside a phase: generated tokens, scored rows, evaluated problems */
-  | { type: 'progress'; step: number; phase: PhaseName; done: number; total: number }
+  /**
+   * work inside a phase: finished episodes of the phase's `total` in rollout and eval (with `tokens`, the tokens
+   * generated so far by the running generate call), mini-batches in update
+   */
+  | { type: 'progress'; step: number; phase: PhaseName; done: number; total: number; tokens?: number }
   /** a human-readable note (e.g. "all groups filtered out; nothing to train") */
   | { type: 'log'; step: number; message: string };
 
@@ -37,6 +41,12 @@ export interface TrainerOptions {
    * `tokenizer` above act and train for the other agent.
    */
   frozen?: FrozenAgentOptions;
+  /**
+   * Grades math answers in the reward and eval phases (src/rl/verifier/checker.ts): the CLI and the page pass the
+   * pre-emptible worker checker, so an answer whose evaluation never ends scores 0 ("timeout") instead of stalling
+   * the run. Default: verifyMath on this thread (bounded by its deadline only).
+   */
+  checker?: AnswerChecker;
 }
 
 export interface FrozenAgentOptions {

@@ -77,6 +77,11 @@ function modelName(spec: ModelSpec): string {
   return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }
 
+/** The status line's text for work inside a phase: "eval 12/128 episodes done (381 tokens this turn)", "update 3/8". */
+export function progressLine(e: Extract<TrainerEvent, { type: 'progress' }>): string {
+  return e.tokens === undefined ? `${e.phase} ${e.done}/${e.total}` : `${e.phase} ${e.done}/${e.total} episodes done (${e.tokens} tokens this turn)`;
+}
+
 export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
   const emit = throttlePhases(post);
   let loaded: Loaded | null = null;
@@ -115,7 +120,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
 
   const onTrainerEvent = (e: TrainerEvent) => {
     if (e.type === 'phase') emit({ type: 'phase', step: e.step, phase: e.phase });
-    else if (e.type === 'progress') emit({ type: 'phase', step: e.step, phase: `${e.phase} ${e.done}/${e.total}` });
+    else if (e.type === 'progress') emit({ type: 'phase', step: e.step, phase: progressLine(e) });
     else emit({ type: 'phase', step: e.step, phase: e.message });
   };
 

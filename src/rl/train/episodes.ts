@@ -13,7 +13,8 @@
 import type { Problem } from '../../data/problem.ts';
 import type { SamplingParams } from '../../engine/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
-import { gradeAnswer, leaksAnswer, type Grade } from '../grade.ts';
+import { gradeAnswer, gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
+import type { AnswerChecker } from '../verifier/checker.ts';
 import { baseMetaReward, baseReasoningReward, binaryReward, multiTurnReward } from '../rewards.ts';
 import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
 import { multiTurnRollout, singleAgentRollout, singleTurnRollout, type RolloutSettings } from '../protocol/rollout.ts';
@@ -96,9 +97,18 @@ export interface ScoredEpisode {
   reward: Record<AgentRole, number>;
 }
 
-/** Grades every episode's final answer and applies the mode's reward rule (rewards.ts). */
-export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean): ScoredEpisode[] {
-  const grades = episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
+/** Grades every episode's final answer through `checker` (the batch the reward step then scores). */
+export function gradeEpisodes(config: ExperimentConfig, episodes: readonly Episode[], checker: AnswerChecker): Promise<Grade[]> {
+  return gradeAnswers(episodes.map((e) => ({ problem: e.problem, text: finalAnswerText(e, config.overflowAnswer === 'empty') })), checker);
+}
+
+/**
+ * Applies the mode's reward rule (rewards.ts) to the episodes' grades: `given` (from gradeEpisodes, which the
+ * trainer awaits first), else each final answer is graded here on this thread.
+ */
+export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean, given?: readonly Grade[]): ScoredEpisode[] {
+  if (given && given.length !== episodes.length) throw new Error(`scoreEpisodes: ${given.length} grades for ${episodes.length} episodes`);
+  const grades = given ?? episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
   return episodes.map((e, i) => {
     const g = grades[i];
     if (config.mode === 'multi-turn') {
