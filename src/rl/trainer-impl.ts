@@ -25,7 +25,8 @@ import type { MetricsRecord, PhaseTimes } from './metrics.ts';
 import { promptsFor } from './prompts/index.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
-import { freshEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
+import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
+import { inThreadChecker } from './verifier/checker.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
@@ -67,6 +68,7 @@ const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
 
 export function createTrainer(opts: TrainerOptions): Trainer {
   const { config, policy, tokenizer, onEvent } = opts;
+  const checker = opts.checker ?? inThreadChecker();
   const train = opts.train;
   const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
   const task = taskOf(train, 'training');
@@ -153,7 +155,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
     const context = tally.fields();
     if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
-    const scored = scoreEpisodes(config, episodes, false);
+    const scored = scoreEpisodes(config, episodes, false, await gradeEpisodes(config, episodes, checker));
     const byLevel: Record<string, { n: number; accuracy: number }> = {};
     for (const s of scored) {
       const level = s.episode.problem.level ?? 'all';
@@ -196,8 +198,8 @@ export function createTrainer(opts: TrainerOptions): Trainer {
       return eps;
     });
 
-    const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', () => {
-      const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup);
+    const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', async () => {
+      const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
       const kept = config.filterGroups ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(graded.map((s) => s.episode.group)).size;
       // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
