@@ -4,7 +4,7 @@
 import type { Backend } from './backend.ts';
 import type { ModelConfig, ModelWeights } from './model/config.ts';
 import type {
-  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreRequest,
+  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreOptions, ScoreRequest,
   ScoreResult, TokenDecoder,
 } from './policy.ts';
 import { packSequences } from './model/batch.ts';
@@ -185,11 +185,11 @@ export class EnginePolicy implements Policy {
     return acceptSampled(req, gen, drawn.token, drawn.logp, this.opts.decoder);
   }
 
-  async score(requests: readonly ScoreRequest[], opts: { reference?: boolean } = {}): Promise<ScoreResult[]> {
-    return this.forEachChunk(requests, opts.reference === true, null);
+  async score(requests: readonly ScoreRequest[], opts: ScoreOptions = {}): Promise<ScoreResult[]> {
+    return this.forEachChunk(requests, opts.reference === true, null, opts.temperature ?? 1);
   }
 
-  async accumulateGradients(requests: readonly GradientRequest[]): Promise<ScoreResult[]> {
+  async accumulateGradients(requests: readonly GradientRequest[], opts: { temperature?: number } = {}): Promise<ScoreResult[]> {
     requests.forEach((r, i) => {
       if (r.adapter === null) throw new Error(`accumulateGradients: request ${i} has adapter null; the frozen base cannot be trained`);
       if (r.coef.length !== r.positions.length) throw new Error(`accumulateGradients: request ${i} has ${r.coef.length} coefficients for ${r.positions.length} positions`);
@@ -197,11 +197,11 @@ export class EnginePolicy implements Policy {
         throw new Error(`accumulateGradients: request ${i} has ${r.entropyCoef.length} entropy coefficients for ${r.positions.length} positions`);
       }
     });
-    return this.forEachChunk(requests, false, requests);
+    return this.forEachChunk(requests, false, requests, opts.temperature ?? 1);
   }
 
   /** Group by adapter, pack into chunks of at most maxBatchTokens rows, run (and backpropagate when `grads`). */
-  private async forEachChunk(requests: readonly ScoreRequest[], reference: boolean, grads: readonly GradientRequest[] | null): Promise<ScoreResult[]> {
+  private async forEachChunk(requests: readonly ScoreRequest[], reference: boolean, grads: readonly GradientRequest[] | null, temperature: number): Promise<ScoreResult[]> {
     const results: ScoreResult[] = Array.from({ length: requests.length });
     for (const [adapter, indices] of groupBy(requests, (r) => (reference ? null : r.adapter))) {
       const w = this.weightsFor(adapter, reference, grads !== null);
@@ -224,6 +224,7 @@ export class EnginePolicy implements Policy {
           : null;
         const r = await runSequences(this.backend, this.config, w, batch, backward, {
           activationBudgetBytes: this.opts.activationBudgetBytes ?? 64 * 1024 * 1024,
+          temperature,
         });
         chunk.forEach((i, b) => {
           const s = batch.selectedStart[b];

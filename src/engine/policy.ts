@@ -55,6 +55,12 @@ export interface ScoreRequest {
   targets?: readonly number[];
 }
 
+export interface ScoreOptions {
+  reference?: boolean;
+  /** score softmax(logits / temperature); default 1 */
+  temperature?: number;
+}
+
 export interface ScoreResult {
   /** one per requested position */
   logprobs: Float32Array;
@@ -86,10 +92,13 @@ export interface Policy {
     sampling: SamplingParams,
     onProgress?: (doneTokens: number) => void,
   ): Promise<Generation[]>;
-  /** Per-token log-probs under current weights, or under the reference policy (adapters off) when `reference`. */
-  score(requests: readonly ScoreRequest[], opts?: { reference?: boolean }): Promise<ScoreResult[]>;
-  /** Backward of Σ coef·logp (+ entCoef·H); returns the log-probs/entropies of the forward it ran. */
-  accumulateGradients(requests: readonly GradientRequest[]): Promise<ScoreResult[]>;
+  /**
+   * Per-token log-probs under current weights, or under the reference policy (adapters off) when `reference`;
+   * with `temperature` (default 1) of softmax(logits / temperature), as verl scores rollouts sampled at T.
+   */
+  score(requests: readonly ScoreRequest[], opts?: ScoreOptions): Promise<ScoreResult[]>;
+  /** Backward of Σ coef·logp (+ entCoef·H), log-probs at `temperature` (default 1); returns the log-probs/entropies of the forward it ran. */
+  accumulateGradients(requests: readonly GradientRequest[], opts?: { temperature?: number }): Promise<ScoreResult[]>;
   zeroGrad(adapter: string): void;
   optimizerStep(adapter: string): Promise<OptimizerStepResult>;
   /** PEFT layout for LoRA adapters (adapter_config.json + adapter_model.safetensors); safetensors for "full" */

@@ -49,6 +49,8 @@ export type RegularizerMean = 'token' | 'aggregation';
 export type OverflowAnswer = 'empty' | 'previous';
 /** the target trained after a message that ended normally; see ExperimentConfig.endTokenTarget */
 export type EndTokenTarget = 'eos' | 'template';
+/** the temperature training log-probs are taken at; see ExperimentConfig.logprobTemperature */
+export type LogprobTemperature = 'rollout' | 'one';
 
 export interface ExperimentConfig {
   /** Schema version; must equal CONFIG_VERSION. */
@@ -158,6 +160,13 @@ export interface ExperimentConfig {
   groupSize: number;
   /** Sampling temperature for training rollouts. Code: 1.0. Evaluation is always greedy. */
   temperature: number;
+  /**
+   * Temperature of the log-probs the loss uses (old, reference and current). `rollout` (verl dp_actor
+   * _forward_micro_batch: logits.div_(temperature), for compute_log_prob, compute_ref_log_prob and update_policy):
+   * softmax(logits / temperature), entropies too; `one`: softmax(logits). Equal at temperature 1 (every preset).
+   * Configs written before this field existed read as `one`.
+   */
+  logprobTemperature: LogprobTemperature;
   /** Nucleus mass; 1 disables. Code: 1.0. */
   topP: number;
   /** Keep the k most likely tokens; 0 disables. Code: -1 (disabled). */
@@ -296,6 +305,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   problemsPerStep: { kind: 'int', min: 1 },
   groupSize: { kind: 'int', min: 1 },
   temperature: { kind: 'number', min: 0 },
+  logprobTemperature: { kind: 'enum', values: ['rollout', 'one'] },
   topP: { kind: 'number', min: 0, max: 1, minExclusive: true },
   topK: { kind: 'int', min: 0 },
   advantage: { kind: 'enum', values: ['grpo', 'reinforce++'] },
@@ -343,6 +353,7 @@ export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = {
   regularizerMean: 'aggregation',
   overflowAnswer: 'previous',
   endTokenTarget: 'template',
+  logprobTemperature: 'one',
 };
 
 export class ConfigError extends Error {

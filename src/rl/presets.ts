@@ -55,6 +55,7 @@ const REMA_MULTITURN: ExperimentConfig = {
   problemsPerStep: 8,
   groupSize: 8,
   temperature: 1.0,
+  logprobTemperature: 'rollout',
   topP: 1.0,
   topK: 0,
   advantage: 'grpo',

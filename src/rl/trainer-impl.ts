@@ -31,7 +31,7 @@ import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
-import { needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
+import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
 import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './trainer.ts';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -212,12 +212,12 @@ export function createTrainer(opts: TrainerOptions): Trainer {
 
     if (rows.length > 0 && needsOldLogProbs(config))
       await timed(times, stepNo, 'old', async () => {
-        const res = await policy.score(scoreRequests(rows));
+        const res = await policy.score(scoreRequests(rows), { temperature: logprobTemperature(config) });
         rows.forEach((r, i) => (r.oldLogp = res[i].logprobs));
       });
     if (rows.length > 0 && config.klBeta > 0)
       await timed(times, stepNo, 'ref', async () => {
-        const res = await policy.score(scoreRequests(rows), { reference: true });
+        const res = await policy.score(scoreRequests(rows), { reference: true, temperature: logprobTemperature(config) });
         rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
       });
     const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(statRows, config));

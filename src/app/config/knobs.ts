@@ -76,6 +76,8 @@ export const knobs: readonly Knob[] = [
     note: 'Rollouts per problem, the GRPO group (rollout.n). Code: 16; paper single-turn: 4.' },
   { key: 'temperature', label: 'temperature', group: 'Rollout', control: real(0, 2, 0.05),
     note: 'Sampling temperature for training rollouts. Code: 1.0. Evaluation is always greedy.' },
+  { key: 'logprobTemperature', label: 'log-prob temperature', group: 'Rollout', control: select('rollout', 'one'), advanced: true,
+    note: 'Temperature of the training log-probs and entropies. rollout: softmax(logits / T), T the rollout temperature (verl divides the logits by it); one: softmax(logits). Same at T = 1.' },
   { key: 'topP', label: 'top-p', group: 'Rollout', control: real(0.05, 1, 0.05), advanced: true,
     note: 'Nucleus mass; 1 disables. Code: 1.0.' },
   { key: 'topK', label: 'top-k', group: 'Rollout', control: int(0, 1000), advanced: true,

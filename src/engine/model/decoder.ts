@@ -68,6 +68,11 @@ function forwardHidden(
 export interface RunOptions {
   /** keep every layer's internals (no recompute in the backward) when they fit in this many bytes; default 0 */
   activationBudgetBytes?: number;
+  /**
+   * Log-probs (and entropies) of softmax(logits / temperature), as verl scores a rollout sampled at that temperature
+   * (dp_actor._forward_micro_batch: logits.div_(temperature)); default 1. The backward is that of the scaled objective.
+   */
+  temperature?: number;
   /** benchmarks: when given, the pass syncs the device after the forward and records both phases' seconds */
   timings?: { forwardS: number; backwardS: number };
 }
@@ -104,7 +109,15 @@ export async function runSequences(
     const lse = scope.alloc([Rq], 'lse');
     be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
     be.run('rmsnorm', { t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF }, p: { R: Rq, D, eps: cfg.rmsNormEps } });
-    be.run('logprob', { t: { h: hSelN, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
+    // logits / T = (h / T) W^T: the LM head reads the normalised rows scaled by 1 / T
+    const temperature = options.temperature ?? 1;
+    if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`runSequences: temperature must be a positive number, got ${temperature}`);
+    let hHead = hSelN;
+    if (temperature !== 1) {
+      hHead = scope.alloc([Rq, D], 'hSelNormScaled');
+      be.run('axpby', { t: { x: hSelN, y: hHead }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
+    }
+    be.run('logprob', { t: { h: hHead, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
     if (options.timings) {
       await be.sync();
       t1 = performance.now();
@@ -117,10 +130,12 @@ export async function runSequences(
       const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
       const dhSelN = scope.alloc([Rq, D], 'dhSelNorm');
       const dhSel = scope.alloc([Rq, D], 'dhSel');
+      const dhHead = hHead === hSelN ? dhSelN : scope.alloc([Rq, D], 'dhSelNormScaled');
       be.run('logprobBackward', {
-        t: { h: hSelN, w: w.params.lmHead, target: targets, lse, entropy, coef, entCoef, dh: dhSelN, ...(full ? { dw: full.lmHead } : {}) },
+        t: { h: hHead, w: w.params.lmHead, target: targets, lse, entropy, coef, entCoef, dh: dhHead, ...(full ? { dw: full.lmHead } : {}) },
         p: { R: Rq, D, V },
       });
+      if (dhHead !== dhSelN) be.run('axpby', { t: { x: dhHead, y: dhSelN }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
       be.run('rmsnormBackward', {
         t: { x: hSel, w: w.params.finalNorm, rstd: rstdF, dy: dhSelN, dx: dhSel, ...(full ? { dw: full.finalNorm } : {}) },
         p: { R: Rq, D, accumulate: 0 },

@@ -63,6 +63,11 @@ export function lossOptions(config: ExperimentConfig): LossOptions {
   };
 }
 
+/** The temperature log-probs are scored at (config.logprobTemperature): the rollout's, as verl, or 1. */
+export function logprobTemperature(config: ExperimentConfig): number {
+  return config.logprobTemperature === 'rollout' && config.temperature > 0 ? config.temperature : 1;
+}
+
 /** Does this config need the old-log-prob pass? (auto: only when the weights move before the last mini-batch or KL needs log-probs) */
 export function needsOldLogProbs(config: ExperimentConfig): boolean {
   return config.oldLogProbs === 'score' || config.ppoEpochs > 1 || config.miniBatches > 1 || config.klBeta > 0;
@@ -97,6 +102,7 @@ export async function updatePolicy(
   onProgress?: (done: number, total: number) => void,
 ): Promise<UpdateStats> {
   const opts = lossOptions(config);
+  const temperature = { temperature: logprobTemperature(config) };
   const rng = new Rng(seed);
   let weightsMoved = false;
   let lossSum = 0;
@@ -124,7 +130,7 @@ export async function updatePolicy(
         current = mb.map((r) => r.oldLogp ?? new Float32Array(r.positions.length));
       } else {
         if (mb.some((r) => r.oldLogp === null)) throw new Error('updatePolicy: a second mini-batch or epoch needs old log-probs');
-        current = (await policy.score(scoreRequests(mb))).map((s) => s.logprobs);
+        current = (await policy.score(scoreRequests(mb), temperature)).map((s) => s.logprobs);
       }
       const loss = policyLoss(
         mb.map((r, i) => ({
@@ -145,6 +151,7 @@ export async function updatePolicy(
           coef: loss.coef[i],
           ...(loss.entropyCoef ? { entropyCoef: loss.entropyCoef[i] } : {}),
         })),
+        temperature,
       );
       mb.forEach((r, i) => {
         // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
