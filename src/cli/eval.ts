@@ -21,6 +21,7 @@ import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts'
 import type { Policy } from '../engine/policy.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { createTrainer, type FrozenAgentOptions } from '../rl/trainer.ts';
+import { nodeAnswerChecker } from './checker-node.ts';
 import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, type LoadedCheckpoint } from './checkpoint.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
@@ -183,6 +184,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
   const run = await evalPolicies(opts, ckpt, opts.log ?? (() => {}));
   const chunk = opts.chunk ?? 32;
   const results: BenchmarkResult[] = [];
+  const checker = nodeAnswerChecker(); // answers graded in a worker thread with a hard limit per answer
   try {
     for (const set of sets) {
       const problems = subset(set.problems, opts.limit, 2);
@@ -201,6 +203,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
           ...(run.frozen ? { frozen: run.frozen } : {}),
           train: part,
           eval: part,
+          checker,
         });
         const r = await trainer.evaluate();
         r.rollouts.forEach((roll, j) => {
@@ -224,6 +227,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
     }
   } finally {
     run.dispose();
+    checker.close();
   }
   if (opts.out) await writeNamed(join(opts.out, 'eval_summary.json'), JSON.stringify({ config: config.name, results }, null, 2) + '\n');
   return results;

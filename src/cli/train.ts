@@ -26,6 +26,7 @@ import type { MetricsRecord } from '../rl/metrics.ts';
 import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
+import { nodeAnswerChecker } from './checker-node.ts';
 import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
 import { appendNamed, replaceFile } from './run-files.ts';
@@ -172,6 +173,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
   if (progress !== 'none' && frozen) process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
   let phase = '';
+  const checker = nodeAnswerChecker();
   const trainer = createTrainer({
     config,
     policy,
@@ -179,6 +181,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     train: problems.train,
     eval: problems.eval,
     ...(frozen ? { frozen: { role: config.frozenAgent as AgentRole, policy: frozen.policy, tokenizer: frozen.tokenizer } } : {}),
+    checker, // rewards graded in a worker thread with a hard limit per answer: no answer can stall the run
     onEvent: (e) => {
       if (e.type === 'phase') phase = e.phase;
     },
@@ -256,6 +259,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   bar?.stop();
   policy.dispose();
   backend.destroy(); // a sweep runs many trainings in one process: stop the wasm backend's helper thread
+  checker.close();
   return {
     out,
     resumedFrom,
