@@ -228,6 +228,11 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     }, [p.R, 1, 1]);
   },
 
+  zero(ctx, { t, p }) {
+    const x = checked(ctx, 'zero', 'x', t.x, p.n);
+    perChunk('zero', [['x', x]], p.n, (i, count) => ctx.runtime.clear(x.chunks[i].buffer, 0, count * 4));
+  },
+
   axpby(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
     const x = checked(ctx, 'axpby', 'x', t.x, p.n, FLOATS);

@@ -135,10 +135,10 @@ export class GpuRuntime {
     this.perProgram.set(program.key, (this.perProgram.get(program.key) ?? 0) + 1);
   }
 
-  /** Zero a buffer, ordered with the recorded dispatches. */
-  clear(buffer: GPUBuffer): void {
+  /** Zero a buffer (or `size` bytes of it from `offset`, both multiples of 4), ordered with the recorded dispatches. */
+  clear(buffer: GPUBuffer, offset = 0, size?: number): void {
     this.endPass();
-    this.encoderNow().clearBuffer(buffer);
+    this.encoderNow().clearBuffer(buffer, offset, size);
     this.pending++;
   }
 

@@ -97,6 +97,9 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     needAll('sample', [['rowOf', t.rowOf], ['stream', t.stream]], p.R);
     need('sample', 'out', t.out, p.R * 4);
   },
+  zero(t, p) {
+    need('zero', 'x', t.x, p.n);
+  },
   axpby(t, p) {
     needAll('axpby', [['x', t.x], ['y', t.y]], p.n);
   },

@@ -96,6 +96,9 @@ export interface KernelCatalog {
     t: { logits: Tensor; rowOf: Tensor; stream: Tensor; out: Tensor };
     p: { R: number; L: number; V: number; temperature: number; topK: number; topP: number; seed: number; counter: number };
   };
+  /** x[0..n) := 0 (f32): zeroing gradients and caches. WebGPU records a clearBuffer (no dispatch, nothing
+   *  uploaded from the host). */
+  zero: { t: { x: Tensor }; p: { n: number } };
   /** y[n] = a*x[n] + b*y[n]; b=0 overwrites y (old contents ignored, even NaN) */
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
   /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes);

@@ -1,5 +1,5 @@
-// Small helpers over Backend used by the decoder, LoRA and optimiser code: typed uploads, zeroing and copying
-// whole tensors with the catalog's `axpby`, so that model code reads as a list of named steps.
+// Small helpers over Backend used by the decoder, LoRA and optimiser code: typed uploads, zeroing (the catalog's
+// `zero`) and copying (`axpby`) whole tensors, so that model code reads as a list of named steps.
 import type { Backend, DType, HostArray, Tensor } from '../backend.ts';
 
 /** Allocate a tensor and fill it from host data. */
@@ -10,17 +10,10 @@ export function tensorFrom(backend: Backend, shape: readonly number[], data: Hos
   return t;
 }
 
-/** Largest zero block kept on the host (4 MiB); bigger tensors are cleared in pieces. */
-const ZERO_BLOCK = 1 << 20;
-let zeroSource = new Float32Array(0);
-
-/** t := 0. Uploads from one shared zero array (a kernel cannot bind the same buffer as input and output on
- *  WebGPU, so axpby(t, t) is not an option). */
+/** t := 0 with the catalog's `zero` (on WebGPU a clearBuffer: nothing is uploaded from the host). */
 export function zeroTensor(backend: Backend, t: Tensor): void {
   if (t.dtype !== 'f32') throw new Error(`zeroTensor: ${t.label} is ${t.dtype}, expected f32`);
-  const block = Math.min(t.size, ZERO_BLOCK);
-  if (zeroSource.length < block) zeroSource = new Float32Array(block);
-  for (let at = 0; at < t.size; at += ZERO_BLOCK) backend.upload(t, zeroSource.subarray(0, Math.min(ZERO_BLOCK, t.size - at)), at);
+  backend.run('zero', { t: { x: t }, p: { n: t.size } });
 }
 
 /** dst := src (same number of elements). */

@@ -84,6 +84,9 @@ export const cpuKernels: CpuKernelTable = {
   sample(mem, t, p) {
     sample(mem.f32(t.logits), mem.i32(t.rowOf), mem.i32(t.stream), mem.i32(t.out), p.R, p.L, p.V, p);
   },
+  zero(mem, t, p) {
+    mem.f32(t.x).fill(0, 0, p.n);
+  },
   axpby(mem, t, p) {
     axpby(mem.f32(t.x), mem.f32(t.y), p.n, p.a, p.b);
   },
