@@ -32,8 +32,8 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   await page.getByTestId('train').click();
   await waitForSteps(page, 2);
   await expect(page.locator('[data-chart="reward"] .recharts-line')).not.toHaveCount(0);
-  const rewardPoints = await page.locator('[data-chart="reward"] .recharts-line-dots circle').count();
-  expect(rewardPoints).toBeGreaterThanOrEqual(2 * 2); // mean and std, at least two steps each
+  // mean and std, at least two steps each (the charts redraw at most twice a second, so the second step may lag)
+  await expect.poll(() => page.locator('[data-chart="reward"] .recharts-line-dots circle').count()).toBeGreaterThanOrEqual(2 * 2);
 
   // pause: the step in flight finishes, then nothing more happens
   await page.getByTestId('pause').click();
