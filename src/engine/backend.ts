@@ -3,7 +3,8 @@
 // Kernels are named in kernels/catalog.ts; each backend implements every kernel there.
 import type { KernelName, KernelArgs } from './kernels/catalog.ts';
 
-export type DType = 'f32' | 'f16' | 'i32' | 'u32';
+/** f16: IEEE binary16, bf16: bfloat16 (frozen weights only; kernels widen them to f32 as they read them). */
+export type DType = 'f32' | 'f16' | 'bf16' | 'i32' | 'u32';
 
 /** A handle to device memory. Row-major, `shape` in elements. Data never lives on the handle itself. */
 export interface Tensor {
@@ -40,6 +41,8 @@ export interface Backend {
   readonly limits: BackendLimits;
   /** true when weights may be stored as f16 (WebGPU `shader-f16`); accumulation is always f32 */
   readonly supportsF16: boolean;
+  /** true when weights may be stored as bfloat16 (the WASM backend); absent means false */
+  readonly supportsBf16?: boolean;
   ledger(): Ledger;
   /** Allocate; throws an Error naming needed vs available bytes when it cannot fit. */
   alloc(shape: readonly number[], dtype?: DType, label?: string): Tensor;
@@ -59,5 +62,5 @@ export function numel(shape: readonly number[]): number {
 }
 
 export function bytesPerElement(dtype: DType): number {
-  return dtype === 'f16' ? 2 : 4;
+  return dtype === 'f16' || dtype === 'bf16' ? 2 : 4;
 }

@@ -44,9 +44,10 @@ export interface EnginePolicyOptions {
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
   activationBudgetBytes?: number;
   /** storage of the frozen base weights: 'f32' (default); 'f16' halves memory on a WebGPU device with shader-f16
-   *  (LoRA only); 'auto' picks f16 for LoRA when the backend supports it. The f16 path is NOT exercised by the
-   *  test suite on machines without such a device (SwiftShader has no shader-f16), hence opt-in. */
-  baseDtype?: 'auto' | 'f32' | 'f16';
+   *  and on the WASM backend, 'bf16' on the WASM backend (LoRA only); 'auto' picks f16 for LoRA when the backend
+   *  supports it. The WebGPU f16 path is NOT exercised by the test suite on machines without such a device
+   *  (SwiftShader has no shader-f16), hence opt-in. */
+  baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
   /** run generation and scoring with each LoRA adapter merged into a copy of its target weights (refreshed after
    *  every optimiser step): fewer kernel calls per decode step, at the memory of the targeted matrices per adapter.
    *  'auto' (default): when the base is f32 and the copy takes at most 256 MiB. Gradients never use it. */
@@ -97,9 +98,9 @@ export class EnginePolicy implements Policy {
     if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
     if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
     this.adapters = [...training.adapters];
-    const wantF16 = opts.baseDtype === 'f16' || (opts.baseDtype === 'auto' && training.mode === 'lora' && be.supportsF16);
-    if (wantF16 && training.mode === 'full') throw new Error('createEnginePolicy: baseDtype f16 cannot be used with full fine-tuning');
-    this.base = uploadParams(be, config, opts.weights, 'base', wantF16 ? 'f16' : 'f32');
+    const baseDtype = opts.baseDtype === 'auto' ? (training.mode === 'lora' && be.supportsF16 ? 'f16' : 'f32') : (opts.baseDtype ?? 'f32');
+    if (baseDtype !== 'f32' && training.mode === 'full') throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
+    this.base = uploadParams(be, config, opts.weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
         const lora = createLoraAdapter(be, config, { name, rank: training.rank, alpha: training.alpha, targets: training.targets, seed: opts.seed + i });

@@ -1,11 +1,14 @@
 // The CPU backend: tensors are plain typed arrays in this thread, kernels are the TypeScript reference
 // implementations in kernels/cpu/. It is the readable reference every other backend is tested against, and the
 // fallback where neither WebGPU nor WebAssembly SIMD is available.
-// Storage: f32 -> Float32Array; f16 -> Float32Array too (the CPU keeps full precision, supportsF16 = false);
+// Storage: f32 -> Float32Array; f16 / bf16 -> Float32Array too (the CPU keeps full precision, supportsF16 = false),
+// except in a store with half storage (the WasmBackend's): there f16 / bf16 matrices (2-D and up: frozen weights)
+// are 2-byte halves that only the kernels which read weights understand, and the ledger counts 2 bytes each;
 // i32 and u32 -> Int32Array (u32 bit patterns; download returns a Uint32Array for u32).
 
 import type { Backend, BackendLimits, DType, HostArray, Ledger, Tensor } from '../backend.ts';
 import { numel } from '../backend.ts';
+import { decodeBF16, decodeF16, floatToBF16Bits, floatToHalfBits } from '../io/half-float.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { kernelArgChecks } from '../kernels/arg-checks.ts';
 import { cpuKernels, type CpuKernel, type CpuKernelTable, type CpuMemory } from '../kernels/cpu/index.ts';
@@ -17,7 +20,16 @@ export interface TensorStore {
   release(id: number): void;
   /** the live typed array for a tensor id (undefined when not live) */
   get(id: number): Float32Array | Int32Array | undefined;
+  /** half storage (optional): make room for `size` 2-byte halves; get() then returns undefined for this id */
+  createHalf?(id: number, size: number): void;
+  /** the live halves of a tensor made by createHalf */
+  getHalf?(id: number): Uint16Array | undefined;
   clear(): void;
+}
+
+/** Whether a tensor of this shape and dtype is kept as halves by a store that can (frozen weight matrices). */
+export function storedAsHalf(shape: readonly number[], dtype: DType): boolean {
+  return (dtype === 'f16' || dtype === 'bf16') && shape.length >= 2;
 }
 
 /** The default store: one typed array per tensor on the JavaScript heap. */
@@ -67,10 +79,13 @@ export class CpuBackend implements Backend, CpuMemory {
   readonly kind: 'cpu' | 'wasm' = 'cpu';
   readonly description: string;
   readonly limits: BackendLimits;
-  readonly supportsF16 = false;
+  readonly supportsF16: boolean = false;
+  readonly supportsBf16: boolean = false;
   private readonly kernels: CpuKernelTable;
   private readonly store: TensorStore;
   private readonly liveTensors = new Set<number>();
+  /** ids stored as 2-byte halves (only with a store that has createHalf) */
+  private readonly halfTensors = new Set<number>();
   private nextId = 1;
   private live = 0;
   private peak = 0;
@@ -94,7 +109,8 @@ export class CpuBackend implements Backend, CpuMemory {
       if (!Number.isInteger(d) || d < 0) throw new Error(`alloc '${label}': bad shape [${shape.join(',')}]`);
     }
     const size = numel(shape);
-    const bytes = size * 4; // every dtype is stored in 4 bytes on the CPU
+    const half = this.store.createHalf !== undefined && storedAsHalf(shape, dtype);
+    const bytes = size * (half ? 2 : 4); // every other dtype is stored in 4 bytes on the CPU
     const free = this.limits.maxTotalBytes - this.live;
     const where = `CpuBackend.alloc '${label}' [${shape.join(',')}] ${dtype}`;
     if (bytes > free) {
@@ -108,17 +124,23 @@ export class CpuBackend implements Backend, CpuMemory {
     }
     const t = new CpuTensor(this.nextId++, [...shape], dtype, size, label);
     try {
-      this.store.create(t.id, size, dtype === 'i32' || dtype === 'u32');
+      if (half) this.store.createHalf!(t.id, size);
+      else this.store.create(t.id, size, dtype === 'i32' || dtype === 'u32');
     } catch (e) {
       throw new Error(`${where}: needs ${bytes} bytes but the memory refused them (${String(e)})`, { cause: e });
     }
     this.liveTensors.add(t.id);
+    if (half) this.halfTensors.add(t.id);
     this.live += bytes;
     this.peak = Math.max(this.peak, this.live);
     return t;
   }
 
   upload(t: Tensor, data: HostArray, elementOffset = 0): void {
+    if (this.halfTensors.has(t.id)) {
+      this.uploadHalf(t, data, elementOffset);
+      return;
+    }
     const dst = this.view(t);
     if (elementOffset < 0 || elementOffset + data.length > t.size) {
       throw new Error(
@@ -126,10 +148,11 @@ export class CpuBackend implements Backend, CpuMemory {
           `do not fit ${t.size} elements`,
       );
     }
-    const isFloat = t.dtype === 'f32' || t.dtype === 'f16';
+    const isFloat = t.dtype === 'f32' || t.dtype === 'f16' || t.dtype === 'bf16';
     if (data instanceof Uint16Array) {
-      if (t.dtype !== 'f16') throw new Error(`upload to '${t.label}': Uint16Array (f16 bits) needs an f16 tensor, not ${t.dtype}`);
-      for (let i = 0; i < data.length; i++) dst[elementOffset + i] = f16BitsToNumber(data[i]);
+      if (t.dtype !== 'f16' && t.dtype !== 'bf16') throw new Error(`upload to '${t.label}': Uint16Array (half bits) needs an f16 or bf16 tensor, not ${t.dtype}`);
+      if (t.dtype === 'bf16') dst.set(decodeBF16(data), elementOffset);
+      else for (let i = 0; i < data.length; i++) dst[elementOffset + i] = f16BitsToNumber(data[i]);
       return;
     }
     if (isFloat !== data instanceof Float32Array) {
@@ -138,7 +161,30 @@ export class CpuBackend implements Backend, CpuMemory {
     dst.set(data, elementOffset);
   }
 
+  /** Halves from f32 values (rounded to nearest even; a value beyond the format's range is refused, naming the
+   *  tensor and the element) or from their bits (Uint16Array). */
+  private uploadHalf(t: Tensor, data: HostArray, elementOffset: number): void {
+    const dst = this.half(t);
+    if (elementOffset < 0 || elementOffset + data.length > t.size) {
+      throw new Error(`upload to '${t.label}' [${t.shape.join(',')}]: ${data.length} elements at offset ${elementOffset} do not fit ${t.size} elements`);
+    }
+    if (data instanceof Uint16Array) {
+      dst.set(data, elementOffset);
+      return;
+    }
+    if (!(data instanceof Float32Array)) throw new Error(`upload to '${t.label}': a ${data.constructor.name} cannot fill a ${t.dtype} tensor`);
+    const bf16 = t.dtype === 'bf16';
+    for (let i = 0; i < data.length; i++) {
+      const bits = bf16 ? floatToBF16Bits(data[i]) : floatToHalfBits(data[i]);
+      if (((bits >> (bf16 ? 7 : 10)) & (bf16 ? 0xff : 0x1f)) === (bf16 ? 0xff : 0x1f)) {
+        throw new Error(`upload to '${t.label}': element ${elementOffset + i} = ${data[i]} does not fit ${t.dtype} (largest finite ${bf16 ? '3.39e38' : '65504'}); store these weights as f32`);
+      }
+      dst[elementOffset + i] = bits;
+    }
+  }
+
   async download(t: Tensor): Promise<HostArray> {
+    if (this.halfTensors.has(t.id)) return t.dtype === 'bf16' ? decodeBF16(this.half(t)) : decodeF16(this.half(t));
     const src = this.view(t);
     if (t.dtype === 'u32') return new Uint32Array(src.slice().buffer);
     return src.slice();
@@ -156,7 +202,7 @@ export class CpuBackend implements Backend, CpuMemory {
       throw new Error(`CpuBackend.free: tensor '${t.label}' (#${t.id}) is not live (freed twice or from another backend)`);
     }
     this.store.release(t.id);
-    this.live -= t.size * 4;
+    this.live -= t.size * (this.halfTensors.delete(t.id) ? 2 : 4);
   }
 
   async sync(): Promise<void> {}
@@ -164,6 +210,7 @@ export class CpuBackend implements Backend, CpuMemory {
   destroy(): void {
     this.store.clear();
     this.liveTensors.clear();
+    this.halfTensors.clear();
     this.live = 0;
   }
 
@@ -171,7 +218,22 @@ export class CpuBackend implements Backend, CpuMemory {
    *  On WasmBackend a view is only valid until the next alloc (growing WebAssembly memory detaches old views). */
   view(t: Tensor): Storage {
     const data = this.store.get(t.id);
-    if (!data) throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not live on this backend`);
+    if (!data) {
+      if (this.halfTensors.has(t.id)) throw new Error(`CpuBackend: tensor '${t.label}' is stored as ${t.dtype} halves; only the weight-reading kernels take it`);
+      throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not live on this backend`);
+    }
+    return data;
+  }
+
+  /** Whether a tensor is stored as 2-byte halves (then half() gives its bits and view() refuses it). */
+  isHalf(t: Tensor): boolean {
+    return this.halfTensors.has(t.id);
+  }
+
+  /** The halves behind a tensor stored as f16 / bf16 (same validity rule as view()). */
+  half(t: Tensor): Uint16Array {
+    const data = this.halfTensors.has(t.id) ? this.store.getHalf?.(t.id) : undefined;
+    if (!data) throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not stored as halves on this backend`);
     return data;
   }
 

@@ -9,6 +9,8 @@
 //   const backend = await WasmBackend.create({ variant: 'simd', maxTotalBytes: 1 << 30 });
 //   const backend = await WasmBackend.create({ spawnHelper });  // 2 threads where possible
 // Views from backend.view()/f32() are valid until the next alloc (growing the memory detaches them).
+// Frozen base weights may be stored as f16 or bf16 (EnginePolicyOptions.baseDtype): 2 bytes an element, widened
+// to f32 inside the kernels that read weights, so a 1B-parameter model fits WebAssembly's 4 GiB.
 
 import type { Tensor } from '../backend.ts';
 import { type WasmVariant, bestWasmVariant, sharedWasmSupported, wasmSupport } from '../kernels/wasm/loader.ts';
@@ -50,16 +52,26 @@ export function wasmThreadPlan(options: WasmBackendOptions, variant: WasmVariant
   return { threads: 2, reason: '' };
 }
 
-/** Tensors as blocks of the runtime's heap; views are rebuilt when the memory has grown. */
+type Kind = 'f32' | 'i32' | 'half';
+type View = Float32Array | Int32Array | Uint16Array;
+
+/** Tensors as blocks of the runtime's heap; views are rebuilt when the memory has grown. Frozen weight matrices
+ *  stored as f16 / bf16 take 2 bytes an element (createHalf). */
 class WasmTensorStore implements TensorStore {
-  private readonly blocks = new Map<number, { offset: number; size: number; integer: boolean; view: Float32Array | Int32Array }>();
+  private readonly blocks = new Map<number, { offset: number; size: number; kind: Kind; view: View }>();
   constructor(private readonly rt: WasmRuntime) {}
 
   create(id: number, size: number, integer: boolean): void {
-    const offset = this.rt.heap.alloc(size * 4);
-    const view = this.makeView(offset, size, integer);
+    this.make(id, size, integer ? 'i32' : 'f32');
+  }
+  createHalf(id: number, size: number): void {
+    this.make(id, size, 'half');
+  }
+  private make(id: number, size: number, kind: Kind): void {
+    const offset = this.rt.heap.alloc(size * (kind === 'half' ? 2 : 4));
+    const view = this.makeView(offset, size, kind);
     view.fill(0); // fresh tensors read as zeros, like new typed arrays
-    this.blocks.set(id, { offset, size, integer, view });
+    this.blocks.set(id, { offset, size, kind, view });
   }
   release(id: number): void {
     const b = this.blocks.get(id);
@@ -68,9 +80,17 @@ class WasmTensorStore implements TensorStore {
     this.blocks.delete(id);
   }
   get(id: number): Float32Array | Int32Array | undefined {
+    const v = this.viewOf(id);
+    return v instanceof Uint16Array ? undefined : v;
+  }
+  getHalf(id: number): Uint16Array | undefined {
+    const v = this.viewOf(id);
+    return v instanceof Uint16Array ? v : undefined;
+  }
+  private viewOf(id: number): View | undefined {
     const b = this.blocks.get(id);
     if (!b) return undefined;
-    if (b.view.buffer !== this.rt.memory.buffer) b.view = this.makeView(b.offset, b.size, b.integer);
+    if (b.view.buffer !== this.rt.memory.buffer) b.view = this.makeView(b.offset, b.size, b.kind);
     return b.view;
   }
   clear(): void {
@@ -81,14 +101,19 @@ class WasmTensorStore implements TensorStore {
     if (!b) throw new Error(`WasmBackend: tensor #${id} is not live on this backend`);
     return b.offset;
   }
-  private makeView(offset: number, size: number, integer: boolean): Float32Array | Int32Array {
+  private makeView(offset: number, size: number, kind: Kind): View {
     const buf = this.rt.memory.buffer;
-    return integer ? new Int32Array(buf, offset, size) : new Float32Array(buf, offset, size);
+    if (kind === 'half') return new Uint16Array(buf, offset, size);
+    return kind === 'i32' ? new Int32Array(buf, offset, size) : new Float32Array(buf, offset, size);
   }
 }
 
 export class WasmBackend extends CpuBackend {
   override readonly kind = 'wasm' as const;
+  /** frozen weights may be stored as f16 or bf16 halves (2 bytes; the matmul, LM-head, log-prob and embedding
+   *  kernels widen them to f32 as they read them; LoRA, gradients and optimiser state stay f32) */
+  override readonly supportsF16 = true;
+  override readonly supportsBf16 = true;
   readonly variant: WasmVariant;
   /** the runtime (memory, heap, SIMD exports) — benchmarks and tests read its stats */
   readonly runtime: WasmRuntime;
@@ -98,7 +123,7 @@ export class WasmBackend extends CpuBackend {
       maxTotalBytes,
       maxBufferSize: maxTotalBytes,
       store,
-      kernels: wasmKernels(rt, (t: Tensor) => store.pointer(t.id)),
+      kernels: wasmKernels(rt, (t: Tensor) => store.pointer(t.id), (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32')),
       description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : '1 thread'})`,
     });
     this.runtime = rt;

@@ -108,11 +108,12 @@ function buildParams(config: ModelConfig, make: (name: string, shape: number[]) 
   return { embed, layers, finalNorm, lmHead };
 }
 
-/** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' stores
- *  the weights as half floats (a frozen base on WebGPU with shader-f16: half the memory and bandwidth; kernels
- *  still accumulate in f32). */
-export function uploadParams(backend: Backend, config: ModelConfig, weights: ModelWeights, label = 'base', dtype: 'f32' | 'f16' = 'f32'): DecoderParams {
+/** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' / 'bf16'
+ *  stores the weights as half floats (a frozen base on WebGPU with shader-f16, or on the WASM backend: half the
+ *  memory and bandwidth; kernels still compute and accumulate in f32). */
+export function uploadParams(backend: Backend, config: ModelConfig, weights: ModelWeights, label = 'base', dtype: 'f32' | 'f16' | 'bf16' = 'f32'): DecoderParams {
   if (dtype === 'f16' && !backend.supportsF16) throw new Error(`uploadParams: backend ${backend.description} does not support f16 weights`);
+  if (dtype === 'bf16' && !backend.supportsBf16) throw new Error(`uploadParams: backend ${backend.description} does not support bf16 weights`);
   const allocated: Tensor[] = [];
   try {
     return buildParams(config, (name, shape) => {

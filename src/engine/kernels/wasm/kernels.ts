@@ -3,31 +3,66 @@
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
 // per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw, rope (with the TypeScript kernel's
 // cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts).
-// embedding, copyRows, sumRows stay on the TypeScript kernels.
+// embedding, copyRows, sumRows stay on the TypeScript kernels, except embedding from a table stored as halves.
+// Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
+// embedding; those widen them to f32 as they read them (as/matmul.ts *Half), everything else is f32.
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
 import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
-import type { WasmRuntime } from './runtime.ts';
+import type { BFormat, WasmRuntime } from './runtime.ts';
 
 /** byte offset of a tensor's data in the runtime's memory */
 export type PointerOf = (t: Tensor) => number;
+/** how a tensor is stored: f32, or f16 / bf16 halves */
+export type FormatOf = (t: Tensor) => BFormat;
 
-export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelTable> {
+export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf = () => 'f32'): Partial<CpuKernelTable> {
   const x = rt.exports;
+  const onlyF32 = (t: Tensor, kernel: string, role: string) => {
+    if (formatOf(t) !== 'f32') throw new Error(`${kernel}: '${t.label}' is stored as ${formatOf(t)} halves; only the weights (${role}) may be`);
+  };
   /** which TypeScript cos/sin table was last copied into the 'rope.table' scratch, and where */
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
   return {
     matmul(mem, t, p) {
       rt.reserveMatmul(p.M, p.N, p.K);
+      const bf = formatOf(t.b);
+      if (bf !== 'f32') {
+        onlyF32(t.a, 'matmul', 'B');
+        onlyF32(t.c, 'matmul', 'B');
+        rt.matmulAt(ptr(t.a), ptr(t.b), ptr(t.c), t.bias ? ptr(t.bias) : 0, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta, bf);
+        return;
+      }
       const bias = t.bias ? mem.f32(t.bias) : null;
       rt.matmul(mem.f32(t.a), mem.f32(t.b), mem.f32(t.c), bias, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta);
     },
     lmHead(mem, t, p) {
       rt.reserveMatmul(p.R, p.V, p.D);
+      const wf = formatOf(t.w);
+      if (wf !== 'f32') {
+        rt.matmulAt(ptr(t.h), ptr(t.w), ptr(t.logits), 0, p.R, p.V, p.D, 0, 1, 1, 0, wf);
+        return;
+      }
       rt.matmul(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), null, p.R, p.V, p.D, 0, 1, 1, 0);
+    },
+    embedding(mem, t, p) {
+      const tf = formatOf(t.table);
+      if (tf === 'f32') {
+        cpuKernels.embedding(mem, t, p);
+        return;
+      }
+      // rows of a table stored as halves, widened into the output
+      const ids = mem.i32(t.ids);
+      const V = t.table.size / Math.max(p.D, 1);
+      const table = ptr(t.table), out = ptr(t.out);
+      for (let r = 0; r < p.R; r++) {
+        const id = ids[r];
+        if (id < 0 || id >= V) throw new Error(`embedding: ids[${r}] = ${id} is outside the vocabulary [0, ${V})`);
+        x.widenHalf(table + id * p.D * 2, out + r * p.D * 4, p.D, tf === 'bf16' ? 1 : 0);
+      }
     },
     attention(_mem, t, p) {
       checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
@@ -90,10 +125,11 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf): Partial<CpuKernelT
       );
     },
     logprob(mem, t, p) {
-      wasmLogprob(rt, ptr, mem, t, p);
+      wasmLogprob(rt, ptr, mem, t, p, formatOf(t.w));
     },
     logprobBackward(mem, t, p) {
-      wasmLogprobBackward(rt, ptr, mem, t, p);
+      if (t.dw) onlyF32(t.dw, 'logprobBackward', 'w');
+      wasmLogprobBackward(rt, ptr, mem, t, p, formatOf(t.w));
     },
   };
 }

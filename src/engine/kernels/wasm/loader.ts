@@ -14,6 +14,10 @@ export interface WasmKernelExports {
   packB(b: number, bp: number, N: number, K: number, transB: number): void;
   matmul(ap: number, bp: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void;
   matmulFewRows(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number): void;
+  /** packB / matmulFewRows with B stored as halves (bf16 = 1: bfloat16, 0: IEEE f16), widened to f32 as read */
+  packBHalf(b: number, bp: number, N: number, K: number, transB: number, bf16: number): void;
+  matmulFewRowsHalf(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number, bf16: number): void;
+  widenHalf(src: number, dst: number, n: number, bf16: number): void;
   attention(
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
     B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
@@ -110,7 +114,7 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
     const { instance } = await WebAssembly.instantiate(bytes, imports);
     for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
   }
-  const names = ['packA', 'packB', 'matmul', 'matmulFewRows', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
+  const names = ['packA', 'packB', 'matmul', 'matmulFewRows', 'packBHalf', 'matmulFewRowsHalf', 'widenHalf', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
     'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw', 'rope', 'sumSquares'];
   for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);

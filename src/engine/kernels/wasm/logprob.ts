@@ -10,7 +10,7 @@ import type { KernelArgs } from '../catalog.ts';
 import type { CpuMemory } from '../cpu/index.ts';
 import { checkTargets } from '../cpu/logprob.ts';
 import type { PointerOf } from './kernels.ts';
-import { FEW_ROWS, WasmRuntime } from './runtime.ts';
+import { type BFormat, FEW_ROWS, WasmRuntime } from './runtime.ts';
 
 type Args<K extends 'logprob' | 'logprobBackward'> = KernelArgs<K>;
 
@@ -26,12 +26,13 @@ export function wasmChunkSize(R: number, D: number, V: number): number {
 }
 
 /** logits[R, n] = h @ wChunk^T: h packed once (packedH) on the packed path, W read in place with few rows. */
-function chunkLogits(rt: WasmRuntime, h: number, packedH: number, wChunk: number, logits: number, R: number, n: number, D: number): void {
-  if (R <= FEW_ROWS) rt.matmulAt(h, wChunk, logits, 0, R, n, D, 0, 1, 1, 0);
-  else rt.matmulPackedA(packedH, wChunk, logits, 0, R, n, D, 1, 1, 0);
+function chunkLogits(rt: WasmRuntime, h: number, packedH: number, wChunk: number, logits: number, R: number, n: number, D: number, wf: BFormat): void {
+  if (R <= FEW_ROWS) rt.matmulAt(h, wChunk, logits, 0, R, n, D, 0, 1, 1, 0, wf);
+  else rt.matmulPackedA(packedH, wChunk, logits, 0, R, n, D, 1, 1, 0, wf);
 }
 
-export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprob'>['t'], p: Args<'logprob'>['p']): void {
+/** `wf`: how W is stored (f32, or f16 / bf16 halves widened as they are read). */
+export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprob'>['t'], p: Args<'logprob'>['p'], wf: BFormat = 'f32'): void {
   const { R, D, V } = p;
   checkTargets(mem.i32(t.target), R, V, 'logprob');
   const Vc = wasmChunkSize(R, D, V);
@@ -48,7 +49,7 @@ export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: 
   if (R > FEW_ROWS) rt.exports.packA(h, packedH, R, D, 0);
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
-    chunkLogits(rt, h, packedH, w + v0 * D * 4, logits, R, n, D);
+    chunkLogits(rt, h, packedH, w + v0 * D * (wf === 'f32' ? 4 : 2), logits, R, n, D, wf);
     rt.exports.logprobChunk(logits, R, n, v0, target, mOff, sOff, tOff, pickedOff);
   }
   const targets = mem.i32(t.target), lse = mem.f32(t.lse), entropy = mem.f32(t.entropy), logp = mem.f32(t.logp);
@@ -63,7 +64,7 @@ export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: 
 }
 
 export function wasmLogprobBackward(
-  rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprobBackward'>['t'], p: Args<'logprobBackward'>['p'],
+  rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprobBackward'>['t'], p: Args<'logprobBackward'>['p'], wf: BFormat = 'f32',
 ): void {
   const { R, D, V } = p;
   checkTargets(mem.i32(t.target), R, V, 'logprobBackward');
@@ -82,10 +83,10 @@ export function wasmLogprobBackward(
   if (dw) rt.exports.packB(h, hAsB, D, R, 0);
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
-    const wChunk = w + v0 * D * 4;
-    chunkLogits(rt, h, packedH, wChunk, dl, R, n, D); // logits, turned into their gradient next
+    const wChunk = w + v0 * D * (wf === 'f32' ? 4 : 2);
+    chunkLogits(rt, h, packedH, wChunk, dl, R, n, D, wf); // logits, turned into their gradient next
     rt.exports.dlogitsChunk(dl, R, n, v0, ptr(t.target), ptr(t.lse), ptr(t.entropy), ptr(t.coef), ptr(t.entCoef));
-    rt.matmulAt(dl, wChunk, dh, 0, R, D, n, 0, 0, 1, v0 === 0 ? 0 : 1); // dh (+)= dl @ W chunk
+    rt.matmulAt(dl, wChunk, dh, 0, R, D, n, 0, 0, 1, v0 === 0 ? 0 : 1, wf); // dh (+)= dl @ W chunk
     if (dw) {
       // dW chunk += dl^T @ h
       rt.exports.packA(dl, packedDlT, n, R, 1);

@@ -11,6 +11,9 @@ import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, ty
 import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread, WasmJob } from './threads.ts';
 
 const PAGE = 65536;
+
+/** How a matmul's B operand is stored: f32, or frozen weights as IEEE f16 / bfloat16 halves. */
+export type BFormat = 'f32' | 'f16' | 'bf16';
 /** wasm32 addresses at most 4 GiB */
 export const WASM_MAX_BYTES = 65536 * PAGE;
 
@@ -56,7 +59,7 @@ export interface WasmRuntimeOptions {
 export class WasmRuntime {
   private readonly scratch = new Map<string, { offset: number; bytes: number }>();
   /** how many matmuls ran in WebAssembly vs fell back to TypeScript (tests check the fast path is taken) */
-  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0, splitAttention: 0 };
+  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0, splitAttention: 0, halfMatmuls: 0 };
   private helper: WasmHelperThread | null = null;
   private splitMinWork = SPLIT_MIN_WORK;
 
@@ -159,14 +162,20 @@ export class WasmRuntime {
     this.matmulAt(a.byteOffset, b.byteOffset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, transB, alpha, beta);
   };
 
-  /** The SIMD matmul on byte offsets (bias 0 = none); reserveMatmul(M, N, K) must have run. */
+  /** The SIMD matmul on byte offsets (bias 0 = none); reserveMatmul(M, N, K) must have run. `bFormat`: how B is
+   *  stored (f16 / bf16 halves are widened to f32 as they are read; the few-rows path then runs on this thread). */
   matmulAt(
     a: number, b: number, c: number, bias: number,
-    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number, bFormat: BFormat = 'f32',
   ): void {
     if (transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B))) {
       this.stats.wasmMatmuls++;
       if (M === 0 || N === 0) return;
+      if (bFormat !== 'f32') {
+        this.stats.halfMatmuls++;
+        this.exports.matmulFewRowsHalf(a, b, c, bias, M, N, K, transB, alpha, beta, bFormat === 'bf16' ? 1 : 0);
+        return;
+      }
       // the few-rows kernel walks rows in pairs: chunks start at even rows
       const chunk = this.rowChunk(M, N, K, 2);
       if (chunk === 0 || !this.helper) {
@@ -179,20 +188,25 @@ export class WasmRuntime {
     }
     const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
     if (M > 0 && N > 0) this.exports.packA(a, packedA, M, K, transA);
-    this.matmulPackedA(packedA, b, c, bias, M, N, K, transB, alpha, beta);
+    this.matmulPackedA(packedA, b, c, bias, M, N, K, transB, alpha, beta, bFormat);
   }
 
   /** The SIMD matmul with op(A) already packed (exports.packA into `packedA`): packs op(B) into 'matmul.pack'
    *  (reserved for at least packBytes(N, K)) and runs the 4x8 kernel. Lets a caller pack A once for many B. */
   matmulPackedA(
     packedA: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: 0 | 1, alpha: number, beta: number,
+    bFormat: BFormat = 'f32',
   ): void {
     if (M === 0 || N === 0) {
       this.stats.wasmMatmuls++;
       return;
     }
     const packedB = this.scratchAt('matmul.pack', WasmRuntime.packBytes(N, K));
-    this.exports.packB(b, packedB, N, K, transB);
+    if (bFormat === 'f32') this.exports.packB(b, packedB, N, K, transB);
+    else {
+      this.stats.halfMatmuls++;
+      this.exports.packBHalf(b, packedB, N, K, transB, bFormat === 'bf16' ? 1 : 0);
+    }
     this.matmulPacked(packedA, packedB, c, bias, M, N, K, alpha, beta);
   }
 

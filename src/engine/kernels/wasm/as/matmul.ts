@@ -8,7 +8,8 @@
 //          SIMD when B is stored [N,K]);
 //   matmul: a 4x8 register block (8 f32x4 accumulators, 2 B vectors, 1 A vector and its broadcast: fits the 16 xmm
 //   registers V8 gives WASM on x64; bigger blocks spill and run slower, see shared notes) walks K.
-// Pointers are byte offsets into the imported memory; every tensor is f32.
+// Pointers are byte offsets into the imported memory; every tensor is f32, except B in the *Half variants below
+// (frozen weights stored as f16 / bf16, widened as they are read).
 
 import { madd, reduce4 } from './simd';
 
@@ -281,6 +282,178 @@ export function matmulFewRows(
       const ai = a + <usize>i * rowA;
       let s0: f32 = 0;
       for (let k = 0; k < K; k++) s0 += load<f32>(ai + (<usize>k << 2)) * load<f32>(b + (<usize>(k * N + j) << 2));
+      storeOne(c + <usize>i * rowC + (<usize>j << 2), s0, bias, j, alpha, beta);
+    }
+  }
+}
+
+// ---- half-precision B (frozen base weights stored as f16 or bf16, 2 bytes each) ----
+// The same products with op(B) read from u16 storage and widened to f32 as it is read (compute stays f32):
+// packBHalf fills the same f32 panels as packB, so the packed kernel above runs unchanged; matmulFewRowsHalf is
+// matmulFewRows reading B in place. `bf16` = 1: bfloat16 (the high half of an f32); 0: IEEE binary16. Stored
+// halves are finite (the backend refuses to store anything else), so f16's infinities and NaNs need no case.
+
+/** 2^112: an f16's exponent and mantissa bits moved into an f32's place, times this, are its value (normal
+ *  and subnormal alike). */
+const F16_SCALE: f32 = 5.192296858534828e33;
+
+/** four u16 halves (zero-extended to i32 lanes) -> four f32 */
+// @ts-ignore: decorator
+@inline function widen4(x: v128, bf16: i32): v128 {
+  if (bf16) return i32x4.shl(x, 16);
+  const sign = i32x4.shl(v128.and(x, i32x4.splat(0x8000)), 16);
+  const mag = f32x4.mul(i32x4.shl(v128.and(x, i32x4.splat(0x7fff)), 13), f32x4.splat(F16_SCALE));
+  return v128.or(sign, mag);
+}
+
+/** the f32 value of one stored half */
+// @ts-ignore: decorator
+@inline function widen1(h: u32, bf16: i32): f32 {
+  if (bf16) return reinterpret<f32>(h << 16);
+  const v = reinterpret<f32>((h & 0x7fff) << 13) * F16_SCALE;
+  return h & 0x8000 ? -v : v;
+}
+
+// @ts-ignore: decorator
+@inline function load4h(p: usize, bf16: i32): v128 {
+  return widen4(v128.load16x4_u(p), bf16);
+}
+
+/** dst[i] = the f32 value of the half src[i], for i < n (embedding rows, reads back to the host). */
+export function widenHalf(src: usize, dst: usize, n: i32, bf16: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) v128.store(dst + (<usize>i << 2), load4h(src + (<usize>i << 1), bf16));
+  for (; i < n; i++) store<f32>(dst + (<usize>i << 2), widen1(load<u16>(src + (<usize>i << 1)), bf16));
+}
+
+/** packB with B stored as halves: bp[p][k][jj] = op(B)[k, 8p + jj] in f32, 0 past column N. */
+export function packBHalf(b: usize, bp: usize, N: i32, K: i32, transB: i32, bf16: i32): void {
+  const panels = (N + NR - 1) / NR;
+  for (let p = 0; p < panels; p++) {
+    const base = bp + (<usize>(p * K * NR) << 2);
+    const j0 = p * NR;
+    const cols = min(NR, N - j0);
+    if (transB) {
+      // B stored [N,K]: 4 halves of 4 rows at a time, widened, then a 4x4 transpose per half panel
+      for (let h = 0; h < 2; h++) {
+        const c0 = j0 + h * 4, hc = min(4, max(0, cols - h * 4));
+        const dst = base + (<usize>h << 4);
+        let k = 0;
+        if (hc == 4) {
+          const rowBytes = <usize>K << 1;
+          const r0 = b + <usize>c0 * rowBytes, r1 = r0 + rowBytes, r2 = r1 + rowBytes, r3 = r2 + rowBytes;
+          for (; k + 4 <= K; k += 4) {
+            const o = <usize>k << 1;
+            transpose4Store(dst + (<usize>k << 5), 32, load4h(r0 + o, bf16), load4h(r1 + o, bf16), load4h(r2 + o, bf16), load4h(r3 + o, bf16));
+          }
+        }
+        for (; k < K; k++) {
+          const at = dst + (<usize>k << 5);
+          for (let jj = 0; jj < 4; jj++) store<f32>(at + (<usize>jj << 2), jj < hc ? widen1(load<u16>(b + (<usize>((c0 + jj) * K + k) << 1)), bf16) : 0);
+        }
+      }
+    } else if (cols == NR) {
+      // B stored [K,N]: 8 consecutive halves of row k
+      for (let k = 0; k < K; k++) {
+        const src = b + (<usize>(k * N + j0) << 1), at = base + (<usize>k << 5);
+        v128.store(at, load4h(src, bf16));
+        v128.store(at, load4h(src + 8, bf16), 16);
+      }
+    } else {
+      for (let k = 0; k < K; k++) {
+        const at = base + (<usize>k << 5);
+        for (let jj = 0; jj < NR; jj++) store<f32>(at + (<usize>jj << 2), jj < cols ? widen1(load<u16>(b + (<usize>(k * N + j0 + jj) << 1)), bf16) : 0);
+      }
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline function scalarDotHalf(x: usize, y: usize, K: i32, bf16: i32): f32 {
+  let s: f32 = 0;
+  for (let k = 0; k < K; k++) s += load<f32>(x + (<usize>k << 2)) * widen1(load<u16>(y + (<usize>k << 1)), bf16);
+  return s;
+}
+
+/** matmulFewRows with B stored as halves (A row-major f32, C f32). */
+export function matmulFewRowsHalf(
+  a: usize, b: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, transB: i32, alpha: f32, beta: f32, bf16: i32,
+): void {
+  const rowA = <usize>K << 2, rowC = <usize>N << 2;
+  if (transB) {
+    const rowB = <usize>K << 1;
+    const K4 = K & ~3;
+    let j = 0;
+    for (; j + 4 <= N; j += 4) {
+      const b0 = b + <usize>j * rowB, b1 = b0 + rowB, b2 = b1 + rowB, b3 = b2 + rowB;
+      for (let i = 0; i < M; i += 2) {
+        const two = i + 1 < M;
+        const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
+        let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x02 = f32x4.splat(0), x03 = f32x4.splat(0);
+        let x10 = f32x4.splat(0), x11 = f32x4.splat(0), x12 = f32x4.splat(0), x13 = f32x4.splat(0);
+        for (let k = 0; k < K4; k += 4) {
+          const o = <usize>k << 2, oh = <usize>k << 1;
+          const av0 = v128.load(a0 + o), av1 = v128.load(a1 + o);
+          const bv0 = load4h(b0 + oh, bf16), bv1 = load4h(b1 + oh, bf16), bv2 = load4h(b2 + oh, bf16), bv3 = load4h(b3 + oh, bf16);
+          x00 = madd(av0, bv0, x00); x01 = madd(av0, bv1, x01); x02 = madd(av0, bv2, x02); x03 = madd(av0, bv3, x03);
+          x10 = madd(av1, bv0, x10); x11 = madd(av1, bv1, x11); x12 = madd(av1, bv2, x12); x13 = madd(av1, bv3, x13);
+        }
+        let r0 = reduce4(x00, x01, x02, x03), r1 = reduce4(x10, x11, x12, x13);
+        if (K4 < K) {
+          const ta = <usize>K4 << 2, tb = <usize>K4 << 1, n = K - K4;
+          const t0 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
+            scalarDotHalf(a0 + ta, b0 + tb, n, bf16)), 1, scalarDotHalf(a0 + ta, b1 + tb, n, bf16)), 2,
+            scalarDotHalf(a0 + ta, b2 + tb, n, bf16)), 3, scalarDotHalf(a0 + ta, b3 + tb, n, bf16));
+          const t1 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
+            scalarDotHalf(a1 + ta, b0 + tb, n, bf16)), 1, scalarDotHalf(a1 + ta, b1 + tb, n, bf16)), 2,
+            scalarDotHalf(a1 + ta, b2 + tb, n, bf16)), 3, scalarDotHalf(a1 + ta, b3 + tb, n, bf16));
+          r0 = f32x4.add(r0, t0);
+          r1 = f32x4.add(r1, t1);
+        }
+        const cp = c + <usize>i * rowC + (<usize>j << 2);
+        finish(cp, r0, bias, j, 4, alpha, beta);
+        if (two) finish(cp + rowC, r1, bias, j, 4, alpha, beta);
+      }
+    }
+    for (; j < N; j++) {
+      const bj = b + <usize>j * rowB;
+      for (let i = 0; i < M; i++) {
+        storeOne(c + <usize>i * rowC + (<usize>j << 2), scalarDotHalf(a + <usize>i * rowA, bj, K, bf16), bias, j, alpha, beta);
+      }
+    }
+    return;
+  }
+  // transB = 0: B [K,N] halves
+  const rowBh = <usize>N << 1;
+  const N8 = N & ~7;
+  for (let j = 0; j < N8; j += 8) {
+    for (let i = 0; i < M; i += 2) {
+      const two = i + 1 < M;
+      const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
+      let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+      let pb = b + (<usize>j << 1);
+      for (let k = 0; k < K; k++) {
+        const b0 = load4h(pb, bf16), b1 = load4h(pb + 8, bf16);
+        const o = <usize>k << 2;
+        const av0 = v128.load32_splat(a0 + o), av1 = v128.load32_splat(a1 + o);
+        c00 = madd(av0, b0, c00); c01 = madd(av0, b1, c01);
+        c10 = madd(av1, b0, c10); c11 = madd(av1, b1, c11);
+        pb += rowBh;
+      }
+      const cp = c + <usize>i * rowC + (<usize>j << 2);
+      finish(cp, c00, bias, j, 4, alpha, beta);
+      finish(cp + 16, c01, bias, j + 4, 4, alpha, beta);
+      if (two) {
+        finish(cp + rowC, c10, bias, j, 4, alpha, beta);
+        finish(cp + rowC + 16, c11, bias, j + 4, 4, alpha, beta);
+      }
+    }
+  }
+  for (let j = N8; j < N; j++) {
+    for (let i = 0; i < M; i++) {
+      const ai = a + <usize>i * rowA;
+      let s0: f32 = 0;
+      for (let k = 0; k < K; k++) s0 += load<f32>(ai + (<usize>k << 2)) * widen1(load<u16>(b + (<usize>(k * N + j) << 1)), bf16);
       storeOne(c + <usize>i * rowC + (<usize>j << 2), s0, bias, j, alpha, beta);
     }
   }
