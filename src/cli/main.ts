@@ -14,6 +14,7 @@ import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
   BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
+  WEIGHT_DTYPE_CHOICES, type WeightDtypeChoice, useWeightDtype,
 } from './setup.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
 import { formatPlan, parseBytes, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
@@ -43,6 +44,10 @@ const threadsOption = () =>
   new Option('--threads <n>', 'threads of the wasm backend: auto = 2 on a machine with at least 2 cores (large matmuls ' +
     'split over a helper thread, bit-identical results), 1 or 2 pins it').choices([...THREADS_CHOICES]).default('auto');
 
+const weightDtypeOption = () =>
+  new Option('--weight-dtype <dtype>', 'storage of the frozen base weights: f32, or f16 / bf16 halves (wasm backend; f16 also on WebGPU ' +
+    'with shader-f16): half the memory, computed in f32; LoRA only').choices([...WEIGHT_DTYPE_CHOICES]).default('f32');
+
 const frozenAgentOption = () =>
   new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
 
@@ -59,9 +64,10 @@ export function buildProgram(): Command {
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
   // --simd and --threads (train, eval, sweep) apply to every backend the command opens
   program.hook('preAction', (_program, action) => {
-    const { simd, threads } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice }>();
+    const { simd, threads, weightDtype } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice; weightDtype?: WeightDtypeChoice }>();
     if (simd !== undefined) useSimd(simd);
     if (threads !== undefined) useThreads(threads);
+    if (weightDtype !== undefined && action.name() !== 'plan') useWeightDtype(weightDtype);
   });
 
   configOptions(program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'))
@@ -69,6 +75,7 @@ export function buildProgram(): Command {
     .addOption(backendOption())
     .addOption(simdOption())
     .addOption(threadsOption())
+    .addOption(weightDtypeOption())
     .option('--save-every <n>', 'checkpoint every n steps', '1')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -136,6 +143,7 @@ export function buildProgram(): Command {
     .addOption(backendOption())
     .addOption(simdOption())
     .addOption(threadsOption())
+    .addOption(weightDtypeOption())
     .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -187,6 +195,7 @@ export function buildProgram(): Command {
     .addOption(backendOption())
     .addOption(simdOption())
     .addOption(threadsOption())
+    .addOption(weightDtypeOption())
     .option('--quiet', 'no per-step lines')
     .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
       const seeds = intListFlag('--seeds', o.seeds);

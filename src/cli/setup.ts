@@ -49,6 +49,17 @@ export function useThreads(choice: ThreadsChoice): void {
   threadsChoice = choice;
 }
 
+/** Storage of the frozen base weights every later loadModel uses (the command line's --weight-dtype): f32, or
+ *  f16 / bf16 halves on the wasm backend (f16 also on WebGPU with shader-f16); LoRA only. */
+export type WeightDtypeChoice = 'f32' | 'f16' | 'bf16';
+export const WEIGHT_DTYPE_CHOICES: readonly WeightDtypeChoice[] = ['f32', 'f16', 'bf16'];
+let weightDtypeChoice: WeightDtypeChoice = 'f32';
+
+export function useWeightDtype(choice: WeightDtypeChoice): void {
+  if (!WEIGHT_DTYPE_CHOICES.includes(choice)) throw new Error(`--weight-dtype: "${choice}" is not one of ${WEIGHT_DTYPE_CHOICES.join(', ')}`);
+  weightDtypeChoice = choice;
+}
+
 /** The repository root (src/cli/../..). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
@@ -96,7 +107,7 @@ export async function loadModel(config: ExperimentConfig, backendKind: BackendKi
   const source = modelSource(config);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
   const backend = await openBackend(backendKind);
-  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model });
+  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model, baseDtype: weightDtypeChoice });
   return { policy, tokenizer, backend };
 }
 

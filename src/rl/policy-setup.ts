@@ -51,6 +51,8 @@ export interface LoadedWeights {
   baseModelName?: string;
   /** seeds LoRA initialisation; default config.seed */
   seed?: number;
+  /** storage of the frozen base weights (EnginePolicyOptions.baseDtype); default f32 */
+  baseDtype?: 'f32' | 'f16' | 'bf16';
 }
 
 /** The engine policy a config trains: its adapters (trainingSetup) and optimiser (optimizerSetup) over the model. */
@@ -64,5 +66,6 @@ export function policyForConfig(config: ExperimentConfig, model: LoadedWeights):
     optimizer: optimizerSetup(config),
     seed: model.seed ?? config.seed,
     ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
+    ...(model.baseDtype !== undefined ? { baseDtype: model.baseDtype } : {}),
   });
 }
