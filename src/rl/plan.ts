@@ -168,7 +168,8 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
   let set: Record<string, unknown> = {};
   let weightDtype = dtype;
   let current = config;
-  let currentTotal = planMemory(model, stepShape(config, model, dtype)).bytes.total;
+  const halfVectors = backend !== 'wasm';
+  let currentTotal = planMemory(model, { ...stepShape(config, model, dtype), halfVectors }).bytes.total;
   for (let round = 0; round < 8; round++) {
     const tried: Array<Change & { total: number; config: ExperimentConfig }> = [];
     for (const change of candidateChanges(current, weightDtype, backend)) {
@@ -179,7 +180,7 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
         continue; // a change the config does not allow (e.g. fewer rollouts than mini-batches)
       }
       const d = change.weightDtype ?? weightDtype;
-      tried.push({ ...change, config: c, total: planMemory(model, stepShape(c, model, d)).bytes.total });
+      tried.push({ ...change, config: c, total: planMemory(model, { ...stepShape(c, model, d), halfVectors }).bytes.total });
     }
     const fitting = tried.filter((t) => t.total <= limit).toSorted((a, b) => a.cost - b.cost || b.total - a.total);
     if (fitting.length > 0) {
@@ -202,7 +203,7 @@ export function planConfig(config: ExperimentConfig, model: { config: ModelConfi
   const weightDtype = options.weightDtype ?? 'f32';
   if (!dtypesFor(options.backend).includes(weightDtype)) throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
   if (config.finetune === 'full' && weightDtype !== 'f32') throw new Error(`plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`);
-  const shape = stepShape(config, model.config, weightDtype);
+  const shape = { ...stepShape(config, model.config, weightDtype), halfVectors: options.backend !== 'wasm' };
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
   const fits = limit === null ? null : mem.bytes.total <= limit;

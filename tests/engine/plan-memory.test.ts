@@ -1,12 +1,15 @@
 // The planner's memory model (src/engine/plan/memory.ts) against the allocation ledger of a real step on the
 // real engine: decode a GRPO group (prefill of shared prompts + decode), one gradient chunk, one AdamW step, on
 // every golden model (their real weights) and on a Qwen-shaped random model (GQA, q/k/v biases, tied
-// embeddings, llama3-scaled RoPE variant), LoRA and full fine-tuning, chunks that keep or recompute the layers.
+// embeddings, llama3-scaled RoPE variant), LoRA and full fine-tuning, chunks that keep or recompute the layers,
+// and on the WASM backend with f16 / bf16 base weights (matrices as 2-byte halves, vectors f32).
 // The predicted total must be within 15% of the ledger's peak (in practice it is exact to a few bytes).
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
@@ -31,11 +34,13 @@ interface Step {
   trained: number;
   training: MemoryShape['training'];
   activationBudgetBytes?: number;
+  /** base weight storage (f16 / bf16 on the WASM backend) */
+  weightDtype?: 'f32' | 'f16' | 'bf16';
 }
 
-/** Runs the step on a fresh CPU backend; returns the ledger's peak bytes. */
+/** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
 async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Promise<number> {
-  const backend = new CpuBackend();
+  const backend: Backend = (s.weightDtype ?? 'f32') === 'f32' ? new CpuBackend() : await WasmBackend.create({ threads: 1 });
   const policy = createEnginePolicy({
     backend, config, weights,
     decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
@@ -45,6 +50,7 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     optimizer,
     seed: 1,
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
+    ...(s.weightDtype !== undefined ? { baseDtype: s.weightDtype } : {}),
   });
   const V = config.vocabSize;
   const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
@@ -65,12 +71,14 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
   await policy.optimizerStep('shared');
   const peak = backend.ledger().peakBytes;
   policy.dispose();
+  backend.destroy();
   return peak;
 }
 
 function predict(config: ModelConfig, s: Step) {
   return planMemory(config, {
-    weightDtype: 'f32',
+    weightDtype: s.weightDtype ?? 'f32',
+    halfVectors: false,
     training: s.training,
     decode: { sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
@@ -123,6 +131,21 @@ describe('planMemory vs the allocation ledger', () => {
   });
   it('Llama-3-shaped random model with scaled RoPE', async () => {
     await check(llama3, randomWeights(llama3, 2), steps['lora, decode-heavy']);
+  });
+
+  for (const dtype of ['f16', 'bf16'] as const) {
+    it(`WASM backend, ${dtype} base weights: Qwen-shaped random model and the golden qwen2 fixture`, async () => {
+      await check(qwen, randomWeights(qwen, 5), { ...steps['lora, gradient-heavy, layers kept'], weightDtype: dtype });
+      const ckpt = await loadHfCheckpoint(directoryFileSource(join(goldenRoot, 'qwen2-tied-gqa2')));
+      await check(ckpt.config, ckpt.weights, { ...steps['lora, decode-heavy'], weightDtype: dtype });
+    });
+  }
+  it('half weights: the plan saves what the ledger saves', async () => {
+    const s = steps['lora, decode-heavy'];
+    const w = randomWeights(qwen, 5);
+    const saved = (await measure(qwen, w, s)) - (await measure(qwen, w, { ...s, weightDtype: 'f16' }));
+    expect(saved).toBeGreaterThan(0);
+    expect(predict(qwen, s).bytes.total - predict(qwen, { ...s, weightDtype: 'f16' }).bytes.total).toBe(saved);
   });
 
   it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {

@@ -45,6 +45,9 @@ export interface MemoryShape {
   activationBudgetBytes?: number;
   /** EnginePolicyOptions.mergeLoraForInference (default 'auto') */
   mergeLoraForInference?: boolean | 'auto';
+  /** with f16 / bf16 weights: false when the backend keeps vectors (norms, biases) in f32 and only matrices as
+   *  halves (the WASM backend); default true (WebGPU stores every weight as a half) */
+  halfVectors?: boolean;
 }
 
 /** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
@@ -76,6 +79,13 @@ const MiB = 1024 * 1024;
 export function parameterCount(config: ModelConfig): number {
   let n = 0;
   for (const shape of expectedParameterShapes(config).values()) n += shape.reduce((a, b) => a * b, 1);
+  return n;
+}
+
+/** Parameters in vectors (norms, biases): kept in f32 by a backend that stores only matrices as halves. */
+function vectorParameters(config: ModelConfig): number {
+  let n = 0;
+  for (const shape of expectedParameterShapes(config).values()) if (shape.length < 2) n += shape[0];
   return n;
 }
 
@@ -174,7 +184,8 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const t = shape.training;
   if (!(t.adapters >= 1)) throw new Error(`planMemory: training.adapters must be at least 1, got ${t.adapters}`);
   if (t.mode === 'full' && shape.weightDtype !== 'f32') throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
-  const weights = parameters * weightBytesPerElement(shape.weightDtype);
+  const vectorsF32 = shape.weightDtype !== 'f32' && shape.halfVectors === false ? vectorParameters(config) : 0;
+  const weights = (parameters - vectorsF32) * weightBytesPerElement(shape.weightDtype) + F * vectorsF32;
   const merge = mergesLora(config, shape);
   let trainable = 0; // floats of one adapter's trainable weights
   let merged = 0;
