@@ -51,6 +51,8 @@ export type OverflowAnswer = 'empty' | 'previous';
 export type EndTokenTarget = 'eos' | 'template';
 /** the temperature training log-probs are taken at; see ExperimentConfig.logprobTemperature */
 export type LogprobTemperature = 'rollout' | 'one';
+/** where klBeta's KL penalty goes; see ExperimentConfig.klPlacement */
+export type KlPlacement = 'loss' | 'reward';
 
 export interface ExperimentConfig {
   /** Schema version; must equal CONFIG_VERSION. */
@@ -146,8 +148,35 @@ export interface ExperimentConfig {
    * single-turn). Configs written before this field existed read as `none`.
    */
   frozenAgent: FrozenAgent;
-  /** Single-turn separate mode (paper Algorithm 1): keep only problems whose group success rate lies in [filterEpsMin, filterEpsMax]. */
+  /**
+   * Single-turn separate mode (paper Algorithm 1): keep only problems whose success rate lies in [filterEpsMin,
+   * filterEpsMax]. With phaseEpochs > 0 the rate comes from each phase's probe (probeSamples); with 0, from the
+   * step's own training samples (earlier behaviour).
+   */
   filterGroups: boolean;
+  /**
+   * Algorithm 1 as written (paper §3.2.1, App. D.1 "#Training Episode"; single-turn, separate parameters): training
+   * runs in phases, one agent per phase with its partner frozen, alternating (startAgent first). At a phase's start
+   * its dataset is built once: the success-rate probe (probeSamples) keeps the problems in the filter's window; then
+   * the phase makes this many passes over them, each step sampling fresh rollouts of problemsPerStep kept problems
+   * (ceil(kept / problemsPerStep) · phaseEpochs steps), and the other agent's phase follows. `steps` bounds the whole
+   * run (#UpdateIteration = phases / 2). 0 = the earlier schedule: the trained agent switches every switchEvery
+   * steps. Paper MAMRP (math): 4. Configs written before this field existed read as 0.
+   */
+  phaseEpochs: number;
+  /**
+   * Samples per problem in a phase's success-rate probe, separate from the training samples (Algorithm 1: 10):
+   * the reasoning agent's phase probes with one greedy plan answered probeSamples times at the rollout temperature;
+   * the meta agent's phase with probeSamples sampled plans, each answered greedily. Used when phaseEpochs > 0 and
+   * filterGroups. Configs written before this field existed read as 10.
+   */
+  probeSamples: number;
+  /**
+   * The reasoning agent's training steps in Algorithm 1: the frozen meta agent samples this many plans per problem at
+   * the rollout temperature (paper App. D.1: 4 at T = 1), each answered groupSize times (a GRPO group per plan);
+   * 0 = one greedy plan per problem (earlier behaviour). Configs written before this field existed read as 0.
+   */
+  planSamples: number;
   /** Lower success-rate bound of the filter. Paper (MATH): 0.2. */
   filterEpsMin: number;
   /** Upper success-rate bound of the filter. Paper (MATH): 0.8. */
@@ -205,6 +234,15 @@ export interface ExperimentConfig {
   lossNormLength: number;
   /** KL-to-reference coefficient β, in the loss (verl use_kl_loss / TRL beta; reference = base weights, adapters off). Code: 0 (KL removed); paper single-turn: 1e-2 (OpenRLHF, where it sits in the reward instead). */
   klBeta: number;
+  /**
+   * Where the KL penalty klBeta goes. `loss`: beta · the KL estimator per token in the loss (verl use_kl_loss,
+   * TRL); `reward` (OpenRLHF REINFORCE++, which ran the paper's single-turn experiments, App. D.1): each trained
+   * token's reward is −beta · (log π_old − log π_ref) (k1), the outcome reward is added at the row's last token,
+   * returns are reverse cumulative sums (γ = 1) and advantages are the returns whitened over all trained tokens of
+   * the step (mean, biased variance clamped at 1e-8: OpenRLHF's replay-buffer normalisation). `reward` needs
+   * advantage "reinforce++". Configs written before this field existed read as `loss`.
+   */
+  klPlacement: KlPlacement;
   /** KL estimator: k1 = logπ − logπ_ref; k3 = exp(ref − logπ) − (ref − logπ) − 1 (verl low_var_kl, clamped to ±10). */
   klEstimator: KlEstimator;
   /** Entropy bonus coefficient (loss −= coef · mean entropy). Code script: 0. */
@@ -302,6 +340,9 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   filterGroups: { kind: 'bool' },
   filterEpsMin: { kind: 'number', min: 0, max: 1 },
   filterEpsMax: { kind: 'number', min: 0, max: 1 },
+  phaseEpochs: { kind: 'int', min: 0 },
+  probeSamples: { kind: 'int', min: 1 },
+  planSamples: { kind: 'int', min: 0 },
   problemsPerStep: { kind: 'int', min: 1 },
   groupSize: { kind: 'int', min: 1 },
   temperature: { kind: 'number', min: 0 },
@@ -323,6 +364,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   },
   lossNormLength: { kind: 'int', min: 0 },
   klBeta: { kind: 'number', min: 0 },
+  klPlacement: { kind: 'enum', values: ['loss', 'reward'] },
   klEstimator: { kind: 'enum', values: ['k1', 'k3'] },
   entropyCoef: { kind: 'number', min: -INF },
   regularizerMean: { kind: 'enum', values: ['token', 'aggregation'] },
@@ -354,6 +396,11 @@ export const ADDED_FIELD_DEFAULTS: Partial<ExperimentConfig> = {
   overflowAnswer: 'previous',
   endTokenTarget: 'template',
   logprobTemperature: 'one',
+  // issue 14 part 3 (Algorithm 1 as written): the earlier schedule
+  phaseEpochs: 0,
+  probeSamples: 10,
+  planSamples: 0,
+  klPlacement: 'loss',
 };
 
 export class ConfigError extends Error {
@@ -422,6 +469,10 @@ export function crossFieldProblems(c: ExperimentConfig): string[] {
     out.push(`field "miniBatches" (${c.miniBatches}) must not exceed the rollouts per step (${c.problemsPerStep * c.groupSize})`);
   if (c.frozenAgent !== 'none' && c.mode !== 'multi-turn' && c.mode !== 'single-turn')
     out.push(`field "frozenAgent" ("${c.frozenAgent}") needs a two-agent mode (multi-turn or single-turn), not "${c.mode}"`);
+  if (c.klPlacement === 'reward' && c.advantage !== 'reinforce++')
+    out.push(`field "klPlacement" ("reward", OpenRLHF REINFORCE++) needs advantage "reinforce++", not "${c.advantage}"`);
+  if (c.phaseEpochs > 0 && !(c.mode === 'single-turn' && c.paramMode === 'separate'))
+    out.push(`field "phaseEpochs" (${c.phaseEpochs}: Algorithm 1 phases) needs mode "single-turn" with paramMode "separate"; use 0 otherwise`);
   if (c.finetune === 'lora' && c.loraTargets.length === 0) out.push('field "loraTargets" must list at least one module');
   return out;
 }

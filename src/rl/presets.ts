@@ -52,6 +52,9 @@ const REMA_MULTITURN: ExperimentConfig = {
   filterGroups: false,
   filterEpsMin: 0.2,
   filterEpsMax: 0.8,
+  phaseEpochs: 0,
+  probeSamples: 10,
+  planSamples: 0,
   problemsPerStep: 8,
   groupSize: 8,
   temperature: 1.0,
@@ -70,6 +73,7 @@ const REMA_MULTITURN: ExperimentConfig = {
   aggregation: 'trajectory',
   lossNormLength: 0,
   klBeta: 0,
+  klPlacement: 'loss',
   klEstimator: 'k3',
   entropyCoef: 0,
   regularizerMean: 'token',
@@ -110,9 +114,12 @@ const PAPER_MULTITURN_7B: ExperimentConfig = {
 };
 
 /**
- * ReMA single-turn (paper §3.2.1, Algorithm 1, App. D.1): two agents with separate parameters updated in
- * alternation with the partner frozen, success-rate filter [0.2, 0.8], REINFORCE++ with token-level clipping
- * and token-mean loss (OpenRLHF), KL 1e-2, 4 samples per prompt, base reward (App. C.2).
+ * ReMA single-turn (paper §3.2.1, Algorithm 1, App. D.1): two agents with separate parameters trained in
+ * alternating phases with the partner frozen; each phase probes every training problem with 10 samples, keeps those
+ * with a success rate in [0.2, 0.8] and makes 4 passes over them with fresh samples; in the reasoning agent's phase
+ * the frozen meta agent samples 4 plans per problem at T = 1. REINFORCE++ with the KL (1e-2, k1) in the reward,
+ * token-level clipping and token-mean loss (OpenRLHF), 4 samples per prompt, base reward (App. C.2). Sized for the
+ * embedded model: 64 training problems (each phase probes them all), 16 per step.
  */
 const REMA_SINGLETURN: ExperimentConfig = {
   ...REMA_MULTITURN,
@@ -124,12 +131,17 @@ const REMA_SINGLETURN: ExperimentConfig = {
   switchEvery: 10,
   startAgent: 'reasoning',
   filterGroups: true,
+  phaseEpochs: 4,
+  probeSamples: 10,
+  planSamples: 4,
+  trainSize: 64,
   groupSize: 4,
   problemsPerStep: 16,
   advantage: 'reinforce++',
   ratio: 'token',
   aggregation: 'token-mean',
   klBeta: 1e-2,
+  klPlacement: 'reward',
   klEstimator: 'k1',
 };
 
@@ -141,6 +153,9 @@ const VRP: ExperimentConfig = {
   steps: 0,
   paramMode: 'shared',
   filterGroups: false,
+  phaseEpochs: 0,
+  planSamples: 0,
+  trainSize: 0,
 };
 
 /** VRP_RL: REINFORCE++ on the CoT prompt with the base reward, one agent. */

@@ -6,6 +6,9 @@
 //   adv      -> GRPO / REINFORCE++ advantages per row (train/rows.ts)
 //   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
+// Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts): a phase's
+// first step probes the training set (not trained on) and keeps the problems in the success-rate window; its steps
+// then take their problems from the kept ones.
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
 // tokenizer and is left out of every later phase: rows are built for the trainable agents only.
 // Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
@@ -31,6 +34,7 @@ import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
+import { checkPhaseState, phaseAgent, phaseBatch, phaseDone, phaseStepPlan, probePlan, probeSeed, usesPhases, type PhaseState } from './train/phases.ts';
 import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
 import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './trainer.ts';
 
@@ -177,17 +181,51 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     };
   }
 
+  /**
+   * Starts Algorithm 1 phase `index` (train/phases.ts): with filterGroups, probes every training problem with
+   * probeSamples episodes (not trained on) and keeps those in the success-rate window.
+   */
+  async function nextPhase(atStep: number, index: number): Promise<PhaseState> {
+    const agent = phaseAgent(config, index);
+    const all = train.map((_, i) => i);
+    if (!config.filterGroups) return { index, agent, problems: all, probed: 0, step: 0 };
+    const eps = freshEpisodes(train, config.probeSamples, 'two-agent');
+    const sampling: SamplingParams = { temperature: config.temperature, topP: config.topP, topK: config.topK, seed: probeSeed(config, index) };
+    const probePlanned = probePlan(agent);
+    await runEpisodes(settings(atStep, 'rollout', new ContextTally(), eps), config, eps, sampling, probePlanned);
+    const graded = scoreEpisodes(config, eps, probePlanned.onePlanPerGroup, await gradeEpisodes(config, eps, checker));
+    const kept = groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax);
+    const problems = all.filter((i) => kept.has(i));
+    emit({
+      type: 'log',
+      step: atStep,
+      message: `phase ${index + 1} (${agent} agent): the probe (${config.probeSamples} samples per problem) kept ${problems.length} of ${train.length} problems with a success rate in [${config.filterEpsMin}, ${config.filterEpsMax}]`,
+    });
+    return { index, agent, problems, probed: train.length, step: 0 };
+  }
+
   async function step(): Promise<StepResult> {
     if (config.mode === 'vrp') throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
     const k = state.step;
     const stepNo = k + 1;
     const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
-    const plan = stepPlan(config, k, shared);
     const tally = new ContextTally();
+    // Algorithm 1 phases: a new phase probes the training set first (timed with the rollout)
+    const phased = usesPhases(config);
+    if (phased && (!state.phase || phaseDone(config, state.phase)))
+      await timed(times, stepNo, 'rollout', async () => {
+        state.phase = await nextPhase(stepNo, state.phase ? state.phase.index + 1 : 0);
+        // an empty phase (no problem in the window) hands over to the other agent's at once, once
+        if (phaseDone(config, state.phase)) state.phase = await nextPhase(stepNo, state.phase.index + 1);
+      });
+    const phase = phased ? state.phase! : null;
+    const plan = phase ? phaseStepPlan(config, phase.agent) : stepPlan(config, k, shared);
 
     const episodes = await timed(times, stepNo, 'rollout', async () => {
-      const problems = takeProblems();
-      const eps = freshEpisodes(problems, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
+      const problems = phase ? (phaseDone(config, phase) ? [] : phaseBatch(config, phase).map((i) => train[i])) : takeProblems();
+      // the reasoning agent's phase: planSamples sampled plans per problem, one GRPO group of groupSize answers each
+      const inputs = phase && phase.agent === 'reasoning' && config.planSamples > 0 ? problems.flatMap((p) => Array<Problem>(config.planSamples).fill(p)) : problems;
+      const eps = freshEpisodes(inputs, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
       const sampling: SamplingParams = {
         temperature: config.temperature,
         topP: config.topP,
@@ -200,13 +238,15 @@ export function createTrainer(opts: TrainerOptions): Trainer {
 
     const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', async () => {
       const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
-      const kept = config.filterGroups ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
+      // the earlier schedule filters the step's own samples; Algorithm 1 phases filtered in the probe
+      const kept = config.filterGroups && !phase ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(graded.map((s) => s.episode.group)).size;
       // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
       const all = buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor, config.groupStatsRows === 'all', endToken);
       // rows without trained tokens only count in the group statistics (groupStatsRows "all")
       const built = sortByLength(all.filter((r) => r.positions.length > 0));
-      return { scored: graded, statRows: all, rows: built, fracFiltered: kept === null ? 0 : 1 - kept.size / groups };
+      const filtered = phase ? (phase.probed > 0 ? 1 - phase.problems.length / phase.probed : 0) : kept === null ? 0 : 1 - kept.size / groups;
+      return { scored: graded, statRows: all, rows: built, fracFiltered: filtered };
     });
     if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
 
@@ -230,7 +270,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     );
     const nonfinite = upd?.nonfinite ?? [];
     const streak = nonfinite.length > 0 ? (state.nonfiniteStreak ?? 0) + 1 : 0;
-    state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}) };
+    state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase: { ...phase, step: phase.step + 1 } } : {}) };
     if (streak === 0) delete state.nonfiniteStreak;
 
     let evalResult: EvalResult | null = null;
@@ -278,14 +318,15 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     config,
     step,
     evaluate,
-    state: () => ({ ...state }),
+    state: () => structuredClone(state),
     restore(s: TrainerState) {
       if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
       for (const key of ['step', 'cursor', 'epoch'] as const)
         if (!Number.isInteger(s[key]) || s[key] < 0) throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
       const streak = s.nonfiniteStreak ?? 0;
       if (!Number.isInteger(streak) || streak < 0) throw new Error(`trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`);
-      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch, ...(streak > 0 ? { nonfiniteStreak: streak } : {}) };
+      const phase = s.phase === undefined ? undefined : checkPhaseState(s.phase, train.length);
+      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase } : {}) };
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Policy } from '../engine/policy.ts';
 import type { Problem } from '../data/problem.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from './config.ts';
+import type { PhaseState } from './train/phases.ts';
 import type { MetricsRecord, PhaseTimes, RolloutRecord } from './metrics.ts';
 import type { AnswerChecker } from './verifier/checker.ts';
 
@@ -98,6 +99,8 @@ export interface TrainerState {
   epoch: number;
   /** consecutive steps with non-finite numbers so far (absent in states saved before it existed: 0) */
   nonfiniteStreak?: number;
+  /** the current Algorithm 1 phase (config.phaseEpochs > 0; train/phases.ts); absent before the first */
+  phase?: PhaseState;
 }
 
 export interface Trainer {

@@ -93,7 +93,9 @@ describe('trainer on the CPU engine', () => {
   });
 
   it('single-turn Algorithm 1, VRP_RL and MRP_RL run; VRP is evaluation only', async () => {
-    const single = makeTrainer(smallConfig('rema-singleturn', { switchEvery: 1 }));
+    // the earlier schedule (phaseEpochs 0: switch every switchEvery steps, filter on the step's own samples);
+    // Algorithm 1's phases are tested in tests/rl/algorithm1/phases.test.ts
+    const single = makeTrainer(smallConfig('rema-singleturn', { switchEvery: 1, phaseEpochs: 0, planSamples: 0 }));
     const s1 = await single.trainer.step();
     expect(s1.metrics.trained).toBe('reasoning');
     expect(s1.metrics.turns_mean).toBe(1);

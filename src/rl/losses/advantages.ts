@@ -1,7 +1,8 @@
 // Advantage estimators over one step's rows (a row = one agent's conversation in one episode; its outcome
 // reward is the same for every trained token). GRPO as verl / ReMA (group mean, unbiased std + eps, a group of
 // one has mean 0 and std 1) with TRL's "batch" and Dr. GRPO's "none" scaling options; REINFORCE++ as verl's
-// masked_whiten of token returns over the whole batch.
+// masked_whiten of token returns over the whole batch, and as OpenRLHF with the KL penalty in the token rewards
+// (per-token advantages).
 
 import type { StdScaling } from '../config.ts';
 
@@ -95,4 +96,42 @@ export function reinforcePlusPlusAdvantages(
   const variance = total > 1 ? ss / (total - 1) : 0;
   const scale = 1 / Math.sqrt(variance + eps);
   return returns.map((r, i) => (tokenCounts[i] > 0 ? (r - mu) * scale : 0));
+}
+
+/**
+ * REINFORCE++ with the KL penalty in the reward, as OpenRLHF (the paper's single-turn runs): row i's trained tokens
+ * j = 0..n_i-1 earn reward_ij = -beta * kl_ij, plus the outcome R_i at the last token (compute_reward with
+ * kl = log pi_old - log pi_ref, k1); returns are reverse cumulative sums with gamma = 1 (get_cumulative_returns):
+ *   G_ij = R_i - beta * sum_{s >= j} kl_is;
+ * and the advantages are the returns whitened over every trained token of the batch (NaiveReplayBuffer.normalize):
+ *   A_ij = (G_ij - mu) / sqrt(max(var, 1e-8)),  mu = mean of G,  var = mean of (G - mu)^2 (biased).
+ * Returns one Float64Array of per-token advantages per row (rows without tokens: empty).
+ */
+export function reinforcePlusPlusKlRewardAdvantages(
+  outcomes: readonly number[],
+  kl: readonly ArrayLike<number>[],
+  beta: number,
+): Float64Array[] {
+  if (outcomes.length !== kl.length) throw new Error(`reinforcePlusPlusKlRewardAdvantages: ${outcomes.length} outcomes but ${kl.length} KL rows`);
+  const returns = kl.map((row, i) => {
+    const g = new Float64Array(row.length);
+    let acc = outcomes[i];
+    for (let j = row.length - 1; j >= 0; j--) {
+      acc -= beta * row[j];
+      g[j] = acc;
+    }
+    return g;
+  });
+  let n = 0;
+  let sum = 0;
+  for (const g of returns) {
+    for (const x of g) sum += x;
+    n += g.length;
+  }
+  if (n === 0) return returns;
+  const mu = sum / n;
+  let ss = 0;
+  for (const g of returns) for (const x of g) ss += (x - mu) * (x - mu);
+  const rstd = 1 / Math.sqrt(Math.max(ss / n, 1e-8));
+  return returns.map((g) => g.map((x) => (x - mu) * rstd));
 }

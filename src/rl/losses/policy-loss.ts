@@ -27,6 +27,8 @@ export interface LossRow {
   refLogp?: ArrayLike<number>;
   /** the row's advantage (one value for every token: outcome rewards) */
   advantage: number;
+  /** per-token advantages replacing `advantage` (KL in the reward, klPlacement "reward"); a turn ratio uses the turn's mean */
+  advantages?: ArrayLike<number>;
 }
 
 /** The loss knobs of the experiment config (each field documented in config.ts); lossNormLength resolved (> 0). */
@@ -116,10 +118,12 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     const n = row.turn.length;
     const c = new Float64Array(n);
     const a = row.advantage;
+    const perToken = row.advantages;
+    if (perToken !== undefined && perToken.length !== n) throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
     if (opts.ratio === 'token') {
       for (let j = 0; j < n; j++) {
         const { ratio, dRatio } = tokenRatio(row.logp[j] - row.oldLogp[j], cap);
-        const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
+        const s = clippedSurrogate(ratio, perToken ? perToken[j] : a, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += w[j] * s.loss;
         c[j] += w[j] * s.dr * dRatio;
         units += 1;
@@ -138,7 +142,14 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
         let turnWeight = 0;
         for (let j = start; j < end; j++) turnWeight += w[j];
         const { ratio, dRatio } = turnRatio(opts.ratio, row.logp, row.oldLogp, start, end, cap);
-        const s = clippedSurrogate(ratio, a, opts.clipLow, opts.clipHigh, opts.dualClip);
+        // verl: the turn's advantage is the mean of its tokens' advantages
+        let turnA = a;
+        if (perToken) {
+          turnA = 0;
+          for (let j = start; j < end; j++) turnA += perToken[j];
+          turnA /= len;
+        }
+        const s = clippedSurrogate(ratio, turnA, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += turnWeight * s.loss;
         for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];
         units += 1;

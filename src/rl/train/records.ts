@@ -34,7 +34,8 @@ function tokensByMessage(scored: readonly ScoredEpisode[], rows: readonly TrainR
           logprobs: Array.from(row.view.logprobs.subarray(start, stop), round4),
           ratio: Array.from(row.view.ratio.subarray(start, stop), round4),
           clip: Array.from(row.view.clip.subarray(start, stop)),
-          advantage: ids.map(() => round4(row.advantage)),
+          // per token: the KL in the reward (klPlacement "reward") makes them differ along the row
+          advantage: ids.map((_, k) => round4(row.tokenAdvantages?.[start + k] ?? row.advantage)),
         });
       start = end;
     }

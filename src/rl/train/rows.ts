@@ -4,7 +4,7 @@
 
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
-import { grpoAdvantages, reinforcePlusPlusAdvantages } from '../losses/advantages.ts';
+import { grpoAdvantages, reinforcePlusPlusAdvantages, reinforcePlusPlusKlRewardAdvantages } from '../losses/advantages.ts';
 import type { AgentPrompts } from '../prompts/index.ts';
 import { encodeChat } from '../protocol/encode.ts';
 import { chatFor, messagesOf } from '../protocol/episode.ts';
@@ -23,7 +23,10 @@ export interface TrainRow {
   /** the token trained at each position when it differs from tokens[position] (endTokenTarget "eos") */
   targets?: number[];
   reward: number;
+  /** one advantage for every token (with per-token advantages: their mean, for the records) */
   advantage: number;
+  /** per-token advantages when they differ along the row (KL in the reward, config.klPlacement "reward") */
+  tokenAdvantages?: Float64Array;
   oldLogp: Float32Array | null;
   refLogp: Float32Array | null;
   /** per trained token, filled by the update phase for the rollout inspector (train/token-view.ts) */
@@ -83,11 +86,28 @@ export function buildRows(
   return rows;
 }
 
-/** Fills row.advantage with the configured estimator; returns the fraction of zero-std groups. */
+/**
+ * Fills row.advantage with the configured estimator; returns the fraction of zero-std groups. With the KL in the
+ * reward (klPlacement "reward", klBeta > 0) the trained rows need old and reference log-probs and get per-token
+ * advantages (row.tokenAdvantages, row.advantage their mean).
+ */
 export function assignAdvantages(rows: TrainRow[], config: ExperimentConfig): number {
   const rewards = rows.map((r) => r.reward);
   const groups = rows.map((r) => r.group);
   const grpo = grpoAdvantages(rewards, groups, { scaling: config.stdScaling, eps: config.advEps });
+  if (config.advantage === 'reinforce++' && config.klPlacement === 'reward' && config.klBeta > 0) {
+    const kl = rows.map((r, i) => {
+      if (r.positions.length === 0) return new Float64Array(0);
+      if (!r.oldLogp || !r.refLogp) throw new Error(`assignAdvantages: row ${i} needs old and reference log-probs for the KL in the reward`);
+      return Float64Array.from(r.oldLogp, (lp, j) => lp - r.refLogp![j]);
+    });
+    const perToken = reinforcePlusPlusKlRewardAdvantages(rewards, kl, config.klBeta);
+    rows.forEach((r, i) => {
+      r.tokenAdvantages = perToken[i];
+      r.advantage = perToken[i].length > 0 ? perToken[i].reduce((a, b) => a + b, 0) / perToken[i].length : 0;
+    });
+    return grpo.fracZeroStd;
+  }
   const advantages =
     config.advantage === 'grpo'
       ? grpo.advantages

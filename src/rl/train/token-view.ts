@@ -27,9 +27,11 @@ export function tokenView(
   turn: readonly number[],
   logp: ArrayLike<number>,
   oldLogp: ArrayLike<number>,
-  advantage: number,
+  advantage: number | ArrayLike<number>,
   opts: RatioOptions,
 ): TokenView {
+  // per-token advantages (KL in the reward): each token's own; a turn ratio uses the turn's mean, as the loss
+  const at = (j: number): number => (typeof advantage === 'number' ? advantage : advantage[j]);
   const n = turn.length;
   const ratio = new Float32Array(n);
   const clip = new Int8Array(n);
@@ -37,7 +39,7 @@ export function tokenView(
   if (opts.ratio === 'token') {
     for (let j = 0; j < n; j++) {
       ratio[j] = tokenRatio(logp[j] - oldLogp[j], cap).ratio;
-      clip[j] = clipCode(ratio[j], advantage, opts);
+      clip[j] = clipCode(ratio[j], at(j), opts);
     }
     return { ratio, clip };
   }
@@ -46,7 +48,9 @@ export function tokenView(
   while (start < n) {
     const end = start + sizes.get(turn[start])!;
     const r = turnRatio(opts.ratio, logp, oldLogp, start, end, cap).ratio;
-    const code = clipCode(r, advantage, opts);
+    let a = 0;
+    for (let j = start; j < end; j++) a += at(j);
+    const code = clipCode(r, a / (end - start), opts);
     ratio.fill(r, start, end);
     clip.fill(code, start, end);
     start = end;

@@ -56,7 +56,8 @@ export function lossOptions(config: ExperimentConfig): LossOptions {
     dualClip: config.dualClip,
     aggregation: config.aggregation,
     lossNormLength: config.lossNormLength > 0 ? config.lossNormLength : config.maxTurns * (config.maxTokensPerTurn + 1),
-    klBeta: config.klBeta,
+    // with the KL in the reward (OpenRLHF REINFORCE++) the loss carries no KL term; it is still measured
+    klBeta: config.klPlacement === 'reward' ? 0 : config.klBeta,
     klEstimator: config.klEstimator,
     entropyCoef: config.entropyCoef,
     regularizerMean: config.regularizerMean,
@@ -139,6 +140,7 @@ export async function updatePolicy(
           oldLogp: r.oldLogp ?? current[i],
           ...(r.refLogp ? { refLogp: r.refLogp } : {}),
           advantage: r.advantage,
+          ...(r.tokenAdvantages ? { advantages: r.tokenAdvantages } : {}),
         })),
         opts,
       );
@@ -156,7 +158,7 @@ export async function updatePolicy(
       mb.forEach((r, i) => {
         // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
         const logprobs = r.oldLogp ?? r.view?.logprobs ?? (weightsMoved ? null : results[i].logprobs);
-        const { ratio, clip } = tokenView(r.turns, current[i], r.oldLogp ?? current[i], r.advantage, opts);
+        const { ratio, clip } = tokenView(r.turns, current[i], r.oldLogp ?? current[i], r.tokenAdvantages ?? r.advantage, opts);
         if (logprobs) r.view = { logprobs, ratio, clip };
       });
       for (const res of results) {
