@@ -27,6 +27,7 @@ import type {
 } from './protocol.ts';
 import { problemsForConfig } from '../../rl/problems.ts';
 import { policyForConfig } from '../../rl/policy-setup.ts';
+import type { AnswerChecker } from '../../rl/verifier/checker.ts';
 
 export interface SessionEnv {
   /** navigator.gpu of the thread the session runs in (undefined without WebGPU) */
@@ -37,6 +38,8 @@ export interface SessionEnv {
   dataUrl: string;
   /** onnxruntime for ONNX models; default onnxruntime-web (tests inject onnxruntime-node) */
   loadOrt?: OrtLoader;
+  /** grades answers for every trainer (the page: a Web Worker with a hard limit per check, checker-web.ts); default in-thread */
+  checker?: AnswerChecker;
 }
 
 
@@ -160,7 +163,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
       frozenAgent && config.frozenAgent !== 'none'
         ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
         : undefined;
-    const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent, frozen });
+    const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent, frozen, ...(env.checker ? { checker: env.checker } : {}) });
     return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
   }
 
@@ -222,6 +225,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
       eval: heldOut,
       onEvent: onTrainerEvent,
       maxContext: agent.config.maxPositionEmbeddings,
+      ...(env.checker ? { checker: env.checker } : {}),
     });
     const r = await trainer.evaluate();
     emit({ type: 'onnxEvaluation', result: { onnx: info, mode: 'vrp', accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts } });
