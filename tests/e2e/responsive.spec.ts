@@ -1,7 +1,8 @@
-// The page stays responsive while steps arrive fast: with the Curves view open and the smallest steps streaming
-// in (dozens a second on the 2-core machine), Pause is clickable and takes effect within two seconds.
+// The page answers quickly: with the Curves view open and the smallest steps streaming in (dozens a second on the
+// 2-core machine), Pause is clickable and takes effect within two seconds; and Train opens as soon as the model
+// is loaded, while the start-up baseline evaluation still runs (the steps queue after it).
 import { expect, test } from '@playwright/test';
-import { stepsDone, waitForReady } from './helpers.ts';
+import { stepsDone, waitForReady, waitForSteps } from './helpers.ts';
 
 /** The smallest steps the config allows: 1 problem x 2 samples, one turn of 4 tokens, no evaluation. */
 const TINY_STEPS = '#preset=tiny-default&problemsPerStep=1&groupSize=2&miniBatches=1&maxTurns=1&maxTokensPerTurn=4&steps=100000&evalEvery=0&evalBeforeTrain=false&view=curves';
@@ -28,4 +29,23 @@ test('Pause responds within 2 s while fast steps stream into the Curves view', a
   // the charts drew the run
   await expect(page.locator('[data-chart="reward"]')).toHaveAttribute('data-points', String(steps));
   await expect(page.locator('[data-chart="reward"] .recharts-line')).not.toHaveCount(0);
+});
+
+test('Train opens while the start-up evaluation runs, and the steps follow it', async ({ page }, info) => {
+  const t0 = Date.now();
+  // the preset's baseline evaluation (64 held-out problems) runs after the model loads
+  await page.goto('/#preset=tiny-default&problemsPerStep=2&groupSize=4&maxTurns=3&maxTokensPerTurn=32&evalEvery=0&view=rollouts');
+  await expect(page.getByTestId('train')).toBeEnabled({ timeout: 60_000 });
+  const readyMs = Date.now() - t0;
+  const statusThen = await page.getByTestId('status').getAttribute('data-status');
+  info.annotations.push({ type: 'Train enabled after (ms)', description: `${readyMs} (status ${statusThen})` });
+  expect(statusThen).toBe('evaluating');
+  await page.getByTestId('train').click();
+  await expect(page.getByTestId('status')).toContainText('training starts after it');
+  // the evaluation's rollouts come first, then the steps
+  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', { timeout: 60_000 });
+  await waitForSteps(page, 1);
+  await page.getByTestId('pause').click();
+  await waitForReady(page);
+  expect(await stepsDone(page)).toBeGreaterThanOrEqual(1);
 });

@@ -25,6 +25,8 @@ export function Controls() {
     })),
   );
   const ready = s.status === 'idle';
+  // Train is also open during an evaluation (the start-up baseline included): the worker queues the steps after it
+  const canTrain = ready || s.status === 'evaluating';
   const busy = s.status === 'training' || s.status === 'stepping' || s.status === 'evaluating';
   const statusText =
     s.status === 'loading'
@@ -34,7 +36,7 @@ export function Controls() {
       : s.status === 'failed'
         ? 'stopped by an error'
         : busy
-          ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status}${s.phase ? `: ${s.phase}` : ''}`
+          ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status === 'evaluating' && s.wantsTraining ? 'evaluating (training starts after it)' : s.status}${s.phase ? `: ${s.phase}` : ''}`
           : s.phase ?? 'ready';
   return (
     <section className="controls" aria-label="training controls">
@@ -44,7 +46,7 @@ export function Controls() {
             ❚❚ Pause
           </button>
         ) : (
-          <button type="button" className="primary" onClick={s.train} disabled={!ready} data-testid="train">
+          <button type="button" className="primary" onClick={s.train} disabled={!canTrain} data-testid="train">
             ▶ Train
           </button>
         )}
