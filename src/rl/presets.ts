@@ -1,5 +1,7 @@
 // Named experiment presets: the paper's settings (scaled down to the embedded tiny model unless the name says
-// "paper") and the ablations of its Fig. 6. Each preset is a complete ExperimentConfig, so a config file may
+// "paper") and the ablations of its Fig. 6. The prompt set follows the model: a preset of the embedded model
+// (tiny-default, rema-multiturn, rema-singleturn, vrp, vrp-rl, mrp-rl, ablation-*) uses the tiny prompts it was
+// trained with; a preset of a real model (paper-*, math133-*) uses the paper's or the code's prompts. Each preset is a complete ExperimentConfig, so a config file may
 // say `{"extends": "rema-multiturn", "ratio": "token"}` and name only what it changes (resolveConfig).
 
 import { CONFIG_VERSION, ConfigError, validateConfig, type ExperimentConfig } from './config.ts';
@@ -264,6 +266,66 @@ const MATH133_VRP_RL: ExperimentConfig = {
   evalEvery: 10,
 };
 
+/**
+ * The paper's single-turn setting on a real model (App. D.1, Table 1, Qwen2.5-7B-Instruct; OpenRLHF): Algorithm 1
+ * with the paper's prompts (App. G.1.2), 1000 prompts x 4 samples per rollout, 8 optimiser steps of 500 samples,
+ * Adam lr 5e-7, clip 0.2, KL 1e-2 in the reward, 2048 generated tokens per agent, filter [0.2, 0.8] from 10 probe
+ * samples, 4 passes per phase (#Training Episode, MAMRP) and 10 update iterations (= 20 phases, at most 9 steps per
+ * pass over the 8.5k MATH problems: `steps` 720 is their upper bound). The paper trains on MATH without naming the
+ * split; math8k (MATH levels 3-5, the code's training set) is the closest shipped set. For export and reference.
+ */
+const PAPER_SINGLETURN_7B: ExperimentConfig = {
+  ...REMA_SINGLETURN,
+  name: 'paper-singleturn-7b',
+  steps: 720,
+  modelSource: 'hub',
+  model: 'Qwen/Qwen2.5-7B-Instruct',
+  finetune: 'full',
+  prompts: 'paper',
+  trainSet: 'math8k',
+  trainSize: 0,
+  evalSet: 'math500',
+  evalSize: 0,
+  maxTokensPerTurn: 2048,
+  maxPromptTokens: 4096,
+  problemsPerStep: 1000,
+  groupSize: 4,
+  miniBatches: 8,
+  lr: 5e-7,
+  evalEvery: 10,
+};
+
+/** The paper's baselines on the same model (App. D.1 and G.1.2): VRP (CoT, evaluation only) with the paper's prompt. */
+const PAPER_VRP_7B: ExperimentConfig = {
+  ...VRP,
+  name: 'paper-vrp-7b',
+  modelSource: 'hub',
+  model: 'Qwen/Qwen2.5-7B-Instruct',
+  finetune: 'full',
+  prompts: 'paper',
+  trainSet: 'math8k',
+  evalSet: 'math500',
+  evalSize: 0,
+  maxTokensPerTurn: 2048,
+  maxPromptTokens: 4096,
+};
+
+/** VRP_RL on Qwen2.5-7B-Instruct: REINFORCE++ (KL 1e-2 in the reward), 6 passes over math8k (#Training Episode). */
+const PAPER_VRP_RL_7B: ExperimentConfig = {
+  ...PAPER_VRP_7B,
+  name: 'paper-vrp-rl-7b',
+  mode: 'vrp-rl',
+  steps: 54,
+  problemsPerStep: 1000,
+  groupSize: 4,
+  miniBatches: 8,
+  lr: 5e-7,
+  evalEvery: 10,
+};
+
+/** MRP_RL on Qwen2.5-7B-Instruct: one agent plans then solves (the paper's MRP prompt), trained as VRP_RL. */
+const PAPER_MRP_RL_7B: ExperimentConfig = { ...PAPER_VRP_RL_7B, name: 'paper-mrp-rl-7b', mode: 'mrp-rl' };
+
 const SMOLLM2_360M = 'HuggingFaceTB/SmolLM2-360M-Instruct';
 
 export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
@@ -276,6 +338,10 @@ export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
   'ablation-token-ratio': ABLATION_TOKEN_RATIO,
   'ablation-separate-params': ABLATION_SEPARATE_PARAMS,
   'paper-multiturn-7b': PAPER_MULTITURN_7B,
+  'paper-singleturn-7b': PAPER_SINGLETURN_7B,
+  'paper-vrp-7b': PAPER_VRP_7B,
+  'paper-vrp-rl-7b': PAPER_VRP_RL_7B,
+  'paper-mrp-rl-7b': PAPER_MRP_RL_7B,
   'math133-qwen0.5b': MATH133_QWEN05B,
   'math133-vrp-rl': MATH133_VRP_RL,
   'math133-smollm360m': { ...MATH133_QWEN05B, name: 'math133-smollm360m', model: SMOLLM2_360M },
