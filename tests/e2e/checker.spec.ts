@@ -28,6 +28,7 @@ test('the page checker cuts an overrunning check at its limit and keeps answerin
     const m = await import('/src/app/worker/checker-web.ts' as string);
     const restarts: string[] = [];
     const checker = m.webAnswerChecker({ limitMs: 150, onRestart: (w: string) => restarts.push(w) });
+    // eslint-disable-next-line unicorn/consistent-function-scoping -- this body runs in the page, it can not use outer functions
     const grid = (name: string) =>
       `\\begin{pmatrix}${Array.from({ length: 5 }, (_r, i) => Array.from({ length: 5 }, (_c, j) => `${name}_{${i}${j}}`).join('&')).join('\\\\')}\\end{pmatrix}`;
     const slow = `\\boxed{${grid('x')}${grid('y')}${grid('z')}}`;

@@ -26,7 +26,19 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['2.50', '\\boxed{2.5}', true],
     ['16386.20', 'Paula ends with $\\boxed{\\$16,\\!386.20}$ in total.', true],
     ['42', 'So we get \\boxed{43}.', false],
-    ['3', '\\boxed{3.0000001}', true], // MV: floats rounded to 6 decimals
+    ['3', '\\boxed{3.000000}', true], // MV: floats rounded to 6 decimals
+    // ours: a decimal written with more than 6 places claims them (Math-Verify rounds it to 6 and says true)
+    ['3', '\\boxed{3.0000001}', false],
+    ['\\frac{9}{256}', '\\boxed{0.03515625}', true],
+    ['\\frac{9}{256}', '\\boxed{0.03515626}', false],
+    ['\\frac{2}{3}', '\\boxed{0.6666666666}', true], // cut or rounded at its own last place
+    ['\\frac{2}{3}', '\\boxed{0.6666666667}', true],
+    // a decimal gold keeps its own places: never a looser tolerance than the gold's precision
+    ['3.1415926', '\\boxed{3.1415927}', false],
+    ['3.1415926', '\\boxed{3.14159260}', true],
+    ['0.25', '\\boxed{0.26}', false],
+    ['\\frac{1}{3}', '\\boxed{0.333}', false], // six places needed for a repeating decimal
+    ['\\frac{1}{3}', '\\boxed{0.333333}', true],
     ['3', '\\boxed{3.00001}', false],
   ],
   // [ours] thousands separator vs a tuple / list
@@ -294,5 +306,24 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['4', '\\boxed{4\\sqrt(2)}', false],
     ['4\\sqrt{2}', '\\boxed{4\\sqrt(2)}', true],
     ['\\sqrt{1/n}', '\\boxed{\\frac{1}{\\sqrt{n}}}', true],
+  ],
+  // [ours] how an RL policy writes answers (issue 11; the full labelled set is tests/fixtures/verifier/rewrites.jsonl)
+  'policy rewrites': [
+    ['18', '$\\boxed{\\text{18 apples}}$', true],
+    ['18', '$\\boxed{\\text{19 apples}}$', false],
+    ['6 - 5i', 'Final answer: 6 - 5i', true],
+    ['6 - 5i', 'Final answer: 6 + 5i', false],
+    ['3, 5, 7', 'Final answer: 7, 5, 3', true],
+    ['3, 5, 7', 'Final answer: 3, 5', false],
+    ['52_8', 'Final answer: 52_8', true],
+    ['52_8', 'Final answer: 52_9', false],
+    ['1 \\pm \\sqrt{19}', '$\\boxed{1 + \\sqrt{19}, 1 - \\sqrt{19}}$', true],
+    ['1 \\pm \\sqrt{19}', '$\\boxed{1 + \\sqrt{19}}$', false],
+    ['3, 5, 7', '$\\boxed{\\{3, 5, 7\\}}$', true],
+    ['3, 5, 7', '$\\boxed{\\{3, 5\\}}$', false],
+    ['5', 'First I got $\\boxed{4}$. Wait, let me recheck the arithmetic step by step. So it is $\\boxed{5}$.', true],
+    ['1, 2', '$\\boxed{1}$ and $\\boxed{2}$', true],
+    ['V_1:V_2 = 11:21', '$\\boxed{11:21}$', true],
+    ['12:00', '$\\boxed{1:00}$', false],
   ],
 };

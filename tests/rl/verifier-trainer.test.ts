@@ -11,6 +11,7 @@ const matrix = (name: string) =>
   `\\begin{pmatrix}${Array.from({ length: 5 }, (_r, i) => Array.from({ length: 5 }, (_c, j) => `${name}_{${i}${j}}`).join('&')).join('\\\\')}\\end{pmatrix}`;
 /** A gold whose every check takes 0.5-1 s in one engine call (a product of three symbolic 5x5 matrices). */
 const SLOW_GOLD = `${matrix('x')}${matrix('y')}${matrix('z')}`;
+const slow = (p: ReturnType<typeof tinyArithProblems>[number]) => ({ ...p, answer: SLOW_GOLD });
 
 describe('trainer with the pre-emptible checker', () => {
   const restarts: string[] = [];
@@ -19,7 +20,6 @@ describe('trainer with the pre-emptible checker', () => {
 
   it('cuts slow checks in the reward and eval phases and finishes the step', async () => {
     const config = smallConfig('vrp-rl', { problemsPerStep: 1, groupSize: 2, evalSize: 1 });
-    const slow = (p: ReturnType<typeof tinyArithProblems>[number]) => ({ ...p, answer: SLOW_GOLD });
     const trainer = createTrainer({
       config,
       policy: makePolicy(config),

@@ -197,6 +197,10 @@ export function equal(gold: Value, pred: Value, dl: Deadline): boolean {
     const asInterval = relationToInterval(g);
     if (asInterval) g = asInterval;
   }
+  if (dl.allowSetRelationComp && (g.kind === 'interval' || g.kind === 'union') && p.kind === 'relation') {
+    const asInterval = relationToInterval(p);
+    if (asInterval) p = asInterval;
+  }
   if (g.kind === 'relation' || p.kind === 'relation') {
     return g.kind === 'relation' && p.kind === 'relation' && compareRelations(g, p, dl);
   }
@@ -208,6 +212,10 @@ export function equal(gold: Value, pred: Value, dl: Deadline): boolean {
     return a !== null && b !== null && canonText(a) === canonText(b);
   }
   return g.kind === 'scalar' && p.kind === 'scalar' && scalarsEqual(g, p, dl);
+}
+
+function truncRational(r: Rational, places: number): bigint {
+  return (r.n * 10n ** BigInt(places)) / r.d;
 }
 
 function roundRational(r: Rational, places: number): bigint {
@@ -266,6 +274,10 @@ function scalarsEqual(g: Scalar, p: Scalar, dl: Deadline): boolean {
     if (g.float || p.float) {
       // Never looser than the gold's own precision: gold 3.1415926 keeps its 7 places (3.1415927 is wrong).
       const places = Math.max(dl.floatRounding, decimalPlaces(g.latex));
+      // A prediction written with more places claims them: 0.03515626 is not 9/256 = 0.03515625 (rounded or cut
+      // at its own last place, 0.6666666666 and 0.6666666667 both stand for 2/3).
+      const own = decimalPlaces(p.latex);
+      if (rg && rp && own > places) return roundRational(rg, own) === roundRational(rp, own) || truncRational(rg, own) === truncRational(rp, own);
       if (rg && rp) return roundRational(rg, places) === roundRational(rp, places);
       const a = evalFloat(g.json, new Map(), dl);
       const b = evalFloat(p.json, new Map(), dl);

@@ -15,10 +15,15 @@ export class Deadline {
   private readonly endsAt: number;
 
   /**
-   * `floatRounding`: decimal places kept when a decimal number is compared (Math-Verify float_rounding); it
-   * travels with the deadline because both belong to one check and reach every recursive step.
+   * `floatRounding`: decimal places kept when a decimal number is compared (Math-Verify float_rounding); the
+   * check's options travel with its deadline because both belong to one check and reach every recursive step.
    */
-  constructor(readonly budgetMs: number, readonly floatRounding = 6) {
+  constructor(
+    readonly budgetMs: number,
+    readonly floatRounding = 6,
+    /** Math-Verify allow_set_relation_comp: a gold set (x in [a, b]) may be answered by an inequality. */
+    readonly allowSetRelationComp = false,
+  ) {
     this.endsAt = Date.now() + budgetMs;
   }
 

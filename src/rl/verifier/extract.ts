@@ -211,6 +211,17 @@ function firstEnvOrNumber(after: string, source: AnswerSource, maxStart = 8): An
 }
 
 /**
+ * "Final answer: 6 - 5i", "Answer: 3, 5, 7", "Final answer: 52_8": the rest of the line when it is a formula in
+ * plain text (digits, operators, subscripts, LaTeX commands, single letters; no words), else null.
+ */
+function formulaLine(after: string): AnswerCandidate | null {
+  const line = after.split('\n')[0].trim().replace(/\.\s*$/, '');
+  if (line === '' || line.length > 80 || !/\d/.test(line) || line.includes('$')) return null;
+  if (!/^[\w\s.,+\-*/^_{}()[\]\\=<>|]+$/.test(line) || /(?<![\\a-zA-Z])[a-zA-Z]{2,}/.test(line)) return null;
+  return { text: line, source: 'answer-anchor', percent: false };
+}
+
+/**
  * Candidate answers in the order they should be tried (Math-Verify tries the next one when a candidate
  * does not parse). Empty when the response holds no answer, or is longer than MAX_RESPONSE_CHARS.
  */
@@ -250,7 +261,7 @@ export function extractCandidates(response: string): AnswerCandidate[] {
     const ms = [...tail.matchAll(re)];
     for (let k = ms.length - 1; k >= 0 && k >= ms.length - 4; k--) {
       const at = ms[k].index + ms[k][0].length;
-      const c = firstEnvOrNumber(tail.slice(at, at + 300), 'answer-anchor', 60);
+      const c = (re.source.includes(':') ? formulaLine(tail.slice(at, at + 300)) : null) ?? firstEnvOrNumber(tail.slice(at, at + 300), 'answer-anchor', 60);
       if (c) {
         out.push(c);
         break;

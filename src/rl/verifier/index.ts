@@ -77,11 +77,13 @@ export interface VerifyOptions {
   timeoutMs?: number;
   /** Decimal places compared when a decimal is involved (default 6, Math-Verify's); a gold with more places keeps them all. */
   floatRounding?: number;
+  /** Math-Verify allow_set_relation_comp (default false): a gold set such as x \in [a, b] may be answered by an inequality. */
+  allowSetRelationComp?: boolean;
 }
 
 export function verifyMath(gold: string, prediction: string, opts: VerifyOptions = {}): VerifyResult {
   computeEngine(); // one-time library warm-up, outside the budget of this check
-  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.floatRounding ?? FLOAT_ROUNDING);
+  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.floatRounding ?? FLOAT_ROUNDING, opts.allowSetRelationComp ?? false);
   let extracted: string | null = null;
   try {
     const goldParsed = firstParsed(`\\boxed{${gold}}`, dl);

@@ -80,6 +80,8 @@ export function normalizeAnswer(raw: string): string {
   s = s.replace(/\\(?:d|t|c)frac(?![a-zA-Z])/g, '\\frac');
   s = s.replace(FONT_COMMANDS, '\\text');
   s = s.replace(/\\text\s*\{\s*\}/g, '');
+  // \text{9 pages}: a number and its unit written as one text; the unit goes with the other units below
+  s = s.replace(/\\text\s*\{\s*([-+]?\d[\d,.]*)\s+([a-zA-Z][a-zA-Z\s.]*)\}/g, '$1 \\text{$2}');
   s = s.replace(/\\text\s*\{\s*([a-zA-Z])\s*\}/g, '$1'); // \mathrm{e}, \text{A}: a single letter is a symbol
   // Degrees: CE would turn 90^\circ into pi/2, Math-Verify keeps the number (convert_degrees=False).
   s = s.replace(/\^\s*\{?\s*\\circ\s*\}?/g, '').replace(/\^\s*\{?\s*\\degree\s*\}?/g, '');
