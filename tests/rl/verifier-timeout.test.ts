@@ -43,6 +43,15 @@ describe('verifyMath on pathological inputs', () => {
     ['nested powers of polynomials', '5', `\\boxed{${'(x+'.repeat(35)}1${')^{9}'.repeat(35)}}`],
     ['high power of a polynomial', '0', '\\boxed{(x+1)^{200}-(x-1)^{200}}'],
     ['complex tower', '5', '\\boxed{i^{i^{i^{i}}}}'],
+    // finite sums and products: the engine's simplify evaluated them term by term, for minutes
+    ['a sum to 10^9', '5', '\\boxed{\\sum_{k=1}^{10^{9}} k}'],
+    ['a sum to 10^9 as the gold', '\\sum_{k=1}^{10^{9}} k', '\\boxed{5}'],
+    ['a sum of squares to 10^6', '5', '\\boxed{\\sum_{k=1}^{1000000} k^2}'],
+    ['a product to 10^5', '5', '\\boxed{\\prod_{k=1}^{100000} k}'],
+    ['a product to 10^9', '5', '\\boxed{\\prod_{k=1}^{10^9} \\left(1+\\frac{1}{k}\\right)}'],
+    ['a sum of a million sines', '5', '\\boxed{\\sum_{k=1}^{10^{6}} \\sin(k)}'],
+    ['a huge binomial', '5', '\\boxed{\\binom{10^9}{5 \\cdot 10^8}}'],
+    ['a factorial of a million as the gold', '1000000!', '\\boxed{1000000!}'],
   ];
 
   it.each(hostile)('%s scores false within the limit', (_name, gold, pred) => {
@@ -57,6 +66,9 @@ describe('verifyMath on pathological inputs', () => {
     expect(timed('2^{100}', '\\boxed{1267650600228229401496703205376}').correct).toBe(true);
     expect(timed('2^{100}', '\\boxed{1267650600228229401496703205377}').correct).toBe(false);
     expect(timed('(x+1)^{1000}', '\\boxed{(1+x)^{1000}}').correct).toBe(true);
+    expect(timed('5050', '\\boxed{\\sum_{k=1}^{100} k}').correct).toBe(true);
+    expect(timed('5051', '\\boxed{\\sum_{k=1}^{100} k}').correct).toBe(false);
+    expect(timed('120', '\\boxed{\\prod_{k=1}^{5} k}').correct).toBe(true);
   });
 
   it('reports a timeout (not an exception) when the budget is already spent', () => {
