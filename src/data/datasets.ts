@@ -1,13 +1,18 @@
 // Problem sets from JSONL files, validated line by line. Accepts the formats of ../shared/data and of user files:
 //   - ReMA / verl rows: {"question", "reward_model": {"ground_truth"}, "type"?, "level"?: "Level 3" | 3, ...}
 //   - minimal rows:     {"question", "answer"}  (also "gold" or "ground_truth"; numbers allowed)
-//   - judge rows:       {"question", "answer": "A" | "B", "task": "judge"}
+//   - judge rows:       {"question", "answer": "A" | "B", "task": "judge"}  (one rendered question)
+//   - judge pairs (RewardBench970 after the paper's pairwise conversion, JudgeBench), read as judge problems with
+//     their parts, so that the paper's prompts show the meta-thinking agent only the instruction:
+//       {"instruction", "response_a", "response_b", "label": "A" | "B", "id"?, "subset"?}
+//       JudgeBench's own rows: {"question", "response_A", "response_B", "label": "A>B" | "B>A", "pair_id"?, "source"?}
+//     "label" names the better response. A JudgeBench tie ("A=B") is refused (the task has no tie verdict).
 // The agents see `question` (never the verl `prompt` column with its "Let's think step by step" suffix).
 // A bad line throws a DataFormatError naming the file, the line and the field.
 
 import type { FileSource } from '../util/file-source.ts';
 import { DataFormatError, parseJsonl } from './jsonl.ts';
-import type { Problem } from './problem.ts';
+import type { JudgePair, Problem } from './problem.ts';
 
 /** The problem sets shipped under public/data (MIT-licensed; see public/data/README.md). */
 export const SHIPPED_DATASETS = {
@@ -38,8 +43,44 @@ function answerOf(row: Record<string, unknown>): unknown {
 
 function idOf(row: Record<string, unknown>, name: string, line: number): string {
   if (typeof row.id === 'string' && row.id !== '') return row.id;
+  if (typeof row.pair_id === 'string' && row.pair_id !== '') return row.pair_id;
   if (typeof row.unique_id === 'string' && row.unique_id !== '') return row.unique_id;
   return `${name}:${line}`;
+}
+
+/** The judge-pair layouts: our field names, then JudgeBench's. */
+const PAIR_FIELDS = [
+  { instruction: 'instruction', a: 'response_a', b: 'response_b' },
+  { instruction: 'question', a: 'response_A', b: 'response_B' },
+] as const;
+
+/** The shown text of a judge pair (what a single rendered judge question carries). */
+export function renderJudgePair(p: JudgePair): string {
+  return (
+    `[User Question]\n${p.instruction}\n[End of User Question]\n` +
+    `[The Start of Assistant A's Answer]\n${p.responseA}\n[The End of Assistant A's Answer]\n` +
+    `[The Start of Assistant B's Answer]\n${p.responseB}\n[The End of Assistant B's Answer]`
+  );
+}
+
+/** A judge-pair row (see the header) as a judge Problem, or null when the row is not one. */
+function judgePairFromRecord(row: Record<string, unknown>, where: string, id: string): Problem | null {
+  const fields = PAIR_FIELDS.find((f) => f.a in row || f.b in row);
+  if (!fields) return null;
+  const text = (field: string): string => {
+    const v = row[field];
+    if (typeof v !== 'string' || v.trim() === '') throw new DataFormatError(`${where}: field "${field}" must be a non-empty string`);
+    return v;
+  };
+  const pair: JudgePair = { instruction: text(fields.instruction), responseA: text(fields.a), responseB: text(fields.b) };
+  const label = row.label;
+  const answer = label === 'A' || label === 'A>B' ? 'A' : label === 'B' || label === 'B>A' ? 'B' : null;
+  if (answer === null)
+    throw new DataFormatError(`${where}: field "label" must name the better response: "A" or "B" (JudgeBench: "A>B" or "B>A"), got ${JSON.stringify(label)}`);
+  const problem: Problem = { id, task: 'judge', question: renderJudgePair(pair), answer, judge: pair };
+  const subset = row.subset ?? row.source;
+  if (typeof subset === 'string' && subset !== '') problem.subject = subset;
+  return problem;
 }
 
 /** One JSONL record as a Problem; `where` (e.g. "file.jsonl:12") prefixes every error. */
@@ -47,6 +88,8 @@ export function problemFromRecord(value: unknown, where: string, id: string): Pr
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new DataFormatError(`${where}: expected a JSON object, got ${JSON.stringify(value)}`);
   const row = value as Record<string, unknown>;
+  const pair = judgePairFromRecord(row, where, id);
+  if (pair) return pair;
   if (typeof row.question !== 'string' || row.question.trim() === '')
     throw new DataFormatError(`${where}: field "question" must be a non-empty string`);
   const rawAnswer = answerOf(row);

@@ -40,7 +40,7 @@ export type DatasetName = 'tiny-arith' | 'tiny-judge' | 'math133' | 'math500' | 
 export type ModelSource = 'embedded' | 'local' | 'hub';
 export type PromptSetName = 'paper' | 'code' | 'tiny';
 export type OldLogProbMode = 'auto' | 'score';
-export type SingleTurnReward = 'base' | 'binary';
+export type SingleTurnReward = 'base' | 'binary' | 'consistency';
 /** which rows enter the GRPO group statistics; see ExperimentConfig.groupStatsRows */
 export type GroupStatsRows = 'all' | 'trained';
 /** how the KL and entropy terms are averaged; see ExperimentConfig.regularizerMean */
@@ -126,7 +126,12 @@ export interface ExperimentConfig {
    * this field existed read as `template`.
    */
   endTokenTarget: EndTokenTarget;
-  /** Single-turn / VRP_RL / MRP_RL reward: `base` = paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; meta -1 if it leaks \boxed); `binary` = 1 / 0. */
+  /**
+   * Single-turn / VRP_RL / MRP_RL reward: `base` = paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; meta
+   * -1 if it leaks \boxed); `binary` = 1 / 0; `consistency` = App. C.2's alternative for the meta agent (the share of
+   * its reasoning samples giving the most frequent answer, 0 when that is no answer, -1 for a leak; the paper reports
+   * it invites answer leakage), the reasoning agent keeping the base reward.
+   */
   singleTurnReward: SingleTurnReward;
 
   // ---- agents and parameters --------------------------------------------------------------------------
@@ -332,7 +337,7 @@ export const FIELD_SPECS: Record<keyof ExperimentConfig, FieldSpec> = {
   maskUnfinishedReward: { kind: 'bool' },
   overflowAnswer: { kind: 'enum', values: ['empty', 'previous'] },
   endTokenTarget: { kind: 'enum', values: ['eos', 'template'] },
-  singleTurnReward: { kind: 'enum', values: ['base', 'binary'] },
+  singleTurnReward: { kind: 'enum', values: ['base', 'binary', 'consistency'] },
   paramMode: { kind: 'enum', values: ['shared', 'separate'] },
   switchEvery: { kind: 'int', min: 1 },
   startAgent: { kind: 'enum', values: ['meta', 'reasoning'] },

@@ -7,6 +7,9 @@
 //    format (\boxed{} for math, a [[A]]/[[B]] verdict for judge tasks), -1 without it; meta-thinking agent =
 //    mean correctness of the reasoning samples that followed its plan, minus 1 if the plan itself contains
 //    the answer format (leaks the answer).
+//  - single-turn "consistency" reward for the meta-thinking agent (paper App. C.2 / E.1): the share of its
+//    reasoning samples that give the most frequent answer, 0 when the most frequent outcome is no answer at all,
+//    minus 1 for a leak as above; the reasoning agent keeps the base reward.
 
 import type { FinishReason } from './metrics.ts';
 
@@ -27,6 +30,27 @@ export function baseMetaReward(reasoningCorrect: readonly boolean[], leaksAnswer
   if (reasoningCorrect.length === 0) throw new Error('baseMetaReward: no reasoning samples for this plan');
   const mean = reasoningCorrect.filter(Boolean).length / reasoningCorrect.length;
   return mean - (leaksAnswerFormat ? 1 : 0);
+}
+
+/**
+ * Meta-thinking-agent consistency reward, App. C.2: R_h = (count of the most frequent answer) / (number of
+ * responses), 0 if the most frequent outcome is "no definitive answer" (undefined), -1 if the plan leaks the answer
+ * format. Answers are compared as the checker extracted them (exact text); answers tied for most frequent give
+ * that share, and a tie with "no answer" gives 0.
+ */
+export function consistencyMetaReward(answers: readonly (string | undefined)[], leaksAnswerFormat: boolean): number {
+  if (answers.length === 0) throw new Error('consistencyMetaReward: no reasoning samples for this plan');
+  const counts = new Map<string | undefined, number>();
+  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
+  let best = 0;
+  let bestIsNone = false;
+  for (const [answer, n] of counts) {
+    if (n > best || (n === best && answer === undefined)) {
+      best = n;
+      bestIsNone = answer === undefined;
+    }
+  }
+  return (bestIsNone ? 0 : best / answers.length) - (leaksAnswerFormat ? 1 : 0);
 }
 
 /** The binary alternative for single-response protocols: 1 if correct, else 0 (meta: mean correctness). */

@@ -52,8 +52,8 @@ export const knobs: readonly Knob[] = [
     note: 'What an episode cut short (reasoning chat over the prompt cap, truncated meta message) answers. empty: an empty dummy reasoning message ends it and "" is graded (released code); previous: the last real reasoning answer is graded. Matters only without the unfinished-reward mask.' },
   { key: 'endTokenTarget', label: 'end token trained', group: 'Protocol', control: select('eos', 'template'), advanced: true,
     note: 'Target trained after a message that ended normally. eos: the tokenizer\'s eos_token (released code); template: the chat template\'s closing token (e.g. <|im_end|>). They differ for base models such as Qwen2.5-7B.' },
-  { key: 'singleTurnReward', label: 'single-turn reward', group: 'Protocol', control: select('base', 'binary'), advanced: true,
-    note: 'single-turn / vrp-rl / mrp-rl reward. base: paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; the MTA gets -1 if it leaks \\boxed). binary: 1 or 0.' },
+  { key: 'singleTurnReward', label: 'single-turn reward', group: 'Protocol', control: select('base', 'binary', 'consistency'), advanced: true,
+    note: 'single-turn / vrp-rl / mrp-rl reward. base: paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; the MTA gets -1 if it leaks \\boxed). binary: 1 or 0. consistency: App. C.2\'s alternative for the MTA (share of its reasoning samples giving the most frequent answer; the paper saw it invite answer leakage).' },
   // Agents
   { key: 'paramMode', label: 'parameters', group: 'Agents', control: select('shared', 'separate'),
     note: 'shared: one set of trainable weights, roles differ by system prompt (code default, paper Fig. 6 "Turn-Ratio"). separate: one adapter per agent, trained in alternation (paper ablation "separate params").' },

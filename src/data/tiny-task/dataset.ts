@@ -71,6 +71,7 @@ export function tinyJudgeProblems(opts: TinySetOptions): Problem[] {
     id: `tiny-judge-${opts.split}-${opts.seed}-${i}`,
     task: 'judge',
     question: item.question,
+    judge: item.pair,
     answer: item.correct,
     level: `L${item.spec.level}`,
   }));

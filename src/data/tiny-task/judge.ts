@@ -3,6 +3,7 @@
 // meta-thinking agent plans the check, the reasoning agent carries it out.
 
 import type { Rng } from '../../util/rng.ts';
+import type { JudgePair } from '../problem.ts';
 import { generateSpec, type TinyLevel, type TinyProblemSpec } from './generator.ts';
 import { boxed, computationEquations, renderQuestion, type Tamper } from './text.ts';
 import { CONFIRM_TURN, type DialogueTurn } from './traces.ts';
@@ -11,6 +12,8 @@ export interface JudgeItem {
   spec: TinyProblemSpec;
   /** the full text both agents see: question, candidate A, candidate B */
   question: string;
+  /** the same in its parts */
+  pair: JudgePair;
   /** which candidate is correct */
   correct: 'A' | 'B';
   /** the wrong candidate's first wrong equation, e.g. "12+5=18" */
@@ -57,9 +60,11 @@ export function generateJudgeItem(rng: Rng, level: TinyLevel): JudgeItem {
     if (wrong.length !== 1 || bad.some((e) => e.includes('=-'))) continue;
     const correct = rng.next() < 0.5 ? 'A' : 'B';
     const [a, b] = correct === 'A' ? [good, bad] : [bad, good];
+    const pair: JudgePair = { instruction: renderQuestion(spec), responseA: candidateText(a), responseB: candidateText(b) };
     return {
       spec,
-      question: renderJudgeQuestion(renderQuestion(spec), candidateText(a), candidateText(b)),
+      question: renderJudgeQuestion(pair.instruction, pair.responseA, pair.responseB),
+      pair,
       correct,
       wrongEquation: wrong[0],
     };

@@ -2,7 +2,7 @@
 // The texts themselves are data in paper.ts and in data/tiny-task/prompts.ts (the strings the embedded tiny
 // model was trained on).
 
-import type { TaskKind } from '../../data/problem.ts';
+import type { Problem, TaskKind } from '../../data/problem.ts';
 import {
   TINY_JUDGE_META_SYSTEM,
   TINY_JUDGE_REASONING_SYSTEM,
@@ -15,23 +15,27 @@ import {
 import type { ProtocolMode, PromptSetName } from '../config.ts';
 import * as paper from './paper.ts';
 
+/** The user-message builders get the problem's question and, when the caller has it, the problem itself (judge parts). */
 export interface AgentPrompts {
   /** meta-thinking agent (multi-turn and single-turn MAMRP) */
   metaSystem: string;
-  metaUser(question: string): string;
+  metaUser(question: string, problem?: Problem): string;
   /** reasoning agent; its first user message carries the question and the first plan */
   reasoningSystem: string;
-  reasoningUser(question: string, plan: string): string;
+  reasoningUser(question: string, plan: string, problem?: Problem): string;
   /** the single agent of vrp / vrp-rl / mrp-rl */
   singleSystem: string;
-  singleUser(question: string): string;
+  singleUser(question: string, problem?: Problem): string;
 }
 
 const raw = (question: string) => question;
 
 /**
- * The prompts for one run. For judge tasks with the paper's prompts the question already holds both candidate
- * answers (Problem.question), so the high-level agent sees them too, unlike the paper's MAMRP judge.
+ * The prompts for one run. Judge tasks with the paper's (or the code's) prompts follow the paper's MAMRP judge
+ * (App. G): for a problem with its parts (Problem.judge) the meta-thinking agent sees only the instruction, the
+ * reasoning agent the instruction, both responses and the plan, a single agent the instruction and both responses;
+ * a judge problem given only as one rendered question is shown whole. The tiny prompts keep the rendered question
+ * for both agents (the embedded model was trained so).
  */
 export function promptsFor(set: PromptSetName, mode: ProtocolMode, task: TaskKind): AgentPrompts {
   const single = mode === 'mrp-rl' ? 'mrp' : 'vrp';
@@ -57,11 +61,12 @@ export function promptsFor(set: PromptSetName, mode: ProtocolMode, task: TaskKin
   if (task === 'judge')
     return {
       metaSystem: paper.JUDGE_META_SYSTEM,
-      metaUser: raw,
+      metaUser: (q, p) => (p?.judge ? paper.judgeMetaUser(p.judge.instruction) : q),
       reasoningSystem: paper.JUDGE_REASONING_SYSTEM,
-      reasoningUser: (q, plan) => `${q}\n[The Start of Evaluation Plan]\n${plan}\n[The End of Evaluation Plan]`,
+      reasoningUser: (q, plan, p) =>
+        p?.judge ? paper.judgeReasoningUser(p.judge, plan) : `${q}\n[The Start of Evaluation Plan]\n${plan}\n[The End of Evaluation Plan]`,
       singleSystem: single === 'mrp' ? paper.JUDGE_MRP_SYSTEM : paper.JUDGE_VRP_SYSTEM,
-      singleUser: raw,
+      singleUser: (q, p) => (p?.judge ? paper.judgeUser(p.judge) : q),
     };
   const singleSystem =
     single === 'mrp' ? paper.MRP_PAPER_SYSTEM : set === 'code' ? paper.VRP_CODE_SYSTEM : paper.VRP_PAPER_SYSTEM;

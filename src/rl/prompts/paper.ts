@@ -2,6 +2,8 @@
 // and the paper's appendix G (arXiv 2503.09501v3), as transcribed in shared/notes/rema-paper-and-code.md §2,
 // §3.5 and §7. Exact bytes matter: a trailing space or newline changes the tokens the model sees.
 
+import type { JudgePair } from '../../data/problem.ts';
+
 /** prompt/__init__.py FINISH_FLAG: ends the meta-thinking agent's last turn; a stop string for both agents. */
 export const FINISH_FLAG = '[FINISH]';
 
@@ -92,12 +94,8 @@ export const JUDGE_META_SYSTEM =
 export const JUDGE_REASONING_SYSTEM =
   'Please act as an impartial judge and evaluate the quality of the responses provided by two AI assistants to the user question displayed below. Your evaluation should be performed by following the provided evaluation plan step-by-step. Avoid copying the plan when doing the evaluation. Please also only stick to the given plan and provide explanation of how the plan is executed to compare the two responses. Avoid any position biases and ensure that the order in which the responses were presented does not influence your decision. Do not allow the length of the responses to influence your evaluation. Do not favor certain names of the assistants. Be as objective as possible. After providing your evaluation, output your final verdict by strictly following this format: "[[A]]" if assistant A is better, "[[B]]" if assistant B is better.';
 
-/** A pairwise judge item in the paper's fields. */
-export interface JudgePair {
-  instruction: string;
-  responseA: string;
-  responseB: string;
-}
+/** A pairwise judge item in the paper's fields (data/problem.ts). */
+export type { JudgePair };
 
 /** VRP / MRP judge user message (OCR-flattened in the paper: spaces between tags). */
 export function judgeUser(p: JudgePair): string {

@@ -60,21 +60,21 @@ export function chatFor(e: Episode, role: AgentRole, prompts: AgentPrompts, forT
   if (e.kind === 'single') {
     const chat: ChatMessage[] = [
       { role: 'system', content: prompts.singleSystem },
-      { role: 'user', content: prompts.singleUser(q) },
+      { role: 'user', content: prompts.singleUser(q, e.problem) },
     ];
     for (const m of real) chat.push({ role: 'assistant', content: m.text });
     return chat;
   }
   const chat: ChatMessage[] = [];
   if (role === 'meta') {
-    chat.push({ role: 'system', content: prompts.metaSystem }, { role: 'user', content: prompts.metaUser(q) });
+    chat.push({ role: 'system', content: prompts.metaSystem }, { role: 'user', content: prompts.metaUser(q, e.problem) });
     for (const m of real) chat.push({ role: m.role === 'meta' ? 'assistant' : 'user', content: m.text });
   } else {
     chat.push({ role: 'system', content: prompts.reasoningSystem });
     real.forEach((m, i) => {
       if (i === 0) {
         if (m.role !== 'meta') throw new Error('chatFor: a two-agent episode must start with a meta-thinking message');
-        chat.push({ role: 'user', content: prompts.reasoningUser(q, m.text) });
+        chat.push({ role: 'user', content: prompts.reasoningUser(q, m.text, e.problem) });
       } else chat.push({ role: m.role === 'reasoning' ? 'assistant' : 'user', content: m.text });
     });
   }

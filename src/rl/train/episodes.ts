@@ -15,7 +15,7 @@ import type { SamplingParams } from '../../engine/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
 import { gradeAnswer, gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';
-import { baseMetaReward, baseReasoningReward, binaryReward, multiTurnReward } from '../rewards.ts';
+import { baseMetaReward, baseReasoningReward, binaryReward, consistencyMetaReward, multiTurnReward } from '../rewards.ts';
 import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
 import { multiTurnRollout, singleAgentRollout, singleTurnRollout, type RolloutSettings } from '../protocol/rollout.ts';
 
@@ -115,14 +115,21 @@ export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episo
       const r = multiTurnReward(g.correct, e.finish!, config.maskUnfinishedReward);
       return { episode: e, grade: g, reward: { meta: r, reasoning: r } };
     }
-    const base = config.singleTurnReward === 'base';
+    // "consistency" changes only the meta agent's reward; the reasoning agent keeps the base reward
+    const base = config.singleTurnReward !== 'binary';
     const reasoning = base ? baseReasoningReward(g.correct, g.hasFormat) : binaryReward(g.correct);
     if (config.mode !== 'single-turn') return { episode: e, grade: g, reward: { meta: reasoning, reasoning } };
     // the meta agent earns the mean correctness of the reasoning samples that followed its plan
-    const followers = onePlanPerGroup ? episodes.map((o, j) => (o.group === e.group ? grades[j].correct : null)).filter((c) => c !== null) : [g.correct];
+    const group = onePlanPerGroup ? grades.filter((_, j) => episodes[j].group === e.group) : [g];
+    const followers = group.map((x) => x.correct);
     const plan = messagesOf(e, 'meta')[0]?.text ?? '';
     const leak = leaksAnswer(e.problem, plan);
-    const meta = base ? baseMetaReward(followers, leak) : followers.filter(Boolean).length / followers.length;
+    const meta =
+      config.singleTurnReward === 'consistency'
+        ? consistencyMetaReward(group.map((x) => x.extracted), leak)
+        : base
+          ? baseMetaReward(followers, leak)
+          : followers.filter(Boolean).length / followers.length;
     return { episode: e, grade: g, reward: { meta, reasoning } };
   });
 }
