@@ -152,12 +152,13 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
     if (!loaded) throw new Error('no model is loaded');
     // the ONNX agent first: when it fails, the trainer that runs now stays
     const frozenAgent = config.frozenAgent === 'none' ? null : (await ensureOnnx()).agent;
+    // the problems too (a set the page cannot open, e.g. trainSet "file", fails here and the running trainer stays)
+    const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     active?.policy.dispose();
     // an ONNX session only the old trainer held (its model was replaced in ensureOnnx) is freed with it
     const oldFrozen = active?.frozen?.policy;
     if (oldFrozen && oldFrozen !== onnx.model?.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
     active = null;
-    const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
     const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
     const frozen =
       frozenAgent && config.frozenAgent !== 'none'
