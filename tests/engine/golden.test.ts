@@ -2,7 +2,8 @@
 // tests/fixtures/golden/ on the CPU backend, and on WebGPU when src/engine/backends/webgpu.ts exists and Dawn
 // finds an adapter (in CI=true a missing adapter fails), and on the WebAssembly SIMD backend when it exists. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
-// full-weight gradients, KV-cache decoding vs the golden log-probs, and (CPU) finite differences.
+// full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
+// LoRA whose B·A is exactly 0: forward and KV-cache decoding, same tolerances), and (CPU) finite differences.
 //
 // Tolerances (f32 engine vs f64 oracle), per tensor and relative to the golden tensor's max |value|:
 //   logits, log-probs, entropies:  max|Δ| <= 2e-5 · max|golden| + 2e-5
@@ -21,7 +22,9 @@ import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-mode
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
-import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
+import { computeLogits, runSequences, type ActiveWeights } from '../../src/engine/model/decoder.ts';
+import type { ModelConfig } from '../../src/engine/model/config.ts';
+import { allocMerged } from '../../src/engine/model/lora-merge.ts';
 import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { createLoraAdapter, LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
@@ -104,6 +107,29 @@ function allPositions(fx: Fixture) {
   return fx.ids.map((tokens) => ({ tokens, positions: Array.from({ length: fx.T - 1 }, (_, i) => i + 1) }));
 }
 
+/** A rank-2 LoRA on every projection with A's two rows equal and B's two columns opposite: B·A = 0 exactly in
+ *  f32 (b·a + (-b)·a), so the adapted model is the golden model while A and B are not zero. */
+function cancellingAdapter(be: Backend, cfg: ModelConfig) {
+  const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 2, alpha: 3, targets: Object.keys(LORA_MODULE), seed: 1 });
+  const rng = new Rng(17);
+  const host = new Map<string, Float32Array>();
+  for (const [key, t] of namedLoraParameters(adapter)) {
+    const [rows, cols] = t.shape;
+    const data = new Float32Array(rows * cols);
+    if (key.endsWith('lora_A.weight')) {
+      for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
+    } else {
+      for (let o = 0; o < rows; o++) {
+        data[o * 2] = 0.5 * rng.normal();
+        data[o * 2 + 1] = -data[o * 2];
+      }
+    }
+    be.upload(t, data);
+    host.set(key, data);
+  }
+  return { adapter, host };
+}
+
 if (fixtures.length === 0) {
   it.skip('no golden fixtures under tests/fixtures/golden (run /usr/bin/python3 scripts/golden/make_golden.py)', () => {});
 }
@@ -162,23 +188,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       const be = await makeBackend();
       const cfg = fx.ckpt.config;
       const params = uploadParams(be, cfg, fx.ckpt.weights);
-      const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 2, alpha: 3, targets: Object.keys(LORA_MODULE), seed: 1 });
-      const rng = new Rng(17);
-      const host = new Map<string, Float32Array>();
-      for (const [key, t] of namedLoraParameters(adapter)) {
-        const [rows, cols] = t.shape;
-        const data = new Float32Array(rows * cols);
-        if (key.endsWith('lora_A.weight')) {
-          for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
-        } else {
-          for (let o = 0; o < rows; o++) {
-            data[o * 2] = 0.5 * rng.normal();
-            data[o * 2 + 1] = -data[o * 2];
-          }
-        }
-        be.upload(t, data);
-        host.set(key, data);
-      }
+      const { adapter, host } = cancellingAdapter(be, cfg);
       const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
       const batch = packSequences(allPositions(fx), cfg.vocabSize);
       const r = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef: Float32Array.from(fx.coef.flat()), entropyCoef: null, sinks: { full: null, lora: grads } });
@@ -211,11 +221,30 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       be.destroy();
     });
 
-    it('KV-cache decoding reproduces the golden log-probs of a full forward', async () => {
+    it('the fused inference copy (a LoRA with B·A = 0 merged: [q;k;v], [gate;up], qkvRope, swigluPacked, residual epilogues) gives the golden logits and log-probs', async () => {
       const fx = await loadFixture(name);
       const be = await makeBackend();
       const cfg = fx.ckpt.config;
-      const w = { params: uploadParams(be, cfg, fx.ckpt.weights), lora: null };
+      const params = uploadParams(be, cfg, fx.ckpt.weights);
+      const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
+      const w = { params: merged.params, lora: null, fused: merged.fused };
+      const batch = packSequences(allPositions(fx), cfg.vocabSize);
+      compare('fused logits', await computeLogits(be, cfg, w, batch), f64(fx.golden, 'logits'), 2e-5 * slack, 2e-5 * slack);
+      const r = await runSequences(be, cfg, w, batch, null);
+      compare('fused token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
+      be.destroy();
+    });
+
+    it.each([false, true])('KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)', async (fused) => {
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const params = uploadParams(be, cfg, fx.ckpt.weights);
+      let w: ActiveWeights = { params, lora: null };
+      if (fused) {
+        const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
+        w = { params: merged.params, lora: null, fused: merged.fused };
+      }
       // sequence b keeps a prompt of 2 + b tokens (left padding differs per sequence), then is forced through
       // the rest of its golden tokens one decode step at a time
       const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));

@@ -232,6 +232,18 @@ describe('WebGPU kernels vs the CPU reference', () => {
     await check('swigluBackward', { g, u: f32([R, F]), dh: f32([R, F]), dg: nan([R, F]), du: nan([R, F]) }, { R, F }, ['dg', 'du']);
   });
 
+  it('qkvRope (theta and explicit invFreq, into cache rows) and swigluPacked, the fused inference kernels', async () => {
+    const [B, T, H, Hkv, Dh, Sdst, dstRow0] = [2, 3, 3, 1, 10, 6, 2];
+    const W = (H + 2 * Hkv) * Dh;
+    const pos = i32([0, 1, 17, 250, 999, 40000]);
+    const base = { qkv: f32([B * T, W]), q: nan([B, T, H, Dh]), k: f32([B, Sdst, Hkv, Dh]), v: f32([B, Sdst, Hkv, Dh]) };
+    await check('qkvRope', { ...base, pos }, { B, T, H, Hkv, Dh, Sdst, dstRow0, theta: 10000 }, ['q', 'k', 'v']);
+    const invFreq: TensorInput = { shape: [Dh / 2], data: Float32Array.from([1, 0.3, 0.05, 0.01, 0.001]) };
+    await check('qkvRope', { ...base, pos: i32([0, 1, 17, 250, 999, 1000]), invFreq }, { B, T, H, Hkv, Dh, Sdst, dstRow0, theta: 1 }, ['q', 'k', 'v'], TOL_EXP);
+    const [R, F] = [3, 67];
+    await check('swigluPacked', { gu: f32([R, 2 * F], 4), h: nan([R, F]) }, { R, F }, ['h']);
+  });
+
   it('embedding and embeddingBackward (host-grouped rows, accumulated into dtable)', async () => {
     const [V, D] = [23, 13];
     const ids = [4, 0, 22, 4, 9, 4, 0];

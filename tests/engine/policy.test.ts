@@ -124,7 +124,10 @@ describe('EnginePolicy training', () => {
     const [meta] = await policy.score([{ ...sft, adapter: 'meta' }]);
     const [reasoning] = await policy.score([{ ...sft, adapter: 'reasoning' }]);
     const [base] = await policy.score([{ ...sft, adapter: null }]);
-    expect(Array.from(reasoning.logprobs)).toEqual(Array.from(base.logprobs));
+    // the untrained adapter (B = 0) scores as the base, up to rounding: it runs the merged inference copy, whose
+    // residual adds are matmul epilogues (on the CPU one rounding of the f64 sum, where the base path rounds the
+    // matmul and then the add), so the two may differ in the last bit
+    reasoning.logprobs.forEach((x, i) => expect(Math.abs(x - base.logprobs[i])).toBeLessThanOrEqual(4 * 2 ** -24 * Math.abs(base.logprobs[i])));
     expect(Array.from(meta.logprobs)).not.toEqual(Array.from(base.logprobs));
 
     const files = await policy.saveAdapter('meta');

@@ -8,6 +8,7 @@ import {
 } from '../kernels/wgsl/elementwise.ts';
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
+import { qkvRopeProgram, swigluPackedProgram } from '../kernels/wgsl/fused.ts';
 import {
   attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../kernels/wgsl/attention.ts';
@@ -101,6 +102,34 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const n = R * nHeads * half;
     ctx.runtime.dispatch(ropeProgram(t.invFreq ? 'tensor' : 'fixed', wg), [x, pos, freq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, wg));
+  },
+
+  qkvRope(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
+    const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
+    const k = 'qkvRope';
+    if (Dh % 2 !== 0) throw new Error(`WebGPU qkvRope: head dim Dh=${Dh} must be even`);
+    if (dstRow0 < 0 || dstRow0 + T > Sdst) throw new Error(`WebGPU qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
+    const half = Dh / 2;
+    const R = B * T;
+    const qkv = single(ctx, k, 'qkv', t.qkv, R * (H + 2 * Hkv) * Dh);
+    const pos = single(ctx, k, 'pos', t.pos, R, IDS);
+    const freq = t.invFreq ? single(ctx, k, 'invFreq', t.invFreq, half)
+      : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
+    const q = single(ctx, k, 'q', t.q, R * H * Dh);
+    const kc = single(ctx, k, 'k', t.k, B * Sdst * Hkv * Dh);
+    const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh);
+    const n = R * (H + 2 * Hkv) * half;
+    ctx.runtime.dispatch(qkvRopeProgram(t.invFreq ? 'tensor' : 'fixed', wg), [qkv, pos, freq, q, kc, vc],
+      { n, H, Hkv, half, Dh, T, Sdst, dstRow0 }, grid1d(n, wg));
+  },
+
+  swigluPacked(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
+    const n = p.R * p.F;
+    const gu = single(ctx, 'swigluPacked', 'gu', t.gu, 2 * n);
+    const h = single(ctx, 'swigluPacked', 'h', t.h, n);
+    ctx.runtime.dispatch(swigluPackedProgram(wg), [gu, h], { n, F: p.F }, grid1d(n, wg));
   },
 
   attention(ctx, { t, p }) {

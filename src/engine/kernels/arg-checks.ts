@@ -67,6 +67,21 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
   swigluBackward(t, p) {
     needAll('swigluBackward', [['g', t.g], ['u', t.u], ['dh', t.dh], ['dg', t.dg], ['du', t.du]], p.R * p.F);
   },
+  qkvRope(t, p) {
+    if (p.dstRow0 < 0 || p.dstRow0 + p.T > p.Sdst) {
+      throw new Error(`qkvRope: rows [${p.dstRow0}, ${p.dstRow0 + p.T}) do not fit a destination of ${p.Sdst} rows`);
+    }
+    if (p.Dh % 2 !== 0) throw new Error(`qkvRope: head dim Dh=${p.Dh} must be even`);
+    need('qkvRope', 'qkv', t.qkv, p.B * p.T * (p.H + 2 * p.Hkv) * p.Dh);
+    need('qkvRope', 'pos', t.pos, p.B * p.T);
+    if (t.invFreq) need('qkvRope', 'invFreq', t.invFreq, p.Dh / 2);
+    need('qkvRope', 'q', t.q, p.B * p.T * p.H * p.Dh);
+    needAll('qkvRope', [['k', t.k], ['v', t.v]], p.B * p.Sdst * p.Hkv * p.Dh);
+  },
+  swigluPacked(t, p) {
+    need('swigluPacked', 'gu', t.gu, 2 * p.R * p.F);
+    need('swigluPacked', 'h', t.h, p.R * p.F);
+  },
   embedding(t, p) {
     need('embedding', 'ids', t.ids, p.R);
     need('embedding', 'out', t.out, p.R * p.D);

@@ -56,6 +56,18 @@ export interface KernelCatalog {
   swiglu: { t: { g: Tensor; u: Tensor; h: Tensor }; p: { R: number; F: number } };
   /** dg, du [R,F] from dh (overwritten) */
   swigluBackward: { t: { g: Tensor; u: Tensor; dh: Tensor; dg: Tensor; du: Tensor }; p: { R: number; F: number } };
+  /** The attention input of a layer whose q, k, v weights are concatenated (inference copy, model/lora-merge.ts):
+   *  qkv[B,T,(H+2Hkv)·Dh] holds each row's q, k, v projections side by side. q[B,T,H,Dh] := rope(q part);
+   *  k[b, dstRow0+t] := rope(k part) and v[b, dstRow0+t] := v part in k, v [B,Sdst,Hkv,Dh] (a KV cache, or the
+   *  workspace's own k, v with Sdst = T, dstRow0 = 0). RoPE as `rope` (inverse 0) at pos[B·T], with invFreq as
+   *  there. The same arithmetic as splitting, `rope` twice and `copyRows` twice; requires dstRow0 + T <= Sdst. */
+  qkvRope: {
+    t: { qkv: Tensor; pos: Tensor; invFreq?: Tensor; q: Tensor; k: Tensor; v: Tensor };
+    p: { B: number; T: number; H: number; Hkv: number; Dh: number; Sdst: number; dstRow0: number; theta: number };
+  };
+  /** h[R,F] = silu(gu[r, f]) * gu[r, F + f]: `swiglu` over gate and up projections stored side by side
+   *  (gu[R, 2F], one matmul against the concatenated [gate; up] weights). */
+  swigluPacked: { t: { gu: Tensor; h: Tensor }; p: { R: number; F: number } };
   /** out[R,D] = table[ids[r], :]  (ids i32; the CPU backend throws on an id outside [0, V)) */
   embedding: { t: { ids: Tensor; table: Tensor; out: Tensor }; p: { R: number; D: number } };
   /** dtable[uniqueIds[u], :] += Σ_{r in rows of u} dout[r, :], rows of u = rowList[rowStart[u] .. rowStart[u+1])

@@ -8,14 +8,19 @@ import type { DecoderParams } from './params.ts';
 import type { LoraAdapter } from './lora.ts';
 import { groupRowsById, type SequenceBatch } from './batch.ts';
 import {
-  LayerGradScratch, LayerWorkspace, layerBackward, layerForward, layerWorkspaceFloats, ropeFrequencies, type LayerContext, type LayerLora,
+  FusedWorkspace, LayerGradScratch, LayerWorkspace, layerBackward, layerForward, layerForwardFused, layerWorkspaceFloats, ropeFrequencies,
+  type LayerContext, type LayerLora,
 } from './layer.ts';
+import type { FusedLayer } from './lora-merge.ts';
 import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
 
 /** The weights a pass runs with: base (or a full trainable copy) plus an optional LoRA adapter. */
 export interface ActiveWeights {
   params: DecoderParams;
   lora: LoraAdapter | null;
+  /** an inference copy with concatenated projections (lora-merge.ts): when given, its layers replace
+   *  params.layers (and lora is null); forward only */
+  fused?: FusedLayer[];
 }
 
 /** Where gradients go (accumulated, never zeroed here). */
@@ -54,6 +59,12 @@ function forwardHidden(
   const inputs: Tensor[] = [];
   let cur = scope.alloc([R, D], 'hidden.0');
   be.run('embedding', { t: { ids, table: w.params.embed, out: cur }, p: { R, D } });
+  if (w.fused) {
+    if (keep) throw new Error('decoder: fused inference weights have no backward');
+    const fws = new FusedWorkspace(scope, cfg, batch.B, batch.T);
+    for (const layer of w.fused) layerForwardFused(ctx, layer, cur, fws, { kind: 'self' });
+    return { hidden: cur, inputs };
+  }
   let spare = keep ? null : scope.alloc([R, D], 'hidden.spare');
   for (let l = 0; l < cfg.numLayers; l++) {
     const next = spare ?? scope.alloc([R, D], `hidden.${l + 1}`);
@@ -95,7 +106,8 @@ export async function runSequences(
     const loraFloats = w.lora ? [w.lora.rank, w.lora.targets.length] as const : [0, 0] as const;
     const keepAll = backward !== null &&
       4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, loraFloats[0], loraFloats[1]) <= (options.activationBudgetBytes ?? 0);
-    const workspaces = Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
+    if (backward && w.fused) throw new Error('runSequences: fused inference weights cannot take a backward');
+    const workspaces = w.fused ? [] : Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
     const { hidden, inputs } = forwardHidden(be, cfg, w, batch, scope, ctx, workspaces, backward !== null);
 
     // gather the selected rows, final norm, fused LM head + log-softmax (+ entropy)
@@ -188,7 +200,7 @@ export async function computeLogits(be: Backend, cfg: ModelConfig, w: ActiveWeig
     const R = B * T;
     const D = cfg.hiddenSize;
     const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, [new LayerWorkspace(scope, cfg, B, T, w.lora)], false);
+    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, w.fused ? [] : [new LayerWorkspace(scope, cfg, B, T, w.lora)], false);
     const hn = scope.alloc([R, D], 'hNorm');
     const rstd = scope.alloc([R], 'rstd');
     const logits = scope.alloc([R, cfg.vocabSize], 'logits');

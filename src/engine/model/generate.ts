@@ -10,7 +10,7 @@ import type { Backend, Tensor } from '../backend.ts';
 import type { SamplingParams } from '../policy.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
-import { LayerWorkspace, layerForward, ropeFrequencies, type LayerContext } from './layer.ts';
+import { FusedWorkspace, LayerWorkspace, layerForward, layerForwardFused, ropeFrequencies, type LayerContext } from './layer.ts';
 import { readF32, tensorFrom, TensorScope, zeros } from './device-ops.ts';
 
 /** Called with the next-token logits [V] of sequence b at generation step `step` (0 = after the prompt).
@@ -127,7 +127,7 @@ class DecodeState {
   readonly ids: Tensor; // [Bc] i32 token fed at this step
   readonly pos: Tensor; // [Bc] i32 its RoPE position
   private readonly ctx: LayerContext;
-  private readonly ws: LayerWorkspace;
+  private readonly ws: LayerWorkspace | FusedWorkspace;
   private readonly x: Tensor; // [Bc, D]
   private readonly y: Tensor; // [Bc, D]
   private readonly hn: Tensor; // [Bc, D]
@@ -140,7 +140,7 @@ class DecodeState {
     const Bc = keyStart.length;
     const { hiddenSize: D, vocabSize: V } = cfg;
     const scope = (this.scope = new TensorScope(be));
-    this.ws = new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
+    this.ws = w.fused ? new FusedWorkspace(scope, cfg, Bc, 1) : new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
     this.ids = scope.alloc([Bc], 'decode.ids', 'i32');
     this.pos = scope.alloc([Bc], 'decode.pos', 'i32');
     this.ctx = { be, cfg, pos: this.pos, keyStart: scope.from([Bc], keyStart, 'decode.keyStart'), invFreq: ropeFrequencies(scope, cfg) };
@@ -161,9 +161,15 @@ class DecodeState {
     be.run('embedding', { t: { ids: this.ids, table: w.params.embed, out: this.x }, p: { R: Bc, D } });
     let cur = this.x;
     let nxt = this.y;
+    const ws = this.ws;
     for (let l = 0; l < cfg.numLayers; l++) {
+      const attn = { kind: 'cache', k: caches[l].k, v: caches[l].v, past, S } as const;
+      if (ws instanceof FusedWorkspace) {
+        layerForwardFused(this.ctx, w.fused![l], cur, ws, attn); // in place: the residual adds are matmul epilogues
+        continue;
+      }
       const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, this.ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past, S });
+      layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
       [cur, nxt] = [nxt, cur];
     }
     be.run('rmsnorm', { t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd }, p: { R: Bc, D, eps: cfg.rmsNormEps } });
@@ -224,14 +230,19 @@ async function prefillBatch(
       keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
       invFreq: ropeFrequencies(scope, cfg),
     };
-    const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
     let cur = scope.alloc([R, D], 'prefill.x');
-    let nxt = scope.alloc([R, D], 'prefill.y');
     be.run('embedding', { t: { ids: scope.from([R], ids, 'prefill.ids'), table: w.params.embed, out: cur }, p: { R, D } });
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S });
-      [cur, nxt] = [nxt, cur];
+    if (w.fused) {
+      const fws = new FusedWorkspace(scope, cfg, U, P);
+      w.fused.forEach((layer, l) => layerForwardFused(ctx, layer, cur, fws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S }));
+    } else {
+      const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
+      let nxt = scope.alloc([R, D], 'prefill.y');
+      for (let l = 0; l < cfg.numLayers; l++) {
+        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+        layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S });
+        [cur, nxt] = [nxt, cur];
+      }
     }
     const last = scope.alloc([U, D], 'prefill.last');
     const hn = scope.alloc([U, D], 'prefill.hNorm');

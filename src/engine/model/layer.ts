@@ -1,6 +1,7 @@
 // One decoder layer (pre-norm attention + SwiGLU MLP), forward and backward, as a flat list of catalog kernels.
 //   h1  = x + o_proj(attention(rope(q_proj(n1)), rope(k_proj(n1)), v_proj(n1)))   n1 = rmsnorm(x)
 //   out = h1 + down_proj(silu(gate_proj(n2)) * up_proj(n2))                       n2 = rmsnorm(h1)
+// Inference with a fused copy of the weights (lora-merge.ts) runs layerForwardFused instead: 9 kernels per layer.
 // The backward can recompute the layer's internals from its saved input (per-layer rematerialisation), so a
 // long training pass stores only one [R, D] tensor per layer; short ones may keep every layer's internals.
 import type { Backend, Tensor } from '../backend.ts';
@@ -10,6 +11,7 @@ import type { LoraAdapter, LoraLayer, LoraTarget } from './lora.ts';
 import { linearBackward, linearForward, type LinearParams, type LoraUse } from './linear.ts';
 import type { TensorScope } from './device-ops.ts';
 import { ropeInverseFrequencies } from '../io/hf-config.ts';
+import type { FusedLayer } from './lora-merge.ts';
 
 /** Scratch tensors for one layer pass over B sequences of T rows (R = B·T). */
 export class LayerWorkspace {
@@ -181,6 +183,77 @@ export function layerForward(
   be.run('swiglu', { t: { g: ws.g, u: ws.u, h: ws.hmid }, p: { R, F: cfg.intermediateSize } });
   lin('down', ws.hmid, out);
   be.run('axpby', { t: { x: ws.h1, y: out }, p: { n: R * D, a: 1, b: 1 } }); // out = h1 + mlp
+}
+
+/** Scratch of the fused inference layer over B sequences of T rows (R = B·T). */
+export class FusedWorkspace {
+  readonly R: number;
+  readonly xn1: Tensor; // [R, D]
+  readonly rstd1: Tensor; // [R]
+  readonly qkv: Tensor; // [R, (H+2Hkv)·Dh]
+  readonly q: Tensor; // [B, T, H, Dh]
+  readonly k: Tensor; // [B, T, Hkv, Dh] (attention over the pass's own keys)
+  readonly v: Tensor; // [B, T, Hkv, Dh]
+  readonly o: Tensor; // [B, T, H, Dh]
+  readonly lse: Tensor; // [B, H, T]
+  readonly xn2: Tensor; // [R, D]
+  readonly rstd2: Tensor; // [R]
+  readonly gu: Tensor; // [R, 2F]
+  readonly hmid: Tensor; // [R, F]
+  constructor(scope: TensorScope, cfg: ModelConfig, readonly B: number, readonly T: number) {
+    const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+    const R = (this.R = B * T);
+    this.xn1 = scope.alloc([R, D], 'fws.xn1');
+    this.rstd1 = scope.alloc([R], 'fws.rstd1');
+    this.qkv = scope.alloc([R, (H + 2 * Hkv) * Dh], 'fws.qkv');
+    this.q = scope.alloc([B, T, H, Dh], 'fws.q');
+    this.k = scope.alloc([B, T, Hkv, Dh], 'fws.k');
+    this.v = scope.alloc([B, T, Hkv, Dh], 'fws.v');
+    this.o = scope.alloc([B, T, H, Dh], 'fws.o');
+    this.lse = scope.alloc([B, H, T], 'fws.lse');
+    this.xn2 = scope.alloc([R, D], 'fws.xn2');
+    this.rstd2 = scope.alloc([R], 'fws.rstd2');
+    this.gu = scope.alloc([R, 2 * F], 'fws.gu');
+    this.hmid = scope.alloc([R, F], 'fws.hmid');
+  }
+}
+
+/** Floats one FusedWorkspace holds over R = B·T rows. */
+export function fusedWorkspaceFloats(cfg: ModelConfig, R: number): number {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  return R * (2 * D + 2 + (H + 2 * Hkv) * Dh + 2 * H * Dh + 2 * Hkv * Dh + H + 3 * F);
+}
+
+/** x[R, D] := layer(x) in place, with a fused layer (inference only: nothing is kept for a backward). 9 kernels:
+ *  rmsnorm, one matmul for q,k,v (+ bias), qkvRope (RoPE and the k, v writes), attention, o_proj accumulated into
+ *  x (the residual add as the matmul's beta = 1), rmsnorm, one matmul for gate,up, swigluPacked, down_proj
+ *  accumulated into x. Same arithmetic as layerForward on the merged weights. */
+export function layerForwardFused(ctx: LayerContext, layer: FusedLayer, x: Tensor, ws: FusedWorkspace, attn: AttentionSource): void {
+  const { be, cfg } = ctx;
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const { B, T, R } = ws;
+  const nQkv = (H + 2 * Hkv) * Dh;
+  const mm = (a: Tensor, w: Tensor, c: Tensor, N: number, K: number, beta: 0 | 1, bias: Tensor | null = null) => be.run('matmul', {
+    t: bias ? { a, b: w, c, bias } : { a, b: w, c },
+    p: { M: R, N, K, transA: 0, transB: 1, alpha: 1, beta },
+  });
+  be.run('rmsnorm', { t: { x, w: layer.inputNorm, y: ws.xn1, rstd: ws.rstd1 }, p: { R, D, eps: cfg.rmsNormEps } });
+  mm(ws.xn1, layer.qkv, ws.qkv, nQkv, D, 0, layer.qkvBias);
+  const kv = attn.kind === 'cache' ? attn : { k: ws.k, v: ws.v, past: 0, S: T };
+  be.run('qkvRope', {
+    t: { qkv: ws.qkv, pos: ctx.pos, ...(ctx.invFreq ? { invFreq: ctx.invFreq } : {}), q: ws.q, k: kv.k, v: kv.v },
+    p: { B, T, H, Hkv, Dh, Sdst: kv.S, dstRow0: kv.past, theta: cfg.ropeTheta },
+  });
+  if (attn.kind === 'self') attn.onKV?.(ws.k, ws.v);
+  be.run('attention', {
+    t: { q: ws.q, k: kv.k, v: kv.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse },
+    p: { B, T, S: kv.S, past: kv.past, H, Hkv, Dh },
+  });
+  mm(ws.o, layer.o, x, D, H * Dh, 1); // x = x + o_proj(attn)
+  be.run('rmsnorm', { t: { x, w: layer.postNorm, y: ws.xn2, rstd: ws.rstd2 }, p: { R, D, eps: cfg.rmsNormEps } });
+  mm(ws.xn2, layer.gateUp, ws.gu, 2 * F, D, 0);
+  be.run('swigluPacked', { t: { gu: ws.gu, h: ws.hmid }, p: { R, F } });
+  mm(ws.hmid, layer.down, x, D, F, 1); // x = x + down_proj(mlp)
 }
 
 export interface LayerGradTargets {

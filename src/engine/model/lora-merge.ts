@@ -1,52 +1,156 @@
-// Inference copies of LoRA-adapted weights: W' = W + (alpha/r)·B·A for every targeted projection, so generation
-// and scoring run the plain decoder (no extra low-rank matmuls per projection and step). Untargeted tensors are
-// shared with the base. The copy is refreshed after each optimiser step; training still uses the unmerged form.
+// Inference copies of LoRA-adapted weights in the fused layout the decoder's inference path reads (layer.ts
+// layerForwardFused): per layer, q, k, v concatenated into one [(H+2Hkv)·Dh, D] matrix (and their biases into one
+// vector), gate and up into one [2F, D] matrix, and o, down as they are; every targeted projection is
+// W' = W + (alpha/r)·B·A. So a decode step runs 9 kernels per layer (no low-rank matmuls, one matmul for q, k, v and
+// one for gate, up). The copy is allocated once (untargeted parts copied from the base then, which is frozen) and
+// its targeted parts are refreshed on the device after each optimiser step; training still uses the unmerged form.
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams, LayerParams } from './params.ts';
-import { projectionDims, type LoraAdapter } from './lora.ts';
+import { projectionDims, type LoraAdapter, type LoraTarget } from './lora.ts';
 import { copyTensor } from './device-ops.ts';
 
+/** One decoder layer with concatenated projections (inference only). */
+export interface FusedLayer {
+  inputNorm: Tensor; // [D]
+  postNorm: Tensor; // [D]
+  /** [(H+2Hkv)·Dh, D]: rows of q, then k, then v */
+  qkv: Tensor;
+  /** [(H+2Hkv)·Dh] or null without attention biases */
+  qkvBias: Tensor | null;
+  o: Tensor; // [D, H·Dh] (the base's when o is not targeted)
+  /** [2F, D]: rows of gate, then up */
+  gateUp: Tensor;
+  down: Tensor; // [D, F] (the base's when down is not targeted)
+}
+
 export interface MergedWeights {
+  /** embedding, final norm and LM head (the base's); layers: the base's, use `fused` for the merged layers */
   params: DecoderParams;
-  /** tensors owned by the merged copy (the targeted projections) */
+  fused: FusedLayer[];
+  /** tensors owned by the merged copy */
   owned: Tensor[];
 }
 
-/** Bytes a merged copy of `adapter`'s targets costs. */
+/** Where each projection lives in the fused layout: tensor kind and first row. */
+function slot(cfg: ModelConfig, t: LoraTarget): { into: 'qkv' | 'gateUp' | 'o' | 'down'; row0: number } {
+  const qRows = cfg.numHeads * cfg.headDim, kvRows = cfg.numKvHeads * cfg.headDim;
+  switch (t) {
+    case 'q': return { into: 'qkv', row0: 0 };
+    case 'k': return { into: 'qkv', row0: qRows };
+    case 'v': return { into: 'qkv', row0: qRows + kvRows };
+    case 'gate': return { into: 'gateUp', row0: 0 };
+    case 'up': return { into: 'gateUp', row0: cfg.intermediateSize };
+    case 'o': return { into: 'o', row0: 0 };
+    case 'down': return { into: 'down', row0: 0 };
+  }
+}
+
+/** Bytes a merged copy for `adapter` costs (the fused q,k,v and gate,up of every layer, plus o and down when
+ *  targeted, plus the concatenated biases). */
 export function mergedBytes(cfg: ModelConfig, adapter: LoraAdapter): number {
-  return 4 * cfg.numLayers * adapter.targets.reduce((s, t) => {
-    const { nIn, nOut } = projectionDims(cfg, t);
-    return s + nIn * nOut;
-  }, 0);
+  return 4 * mergedFloats(cfg, adapter.targets);
 }
 
-export function allocMerged(be: Backend, base: DecoderParams, adapter: LoraAdapter): MergedWeights {
+/** Floats of a merged copy for LoRA `targets` (the planner's figure too, plan/memory.ts). */
+export function mergedFloats(cfg: ModelConfig, targets: readonly LoraTarget[]): number {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const nQkv = (H + 2 * Hkv) * Dh;
+  let perLayer = nQkv * D + 2 * F * D + (cfg.attentionBias ? nQkv : 0);
+  if (targets.includes('o')) perLayer += D * H * Dh;
+  if (targets.includes('down')) perLayer += D * F;
+  return cfg.numLayers * perLayer;
+}
+
+/** Largest single tensor of the fused layout, in bytes (each must fit one storage binding on WebGPU). */
+export function largestMergedTensorBytes(cfg: ModelConfig): number {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  return 4 * D * Math.max((H + 2 * Hkv) * Dh, 2 * F);
+}
+
+/** dst rows [row0, row0 + rows of src) := src (f32 or f16 source; an f16 source goes through an f32 copy). */
+function copyInto(be: Backend, src: Tensor, dst: Tensor, row0: number, tmp: () => Tensor): void {
+  const [rows, cols] = src.shape;
+  let from = src;
+  if (src.dtype !== 'f32') {
+    from = tmp();
+    copyTensor(be, src, from);
+  }
+  be.run('copyRows', { t: { src: from, dst }, p: { B: 1, T: rows, W: cols, Sdst: dst.shape[0], dstRow0: row0 } });
+}
+
+/** Allocates the fused copy, fills it from the base and merges the adapter's current A, B. */
+export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, adapter: LoraAdapter): MergedWeights {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const nQkv = (H + 2 * Hkv) * Dh;
   const owned: Tensor[] = [];
-  const layers = base.layers.map((layer, l): LayerParams => {
-    const copy = { ...layer };
-    for (const t of adapter.targets) {
-      const w = be.alloc(layer[t].shape, 'f32', `merged:${adapter.name}:layers.${l}.${t}`);
-      owned.push(w);
-      copy[t] = w;
-    }
-    return copy;
-  });
-  return { params: { ...base, layers }, owned };
+  const own = (shape: number[], label: string): Tensor => {
+    const t = be.alloc(shape, 'f32', `merged:${adapter.name}:${label}`);
+    owned.push(t);
+    return t;
+  };
+  try {
+    const scratch = new Map<string, Tensor>();
+    const tmpOf = (shape: readonly number[]) => (): Tensor => {
+      const key = shape.join('x');
+      let t = scratch.get(key);
+      if (!t) scratch.set(key, (t = be.alloc(shape, 'f32', `merge.tmp.${key}`)));
+      return t;
+    };
+    const fused = base.layers.map((layer, l): FusedLayer => {
+      const qkv = own([nQkv, D], `layers.${l}.qkv`);
+      const gateUp = own([2 * F, D], `layers.${l}.gateUp`);
+      for (const t of ['q', 'k', 'v'] as const) copyInto(be, layer[t], qkv, slot(cfg, t).row0, tmpOf(layer[t].shape));
+      for (const t of ['gate', 'up'] as const) copyInto(be, layer[t], gateUp, slot(cfg, t).row0, tmpOf(layer[t].shape));
+      let qkvBias: Tensor | null = null;
+      if (layer.qBias && layer.kBias && layer.vBias) {
+        qkvBias = own([nQkv], `layers.${l}.qkvBias`);
+        for (const [b, row0] of [[layer.qBias, 0], [layer.kBias, H * Dh], [layer.vBias, (H + Hkv) * Dh]] as const) {
+          be.run('copyRows', { t: { src: b, dst: qkvBias }, p: { B: 1, T: b.size, W: 1, Sdst: nQkv, dstRow0: row0 } });
+        }
+      }
+      const o = adapter.targets.includes('o') ? own([D, H * Dh], `layers.${l}.o`) : layer.o;
+      const down = adapter.targets.includes('down') ? own([D, F], `layers.${l}.down`) : layer.down;
+      return { inputNorm: layer.inputNorm, postNorm: layer.postNorm, qkv, qkvBias, o, gateUp, down };
+    });
+    for (const t of scratch.values()) be.free(t);
+    const merged = { params: base, fused, owned };
+    refreshMerged(be, cfg, base, adapter, merged);
+    return merged;
+  } catch (e) {
+    for (const t of owned) be.free(t);
+    throw e;
+  }
 }
 
-/** merged W := base W + s·B·A for every target (B[out,r] @ A[r,in]). */
+/** Every targeted projection of the fused copy := base W + s·B·A (B[out,r] @ A[r,in]), on the device: the sum is
+ *  formed in a scratch matrix (copy, then a matmul with beta = 1) and copied into its rows of the fused tensor. */
 export function refreshMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, adapter: LoraAdapter, merged: MergedWeights): void {
-  base.layers.forEach((layer, l) => {
-    for (const t of adapter.targets) {
-      const dst = merged.params.layers[l][t];
-      const pair = adapter.layers[l][t]!;
-      const { nIn, nOut } = projectionDims(cfg, t);
-      copyTensor(be, layer[t], dst);
-      be.run('matmul', {
-        t: { a: pair.B, b: pair.A, c: dst },
-        p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
-      });
-    }
-  });
+  const scratch = new Map<string, Tensor>();
+  try {
+    base.layers.forEach((layer: LayerParams, l) => {
+      const f = merged.fused[l];
+      for (const t of adapter.targets) {
+        const pair = adapter.layers[l][t]!;
+        const { nIn, nOut } = projectionDims(cfg, t);
+        const { into, row0 } = slot(cfg, t);
+        const direct = into === 'o' || into === 'down';
+        let sum: Tensor;
+        if (direct) sum = f[into];
+        else {
+          const key = `${nOut}x${nIn}`;
+          sum = scratch.get(key) ?? be.alloc([nOut, nIn], 'f32', `merge.sum.${key}`);
+          scratch.set(key, sum);
+        }
+        copyTensor(be, layer[t], sum);
+        be.run('matmul', {
+          t: { a: pair.B, b: pair.A, c: sum },
+          p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
+        });
+        if (!direct) be.run('copyRows', { t: { src: sum, dst: f[into] }, p: { B: 1, T: nOut, W: nIn, Sdst: f[into].shape[0], dstRow0: row0 } });
+      }
+    });
+  } finally {
+    for (const t of scratch.values()) be.free(t);
+  }
 }

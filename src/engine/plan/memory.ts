@@ -6,7 +6,8 @@
 import type { ModelConfig } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
-import { layerWorkspaceFloats } from '../model/layer.ts';
+import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
+import { mergedFloats } from '../model/lora-merge.ts';
 
 /** Storage of the frozen base weights. */
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
@@ -109,14 +110,9 @@ export function loraFloats(config: ModelConfig, rank: number, targets: readonly 
   return n * config.numLayers;
 }
 
-/** Floats of the targeted matrices (a merged inference copy, lora-merge.ts). */
+/** Floats of a merged inference copy (lora-merge.ts: fused [q;k;v] and [gate;up], o and down when targeted). */
 function targetedFloats(config: ModelConfig, targets: readonly string[]): number {
-  let n = 0;
-  for (const t of loraTargets(targets)) {
-    const { nIn, nOut } = projectionDims(config, t);
-    n += nIn * nOut;
-  }
-  return n * config.numLayers;
+  return mergedFloats(config, loraTargets(targets));
 }
 
 /** Whether EnginePolicy merges LoRA into a copy for generation ('auto': f32 base and a copy of <= 256 MiB). */
@@ -128,7 +124,7 @@ export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
 }
 
 /** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
-function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null): { cache: number; scratch: number } {
+function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null, fused: boolean): { cache: number; scratch: number } {
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (d.sequences <= 0 || d.newTokens <= 0) return { cache: 0, scratch: 0 };
   const B = d.sequences;
@@ -142,12 +138,14 @@ function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank:
   // prefill: caches for U rows, then pos, keyStart, invFreq, the workspace, cur, nxt, ids, last, hNorm, rstd, logits, lastRows
   const R = U * P;
   const prefillCache = 2 * L * U * S * W;
-  const prefillScratch = R + U + rope + layerWorkspaceFloats(config, R, r, nt) + 2 * R * D + R + 2 * U * D + U + U * V + U;
+  // (the fused inference path updates one hidden state in place: no nxt)
+  const prefillWs = fused ? fusedWorkspaceFloats(config, R) - R * D : layerWorkspaceFloats(config, R, r, nt);
+  const prefillScratch = R + U + rope + prefillWs + 2 * R * D + R + 2 * U * D + U + U * V + U;
   // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids
   const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W;
   // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits
   const decodeCache = 2 * L * B * S * W;
-  const decodeScratch = layerWorkspaceFloats(config, B, r, nt) + 3 * B + rope + 3 * B * D + B + B * V;
+  const decodeScratch = (fused ? fusedWorkspaceFloats(config, B) : layerWorkspaceFloats(config, B, r, nt)) + 3 * B + rope + 3 * B * D + B + B * V;
   const prefill = prefillCache + prefillScratch;
   const decode = decodeCache + decodeScratch;
   if (decode >= prefill && decode >= compact) return { cache: decodeCache, scratch: decodeScratch };
@@ -197,7 +195,7 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const lora = F * t.adapters * (2 * trainable + merged);
   const optimizer = F * t.adapters * (2 * trainable + 1);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
-  const dec = decodeFloats(config, shape.decode, loraInDecode);
+  const dec = decodeFloats(config, shape.decode, loraInDecode, merge);
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
   const decodeBytes = F * (dec.cache + dec.scratch);
   const gradientBytes = F * grad.floats;

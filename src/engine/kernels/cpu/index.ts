@@ -12,7 +12,8 @@ import { matmul, sumRows } from './matmul.ts';
 import { rmsnorm, rmsnormBackward } from './rmsnorm.ts';
 import { rope } from './rope.ts';
 import { sample } from './sample.ts';
-import { swiglu, swigluBackward } from './swiglu.ts';
+import { swiglu, swigluBackward, swigluPacked } from './swiglu.ts';
+import { qkvRope } from './fused.ts';
 
 /** Raw host arrays behind tensors (CpuBackend implements this). */
 export interface CpuMemory {
@@ -60,6 +61,12 @@ export const cpuKernels: CpuKernelTable = {
   },
   swigluBackward(mem, t, p) {
     swigluBackward(mem.f32(t.g), mem.f32(t.u), mem.f32(t.dh), mem.f32(t.dg), mem.f32(t.du), p.R, p.F);
+  },
+  qkvRope(mem, t, p) {
+    qkvRope(mem.f32(t.qkv), mem.i32(t.pos), t.invFreq ? mem.f32(t.invFreq) : null, mem.f32(t.q), mem.f32(t.k), mem.f32(t.v), p);
+  },
+  swigluPacked(mem, t, p) {
+    swigluPacked(mem.f32(t.gu), mem.f32(t.h), p.R, p.F);
   },
   embedding(mem, t, p) {
     embedding(mem.i32(t.ids), mem.f32(t.table), mem.f32(t.out), p.R, p.D);

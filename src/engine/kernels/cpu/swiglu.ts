@@ -1,4 +1,4 @@
-// CPU SwiGLU (kernels `swiglu`, `swigluBackward`): the gated MLP activation, elementwise over g, u, h [R,F].
+// CPU SwiGLU (kernels `swiglu`, `swigluBackward`, `swigluPacked`): the gated MLP activation, elementwise over g, u, h [R,F].
 //   h = silu(g) * u,  silu(g) = g * σ(g)
 //   du = dh * silu(g);  dg = dh * u * σ(g) * (1 + g * (1 - σ(g)))
 
@@ -7,6 +7,17 @@ export function swiglu(g: Float32Array, u: Float32Array, h: Float32Array, R: num
   for (let i = 0; i < n; i++) {
     const x = g[i];
     h[i] = (x / (1 + Math.exp(-x))) * u[i];
+  }
+}
+
+/** `swiglu` over gu[R, 2F] = [gate | up] per row: h[r, f] = silu(gu[r, f]) * gu[r, F + f]. */
+export function swigluPacked(gu: Float32Array, h: Float32Array, R: number, F: number): void {
+  for (let r = 0; r < R; r++) {
+    const g0 = 2 * r * F;
+    for (let f = 0; f < F; f++) {
+      const x = gu[g0 + f];
+      h[r * F + f] = (x / (1 + Math.exp(-x))) * gu[g0 + F + f];
+    }
   }
 }
 

@@ -28,25 +28,8 @@ export function ropeTurnTable(theta: number, Dh: number): Uint32Array {
   return out;
 }
 
-function buildRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
-  const params = { n: 'u32', nHeads: 'u32', half: 'u32', Dh: 'u32', sign: 'f32' } as const;
-  const bindings: BindingSpec[] = [
-    { name: 'x', elem: 'f32', access: 'read_write' },
-    { name: 'pos', elem: 'i32', access: 'read' },
-    freq === 'fixed' ? { name: 'turns', elem: 'u32', access: 'read' } : { name: 'invFreq', elem: 'f32', access: 'read' },
-  ];
-  const angle = freq === 'fixed' ? `
-  // (|pos| * F) mod 2^64, top word = the fraction of a turn; read as i32 it lies in [-1/2, 1/2) turn
-  let p = u32(abs(pos[r]));
-  let top = p * turns[2u * i] + mulhi(p, turns[2u * i + 1u]);
-  var reduced = f32(bitcast<i32>(top)) * 1.4629180792671596e-9;   // 2 pi / 2^32
-  if (pos[r] < 0) { reduced = -reduced; }` : `
-  let angle = f32(pos[r]) * invFreq[i];
-  let k = round(angle * 0.15915494309189535);
-  let reduced = (angle - k * 6.28125) - k * 0.0019353071795864769;`;
-  const code = `${header(params, bindings)}
-
-/** (sin a, cos a) for |a| <= ~pi: quadrant reduction, then Taylor polynomials on |r| <= pi/4 (error < 1e-8;
+/** sincos() and mulhi(), shared by the RoPE kernels. */
+export const ROPE_HELPERS = `/** (sin a, cos a) for |a| <= ~pi: quadrant reduction, then Taylor polynomials on |r| <= pi/4 (error < 1e-8;
  *  the built-in sin/cos are only required to be good to 2^-11, and SwiftShader's are off by ~2e-4). */
 fn sincos(a: f32) -> vec2<f32> {
   let q = round(a * 0.6366197723675814);
@@ -72,13 +55,37 @@ fn mulhi(a: u32, b: u32) -> u32 {
   let p10 = a1 * b0;
   let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
   return a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+}`;
+
+/** WGSL statements that set `reduced` (the angle of pair `i` at row `r`'s position, reduced to about [-pi, pi]);
+ *  they read `pos`, and `turns` ('fixed') or `invFreq` ('tensor'). */
+export function ropeAngle(freq: RopeFrequencies): string {
+  return freq === 'fixed' ? `
+  // (|pos| * F) mod 2^64, top word = the fraction of a turn; read as i32 it lies in [-1/2, 1/2) turn
+  let p = u32(abs(pos[r]));
+  let top = p * turns[2u * i] + mulhi(p, turns[2u * i + 1u]);
+  var reduced = f32(bitcast<i32>(top)) * 1.4629180792671596e-9;   // 2 pi / 2^32
+  if (pos[r] < 0) { reduced = -reduced; }` : `
+  let angle = f32(pos[r]) * invFreq[i];
+  let k = round(angle * 0.15915494309189535);
+  let reduced = (angle - k * 6.28125) - k * 0.0019353071795864769;`;
 }
 
+function buildRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
+  const params = { n: 'u32', nHeads: 'u32', half: 'u32', Dh: 'u32', sign: 'f32' } as const;
+  const bindings: BindingSpec[] = [
+    { name: 'x', elem: 'f32', access: 'read_write' },
+    { name: 'pos', elem: 'i32', access: 'read' },
+    freq === 'fixed' ? { name: 'turns', elem: 'u32', access: 'read' } : { name: 'invFreq', elem: 'f32', access: 'read' },
+  ];
+  const code = `${header(params, bindings)}
+
+${ROPE_HELPERS}
 ${entry1d(wg)}
   if (gid >= P.n) { return; }
   let i = gid % P.half;
   let rh = gid / P.half;           // row * nHeads + head
-  let r = rh / P.nHeads;${angle}
+  let r = rh / P.nHeads;${ropeAngle(freq)}
   let sc = sincos(reduced);
   let c = sc.y;
   let s = P.sign * sc.x;
