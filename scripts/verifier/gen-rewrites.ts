@@ -113,6 +113,8 @@ function decimal(g: string): Rewrite[] {
     { category: 'decimal-precision', pred: `$\\boxed{${g}0}$`, label: true },
     { category: 'decimal-precision', pred: `$\\boxed{${near}}$`, label: false },
     { category: 'decimal-precision', pred: `$\\boxed{${Number(g).toFixed(Math.max(0, places - 1))}}$`, label: Number(Number(g).toFixed(Math.max(0, places - 1))) === Number(g) },
+    // a percent sign on a gold below 1 (a fraction or probability) changes the value: 0.25% is 0.0025
+    ...(Math.abs(Number(g)) < 1 ? [{ category: 'percent', pred: `$\\boxed{${g}\\%}$`, label: false }] : []),
   ];
 }
 
@@ -123,6 +125,7 @@ function fraction(m: RegExpExecArray): Rewrite[] {
     { category: 'fraction-decimal', pred: `$\\boxed{${sign}\\frac${p < 10 && q < 10 ? `${p}${q}` : `{${p}}{${q}}`}}$`, label: true },
     { category: 'fraction-decimal', pred: `$\\boxed{${sign}\\frac{${q}}{${p}}}$`, label: p === q },
   ];
+  if (p < q) out.push({ category: 'percent', pred: `$\\boxed{${sign}\\frac{${p}}{${q}}\\%}$`, label: false });
   const t = terminating(p, q);
   if (t) {
     out.push({ category: 'fraction-decimal', pred: `$\\boxed{${sign}${t}}$`, label: true });

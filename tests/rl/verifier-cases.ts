@@ -114,6 +114,8 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['10', 'so $r = x - 1 = \\boxed{10}\\%$.', true],
     ['10', 'the area decreased by $\\boxed{10}$ percent.', true],
     ['10', 'the area decreased by $\\boxed{10\\%}$.', true],
+    ['0.2', 'so \\boxed{0.2\\%}', false], // a gold below 1 is a fraction, not a percentage: 0.2% is 0.002
+    ['0.5', 'the chance is $\\boxed{0.5}$ percent', false],
     ['10\\%, 20\\%', '\\boxed{0.2, 0.1}', true], // each list item keeps its own percent sign
     ['10\\%, 20\\%', '\\boxed{10, 20}', false],
   ],

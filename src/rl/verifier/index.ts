@@ -9,6 +9,7 @@ import { extractCandidates } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { computeEngine, parseAnswer, type Value } from './parse.ts';
 import { equal, FLOAT_ROUNDING } from './compare.ts';
+import { evalFloat } from './numeric.ts';
 
 export { hasBoxed } from './extract.ts';
 export { normalizeAnswer } from './normalize.ts';
@@ -96,8 +97,10 @@ export function verifyMath(gold: string, prediction: string, opts: VerifyOptions
     }
     // A percent sign written after the box is read as /100 first (Math-Verify), then as a unit: MATH golds
     // such as "10" come with solutions ending "\boxed{10}\%" or "$\boxed{10}$ percent".
-    const correct =
-      equal(goldParsed.value, pred.value, dl) || (pred.withoutPercent !== null && equal(goldParsed.value, pred.withoutPercent, dl));
+    // Only for golds of at least 1 in size: `0.2\%` does not answer a gold of 0.2 (a probability, 20 %).
+    const g = goldParsed.value;
+    const unitReading = pred.withoutPercent !== null && (g.kind !== 'scalar' || Math.abs(evalFloat(g.json, new Map(), dl)) >= 1);
+    const correct = equal(g, pred.value, dl) || (unitReading && equal(g, pred.withoutPercent!, dl));
     return { correct, extracted, reason: correct ? 'equal' : 'not-equal' };
   } catch (e) {
     if (e instanceof VerifierTimeout) return { correct: false, extracted, reason: 'timeout' };
