@@ -1,5 +1,6 @@
 // bench:gpu-plan — what the WebGPU engine asks of the GPU per phase on the Qwen2.5-0.5B-Instruct shape (random
-// weights, LoRA r8 on all projections, f32 weights, LoRA not merged as at 24 layers), counted by wrapping the
+// weights, LoRA r8 on all projections, f32 weights; generation with the LoRA merged into the fused inference copy,
+// model/lora-merge.ts, which the engine's 'auto' rule would skip at 24 layers: 1.4 GB), counted by wrapping the
 // WebGPU objects (bench/gpu-counter.ts), not by the engine's bookkeeping. Each phase runs at two layer counts and
 // is extrapolated exactly to 24 layers (per-layer + fixed), then printed next to issue 12's targets and written
 // to bench/results/gpu-plan.json.
@@ -126,7 +127,7 @@ async function measure(layers: number, execute: boolean): Promise<{ phases: Reco
     backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' },
     training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
     optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 1, mergeLoraForInference: false, baseDtype: 'f32',
+    seed: 1, mergeLoraForInference: true, baseDtype: 'f32',
   });
   await be.sync();
   const repeat = async (n: number, run: () => Promise<unknown>): Promise<Sample[]> => {
@@ -204,7 +205,7 @@ async function main(): Promise<void> {
     layers: L,
     phases,
     measured: { [`L${l1}`]: m1.phases, [`L${l2}`]: m2.phases },
-    model: 'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (not merged), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
+    model: 'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
     adapter: m1.adapter,
     executed: execute,
     date: new Date().toISOString(),
