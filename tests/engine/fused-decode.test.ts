@@ -11,7 +11,7 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../../src/engine/engine-policy.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
-import type { SamplingParams } from '../../src/engine/policy.ts';
+import type { Generation, SamplingParams } from '../../src/engine/policy.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
@@ -119,6 +119,25 @@ describe('decode with the merged LoRA on WebGPU', () => {
       for (const d of await perStep(layers, false)) expect(d, `unmerged, ${layers} layers`).toBe(31 * layers + 4);
     }
     gpu.destroy();
+  });
+
+  it('decodes the same greedy tokens with the decode kernels forced on (matrix-vector, few-rows) as with the general matmul', async () => {
+    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const cfg = qwenLike(2);
+    const runs: Generation[] = [];
+    for (const decodeKernels of [false, true]) {
+      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, fewRowsMatmul: decodeKernels });
+      const before = gpu.dispatchesByProgram();
+      const p = policy(gpu, cfg, true);
+      const [g] = await p.generate([{ prompt: [2, 9, 4, 11], adapter: 'a', maxNewTokens: 3, stopStrings: [], stopTokenIds: [] }], greedy);
+      const used = Object.entries(gpu.dispatchesByProgram()).filter(([k, n]) => k.startsWith('matvec:') && n > (before[k] ?? 0)).length;
+      expect(used > 0, `matvec used: ${decodeKernels}`).toBe(decodeKernels);
+      runs.push(g);
+      p.dispose();
+      gpu.destroy();
+    }
+    expect(runs[1].tokens).toEqual(runs[0].tokens);
+    runs[1].logprobs.forEach((x, i) => expect(Math.abs(x - runs[0].logprobs[i])).toBeLessThan(1e-5));
   });
 
   it('follows the adapter after optimiser steps (re-merged on the device): the same greedy tokens as the unmerged adapter', async () => {

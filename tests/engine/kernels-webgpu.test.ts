@@ -113,6 +113,30 @@ describe('WebGPU kernels vs the CPU reference', () => {
     gpu.tuning.fewRows = saved;
   });
 
+  it('matrix-vector kernel (decode shapes, M <= 8, aligned to 4; 8, 4 and 2 columns per workgroup by K; f16 weights; forced on, it is off on SwiftShader by default)', async () => {
+    expect(gpu.tuning.matvec).toBe(!/swiftshader|fallback/i.test(gpu.description));
+    const saved = { ...gpu.tuning };
+    gpu.tuning.matvec = true;
+    gpu.tuning.fewRows = false;
+    const count = (key: string) => gpu.dispatchesByProgram()[key] ?? 0;
+    const before = ['matvec:8:f32:f32', 'matvec:4:f32:f32', 'matvec:2:f32:f32', 'matvec:8:f16:f32'].map(count);
+    for (const [M, N, K] of [[1, 37, 44], [8, 21, 516], [5, 9, 2052], [3, 70, 4]] as const) {
+      await check('matmul', { a: f32([M, K]), b: f32([N, K]), c: f32([M, N]), bias: f32([N]) },
+        { M, N, K, transA: 0, transB: 1, alpha: 0.5, beta: 1 }, ['c']);
+    }
+    await check('matmul', { a: f32([1, 44]), b: f32([37, 44]), c: nan([1, 37]) }, { M: 1, N: 37, K: 44, transA: 0, transB: 1, alpha: 1, beta: 0 }, ['c']);
+    const [M, N, K] = [2, 21, 40];
+    await check('matmul', { a: f32([M, K]), b: { shape: [N, K], data: encodeF16(randn(N * K)), dtype: 'f16' }, c: nan([M, N]) },
+      { M, N, K, transA: 0, transB: 1, alpha: 1, beta: 0 }, ['c']);
+    // the LM head of a decode step goes through it as well
+    const [R, D, V] = [4, 40, 90];
+    await check('logprob', { h: f32([R, D]), w: f32([V, D]), target: i32([1, 89, -1, 7]), logp: f32([R]), entropy: f32([R]), lse: f32([R]) },
+      { R, D, V }, ['logp', 'entropy', 'lse'], TOL_EXP);
+    const after = ['matvec:8:f32:f32', 'matvec:4:f32:f32', 'matvec:2:f32:f32', 'matvec:8:f16:f32'].map(count);
+    after.forEach((n, i) => expect(n, `program ${i}`).toBeGreaterThan(before[i]));
+    Object.assign(gpu.tuning, saved);
+  });
+
   it('the 1-D kernels with other workgroup sizes (a template parameter): 32 and 256 threads', async () => {
     for (const wg of [32, 256]) {
       gpu.tuning.wg = wg;

@@ -11,6 +11,10 @@ export interface KernelTuning {
   vec4: boolean;
   /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
   fewRows: boolean;
+  /** the matrix-vector kernel (kernels/wgsl/matvec.ts: M <= 8, transA = 0, transB = 1, operands aligned to 4):
+   *  vec4 weight reads, split-K over the workgroup's lanes; preferred to fewRows where it applies; costly on
+   *  SwiftShader (barriers) */
+  matvec: boolean;
   /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
    *  log-softmax pieces); a template parameter of their WGSL, default 64 */
   wg: number;

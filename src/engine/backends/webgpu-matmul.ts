@@ -6,6 +6,7 @@ import type { DType } from '../backend.ts';
 import type { ElemType } from '../kernels/wgsl/common.ts';
 import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../kernels/wgsl/matmul.ts';
 import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../kernels/wgsl/matmul-rows.ts';
+import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../kernels/wgsl/matvec.ts';
 import type { Chunk } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
 import type { KernelTuning } from './webgpu-context.ts';
@@ -109,6 +110,13 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
           ...params, transA, transB, aBytes: A.buffer.size, bBytes: B.buffer.size,
         });
         const buffers = [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer];
+        if (tuning.matvec && transA === 0 && transB === 1 && params.M <= MATVEC_MAX_M && fast && a.dtype === 'f32') {
+          const cols = matvecCols(params.K);
+          if (params.N <= 65535 * cols) {
+            runtime.dispatch(matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem), buffers, params, [Math.ceil(params.N / cols), 1, 1]);
+            return;
+          }
+        }
         if (fewRows && params.M <= FEW_ROWS_MAX_M && params.N <= 65535 * FEW_ROWS_COLS) {
           runtime.dispatch(matmulFewRowsProgram(transA, program.bindings[0].elem, program.bindings[1].elem, program.bindings[2].elem),
             buffers, params, [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1]);

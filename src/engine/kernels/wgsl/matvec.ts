@@ -1,0 +1,83 @@
+// WGSL matrix-vector kernel for decode (M <= 8 rows of A: one token per sequence) against an nn.Linear weight:
+// C[M,N] = alpha * A[M,K] @ B[N,K]^T + beta * C (+ bias), transA = 0, transB = 1, same addressing as matmul.ts,
+// for operands aligned to 4 elements (K, lda, ldb, offA, offB multiples of 4). A workgroup of 256 threads computes
+// COLS output columns for every row of A: LANES = 256 / COLS lanes per column split K between them and read
+// the weight row in vec4 steps side by side (lane j reads elements 4j, 4(j + LANES), ...: consecutive lanes read
+// consecutive 16 bytes, so the weight stream is coalesced), each lane keeps one partial sum per row of A, and the
+// lanes' partials are added in workgroup memory (log2 LANES barrier steps). Long K (down_proj's 4,864) gets fewer
+// columns and more lanes per workgroup (split-K inside the workgroup), so N = 896 still makes 448 workgroups.
+// An f16 weight is read as vec2<u32> (four halves) and unpacked; arithmetic is f32.
+import { cached, header, type ElemType, type WgslProgram } from './common.ts';
+import { matmulParams } from './matmul.ts';
+
+export const MATVEC_MAX_M = 8;
+const THREADS = 256;
+
+/** Output columns per workgroup for a reduction length K (more lanes per column when K is long). */
+export function matvecCols(K: number): 2 | 4 | 8 {
+  return K >= 2048 ? 2 : K >= 512 ? 4 : 8;
+}
+
+function buildMatvecProgram(cols: 2 | 4 | 8, bElem: 'f32' | 'f16', biasElem: ElemType): WgslProgram {
+  const lanes = THREADS / cols;
+  const bindings = [
+    { name: 'a', elem: 'f32', access: 'read', declare: false },
+    { name: 'b', elem: bElem, access: 'read', declare: false },
+    { name: 'bias', elem: biasElem, access: 'read' },
+    { name: 'c', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const bView = bElem === 'f32'
+    ? `@group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;\nfn b4(i: u32) -> vec4<f32> { return b[i]; }`
+    : `@group(0) @binding(2) var<storage, read> b: array<vec2<u32>>;\n` +
+      `fn b4(i: u32) -> vec4<f32> { let w = b[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
+  const MM = MATVEC_MAX_M;
+  const code = `${header(matmulParams, bindings)}
+@group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
+${bView}
+
+const LANES = ${lanes}u;
+const MM = ${MM}u;
+var<workgroup> part: array<f32, ${cols * MM * lanes}>;   // [(col * MM + m) * LANES + lane]
+
+@compute @workgroup_size(${lanes}, ${cols})
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let lane = lid.x;
+  let col = lid.y;
+  let n = wid.x * ${cols}u + col;
+  let bRow = (P.offB + min(n, P.N - 1u) * P.ldb) >> 2u;
+  let aRow = P.offA >> 2u;
+  let lda4 = P.lda >> 2u;
+  let K4 = P.K >> 2u;
+  var acc: array<f32, ${MM}>;
+  for (var m = 0u; m < MM; m = m + 1u) { acc[m] = 0.0; }
+  for (var k = lane; k < K4; k = k + LANES) {
+    let bv = b4(bRow + k);
+    for (var m = 0u; m < P.M; m = m + 1u) { acc[m] = acc[m] + dot(a[aRow + m * lda4 + k], bv); }
+  }
+  for (var m = 0u; m < MM; m = m + 1u) { part[(col * MM + m) * LANES + lane] = acc[m]; }
+  workgroupBarrier();
+  for (var s = LANES / 2u; s > 0u; s = s >> 1u) {
+    if (lane < s) {
+      for (var m = 0u; m < P.M; m = m + 1u) {
+        let i = (col * MM + m) * LANES + lane;
+        part[i] = part[i] + part[i + s];
+      }
+    }
+    workgroupBarrier();
+  }
+  if (lane == 0u && n < P.N) {
+    var biasv = 0.0;
+    if (P.hasBias == 1u) { biasv = ld_bias(P.offBias + n); }
+    for (var m = 0u; m < P.M; m = m + 1u) {
+      let at = P.offC + m * P.ldc + n;
+      var out = P.alpha * part[(col * MM + m) * LANES] + biasv;
+      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
+      c[at] = out;
+    }
+  }
+}
+`;
+  return { key: `matvec:${cols}:${bElem}:${biasElem}`, code, bindings, params: matmulParams };
+}
+
+export const matvecProgram = cached(buildMatvecProgram);
