@@ -16,7 +16,7 @@ export interface WasmKernelExports {
   matmulFewRows(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number): void;
   /** packB / matmulFewRows with B stored as halves (bf16 = 1: bfloat16, 0: IEEE f16), widened to f32 as read */
   packBHalf(b: number, bp: number, N: number, K: number, transB: number, bf16: number): void;
-  matmulFewRowsHalf(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number, bf16: number): void;
+  matmulFewRowsHalf(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number, bf16: number, tmp: number): void;
   widenHalf(src: number, dst: number, n: number, bf16: number): void;
   attention(
     q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,

@@ -173,7 +173,9 @@ export class WasmRuntime {
       if (M === 0 || N === 0) return;
       if (bFormat !== 'f32') {
         this.stats.halfMatmuls++;
-        this.exports.matmulFewRowsHalf(a, b, c, bias, M, N, K, transB, alpha, beta, bFormat === 'bf16' ? 1 : 0);
+        // one block of B widened at a time (4 rows [N,K], or an 8-column strip of [K,N]): inside 'matmul.pack'
+        const tmp = this.scratchAt('matmul.pack', WasmRuntime.packBytes(N, K));
+        this.exports.matmulFewRowsHalf(a, b, c, bias, M, N, K, transB, alpha, beta, bFormat === 'bf16' ? 1 : 0, tmp);
         return;
       }
       // the few-rows kernel walks rows in pairs: chunks start at even rows

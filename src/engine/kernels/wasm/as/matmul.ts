@@ -290,7 +290,7 @@ export function matmulFewRows(
 // ---- half-precision B (frozen base weights stored as f16 or bf16, 2 bytes each) ----
 // The same products with op(B) read from u16 storage and widened to f32 as it is read (compute stays f32):
 // packBHalf fills the same f32 panels as packB, so the packed kernel above runs unchanged; matmulFewRowsHalf is
-// matmulFewRows reading B in place. `bf16` = 1: bfloat16 (the high half of an f32); 0: IEEE binary16. Stored
+// matmulFewRows widening B block by block. `bf16` = 1: bfloat16 (the high half of an f32); 0: IEEE binary16. Stored
 // halves are finite (the backend refuses to store anything else), so f16's infinities and NaNs need no case.
 
 /** 2^112: an f16's exponent and mantissa bits moved into an f32's place, times this, are its value (normal
@@ -368,45 +368,38 @@ export function packBHalf(b: usize, bp: usize, N: i32, K: i32, transB: i32, bf16
   }
 }
 
-// @ts-ignore: decorator
-@inline function scalarDotHalf(x: usize, y: usize, K: i32, bf16: i32): f32 {
-  let s: f32 = 0;
-  for (let k = 0; k < K; k++) s += load<f32>(x + (<usize>k << 2)) * widen1(load<u16>(y + (<usize>k << 1)), bf16);
-  return s;
-}
-
-/** matmulFewRows with B stored as halves (A row-major f32, C f32). */
+/** matmulFewRows with B stored as halves (A row-major f32, C f32). Each block of B (4 rows when transB, an
+ *  8-column strip otherwise) is widened once into `tmp` (4·K floats, or 8·K) and then read as f32 by every pair
+ *  of A rows, so the conversion costs one pass over B whatever M is. */
 export function matmulFewRowsHalf(
-  a: usize, b: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, transB: i32, alpha: f32, beta: f32, bf16: i32,
+  a: usize, b: usize, c: usize, bias: usize, M: i32, N: i32, K: i32, transB: i32, alpha: f32, beta: f32, bf16: i32, tmp: usize,
 ): void {
   const rowA = <usize>K << 2, rowC = <usize>N << 2;
   if (transB) {
-    const rowB = <usize>K << 1;
     const K4 = K & ~3;
     let j = 0;
     for (; j + 4 <= N; j += 4) {
-      const b0 = b + <usize>j * rowB, b1 = b0 + rowB, b2 = b1 + rowB, b3 = b2 + rowB;
+      widenHalf(b + (<usize>(j * K) << 1), tmp, 4 * K, bf16);
+      const b0 = tmp, b1 = b0 + rowA, b2 = b1 + rowA, b3 = b2 + rowA;
       for (let i = 0; i < M; i += 2) {
         const two = i + 1 < M;
         const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
         let x00 = f32x4.splat(0), x01 = f32x4.splat(0), x02 = f32x4.splat(0), x03 = f32x4.splat(0);
         let x10 = f32x4.splat(0), x11 = f32x4.splat(0), x12 = f32x4.splat(0), x13 = f32x4.splat(0);
         for (let k = 0; k < K4; k += 4) {
-          const o = <usize>k << 2, oh = <usize>k << 1;
+          const o = <usize>k << 2;
           const av0 = v128.load(a0 + o), av1 = v128.load(a1 + o);
-          const bv0 = load4h(b0 + oh, bf16), bv1 = load4h(b1 + oh, bf16), bv2 = load4h(b2 + oh, bf16), bv3 = load4h(b3 + oh, bf16);
+          const bv0 = v128.load(b0 + o), bv1 = v128.load(b1 + o), bv2 = v128.load(b2 + o), bv3 = v128.load(b3 + o);
           x00 = madd(av0, bv0, x00); x01 = madd(av0, bv1, x01); x02 = madd(av0, bv2, x02); x03 = madd(av0, bv3, x03);
           x10 = madd(av1, bv0, x10); x11 = madd(av1, bv1, x11); x12 = madd(av1, bv2, x12); x13 = madd(av1, bv3, x13);
         }
         let r0 = reduce4(x00, x01, x02, x03), r1 = reduce4(x10, x11, x12, x13);
         if (K4 < K) {
-          const ta = <usize>K4 << 2, tb = <usize>K4 << 1, n = K - K4;
+          const t = <usize>K4 << 2, n = K - K4;
           const t0 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
-            scalarDotHalf(a0 + ta, b0 + tb, n, bf16)), 1, scalarDotHalf(a0 + ta, b1 + tb, n, bf16)), 2,
-            scalarDotHalf(a0 + ta, b2 + tb, n, bf16)), 3, scalarDotHalf(a0 + ta, b3 + tb, n, bf16));
+            scalarDot(a0 + t, b0 + t, n)), 1, scalarDot(a0 + t, b1 + t, n)), 2, scalarDot(a0 + t, b2 + t, n)), 3, scalarDot(a0 + t, b3 + t, n));
           const t1 = f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(
-            scalarDotHalf(a1 + ta, b0 + tb, n, bf16)), 1, scalarDotHalf(a1 + ta, b1 + tb, n, bf16)), 2,
-            scalarDotHalf(a1 + ta, b2 + tb, n, bf16)), 3, scalarDotHalf(a1 + ta, b3 + tb, n, bf16));
+            scalarDot(a1 + t, b0 + t, n)), 1, scalarDot(a1 + t, b1 + t, n)), 2, scalarDot(a1 + t, b2 + t, n)), 3, scalarDot(a1 + t, b3 + t, n));
           r0 = f32x4.add(r0, t0);
           r1 = f32x4.add(r1, t1);
         }
@@ -416,29 +409,34 @@ export function matmulFewRowsHalf(
       }
     }
     for (; j < N; j++) {
-      const bj = b + <usize>j * rowB;
-      for (let i = 0; i < M; i++) {
-        storeOne(c + <usize>i * rowC + (<usize>j << 2), scalarDotHalf(a + <usize>i * rowA, bj, K, bf16), bias, j, alpha, beta);
-      }
+      widenHalf(b + (<usize>(j * K) << 1), tmp, K, bf16);
+      for (let i = 0; i < M; i++) storeOne(c + <usize>i * rowC + (<usize>j << 2), scalarDot(a + <usize>i * rowA, tmp, K), bias, j, alpha, beta);
     }
     return;
   }
-  // transB = 0: B [K,N] halves
+  // transB = 0: B [K,N] halves; an 8-column strip is widened into tmp [K][8]
   const rowBh = <usize>N << 1;
   const N8 = N & ~7;
   for (let j = 0; j < N8; j += 8) {
+    let src = b + (<usize>j << 1);
+    for (let k = 0; k < K; k++) {
+      const at = tmp + (<usize>k << 5);
+      v128.store(at, load4h(src, bf16));
+      v128.store(at, load4h(src + 8, bf16), 16);
+      src += rowBh;
+    }
     for (let i = 0; i < M; i += 2) {
       const two = i + 1 < M;
       const a0 = a + <usize>i * rowA, a1 = two ? a0 + rowA : a0;
       let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
-      let pb = b + (<usize>j << 1);
+      let pb = tmp;
       for (let k = 0; k < K; k++) {
-        const b0 = load4h(pb, bf16), b1 = load4h(pb + 8, bf16);
+        const b0 = v128.load(pb), b1 = v128.load(pb, 16);
         const o = <usize>k << 2;
         const av0 = v128.load32_splat(a0 + o), av1 = v128.load32_splat(a1 + o);
         c00 = madd(av0, b0, c00); c01 = madd(av0, b1, c01);
         c10 = madd(av1, b0, c10); c11 = madd(av1, b1, c11);
-        pb += rowBh;
+        pb += 32;
       }
       const cp = c + <usize>i * rowC + (<usize>j << 2);
       finish(cp, c00, bias, j, 4, alpha, beta);
