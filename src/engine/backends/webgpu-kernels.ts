@@ -9,6 +9,7 @@ import {
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
 import { qkvRopeProgram, swigluPackedProgram } from '../kernels/wgsl/fused.ts';
+import { adamwClippedProgram } from '../kernels/wgsl/adamw-clipped.ts';
 import {
   attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../kernels/wgsl/attention.ts';
@@ -319,6 +320,48 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     perChunk('adamw', [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
       ctx.runtime.dispatch(adamwProgram(wg), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
         { ...p, n: count, bc1, bc2 }, grid1d(count, wg));
+    });
+  },
+
+  packTensors(ctx, { t, p }) {
+    const total = t.parts.reduce((n, x) => n + x.size, 0);
+    const flat = checked(ctx, 'packTensors', 'flat', t.flat, total, ['f32']);
+    let at = 0;
+    t.parts.forEach((part, i) => {
+      const s = checked(ctx, 'packTensors', `parts[${i}]`, part, part.size, ['f32']);
+      // copy chunk by chunk: a part or the flat tensor may be split over several buffers
+      for (const c of s.chunks) {
+        let done = 0;
+        while (done < c.elems) {
+          const flatElem = at + c.firstElem + done;
+          const fc = flat.chunks.find((x) => flatElem >= x.firstElem && flatElem < x.firstElem + x.elems)!;
+          const count = Math.min(c.elems - done, fc.firstElem + fc.elems - flatElem);
+          const [src, srcOff, dst, dstOff] = p.unpack
+            ? [fc.buffer, flatElem - fc.firstElem, c.buffer, done]
+            : [c.buffer, done, fc.buffer, flatElem - fc.firstElem];
+          ctx.runtime.copy(src, srcOff * 4, dst, dstOff * 4, count * 4);
+          done += count;
+        }
+      }
+      at += part.size;
+    });
+  },
+
+  adamwClipped(ctx, { t, p }) {
+    const wg = ctx.tuning.wg;
+    if (!(p.step >= 1)) throw new Error(`WebGPU adamwClipped: step must be >= 1 (1-based), got ${p.step}`);
+    const k = 'adamwClipped';
+    const ps = checked(ctx, k, 'p', t.p, p.n);
+    const g = checked(ctx, k, 'g', t.g, p.n);
+    const m = checked(ctx, k, 'm', t.m, p.n);
+    const v = checked(ctx, k, 'v', t.v, p.n);
+    const normSq = single(ctx, k, 'normSq', t.normSq, 1);
+    const bc1 = 1 - Math.pow(p.beta1, p.step);
+    const bc2 = 1 - Math.pow(p.beta2, p.step);
+    const clip = p.clip > 0 && Number.isFinite(p.clip) ? p.clip : 0;
+    perChunk(k, [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
+      ctx.runtime.dispatch(adamwClippedProgram(wg), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer, normSq],
+        { n: count, lr: p.lr, beta1: p.beta1, beta2: p.beta2, eps: p.eps, weightDecay: p.weightDecay, bc1, bc2, clip }, grid1d(count, wg));
     });
   },
 };

@@ -126,6 +126,13 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('sumSquares', 'x', t.x, p.n);
     need('sumSquares', 'out', t.out, 1);
   },
+  packTensors(t) {
+    need('packTensors', 'flat', t.flat, t.parts.reduce((n, x) => n + x.size, 0));
+  },
+  adamwClipped(t, p) {
+    needAll('adamwClipped', [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]], p.n);
+    need('adamwClipped', 'normSq', t.normSq, 1);
+  },
   adamw(t, p) {
     needAll('adamw', [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]], p.n);
   },

@@ -125,6 +125,18 @@ export interface KernelCatalog {
     t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor };
     p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; gradScale: number };
   };
+  /** Many tensors and one flat tensor: unpack=0 packs flat[offset_i + j] := parts[i][j], unpack=1 the reverse,
+   *  with offset_i = Σ_{k<i} parts[k].size (f32). WebGPU records buffer copies (no dispatch): the multi-tensor
+   *  AdamW gathers an adapter's parameters and gradients with it and scatters the parameters back. */
+  packTensors: { t: { parts: Tensor[]; flat: Tensor }; p: { unpack: 0 | 1 } };
+  /** `adamw` with the global-norm clip and the non-finite skip decided on the device: normSq[0] holds Σ g² over
+   *  every gradient of the step (sumSquares); norm = sqrt(normSq[0]); when the norm is not finite nothing changes;
+   *  otherwise gradScale = (clip > 0 and clip finite and norm > clip) ? clip / (norm + 1e-6) : 1 and p, m, v
+   *  are updated as `adamw` does. Nothing is read back: the host learns the norm later from normSq. */
+  adamwClipped: {
+    t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor; normSq: Tensor };
+    p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; clip: number };
+  };
 }
 
 export type KernelName = keyof KernelCatalog;

@@ -53,9 +53,10 @@ export interface MemoryShape {
 
 /** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
  *  fine-tuning) plus LoRA-merged inference copies; `optimizer`: AdamW's two moments; `kv_cache`: the decode
- *  call's K and V caches; `activations`: the larger of the decode call's and the gradient chunk's scratch.
- *  `total` is the peak: weights + lora + optimizer + the larger of (kv_cache + decode scratch) and the gradient
- *  chunk, since the caches are freed before the gradient pass runs (so it is not the sum of the categories). */
+ *  call's K and V caches; `activations`: the largest of the decode call's scratch, the gradient chunk's scratch and
+ *  the optimizer step's flat copies (optim/adamw.ts packs one adapter's gradients and parameters for the step).
+ *  `total` is the peak: weights + lora + optimizer + the largest of (kv_cache + decode scratch), the gradient
+ *  chunk and the step's copies, since each is freed before the next phase runs (so it is not the sum of the categories). */
 export interface MemoryBytes {
   weights: number;
   lora: number;
@@ -69,7 +70,7 @@ export interface MemoryPlan {
   parameters: number;
   bytes: MemoryBytes;
   /** which phase sets the peak */
-  peakPhase: 'decode' | 'gradient';
+  peakPhase: 'decode' | 'gradient' | 'optimizer';
   /** the gradient chunk keeps every layer's internals (no recompute) */
   keepsAllLayers: boolean;
 }
@@ -199,12 +200,15 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
   const decodeBytes = F * (dec.cache + dec.scratch);
   const gradientBytes = F * grad.floats;
-  const peakPhase = decodeBytes >= gradientBytes ? 'decode' : 'gradient';
+  // the AdamW step packs one adapter's gradients and parameters into flat copies while it runs
+  const stepBytes = F * 2 * trainable;
+  const phaseBytes = Math.max(decodeBytes, gradientBytes, stepBytes);
+  const peakPhase = decodeBytes === phaseBytes ? 'decode' : gradientBytes === phaseBytes ? 'gradient' : 'optimizer';
   const kv_cache = F * dec.cache;
-  const activations = Math.max(F * dec.scratch, gradientBytes);
+  const activations = Math.max(F * dec.scratch, gradientBytes, stepBytes);
   return {
     parameters,
-    bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + Math.max(decodeBytes, gradientBytes) },
+    bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + phaseBytes },
     peakPhase,
     keepsAllLayers: grad.keepAll,
   };

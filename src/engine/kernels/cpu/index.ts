@@ -3,7 +3,7 @@
 
 import type { Tensor } from '../../backend.ts';
 import type { KernelArgs, KernelName } from '../catalog.ts';
-import { adamw } from './adamw.ts';
+import { adamw, adamwClipped } from './adamw.ts';
 import { attention, attentionBackward } from './attention.ts';
 import { axpby, copyRows, sumSquares } from './elementwise.ts';
 import { embedding, embeddingBackward } from './embedding.ts';
@@ -102,6 +102,19 @@ export const cpuKernels: CpuKernelTable = {
   },
   sumSquares(mem, t, p) {
     sumSquares(mem.f32(t.x), mem.f32(t.out), p.n, p.accumulate);
+  },
+  packTensors(mem, t, p) {
+    const flat = mem.f32(t.flat);
+    let at = 0;
+    for (const part of t.parts) {
+      const x = mem.f32(part).subarray(0, part.size);
+      if (p.unpack) x.set(flat.subarray(at, at + part.size));
+      else flat.set(x, at);
+      at += part.size;
+    }
+  },
+  adamwClipped(mem, t, p) {
+    adamwClipped(mem.f32(t.p), mem.f32(t.g), mem.f32(t.m), mem.f32(t.v), mem.f32(t.normSq), p.n, p.lr, p.beta1, p.beta2, p.eps, p.weightDecay, p.step, p.clip);
   },
   adamw(mem, t, p) {
     adamw(mem.f32(t.p), mem.f32(t.g), mem.f32(t.m), mem.f32(t.v), p.n, p.lr, p.beta1, p.beta2, p.eps, p.weightDecay, p.step, p.gradScale);
