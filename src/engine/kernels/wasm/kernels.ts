@@ -1,7 +1,7 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
-// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw, rope (with the TypeScript kernel's
+// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (and adamwClipped), rope (with the TypeScript kernel's
 // cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts).
 // embedding, copyRows, sumRows stay on the TypeScript kernels, except embedding from a table stored as halves.
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
@@ -11,6 +11,7 @@
 import type { Tensor } from '../../backend.ts';
 import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
+import { clipScale } from '../cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import type { BFormat, WasmRuntime } from './runtime.ts';
 
@@ -115,6 +116,17 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf 
       const s = x.sumSquares(ptr(t.x), p.n);
       const out = mem.f32(t.out);
       out[0] = p.accumulate ? out[0] + s : s;
+    },
+    adamwClipped(mem, t, p) {
+      // the clip factor from the device-side Σ g², then the SIMD adamw (the CPU twin's composition)
+      const scale = clipScale(Math.sqrt(mem.f32(t.normSq)[0]), p.clip);
+      if (scale === null) return;
+      if (!(p.step >= 1)) throw new Error(`adamwClipped: step must be >= 1 (1-based), got ${p.step}`);
+      const bc1 = 1 - Math.pow(p.beta1, p.step), bc2 = 1 - Math.pow(p.beta2, p.step);
+      x.adamw(
+        ptr(t.p), ptr(t.g), ptr(t.m), ptr(t.v), p.n, p.lr, p.beta1, p.beta2, 1 - p.beta1, 1 - p.beta2, p.eps, p.weightDecay,
+        bc1, bc2, scale,
+      );
     },
     adamw(_mem, t, p) {
       if (!(p.step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${p.step}`);
