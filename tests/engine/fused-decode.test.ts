@@ -91,8 +91,9 @@ function qwenLike(layers: number): ModelConfig {
   return tinyConfig({ architecture: 'qwen2', numLayers: layers, attentionBias: true, hiddenSize: 32, intermediateSize: 48, numHeads: 4, numKvHeads: 2, headDim: 8, vocabSize: 97 });
 }
 
-function policy(be: Backend, cfg: ModelConfig, merge: boolean): EnginePolicy {
+function policy(be: Backend, cfg: ModelConfig, merge: boolean, baseDtype: 'f32' | 'f16' = 'f32'): EnginePolicy {
   return new EnginePolicy({
+    baseDtype,
     backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
     optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
@@ -138,6 +139,45 @@ describe('decode with the merged LoRA on WebGPU', () => {
     }
     expect(runs[1].tokens).toEqual(runs[0].tokens);
     runs[1].logprobs.forEach((x, i) => expect(Math.abs(x - runs[0].logprobs[i])).toBeLessThan(1e-5));
+  });
+
+  it('merges over f16 base weights too (widened to f32 in the copy): the same greedy tokens as the unmerged adapter', async () => {
+    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const cfg = qwenLike(2);
+    const prompt = { prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] };
+    const runs: Generation[] = [];
+    for (const merge of [true, false]) {
+      const p = policy(gpu, cfg, merge, 'f16');
+      p.zeroGrad('a');
+      await p.accumulateGradients([{ tokens: [5, 8, 13, 21], positions: [1, 2, 3], adapter: 'a', coef: new Float32Array(3).fill(-1) }]);
+      await p.optimizerStep('a');
+      runs.push((await p.generate([prompt], greedy))[0]);
+      p.dispose();
+    }
+    expect(runs[0].tokens).toEqual(runs[1].tokens);
+    runs[0].logprobs.forEach((x, i) => expect(Math.abs(x - runs[1].logprobs[i])).toBeLessThan(1e-4));
+    gpu.destroy();
+  });
+
+  it('on the WASM backend over f16 and bf16 base weights as well', async () => {
+    const { WasmBackend } = await import('../../src/engine/backends/wasm.ts');
+    const cfg = qwenLike(2);
+    for (const dtype of ['f16', 'bf16'] as const) {
+      const runs: Generation[] = [];
+      for (const merge of [true, false]) {
+        const be = await WasmBackend.create();
+        const p = new EnginePolicy({
+          backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') }, baseDtype: dtype,
+          training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
+          optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+          seed: 3, mergeLoraForInference: merge,
+        });
+        runs.push((await p.generate([{ prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] }], greedy))[0]);
+        be.destroy();
+      }
+      expect(runs[0].tokens, dtype).toEqual(runs[1].tokens);
+    }
   });
 
   it('follows the adapter after optimiser steps (re-merged on the device): the same greedy tokens as the unmerged adapter', async () => {

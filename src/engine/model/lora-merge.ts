@@ -8,7 +8,7 @@ import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams, LayerParams } from './params.ts';
 import { projectionDims, type LoraAdapter, type LoraTarget } from './lora.ts';
-import { copyTensor } from './device-ops.ts';
+import { copyTensor, tensorFrom } from './device-ops.ts';
 
 /** One decoder layer with concatenated projections (inference only). */
 export interface FusedLayer {
@@ -68,13 +68,33 @@ export function largestMergedTensorBytes(cfg: ModelConfig): number {
   return 4 * D * Math.max((H + 2 * Hkv) * Dh, 2 * F);
 }
 
-/** dst rows [row0, row0 + rows of src) := src (f32 or f16 source; an f16 source goes through an f32 copy). */
+/** dst := src as f32 (same element count). A half-precision source (f16 / bf16 base weights) is widened by the
+ *  `embedding` kernel, a gather of every row, which reads halves on every backend (axpby reads them on WebGPU
+ *  only). */
+function widen(be: Backend, src: Tensor, dst: Tensor): void {
+  if (src.dtype === 'f32') {
+    copyTensor(be, src, dst);
+    return;
+  }
+  const cols = src.shape.length === 2 ? src.shape[1] : 1;
+  const rows = src.size / cols;
+  const ids = tensorFrom(be, [rows], Int32Array.from({ length: rows }, (_, i) => i), `merge.rows.${rows}`);
+  try {
+    be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: rows, D: cols } });
+  } finally {
+    be.free(ids);
+  }
+}
+
+/** dst rows [row0, row0 + rows of src) := src, a matrix or a vector (one element a row); a half-precision source
+ *  goes through an f32 copy. */
 function copyInto(be: Backend, src: Tensor, dst: Tensor, row0: number, tmp: () => Tensor): void {
-  const [rows, cols] = src.shape;
+  const cols = src.shape.length === 2 ? src.shape[1] : 1;
+  const rows = src.size / cols;
   let from = src;
   if (src.dtype !== 'f32') {
     from = tmp();
-    copyTensor(be, src, from);
+    widen(be, src, from);
   }
   be.run('copyRows', { t: { src: from, dst }, p: { B: 1, T: rows, W: cols, Sdst: dst.shape[0], dstRow0: row0 } });
 }
@@ -106,7 +126,7 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
       if (layer.qBias && layer.kBias && layer.vBias) {
         qkvBias = own([nQkv], `layers.${l}.qkvBias`);
         for (const [b, row0] of [[layer.qBias, 0], [layer.kBias, H * Dh], [layer.vBias, (H + Hkv) * Dh]] as const) {
-          be.run('copyRows', { t: { src: b, dst: qkvBias }, p: { B: 1, T: b.size, W: 1, Sdst: nQkv, dstRow0: row0 } });
+          copyInto(be, b, qkvBias, row0, tmpOf(b.shape));
         }
       }
       const o = adapter.targets.includes('o') ? own([D, H * Dh], `layers.${l}.o`) : layer.o;
@@ -142,7 +162,7 @@ export function refreshMerged(be: Backend, cfg: ModelConfig, base: DecoderParams
           sum = scratch.get(key) ?? be.alloc([nOut, nIn], 'f32', `merge.sum.${key}`);
           scratch.set(key, sum);
         }
-        copyTensor(be, layer[t], sum);
+        widen(be, layer[t], sum);
         be.run('matmul', {
           t: { a: pair.B, b: pair.A, c: sum },
           p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
