@@ -122,7 +122,7 @@ describe('decode with the merged LoRA on WebGPU', () => {
     gpu.destroy();
   });
 
-  it('decodes the same greedy tokens with the decode kernels forced on (matrix-vector, few-rows) as with the general matmul', async () => {
+  it('decodes the same greedy tokens with the decode kernels forced on (matrix-vector, few-rows matmul, row-per-workgroup rmsnorm) as with the general kernels', async () => {
     const dawn = requireDawnDevice(await tryRequestDawnDevice());
     const cfg = qwenLike(2);
     const runs: Generation[] = [];
@@ -131,8 +131,10 @@ describe('decode with the merged LoRA on WebGPU', () => {
       const before = gpu.dispatchesByProgram();
       const p = policy(gpu, cfg, true);
       const [g] = await p.generate([{ prompt: [2, 9, 4, 11], adapter: 'a', maxNewTokens: 3, stopStrings: [], stopTokenIds: [] }], greedy);
-      const used = Object.entries(gpu.dispatchesByProgram()).filter(([k, n]) => k.startsWith('matvec:') && n > (before[k] ?? 0)).length;
-      expect(used > 0, `matvec used: ${decodeKernels}`).toBe(decodeKernels);
+      for (const kind of ['matvec:', 'rmsnormRows:']) {
+        const used = Object.entries(gpu.dispatchesByProgram()).filter(([k, n]) => k.startsWith(kind) && n > (before[k] ?? 0)).length;
+        expect(used > 0, `${kind} used: ${decodeKernels}`).toBe(decodeKernels);
+      }
       runs.push(g);
       p.dispose();
       gpu.destroy();

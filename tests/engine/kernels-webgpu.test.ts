@@ -137,6 +137,20 @@ describe('WebGPU kernels vs the CPU reference', () => {
     Object.assign(gpu.tuning, saved);
   });
 
+  it('rmsnorm with one workgroup per row (few rows; forced on, it is off on SwiftShader by default), f32 and f16 weights', async () => {
+    expect(gpu.tuning.rowReduce).toBe(!/swiftshader|fallback/i.test(gpu.description));
+    const saved = gpu.tuning.rowReduce;
+    gpu.tuning.rowReduce = true;
+    const before = gpu.dispatchesByProgram()['rmsnormRows:f32'] ?? 0;
+    for (const [R, D] of [[1, 896], [5, 37], [3, 64]]) {
+      await check('rmsnorm', { x: f32([R, D]), w: f32([D]), y: nan([R, D]), rstd: nan([R]) }, { R, D, eps: 1e-6 }, ['y', 'rstd']);
+    }
+    await check('rmsnorm', { x: f32([2, 40]), w: { shape: [40], data: encodeF16(randn(40)), dtype: 'f16' }, y: nan([2, 40]), rstd: nan([2]) }, { R: 2, D: 40, eps: 1e-6 }, ['y', 'rstd']);
+    expect(gpu.dispatchesByProgram()['rmsnormRows:f32'] ?? 0).toBeGreaterThan(before);
+    expect(gpu.dispatchesByProgram()['rmsnormRows:f16'] ?? 0).toBeGreaterThan(0);
+    gpu.tuning.rowReduce = saved;
+  });
+
   it('the 1-D kernels with other workgroup sizes (a template parameter): 32 and 256 threads', async () => {
     for (const wg of [32, 256]) {
       gpu.tuning.wg = wg;

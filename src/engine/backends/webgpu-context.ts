@@ -15,6 +15,9 @@ export interface KernelTuning {
    *  vec4 weight reads, split-K over the workgroup's lanes; preferred to fewRows where it applies; costly on
    *  SwiftShader (barriers) */
   matvec: boolean;
+  /** rmsnorm over at most 1,024 rows with one workgroup per row (a workgroup-memory reduction of Σ x²) instead
+   *  of one thread per row; costly on SwiftShader (barriers) */
+  rowReduce: boolean;
   /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
    *  log-softmax pieces); a template parameter of their WGSL, default 64 */
   wg: number;

@@ -6,7 +6,7 @@ import { grid1d, type ElemType } from '../kernels/wgsl/common.ts';
 import {
   adamwProgram, axpbyProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
 } from '../kernels/wgsl/elementwise.ts';
-import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram } from '../kernels/wgsl/norm.ts';
+import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
 import { qkvRopeProgram, swigluPackedProgram } from '../kernels/wgsl/fused.ts';
 import { adamwClippedProgram } from '../kernels/wgsl/adamw-clipped.ts';
@@ -73,6 +73,11 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const w = single(ctx, 'rmsnorm', 'w', t.w, D, FLOATS);
     const y = single(ctx, 'rmsnorm', 'y', t.y, R * D);
     const rstd = single(ctx, 'rmsnorm', 'rstd', t.rstd, R);
+    if (ctx.tuning.rowReduce && R <= 1024) {
+      // few rows (decode): one workgroup per row
+      ctx.runtime.dispatch(rmsnormRowsProgram(elem(t.w.dtype)), [x, w, y, rstd], p, [R, 1, 1]);
+      return;
+    }
     ctx.runtime.dispatch(rmsnormProgram(elem(t.w.dtype), wg), [x, w, y, rstd], p, grid1d(R, wg));
   },
 

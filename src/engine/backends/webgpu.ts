@@ -21,8 +21,8 @@ export interface WebGpuBackendOptions {
   scratchBytes?: number;
   /** Bytes of uniform parameter slots (256 each) batched before a forced submit; default 1 MiB. */
   uniformRingBytes?: number;
-  /** Use the few-rows matmul and the matrix-vector kernel (decode, M <= 8) — default: on hardware adapters, off on
-   *  software ones (SwiftShader), where their workgroup barriers cost more than they save. */
+  /** Use the decode kernels (few-rows matmul, matrix-vector kernel, row-per-workgroup rmsnorm) — default: on
+   *  hardware adapters, off on software ones (SwiftShader), where their workgroup barriers cost more than they save. */
   fewRowsMatmul?: boolean;
   /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),
    *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
@@ -73,7 +73,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, wg: 64, attentionSplitKeys: 128 };
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, wg: 64, attentionSplitKeys: 128 };
     const described = given ?? known;
     this.description = typeof described === 'string' ? described
       : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`

@@ -1,5 +1,7 @@
 // WGSL RMSNorm forward and backward. Rows are independent, so one thread walks one row of D features (no
-// workgroup reduction, no barriers); the weight gradient is a column sum, one thread per feature.
+// workgroup reduction, no barriers); the weight gradient is a column sum, one thread per feature. For few rows
+// (decode: one per sequence) the forward also has a row-per-workgroup variant (rmsnormRows): 64 threads share a
+// row's Σ x² through a workgroup-memory reduction and write its D outputs side by side.
 //   rmsnorm:          rstd[r] = 1/sqrt(mean_d x[r,d]^2 + eps);  y[r,d] = x[r,d] * rstd[r] * w[d]
 //   rmsnormDx:        g = dy * w;  dx[r,d] (+)= rstd*g[d] - rstd^3/D * x[r,d] * sum_e g[e] x[r,e]
 //   rmsnormDw:        dw[d] += sum_r dy[r,d] * x[r,d] * rstd[r]
@@ -77,6 +79,41 @@ ${entry1d(wg)}
   return { key: `rmsnormDw:wg${wg}`, code, bindings, params, wg };
 }
 
+function buildRmsnormRowsProgram(w: ElemType): WgslProgram {
+  const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
+  const bindings = [
+    { name: 'x', elem: 'f32', access: 'read' },
+    { name: 'w', elem: w, access: 'read' },
+    { name: 'y', elem: 'f32', access: 'read_write' },
+    { name: 'rstd', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const code = `${header(params, bindings)}
+
+var<workgroup> part: array<f32, 64>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let r = wid.x + wid.y * nwg.x;
+  let lane = lid.x;
+  let row = min(r, P.R - 1u) * P.D;
+  var ss = 0.0;
+  for (var d = lane; d < P.D; d = d + 64u) { let v = x[row + d]; ss = ss + v * v; }
+  part[lane] = ss;
+  workgroupBarrier();
+  for (var s = 32u; s > 0u; s = s >> 1u) {
+    if (lane < s) { part[lane] = part[lane] + part[lane + s]; }
+    workgroupBarrier();
+  }
+  if (r >= P.R) { return; }
+  let sc = inverseSqrt(part[0] / f32(P.D) + P.eps);
+  if (lane == 0u) { rstd[r] = sc; }
+  for (var d = lane; d < P.D; d = d + 64u) { y[row + d] = x[row + d] * sc * ld_w(d); }
+}
+`;
+  return { key: `rmsnormRows:${w}`, code, bindings, params };
+}
+
+export const rmsnormRowsProgram = cached(buildRmsnormRowsProgram);
 export const rmsnormProgram = cached(buildRmsnormProgram);
 
 export const rmsnormDxProgram = cached(buildRmsnormDxProgram);
