@@ -113,12 +113,26 @@ describe('WebGPU kernels vs the CPU reference', () => {
     gpu.tuning.fewRows = saved;
   });
 
-  it('matrix-vector kernel (decode shapes, M <= 8, aligned to 4; 8, 4 and 2 columns per workgroup by K; f16 weights; forced on, it is off on SwiftShader by default)', async () => {
+  it('matrix-vector kernel (decode shapes, M <= 8, aligned to 4; 8, 4 and 2 columns per workgroup by K; subgroupAdd and workgroup-memory reductions; f16 weights; forced on, it is off on SwiftShader by default)', async () => {
     expect(gpu.tuning.matvec).toBe(!/swiftshader|fallback/i.test(gpu.description));
     const saved = { ...gpu.tuning };
     gpu.tuning.matvec = true;
     gpu.tuning.fewRows = false;
     const count = (key: string) => gpu.dispatchesByProgram()[key] ?? 0;
+    // the adapter's subgroups (SwiftShader has them, size 4) and the workgroup-memory reduction
+    const sg = gpu.tuning.subgroups;
+    if (gpu.device.features.has('subgroups')) expect(sg).not.toBeNull();
+    const keys = sg ? ['matvec:8:f32:f32', `matvec:8:f32:f32:sg${sg[0]}-${sg[1]}`, `matvec:2:f32:f32:sg${sg[0]}-${sg[1]}`] : ['matvec:8:f32:f32'];
+    const before0 = keys.map(count);
+    for (const reduction of sg ? [sg, null] : [null]) {
+      gpu.tuning.subgroups = reduction;
+      for (const [M, N, K] of [[1, 37, 44], [8, 21, 516], [5, 9, 2052]] as const) {
+        await check('matmul', { a: f32([M, K]), b: f32([N, K]), c: f32([M, N]), bias: f32([N]) },
+          { M, N, K, transA: 0, transB: 1, alpha: 0.5, beta: 1 }, ['c']);
+      }
+    }
+    keys.forEach((k, i) => expect(count(k), k).toBeGreaterThan(before0[i]));
+    gpu.tuning.subgroups = null;
     const before = ['matvec:8:f32:f32', 'matvec:4:f32:f32', 'matvec:2:f32:f32', 'matvec:8:f16:f32'].map(count);
     for (const [M, N, K] of [[1, 37, 44], [8, 21, 516], [5, 9, 2052], [3, 70, 4]] as const) {
       await check('matmul', { a: f32([M, K]), b: f32([N, K]), c: f32([M, N]), bias: f32([N]) },

@@ -18,6 +18,9 @@ export interface KernelTuning {
   /** rmsnorm over at most 1,024 rows with one workgroup per row (a workgroup-memory reduction of Σ x²) instead
    *  of one thread per row; costly on SwiftShader (barriers) */
   rowReduce: boolean;
+  /** the adapter's [min, max] subgroup size when the device has the `subgroups` feature (and max <= 128): the
+   *  matrix-vector kernel then reduces with subgroupAdd; null: workgroup memory only */
+  subgroups: readonly [number, number] | null;
   /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
    *  log-softmax pieces); a template parameter of their WGSL, default 64 */
   wg: number;

@@ -111,9 +111,11 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
         });
         const buffers = [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer];
         if (tuning.matvec && transA === 0 && transB === 1 && params.M <= MATVEC_MAX_M && fast && a.dtype === 'f32') {
-          const cols = matvecCols(params.K);
+          const sg = tuning.subgroups;
+          // with subgroups, each column needs at least the largest subgroup's lanes (256 / cols >= max size)
+          const cols = sg ? Math.min(matvecCols(params.K), 256 / Math.max(32, sg[1])) as 2 | 4 | 8 : matvecCols(params.K);
           if (params.N <= 65535 * cols) {
-            runtime.dispatch(matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem), buffers, params, [Math.ceil(params.N / cols), 1, 1]);
+            runtime.dispatch(matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem, sg), buffers, params, [Math.ceil(params.N / cols), 1, 1]);
             return;
           }
         }

@@ -42,6 +42,15 @@ function isSoftwareAdapter(info: GPUAdapterInfo | string | undefined): boolean {
     /swiftshader|llvmpipe|lavapipe/i.test(`${info.vendor} ${info.architecture} ${info.device} ${info.description}`);
 }
 
+/** [min, max] subgroup size of a device created with the `subgroups` feature (from its adapter info), else null. */
+function subgroupSizes(device: GPUDevice): readonly [number, number] | null {
+  if (!device.features.has('subgroups')) return null;
+  const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+  const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
+  if (!min || !max || max > 128 || (max & (max - 1)) !== 0 || (min & (min - 1)) !== 0) return null;
+  return [min, max];
+}
+
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
   readonly description: string;
@@ -73,7 +82,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, wg: 64, attentionSplitKeys: 128 };
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, subgroups: subgroupSizes(device), wg: 64, attentionSplitKeys: 128 };
     const described = given ?? known;
     this.description = typeof described === 'string' ? described
       : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
