@@ -45,7 +45,7 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   if (!adapter) return null;
   const requiredLimits: Record<string, number> = {};
   for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
-  const requiredFeatures: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+  const requiredFeatures = (['shader-f16', 'subgroups'] as GPUFeatureName[]).filter((f) => adapter.features.has(f));
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'rema-engine' });
   const adapterInfo = adapter.info;
   const isFallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
