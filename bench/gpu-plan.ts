@@ -39,6 +39,8 @@ export interface PhaseFigures {
   readback_bytes_per_row?: number;
   bind_groups_created: number;
   bind_groups_first_step?: number;
+  /** copyBufferToBuffer commands (the multi-tensor AdamW packs with them) */
+  copies: number;
   host_upload_bytes: number;
   host_ms: number;
   wall_ms: number;
@@ -110,7 +112,7 @@ interface Sample { d: GpuCounts; ms: number; wall: number }
 function figures(samples: readonly Sample[], rows: number | null): PhaseFigures {
   const d = samples[samples.length - 1].d;
   const f: PhaseFigures = {
-    dispatches: d.dispatches, submits: d.submits, readbacks: d.readbacks, bind_groups_created: d.bindGroupsCreated,
+    dispatches: d.dispatches, submits: d.submits, readbacks: d.readbacks, bind_groups_created: d.bindGroupsCreated, copies: d.copies,
     host_upload_bytes: d.hostUploadBytes, host_ms: samples.reduce((a, x) => a + x.ms, 0) / samples.length, wall_ms: median(samples.map((x) => x.wall)),
   };
   if (rows !== null) f.readback_bytes_per_row = d.readbackBytes / rows;
