@@ -227,7 +227,10 @@ export function fusedWorkspaceFloats(cfg: ModelConfig, R: number): number {
 /** x[R, D] := layer(x) in place, with a fused layer (inference only: nothing is kept for a backward). 9 kernels:
  *  rmsnorm, one matmul for q,k,v (+ bias), qkvRope (RoPE and the k, v writes), attention, o_proj accumulated into
  *  x (the residual add as the matmul's beta = 1), rmsnorm, one matmul for gate,up, swigluPacked, down_proj
- *  accumulated into x. Same arithmetic as layerForward on the merged weights. */
+ *  accumulated into x. The same arithmetic as layerForward on the merged weights, except the residual adds: a
+ *  backend that accumulates a matmul in higher precision (the CPU backend, in float64) adds x before rounding once
+ *  where layerForward rounds the matmul and then the add, so results may differ in the last bit there (on WebGPU the
+ *  f32 sum is rounded first, as before). A greedy or sampled token flips only at an exact near-tie. */
 export function layerForwardFused(ctx: LayerContext, layer: FusedLayer, x: Tensor, ws: FusedWorkspace, attn: AttentionSource): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
