@@ -95,7 +95,10 @@ export class AdamW {
   async step(): Promise<AdamWStepResult> {
     const o = this.options;
     const lr = learningRate(o.lr, o.schedule, this.stepCount + 1);
-    if (this.slots.length === 0) return { gradNorm: 0, lr, applied: false };
+    if (this.slots.length === 0) {
+      this.stepCount++;
+      return { gradNorm: 0, lr, applied: true };
+    }
     const be = this.be;
     const scope = new TensorScope(be);
     try {
