@@ -1,0 +1,43 @@
+// The planner from a config (src/rl/plan.ts) against real trainer steps on the real engine: the embedded tiny
+// model with its tokenizer, the tiny-default protocol (multi-turn ReMA) and VRP_RL, on the CPU backend. The plan
+// sizes the step's worst case (every message at its token cap, every prompt at its longest), so its total must
+// bound the allocation ledger's measured peak, and stay near it (within 2.5x: the real messages stop early).
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import type { ExperimentConfig } from '../../src/rl/config.ts';
+import { planConfig } from '../../src/rl/plan.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { policyForConfig } from '../../src/rl/policy-setup.ts';
+import { createTrainer } from '../../src/rl/trainer.ts';
+import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
+
+async function measuredPeak(config: ExperimentConfig): Promise<{ peak: number; planned: number }> {
+  const source = directoryFileSource(TINY_MODEL_DIR);
+  const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
+  const backend = new CpuBackend();
+  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, seed: 0 });
+  const problems = tinyArithProblems({ split: 'train', count: 8, seed: 7 });
+  const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
+  await trainer.step();
+  const plan = planConfig(config, { config: checkpoint.config, name: 'tiny-rema' }, { backend: 'cpu' });
+  return { peak: backend.ledger().peakBytes, planned: plan.bytes.total };
+}
+
+describe('planConfig vs a real trainer step', () => {
+  const cases: Array<[string, Partial<ExperimentConfig> & { preset: string }]> = [
+    ['tiny-default (multi-turn, 2 problems x G 4)', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4 }],
+    ['tiny-default with 2 mini-batches and 3 rounds', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4, miniBatches: 2, maxTurns: 3 }],
+    ['vrp-rl', { preset: 'vrp-rl', problemsPerStep: 2, groupSize: 4, prompts: 'tiny' }],
+  ];
+  it.each(cases)('%s: the plan bounds the ledger peak', async (_label, { preset, ...over }) => {
+    const config: ExperimentConfig = { ...getPreset(preset), evalEvery: 0, evalBeforeTrain: false, steps: 1, ...over };
+    const { peak, planned } = await measuredPeak(config);
+    console.info(`${_label}: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x)`);
+    expect(planned).toBeGreaterThanOrEqual(peak);
+    expect(planned).toBeLessThanOrEqual(2.5 * peak);
+  });
+});
