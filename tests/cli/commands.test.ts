@@ -55,12 +55,12 @@ describe('rema eval / sweep / verify / export', () => {
     // 4 run rows, then one row per config: seed "all", 2 seeds, min <= mean <= max
     expect(csv.length).toBe(7);
     expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,0,[\d.]+,,,,,,,,,,,,,$/);
-    const cells = (line: string) => line.split(',');
+    const header = csv[0].split(',');
     for (const [i, label] of [[5, 'ratio=token'], [6, 'ratio=turn-geometric']] as const) {
-      const c = cells(csv[i]);
+      const c = csv[i].split(',');
       expect(c.slice(0, 3)).toEqual([label, label.split('=')[1], 'all']);
       expect(c[11]).toBe('2');
-      const col = (name: string) => Number(c[cells(csv[0]).indexOf(name)]);
+      const col = (name: string) => Number(c[header.indexOf(name)]);
       expect(col('eval_last_min')).toBeLessThanOrEqual(col('eval_last'));
       expect(col('eval_last')).toBeLessThanOrEqual(col('eval_last_max'));
       expect(col('eval_last_std')).toBeGreaterThanOrEqual(0);
