@@ -87,6 +87,30 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
     be.destroy();
   });
 
+  it.each(HALVES)('%s: the kernels widen signs, subnormals, zeros and the largest values exactly', async (h) => {
+    const be = await WasmBackend.create();
+    const row = Float32Array.from([1e-6, -1e-6, -0, 0, 65504, -65504, 3e-8, -3e-8, 6.1e-5, -2.5, 1 / 3, -7e-5, 0.1]);
+    const D = row.length;
+    const table = put(be, [2, D], Float32Array.from([...row, ...row.map((x) => -x)]), h);
+    const ids = be.alloc([2], 'i32');
+    be.upload(ids, Int32Array.from([1, 0]));
+    const out = be.alloc([2, D]);
+    be.run('embedding', { t: { ids, table, out }, p: { R: 2, D } });
+    const want = round(Float32Array.from([...row.map((x) => -x), ...row]), h);
+    expect(Array.from(await readF32(be, out)).map((x) => Object.is(x, -0) ? '-0' : x)).toEqual(Array.from(want).map((x) => Object.is(x, -0) ? '-0' : x));
+    // the same values as B of a few-rows matmul and of a packed one: x = one-hot rows pick them out
+    for (const M of [2, 40]) {
+      const a = new Float32Array(M * 2);
+      for (let i = 0; i < M; i++) a[i * 2 + (i % 2)] = 1;
+      const c = be.alloc([M, D]);
+      be.run('matmul', { t: { a: put(be, [M, 2], a), b: table, c }, p: { M, N: D, K: 2, transA: 0, transB: 0, alpha: 1, beta: 0 } });
+      const got = await readF32(be, c);
+      const rounded = round(Float32Array.from([...row, ...row.map((x) => -x)]), h);
+      for (let i = 0; i < M; i++) for (let j = 0; j < D; j++) expect(got[i * D + j]).toBe(rounded[(i % 2) * D + j] + 0);
+    }
+    be.destroy();
+  });
+
   describe.each(HALVES)('%s kernels vs the CPU reference on the rounded weights, odd shapes', (h) => {
     it('matmul with B as halves: every path (few rows in place, packed), both layouts, bias, alpha / beta', async () => {
       const wasm = await WasmBackend.create();

@@ -297,13 +297,13 @@ export function matmulFewRows(
  *  and subnormal alike). */
 const F16_SCALE: f32 = 5.192296858534828e33;
 
-/** four u16 halves (zero-extended to i32 lanes) -> four f32 */
+/** four halves (sign-extended to i32 lanes) -> four f32. f16: the sign-extended bits shifted left by 13 put the
+ *  sign in bit 31 and exponent and mantissa in their f32 places (the mask clears the sign copies in bits 28-30),
+ *  then one multiply by 2^112 rebiases the exponent (subnormal halves included). */
 // @ts-ignore: decorator
 @inline function widen4(x: v128, bf16: i32): v128 {
   if (bf16) return i32x4.shl(x, 16);
-  const sign = i32x4.shl(v128.and(x, i32x4.splat(0x8000)), 16);
-  const mag = f32x4.mul(i32x4.shl(v128.and(x, i32x4.splat(0x7fff)), 13), f32x4.splat(F16_SCALE));
-  return v128.or(sign, mag);
+  return f32x4.mul(v128.and(i32x4.shl(x, 13), i32x4.splat(0x8fffe000)), f32x4.splat(F16_SCALE));
 }
 
 /** the f32 value of one stored half */
@@ -316,7 +316,7 @@ const F16_SCALE: f32 = 5.192296858534828e33;
 
 // @ts-ignore: decorator
 @inline function load4h(p: usize, bf16: i32): v128 {
-  return widen4(v128.load16x4_u(p), bf16);
+  return widen4(v128.load16x4_s(p), bf16);
 }
 
 /** dst[i] = the f32 value of the half src[i], for i < n (embedding rows, reads back to the host). */
