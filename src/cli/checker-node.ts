@@ -7,7 +7,6 @@ import { preemptibleChecker, type AnswerChecker, type CheckerWorker, type Preemp
 /** One worker_threads Worker running the checker; unref'd, so an idle checker never keeps the process alive. */
 export function spawnNodeCheckerWorker(): CheckerWorker {
   const worker = new Worker(new URL('./checker-thread.mjs', import.meta.url), { name: 'rema-answer-checker' });
-  worker.unref();
   let terminated = false;
   return {
     post: (request) => worker.postMessage(request),
@@ -17,6 +16,8 @@ export function spawnNodeCheckerWorker(): CheckerWorker {
       worker.on('exit', (code) => {
         if (!terminated) onFailure(new Error(`the checker thread exited with code ${code}`));
       });
+      // after the listeners: adding a 'message' listener refs the worker's port again
+      worker.unref();
     },
     terminate() {
       terminated = true;
