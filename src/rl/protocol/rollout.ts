@@ -91,13 +91,15 @@ async function generateTurn(
     return encodeChat(actor.tokenizer, chat, [], true).tokens;
   });
   const fits = prompts.map((p) => p.length <= s.maxPromptTokens && p.length < actor.maxContext);
+  // the context bit when a prompt within the cap fills it, or when a turn used all of a budget the context shortened
   prompts.forEach((p, i) => {
-    if (p.length <= s.maxPromptTokens && p.length + s.maxTokensPerTurn > actor.maxContext) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
+    if (p.length <= s.maxPromptTokens && !fits[i]) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
   });
   const requests = prompts
     .map((prompt, i) => ({ prompt, i }))
     .filter(({ i }) => fits[i])
-    .map(({ prompt }) => ({
+    .map(({ prompt, i }) => ({
+      i,
       prompt,
       adapter: actor.adapter,
       maxNewTokens: Math.min(s.maxTokensPerTurn, actor.maxContext - prompt.length),
@@ -105,6 +107,10 @@ async function generateTurn(
       stopTokenIds: actor.tokenizer.stopTokenIds,
     }));
   const generated = requests.length > 0 ? await actor.policy.generate(requests, sampling, s.onTokens) : [];
+  generated.forEach((g, k) => {
+    const r = requests[k];
+    if (g.finish === 'length' && r.maxNewTokens < s.maxTokensPerTurn) s.onContextLimit?.(episodes[r.i], r.prompt.length, actor.maxContext);
+  });
   let next = 0;
   return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
 }

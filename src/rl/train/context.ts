@@ -3,9 +3,11 @@
 // What this tool does about it, so it is never silent:
 //  - at start (checkFirstPromptFits), refuse when even the first turn of the problem with the shortest question
 //    cannot generate a single token: every episode would end before it starts;
-//  - otherwise count, per step and per evaluation, the episodes where some turn's prompt + maxTokensPerTurn did not
-//    fit (MetricsRecord.context_limited, with the context length and the longest such prompt), which the CLI prints
-//    as a warning and the page shows as a notice (contextMessage words both).
+//  - otherwise count, per step and per evaluation, the episodes the context actually cut: a prompt within the
+//    prompt cap that fills the context, or a turn that used all of a generation budget the context had shortened
+//    below maxTokensPerTurn (MetricsRecord.context_limited, with the context length and the longest such prompt),
+//    which the CLI prints as a warning and the page shows as a notice (contextMessage words both). A turn that ends
+//    before the context would have cut it is not counted.
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { Problem } from '../../data/problem.ts';
 import type { AgentRole } from '../config.ts';
