@@ -95,7 +95,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
   const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
   const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };
   try {
-    checkFirstPromptFits([...train, ...evalSet], isTwoAgent(config) ? 'two-agent' : 'single', firstRole, firstActor.tokenizer, prompts, firstActor.maxContext);
+    checkFirstPromptFits([...train, ...evalSet], isTwoAgent(config) ? 'two-agent' : 'single', firstRole, firstActor.tokenizer, prompts, firstActor.maxContext, config.maxPromptTokens);
   } catch (e) {
     throw new Error(`createTrainer: ${(e as Error).message}`, { cause: e });
   }

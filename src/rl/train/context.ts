@@ -1,8 +1,9 @@
 // A model whose context is shorter than the prompts: the rollout cuts a turn's generation budget where the context
 // ends, or ends the episode (`completion_token_exceeded`) when the prompt alone fills it, and those episodes score 0.
 // What this tool does about it, so it is never silent:
-//  - at start (checkFirstPromptFits), refuse when even the first turn of the problem with the shortest question
-//    cannot generate a single token: every episode would end before it starts;
+//  - at start (checkFirstPromptFits), refuse when even the first turn of the problem with the shortest question,
+//    within the prompt cap (maxPromptTokens), cannot generate a single token: every episode would end before it
+//    starts (a prompt over the cap ends its episode whatever the context, so it is not refused);
 //  - otherwise count, per step and per evaluation, the episodes the context actually cut: a prompt within the
 //    prompt cap that fills the context, or a turn that used all of a generation budget the context had shortened
 //    below maxTokensPerTurn (MetricsRecord.context_limited, with the context length and the longest such prompt),
@@ -57,12 +58,14 @@ export function checkFirstPromptFits(
   tokenizer: ChatTokenizer,
   prompts: AgentPrompts,
   maxContext: number,
+  maxPromptTokens = Infinity,
 ): void {
   if (!Number.isFinite(maxContext) || problems.length === 0) return;
   const problem = problems.reduce((a, p) => (p.question.length < a.question.length ? p : a));
   const episode: Episode = { problem, group: 0, sample: 0, kind, messages: [], finish: null };
   const tokens = encodeChat(tokenizer, chatFor(episode, role, prompts), [], true).tokens.length;
-  if (tokens >= maxContext)
+  // a prompt over the prompt cap ends its episode whatever the context (completion_token_exceeded, as in the code)
+  if (tokens >= maxContext && tokens <= maxPromptTokens)
     throw new Error(
       `the model's context is ${maxContext} tokens (max_position_embeddings), but the first ${role} prompt of the shortest problem ` +
         `("${problem.id}") already takes ${tokens} tokens: no episode could generate a token. Use a model with a longer context or shorter prompts.`,
