@@ -2,10 +2,12 @@
 // one WorkerRequest and resolves with the first event of the awaited type (an error event rejects), and a local
 // folder read from disk the way the page's folder input hands it over.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { OrtLoader } from '../../src/app/worker/onnx-runtime.ts';
 import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { createSession } from '../../src/app/worker/session.ts';
+import type { ExperimentConfig } from '../../src/rl/config.ts';
+import { getPreset } from '../../src/rl/presets.ts';
 
 export function startSession(loadOrt?: OrtLoader) {
   const events: WorkerEvent[] = [];
@@ -43,4 +45,34 @@ export function folderFiles(root: string, skip: (path: string) => boolean = () =
   };
   walk(root);
   return out;
+}
+
+/** The committed tiny Qwen2.5 model folder the app tests load as a user's local folder. */
+export const TINY_QWEN_FOLDER = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
+
+/**
+ * tiny-default at minimal sizes for the tiny Qwen2.5 fixture, so a session test takes seconds: the tiny prompts
+ * (short enough for the fixture's context under its byte-level tokenizer), 1 problem x group 2, short turns.
+ */
+export function fixtureConfig(over: Partial<ExperimentConfig> = {}): ExperimentConfig {
+  return {
+    ...getPreset('tiny-default'),
+    prompts: 'tiny',
+    maxPromptTokens: 4096,
+    problemsPerStep: 1,
+    groupSize: 2,
+    maxTurns: 2,
+    maxTokensPerTurn: 6,
+    evalEvery: 0,
+    evalBeforeTrain: true,
+    evalSize: 2,
+    trainSize: 8,
+    steps: 2,
+    ...over,
+  };
+}
+
+/** Loads the fixture folder into a session on the CPU backend and waits until it is ready. */
+export function loadFixture(s: ReturnType<typeof startSession>, config: ExperimentConfig) {
+  return s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) }, backend: 'cpu', config }, 'ready');
 }

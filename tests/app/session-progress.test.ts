@@ -1,31 +1,14 @@
 // The status line's progress during an evaluation and a rollout, from the worker's session on the real engine:
 // "eval d/N episodes done" with N the held-out episodes (it read "eval 381/0": generated tokens over nothing).
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/rl/presets.ts';
-import { folderFiles, startSession } from './session-driver.ts';
+import { fixtureConfig, loadFixture, startSession } from './session-driver.ts';
 
-const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
-
-const config = {
-  ...getPreset('tiny-default'),
-  prompts: 'tiny' as const,
-  maxPromptTokens: 4096,
-  problemsPerStep: 1,
-  groupSize: 2,
-  maxTurns: 2,
-  maxTokensPerTurn: 6,
-  evalEvery: 0,
-  evalBeforeTrain: true,
-  evalSize: 3,
-  trainSize: 8,
-  steps: 2,
-};
+const config = fixtureConfig({ evalSize: 3 });
 
 describe('evaluation and rollout progress', () => {
   it('reads done / total episodes, never a total of 0', async () => {
     const s = startSession();
-    await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(folder) }, backend: 'cpu', config }, 'ready');
+    await loadFixture(s, config);
     if (!s.events.some((e) => e.type === 'evaluation')) await s.request({ type: 'pause' }, 'evaluation');
     await s.request({ type: 'step' }, 'step');
     const lines = s.events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));

@@ -1,33 +1,15 @@
 // The worker's session run in-process (the same code the Web Worker runs) on the real engine and trainer: load
 // a local model folder (the committed tiny Qwen2.5 fixture) on the CPU backend, run a step, intervene on a
 // plan, export the adapter. Sizes are minimal so the file takes seconds.
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/rl/presets.ts';
-import { folderFiles, startSession } from './session-driver.ts';
+import { fixtureConfig, loadFixture, startSession } from './session-driver.ts';
 
-const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
-
-const config = {
-  ...getPreset('tiny-default'),
-  // the tiny prompts are short enough for the fixture's context under its byte-level tokenizer
-  prompts: 'tiny' as const,
-  maxPromptTokens: 4096,
-  problemsPerStep: 1,
-  groupSize: 2,
-  maxTurns: 2,
-  maxTokensPerTurn: 6,
-  evalEvery: 0,
-  evalBeforeTrain: true,
-  evalSize: 2,
-  trainSize: 8,
-  steps: 2,
-};
+const config = fixtureConfig();
 
 describe('in-process session on the real engine', () => {
   it('loads a local folder, trains a step, follows an edited plan, exports the adapter', async () => {
     const s = startSession();
-    const ready = await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(folder) }, backend: 'cpu', config }, 'ready');
+    const ready = await loadFixture(s, config);
     expect(ready.backend.kind === 'wasm' || ready.backend.kind === 'cpu').toBe(true);
     expect(ready.backend.cpuReason).toContain('backend menu');
     expect(ready.model).toMatchObject({ name: 'local: tiny-qwen', architecture: 'qwen2' });
