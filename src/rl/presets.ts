@@ -225,9 +225,8 @@ const TINY_DEFAULT: ExperimentConfig = {
  * math133-qwen0.5b` sizes it before anything is downloaded. The learning rate is a starting point for LoRA RL on
  * a 0.5B model, not a tuned value.
  */
-const MATH133_QWEN05B: ExperimentConfig = {
-  ...REMA_MULTITURN,
-  name: 'math133-qwen0.5b',
+/** What the math133 presets share: Qwen2.5-0.5B-Instruct, the 133 set, 50 steps of 8 problems x G 8, 4 mini-batches, MATH500 subset. */
+const MATH133_LAPTOP = {
   steps: 50,
   modelSource: 'hub',
   model: 'Qwen/Qwen2.5-0.5B-Instruct',
@@ -235,35 +234,30 @@ const MATH133_QWEN05B: ExperimentConfig = {
   evalSet: 'math500',
   evalSize: 50,
   prompts: 'code',
-  maxTurns: 3,
-  maxTokensPerTurn: 256,
-  maxPromptTokens: 1536,
   problemsPerStep: 8,
   groupSize: 8,
   lr: 2e-5,
   miniBatches: 4,
   evalEvery: 10,
+} as const satisfies Partial<ExperimentConfig>;
+
+const MATH133_QWEN05B: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  ...MATH133_LAPTOP,
+  name: 'math133-qwen0.5b',
+  maxTurns: 3,
+  maxTokensPerTurn: 256,
+  maxPromptTokens: 1536,
 };
 
 /** VRP_RL (one agent, CoT prompt, REINFORCE++, base reward) on the same set, model and budget as math133-qwen0.5b. */
 const MATH133_VRP_RL: ExperimentConfig = {
   ...VRP_RL,
+  ...MATH133_LAPTOP,
   name: 'math133-vrp-rl',
-  steps: 50,
-  modelSource: 'hub',
-  model: 'Qwen/Qwen2.5-0.5B-Instruct',
-  trainSet: 'math133',
-  evalSet: 'math500',
-  evalSize: 50,
-  prompts: 'code',
   maxTurns: 1,
   maxTokensPerTurn: 512,
   maxPromptTokens: 1024,
-  problemsPerStep: 8,
-  groupSize: 8,
-  lr: 2e-5,
-  miniBatches: 4,
-  evalEvery: 10,
 };
 
 /**
