@@ -3,7 +3,7 @@
 //   turn-shared     turn-level (geometric) ratio, trajectory aggregation, one shared adapter (the code's default)
 //   token-shared    token-level ratio, per-row token mean (the code's `trajectory` in token mode)
 //   turn-separate   turn-level ratio, one adapter per agent, the trained agent switching every 10 steps
-//   echo-trap       turn-shared with the Echo Trap setting: short per-turn caps (12 tokens) and more turns (5)
+//   echo-trap       turn-shared with the Echo Trap setting: short per-turn caps (24 tokens) and more turns (5)
 // Each run is a `rema train` run folder under results/fig6/<variant>/seed-<s>; an interrupted sweep resumes
 // (finished runs are skipped, a killed one resumes from its checkpoint). scripts/replication/report.ts turns the
 // folders into docs/replication.md's figures.

@@ -12,7 +12,8 @@ export const VARIANTS: Record<string, () => ExperimentConfig> = {
   'turn-shared': () => ({ ...base(), name: 'fig6-turn-shared' }),
   'token-shared': () => ({ ...base(), name: 'fig6-token-shared', ratio: 'token', aggregation: 'seq-mean-token-mean' }),
   'turn-separate': () => ({ ...base(), name: 'fig6-turn-separate', paramMode: 'separate', switchEvery: 10, startAgent: 'meta' }),
-  // as many turns as the embedded model's 256-token context holds with 12-token messages
-  'echo-trap': () => ({ ...base(), name: 'fig6-echo-trap', maxTokensPerTurn: 12, maxTurns: 5 }),
+  // short per-turn caps (24 tokens, above the ~15-token messages the embedded model writes, so turns are not cut at
+  // the start) and as many turns (5) as its 256-token context holds
+  'echo-trap': () => ({ ...base(), name: 'fig6-echo-trap', maxTokensPerTurn: 24, maxTurns: 5 }),
 };
 
