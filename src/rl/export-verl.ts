@@ -125,6 +125,10 @@ export function exportVerl(c: ExperimentConfig): VerlExport {
   if (c.evalSize > 0) notPorted.push(`evalSize ${c.evalSize}: verl validates on the whole val_files`);
   if (!c.maskUnfinishedReward && c.mode === 'multi-turn') notPorted.push('maskUnfinishedReward=false is exported, but the paper always masks');
   if (c.dualClip === null) notPorted.push('dualClip null: exported as clip_ratio_c 1e9 (dual clip never binds)');
+  if (c.klBeta > 0 && c.klPlacement === 'reward')
+    notPorted.push(
+      'klPlacement "reward" (OpenRLHF REINFORCE++): the fork\'s KL-in-reward step is commented out (rema_trainer/ppo/ray_trainer.py, apply_kl_penalty); exported as the KL loss (use_kl_loss)',
+    );
   if (c.frozenAgent !== 'none')
     notPorted.push(`frozenAgent "${c.frozenAgent}": the fork has no permanently frozen external agent (its separated trainer alternates both agents)`);
 

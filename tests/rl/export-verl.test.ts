@@ -101,6 +101,8 @@ describe('exportVerl', () => {
     expect(joined({ aggregation: 'seq-mean-token-sum' })).toMatch(/aggregation "seq-mean-token-sum"/);
     expect(joined({ stdScaling: 'none', finetune: 'lora' })).toMatch(/stdScaling "none"[\s\S]*finetune "lora"/);
     expect(joined({ mode: 'single-turn' })).toMatch(/mode "single-turn"/);
+    expect(joined({ klBeta: 0.01, klPlacement: 'reward' })).toMatch(/klPlacement "reward" .*exported as the KL loss/);
+    expect(joined({ klBeta: 0.01, klPlacement: 'loss' })).toBe('');
     const token = exportVerl({ ...paper, ratio: 'token', aggregation: 'seq-mean-token-mean', klBeta: 0.01, klEstimator: 'k1' });
     expect(token.keys).toMatchObject({ actor_rollout_ref: { actor: { clip_mode: 'token', agg_mode: 'trajectory', use_kl_loss: true, kl_loss_coef: 0.01, kl_loss_type: 'kl' } } });
   });
