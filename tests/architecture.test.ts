@@ -1,6 +1,7 @@
 // Keeps the layering honest: engine, rl, data and util never import React, the DOM or node:*,
-// nothing imports app/ or cli/, rl never reaches into app/cli, and engine/data never import rl.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// nothing imports app/ or cli/, rl never reaches into app/cli, and engine/data never import rl; and no file in src
+// reaches itself through its imports (type-only and dynamic ones included): a cycle means tangled ownership.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -11,7 +12,7 @@ function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) return walk(p);
-    return /\.(ts|tsx)$/.test(name) ? [p] : [];
+    return /\.(ts|tsx|mjs)$/.test(name) ? [p] : [];
   });
 }
 
@@ -62,6 +63,48 @@ function violations(files: SourceFile[]): string[] {
   return out;
 }
 
+/** The file a relative specifier names: as written, or with the extension the bundler would add. */
+function resolveSpecifier(from: string, spec: string, exists: (p: string) => boolean): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.mjs`]) {
+    if (/\.(ts|tsx|mjs)$/.test(candidate) && exists(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** Every import cycle found by a depth-first walk of the relative imports, each as `a -> b -> ... -> a`. */
+function cycles(files: SourceFile[]): string[] {
+  const known = new Set(files.map((f) => f.file));
+  const edges = new Map<string, string[]>();
+  for (const { file, text } of files) {
+    const targets = importsOf(text)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => resolveSpecifier(file, spec, (p) => known.has(p)))
+      .filter((p): p is string => p !== null);
+    edges.set(file, [...new Set(targets)]);
+  }
+  const done = new Set<string>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[] = [];
+  const visit = (file: string): void => {
+    stack.push(file);
+    onStack.add(file);
+    for (const next of edges.get(file) ?? []) {
+      if (onStack.has(next)) {
+        found.push([...stack.slice(stack.indexOf(next)), next].map((f) => relative(root, f)).join(' -> '));
+      } else if (!done.has(next)) {
+        visit(next);
+      }
+    }
+    stack.pop();
+    onStack.delete(file);
+    done.add(file);
+  };
+  for (const file of [...edges.keys()].toSorted()) if (!done.has(file)) visit(file);
+  return found;
+}
+
 const at = (layer: string, text: string): SourceFile => ({ file: join(src, layer, 'x.ts'), text });
 const read = (file: string): SourceFile => ({ file, text: readFileSync(file, 'utf8') });
 
@@ -74,6 +117,32 @@ describe('architecture', () => {
 
   it('import graph respects the layering', () => {
     expect(violations(walk(src).map(read))).toEqual([]);
+  });
+
+  it('src has no import cycles (type-only and dynamic imports count)', () => {
+    const files = walk(src).map(read);
+    expect(files.length).toBeGreaterThan(200);
+    expect(cycles(files)).toEqual([]);
+  });
+
+  it('the cycle finder names each kind of cycle', () => {
+    const file = (name: string, text: string): SourceFile => ({ file: join(src, name), text });
+    expect(cycles([
+      file('engine/a.ts', "import type { B } from './b.ts';"),
+      file('engine/b.ts', "import type { A } from './a.ts';"),
+    ])).toEqual(['src/engine/a.ts -> src/engine/b.ts -> src/engine/a.ts']);
+    expect(cycles([
+      file('rl/x.ts', "export { y } from './y.ts';"),
+      file('rl/y.ts', "import { z } from './sub/z';"),
+      file('rl/sub/z.ts', "const x = await import('../x.ts');"),
+    ])).toEqual(['src/rl/sub/z.ts -> src/rl/x.ts -> src/rl/y.ts -> src/rl/sub/z.ts']);
+    expect(cycles([file('util/self.ts', "import './self.ts';")])).toEqual(['src/util/self.ts -> src/util/self.ts']);
+    expect(cycles([
+      file('engine/a.ts', "import { b } from './b.ts';"),
+      file('engine/b.ts', "import { c } from './c.ts';"),
+      file('engine/c.ts', "import { readFile } from 'node:fs';"),
+    ])).toEqual([]);
+    expect(resolveSpecifier(join(src, 'engine/kernels/wasm/as/matmul.ts'), './simd', existsSync)).toBe(join(src, 'engine/kernels/wasm/as/simd.ts'));
   });
 
   it('the checker catches each kind of forbidden edge', () => {

@@ -2,21 +2,10 @@
 // The engine is handed a Backend; it never acquires a device itself (app/ and cli/ do that).
 // Kernels are named in kernels/catalog.ts; each backend implements every kernel there.
 import type { KernelName, KernelArgs } from './kernels/catalog.ts';
+import type { DType, HostArray, Tensor } from './tensor.ts';
 
-/** f16: IEEE binary16, bf16: bfloat16 (frozen weights only; kernels widen them to f32 as they read them). */
-export type DType = 'f32' | 'f16' | 'bf16' | 'i32' | 'u32';
-
-/** A handle to device memory. Row-major, `shape` in elements. Data never lives on the handle itself. */
-export interface Tensor {
-  readonly id: number;
-  readonly shape: readonly number[];
-  readonly dtype: DType;
-  /** number of elements = product of shape */
-  readonly size: number;
-  readonly label: string;
-}
-
-export type HostArray = Float32Array | Int32Array | Uint32Array | Uint16Array;
+export type { DType, HostArray, Tensor } from './tensor.ts';
+export { bytesPerElement, numel } from './tensor.ts';
 
 export interface BackendLimits {
   /** largest single buffer, bytes */
@@ -53,14 +42,4 @@ export interface Backend {
   /** Wait until all submitted work is done (no-op on cpu). */
   sync(): Promise<void>;
   destroy(): void;
-}
-
-export function numel(shape: readonly number[]): number {
-  let n = 1;
-  for (const d of shape) n *= d;
-  return n;
-}
-
-export function bytesPerElement(dtype: DType): number {
-  return dtype === 'f16' || dtype === 'bf16' ? 2 : 4;
 }

@@ -1,116 +1,336 @@
-// The RL trainer: one call to step() runs one ReMA / GRPO iteration as a flat list of timed phases
-// (rollout -> reward -> old log-probs -> reference log-probs -> advantages -> update -> eval), the way verl's
-// RayPPOTrainer.fit does, and returns one MetricsRecord plus the step's rollouts. It talks to the model only
-// through the Policy interface, so it runs the same on every backend, in the page's worker and in the CLI.
+// The RL trainer (its contract and types in train/types.ts, re-exported here). One step is a flat list of timed phases:
+//   rollout  -> problems of this step x groupSize episodes with the mode's protocol (protocol/rollout.ts)
+//   reward   -> grade the final answers, apply the reward rule, success-rate filter (train/episodes.ts)
+//   old      -> log-probs of the trained positions under the rollout weights (skipped when fully on-policy)
+//   ref      -> log-probs under the reference (adapters off), only when klBeta > 0
+//   adv      -> GRPO / REINFORCE++ advantages per row (train/rows.ts)
+//   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
+//   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
+// Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts): a phase's
+// first step probes the training set (not trained on) and keeps the problems in the success-rate window; its steps
+// then take their problems from the kept ones.
+// A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
+// tokenizer and is left out of every later phase: rows are built for the trainable agents only.
+// Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
+// quantities, the streak of such steps, skipped optimiser updates); after config.maxNonFiniteSteps of them in a
+// row StepResult.stop tells the driver to end the run (train/divergence.ts words the message).
+// A context shorter than the prompts: createTrainer refuses when even the shortest problem's first prompt fills it,
+// and steps / evaluations count the episodes that ran into it (metrics context_limited; train/context.ts).
+// All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
+// give identical metrics, and a restored state continues exactly where the saved run stopped.
 
-import type { Policy } from '../engine/policy.ts';
-import type { Problem } from '../data/problem.ts';
-import type { ChatTokenizer } from '../data/tokenizer.ts';
-import type { AgentRole, ExperimentConfig } from './config.ts';
-import type { PhaseState } from './train/phases.ts';
-import type { MetricsRecord, PhaseTimes, RolloutRecord } from './metrics.ts';
-import type { AnswerChecker } from './verifier/checker.ts';
+import type { Problem, TaskKind } from '../data/problem.ts';
+import type { Policy, SamplingParams } from '../engine/policy.ts';
+import { Rng } from '../util/rng.ts';
+import type { AgentRole } from './config.ts';
+import { meanAndStd } from './losses/advantages.ts';
+import type { MetricsRecord, PhaseTimes } from './metrics.ts';
+import { promptsFor } from './prompts/index.ts';
+import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import type { Episode } from './protocol/episode.ts';
+import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
+import { inThreadChecker } from './verifier/checker.ts';
+import { episodeStats, rolloutRecords } from './train/records.ts';
+import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
+import { divergenceMessage } from './train/divergence.ts';
+import { assignAdvantages, buildRows } from './train/rows.ts';
+import { checkPhaseState, phaseAgent, phaseBatch, phaseDone, phaseStepPlan, probePlan, probeSeed, usesPhases, type PhaseState } from './train/phases.ts';
+import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
+import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './train/types.ts';
 
-export type PhaseName = keyof PhaseTimes;
+export type {
+  EvalResult, FrozenAgentOptions, PhaseName, StepResult, Trainer, TrainerEvent, TrainerOptions, TrainerState,
+} from './train/types.ts';
 
-export type TrainerEvent =
-  /** a phase of a step starts */
-  | { type: 'phase'; step: number; phase: PhaseName }
+const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+function taskOf(problems: readonly Problem[], what: string): TaskKind {
+  if (problems.length === 0) throw new Error(`createTrainer: the ${what} set is empty`);
+  const task = problems[0].task;
+  const other = problems.find((p) => p.task !== task);
+  if (other) throw new Error(`createTrainer: the ${what} set mixes tasks ("${task}" and "${other.task}" in problem ${other.id})`);
+  return task;
+}
+
+/** The model's context length when the policy says it (EnginePolicy and OnnxFrozenPolicy keep their config). */
+function contextOf(policy: Policy): number | undefined {
+  return (policy as { config?: { maxPositionEmbeddings?: number } }).config?.maxPositionEmbeddings;
+}
+
+/** The frozen agent of options that ask for one (config.frozenAgent), checked against the config. */
+function frozenActor(opts: TrainerOptions): FrozenActor | null {
+  const wanted = opts.config.frozenAgent;
+  const given = opts.frozen;
+  if (wanted === 'none') {
+    if (given) throw new Error(`createTrainer: a frozen ${given.role} agent was given but config.frozenAgent is "none"`);
+    return null;
+  }
+  if (!given) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`);
+  if (given.role !== wanted) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`);
+  const maxContext = given.maxContext ?? contextOf(given.policy) ?? Number.POSITIVE_INFINITY;
+  return { role: given.role, policy: given.policy, tokenizer: given.tokenizer, maxContext };
+}
+
+/** Seeds used by the trainer, one stream per purpose. */
+const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
+
+export function createTrainer(opts: TrainerOptions): Trainer {
+  const { config, policy, tokenizer, onEvent } = opts;
+  const checker = opts.checker ?? inThreadChecker();
+  const train = opts.train;
+  const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
+  const task = taskOf(train, 'training');
+  if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
+  const prompts = promptsFor(config.prompts, config.mode, task);
+  const shared = policy.adapters[0];
+  if (config.paramMode === 'separate' && isTwoAgent(config)) {
+    const needed = trainableRoles(config);
+    for (const a of needed)
+      if (!policy.adapters.includes(a))
+        throw new Error(`createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${policy.adapters.join(', ')}]`);
+  }
+  const frozen = frozenActor(opts);
+  const adapterFor = (role: AgentRole): string =>
+    config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
+  const maxContext = opts.maxContext ?? contextOf(policy) ?? Number.POSITIVE_INFINITY;
+  // the token trained after a finished message (config.endTokenTarget): eos as the code, else the template's own
+  const endToken = config.endTokenTarget === 'eos' ? tokenizer.eosTokenId : undefined;
+
+  const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
+  const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };
+  try {
+    checkFirstPromptFits([...train, ...evalSet], isTwoAgent(config) ? 'two-agent' : 'single', firstRole, firstActor.tokenizer, prompts, firstActor.maxContext, config.maxPromptTokens);
+  } catch (e) {
+    throw new Error(`createTrainer: ${(e as Error).message}`, { cause: e });
+  }
+
+  let state: TrainerState = { version: 1, step: 0, cursor: 0, epoch: 0 };
+
+  const emit = onEvent ?? (() => {});
+  /** rollout settings for `episodes` (progress: how many of them are finished, and the tokens generated) */
+  const settings = (atStep: number, phase: PhaseName, tally: ContextTally, episodes: readonly Episode[]): RolloutSettings => ({
+    policy,
+    tokenizer,
+    prompts,
+    adapterFor,
+    maxTurns: config.maxTurns,
+    maxTokensPerTurn: config.maxTokensPerTurn,
+    maxPromptTokens: config.maxPromptTokens,
+    maxContext,
+    stopWhenTruncated: config.stopWhenTruncated,
+    overflowDummy: config.overflowAnswer === 'empty',
+    onTokens: (tokens) =>
+      emit({ type: 'progress', step: atStep, phase, done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0), total: episodes.length, tokens }),
+    onContextLimit: tally.add,
+    ...(frozen ? { frozen } : {}),
+  });
+
+  function epochOrder(epoch: number): number[] {
+    return new Rng(deriveSeed(config.seed, STREAM.order, epoch)).shuffle(train.map((_, i) => i));
+  }
+
+  /** the next problemsPerStep problems of the seeded order, crossing epoch boundaries */
+  function takeProblems(): Problem[] {
+    const out: Problem[] = [];
+    let order = epochOrder(state.epoch);
+    while (out.length < config.problemsPerStep) {
+      if (state.cursor >= order.length) {
+        state.epoch += 1;
+        state.cursor = 0;
+        order = epochOrder(state.epoch);
+      }
+      out.push(train[order[state.cursor]]);
+      state.cursor += 1;
+    }
+    return out;
+  }
+
+  async function timed<T>(times: PhaseTimes, atStep: number, phase: PhaseName, fn: () => Promise<T> | T): Promise<T> {
+    emit({ type: 'phase', step: atStep, phase });
+    const t0 = now();
+    const out = await fn();
+    times[phase] += (now() - t0) / 1000;
+    return out;
+  }
+
+  async function evaluate(): Promise<EvalResult> {
+    const t0 = now();
+    const atStep = state.step;
+    if (evalSet.length === 0) throw new Error('evaluate: the evaluation set is empty');
+    const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
+    const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+    const tally = new ContextTally();
+    await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    const context = tally.fields();
+    if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
+    const scored = scoreEpisodes(config, episodes, false, await gradeEpisodes(config, episodes, checker));
+    const byLevel: Record<string, { n: number; accuracy: number }> = {};
+    for (const s of scored) {
+      const level = s.episode.problem.level ?? 'all';
+      const b = (byLevel[level] ??= { n: 0, accuracy: 0 });
+      b.n += 1;
+      b.accuracy += s.grade.correct ? 1 : 0;
+    }
+    for (const b of Object.values(byLevel)) b.accuracy /= b.n;
+    const stats = episodeStats(scored);
+    return {
+      step: atStep,
+      accuracy: stats.accuracy,
+      reward_mean: scored.reduce((a, s) => a + s.reward.reasoning, 0) / scored.length,
+      n: scored.length,
+      by_level: byLevel,
+      rollouts: rolloutRecords(atStep, scored, []),
+      time_s: (now() - t0) / 1000,
+      ...context,
+    };
+  }
+
   /**
-   * work inside a phase: finished episodes of the phase's `total` in rollout and eval (with `tokens`, the tokens
-   * generated so far by the running generate call), mini-batches in update
+   * Starts Algorithm 1 phase `index` (train/phases.ts): with filterGroups, probes every training problem with
+   * probeSamples episodes (not trained on) and keeps those in the success-rate window.
    */
-  | { type: 'progress'; step: number; phase: PhaseName; done: number; total: number; tokens?: number }
-  /** a human-readable note (e.g. "all groups filtered out; nothing to train") */
-  | { type: 'log'; step: number; message: string };
+  async function nextPhase(atStep: number, index: number): Promise<PhaseState> {
+    const agent = phaseAgent(config, index);
+    const all = train.map((_, i) => i);
+    if (!config.filterGroups) return { index, agent, problems: all, probed: 0, step: 0 };
+    const eps = freshEpisodes(train, config.probeSamples, 'two-agent');
+    const sampling: SamplingParams = { temperature: config.temperature, topP: config.topP, topK: config.topK, seed: probeSeed(config, index) };
+    const probePlanned = probePlan(agent);
+    await runEpisodes(settings(atStep, 'rollout', new ContextTally(), eps), config, eps, sampling, probePlanned);
+    const graded = scoreEpisodes(config, eps, probePlanned.onePlanPerGroup, await gradeEpisodes(config, eps, checker));
+    const kept = groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax);
+    const problems = all.filter((i) => kept.has(i));
+    emit({
+      type: 'log',
+      step: atStep,
+      message: `phase ${index + 1} (${agent} agent): the probe (${config.probeSamples} samples per problem) kept ${problems.length} of ${train.length} problems with a success rate in [${config.filterEpsMin}, ${config.filterEpsMax}]`,
+    });
+    return { index, agent, problems, probed: train.length, step: 0 };
+  }
 
-export interface TrainerOptions {
-  config: ExperimentConfig;
-  policy: Policy;
-  tokenizer: ChatTokenizer;
-  /** training problems (the trainer draws problemsPerStep per step, in a seeded order, epoch after epoch) */
-  train: Problem[];
-  /** held-out problems for greedy evaluation (the first evalSize are used; 0 = all) */
-  eval: Problem[];
-  onEvent?: (event: TrainerEvent) => void;
-  /** the model's context length (prompt + generation); default: the policy's config.maxPositionEmbeddings when it has one */
-  maxContext?: number;
-  /**
-   * The frozen agent, required exactly when config.frozenAgent is not "none" (and then with that role): its turns
-   * are generated by `policy` (e.g. an OnnxFrozenPolicy from loadOnnxAgent) from chats rendered by `tokenizer` (its
-   * own chat template, stop ids and end-of-turn token); it is never scored for training nor stepped. `policy` and
-   * `tokenizer` above act and train for the other agent.
-   */
-  frozen?: FrozenAgentOptions;
-  /**
-   * Grades math answers in the reward and eval phases (src/rl/verifier/checker.ts): the CLI and the page pass the
-   * pre-emptible worker checker, so an answer whose evaluation never ends scores 0 ("timeout") instead of stalling
-   * the run. Default: verifyMath on this thread (bounded by its deadline only).
-   */
-  checker?: AnswerChecker;
+  async function step(): Promise<StepResult> {
+    if (config.mode === 'vrp') throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
+    const k = state.step;
+    const stepNo = k + 1;
+    const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
+    const tally = new ContextTally();
+    // Algorithm 1 phases: a new phase probes the training set first (timed with the rollout)
+    const phased = usesPhases(config);
+    if (phased && (!state.phase || phaseDone(config, state.phase)))
+      await timed(times, stepNo, 'rollout', async () => {
+        state.phase = await nextPhase(stepNo, state.phase ? state.phase.index + 1 : 0);
+        // an empty phase (no problem in the window) hands over to the other agent's at once, once
+        if (phaseDone(config, state.phase)) state.phase = await nextPhase(stepNo, state.phase.index + 1);
+      });
+    const phase = phased ? state.phase! : null;
+    const plan = phase ? phaseStepPlan(config, phase.agent) : stepPlan(config, k, shared);
+
+    const episodes = await timed(times, stepNo, 'rollout', async () => {
+      const problems = phase ? (phaseDone(config, phase) ? [] : phaseBatch(config, phase).map((i) => train[i])) : takeProblems();
+      // the reasoning agent's phase: planSamples sampled plans per problem, one GRPO group of groupSize answers each
+      const inputs = phase && phase.agent === 'reasoning' && config.planSamples > 0 ? problems.flatMap((p) => Array<Problem>(config.planSamples).fill(p)) : problems;
+      const eps = freshEpisodes(inputs, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
+      const sampling: SamplingParams = {
+        temperature: config.temperature,
+        topP: config.topP,
+        topK: config.topK,
+        seed: deriveSeed(config.seed, STREAM.rollout, stepNo),
+      };
+      await runEpisodes(settings(stepNo, 'rollout', tally, eps), config, eps, sampling, plan);
+      return eps;
+    });
+
+    const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', async () => {
+      const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
+      // the earlier schedule filters the step's own samples; Algorithm 1 phases filtered in the probe
+      const kept = config.filterGroups && !phase ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
+      const groups = new Set(graded.map((s) => s.episode.group)).size;
+      // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
+      const all = buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor, config.groupStatsRows === 'all', endToken);
+      // rows without trained tokens only count in the group statistics (groupStatsRows "all")
+      const built = sortByLength(all.filter((r) => r.positions.length > 0));
+      const filtered = phase ? (phase.probed > 0 ? 1 - phase.problems.length / phase.probed : 0) : kept === null ? 0 : 1 - kept.size / groups;
+      return { scored: graded, statRows: all, rows: built, fracFiltered: filtered };
+    });
+    if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
+
+    if (rows.length > 0 && needsOldLogProbs(config))
+      await timed(times, stepNo, 'old', async () => {
+        const res = await policy.score(scoreRequests(rows), { temperature: logprobTemperature(config) });
+        rows.forEach((r, i) => (r.oldLogp = res[i].logprobs));
+      });
+    if (rows.length > 0 && config.klBeta > 0)
+      await timed(times, stepNo, 'ref', async () => {
+        const res = await policy.score(scoreRequests(rows), { reference: true, temperature: logprobTemperature(config) });
+        rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
+      });
+    const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(statRows, config));
+    const upd = await timed(times, stepNo, 'update', () =>
+      rows.length === 0
+        ? null
+        : updatePolicy(policy, config, rows, deriveSeed(config.seed, STREAM.minibatch, stepNo), (done, total) =>
+            emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
+          ),
+    );
+    const nonfinite = upd?.nonfinite ?? [];
+    const streak = nonfinite.length > 0 ? (state.nonfiniteStreak ?? 0) + 1 : 0;
+    state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase: { ...phase, step: phase.step + 1 } } : {}) };
+    if (streak === 0) delete state.nonfiniteStreak;
+
+    let evalResult: EvalResult | null = null;
+    const evalNow = evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
+    if (evalNow) evalResult = await timed(times, stepNo, 'eval', evaluate);
+
+    const rewards = scored.flatMap((s) => plan.trained.map((role) => s.reward[role]));
+    const { mean, std } = meanAndStd(rewards);
+    const metrics: MetricsRecord = {
+      step: stepNo,
+      reward_mean: mean,
+      reward_std: Number.isNaN(std) ? 0 : std,
+      ...episodeStats(scored),
+      kl: upd?.kl ?? 0,
+      entropy: upd?.entropy ?? 0,
+      clip_frac_low: upd?.clipFracLow ?? 0,
+      clip_frac_high: upd?.clipFracHigh ?? 0,
+      grad_norm: upd?.gradNorm ?? 0,
+      frac_zero_std_groups: fracZeroStd,
+      time_s: times,
+      lr: upd?.lr ?? 0,
+      trained: plan.trainedLabel,
+      loss: upd?.loss ?? 0,
+      frac_filtered_groups: fracFiltered,
+      rows_trained: rows.length,
+      tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
+      ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
+      ...tally.fields(),
+      ...(streak > 0
+        ? { nonfinite: true as const, nonfinite_quantities: nonfinite, nonfinite_streak: streak, updates_skipped: upd?.skippedUpdates ?? 0 }
+        : {}),
+    };
+    const stop = streak > 0 && config.maxNonFiniteSteps > 0 && streak >= config.maxNonFiniteSteps ? divergenceMessage(metrics, config) : null;
+    if (streak > 0) emit({ type: 'log', step: stepNo, message: divergenceMessage(metrics, config) });
+    if (metrics.context_limited) emit({ type: 'log', step: stepNo, message: contextMessage(metrics, episodes.length, config.maxTokensPerTurn, `step ${stepNo}`) });
+    return {
+      metrics,
+      rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)),
+      ...(evalResult ? { eval: evalResult } : {}),
+      ...(stop ? { stop } : {}),
+    };
+  }
+
+  return {
+    config,
+    step,
+    evaluate,
+    state: () => structuredClone(state),
+    restore(s: TrainerState) {
+      if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
+      for (const key of ['step', 'cursor', 'epoch'] as const)
+        if (!Number.isInteger(s[key]) || s[key] < 0) throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
+      const streak = s.nonfiniteStreak ?? 0;
+      if (!Number.isInteger(streak) || streak < 0) throw new Error(`trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`);
+      const phase = s.phase === undefined ? undefined : checkPhaseState(s.phase, train.length);
+      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase } : {}) };
+    },
+  };
 }
-
-export interface FrozenAgentOptions {
-  role: AgentRole;
-  policy: Policy;
-  tokenizer: ChatTokenizer;
-  /** the frozen model's context length; default: its policy's config.maxPositionEmbeddings when it has one */
-  maxContext?: number;
-}
-
-export interface StepResult {
-  metrics: MetricsRecord;
-  rollouts: RolloutRecord[];
-  /** the evaluation run at the end of this step, when it was an evaluation step */
-  eval?: EvalResult;
-  /**
-   * Set when the run must stop after this step: config.maxNonFiniteSteps consecutive steps had NaN / infinite
-   * numbers (metrics.nonfinite). A human-readable reason naming the step, the quantities and what to change;
-   * drivers (CLI, page) end training and show it.
-   */
-  stop?: string;
-}
-
-export interface EvalResult {
-  /** number of updates applied when the evaluation ran */
-  step: number;
-  /** fraction of held-out problems whose final answer was correct (greedy, pass@1) */
-  accuracy: number;
-  /** mean training reward the same episodes would have earned */
-  reward_mean: number;
-  n: number;
-  /** accuracy per Problem.level (problems without a level are under "all") */
-  by_level: Record<string, { n: number; accuracy: number }>;
-  rollouts: RolloutRecord[];
-  time_s: number;
-  /** episodes that did not fit the model's context (see MetricsRecord.context_limited); present only when some did */
-  context_limited?: number;
-  context_length?: number;
-  context_prompt_tokens?: number;
-}
-
-/** Everything besides weights and optimiser moments that a resumed run needs (plain JSON). */
-export interface TrainerState {
-  version: 1;
-  /** updates applied so far */
-  step: number;
-  /** data order: position in the current epoch's seeded permutation, and the epoch */
-  cursor: number;
-  epoch: number;
-  /** consecutive steps with non-finite numbers so far (absent in states saved before it existed: 0) */
-  nonfiniteStreak?: number;
-  /** the current Algorithm 1 phase (config.phaseEpochs > 0; train/phases.ts); absent before the first */
-  phase?: PhaseState;
-}
-
-export interface Trainer {
-  readonly config: ExperimentConfig;
-  /** one RL iteration; evaluates after the update when (step % evalEvery == 0) or on the last step */
-  step(): Promise<StepResult>;
-  /** greedy evaluation on the held-out set with the current weights */
-  evaluate(): Promise<EvalResult>;
-  state(): TrainerState;
-  restore(state: TrainerState): void;
-}
-
-export { createTrainer } from './trainer-impl.ts';

@@ -9,7 +9,7 @@ import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../kernels/
 import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../kernels/wgsl/matvec.ts';
 import type { Chunk } from './webgpu-memory.ts';
 import type { GpuRuntime } from './webgpu-runtime.ts';
-import type { KernelTuning } from './webgpu-context.ts';
+import type { KernelTuning } from './webgpu-tuning.ts';
 
 /** A row-major matrix inside a tensor (or scratch): stored row r starts at element elem0 + r * ld. */
 export interface MatView {

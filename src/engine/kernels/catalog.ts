@@ -4,7 +4,7 @@
 // stored f16 on WebGPU (then the kernel reads f16 and accumulates in f32).
 // Letters: M,N,K matmul dims; R rows (= B*T tokens); D hidden; F MLP width; H heads; Hkv kv heads; Dh head dim;
 // V vocab; B batch; T query length; S key length (cache capacity); U unique token ids.
-import type { Tensor } from '../backend.ts';
+import type { Tensor } from '../tensor.ts';
 
 export interface KernelCatalog {
   /** C[M,N] = alpha * op(A) @ op(B) + beta * C (+ bias[N] broadcast over rows when given).

@@ -13,10 +13,10 @@ import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
 import { clipScale } from '../cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
-import type { BFormat, WasmRuntime } from './runtime.ts';
+import type { BFormat, PointerOf, WasmRuntime } from './runtime.ts';
 
-/** byte offset of a tensor's data in the runtime's memory */
-export type PointerOf = (t: Tensor) => number;
+export type { PointerOf } from './runtime.ts';
+
 /** how a tensor is stored: f32, or f16 / bf16 halves */
 export type FormatOf = (t: Tensor) => BFormat;
 

@@ -9,8 +9,7 @@
 import type { KernelArgs } from '../catalog.ts';
 import type { CpuMemory } from '../cpu/index.ts';
 import { checkTargets } from '../cpu/logprob.ts';
-import type { PointerOf } from './kernels.ts';
-import { type BFormat, FEW_ROWS, WasmRuntime } from './runtime.ts';
+import { type BFormat, FEW_ROWS, type PointerOf, WasmRuntime } from './runtime.ts';
 
 type Args<K extends 'logprob' | 'logprobBackward'> = KernelArgs<K>;
 

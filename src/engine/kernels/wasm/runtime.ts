@@ -5,6 +5,7 @@
 // threads in chunks of output rows, cut at the kernels' row blocking, and attention in chunks of sequences, so
 // the results are bit-identical.
 
+import type { Tensor } from '../../tensor.ts';
 import { matmul as tsMatmul } from '../cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
@@ -14,6 +15,8 @@ const PAGE = 65536;
 
 /** How a matmul's B operand is stored: f32, or frozen weights as IEEE f16 / bfloat16 halves. */
 export type BFormat = 'f32' | 'f16' | 'bf16';
+/** byte offset of a tensor's data in the runtime's memory */
+export type PointerOf = (t: Tensor) => number;
 /** wasm32 addresses at most 4 GiB */
 export const WASM_MAX_BYTES = 65536 * PAGE;
 

@@ -1,0 +1,26 @@
+// Which WebGPU kernel variants the backend may pick: a leaf type shared by the backend, its context and the
+// matmul host code (each of which would otherwise import another for it).
+
+/** Which kernel variants the backend may pick (tests switch them to compare against the plain kernels). */
+export interface KernelTuning {
+  /** the vec4 kernel for aligned f32 operands */
+  vec4: boolean;
+  /** the few-rows kernel (M <= 8, transB = 1): coalesced weight reads for decode; costly on SwiftShader */
+  fewRows: boolean;
+  /** the matrix-vector kernel (kernels/wgsl/matvec.ts: M <= 8, transA = 0, transB = 1, operands aligned to 4):
+   *  vec4 weight reads, split-K over the workgroup's lanes; preferred to fewRows where it applies; costly on
+   *  SwiftShader (barriers) */
+  matvec: boolean;
+  /** rmsnorm over at most 1,024 rows with one workgroup per row (a workgroup-memory reduction of Σ x²) instead
+   *  of one thread per row; costly on SwiftShader (barriers) */
+  rowReduce: boolean;
+  /** the adapter's [min, max] subgroup size when the device has the `subgroups` feature (and max <= 128): the
+   *  matrix-vector kernel then reduces with subgroupAdd; null: workgroup memory only */
+  subgroups: readonly [number, number] | null;
+  /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
+   *  log-softmax pieces); a template parameter of their WGSL, default 64 */
+  wg: number;
+  /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
+   *  this many (0 = never split) */
+  attentionSplitKeys: number;
+}
