@@ -4,8 +4,8 @@
 // next to this ceiling: a runtime that does the same FLOPs faster than the ceiling is using wider vectors than
 // WebAssembly's 128-bit SIMD offers (onnxruntime's MLAS uses AVX2 / AVX-512 FMA where the CPU has them).
 import type { ModelConfig } from '../src/engine/model/config.ts';
-import { WasmRuntime } from '../src/engine/kernels/wasm/runtime.ts';
-import type { WasmVariant } from '../src/engine/kernels/wasm/loader.ts';
+import { WasmRuntime } from '../src/engine/backends/wasm/runtime.ts';
+import type { WasmVariant } from '../src/engine/backends/wasm/loader.ts';
 
 /** FLOPs per token of a forward over sequences of T tokens (every position scored through the LM head):
  *  the projections, the MLP, causal attention (on average (T+1)/2 keys) and the LM head. */

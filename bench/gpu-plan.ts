@@ -19,7 +19,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requestDawnDevice } from '../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../src/engine/backends/webgpu.ts';
-import { EnginePolicy } from '../src/engine/engine-policy.ts';
+import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../src/engine/model/config.ts';
 import { expectedParameterShapes } from '../src/engine/model/params.ts';
 import { countGpuCalls, diffCounts, type CountingDevice, type GpuCounts } from './gpu-counter.ts';

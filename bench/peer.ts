@@ -27,7 +27,7 @@ import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import type { Backend } from '../src/engine/backend.ts';
 import { CpuBackend } from '../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import { policyForConfig } from '../src/rl/policy-setup.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';

@@ -1,5 +1,5 @@
 // The WASM backend on one thread vs two (a helper worker_threads Worker splits large matmuls by output rows,
-// src/engine/kernels/wasm/threads.ts), next to onnxruntime-node with intraOpNumThreads 1 and 2, in one process:
+// src/engine/backends/wasm/threads.ts), next to onnxruntime-node with intraOpNumThreads 1 and 2, in one process:
 //   node --experimental-wasm-relaxed-simd --import tsx bench/threads.ts [--skip-grpo] -> bench/results/threads.json
 // 1. single matmuls at the models' shapes, 1 vs 2 threads (best and median of 15, wall clock): where a split pays
 //    for its dispatch (runtime.ts SPLIT_MIN_WORK);
@@ -19,7 +19,7 @@ import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
 import { policyForConfig } from '../src/rl/policy-setup.ts';

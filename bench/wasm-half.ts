@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../src/engine/model/config.ts';
 import { expectedParameterShapes } from '../src/engine/model/params.ts';
 import { Rng } from '../src/util/rng.ts';

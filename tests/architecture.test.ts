@@ -145,6 +145,18 @@ describe('architecture', () => {
     expect(resolveSpecifier(join(src, 'engine/kernels/wasm/as/matmul.ts'), './simd', existsSync)).toBe(join(src, 'engine/kernels/wasm/as/simd.ts'));
   });
 
+  it('the engine layout: policies in policy/, host code per backend in backends/<kind>/, device code in kernels/', () => {
+    const engine = join(src, 'engine');
+    const under = (dir: string) => walk(join(engine, dir)).map((f) => relative(engine, f).replaceAll('\\', '/'));
+    const implementers = walk(src).filter((f) => /\bimplements\s+(Trainable)?Policy\b/.test(readFileSync(f, 'utf8')));
+    expect(implementers.map((f) => relative(engine, f).replaceAll('\\', '/')).toSorted()).toEqual(['policy/engine-policy.ts', 'policy/onnx-frozen-policy.ts']);
+    expect(readdirSync(join(engine, 'backends')).filter((n) => n.endsWith('.ts')).toSorted()).toEqual(['cpu.ts', 'wasm.ts', 'webgpu.ts']);
+    expect(under('backends/webgpu')).toContain('backends/webgpu/runtime.ts');
+    expect(under('backends/wasm')).toContain('backends/wasm/runtime.ts');
+    expect(under('kernels/wasm').filter((f) => !f.startsWith('kernels/wasm/as/'))).toEqual(['kernels/wasm/modules.generated.ts']);
+    expect(existsSync(join(engine, 'index.ts'))).toBe(false);
+  });
+
   it('the checker catches each kind of forbidden edge', () => {
     expect(violations([at('engine', "import { readFile } from 'node:fs';")])).toHaveLength(1);
     expect(violations([at('rl', "import { useState } from 'react';")])).toHaveLength(1);
@@ -152,7 +164,7 @@ describe('architecture', () => {
     expect(violations([at('engine', "import { train } from '../rl/trainer.ts';")])).toHaveLength(1);
     expect(violations([at('rl', "export { x } from '../cli/main.ts';")])).toHaveLength(1);
     expect(violations([at('app', "const m = await import('../cli/main.ts');")])).toHaveLength(1);
-    expect(violations([at('rl', "import type { Policy } from '../engine/policy.ts';")])).toEqual([]);
+    expect(violations([at('rl', "import type { Policy } from '../engine/policy/policy.ts';")])).toEqual([]);
     expect(violations([at('cli', "import { readFile } from 'node:fs/promises';")])).toEqual([]);
   });
 });

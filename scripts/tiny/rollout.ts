@@ -16,9 +16,9 @@ import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { Problem } from '../../src/data/problem.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { createEnginePolicy, type EnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy, type EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
-import type { Policy, TokenDecoder } from '../../src/engine/policy.ts';
+import type { Policy, TokenDecoder } from '../../src/engine/policy/policy.ts';
 
 /**
  * The policy the tiny model's recorded accuracies are measured with: its full weights, frozen (lr 0), on the plain

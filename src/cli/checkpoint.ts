@@ -9,7 +9,7 @@
 import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Policy } from '../engine/policy.ts';
+import type { Policy } from '../engine/policy/policy.ts';
 import type { Trainer, TrainerState } from '../rl/trainer.ts';
 import { nodeIo, replaceFile, writeNamed, type WriteIo } from './run-files.ts';
 

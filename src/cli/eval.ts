@@ -18,7 +18,7 @@ import type { ExperimentConfig } from '../rl/config.ts';
 import type { RolloutRecord } from '../rl/metrics.ts';
 import { adapterNames } from '../rl/policy-setup.ts';
 import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts';
-import type { Policy } from '../engine/policy.ts';
+import type { Policy } from '../engine/policy/policy.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { createTrainer, type FrozenAgentOptions } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';

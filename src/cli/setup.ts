@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Backend } from '../engine/backend.ts';
 import { CpuBackend } from '../engine/backends/cpu.ts';
 import { WasmBackend } from '../engine/backends/wasm.ts';
-import type { EnginePolicy } from '../engine/engine-policy.ts';
+import type { EnginePolicy } from '../engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../engine/io/hf-model.ts';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';

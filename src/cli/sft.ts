@@ -19,7 +19,7 @@ import { tinySftChats } from '../data/tiny-task/corpus.ts';
 import { loadHfCheckpoint, serializeModelWeights } from '../engine/io/hf-model.ts';
 import { parsePeftAdapter } from '../engine/io/peft.ts';
 import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
-import { FULL_WEIGHTS_FILE } from '../engine/engine-policy.ts';
+import { FULL_WEIGHTS_FILE } from '../engine/policy/engine-policy.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { policyForConfig } from '../rl/policy-setup.ts';
 import { sftBatch, sftExamples, sftStep, sftStepCount, type SftExample } from '../rl/sft.ts';

@@ -3,7 +3,7 @@
 // itself imports no node:*. The worker is unref'd: a process whose work is done exits without stopping it.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { SpawnWasmHelper } from '../engine/kernels/wasm/threads.ts';
+import type { SpawnWasmHelper } from '../engine/backends/wasm/threads.ts';
 
 /** A helper that has not answered by then is given up (the backend then runs 1 thread). */
 const START_TIMEOUT_MS = 30_000;

@@ -2,7 +2,7 @@
 // sampling driven by the counter-based uniform01(seed, sequence, tokenIndex), so a sequence's tokens depend
 // only on its seed, its index and its own logits, never on which other sequences share the batch. The engine
 // draws on the device (the `sample` kernel); this host path runs that kernel's CPU twin.
-import type { SamplingParams } from './policy.ts';
+import type { SamplingParams } from './policy/policy.ts';
 import { sampleRow } from './kernels/cpu/sample.ts';
 import { uniform01 } from '../util/rng.ts';
 

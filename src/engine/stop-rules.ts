@@ -1,7 +1,7 @@
 // The stopping rules every Policy applies while it generates (the engine's decoder and the frozen ONNX agent
 // alike), so that the same sampled tokens end a turn the same way on every runtime: a stop token id ends the
 // sequence and is not kept; a stop string ends it and is kept; maxNewTokens ends it at that length.
-import type { GenerateRequest, Generation, TokenDecoder } from './policy.ts';
+import type { GenerateRequest, Generation, TokenDecoder } from './policy/policy.ts';
 import { logSoftmaxAt } from './sampling.ts';
 
 /**

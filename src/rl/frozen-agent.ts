@@ -9,7 +9,7 @@ import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { parseHfConfig } from '../engine/io/hf-config.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
-import { OnnxFrozenPolicy, type OrtSessionLike, type OrtTensorLike } from '../engine/io/onnx-frozen-policy.ts';
+import { OnnxFrozenPolicy, type OrtSessionLike, type OrtTensorLike } from '../engine/policy/onnx-frozen-policy.ts';
 import type { FileSource } from '../util/file-source.ts';
 
 /** The session options this file passes (a subset of onnxruntime's InferenceSession.SessionOptions). */

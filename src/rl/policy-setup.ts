@@ -3,9 +3,9 @@
 // the run's optimiser steps. Shared by the page's worker and the CLI so that both train the same thing.
 
 import type { Backend } from '../engine/backend.ts';
-import { createEnginePolicy, type EnginePolicy, type OptimizerSetup, type TrainingSetup } from '../engine/engine-policy.ts';
+import { createEnginePolicy, type EnginePolicy, type OptimizerSetup, type TrainingSetup } from '../engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
-import type { TokenDecoder } from '../engine/policy.ts';
+import type { TokenDecoder } from '../engine/policy/policy.ts';
 import type { ExperimentConfig } from './config.ts';
 
 /** Adapter names the trainer expects for a config. */

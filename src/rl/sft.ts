@@ -6,7 +6,7 @@
 import type { SftChat } from '../data/sft-chats.ts';
 import { supervisedExample, type SupervisedExample } from '../data/tiny-task/sft.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
-import type { Policy } from '../engine/policy.ts';
+import type { Policy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 
 export interface SftOptions {

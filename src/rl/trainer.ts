@@ -20,7 +20,7 @@
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
 import type { Problem, TaskKind } from '../data/problem.ts';
-import type { Policy, SamplingParams } from '../engine/policy.ts';
+import type { Policy, SamplingParams } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';

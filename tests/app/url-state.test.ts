@@ -1,8 +1,8 @@
 // The URL holds the preset, config edits, view and backend; reading it validates with the RL core.
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/presets.ts';
-import { decodeUrlState, encodeUrlState } from '../../src/app/state/url-state.ts';
-import { syncUrl } from '../../src/app/state/url-sync.ts';
+import { decodeUrlState, encodeUrlState } from '../../src/app/url/url-state.ts';
+import { syncUrl } from '../../src/app/url/url-sync.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 
 describe('URL state', () => {

@@ -8,8 +8,8 @@ import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { EnginePolicy } from '../../src/engine/engine-policy.ts';
-import type { GenerateRequest, SamplingParams } from '../../src/engine/policy.ts';
+import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
+import type { GenerateRequest, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 

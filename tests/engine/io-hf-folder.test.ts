@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../src/engine/index.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/hf');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { firstNonFinite } from '../../src/engine/io/finite.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { ADAPTER_WEIGHTS_FILE, parsePeftAdapter } from '../../src/engine/io/peft.ts';

@@ -2,7 +2,7 @@
 // (the engine's LoRA path), so `rema sft`'s merged model folder is the fine-tuned model.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { parsePeftAdapter } from '../../src/engine/io/peft.ts';
 import { mergePeftIntoWeights } from '../../src/engine/io/peft-merge.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';

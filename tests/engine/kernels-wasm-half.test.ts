@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import type { Backend, Tensor } from '../../src/engine/backend.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { decodeBF16, decodeF16, encodeBF16, encodeF16 } from '../../src/engine/io/half-float.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';

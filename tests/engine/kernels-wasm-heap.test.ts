@@ -1,7 +1,7 @@
 // The WebAssembly heap allocator behind WasmBackend: alignment, first-fit reuse, merging of free neighbours,
 // giving the top back, growing the memory, and refusing past its limit.
 import { describe, expect, it } from 'vitest';
-import { WasmHeap } from '../../src/engine/kernels/wasm/heap.ts';
+import { WasmHeap } from '../../src/engine/backends/wasm/heap.ts';
 
 function heap(maxBytes = 1 << 22): WasmHeap {
   return new WasmHeap(new WebAssembly.Memory({ initial: 1, maximum: 64 }), 1000, maxBytes);

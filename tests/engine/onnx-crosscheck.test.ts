@@ -9,7 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../src/engine/index.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
 import { Rng } from '../../src/util/rng.ts';

@@ -8,10 +8,10 @@ import * as ortWeb from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../src/engine/index.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
-import { OnnxFrozenPolicy } from '../../src/engine/io/onnx-frozen-policy.ts';
-import type { GenerateRequest, SamplingParams } from '../../src/engine/policy.ts';
+import { OnnxFrozenPolicy } from '../../src/engine/policy/onnx-frozen-policy.ts';
+import type { GenerateRequest, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/golden');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';

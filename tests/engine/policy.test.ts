@@ -3,8 +3,8 @@
 // (LoRA and full fine-tuning), and adapter / optimiser state round-trips.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy, type EnginePolicyOptions, type TrainingSetup } from '../../src/engine/engine-policy.ts';
-import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../src/engine/policy.ts';
+import { createEnginePolicy, type EnginePolicyOptions, type TrainingSetup } from '../../src/engine/policy/engine-policy.ts';
+import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../src/engine/policy/policy.ts';
 import { parsePeftAdapter } from '../../src/engine/io/peft.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 

@@ -1,4 +1,4 @@
-// The two-thread WebAssembly backend (src/engine/kernels/wasm/threads.ts): large matmuls shared in chunks of output
+// The two-thread WebAssembly backend (src/engine/backends/wasm/threads.ts): large matmuls shared in chunks of output
 // rows (attention: of sequences) between the engine's thread and a helper worker_threads Worker over a shared
 // memory. Chunks start at the kernels' row blocking, so results must be bit-identical to one thread: every check
 // here compares Float32Arrays exactly (Object.is per element), with splitMinWork 0 so every call is split, on
@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { SPLIT_MIN_WORK, WasmRuntime } from '../../src/engine/kernels/wasm/runtime.ts';
+import { SPLIT_MIN_WORK, WasmRuntime } from '../../src/engine/backends/wasm/runtime.ts';
 import { spawnNodeWasmHelper } from '../../src/cli/wasm-helper-node.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { firstDifference, goldenFixtures, modelRun } from './wasm-threads-model.ts';

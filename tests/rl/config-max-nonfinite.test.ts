@@ -1,7 +1,7 @@
 // The config field maxNonFiniteSteps (stop a diverged run): every preset has it (3), validation names it, a config
 // saved before it existed reads as 3, and the page's URL carries an edit of it both ways.
 import { describe, expect, it } from 'vitest';
-import { decodeUrlState, encodeUrlState } from '../../src/app/state/url-state.ts';
+import { decodeUrlState, encodeUrlState } from '../../src/app/url/url-state.ts';
 import { knobByKey } from '../../src/app/config/knobs.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset, PRESET_NAMES } from '../../src/rl/presets.ts';

@@ -11,7 +11,7 @@ import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import type { EnginePolicy } from '../../src/engine/engine-policy.ts';
+import type { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../src/rl/config.ts';
 import { loadOnnxAgent, type OnnxAgent } from '../../src/rl/frozen-agent.ts';

@@ -1,7 +1,7 @@
 // Test helper: a trainer on the REAL engine (createEnginePolicy on the CPU backend) with a tiny random-weight
 // Llama whose vocabulary is the embedded model's tokenizer, and tiny-task problems.
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy, type EnginePolicy } from '../../src/engine/engine-policy.ts';
+import { createEnginePolicy, type EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';

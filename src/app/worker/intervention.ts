@@ -4,7 +4,7 @@
 // (config.frozenAgent) answers or plans with its own model and tokenizer, as in training.
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
-import type { Policy, SamplingParams } from '../../engine/policy.ts';
+import type { Policy, SamplingParams } from '../../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import { gradeAnswer } from '../../rl/grade.ts';
 import { promptsFor } from '../../rl/prompts/index.ts';

@@ -1,7 +1,7 @@
 // The page's one loaded ONNX model (a frozen agent's, or the VRP baseline's): opened on demand for a source and
 // execution provider, kept while they stay the same (a reset or a second evaluation reuses the open session),
 // and freed when replaced unless a trainer still holds it. Load errors say what an ONNX model folder must hold.
-import type { Policy } from '../../engine/policy.ts';
+import type { Policy } from '../../engine/policy/policy.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { openOnnxModel, type PageOnnxAgent } from './onnx-agent.ts';
 import type { OrtLoader, WantedEp } from './onnx-runtime.ts';

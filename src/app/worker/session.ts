@@ -7,7 +7,7 @@
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
-import type { EnginePolicy } from '../../engine/engine-policy.ts';
+import type { EnginePolicy } from '../../engine/policy/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
 import { createTrainer, type EvalResult, type FrozenAgentOptions, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';

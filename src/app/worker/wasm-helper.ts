@@ -1,7 +1,7 @@
 // Starts the WebAssembly backend's helper thread in the page: a nested Web Worker (wasm-helper.worker.ts) that
 // gets the shared memory by postMessage and answers 'ready' once its kernels are instantiated. Handed to
 // WasmBackend.create({ spawnHelper }); absent where this scope has no Worker (the backend then runs 1 thread).
-import type { SpawnWasmHelper } from '../../engine/kernels/wasm/threads.ts';
+import type { SpawnWasmHelper } from '../../engine/backends/wasm/threads.ts';
 
 /** A helper that has not answered by then (a Worker that never loads) is given up: the backend runs 1 thread. */
 const START_TIMEOUT_MS = 15_000;

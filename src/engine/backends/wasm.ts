@@ -2,7 +2,7 @@
 // (matmul, lmHead, attention, logprob) running as SIMD code compiled from AssemblyScript (kernels/wasm/as/).
 // Every other kernel is the TypeScript reference, reading the same memory through views. Relaxed SIMD (fused
 // multiply-add) is used where the runtime validates it, plain SIMD otherwise. Given a way to start a helper thread
-// (spawnHelper), large matmuls run on two threads over a shared memory (kernels/wasm/threads.ts), with results
+// (spawnHelper), large matmuls run on two threads over a shared memory (wasm/threads.ts), with results
 // bit-identical to one thread; without one, or without SharedArrayBuffer (a page that is not cross-origin
 // isolated), everything runs on one thread as before.
 //   const backend = await WasmBackend.create();                 // best variant, 4 GiB cap, 1 thread
@@ -13,10 +13,10 @@
 // to f32 inside the kernels that read weights, so a 1B-parameter model fits WebAssembly's 4 GiB.
 
 import type { Tensor } from '../backend.ts';
-import { type WasmVariant, bestWasmVariant, sharedWasmSupported, wasmSupport } from '../kernels/wasm/loader.ts';
-import { wasmKernels } from '../kernels/wasm/kernels.ts';
-import { WasmRuntime } from '../kernels/wasm/runtime.ts';
-import type { SpawnWasmHelper } from '../kernels/wasm/threads.ts';
+import { type WasmVariant, bestWasmVariant, sharedWasmSupported, wasmSupport } from './wasm/loader.ts';
+import { wasmKernels } from './wasm/kernels.ts';
+import { WasmRuntime } from './wasm/runtime.ts';
+import type { SpawnWasmHelper } from './wasm/threads.ts';
 import { CpuBackend, type TensorStore } from './cpu.ts';
 
 export interface WasmBackendOptions {

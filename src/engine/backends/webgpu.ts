@@ -5,10 +5,10 @@
 import { bytesPerElement, numel, type Backend, type BackendLimits, type DType, type HostArray, type Ledger, type Tensor } from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { decodeF16, encodeF16 } from '../io/half-float.ts';
-import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu-memory.ts';
-import { BufferUsage, GpuRuntime } from './webgpu-runtime.ts';
-import { webgpuKernels } from './webgpu-kernels.ts';
-import type { GpuContext, KernelTuning } from './webgpu-context.ts';
+import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu/memory.ts';
+import { BufferUsage, GpuRuntime } from './webgpu/runtime.ts';
+import { webgpuKernels } from './webgpu/kernels.ts';
+import type { GpuContext, KernelTuning } from './webgpu/context.ts';
 
 export interface WebGpuBackendOptions {
   /** human-readable adapter description for `description` (e.g. from src/cli/webgpu-device.ts) */

@@ -7,7 +7,7 @@
 // (NextToken), or from a token drawn on the device by the catalog's `sample` kernel (DeviceSampler: only 16 bytes
 // per sequence are read back per step). Finished rows are dropped from the caches once they are half of the batch.
 import type { Backend, Tensor } from '../backend.ts';
-import type { SamplingParams } from '../policy.ts';
+import type { SamplingParams } from '../policy/policy.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
 import { FusedWorkspace, LayerWorkspace, layerForward, layerForwardFused, ropeFrequencies, type LayerContext } from './layer.ts';

@@ -1,24 +1,24 @@
 // The engine's implementation of Policy (policy.ts): a Llama/Qwen2 decoder on a Backend with named trainable
 // adapters (LoRA over one frozen base, or full trainable copies for tiny models), batched KV-cache generation,
 // fused log-prob scoring, gradient accumulation of Σ coef·logp (+ entCoef·H), AdamW steps and checkpoint IO.
-import type { Backend } from './backend.ts';
-import type { ModelConfig, ModelWeights } from './model/config.ts';
+import type { Backend } from '../backend.ts';
+import type { ModelConfig, ModelWeights } from '../model/config.ts';
 import type {
   Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreOptions, ScoreRequest,
   ScoreResult, TokenDecoder,
 } from './policy.ts';
-import { packSequences } from './model/batch.ts';
-import { runSequences, type ActiveWeights, type GradientSinks } from './model/decoder.ts';
-import { decodeBatch, type DrawnToken } from './model/generate.ts';
-import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from './model/lora.ts';
-import { adapterFromPeft, adapterToPeft } from './model/lora-io.ts';
-import { allocMerged, largestMergedTensorBytes, mergedBytes, refreshMerged, type MergedWeights } from './model/lora-merge.ts';
-import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from './model/params.ts';
-import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from './optim/adamw.ts';
-import { validateSampling } from './sampling.ts';
-import { acceptSampled } from './stop-rules.ts';
-import { buildPeftAdapter, parsePeftAdapter } from './io/peft.ts';
-import { deserializeModelWeights, serializeModelWeights } from './io/hf-model.ts';
+import { packSequences } from '../model/batch.ts';
+import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
+import { decodeBatch, type DrawnToken } from '../model/generate.ts';
+import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from '../model/lora.ts';
+import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
+import { allocMerged, largestMergedTensorBytes, mergedBytes, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
+import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from '../model/params.ts';
+import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
+import { validateSampling } from '../sampling.ts';
+import { acceptSampled } from '../stop-rules.ts';
+import { buildPeftAdapter, parsePeftAdapter } from '../io/peft.ts';
+import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.ts';
 
 export type TrainingSetup =
   | { mode: 'lora'; adapters: string[]; rank: number; alpha: number; targets: string[] }

@@ -9,7 +9,7 @@
 import type { ModelConfig } from '../model/config.ts';
 import type {
   Generation, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreRequest, ScoreResult, TokenDecoder,
-} from '../policy.ts';
+} from './policy.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from '../sampling.ts';
 import { acceptToken } from '../stop-rules.ts';
 

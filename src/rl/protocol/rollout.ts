@@ -10,7 +10,7 @@
 // Episodes are mutated in place (messages appended, finish set).
 
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
-import type { Generation, Policy, SamplingParams } from '../../engine/policy.ts';
+import type { Generation, Policy, SamplingParams } from '../../engine/policy/policy.ts';
 import { uniform01 } from '../../util/rng.ts';
 import type { AgentRole } from '../config.ts';
 import { FINISH_FLAG } from '../prompts/paper.ts';

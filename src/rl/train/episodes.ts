@@ -11,7 +11,7 @@
 //    of that agent at every step, the frozen partner decoding greedily).
 
 import type { Problem } from '../../data/problem.ts';
-import type { SamplingParams } from '../../engine/policy.ts';
+import type { SamplingParams } from '../../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
 import { gradeAnswer, gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';

@@ -4,7 +4,7 @@
 // the model only through the Policy interface, so it runs the same on every backend, in the page's worker and in
 // the CLI. The trainer and its pieces import these types; this file imports only types, never the trainer.
 
-import type { Policy } from '../../engine/policy.ts';
+import type { Policy } from '../../engine/policy/policy.ts';
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';

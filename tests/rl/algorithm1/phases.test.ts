@@ -5,7 +5,7 @@
 // phaseEpochs passes of fresh samples, and in the reasoning agent's phase the frozen meta agent samples planSamples
 // plans per problem at the rollout temperature.
 import { describe, expect, it } from 'vitest';
-import type { GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy.ts';
+import type { GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
 import { loadHfCheckpoint } from '../../../src/engine/io/hf-model.ts';
 import { loadHfTokenizer } from '../../../src/data/hf-tokenizer.ts';

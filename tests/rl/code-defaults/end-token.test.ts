@@ -10,7 +10,7 @@ import { createHfTokenizer } from '../../../src/data/hf-tokenizer.ts';
 import type { ChatMessage } from '../../../src/data/tokenizer.ts';
 import { encodeChat } from '../../../src/rl/protocol/encode.ts';
 import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
-import { createEnginePolicy } from '../../../src/engine/engine-policy.ts';
+import { createEnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { randomWeights, tinyConfig } from '../../engine/model-random.ts';

@@ -8,7 +8,7 @@ import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { packSequences } from '../../../src/engine/model/batch.ts';
 import { computeLogits, runSequences } from '../../../src/engine/model/decoder.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../../src/engine/model/params.ts';
-import type { Policy } from '../../../src/engine/policy.ts';
+import type { Policy } from '../../../src/engine/policy/policy.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { Rng } from '../../../src/util/rng.ts';

@@ -5,7 +5,7 @@
 // behaviour: no dummy, the last real reasoning answer graded. Driven by a scripted policy (a random model cannot
 // be made to say a chosen text); the tokenizer, chat rendering, rollout, verifier and reward rule are the real ones.
 import { describe, expect, it } from 'vitest';
-import type { Generation, GenerationFinish, Policy, SamplingParams } from '../../../src/engine/policy.ts';
+import type { Generation, GenerationFinish, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { multiTurnRollout, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';

@@ -2,7 +2,7 @@
 // policy whose replies are fixed texts: a random model cannot be made to say [FINISH] on cue. The tokenizer and
 // the chat rendering are the real ones. Engine-backed runs are in tests/rl/trainer.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { Generation, GenerationFinish, GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy.ts';
+import type { Generation, GenerationFinish, GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { cutAfterStop, multiTurnRollout, singleAgentRollout, singleTurnRollout, stripFinish, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';

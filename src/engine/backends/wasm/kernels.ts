@@ -9,9 +9,9 @@
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
-import { type CpuKernelTable, cpuKernels } from '../cpu/index.ts';
-import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../cpu/rope.ts';
-import { clipScale } from '../cpu/adamw.ts';
+import { type CpuKernelTable, cpuKernels } from '../../kernels/cpu/index.ts';
+import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../../kernels/cpu/rope.ts';
+import { clipScale } from '../../kernels/cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import type { BFormat, PointerOf, WasmRuntime } from './runtime.ts';
 

@@ -4,7 +4,7 @@
 // same kernels on the same bytes); those load only into a WebAssembly.Memory created with shared: true.
 // Works the same in Node and in the page: no fetch, no node:* (atob decodes the embedded bytes).
 
-import { WASM_MODULES_BASE64, WASM_RESERVED_BYTES } from './modules.generated.ts';
+import { WASM_MODULES_BASE64, WASM_RESERVED_BYTES } from '../../kernels/wasm/modules.generated.ts';
 
 export type WasmVariant = 'relaxed-simd' | 'simd';
 

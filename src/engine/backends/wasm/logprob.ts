@@ -6,9 +6,9 @@
 // a block that stays in L2 (≤ 256 KiB), and the chunk's logits [R,Vc] (≤ 512 KiB) too, so the softmax pass reads
 // them from L2. With few rows (R ≤ FEW_ROWS: decode, sampling) the matmul reads W in place instead.
 
-import type { KernelArgs } from '../catalog.ts';
-import type { CpuMemory } from '../cpu/index.ts';
-import { checkTargets } from '../cpu/logprob.ts';
+import type { KernelArgs } from '../../kernels/catalog.ts';
+import type { CpuMemory } from '../../kernels/cpu/index.ts';
+import { checkTargets } from '../../kernels/cpu/logprob.ts';
 import { type BFormat, FEW_ROWS, type PointerOf, WasmRuntime } from './runtime.ts';
 
 type Args<K extends 'logprob' | 'logprobBackward'> = KernelArgs<K>;

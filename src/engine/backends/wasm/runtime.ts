@@ -6,7 +6,7 @@
 // the results are bit-identical.
 
 import type { Tensor } from '../../tensor.ts';
-import { matmul as tsMatmul } from '../cpu/matmul.ts';
+import { matmul as tsMatmul } from '../../kernels/cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
 import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread, WasmJob } from './threads.ts';

@@ -1,12 +1,12 @@
 // What a WebGPU kernel's host code needs from the backend (GpuContext), and the argument checks every kernel
 // uses: dtype and element count of each tensor, and whether a kernel can take a tensor split over buffers.
-import type { Tensor } from '../backend.ts';
-import type { GpuStorage } from './webgpu-memory.ts';
-import type { GpuRuntime } from './webgpu-runtime.ts';
-import type { MatView } from './webgpu-matmul.ts';
-import type { KernelTuning } from './webgpu-tuning.ts';
+import type { Tensor } from '../../backend.ts';
+import type { GpuStorage } from './memory.ts';
+import type { GpuRuntime } from './runtime.ts';
+import type { MatView } from './matmul.ts';
+import type { KernelTuning } from './tuning.ts';
 
-export type { KernelTuning } from './webgpu-tuning.ts';
+export type { KernelTuning } from './tuning.ts';
 
 /** What the kernels need from the backend. */
 export interface GpuContext {

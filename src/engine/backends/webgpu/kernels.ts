@@ -1,27 +1,27 @@
 // Host side of every catalog kernel on WebGPU: checks the arguments, picks the WGSL program (kernels/wgsl),
 // walks tensors that are split over several buffers, and records the dispatches. Semantics are the catalog's
 // (src/engine/kernels/catalog.ts); the CPU backend is the reference the tests compare against.
-import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
-import { grid1d, type ElemType } from '../kernels/wgsl/common.ts';
+import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
+import { grid1d, type ElemType } from '../../kernels/wgsl/common.ts';
 import {
   adamwProgram, axpbyProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
-} from '../kernels/wgsl/elementwise.ts';
-import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../kernels/wgsl/norm.ts';
-import { ropeProgram, ropeTurnTable } from '../kernels/wgsl/rope.ts';
-import { qkvRopeProgram, swigluPackedProgram } from '../kernels/wgsl/fused.ts';
-import { adamwClippedProgram } from '../kernels/wgsl/adamw-clipped.ts';
+} from '../../kernels/wgsl/elementwise.ts';
+import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../../kernels/wgsl/norm.ts';
+import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
+import { qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
+import { adamwClippedProgram } from '../../kernels/wgsl/adamw-clipped.ts';
 import {
   attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
-} from '../kernels/wgsl/attention.ts';
-import { attentionMergeProgram, attentionPartialProgram } from '../kernels/wgsl/attention-split.ts';
-import { embeddingBackwardProgram, embeddingProgram } from '../kernels/wgsl/embedding.ts';
-import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../kernels/wgsl/reduce.ts';
-import { sampleProgram } from '../kernels/wgsl/sample.ts';
-import { samplerConstants } from '../kernels/cpu/sample.ts';
-import { checked, single, view, type GpuContext } from './webgpu-context.ts';
-import { runMatmul } from './webgpu-matmul.ts';
-import type { GpuStorage } from './webgpu-memory.ts';
-import { runLmHead, runLogprob, runLogprobBackward } from './webgpu-logprob.ts';
+} from '../../kernels/wgsl/attention.ts';
+import { attentionMergeProgram, attentionPartialProgram } from '../../kernels/wgsl/attention-split.ts';
+import { embeddingBackwardProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
+import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../../kernels/wgsl/reduce.ts';
+import { sampleProgram } from '../../kernels/wgsl/sample.ts';
+import { samplerConstants } from '../../kernels/cpu/sample.ts';
+import { checked, single, view, type GpuContext } from './context.ts';
+import { runMatmul } from './matmul.ts';
+import type { GpuStorage } from './memory.ts';
+import { runLmHead, runLogprob, runLogprobBackward } from './logprob.ts';
 
 const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];

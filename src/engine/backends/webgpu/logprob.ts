@@ -4,11 +4,11 @@
 //   logprob:          z = h W_c^T (matmul) -> sliceStats -> mergeStats (running max / sum / entropy term)
 //   logprobBackward:  z = h W_c^T -> dlogits in place -> dh (+)= dl W_c  -> dw_c += dl^T h (when dw is given)
 // W (and dw) may themselves be split over several buffers; the matmul runner handles that.
-import type { KernelArgs } from '../kernels/catalog.ts';
-import { grid1d } from '../kernels/wgsl/common.ts';
-import { dlogitsProgram, LOGPROB_SLICE, mergeStatsProgram, sliceStatsProgram } from '../kernels/wgsl/logprob.ts';
-import { checked, single, view, type GpuContext } from './webgpu-context.ts';
-import { runMatmul, type MatView } from './webgpu-matmul.ts';
+import type { KernelArgs } from '../../kernels/catalog.ts';
+import { grid1d } from '../../kernels/wgsl/common.ts';
+import { dlogitsProgram, LOGPROB_SLICE, mergeStatsProgram, sliceStatsProgram } from '../../kernels/wgsl/logprob.ts';
+import { checked, single, view, type GpuContext } from './context.ts';
+import { runMatmul, type MatView } from './matmul.ts';
 
 const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];

@@ -2,14 +2,14 @@
 // over several buffers (tensors above the binding limit) or live in scratch space. The M, N and K ranges are
 // cut wherever an operand changes buffer (and at the 65535-workgroup grid limit); each piece is one dispatch
 // with its own element offsets. K pieces after the first accumulate (beta = 1, no bias).
-import type { DType } from '../backend.ts';
-import type { ElemType } from '../kernels/wgsl/common.ts';
-import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../kernels/wgsl/matmul.ts';
-import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../kernels/wgsl/matmul-rows.ts';
-import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../kernels/wgsl/matvec.ts';
-import type { Chunk } from './webgpu-memory.ts';
-import type { GpuRuntime } from './webgpu-runtime.ts';
-import type { KernelTuning } from './webgpu-tuning.ts';
+import type { DType } from '../../backend.ts';
+import type { ElemType } from '../../kernels/wgsl/common.ts';
+import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../../kernels/wgsl/matmul.ts';
+import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../../kernels/wgsl/matmul-rows.ts';
+import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../../kernels/wgsl/matvec.ts';
+import type { Chunk } from './memory.ts';
+import type { GpuRuntime } from './runtime.ts';
+import type { KernelTuning } from './tuning.ts';
 
 /** A row-major matrix inside a tensor (or scratch): stored row r starts at element elem0 + r * ld. */
 export interface MatView {

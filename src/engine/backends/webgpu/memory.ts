@@ -5,7 +5,7 @@
 // bound to one kernel, so it is split along its first dimension into chunks of whole rows, each its own buffer.
 // Kernels that meet such weights (matmul, lmHead, logprob*, embedding*) iterate over the chunks; elementwise
 // kernels (adamw, axpby, sumSquares) run chunk by chunk.
-import { bytesPerElement, type DType, type Tensor } from '../backend.ts';
+import { bytesPerElement, type DType, type Tensor } from '../../backend.ts';
 
 /** One buffer of a tensor: elements [firstElem, firstElem + elems), rows [firstRow, firstRow + rows). */
 export interface Chunk {

@@ -1,7 +1,7 @@
 // The WebGPU backend's command machinery: compiled pipelines and bind groups (cached), a ring of uniform
 // parameter blocks (one slot per dispatch, addressed by dynamic offset), and one command encoder that batches
 // every dispatch until flush() (called by sync, download and upload). Kernels never wait on the GPU.
-import { packParams, paramBytes, type WgslProgram } from '../kernels/wgsl/common.ts';
+import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
 
 // WebGPU enum values (spelled out so this file needs no browser globals in Node)
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
