@@ -9,7 +9,7 @@
 import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Policy } from '../engine/policy/policy.ts';
+import type { TrainablePolicy } from '../engine/policy/policy.ts';
 import type { Trainer, TrainerState } from '../rl/trainer.ts';
 import { nodeIo, replaceFile, writeNamed, type WriteIo } from './run-files.ts';
 
@@ -45,7 +45,7 @@ export interface SaveOptions {
 }
 
 /** Write a checkpoint of `trainer` + `policy` under `dir` (e.g. out/checkpoints) and point `latest` at it; keeps the newest `keep`. */
-export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'>, policy: Policy, opts: SaveOptions = {}): Promise<string> {
+export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'>, policy: TrainablePolicy, opts: SaveOptions = {}): Promise<string> {
   const keep = opts.keep ?? 2;
   const io = opts.io ?? nodeIo;
   const state = trainer.state();
@@ -144,7 +144,7 @@ export function checkAdapters(ckpt: LoadedCheckpoint, policyAdapters: readonly s
 }
 
 /** Loads the adapters (and, when read, the optimiser states) of a checkpoint into `policy`; errors name the file. */
-export async function loadIntoPolicy(ckpt: LoadedCheckpoint, policy: Policy): Promise<void> {
+export async function loadIntoPolicy(ckpt: LoadedCheckpoint, policy: TrainablePolicy): Promise<void> {
   checkAdapters(ckpt, policy.adapters);
   for (const adapter of ckpt.meta.adapters) {
     try {
@@ -163,7 +163,7 @@ export async function loadIntoPolicy(ckpt: LoadedCheckpoint, policy: Policy): Pr
 }
 
 /** Load adapters, optimiser states and the trainer state of a checkpoint. */
-export async function restoreCheckpoint(ckpt: LoadedCheckpoint, trainer: Trainer, policy: Policy): Promise<void> {
+export async function restoreCheckpoint(ckpt: LoadedCheckpoint, trainer: Trainer, policy: TrainablePolicy): Promise<void> {
   await loadIntoPolicy(ckpt, policy);
   trainer.restore(ckpt.meta.trainer);
 }

@@ -20,7 +20,7 @@ import { adapterNames } from '../rl/policy-setup.ts';
 import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts';
 import type { Policy } from '../engine/policy/policy.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
-import { createTrainer, type FrozenAgentOptions } from '../rl/trainer.ts';
+import { createEvaluator, type FrozenAgentOptions } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
 import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, type LoadedCheckpoint } from './checkpoint.ts';
 import { directoryFileSource } from './fs-source.ts';
@@ -57,6 +57,8 @@ export interface EvalOptions {
 
 interface EvalPolicy {
   policy: Policy;
+  /** the adapters that act (the engine model's); none for an ONNX model */
+  adapters: readonly string[];
   tokenizer: ChatTokenizer;
   frozen?: FrozenAgentOptions;
   config: ExperimentConfig;
@@ -71,7 +73,7 @@ async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, sa
     const agent = await loadCliOnnxAgent(opts.onnx);
     say(describeOnnxAgent('policy (every role)', agent));
     // one model for both roles: the shared-parameter protocol, no frozen partner
-    return { policy: agent.policy, tokenizer: agent.tokenizer, config: { ...config, paramMode: 'shared', frozenAgent: 'none' }, dispose: () => {} };
+    return { policy: agent.policy, adapters: [], tokenizer: agent.tokenizer, config: { ...config, paramMode: 'shared', frozenAgent: 'none' }, dispose: () => {} };
   }
   if (config.frozenAgent !== 'none' && opts.frozenModel === undefined)
     throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name>`);
@@ -87,7 +89,7 @@ async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, sa
     frozen = { role: config.frozenAgent, policy: agent.policy, tokenizer: agent.tokenizer };
   }
   return {
-    policy, tokenizer, config, ...(frozen ? { frozen } : {}),
+    policy, adapters: policy.adapters, tokenizer, config, ...(frozen ? { frozen } : {}),
     dispose: () => {
       policy.dispose();
       backend.destroy(); // stops the wasm backend's helper thread
@@ -196,9 +198,10 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
       const transcripts: RolloutRecord[] = [];
       for (let i = 0; i < problems.length; i += chunk) {
         const part = problems.slice(i, i + chunk);
-        const trainer = createTrainer({
+        const trainer = createEvaluator({
           config: { ...run.config, evalSize: 0 },
           policy: run.policy,
+          adapters: run.adapters,
           tokenizer: run.tokenizer,
           ...(run.frozen ? { frozen: run.frozen } : {}),
           train: part,

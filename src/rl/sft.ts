@@ -6,7 +6,7 @@
 import type { SftChat } from '../data/sft-chats.ts';
 import { supervisedExample, type SupervisedExample } from '../data/tiny-task/sft.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
-import type { Policy } from '../engine/policy/policy.ts';
+import type { TrainablePolicy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 
 export interface SftOptions {
@@ -76,7 +76,7 @@ export function sftBatch(examples: number, opts: SftOptions, step: number): numb
 }
 
 /** One optimiser step on a batch of examples for `adapter` ("full" or a LoRA adapter name). */
-export async function sftStep(policy: Policy, adapter: string, batch: readonly SftExample[]): Promise<SftStepResult> {
+export async function sftStep(policy: TrainablePolicy, adapter: string, batch: readonly SftExample[]): Promise<SftStepResult> {
   const tokens = batch.reduce((s, e) => s + e.targets.length, 0);
   policy.zeroGrad(adapter);
   let sumLogp = 0;

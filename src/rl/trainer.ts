@@ -20,7 +20,7 @@
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
 import type { Problem, TaskKind } from '../data/problem.ts';
-import type { Policy, SamplingParams } from '../engine/policy/policy.ts';
+import type { Policy, SamplingParams, TrainablePolicy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';
@@ -36,10 +36,10 @@ import { divergenceMessage } from './train/divergence.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
 import { checkPhaseState, phaseAgent, phaseBatch, phaseDone, phaseStepPlan, probePlan, probeSeed, usesPhases, type PhaseState } from './train/phases.ts';
 import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
-import type { EvalResult, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './train/types.ts';
+import type { EvalResult, Evaluator, EvaluatorOptions, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './train/types.ts';
 
 export type {
-  EvalResult, FrozenAgentOptions, PhaseName, StepResult, Trainer, TrainerEvent, TrainerOptions, TrainerState,
+  EvalResult, Evaluator, EvaluatorOptions, FrozenAgentOptions, PhaseName, StepResult, Trainer, TrainerEvent, TrainerOptions, TrainerState,
 } from './train/types.ts';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -52,13 +52,8 @@ function taskOf(problems: readonly Problem[], what: string): TaskKind {
   return task;
 }
 
-/** The model's context length when the policy says it (EnginePolicy and OnnxFrozenPolicy keep their config). */
-function contextOf(policy: Policy): number | undefined {
-  return (policy as { config?: { maxPositionEmbeddings?: number } }).config?.maxPositionEmbeddings;
-}
-
 /** The frozen agent of options that ask for one (config.frozenAgent), checked against the config. */
-function frozenActor(opts: TrainerOptions): FrozenActor | null {
+function frozenActor(opts: Omit<TrainerOptions, 'policy'>): FrozenActor | null {
   const wanted = opts.config.frozenAgent;
   const given = opts.frozen;
   if (wanted === 'none') {
@@ -67,7 +62,7 @@ function frozenActor(opts: TrainerOptions): FrozenActor | null {
   }
   if (!given) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`);
   if (given.role !== wanted) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`);
-  const maxContext = given.maxContext ?? contextOf(given.policy) ?? Number.POSITIVE_INFINITY;
+  const maxContext = given.maxContext ?? given.policy.contextLength ?? Number.POSITIVE_INFINITY;
   return { role: given.role, policy: given.policy, tokenizer: given.tokenizer, maxContext };
 }
 
@@ -75,24 +70,35 @@ function frozenActor(opts: TrainerOptions): FrozenActor | null {
 const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
 
 export function createTrainer(opts: TrainerOptions): Trainer {
-  const { config, policy, tokenizer, onEvent } = opts;
+  return createRun(opts, opts.policy, opts.policy.adapters, opts.policy);
+}
+
+/** Evaluations only (Trainer.evaluate) of a policy that may be frozen: the VRP baseline of an ONNX model, `rema eval`. */
+export function createEvaluator(opts: EvaluatorOptions): Evaluator {
+  const { config, evaluate } = createRun(opts, opts.policy, opts.adapters, null);
+  return { config, evaluate };
+}
+
+/** The trainer over `policy` acting with `adapters`; `trainable` is the same policy when steps may train it. */
+function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapters: readonly string[], trainable: TrainablePolicy | null): Trainer {
+  const { config, tokenizer, onEvent } = opts;
   const checker = opts.checker ?? inThreadChecker();
   const train = opts.train;
   const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
   const task = taskOf(train, 'training');
   if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
   const prompts = promptsFor(config.prompts, config.mode, task);
-  const shared = policy.adapters[0];
+  const shared = adapters[0];
   if (config.paramMode === 'separate' && isTwoAgent(config)) {
     const needed = trainableRoles(config);
     for (const a of needed)
-      if (!policy.adapters.includes(a))
-        throw new Error(`createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${policy.adapters.join(', ')}]`);
+      if (!adapters.includes(a))
+        throw new Error(`createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${adapters.join(', ')}]`);
   }
   const frozen = frozenActor(opts);
   const adapterFor = (role: AgentRole): string =>
     config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
-  const maxContext = opts.maxContext ?? contextOf(policy) ?? Number.POSITIVE_INFINITY;
+  const maxContext = opts.maxContext ?? policy.contextLength ?? Number.POSITIVE_INFINITY;
   // the token trained after a finished message (config.endTokenTarget): eos as the code, else the template's own
   const endToken = config.endTokenTarget === 'eos' ? tokenizer.eosTokenId : undefined;
 
@@ -210,6 +216,9 @@ export function createTrainer(opts: TrainerOptions): Trainer {
 
   async function step(): Promise<StepResult> {
     if (config.mode === 'vrp') throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
+    // createEvaluator hands out evaluate() only, so a step always has the policy it trains
+    if (trainable === null) throw new Error('createEvaluator: an evaluator does not train');
+    const learner = trainable;
     const k = state.step;
     const stepNo = k + 1;
     const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
@@ -268,7 +277,7 @@ export function createTrainer(opts: TrainerOptions): Trainer {
     const upd = await timed(times, stepNo, 'update', () =>
       rows.length === 0
         ? null
-        : updatePolicy(policy, config, rows, deriveSeed(config.seed, STREAM.minibatch, stepNo), (done, total) =>
+        : updatePolicy(learner, config, rows, deriveSeed(config.seed, STREAM.minibatch, stepNo), (done, total) =>
             emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
           ),
     );

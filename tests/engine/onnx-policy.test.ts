@@ -59,8 +59,12 @@ describe('OnnxFrozenPolicy (onnxruntime-node) vs EnginePolicy', () => {
       const rescored = await onnx.score([{ tokens: [...gen[0].prompt, ...x[0].tokens], positions: x[0].tokens.map((_, j) => 4 + j), adapter: null }]);
       rescored[0].logprobs.forEach((lp, j) => expect(Math.abs(lp - x[0].logprobs[j])).toBeLessThan(1e-5));
 
-      await expect(onnx.optimizerStep('meta')).rejects.toThrow('optimizerStep("meta"): this agent is a frozen ONNX model');
-      await expect(onnx.accumulateGradients([])).rejects.toThrow(/frozen ONNX model/);
+      // a frozen model implements the inference Policy only: no adapters and no training methods, not even throwing ones
+      for (const training of ['adapters', 'accumulateGradients', 'zeroGrad', 'optimizerStep', 'saveAdapter', 'loadAdapter', 'saveOptimizerState', 'loadOptimizerState']) {
+        expect(training in onnx, training).toBe(false);
+      }
+      expect(onnx.contextLength).toBe(config.maxPositionEmbeddings);
+      expect(engine.contextLength).toBe(config.maxPositionEmbeddings);
       await session.release();
     });
   }

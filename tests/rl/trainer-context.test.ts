@@ -4,6 +4,7 @@
 // and a context too short for even the shortest problem's first prompt is refused when the trainer is created.
 import { describe, expect, it } from 'vitest';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
+import type { TrainablePolicy } from '../../src/engine/policy/policy.ts';
 import { createTrainer, type TrainerEvent } from '../../src/rl/trainer.ts';
 import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
 
@@ -46,5 +47,12 @@ describe('a context shorter than the prompts', () => {
     expect(() => trainer(40)).toThrow(
       `createTrainer: the model's context is 40 tokens (max_position_embeddings), but the first meta prompt of the shortest problem ("tiny-arith-heldout-1-0") already takes 44 tokens: no episode could generate a token.`,
     );
+  });
+
+  it('without TrainerOptions.maxContext the context is the policy\'s contextLength', () => {
+    // the engine policy with its context said to be 40 tokens (its config still says the model's own)
+    const inner = makePolicy(config);
+    const policy: TrainablePolicy = Object.assign(Object.create(inner) as TrainablePolicy, { contextLength: 40 });
+    expect(() => createTrainer({ config, policy, tokenizer: tok, train, eval: heldOut })).toThrow(`createTrainer: the model's context is 40 tokens`);
   });
 });

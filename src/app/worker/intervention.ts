@@ -4,7 +4,7 @@
 // (config.frozenAgent) answers or plans with its own model and tokenizer, as in training.
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
-import type { Policy, SamplingParams } from '../../engine/policy/policy.ts';
+import type { SamplingParams, TrainablePolicy } from '../../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import { gradeAnswer } from '../../rl/grade.ts';
 import { promptsFor } from '../../rl/prompts/index.ts';
@@ -15,7 +15,7 @@ import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type Rol
 import type { InterventionTrace } from './protocol.ts';
 
 export interface InterventionContext {
-  policy: Policy;
+  policy: TrainablePolicy;
   tokenizer: ChatTokenizer;
   config: ExperimentConfig;
   /** the model's context length */
@@ -25,7 +25,7 @@ export interface InterventionContext {
 }
 
 /** The adapter an agent acts with: its own in separate mode, else the shared one. */
-export function adapterFor(policy: Policy, role: AgentRole): string | null {
+export function adapterFor(policy: TrainablePolicy, role: AgentRole): string | null {
   if (policy.adapters.includes(role)) return role;
   return policy.adapters[0] ?? null;
 }
@@ -56,7 +56,7 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   const [g] = await policy.generate(
     [{
       prompt,
-      adapter: frozenReasoner ? null : adapterFor(policy, 'reasoning'),
+      adapter: frozenReasoner ? null : adapterFor(ctx.policy, 'reasoning'),
       maxNewTokens: Math.min(config.maxTokensPerTurn, maxContext - prompt.length),
       stopStrings: [FINISH_FLAG],
       stopTokenIds: tokenizer.stopTokenIds,

@@ -10,7 +10,7 @@ import type { Backend } from '../../engine/backend.ts';
 import type { EnginePolicy } from '../../engine/policy/engine-policy.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../../rl/config.ts';
-import { createTrainer, type EvalResult, type FrozenAgentOptions, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
+import { createEvaluator, createTrainer, type EvalResult, type FrozenAgentOptions, type Trainer, type TrainerEvent } from '../../rl/trainer.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
@@ -157,7 +157,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
     active?.policy.dispose();
     // an ONNX session only the old trainer held (its model was replaced in ensureOnnx) is freed with it
     const oldFrozen = active?.frozen?.policy;
-    if (oldFrozen && oldFrozen !== onnx.model?.agent.policy && 'dispose' in oldFrozen) await (oldFrozen as { dispose(): Promise<void> }).dispose();
+    if (oldFrozen && oldFrozen !== onnx.model?.agent.policy) await oldFrozen.dispose();
     active = null;
     const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
     const frozen =
@@ -218,9 +218,10 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
     status('evaluating');
     const config = validateConfig({ ...rawConfig, mode: 'vrp', maxTurns: 1, steps: 0, frozenAgent: 'none', paramMode: 'shared' }, 'ONNX evaluation config', undefined);
     const { train, eval: heldOut } = await problemsForConfig(config, { shipped: httpFolderSource(env.dataUrl, 'public/data') });
-    const trainer = createTrainer({
+    const trainer = createEvaluator({
       config,
       policy: agent.policy,
+      adapters: [],
       tokenizer: agent.tokenizer,
       train,
       eval: heldOut,

@@ -1,11 +1,11 @@
-// The engine's implementation of Policy (policy.ts): a Llama/Qwen2 decoder on a Backend with named trainable
+// The engine's implementation of TrainablePolicy (policy.ts): a Llama/Qwen2 decoder on a Backend with named trainable
 // adapters (LoRA over one frozen base, or full trainable copies for tiny models), batched KV-cache generation,
 // fused log-prob scoring, gradient accumulation of Σ coef·logp (+ entCoef·H), AdamW steps and checkpoint IO.
 import type { Backend } from '../backend.ts';
 import type { ModelConfig, ModelWeights } from '../model/config.ts';
 import type {
-  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreOptions, ScoreRequest,
-  ScoreResult, TokenDecoder,
+  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, SamplingParams, ScoreOptions, ScoreRequest,
+  ScoreResult, TokenDecoder, TrainablePolicy,
 } from './policy.ts';
 import { packSequences } from '../model/batch.ts';
 import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
@@ -58,24 +58,53 @@ export interface EnginePolicyOptions {
   baseModelName?: string;
 }
 
-interface Trainable {
+/** A LoRA adapter over the frozen base, its gradients and optimiser. */
+interface LoraTrainable {
+  kind: 'lora';
   name: string;
-  lora: LoraAdapter | null;
+  lora: LoraAdapter;
+  grads: LoraAdapter;
   /** LoRA merged into a copy of the targeted weights, for generation and scoring (null: not allocated) */
   merged: MergedWeights | null;
   /** false after the adapter changed (optimiser step, load) until the copy is refreshed */
   mergedFresh: boolean;
-  loraGrads: LoraAdapter | null;
-  full: DecoderParams | null;
-  fullGrads: DecoderParams | null;
   optimizer: AdamW;
+}
+
+/** A full trainable copy of the decoder's weights, its gradients and optimiser. */
+interface FullTrainable {
+  kind: 'full';
+  name: string;
+  params: DecoderParams;
+  grads: DecoderParams;
+  optimizer: AdamW;
+}
+
+type Trainable = LoraTrainable | FullTrainable;
+
+/** Which weights a request runs on (weightsFor). */
+interface WeightsRequest {
+  /** the reference policy: the frozen base without adapters */
+  reference?: boolean;
+  /** weights a backward will run through (never the merged inference copy) */
+  forGradients?: boolean;
+}
+
+/** How forEachChunk runs its requests. */
+interface ChunkRun {
+  /** score under the reference policy (adapters off) */
+  reference: boolean;
+  /** the requests' coefficients when a backward follows the forward (null: forward only) */
+  grads: readonly GradientRequest[] | null;
+  temperature: number;
 }
 
 /** The one file of a full fine-tuning checkpoint (saveAdapter / loadAdapter of "full"). */
 export const FULL_WEIGHTS_FILE = 'model.safetensors';
 
-export class EnginePolicy implements Policy {
+export class EnginePolicy implements TrainablePolicy {
   readonly vocabSize: number;
+  readonly contextLength: number;
   readonly adapters: readonly string[];
   readonly backend: Backend;
   readonly config: ModelConfig;
@@ -89,6 +118,7 @@ export class EnginePolicy implements Policy {
     this.backend = be;
     this.config = config;
     this.vocabSize = config.vocabSize;
+    this.contextLength = config.maxPositionEmbeddings;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
     validateAdamW(opts.optimizer);
@@ -113,17 +143,17 @@ export class EnginePolicy implements Policy {
         const slots: ParamSlot[] = [];
         const grads = new Map(namedParameters(fullGrads));
         for (const [pname, t] of namedParameters(full)) slots.push({ name: pname, param: t, grad: grads.get(pname)!, decay: t.shape.length >= 2 });
-        this.trainables.set(name, { name, lora: null, merged: null, mergedFresh: false, loraGrads: null, full, fullGrads, optimizer: new AdamW(be, opts.optimizer, slots) });
+        this.trainables.set(name, { kind: 'full', name, params: full, grads: fullGrads, optimizer: new AdamW(be, opts.optimizer, slots) });
       }
     });
   }
 
-  private makeLoraTrainable(name: string, lora: LoraAdapter): Trainable {
+  private makeLoraTrainable(name: string, lora: LoraAdapter): LoraTrainable {
     const be = this.backend;
     const loraGrads = zerosLikeAdapter(be, this.config, lora, `grad:${name}`);
     const grads = new Map(namedLoraParameters(loraGrads));
     const slots = namedLoraParameters(lora).map(([pname, t]): ParamSlot => ({ name: pname, param: t, grad: grads.get(pname)!, decay: true }));
-    return { name, lora, merged: null, mergedFresh: false, loraGrads, full: null, fullGrads: null, optimizer: new AdamW(be, this.opts.optimizer, slots) };
+    return { kind: 'lora', name, lora, grads: loraGrads, merged: null, mergedFresh: false, optimizer: new AdamW(be, this.opts.optimizer, slots) };
   }
 
   private trainable(adapter: string): Trainable {
@@ -134,11 +164,11 @@ export class EnginePolicy implements Policy {
 
   /** Weights for a request: null adapter or reference -> the frozen base without adapters. Without gradients a
    *  LoRA adapter runs merged into a copy of its target weights when that is enabled. */
-  private weightsFor(adapter: string | null, reference = false, forGradients = false): ActiveWeights {
+  private weightsFor(adapter: string | null, { reference = false, forGradients = false }: WeightsRequest = {}): ActiveWeights {
     if (adapter === null || reference) return { params: this.base, lora: null };
     const t = this.trainable(adapter);
-    if (t.full) return { params: t.full, lora: null };
-    const lora = t.lora!;
+    if (t.kind === 'full') return { params: t.params, lora: null };
+    const lora = t.lora;
     if (forGradients || !this.mergeEnabled(lora)) return { params: this.base, lora };
     if (!t.merged) {
       t.merged = allocMerged(this.backend, this.config, this.base, lora);
@@ -162,7 +192,7 @@ export class EnginePolicy implements Policy {
     return m;
   }
 
-  private freeMerged(t: Trainable): void {
+  private freeMerged(t: LoraTrainable): void {
     for (const x of t.merged?.owned ?? []) this.backend.free(x);
     t.merged = null;
     t.mergedFresh = false;
@@ -197,7 +227,7 @@ export class EnginePolicy implements Policy {
   }
 
   async score(requests: readonly ScoreRequest[], opts: ScoreOptions = {}): Promise<ScoreResult[]> {
-    return this.forEachChunk(requests, opts.reference === true, null, opts.temperature ?? 1);
+    return this.forEachChunk(requests, { reference: opts.reference === true, grads: null, temperature: opts.temperature ?? 1 });
   }
 
   async accumulateGradients(requests: readonly GradientRequest[], opts: { temperature?: number } = {}): Promise<ScoreResult[]> {
@@ -208,19 +238,16 @@ export class EnginePolicy implements Policy {
         throw new Error(`accumulateGradients: request ${i} has ${r.entropyCoef.length} entropy coefficients for ${r.positions.length} positions`);
       }
     });
-    return this.forEachChunk(requests, false, requests, opts.temperature ?? 1);
+    return this.forEachChunk(requests, { reference: false, grads: requests, temperature: opts.temperature ?? 1 });
   }
 
   /** Group by adapter, pack into chunks of at most maxBatchTokens rows, run (and backpropagate when `grads`). */
-  private async forEachChunk(requests: readonly ScoreRequest[], reference: boolean, grads: readonly GradientRequest[] | null, temperature: number): Promise<ScoreResult[]> {
+  private async forEachChunk(requests: readonly ScoreRequest[], { reference, grads, temperature }: ChunkRun): Promise<ScoreResult[]> {
     const results: ScoreResult[] = Array.from({ length: requests.length });
     for (const [adapter, indices] of groupBy(requests, (r) => (reference ? null : r.adapter))) {
-      const w = this.weightsFor(adapter, reference, grads !== null);
-      let sinks: GradientSinks | null = null;
-      if (grads) {
-        const t = this.trainable(adapter!);
-        sinks = { full: t.fullGrads, lora: t.loraGrads };
-      }
+      const w = this.weightsFor(adapter, { reference, forGradients: grads !== null });
+      // accumulateGradients refused a null adapter, so a backward always has a trainable's gradients to fill
+      const sinks = grads && adapter !== null ? sinksOf(this.trainable(adapter)) : null;
       // longest first, so that sequences of similar length share a chunk (less right padding)
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       for (const chunk of chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
@@ -254,30 +281,30 @@ export class EnginePolicy implements Policy {
   async optimizerStep(adapter: string): Promise<OptimizerStepResult> {
     const t = this.trainable(adapter);
     const r = await t.optimizer.step();
-    if (r.applied) t.mergedFresh = false;
+    if (r.applied && t.kind === 'lora') t.mergedFresh = false;
     return { gradNorm: r.gradNorm, lr: r.lr, applied: r.applied };
   }
 
   async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {
     const t = this.trainable(adapter);
-    if (t.full) return { [FULL_WEIGHTS_FILE]: serializeModelWeights(await downloadParams(this.backend, t.full)) };
-    const peft = await adapterToPeft(this.backend, t.lora!, this.opts.baseModelName ?? null);
+    if (t.kind === 'full') return { [FULL_WEIGHTS_FILE]: serializeModelWeights(await downloadParams(this.backend, t.params)) };
+    const peft = await adapterToPeft(this.backend, t.lora, this.opts.baseModelName ?? null);
     return buildPeftAdapter(peft, this.config);
   }
 
   async loadAdapter(adapter: string, files: Record<string, Uint8Array>): Promise<void> {
     const t = this.trainable(adapter);
-    if (t.full) {
+    if (t.kind === 'full') {
       const bytes = files[FULL_WEIGHTS_FILE];
       if (!bytes) throw new Error(`loadAdapter "${adapter}": ${FULL_WEIGHTS_FILE} is missing (full fine-tuning checkpoints are one safetensors file)`);
       const weights = deserializeModelWeights(bytes, this.config, FULL_WEIGHTS_FILE);
-      for (const [name, tensor] of namedParameters(t.full)) this.backend.upload(tensor, weights.get(name)!.data);
+      for (const [name, tensor] of namedParameters(t.params)) this.backend.upload(tensor, weights.get(name)!.data);
       return;
     }
     this.freeMerged(t);
     const lora = adapterFromPeft(this.backend, this.config, adapter, parsePeftAdapter(files, this.config));
-    freeAdapter(this.backend, t.lora!);
-    freeAdapter(this.backend, t.loraGrads!);
+    freeAdapter(this.backend, t.lora);
+    freeAdapter(this.backend, t.grads);
     t.optimizer.free();
     this.trainables.set(adapter, this.makeLoraTrainable(adapter, lora));
   }
@@ -298,11 +325,14 @@ export class EnginePolicy implements Policy {
   /** Frees every device tensor the policy owns (the backend itself stays the caller's). */
   dispose(): void {
     for (const t of this.trainables.values()) {
-      this.freeMerged(t);
-      if (t.lora) freeAdapter(this.backend, t.lora);
-      if (t.loraGrads) freeAdapter(this.backend, t.loraGrads);
-      if (t.full) freeParams(this.backend, t.full);
-      if (t.fullGrads) freeParams(this.backend, t.fullGrads);
+      if (t.kind === 'lora') {
+        this.freeMerged(t);
+        freeAdapter(this.backend, t.lora);
+        freeAdapter(this.backend, t.grads);
+      } else {
+        freeParams(this.backend, t.params);
+        freeParams(this.backend, t.grads);
+      }
       t.optimizer.free();
     }
     this.trainables.clear();
@@ -312,6 +342,11 @@ export class EnginePolicy implements Policy {
 
 export function createEnginePolicy(opts: EnginePolicyOptions): EnginePolicy {
   return new EnginePolicy(opts);
+}
+
+/** Where a backward adds an adapter's gradients. */
+function sinksOf(t: Trainable): GradientSinks {
+  return t.kind === 'full' ? { full: t.grads, lora: null } : { full: null, lora: t.grads };
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {

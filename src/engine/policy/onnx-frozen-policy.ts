@@ -5,10 +5,10 @@
 // It lets one agent run on onnxruntime (node, or web with the WebGPU / WASM execution providers) while the other
 // trains on our engine, and evaluates any ONNX model with the same sampling code as the engine: the same seed gives
 // the same tokens whenever the two agree on the logits. onnxruntime is injected, so this file imports neither
-// onnxruntime-node nor onnxruntime-web. Training calls throw: the model is frozen.
+// onnxruntime-node nor onnxruntime-web. It implements Policy only: the model is frozen, nothing trains it.
 import type { ModelConfig } from '../model/config.ts';
 import type {
-  Generation, GenerateRequest, GradientRequest, OptimizerStepResult, Policy, SamplingParams, ScoreRequest, ScoreResult, TokenDecoder,
+  Generation, GenerateRequest, Policy, SamplingParams, ScoreRequest, ScoreResult, TokenDecoder,
 } from './policy.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from '../sampling.ts';
 import { acceptToken } from '../stop-rules.ts';
@@ -38,10 +38,6 @@ export interface OnnxPolicyOptions {
   maxBatch?: number;
 }
 
-function frozen(what: string): never {
-  throw new Error(`${what}: this agent is a frozen ONNX model; it has no adapters and cannot be trained`);
-}
-
 /** Entropy of softmax(row), in float64. */
 function entropyOf(row: Float32Array): number {
   let max = -Infinity;
@@ -56,12 +52,13 @@ function entropyOf(row: Float32Array): number {
 
 export class OnnxFrozenPolicy implements Policy {
   readonly vocabSize: number;
-  readonly adapters: readonly string[] = [];
+  readonly contextLength: number;
   private readonly numLayers: number;
   private readonly maxBatch: number;
 
   constructor(private readonly opts: OnnxPolicyOptions) {
     this.vocabSize = opts.config.vocabSize;
+    this.contextLength = opts.config.maxPositionEmbeddings;
     const pastInputs = opts.session.inputNames.filter((n) => /^past_key_values\.\d+\.key$/.test(n));
     for (const needed of ['input_ids', 'attention_mask', 'position_ids']) {
       if (!opts.session.inputNames.includes(needed)) {
@@ -199,27 +196,5 @@ export class OnnxFrozenPolicy implements Policy {
       results.push({ logprobs, entropy });
     }
     return results;
-  }
-
-  async accumulateGradients(_requests: readonly GradientRequest[]): Promise<ScoreResult[]> {
-    return frozen('accumulateGradients');
-  }
-  zeroGrad(adapter: string): void {
-    frozen(`zeroGrad("${adapter}")`);
-  }
-  async optimizerStep(adapter: string): Promise<OptimizerStepResult> {
-    return frozen(`optimizerStep("${adapter}")`);
-  }
-  async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {
-    return frozen(`saveAdapter("${adapter}")`);
-  }
-  async loadAdapter(adapter: string): Promise<void> {
-    return frozen(`loadAdapter("${adapter}")`);
-  }
-  async saveOptimizerState(adapter: string): Promise<Uint8Array> {
-    return frozen(`saveOptimizerState("${adapter}")`);
-  }
-  async loadOptimizerState(adapter: string): Promise<void> {
-    return frozen(`loadOptimizerState("${adapter}")`);
   }
 }

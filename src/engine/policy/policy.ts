@@ -1,4 +1,5 @@
-// The boundary between the RL layer and the engine. The trainer sees only this interface, so every
+// The boundary between the RL layer and the engine: Policy (generate, score) for any agent and TrainablePolicy for
+// the one the trainer updates. The trainer sees only these interfaces, so every
 // GRPO / ReMA variant is plain arithmetic over per-token numbers in src/rl, and runs the same on any backend.
 // Loss convention: the engine adds d/dθ of  L = Σ_t coef_t · logp_t (+ entCoef_t · H_t)  to the gradient
 // buffers; the optimiser then MINIMISES L. The RL layer passes coef_t = dLoss/dlogp_t.
@@ -83,10 +84,12 @@ export interface OptimizerStepResult {
   applied?: boolean;
 }
 
+/** What every agent's model does, trained or frozen (the engine's EnginePolicy, the frozen ONNX agent): generate and
+ *  score token sequences within its context. */
 export interface Policy {
   readonly vocabSize: number;
-  /** names of trainable adapters ("shared", or "meta" and "reasoning"); "full" for full fine-tuning */
-  readonly adapters: readonly string[];
+  /** the model's context length in tokens (prompt + generation): config.json's max_position_embeddings */
+  readonly contextLength: number;
   generate(
     requests: readonly GenerateRequest[],
     sampling: SamplingParams,
@@ -97,6 +100,14 @@ export interface Policy {
    * with `temperature` (default 1) of softmax(logits / temperature), as verl scores rollouts sampled at T.
    */
   score(requests: readonly ScoreRequest[], opts?: ScoreOptions): Promise<ScoreResult[]>;
+  /** Frees what the policy holds (device tensors, an onnxruntime session); a backend stays its caller's. */
+  dispose(): void | Promise<void>;
+}
+
+/** A policy the trainer updates: named trainable adapters, gradients, optimiser steps and checkpoint IO. */
+export interface TrainablePolicy extends Policy {
+  /** names of trainable adapters ("shared", or "meta" and "reasoning"); "full" for full fine-tuning */
+  readonly adapters: readonly string[];
   /** Backward of Σ coef·logp (+ entCoef·H), log-probs at `temperature` (default 1); returns the log-probs/entropies of the forward it ran. */
   accumulateGradients(requests: readonly GradientRequest[], opts?: { temperature?: number }): Promise<ScoreResult[]>;
   zeroGrad(adapter: string): void;

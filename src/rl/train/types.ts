@@ -1,10 +1,10 @@
 // The RL trainer's contract (rl/trainer.ts implements it): one call to step() runs one ReMA / GRPO iteration as a
 // flat list of timed phases (rollout -> reward -> old log-probs -> reference log-probs -> advantages -> update ->
 // eval), the way verl's RayPPOTrainer.fit does, and returns one MetricsRecord plus the step's rollouts. It talks to
-// the model only through the Policy interface, so it runs the same on every backend, in the page's worker and in
+// the model only through the Policy and TrainablePolicy interfaces, so it runs the same on every backend, in the page's worker and in
 // the CLI. The trainer and its pieces import these types; this file imports only types, never the trainer.
 
-import type { Policy } from '../../engine/policy/policy.ts';
+import type { Policy, TrainablePolicy } from '../../engine/policy/policy.ts';
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
@@ -27,14 +27,15 @@ export type TrainerEvent =
 
 export interface TrainerOptions {
   config: ExperimentConfig;
-  policy: Policy;
+  /** the trained model */
+  policy: TrainablePolicy;
   tokenizer: ChatTokenizer;
   /** training problems (the trainer draws problemsPerStep per step, in a seeded order, epoch after epoch) */
   train: Problem[];
   /** held-out problems for greedy evaluation (the first evalSize are used; 0 = all) */
   eval: Problem[];
   onEvent?: (event: TrainerEvent) => void;
-  /** the model's context length (prompt + generation); default: the policy's config.maxPositionEmbeddings when it has one */
+  /** the model's context length (prompt + generation); default: the policy's contextLength */
   maxContext?: number;
   /**
    * The frozen agent, required exactly when config.frozenAgent is not "none" (and then with that role): its turns
@@ -53,9 +54,10 @@ export interface TrainerOptions {
 
 export interface FrozenAgentOptions {
   role: AgentRole;
+  /** generates and scores only: nothing trains it */
   policy: Policy;
   tokenizer: ChatTokenizer;
-  /** the frozen model's context length; default: its policy's config.maxPositionEmbeddings when it has one */
+  /** the frozen model's context length; default: its policy's contextLength */
   maxContext?: number;
 }
 
@@ -113,3 +115,14 @@ export interface Trainer {
   state(): TrainerState;
   restore(state: TrainerState): void;
 }
+
+/** What createEvaluator needs: a trainer's options with any policy, trained or frozen, that only evaluates. */
+export interface EvaluatorOptions extends Omit<TrainerOptions, 'policy'> {
+  /** the evaluated model (e.g. an OnnxFrozenPolicy evaluated alone, or an EnginePolicy with a checkpoint loaded) */
+  policy: Policy;
+  /** the adapters that act as in training (TrainablePolicy.adapters); none: the policy acts with its own weights */
+  adapters: readonly string[];
+}
+
+/** Greedy evaluation on the held-out set, as Trainer.evaluate, for a policy nothing trains. */
+export type Evaluator = Pick<Trainer, 'config' | 'evaluate'>;

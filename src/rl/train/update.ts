@@ -10,7 +10,7 @@
 // When fully on-policy the loss is computed from placeholder log-probs (ratio exactly 1); it is still reported as
 // NaN when the backward's own forward gave non-finite log-probs, since the loss at those weights is undefined.
 
-import type { Policy, ScoreRequest } from '../../engine/policy/policy.ts';
+import type { ScoreRequest, TrainablePolicy } from '../../engine/policy/policy.ts';
 import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
 import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
@@ -96,7 +96,7 @@ export function miniBatchIndices(n: number, parts: number, rng: Rng): number[][]
 }
 
 export async function updatePolicy(
-  policy: Policy,
+  policy: TrainablePolicy,
   config: ExperimentConfig,
   rows: readonly TrainRow[],
   seed: number,

@@ -8,7 +8,7 @@ import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { packSequences } from '../../../src/engine/model/batch.ts';
 import { computeLogits, runSequences } from '../../../src/engine/model/decoder.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../../src/engine/model/params.ts';
-import type { Policy } from '../../../src/engine/policy/policy.ts';
+import type { TrainablePolicy } from '../../../src/engine/policy/policy.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { Rng } from '../../../src/util/rng.ts';
@@ -85,7 +85,7 @@ describe('log-probs at the rollout temperature', () => {
       const config = smallConfig('rema-multiturn', { temperature: 0.7, logprobTemperature: mode, miniBatches: 2, klBeta: 0.01 });
       const { trainer, policy } = makeTrainer(config);
       const seen: (number | undefined)[] = [];
-      const real: Policy = policy;
+      const real: TrainablePolicy = policy;
       const score = real.score.bind(real);
       const grad = real.accumulateGradients.bind(real);
       real.score = (r, o) => (seen.push(o?.temperature), score(r, o));

@@ -25,7 +25,7 @@ function scripted(replies: Reply[]): Policy {
   const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
   return {
     vocabSize: tok.vocabSize,
-    adapters: ['shared'],
+    contextLength: Number.POSITIVE_INFINITY,
     async generate(requests) {
       const r = replies[k++];
       if (!r) throw new Error(`scripted policy: no reply for call ${k - 1}`);
@@ -34,8 +34,8 @@ function scripted(replies: Reply[]): Policy {
         return { tokens, logprobs: tokens.map(() => -1), text: r.text, finish: r.finish ?? 'stop_token' };
       });
     },
-    score: fail, accumulateGradients: fail, zeroGrad() {}, optimizerStep: fail,
-    saveAdapter: fail, loadAdapter: fail, saveOptimizerState: fail, loadOptimizerState: fail,
+    score: fail,
+    dispose() {},
   };
 }
 

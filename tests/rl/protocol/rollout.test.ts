@@ -18,7 +18,7 @@ function scripted(replies: Reply[][]): Policy & { calls: { requests: readonly Ge
   const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
   return {
     vocabSize: tok.vocabSize,
-    adapters: ['shared'],
+    contextLength: Number.POSITIVE_INFINITY,
     calls,
     async generate(requests, sampling) {
       const k = calls.length;
@@ -32,13 +32,7 @@ function scripted(replies: Reply[][]): Policy & { calls: { requests: readonly Ge
       });
     },
     score: fail,
-    accumulateGradients: fail,
-    zeroGrad() {},
-    optimizerStep: fail,
-    saveAdapter: fail,
-    loadAdapter: fail,
-    saveOptimizerState: fail,
-    loadOptimizerState: fail,
+    dispose() {},
   };
 }
 
