@@ -5,15 +5,10 @@
 import 'fake-indexeddb/auto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
-import { App } from '../../src/app/App.tsx';
-import { openRunsDb } from '../../src/app/persist/runs-db.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import { StoreProvider } from '../../src/app/store/react.ts';
-import { createInProcessClient } from '../../src/app/worker/client.ts';
-import { createSession } from '../../src/app/worker/session.ts';
 import { getPreset } from '../../src/rl/presets.ts';
+import { renderInProcessApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
@@ -33,19 +28,7 @@ it('loads a local folder and shows a real training step', async () => {
     trainSize: 8,
     evalSize: 2,
   };
-  const store = createPlaygroundStore(
-    {
-      createClient: () => createInProcessClient((emit) => createSession(emit, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' })),
-      openDb: () => openRunsDb('in-process'),
-    },
-    { config, preset: 'tiny-default', view: 'rollouts', backendPreference: 'cpu', modelSpec: { kind: 'local', name: 'tiny-qwen', files } },
-  );
-  await act(() => store.getState().start());
-  render(
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>,
-  );
+  const store = await renderInProcessApp({ config, files, modelName: 'tiny-qwen', db: 'in-process', view: 'rollouts' });
   await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), { timeout: 30_000 });
   expect(screen.getByTestId('model').textContent).toContain('local: tiny-qwen');
   expect(screen.getByTestId('backend').textContent).toContain('CPU backend');

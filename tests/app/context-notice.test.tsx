@@ -5,16 +5,11 @@
 // prompt fails the load with an error banner saying so.
 import 'fake-indexeddb/auto';
 import { resolve } from 'node:path';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/app/App.tsx';
-import { openRunsDb } from '../../src/app/persist/runs-db.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import { StoreProvider } from '../../src/app/store/react.ts';
-import { createInProcessClient } from '../../src/app/worker/client.ts';
-import { createSession } from '../../src/app/worker/session.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { folderFiles } from './session-driver.ts';
+import { renderInProcessApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
@@ -29,20 +24,7 @@ async function withContext(context: number): Promise<Map<string, File>> {
 
 async function renderPage(context: number, name: string) {
   const config = { ...getPreset('tiny-default'), problemsPerStep: 2, groupSize: 2, evalBeforeTrain: true, evalEvery: 0, trainSize: 8, evalSize: 4 };
-  const store = createPlaygroundStore(
-    {
-      createClient: () => createInProcessClient((emit) => createSession(emit, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' })),
-      openDb: () => openRunsDb(name),
-    },
-    { config, preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: 'tiny-rema', files: await withContext(context) } },
-  );
-  await act(() => store.getState().start());
-  render(
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>,
-  );
-  return store;
+  return renderInProcessApp({ config, files: await withContext(context), modelName: 'tiny-rema', db: name });
 }
 
 describe('context notice', () => {

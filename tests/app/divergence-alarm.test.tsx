@@ -4,16 +4,11 @@
 // row, training stops by itself, and the divergence banner names the step, the quantities and the fix.
 import 'fake-indexeddb/auto';
 import { resolve } from 'node:path';
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
-import { App } from '../../src/app/App.tsx';
-import { openRunsDb } from '../../src/app/persist/runs-db.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import { StoreProvider } from '../../src/app/store/react.ts';
-import { createInProcessClient } from '../../src/app/worker/client.ts';
-import { createSession } from '../../src/app/worker/session.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { folderFiles } from './session-driver.ts';
+import { renderInProcessApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
@@ -32,19 +27,7 @@ it('shows the divergence banner and stops training after maxNonFiniteSteps non-f
     trainSize: 8,
     evalSize: 2,
   };
-  const store = createPlaygroundStore(
-    {
-      createClient: () => createInProcessClient((emit) => createSession(emit, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' })),
-      openDb: () => openRunsDb('divergence'),
-    },
-    { config, preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: 'tiny-rema', files } },
-  );
-  await act(() => store.getState().start());
-  render(
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>,
-  );
+  const store = await renderInProcessApp({ config, files, modelName: 'tiny-rema', db: 'divergence' });
   await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), { timeout: 30_000 });
   expect(screen.queryByTestId('divergence')).toBeNull();
   fireEvent.click(screen.getByTestId('train'));

@@ -1,11 +1,15 @@
-// Renders the whole page against a store whose trainer client is driven by the test: `emit` feeds worker
-// protocol events (steps, rollouts, status) exactly as the Web Worker would post them.
+// Renders the whole page for tests: against a store whose trainer client is driven by the test (renderApp: `emit`
+// feeds worker protocol events exactly as the Web Worker would post them), or against the real worker session run
+// in-process (renderInProcessApp).
 import { act, render } from '@testing-library/react';
 import { App } from '../../src/app/App.tsx';
 import { openRunsDb } from '../../src/app/persist/runs-db.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import { StoreProvider } from '../../src/app/store/react.ts';
+import { createInProcessClient } from '../../src/app/worker/client.ts';
 import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
+import { createSession } from '../../src/app/worker/session.ts';
+import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
 let n = 0;
@@ -26,4 +30,25 @@ export async function renderApp(dbPrefix: string) {
   );
   const emit = (e: WorkerEvent) => act(() => listeners.forEach((l) => l(e)));
   return { store, emit };
+}
+
+/**
+ * Renders the whole page against the real worker session run in-process (createInProcessClient, the Web Worker's
+ * twin) with a local model folder on the CPU backend; resolves once the store has started (the model loads after).
+ */
+export async function renderInProcessApp(opts: { config: ExperimentConfig; files: Map<string, File>; modelName: string; db: string; view?: 'curves' | 'rollouts' }) {
+  const store = createPlaygroundStore(
+    {
+      createClient: () => createInProcessClient((e) => createSession(e, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' })),
+      openDb: () => openRunsDb(opts.db),
+    },
+    { config: opts.config, preset: 'tiny-default', view: opts.view ?? 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: opts.modelName, files: opts.files } },
+  );
+  await act(() => store.getState().start());
+  render(
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>,
+  );
+  return store;
 }
