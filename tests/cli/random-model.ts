@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serializeModelWeights } from '../../src/engine/io/hf-model.ts';
-import { randomWeights, tinyConfig } from '../engine/model-random.ts';
+import { llamaConfigJson, randomWeights, tinyConfig } from '../engine/model-random.ts';
 import { TINY_MODEL_DIR } from '../rl/tiny-tokenizer.ts';
 
 export function writeRandomModel(): string {
@@ -13,20 +13,7 @@ export function writeRandomModel(): string {
   const cfg = tinyConfig({ vocabSize: 256, maxPositionEmbeddings: 256 });
   writeFileSync(
     join(dir, 'config.json'),
-    JSON.stringify({
-      architectures: ['LlamaForCausalLM'],
-      hidden_size: cfg.hiddenSize,
-      intermediate_size: cfg.intermediateSize,
-      num_hidden_layers: cfg.numLayers,
-      num_attention_heads: cfg.numHeads,
-      num_key_value_heads: cfg.numKvHeads,
-      vocab_size: cfg.vocabSize,
-      rms_norm_eps: cfg.rmsNormEps,
-      rope_theta: cfg.ropeTheta,
-      max_position_embeddings: cfg.maxPositionEmbeddings,
-      tie_word_embeddings: false,
-      eos_token_id: 2,
-    }),
+    JSON.stringify(llamaConfigJson(cfg, { rope_theta: cfg.ropeTheta, eos_token_id: 2 })),
   );
   writeFileSync(join(dir, 'model.safetensors'), serializeModelWeights(randomWeights(cfg, 9)));
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(TINY_MODEL_DIR, f), join(dir, f));

@@ -13,21 +13,10 @@ import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { ADAPTER_WEIGHTS_FILE, parsePeftAdapter } from '../../src/engine/io/peft.ts';
 import { parseSafetensors, writeSafetensors, type SafetensorsDType, type WritableTensor } from '../../src/engine/io/safetensors.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { llamaConfigJson, randomWeights, tinyConfig } from './model-random.ts';
 
 const cfg = tinyConfig();
-const configJson = JSON.stringify({
-  architectures: ['LlamaForCausalLM'],
-  hidden_size: cfg.hiddenSize,
-  intermediate_size: cfg.intermediateSize,
-  num_hidden_layers: cfg.numLayers,
-  num_attention_heads: cfg.numHeads,
-  num_key_value_heads: cfg.numKvHeads,
-  vocab_size: cfg.vocabSize,
-  rms_norm_eps: cfg.rmsNormEps,
-  max_position_embeddings: cfg.maxPositionEmbeddings,
-  tie_word_embeddings: false,
-});
+const configJson = JSON.stringify(llamaConfigJson(cfg));
 
 function tensors(weights: ModelWeights, dtype: SafetensorsDType, names?: string[]): Map<string, WritableTensor> {
   return new Map([...weights].filter(([n]) => !names || names.includes(n)).map(([n, t]) => [n, { dtype, shape: t.shape, data: t.data }]));

@@ -40,3 +40,20 @@ export function randomWeights(config: ModelConfig, seed: number): ModelWeights {
   }
   return weights;
 }
+
+/** The config.json of a Llama checkpoint with `cfg`'s shape (untied), as a test writes it into a model folder. */
+export function llamaConfigJson(cfg: ModelConfig, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    architectures: ['LlamaForCausalLM'],
+    hidden_size: cfg.hiddenSize,
+    intermediate_size: cfg.intermediateSize,
+    num_hidden_layers: cfg.numLayers,
+    num_attention_heads: cfg.numHeads,
+    num_key_value_heads: cfg.numKvHeads,
+    vocab_size: cfg.vocabSize,
+    rms_norm_eps: cfg.rmsNormEps,
+    max_position_embeddings: cfg.maxPositionEmbeddings,
+    tie_word_embeddings: false,
+    ...extra,
+  };
+}
