@@ -298,7 +298,8 @@ export interface ExperimentConfig {
 
 // ---- validation -----------------------------------------------------------------------------------
 
-type FieldSpec =
+/** How validateConfig checks one field (and where the page's controls take enum values and ranges from). */
+export type FieldSpec =
   | { kind: 'int'; min: number; max?: number }
   | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean }
   | { kind: 'enum'; values: readonly string[] }
@@ -429,6 +430,13 @@ function inRange(x: number, spec: { min: number; max?: number; minExclusive?: bo
   if (spec.minExclusive ? x <= spec.min : x < spec.min) return false;
   if (spec.max !== undefined && (spec.maxExclusive ? x >= spec.max : x > spec.max)) return false;
   return true;
+}
+
+/** The allowed values of an enum field, for controls that offer them (the page's knobs). */
+export function enumValues(key: keyof ExperimentConfig): readonly string[] {
+  const spec = FIELD_SPECS[key];
+  if (spec.kind !== 'enum') throw new Error(`field "${key}" is not an enum (${spec.kind})`);
+  return spec.values;
 }
 
 /** Checks one field's value against its spec; returns a problem description or null. */

@@ -21,6 +21,26 @@ describe('playground views', () => {
     for (const k of knobs) expect(k.note.length).toBeGreaterThan(15);
   });
 
+  it('every knob offers only values the config accepts (enum options and number ranges from the field specs)', () => {
+    const problems: string[] = [];
+    for (const k of knobs) {
+      const spec = FIELD_SPECS[k.key];
+      const c = k.control;
+      if (c.kind === 'select') {
+        if (spec.kind !== 'enum' || c.options.join('|') !== spec.values.join('|')) problems.push(`${k.key}: options ${c.options.join('|')}`);
+      } else if (c.kind === 'number' || c.kind === 'nullable-number') {
+        if (!('min' in spec)) {
+          problems.push(`${k.key}: a number control for a ${spec.kind} field`);
+          continue;
+        }
+        const max = 'max' in spec ? spec.max : undefined;
+        if (c.min < spec.min || (max !== undefined && c.max > max)) problems.push(`${k.key}: range [${c.min}, ${c.max}] outside the field's`);
+        if (c.kind === 'number' && c.integer !== (spec.kind === 'int')) problems.push(`${k.key}: integer control ${c.integer} for a ${spec.kind} field`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('shows the CPU fallback notice and the model in the header', async () => {
     const { emit } = await renderApp('views');
     emit({
