@@ -20,6 +20,7 @@ import { adapterNames } from '../rl/policy-setup.ts';
 import { subset, TINY_DATA_SEED, TINY_DEFAULT_HELDOUT } from '../rl/problems.ts';
 import type { Policy } from '../engine/policy/policy.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
+import { contextMessage, type ContextFields } from '../rl/train/context.ts';
 import { createEvaluator, type FrozenAgentOptions } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
 import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, type LoadedCheckpoint } from './checkpoint.ts';
@@ -196,6 +197,8 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
       let correct = 0;
       const levels: Record<string, { n: number; correct: number }> = {};
       const transcripts: RolloutRecord[] = [];
+      // episodes the model's context cut, over the benchmark's chunks (train/context.ts)
+      const context: Required<ContextFields> = { context_limited: 0, context_length: 0, context_prompt_tokens: 0 };
       for (let i = 0; i < problems.length; i += chunk) {
         const part = problems.slice(i, i + chunk);
         const trainer = createEvaluator({
@@ -209,6 +212,11 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
           checker,
         });
         const r = await trainer.evaluate();
+        if (r.context_limited) {
+          context.context_limited += r.context_limited;
+          context.context_length = r.context_length ?? 0;
+          context.context_prompt_tokens = Math.max(context.context_prompt_tokens, r.context_prompt_tokens ?? 0);
+        }
         r.rollouts.forEach((roll, j) => {
           const level = part[j].level ?? 'all';
           const l = (levels[level] ??= { n: 0, correct: 0 });
@@ -222,6 +230,8 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
         bar?.update(Math.min(i + chunk, problems.length), { acc: (correct / Math.min(i + chunk, problems.length)).toFixed(3) });
       }
       bar?.stop();
+      // said whatever the progress mode: those episodes score 0 for a reason the accuracy alone does not show
+      if (context.context_limited > 0) process.stderr.write(`warning: ${contextMessage(context, problems.length, run.config.maxTokensPerTurn, set.name)}\n`);
       const by_level = Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { n: v.n, accuracy: v.correct / v.n }]));
       const res = { benchmark: set.name, n: problems.length, accuracy: problems.length > 0 ? correct / problems.length : 0, by_level, time_s: (Date.now() - t0) / 1000 };
       results.push(res);

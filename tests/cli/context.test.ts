@@ -1,7 +1,8 @@
 // `rema train` on a model folder whose config.json says a context (max_position_embeddings) shorter than the
 // prompts (a real child process; the random model of random-model.ts with its context rewritten): when some
 // episodes do not fit, a warning names the context length and the prompt's token count and metrics.jsonl /
-// eval.jsonl count them; when even the shortest first prompt fills the context, the run is refused at start.
+// eval.jsonl count them (`rema eval` warns per benchmark); when even the shortest first prompt fills the context,
+// the run is refused at start.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,14 @@ describe('rema train with a model context shorter than the prompts', () => {
     expect(metrics[0].context_limited).toBeGreaterThan(0);
     expect(metrics[0].context_prompt_tokens as number).toBeGreaterThan(52 - 6);
     expect(jsonl(join(r.out, 'eval.jsonl'))[0]).toMatchObject({ step: 0, context_length: 52 });
+  });
+
+  it('rema eval warns once per benchmark, naming the context and the prompt tokens', () => {
+    const model = modelWithContext(52);
+    const r = spawnSync('node', [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--limit', '4', '--backend', 'cpu', '--quiet'], { cwd: root, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr.trim()).toMatch(/^warning: tiny-arith: \d+ of 4 episodes did not fit the model's context of 52 tokens \(prompt up to \d+ tokens \+ 6 tokens per turn\)/);
+    expect(r.stdout).toMatch(/tiny-arith +n= +4 +pass@1/);
   });
 
   it('refuses at start when the shortest first prompt fills the context', () => {
