@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { expect, test } from '@playwright/test';
+import { waitForReady } from './helpers.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const port = 5181;
@@ -23,6 +24,9 @@ test('the page checker cuts an overrunning check at its limit and keeps answerin
   server.stderr?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   await expect.poll(() => output, { timeout: 60_000 }).toContain(`http://127.0.0.1:${port}/`);
   await page.goto(`http://127.0.0.1:${port}/`);
+  // the page fully loaded first: a dev server that pre-bundles a dependency on first use reloads the page, which
+  // would destroy the evaluation below mid-way
+  await waitForReady(page, 120_000);
 
   const r = await page.evaluate(async () => {
     const m = await import('/src/app/worker/checker-web.ts' as string);
