@@ -22,6 +22,8 @@ const store = createPlaygroundStore(
     modelSpec: modelSpecFromConfig(fromUrl.config),
     frozenSpec: fromUrl.onnxModel,
     colouring: fromUrl.colouring,
+    chartSmoothing: fromUrl.smoothing,
+    chartX: fromUrl.chartX,
   },
 );
 if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });

@@ -49,6 +49,19 @@ describe('URL state', () => {
     expect(bad.errors.join()).toContain('colour must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
   });
 
+  it('carries the curves\' smoothing and x axis; bad ones are explained and fall back', () => {
+    const config = getPreset('tiny-default');
+    const plain = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'auto', smooth: 0, x: 'step' });
+    expect(plain).not.toMatch(/smooth=|x=/);
+    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'auto', smooth: 0.9, x: 'minutes' });
+    expect(decodeUrlState(hash)).toMatchObject({ smoothing: 0.9, chartX: 'minutes', errors: [] });
+    expect(decodeUrlState(plain)).toMatchObject({ smoothing: 0, chartX: 'step' });
+    const bad = decodeUrlState('#preset=tiny-default&smooth=0.5&x=hours');
+    expect(bad).toMatchObject({ smoothing: 0, chartX: 'step' });
+    expect(bad.errors.join('\n')).toContain('smooth must be one of 0, 0.6, 0.9 (got "0.5")');
+    expect(bad.errors.join('\n')).toContain('x must be step or minutes (got "hours")');
+  });
+
   it('a link with trainSet=file falls back to the preset\'s train set, keeps the other edits, and says to pick the file again', () => {
     const s = decodeUrlState('#preset=tiny-default&trainSet=file&trainFile=/home/me/train.jsonl&groupSize=4&evalSet=file');
     expect(s.config.trainSet).toBe(getPreset('tiny-default').trainSet);
@@ -99,5 +112,9 @@ describe('URL sync', () => {
     // the inspector's token colouring is part of the link too
     store.getState().setColouring('token-clip');
     expect(decodeUrlState(written.at(-1)!).colouring).toBe('token-clip');
+    // and the curves' options
+    store.getState().setChartSmoothing(0.6);
+    store.getState().setChartX('minutes');
+    expect(decodeUrlState(written.at(-1)!)).toMatchObject({ smoothing: 0.6, chartX: 'minutes' });
   });
 });

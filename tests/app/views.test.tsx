@@ -78,6 +78,17 @@ describe('playground views', () => {
     expect(screen.getByTestId('echo-trap').textContent).toContain('since step 4');
   });
 
+  it('the curves offer smoothing and an x axis in minutes, kept in the store (and so the link)', async () => {
+    const { store, emit } = await renderApp('views');
+    for (const s of [1, 2, 3]) emit({ type: 'step', metrics: metrics(s), rollouts: [] });
+    const smoothing = screen.getByTestId('chart-smoothing') as HTMLSelectElement;
+    expect([...smoothing.options].map((o) => o.textContent)).toEqual(['off', '0.6', '0.9']);
+    fireEvent.change(smoothing, { target: { value: '0.9' } });
+    fireEvent.change(screen.getByTestId('chart-x'), { target: { value: 'minutes' } });
+    expect(store.getState()).toMatchObject({ chartSmoothing: 0.9, chartX: 'minutes' });
+    expect((screen.getByTestId('chart-smoothing') as HTMLSelectElement).value).toBe('0.9');
+  });
+
   it('a knob edit that fails validation shows the message next to the knob', async () => {
     await renderApp('views');
     const input = document.getElementById('knob-groupSize') as HTMLInputElement;

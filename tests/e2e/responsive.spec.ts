@@ -33,8 +33,10 @@ test('Pause responds within 2 s while fast steps stream into the Curves view', a
 
 test('Train opens while the start-up evaluation runs, and the steps follow it', async ({ page }, info) => {
   const t0 = Date.now();
-  // the preset's baseline evaluation (64 held-out problems) runs after the model loads
-  await page.goto('/#preset=tiny-default&problemsPerStep=2&groupSize=4&maxTurns=3&maxTokensPerTurn=32&evalEvery=0&view=rollouts');
+  // the preset's baseline evaluation (64 held-out problems) runs after the model loads; steps at the preset's own
+  // size (8 problems x 8, seconds each), so the evaluation's rollouts stay on screen long enough to be seen before
+  // the first step replaces them (tiny steps replaced them between two polls)
+  await page.goto('/#preset=tiny-default&evalEvery=0&view=rollouts');
   await expect(page.getByTestId('train')).toBeEnabled({ timeout: 60_000 });
   const readyMs = Date.now() - t0;
   const statusThen = await page.getByTestId('status').getAttribute('data-status');

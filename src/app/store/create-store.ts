@@ -8,7 +8,7 @@ import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
 import { createRunsSlice } from './runs-slice.ts';
 import { createSessionSlice } from './session-slice.ts';
-import type { PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
+import type { ChartX, PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
 import { createViewSlice } from './view-slice.ts';
 
 export interface InitialState {
@@ -21,6 +21,9 @@ export interface InitialState {
   frozenSpec?: OnnxModelSpec;
   /** the inspector's "colour by"; default advantage */
   colouring?: TokenColouring;
+  /** the curves' EMA weight (default 0: raw) and x axis (default steps) */
+  chartSmoothing?: number;
+  chartX?: ChartX;
 }
 
 export type PlaygroundStore = StoreApi<PlaygroundState>;
@@ -31,6 +34,6 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createSessionSlice(ctx)(...a),
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
-    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring })(...a),
+    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
   }));
 }

@@ -112,11 +112,19 @@ export interface ViewSlice {
   /** group shown first in the rollout inspector */
   selectedGroup: number;
   colouring: TokenColouring;
+  /** the curves: EMA smoothing weight (0 = raw values) and the x axis (steps, or minutes of training) */
+  chartSmoothing: number;
+  chartX: ChartX;
   setView(view: ViewName): void;
   setBackendPreference(pref: BackendPreference): void;
   selectGroup(group: number): void;
   setColouring(c: TokenColouring): void;
+  setChartSmoothing(weight: number): void;
+  setChartX(x: ChartX): void;
 }
+
+/** the curves' x axis */
+export type ChartX = 'step' | 'minutes';
 
 export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice;
 

@@ -1,15 +1,21 @@
-// View slice: which tab is open, the backend preference, the model to load, inspector options.
+// View slice: which tab is open, the backend preference, the model to load, inspector and curve options.
 import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, ViewSlice } from './types.ts';
 
-export function createViewSlice(initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'frozenSpec'> & { colouring?: ViewSlice['colouring'] }): StateCreator<PlaygroundState, [], [], ViewSlice> {
+export function createViewSlice(
+  initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'frozenSpec'> & Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX'>>,
+): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,
     selectedGroup: 0,
     colouring: initial.colouring ?? 'advantage',
+    chartSmoothing: initial.chartSmoothing ?? 0,
+    chartX: initial.chartX ?? 'step',
     setView: (view) => set({ view }),
     setBackendPreference: (backendPreference) => set({ backendPreference }),
     selectGroup: (selectedGroup) => set({ selectedGroup }),
     setColouring: (colouring) => set({ colouring }),
+    setChartSmoothing: (chartSmoothing) => set({ chartSmoothing }),
+    setChartX: (chartX) => set({ chartX }),
   });
 }

@@ -1,5 +1,5 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
-//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio
+//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio&smooth=0.6&x=minutes
 // Config fields are written only where they differ from the preset. onnxModel (the frozen agent's / VRP
 // baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong. Notices stay short
@@ -11,12 +11,13 @@ import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/prot
 import { validateConfig } from '../../rl/config.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
 import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
-import { COLOURINGS, type TokenColouring, type ViewName } from '../store/types.ts';
+import { COLOURINGS, type ChartX, type TokenColouring, type ViewName } from '../store/types.ts';
+import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
-const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colour']);
+const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colour', 'smooth', 'x']);
 /** unknown keys named in the notice; the rest are counted */
 const UNKNOWN_KEYS_NAMED = 3;
 /** longest piece of link text quoted in a notice */
@@ -46,6 +47,9 @@ export interface UrlState {
   onnxModel: OnnxModelSpec;
   /** the rollout inspector's "colour by" (link key colour, written when it is not advantage) */
   colouring: TokenColouring;
+  /** the curves' EMA weight (link key smooth, one of SMOOTHING_WEIGHTS; written when not 0) and x axis (x=minutes) */
+  smoothing: number;
+  chartX: ChartX;
   /** problems found while reading; the state above is still usable */
   errors: string[];
 }
@@ -119,6 +123,7 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
 
 export function encodeUrlState(s: {
   preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec; colour?: TokenColouring;
+  smooth?: number; x?: ChartX;
 }): string {
   const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
   const base = PRESETS[presetName];
@@ -133,6 +138,8 @@ export function encodeUrlState(s: {
   const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
   if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
   if (s.colour && s.colour !== 'advantage') params.set('colour', s.colour);
+  if (s.smooth) params.set('smooth', String(s.smooth));
+  if (s.x === 'minutes') params.set('x', 'minutes');
   return `#${params.toString()}`;
 }
 
@@ -199,9 +206,16 @@ export function decodeUrlState(hash: string): UrlState {
   const colouring = (COLOURINGS as readonly string[]).includes(colourText) ? (colourText as TokenColouring) : 'advantage';
   if (colouring !== colourText) errors.push(`URL: colour must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
 
+  const smoothText = params.get('smooth') ?? '0';
+  const smoothing = (SMOOTHING_WEIGHTS as readonly number[]).includes(Number(smoothText)) ? Number(smoothText) : 0;
+  if (String(smoothing) !== smoothText && smoothText !== '0') errors.push(`URL: smooth must be one of ${SMOOTHING_WEIGHTS.join(', ')} (got ${quote(smoothText)})`);
+  const xText = params.get('x') ?? 'step';
+  const chartX: ChartX = xText === 'minutes' ? 'minutes' : 'step';
+  if (chartX !== xText) errors.push(`URL: x must be step or minutes (got ${quote(xText)})`);
+
   if (config.modelSource === 'local') {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
     config = { ...config, modelSource: base.modelSource, model: base.model };
   }
-  return { preset, config, view, backend, onnxModel, colouring, errors };
+  return { preset, config, view, backend, onnxModel, colouring, smoothing, chartX, errors };
 }

@@ -28,10 +28,12 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.preset === prev.preset &&
       s.backendPreference === prev.backendPreference &&
       s.frozenSpec === prev.frozenSpec &&
-      s.colouring === prev.colouring
+      s.colouring === prev.colouring &&
+      s.chartSmoothing === prev.chartSmoothing &&
+      s.chartX === prev.chartX
     )
       return;
-    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring });
+    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring, smooth: s.chartSmoothing, x: s.chartX });
     if (hash !== target.hash) target.replace(hash);
   });
 }

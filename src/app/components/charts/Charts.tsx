@@ -1,5 +1,6 @@
 // The live curves: one small recharts chart per spec. Line charts draw the current run and every overlaid run
-// (one colour per run, one dash per series); stacked charts show the current run's step-by-step breakdown.
+// (one colour per run, one dash per series), optionally EMA-smoothed and over minutes of training instead of steps;
+// stacked charts show the current run's step-by-step breakdown.
 // The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
 import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -7,7 +8,9 @@ import { useShallow } from 'zustand/react/shallow';
 import type { SavedRun } from '../../persist/run-types.ts';
 import { usePlayground } from '../../store/react.ts';
 import { runSelectors } from '../../store/selectors.ts';
+import type { ChartX } from '../../store/types.ts';
 import { chartSpecs, type ChartSpec } from './chart-specs.ts';
+import { emaSmooth, minutesAtStep, SMOOTHING_WEIGHTS } from './smoothing.ts';
 import { thinEvenly } from './thin.ts';
 import { useThrottledValue } from './use-throttled-value.ts';
 
@@ -32,33 +35,38 @@ function mergeByStep(a: { step: number; value: number }[], b: { step: number; va
   return [...byStep.entries()].toSorted((x, y) => x[0] - y[0]).map(([step, value]) => ({ step, value }));
 }
 
-function LineSpecChart({ spec, runs }: { spec: ChartSpec; runs: SavedRun[] }) {
-  // one data array per (run, series): recharts lines may each carry their own data
+function LineSpecChart({ spec, runs, smoothing, xAxis }: { spec: ChartSpec; runs: SavedRun[]; smoothing: number; xAxis: ChartX }) {
+  // one data array per (run, series): recharts lines may each carry their own data; x is the step or the minutes
+  // of training when it ended, values are smoothed over all steps before thinning
   const lines = useMemo(
     () =>
-      runs.flatMap((run, r) =>
-        spec.series.map((series, si) => ({
+      runs.flatMap((run, r) => {
+        const minutes = xAxis === 'minutes' ? minutesAtStep(run.metrics) : null;
+        return spec.series.map((series, si) => ({
           key: `${run.id}:${series.label}`,
           name: runs.length > 1 ? `${series.label} · ${run.name}` : series.label,
           colour: runs.length > 1 ? runColours[r % runColours.length] : runColours[si % runColours.length],
           dash: runs.length > 1 ? dashes[si % dashes.length] : '',
           data: thinEvenly(
-            mergeByStep(
-              run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
-              series.extra?.(run) ?? [],
+            emaSmooth(
+              mergeByStep(
+                run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
+                series.extra?.(run) ?? [],
+              ),
+              smoothing,
             ),
             MAX_LINE_POINTS,
-          ),
-        })),
-      ),
-    [runs, spec],
+          ).map((p) => ({ ...p, x: minutes ? (minutes.get(p.step) ?? null) : p.step })),
+        }));
+      }),
+    [runs, spec, smoothing, xAxis],
   );
   return (
     <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
-      <XAxis dataKey="step" type="number" domain={['dataMin', 'dataMax']} allowDecimals={false} tick={{ fontSize: 10 }} />
+      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={xAxis === 'minutes'} tick={{ fontSize: 10 }} tickFormatter={xAxis === 'minutes' ? fmt : undefined} />
       <YAxis domain={spec.domain ?? (spec.fromZero ? fromZeroDomain : ['auto', 'auto'])} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
-      <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
+      <Tooltip formatter={fmt} labelFormatter={(l) => (xAxis === 'minutes' ? `${fmt(l)} min` : `step ${l}`)} contentStyle={{ fontSize: 11 }} />
       {runs.length === 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
       {lines.map((l) => (
         <Line
@@ -100,16 +108,49 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
 }
 
 export function Charts() {
-  const { current, saved, overlayIds } = usePlayground(
-    useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds })),
+  const { current, saved, overlayIds, smoothing, xAxis } = usePlayground(
+    useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds, smoothing: s.chartSmoothing, xAxis: s.chartX })),
   );
   const latest = useMemo(() => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }), [current, saved, overlayIds]);
   const { runs, current: shownCurrent } = useThrottledValue(latest, CHART_REDRAW_MS);
-  return <ChartsOf runs={runs} current={shownCurrent} />;
+  return (
+    <>
+      <ChartOptions />
+      <ChartsOf runs={runs} current={shownCurrent} smoothing={smoothing} xAxis={xAxis} />
+    </>
+  );
 }
 
-// memo: the parent re-renders on every step; this part only when the throttled value moves
-const ChartsOf = memo(function ChartsOf({ runs, current }: { runs: SavedRun[]; current: SavedRun | null }) {
+/** Smoothing and x-axis choices of the curves (in the store and the URL: smooth=, x=). */
+function ChartOptions() {
+  const { smoothing, xAxis, setSmoothing, setX } = usePlayground(
+    useShallow((s) => ({ smoothing: s.chartSmoothing, xAxis: s.chartX, setSmoothing: s.setChartSmoothing, setX: s.setChartX })),
+  );
+  return (
+    <div className="chart-options" data-testid="chart-options">
+      <label title="Exponential moving average of each curve (debiased, as TensorBoard): 0 shows the raw per-step values">
+        smoothing{' '}
+        <select data-testid="chart-smoothing" value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))}>
+          {SMOOTHING_WEIGHTS.map((w) => (
+            <option key={w} value={w}>
+              {w === 0 ? 'off' : w}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label title="The x axis: the step, or the minutes of training when the step ended (its phase times summed)">
+        x axis{' '}
+        <select data-testid="chart-x" value={xAxis} onChange={(e) => setX(e.target.value as ChartX)}>
+          <option value="step">steps</option>
+          <option value="minutes">minutes</option>
+        </select>
+      </label>
+    </div>
+  );
+}
+
+// memo: the parent re-renders on every step; this part only when the throttled value or the options move
+const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { runs: SavedRun[]; current: SavedRun | null; smoothing: number; xAxis: ChartX }) {
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   const longRun = steps > MAX_BARS ? steps : 0;
   if (runs.every((r) => r.metrics.length === 0 && (r.evaluations ?? []).length === 0)) {
@@ -146,7 +187,7 @@ const ChartsOf = memo(function ChartsOf({ runs, current }: { runs: SavedRun[]; c
             <figcaption title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}>{spec.title}</figcaption>
             <div className="chart-body">
               <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
+                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
               </ResponsiveContainer>
             </div>
           </figure>
