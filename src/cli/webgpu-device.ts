@@ -4,6 +4,7 @@
 // the adapter has it. On a machine without a GPU, Dawn finds SwiftShader only when VK_ICD_FILENAMES points at
 // its Vulkan ICD (Debian's chromium ships /usr/lib/chromium/vk_swiftshader_icd.json).
 import { create, globals } from 'webgpu';
+import { engineDeviceDescriptor } from '../engine/backends/webgpu/device-request.ts';
 
 export interface DawnDevice {
   device: GPUDevice;
@@ -20,16 +21,6 @@ export interface DawnDeviceOptions {
 
 let gpu: GPU | undefined;
 
-/** The limits we raise from the spec defaults to the adapter's maximum. */
-const RAISED_LIMITS = [
-  'maxBufferSize',
-  'maxStorageBufferBindingSize',
-  'maxComputeWorkgroupStorageSize',
-  'maxStorageBuffersPerShaderStage',
-  'maxComputeInvocationsPerWorkgroup',
-  'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupSizeY',
-] as const;
 
 export function describeAdapter(info: GPUAdapterInfo, isFallback: boolean): string {
   const parts = [info.vendor || 'unknown vendor', info.architecture || info.device || 'unknown device'];
@@ -43,10 +34,7 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   gpu ??= create(options.dawnFlags ?? []);
   const adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' });
   if (!adapter) return null;
-  const requiredLimits: Record<string, number> = {};
-  for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
-  const requiredFeatures = (['shader-f16', 'subgroups'] as GPUFeatureName[]).filter((f) => adapter.features.has(f));
-  const device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'rema-engine' });
+  const device = await adapter.requestDevice(engineDeviceDescriptor(adapter));
   const adapterInfo = adapter.info;
   const isFallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
     /swiftshader/i.test(`${adapterInfo.vendor} ${adapterInfo.architecture} ${adapterInfo.description}`);

@@ -7,6 +7,7 @@ import { WasmBackend } from '../../engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../engine/backends/webgpu.ts';
 import type { BackendInfo, BackendPreference } from './protocol.ts';
 import { spawnWebWasmHelper } from './wasm-helper.ts';
+import { engineDeviceDescriptor } from '../../engine/backends/webgpu/device-request.ts';
 
 export interface SelectedBackend {
   backend: Backend;
@@ -35,14 +36,9 @@ async function cpuBackend(): Promise<Backend> {
   }
 }
 
+/** The adapter's real limits (the defaults are too small for real models) and the optional features the kernels use. */
 async function requestDevice(adapter: GPUAdapter): Promise<GPUDevice> {
-  const wanted: Record<string, number> = {};
-  // ask for the adapter's real buffer limits: the defaults (128 / 256 MiB) are too small for real models
-  for (const key of ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage'] as const) {
-    wanted[key] = adapter.limits[key];
-  }
-  const features: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
-  return adapter.requestDevice({ requiredLimits: wanted, requiredFeatures: features });
+  return adapter.requestDevice(engineDeviceDescriptor(adapter));
 }
 
 export async function selectBackend(preference: BackendPreference, gpu: GPU | undefined): Promise<SelectedBackend> {
