@@ -28,6 +28,7 @@ import { loadIntoPolicy, newestIntactCheckpoint, removeUnfinishedCheckpoints, sa
 import { parseSetFlag } from './config-flags.ts';
 import { intFlag } from './flags.ts';
 import { appendNamed, replaceFile, writeNamed } from './run-files.ts';
+import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareStepLog } from './run-logs.ts';
 import { modelSource, openBackend, REPO_ROOT, type BackendKind } from './setup.ts';
@@ -118,17 +119,17 @@ export async function loadSftChats(config: ExperimentConfig, sft: SftSettings): 
   return out;
 }
 
-/** JSON with sorted keys, to compare records. */
-const canon = (v: object) => JSON.stringify(v, Object.keys(v).toSorted());
+/** The same SFT settings, whatever their keys' order. */
+const sameSettings = (a: SftSettings, b: SftSettings) => JSON.stringify(a, Object.keys(a).toSorted()) === JSON.stringify(b, Object.keys(b).toSorted());
 
-/** A run folder holds one run: the config and settings it started with (steps aside) must match. */
+/** A run folder holds one run: the config (as `rema train` compares it) and settings it started with must match. */
 async function checkSameRun(files: { config: string; sft: string }, config: ExperimentConfig, sft: SftSettings): Promise<void> {
   if (!existsSync(files.config)) return;
   const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
-  if (canon({ ...previous, steps: 0 }) !== canon({ ...config, steps: 0 }))
+  if (!sameRun(previous, config))
     throw new Error(`${files.config}: this folder holds an SFT run with a different config; use another --out (or the same config)`);
   const before = existsSync(files.sft) ? (JSON.parse(await readFile(files.sft, 'utf8')) as SftSettings) : null;
-  if (before === null || canon(before) !== canon(sft))
+  if (before === null || !sameSettings(before, sft))
     throw new Error(`${files.sft}: this folder holds an SFT run with different SFT settings; use another --out (or the same settings)`);
 }
 

@@ -21,7 +21,7 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { ADDED_FIELD_DEFAULTS, type AgentRole, type ExperimentConfig } from '../rl/config.ts';
+import type { AgentRole, ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
 import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
@@ -30,6 +30,7 @@ import { nodeAnswerChecker } from './checker-node.ts';
 import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
 import { appendNamed, replaceFile } from './run-files.ts';
+import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareLogs } from './run-logs.ts';
 import { loadConfigProblems, loadModel, type BackendKind } from './setup.ts';
@@ -92,17 +93,6 @@ async function readJsonl<T>(path: string): Promise<T[]> {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as T);
-}
-
-/** A config as canonical JSON: sorted keys, `steps` ignored, fields added since it was written at their defaults. */
-function canonicalRun(c: ExperimentConfig): string {
-  // a run folder written before a field existed holds a config without it: read it with the field's default
-  const full: Record<string, unknown> = { ...ADDED_FIELD_DEFAULTS, ...c, steps: 0 };
-  return JSON.stringify(full, Object.keys(full).toSorted());
-}
-
-function sameRun(a: ExperimentConfig, b: ExperimentConfig): boolean {
-  return canonicalRun(a) === canonicalRun(b);
 }
 
 /** The frozen agent the config asks for, loaded from --frozen-model; a resumed run must name the model it started with. */

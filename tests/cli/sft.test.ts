@@ -49,6 +49,17 @@ describe('rema sft', () => {
     await expect(runSft({ ...other, out: cut, backend: 'wasm', progress: 'none' })).rejects.toThrow(/sft\.json: this folder holds an SFT run with different SFT settings/);
   });
 
+  it('resumes a folder whose config.json predates a config field, reading it at its default as rema train does', async () => {
+    const run = sftFromFlags({ preset: 'tiny-sft-cot', set: ['sft.tinyProblems=4', 'sft.batchSize=2'] });
+    const out = tmp();
+    await runSft({ ...run, out, backend: 'wasm', saveEvery: 1, progress: 'none', maxNewSteps: 1 });
+    const saved = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as Record<string, unknown>;
+    delete saved.maxNonFiniteSteps; // written before the field existed (its default is the preset's value)
+    writeFileSync(join(out, 'config.json'), JSON.stringify(saved));
+    const resumed = await runSft({ ...run, out, backend: 'wasm', saveEvery: 1, progress: 'none' });
+    expect(resumed).toMatchObject({ resumedFrom: 1, steps: 2 });
+  });
+
   it('names a bad chat line and an unknown setting before loading anything', () => {
     const dir = tmp();
     const file = join(dir, 'chats.jsonl');
