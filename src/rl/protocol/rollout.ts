@@ -95,21 +95,18 @@ async function generateTurn(
   prompts.forEach((p, i) => {
     if (p.length <= s.maxPromptTokens && !fits[i]) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
   });
-  const requests = prompts
-    .map((prompt, i) => ({ prompt, i }))
-    .filter(({ i }) => fits[i])
-    .map(({ prompt, i }) => ({
-      i,
-      prompt,
-      adapter: actor.adapter,
-      maxNewTokens: Math.min(s.maxTokensPerTurn, actor.maxContext - prompt.length),
-      stopStrings,
-      stopTokenIds: actor.tokenizer.stopTokenIds,
-    }));
+  const asked = episodes.map((_, i) => i).filter((i) => fits[i]);
+  const requests = asked.map((i) => ({
+    prompt: prompts[i],
+    adapter: actor.adapter,
+    maxNewTokens: Math.min(s.maxTokensPerTurn, actor.maxContext - prompts[i].length),
+    stopStrings,
+    stopTokenIds: actor.tokenizer.stopTokenIds,
+  }));
   const generated = requests.length > 0 ? await actor.policy.generate(requests, sampling, s.onTokens) : [];
   generated.forEach((g, k) => {
     const r = requests[k];
-    if (g.finish === 'length' && r.maxNewTokens < s.maxTokensPerTurn) s.onContextLimit?.(episodes[r.i], r.prompt.length, actor.maxContext);
+    if (g.finish === 'length' && r.maxNewTokens < s.maxTokensPerTurn) s.onContextLimit?.(episodes[asked[k]], r.prompt.length, actor.maxContext);
   });
   let next = 0;
   return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
