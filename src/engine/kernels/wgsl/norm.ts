@@ -9,14 +9,19 @@
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
 
-function buildRmsnormProgram(w: ElemType, wg: number): WgslProgram {
-  const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
-  const bindings = [
+/** The forward's interface, the same for the thread-per-row and the workgroup-per-row kernels. */
+const FORWARD_PARAMS = { R: 'u32', D: 'u32', eps: 'f32' } as const;
+const forwardBindings = (w: ElemType) =>
+  [
     { name: 'x', elem: 'f32', access: 'read' },
     { name: 'w', elem: w, access: 'read' },
     { name: 'y', elem: 'f32', access: 'read_write' },
     { name: 'rstd', elem: 'f32', access: 'read_write' },
   ] as const;
+
+function buildRmsnormProgram(w: ElemType, wg: number): WgslProgram {
+  const params = FORWARD_PARAMS;
+  const bindings = forwardBindings(w);
   const code = `${header(params, bindings)}
 
 ${entry1d(wg)}
@@ -80,13 +85,8 @@ ${entry1d(wg)}
 }
 
 function buildRmsnormRowsProgram(w: ElemType): WgslProgram {
-  const params = { R: 'u32', D: 'u32', eps: 'f32' } as const;
-  const bindings = [
-    { name: 'x', elem: 'f32', access: 'read' },
-    { name: 'w', elem: w, access: 'read' },
-    { name: 'y', elem: 'f32', access: 'read_write' },
-    { name: 'rstd', elem: 'f32', access: 'read_write' },
-  ] as const;
+  const params = FORWARD_PARAMS;
+  const bindings = forwardBindings(w);
   const code = `${header(params, bindings)}
 
 var<workgroup> part: array<f32, 64>;
