@@ -5,7 +5,7 @@
 // behaviour: no dummy, the last real reasoning answer graded. Driven by a scripted policy (a random model cannot
 // be made to say a chosen text); the tokenizer, chat rendering, rollout, verifier and reward rule are the real ones.
 import { describe, expect, it } from 'vitest';
-import type { Generation, GenerationFinish, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
+import type { SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { multiTurnRollout, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';
@@ -15,29 +15,11 @@ import { scoreEpisodes } from '../../../src/rl/train/episodes.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { scriptedPolicy, type Reply } from '../protocol/scripted-policy.ts';
 
 const tok = tinyTokenizer();
-type Reply = { text: string; finish?: GenerationFinish };
-
 /** generate() call k answers every request with replies[k]; nothing else is used by a rollout */
-function scripted(replies: Reply[]): Policy {
-  let k = 0;
-  const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
-  return {
-    vocabSize: tok.vocabSize,
-    contextLength: Number.POSITIVE_INFINITY,
-    async generate(requests) {
-      const r = replies[k++];
-      if (!r) throw new Error(`scripted policy: no reply for call ${k - 1}`);
-      return requests.map((): Generation => {
-        const tokens = tok.encode(r.text);
-        return { tokens, logprobs: tokens.map(() => -1), text: r.text, finish: r.finish ?? 'stop_token' };
-      });
-    },
-    score: fail,
-    dispose() {},
-  };
-}
+const scripted = (replies: Reply[]) => scriptedPolicy(tok, replies.map((r) => [r]));
 
 const problem: Problem = { id: 'p0', task: 'math', question: 'Ann has 3 apples and buys 2 more. How many?', answer: '5' };
 const sampling: SamplingParams = { temperature: 1, topP: 1, topK: 0, seed: 7 };

@@ -2,39 +2,17 @@
 // policy whose replies are fixed texts: a random model cannot be made to say [FINISH] on cue. The tokenizer and
 // the chat rendering are the real ones. Engine-backed runs are in tests/rl/trainer.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { Generation, GenerationFinish, GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
+import type { Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { cutAfterStop, multiTurnRollout, singleAgentRollout, singleTurnRollout, stripFinish, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';
 import type { Episode } from '../../../src/rl/protocol/episode.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { scriptedPolicy, type Reply, type ScriptedPolicy } from './scripted-policy.ts';
 
 const tok = tinyTokenizer();
-type Reply = { text: string; finish?: GenerationFinish };
-
 /** A Policy whose generate() answers call k with replies[k] (one per request, or one for all). */
-function scripted(replies: Reply[][]): Policy & { calls: { requests: readonly GenerateRequest[]; sampling: SamplingParams }[] } {
-  const calls: { requests: readonly GenerateRequest[]; sampling: SamplingParams }[] = [];
-  const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
-  return {
-    vocabSize: tok.vocabSize,
-    contextLength: Number.POSITIVE_INFINITY,
-    calls,
-    async generate(requests, sampling) {
-      const k = calls.length;
-      calls.push({ requests, sampling });
-      const script = replies[k];
-      if (!script) throw new Error(`scripted policy: no replies for call ${k}`);
-      return requests.map((_, i): Generation => {
-        const r = script[Math.min(i, script.length - 1)];
-        const tokens = tok.encode(r.text);
-        return { tokens, logprobs: tokens.map(() => -1), text: r.text, finish: r.finish ?? 'stop_token' };
-      });
-    },
-    score: fail,
-    dispose() {},
-  };
-}
+const scripted = (replies: Reply[][]): ScriptedPolicy => scriptedPolicy(tok, replies);
 
 const problem: Problem = { id: 'p0', task: 'math', question: 'Ann has 3 apples and buys 2 more. How many?', answer: '5' };
 const sampling: SamplingParams = { temperature: 1, topP: 1, topK: 0, seed: 7 };
