@@ -11,6 +11,7 @@ import { createLoraAdapter, namedLoraParameters, zerosLikeAdapter } from '../../
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { centralDifference } from '../helpers/finite-difference.ts';
 
 const variants: Array<[string, ModelConfig]> = [
   ['llama untied GQA 2:1', tinyConfig()],
@@ -113,13 +114,7 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       const idx = Array.from(g.keys()).toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
       idx.push(rng.int(0, g.length - 1));
       for (const i of idx) {
-        const orig = data[i];
-        data[i] = orig + h;
-        const lp = await loss();
-        data[i] = orig - h;
-        const lm = await loss();
-        data[i] = orig;
-        const fd = (lp - lm) / (2 * h);
+        const fd = await centralDifference(data, i, h, loss);
         expect(Math.abs(fd - g[i]), `${name}[${i}] fd ${fd} vs ${g[i]}`).toBeLessThan(2e-2 * scale + 1e-4);
       }
     }

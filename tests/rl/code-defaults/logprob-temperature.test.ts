@@ -13,6 +13,7 @@ import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { Rng } from '../../../src/util/rng.ts';
 import { randomWeights, tinyConfig } from '../../engine/model-random.ts';
+import { centralDifference } from '../../helpers/finite-difference.ts';
 import { makeTrainer, smallConfig } from '../trainer-setup.ts';
 
 const cfg = tinyConfig();
@@ -69,13 +70,8 @@ describe('log-probs at the rollout temperature', () => {
       const scale = Math.max(...Array.from(g, Math.abs));
       const idx = Array.from(g.keys()).toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
       for (const i of idx) {
-        const orig = data[i];
-        data[i] = orig + h;
-        const lp = await loss();
-        data[i] = orig - h;
-        const lm = await loss();
-        data[i] = orig;
-        expect(Math.abs((lp - lm) / (2 * h) - g[i]), `${name}[${i}]`).toBeLessThan(2e-2 * scale + 1e-4);
+        const fd = await centralDifference(data, i, h, loss);
+        expect(Math.abs(fd - g[i]), `${name}[${i}]`).toBeLessThan(2e-2 * scale + 1e-4);
       }
     }
   });
