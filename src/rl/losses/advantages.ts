@@ -23,6 +23,11 @@ export function meanAndStd(values: readonly number[]): { mean: number; std: numb
   return { mean, std: Math.sqrt(ss / (n - 1)) };
 }
 
+/** Fraction of groups (size > 1) whose rewards are all equal (GrpoResult.fracZeroStd), for any estimator. */
+export function zeroStdGroupFraction(rewards: readonly number[], groups: readonly (string | number)[]): number {
+  return grpoAdvantages(rewards, groups, { scaling: 'none', eps: 0 }).fracZeroStd;
+}
+
 /**
  * GRPO outcome advantages. rewards[i] is row i's outcome, groups[i] its group key (verl: uid = role + prompt).
  * - scaling "group": A = (r - mean_g) / (std_g + eps)      (verl compute_grpo_outcome_advantage, ReMA code)

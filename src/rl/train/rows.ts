@@ -4,7 +4,8 @@
 
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
-import { grpoAdvantages, reinforcePlusPlusAdvantages, reinforcePlusPlusKlRewardAdvantages } from '../losses/advantages.ts';
+import { zeroStdGroupFraction } from '../losses/advantages.ts';
+import { estimateAdvantages } from '../losses/estimators.ts';
 import type { AgentPrompts } from '../prompts/index.ts';
 import { encodeChat } from '../protocol/encode.ts';
 import { chatFor, messagesOf } from '../protocol/episode.ts';
@@ -87,31 +88,15 @@ export function buildRows(
 }
 
 /**
- * Fills row.advantage with the configured estimator; returns the fraction of zero-std groups. With the KL in the
- * reward (klPlacement "reward", klBeta > 0) the trained rows need old and reference log-probs and get per-token
- * advantages (row.tokenAdvantages, row.advantage their mean).
+ * Fills row.advantage (and row.tokenAdvantages when the estimator gives per-token advantages, e.g. REINFORCE++
+ * with the KL in the reward) with the configured estimator (losses/estimators.ts); returns the fraction of
+ * zero-std groups, whatever the estimator.
  */
 export function assignAdvantages(rows: TrainRow[], config: ExperimentConfig): number {
-  const rewards = rows.map((r) => r.reward);
-  const groups = rows.map((r) => r.group);
-  const grpo = grpoAdvantages(rewards, groups, { scaling: config.stdScaling, eps: config.advEps });
-  if (config.advantage === 'reinforce++' && config.klPlacement === 'reward' && config.klBeta > 0) {
-    const kl = rows.map((r, i) => {
-      if (r.positions.length === 0) return new Float64Array(0);
-      if (!r.oldLogp || !r.refLogp) throw new Error(`assignAdvantages: row ${i} needs old and reference log-probs for the KL in the reward`);
-      return Float64Array.from(r.oldLogp, (lp, j) => lp - r.refLogp![j]);
-    });
-    const perToken = reinforcePlusPlusKlRewardAdvantages(rewards, kl, config.klBeta);
-    rows.forEach((r, i) => {
-      r.tokenAdvantages = perToken[i];
-      r.advantage = perToken[i].length > 0 ? perToken[i].reduce((a, b) => a + b, 0) / perToken[i].length : 0;
-    });
-    return grpo.fracZeroStd;
-  }
-  const advantages =
-    config.advantage === 'grpo'
-      ? grpo.advantages
-      : reinforcePlusPlusAdvantages(rewards, rows.map((r) => r.positions.length));
-  rows.forEach((r, i) => (r.advantage = advantages[i]));
-  return grpo.fracZeroStd;
+  const { advantages, tokenAdvantages } = estimateAdvantages(config.advantage, rows, config);
+  rows.forEach((r, i) => {
+    r.advantage = advantages[i];
+    if (tokenAdvantages) r.tokenAdvantages = tokenAdvantages[i];
+  });
+  return zeroStdGroupFraction(rows.map((r) => r.reward), rows.map((r) => r.group));
 }
