@@ -53,6 +53,20 @@ export interface LossResult {
   clipFracLow: number;
   clipFracHigh: number;
   clipFracDual: number;
+  /** per row and trained token: the ratio the surrogate used (turn modes: the turn's ratio on each of its tokens) */
+  ratio: Float32Array[];
+  /** per row and trained token: CLIP_LOW, CLIP_NONE or CLIP_HIGH (the dual clip counts as high) */
+  clip: Int8Array[];
+}
+
+/** Clip codes of LossResult.clip (what the rollout inspector colours). */
+export const CLIP_LOW = -1;
+export const CLIP_NONE = 0;
+/** clipped above for A > 0, or by the dual clip (which caps a large ratio's loss for A < 0) */
+export const CLIP_HIGH = 1;
+
+function clipCode(s: Surrogate): number {
+  return s.low ? CLIP_LOW : s.high || s.dual ? CLIP_HIGH : CLIP_NONE;
 }
 
 interface Surrogate {
@@ -90,7 +104,7 @@ export function klTerm(logp: number, ref: number, estimator: KlEstimator): { kl:
   return { kl: k3, dlogp: 1 - Math.exp(d) };
 }
 
-/** Loss, per-token coefficients and clip statistics for one mini-batch of rows. */
+/** Loss, per-token coefficients, ratios and clip codes, and clip statistics for one mini-batch of rows. */
 export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossResult {
   const weights = aggregationWeights(
     rows.map((r) => r.turn),
@@ -111,12 +125,16 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
   let high = 0;
   let dual = 0;
   const coef: Float32Array[] = [];
+  const ratios: Float32Array[] = [];
+  const clips: Int8Array[] = [];
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
     const w = weights[r];
     const v = regWeights[r];
     const n = row.turn.length;
     const c = new Float64Array(n);
+    const rowRatio = new Float32Array(n);
+    const rowClip = new Int8Array(n);
     const a = row.advantage;
     const perToken = row.advantages;
     if (perToken !== undefined && perToken.length !== n) throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
@@ -126,6 +144,8 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
         const s = clippedSurrogate(ratio, perToken ? perToken[j] : a, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += w[j] * s.loss;
         c[j] += w[j] * s.dr * dRatio;
+        rowRatio[j] = ratio;
+        rowClip[j] = clipCode(s);
         units += 1;
         low += +s.low;
         high += +s.high;
@@ -152,6 +172,8 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
         const s = clippedSurrogate(ratio, turnA, opts.clipLow, opts.clipHigh, opts.dualClip);
         pgLoss += turnWeight * s.loss;
         for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];
+        rowRatio.fill(ratio, start, end);
+        rowClip.fill(clipCode(s), start, end);
         units += 1;
         low += +s.low;
         high += +s.high;
@@ -173,6 +195,8 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     }
     tokens += n;
     coef.push(Float32Array.from(c));
+    ratios.push(rowRatio);
+    clips.push(rowClip);
   }
   const entropyCoef =
     opts.entropyCoef === 0 ? null : regWeights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
@@ -185,5 +209,7 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     clipFracLow: units > 0 ? low / units : 0,
     clipFracHigh: units > 0 ? high / units : 0,
     clipFracDual: units > 0 ? dual / units : 0,
+    ratio: ratios,
+    clip: clips,
   };
 }

@@ -3,8 +3,8 @@
 // still the rollout's, else scored), the loss and its per-token coefficients (losses/policy-loss.ts), one
 // backward pass through the engine (Σ coef·logp), one optimiser step per trained adapter. When the old-log-prob
 // pass was skipped (fully on-policy, no KL) the ratio is exactly 1 and the coefficients need no log-probs.
-// Each row also keeps the per-token ratio and clip code of the last loss that saw it (row.view, for the
-// rollout inspector); recording them changes no number of the loss.
+// Each row also keeps the per-token ratio and clip code the last loss that saw it used (row.view, for the
+// rollout inspector: policyLoss returns them, so the inspector shows exactly what the loss computed).
 // Divergence is reported, not hidden: log-probs, entropies, the loss and gradient norms that are NaN or infinite
 // are named in UpdateStats.nonfinite, and an update the optimiser skipped for non-finite gradients is counted.
 // When fully on-policy the loss is computed from placeholder log-probs (ratio exactly 1); it is still reported as
@@ -15,7 +15,6 @@ import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
 import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
 import type { TrainRow } from './rows.ts';
-import { tokenView } from './token-view.ts';
 
 export interface UpdateStats {
   loss: number;
@@ -158,8 +157,7 @@ export async function updatePolicy(
       mb.forEach((r, i) => {
         // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
         const logprobs = r.oldLogp ?? r.view?.logprobs ?? (weightsMoved ? null : results[i].logprobs);
-        const { ratio, clip } = tokenView(r.turns, current[i], r.oldLogp ?? current[i], r.tokenAdvantages ?? r.advantage, opts);
-        if (logprobs) r.view = { logprobs, ratio, clip };
+        if (logprobs) r.view = { logprobs, ratio: loss.ratio[i], clip: loss.clip[i] };
       });
       for (const res of results) {
         for (const h of res.entropy) entropySum += h;
