@@ -111,6 +111,7 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('sample', 'logits', t.logits, p.L * p.V);
     needAll('sample', [['rowOf', t.rowOf], ['stream', t.stream]], p.R);
     need('sample', 'out', t.out, p.R * 4);
+    if (t.mask) need('sample', 'mask', t.mask, p.R * Math.ceil(p.V / 32));
   },
   zero(t, p) {
     need('zero', 'x', t.x, p.n);
@@ -120,7 +121,7 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
   },
   copyRows(t, p) {
     need('copyRows', 'src', t.src, p.B * p.T * p.W);
-    need('copyRows', 'dst', t.dst, p.B * p.Sdst * p.W);
+    need('copyRows', 'dst', t.dst, ((p.dstB0 ?? 0) + p.B) * p.Sdst * p.W);
   },
   sumSquares(t, p) {
     need('sumSquares', 'x', t.x, p.n);

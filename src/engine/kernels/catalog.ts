@@ -103,9 +103,12 @@ export interface KernelCatalog {
    *  p ∝ exp(logits / temperature) restricted to top-k then top-p, drawn with u = uniform01(seed, stream[r],
    *  counter). out[R,4] i32: token id, the f32 bits of log softmax(logits)[token] and of the entropy of
    *  softmax(logits) (both at temperature 1), and how many tokens the draw was restricted to. The exact algorithm
-   *  (block sums, ties, bisection thresholds) is the CPU twin's: kernels/cpu/sample.ts. */
+   *  (block sums, ties, bisection thresholds) is the CPU twin's: kernels/cpu/sample.ts.
+   *  Optional mask[R, ceil(V/32)] (i32 words, constrained decoding): bit (i & 31) of word (i >> 5) of row r allows
+   *  token i; the others get probability 0 before anything else (argmax, statistics, top-k, top-p, draw), so logp
+   *  and entropy are those of the masked, renormalised distribution. A masked row must allow at least one token. */
   sample: {
-    t: { logits: Tensor; rowOf: Tensor; stream: Tensor; out: Tensor };
+    t: { logits: Tensor; rowOf: Tensor; stream: Tensor; out: Tensor; mask?: Tensor };
     p: { R: number; L: number; V: number; temperature: number; topK: number; topP: number; seed: number; counter: number };
   };
   /** x[0..n) := 0 (f32): zeroing gradients and caches. WebGPU records a clearBuffer (no dispatch, nothing
@@ -113,9 +116,10 @@ export interface KernelCatalog {
   zero: { t: { x: Tensor }; p: { n: number } };
   /** y[n] = a*x[n] + b*y[n]; b=0 overwrites y (old contents ignored, even NaN) */
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
-  /** dst[b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[B,Sdst,W] (KV-cache writes);
-   *  requires dstRow0 + T <= Sdst; other rows of dst are untouched */
-  copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number } };
+  /** dst[dstB0 + b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[dstB0+B,Sdst,W] (KV-cache writes;
+   *  dstB0, default 0, is the first destination sequence: a prefill chunk writes its prompts' rows of a larger
+   *  cache); requires dstRow0 + T <= Sdst; other rows of dst are untouched */
+  copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number; dstB0?: number } };
   /** out[0] (+)= Σ x² (for the global gradient norm); accumulate=1 adds to out[0] */
   sumSquares: { t: { x: Tensor; out: Tensor }; p: { n: number; accumulate: 0 | 1 } };
   /** AdamW with decoupled weight decay and bias correction, on flat tensors of n elements.

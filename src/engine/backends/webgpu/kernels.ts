@@ -255,9 +255,10 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const rowOf = single(ctx, 'sample', 'rowOf', t.rowOf, p.R, IDS);
     const stream = single(ctx, 'sample', 'stream', t.stream, p.R, IDS);
     const out = single(ctx, 'sample', 'out', t.out, p.R * 4, IDS);
+    const mask = t.mask ? single(ctx, 'sample', 'mask', t.mask, p.R * Math.ceil(p.V / 32), IDS) : null;
     if (p.R > 65535) throw new Error(`WebGPU sample: ${p.R} rows exceed one dispatch's 65535 workgroups`);
     const k = samplerConstants(p, p.V);
-    ctx.runtime.dispatch(sampleProgram(), [logits, rowOf, stream, out], {
+    ctx.runtime.dispatch(sampleProgram(mask ? 'masked' : 'plain'), mask ? [logits, rowOf, stream, out, mask] : [logits, rowOf, stream, out], {
       R: p.R, L: p.L, V: p.V, greedy: k.greedy ? 1 : 0, invT: k.invT, topK: k.topK, topP: k.topP,
       seed: p.seed >>> 0, counter: p.counter >>> 0,
     }, [p.R, 1, 1]);
@@ -281,13 +282,16 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   copyRows(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
     const { B, T, W, Sdst, dstRow0 } = p;
+    const dstB0 = p.dstB0 ?? 0;
     if (dstRow0 < 0 || dstRow0 + T > Sdst) {
       throw new Error(`WebGPU copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
     }
+    if (!Number.isInteger(dstB0) || dstB0 < 0) throw new Error(`WebGPU copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
-    const dst = single(ctx, 'copyRows', 'dst', t.dst, B * Sdst * W);
+    const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W);
     const n = B * T * W;
-    ctx.runtime.dispatch(copyRowsProgram(wg), [src, dst], { n, TW: T * W, W, Sdst, dstRow0 }, grid1d(n, wg));
+    // the shader writes dst[(b·Sdst + dstRow0)·W + i]: the first destination sequence is folded into dstRow0
+    ctx.runtime.dispatch(copyRowsProgram(wg), [src, dst], { n, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 }, grid1d(n, wg));
   },
 
   sumSquares(ctx, { t, p }) {

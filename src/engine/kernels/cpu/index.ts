@@ -89,7 +89,7 @@ export const cpuKernels: CpuKernelTable = {
     lmHead(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), p.R, p.D, p.V);
   },
   sample(mem, t, p) {
-    sample(mem.f32(t.logits), mem.i32(t.rowOf), mem.i32(t.stream), mem.i32(t.out), p.R, p.L, p.V, p);
+    sample(mem.f32(t.logits), mem.i32(t.rowOf), mem.i32(t.stream), mem.i32(t.out), p.R, p.L, p.V, p, t.mask ? mem.i32(t.mask) : null);
   },
   zero(mem, t, p) {
     mem.f32(t.x).fill(0, 0, p.n);
@@ -98,7 +98,7 @@ export const cpuKernels: CpuKernelTable = {
     axpby(mem.f32(t.x), mem.f32(t.y), p.n, p.a, p.b);
   },
   copyRows(mem, t, p) {
-    copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0);
+    copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0, p.dstB0 ?? 0);
   },
   sumSquares(mem, t, p) {
     sumSquares(mem.f32(t.x), mem.f32(t.out), p.n, p.accumulate);

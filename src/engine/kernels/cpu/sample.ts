@@ -18,6 +18,10 @@
 // the last bits from Math.exp's: the two draws then differ only when target falls within that rounding of a
 // boundary of the cumulative sums (a near-tie; sampleMargin measures it), or when a top-p mass lies within rounding
 // of topP × mass. Counts, top-k and the greedy argmax are bit-exact.
+// An optional mask (constrained decoding) removes tokens before step 1: a row's mask is ceil(V / 32) 32-bit words,
+// bit (i & 31) of word (i >> 5) set = token i allowed. Every step above then runs over the allowed tokens only, so
+// greedy is the allowed argmax and logp / entropy are those of the masked, renormalised distribution
+// softmax(logits restricted to the allowed set). At least one token of a masked row must be allowed.
 import { uniform01 } from '../../../util/rng.ts';
 
 /** Blocks (GPU threads) the vocabulary is cut into. */
@@ -67,12 +71,35 @@ export function samplerConstants(p: SampleParams, V: number): { greedy: boolean;
   };
 }
 
-/** Draw one token from logits[off, off + V) with the uniform number u in [0, 1). */
-export function sampleRow(logits: Float32Array, off: number, V: number, p: SampleParams, u: number): SampledToken {
+/** 32-bit words of one row's token mask: ceil(V / 32). */
+export function maskWords(V: number): number {
+  return Math.ceil(V / 32);
+}
+
+/** One row's token mask: words[off, off + maskWords(V)), bit (i & 31) of word (i >> 5) allows token i. */
+export interface RowMask {
+  words: Uint32Array | Int32Array;
+  off: number;
+}
+
+/** Is token i allowed by the row mask (every token when there is none)? */
+export function maskAllows(mask: RowMask | null, i: number): boolean {
+  return mask === null || ((mask.words[mask.off + (i >>> 5)] >>> (i & 31)) & 1) === 1;
+}
+
+/** Draw one token from logits[off, off + V) with the uniform number u in [0, 1), among the tokens `mask` allows. */
+export function sampleRow(logits: Float32Array, off: number, V: number, p: SampleParams, u: number, mask: RowMask | null = null): SampledToken {
   const k = samplerConstants(p, V);
   const C = Math.ceil(V / SAMPLE_BLOCKS);
   const lo = (j: number) => Math.min(j * C, V);
   const hi = (j: number) => Math.min(j * C + C, V);
+  const ok = new Uint8Array(V);
+  let allowedCount = 0;
+  for (let i = 0; i < V; i++) if (maskAllows(mask, i)) {
+    ok[i] = 1;
+    allowedCount++;
+  }
+  if (allowedCount === 0) throw new Error('sample: the token mask allows no token');
   // 1. statistics at temperature 1
   let m = LOWEST;
   let arg = 0;
@@ -80,7 +107,7 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
     let bm = LOWEST;
     let ba = 0;
     for (let i = lo(j); i < hi(j); i++) {
-      if (logits[off + i] > bm) {
+      if (ok[i] && logits[off + i] > bm) {
         bm = logits[off + i];
         ba = i;
       }
@@ -96,6 +123,7 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
     let s = 0;
     let t = 0;
     for (let i = lo(j); i < hi(j); i++) {
+      if (!ok[i]) continue;
       const d = f(logits[off + i] - m);
       const e = f(Math.exp(d));
       if (e > 0) {
@@ -120,7 +148,7 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
   }
   const blockMass = (j: number, thr: number): number => {
     let s = 0;
-    for (let i = lo(j); i < hi(j); i++) if (key[i] >= thr) s = f(s + w[i]);
+    for (let i = lo(j); i < hi(j); i++) if (ok[i] && key[i] >= thr) s = f(s + w[i]);
     return s;
   };
   const massAbove = (thr: number): number => {
@@ -130,7 +158,7 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
   };
   const countAbove = (thr: number): number => {
     let c = 0;
-    for (let i = 0; i < V; i++) if (key[i] >= thr) c++;
+    for (let i = 0; i < V; i++) if (ok[i] && key[i] >= thr) c++;
     return c;
   };
   let thr = 0;
@@ -165,7 +193,7 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
       let d = 0;
       let last = -1;
       for (let i = lo(j); i < hi(j); i++) {
-        if (key[i] < thr) continue;
+        if (!ok[i] || key[i] < thr) continue;
         last = i;
         d = f(d + w[i]);
         if (d > r) return result(i, kept);
@@ -175,21 +203,22 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
     c = next;
   }
   let last = 0;
-  for (let i = 0; i < V; i++) if (key[i] >= thr) last = i;
+  for (let i = 0; i < V; i++) if (ok[i] && key[i] >= thr) last = i;
   return result(last, kept);
 }
 
 /** The catalog kernel: out[r*4 ..] = token, f32 bits of logp and entropy, kept count, for each of R rows drawn from
- *  logits row rowOf[r] with u = uniform01(seed, stream[r], counter). */
+ *  logits row rowOf[r] with u = uniform01(seed, stream[r], counter), among the tokens row r of `mask` allows
+ *  (mask [R, maskWords(V)]; null: every token). */
 export function sample(
   logits: Float32Array, rowOf: Int32Array, stream: Int32Array, out: Int32Array,
-  R: number, L: number, V: number, p: SampleParams & { counter: number },
+  R: number, L: number, V: number, p: SampleParams & { counter: number }, mask: Int32Array | Uint32Array | null = null,
 ): void {
   const outF = new Float32Array(out.buffer, out.byteOffset, out.length);
   for (let r = 0; r < R; r++) {
     const row = rowOf[r];
     if (!(row >= 0 && row < L)) throw new Error(`sample: rowOf[${r}] = ${row} is outside the ${L} logits rows`);
-    const s = sampleRow(logits, row * V, V, p, uniform01(p.seed, stream[r], p.counter));
+    const s = sampleRow(logits, row * V, V, p, uniform01(p.seed, stream[r], p.counter), mask ? { words: mask, off: r * maskWords(V) } : null);
     out[r * 4] = s.token;
     outF[r * 4 + 1] = s.logp;
     outF[r * 4 + 2] = s.entropy;
@@ -199,19 +228,20 @@ export function sample(
 
 /** How far target = u·M lies from the nearest boundary of the cumulative kept mass, relative to M (tests: a draw
  *  that differs between the CPU and GPU must have a margin within rounding). Plain float64, kept set as sampleRow's. */
-export function sampleMargin(logits: Float32Array, off: number, V: number, p: SampleParams, u: number): number {
+export function sampleMargin(logits: Float32Array, off: number, V: number, p: SampleParams, u: number, mask: RowMask | null = null): number {
   const k = samplerConstants(p, V);
   if (k.greedy) return Infinity;
   let m = -Infinity;
-  for (let i = 0; i < V; i++) m = Math.max(m, logits[off + i]);
-  const chosen = sampleRow(logits, off, V, p, u);
-  // the kept set is every token at least as likely as the least likely kept token: recompute its threshold
-  const keys = Array.from({ length: V }, (_, i) => orderedKey(logits[off + i])).toSorted((a, b) => b - a);
+  for (let i = 0; i < V; i++) if (maskAllows(mask, i)) m = Math.max(m, logits[off + i]);
+  const chosen = sampleRow(logits, off, V, p, u, mask);
+  // the kept set is every allowed token at least as likely as the least likely kept token: recompute its threshold
+  const allowed = Array.from({ length: V }, (_, i) => i).filter((i) => maskAllows(mask, i));
+  const keys = allowed.map((i) => orderedKey(logits[off + i])).toSorted((a, b) => b - a);
   const thr = keys[chosen.kept - 1];
   let M = 0;
   const w: number[] = [];
   for (let i = 0; i < V; i++) {
-    const x = orderedKey(logits[off + i]) >= thr ? Math.exp((logits[off + i] - m) * k.invT) : 0;
+    const x = maskAllows(mask, i) && orderedKey(logits[off + i]) >= thr ? Math.exp((logits[off + i] - m) * k.invT) : 0;
     w.push(x);
     M += x;
   }

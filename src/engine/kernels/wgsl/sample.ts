@@ -4,21 +4,35 @@
 // statistics at temperature 1, argmax for greedy, bisection over the 32-bit order-preserving logit key for top-k
 // (counts) and top-p (masses), then the inverse-CDF walk. Block partials are combined by thread 0 in block order.
 // The counter-based uniform is util/rng.ts's uniform01 in u32 arithmetic.
+// The 'masked' variant reads a token mask (constrained decoding: ceil(V / 32) words per output row) and runs every
+// step over the allowed tokens only, as the twin does; the plain variant has no mask binding.
 import { SAMPLE_BLOCKS } from '../cpu/sample.ts';
 import { cached, header, type WgslProgram } from './common.ts';
 
-function buildSampleProgram(): WgslProgram {
+export type SampleVariant = 'plain' | 'masked';
+
+function buildSampleProgram(variant: SampleVariant): WgslProgram {
   const params = { R: 'u32', L: 'u32', V: 'u32', greedy: 'u32', invT: 'f32', topK: 'u32', topP: 'f32', seed: 'u32', counter: 'u32' } as const;
+  const masked = variant === 'masked';
   const bindings = [
     { name: 'logits', elem: 'f32', access: 'read' },
     { name: 'rowOf', elem: 'i32', access: 'read' },
     { name: 'stream', elem: 'i32', access: 'read' },
     { name: 'out', elem: 'i32', access: 'read_write' },
+    ...(masked ? [{ name: 'mask', elem: 'i32', access: 'read' } as const] : []),
   ] as const;
   const NB = SAMPLE_BLOCKS;
+  // ok(r, i): may row r draw token i?
+  const okFn = masked
+    ? `fn ok(r: u32, i: u32) -> bool {
+  let W = (P.V + 31u) / 32u;
+  return ((bitcast<u32>(mask[r * W + (i >> 5u)]) >> (i & 31u)) & 1u) == 1u;
+}`
+    : `fn ok(r: u32, i: u32) -> bool { return true; }`;
   const code = `${header(params, bindings)}
 
 const NB: u32 = ${NB}u;
+${okFn}
 var<workgroup> fpart: array<f32, ${NB}>;
 var<workgroup> upart: array<u32, ${NB}>;
 var<workgroup> bf: f32;
@@ -58,19 +72,19 @@ fn sum_u(v: u32, lid: u32) -> u32 {
   return workgroupUniformLoad(&bu);
 }
 
-fn block_mass(base: u32, lo: u32, hi: u32, thr: u32, m: f32) -> f32 {
+fn block_mass(r: u32, base: u32, lo: u32, hi: u32, thr: u32, m: f32) -> f32 {
   var s = 0.0;
   for (var i = lo; i < hi; i = i + 1u) {
     let x = logits[base + i];
-    if (key_of(x) >= thr) { s = s + exp((x - m) * P.invT); }
+    if (ok(r, i) && key_of(x) >= thr) { s = s + exp((x - m) * P.invT); }
   }
   return s;
 }
 
-fn block_count(base: u32, lo: u32, hi: u32, thr: u32) -> u32 {
+fn block_count(r: u32, base: u32, lo: u32, hi: u32, thr: u32) -> u32 {
   var c = 0u;
   for (var i = lo; i < hi; i = i + 1u) {
-    if (key_of(logits[base + i]) >= thr) { c = c + 1u; }
+    if (ok(r, i) && key_of(logits[base + i]) >= thr) { c = c + 1u; }
   }
   return c;
 }
@@ -89,7 +103,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var ba = 0u;
   for (var i = lo; i < hi; i = i + 1u) {
     let x = logits[base + i];
-    if (x > bm) { bm = x; ba = i; }
+    if (ok(r, i) && x > bm) { bm = x; ba = i; }
   }
   fpart[lid] = bm;
   upart[lid] = ba;
@@ -108,6 +122,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var s = 0.0;
   var t = 0.0;
   for (var i = lo; i < hi; i = i + 1u) {
+    if (!ok(r, i)) { continue; }
     let d = logits[base + i] - m;
     let e = exp(d);
     if (e > 0.0) { s = s + e; t = t + e * d; }
@@ -126,22 +141,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       var tk = 0u;
       for (var b = 0u; b < 32u; b = b + 1u) {
         let cand = tk | (0x80000000u >> b);
-        if (sum_u(block_count(base, lo, hi, cand), lid) >= P.topK) { tk = cand; }
+        if (sum_u(block_count(r, base, lo, hi, cand), lid) >= P.topK) { tk = cand; }
       }
       thr = tk;
     }
     if (P.topP < 1.0) {
-      let goal = P.topP * sum_f(block_mass(base, lo, hi, thr, m), lid);
+      let goal = P.topP * sum_f(block_mass(r, base, lo, hi, thr, m), lid);
       var tp = 0u;
       for (var b = 0u; b < 32u; b = b + 1u) {
         let cand = tp | (0x80000000u >> b);
-        if (sum_f(block_mass(base, lo, hi, max(cand, thr), m), lid) >= goal) { tp = cand; }
+        if (sum_f(block_mass(r, base, lo, hi, max(cand, thr), m), lid) >= goal) { tp = cand; }
       }
       thr = max(tp, thr);
     }
     // 3. the draw
-    kept = sum_u(block_count(base, lo, hi, thr), lid);
-    fpart[lid] = block_mass(base, lo, hi, thr, m);
+    kept = sum_u(block_count(r, base, lo, hi, thr), lid);
+    fpart[lid] = block_mass(r, base, lo, hi, thr, m);
     workgroupBarrier();
     if (lid == 0u) {
       var M = 0.0;
@@ -161,7 +176,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
           let jhi = min(jlo + C, P.V);
           for (var i = jlo; i < jhi; i = i + 1u) {
             let x = logits[base + i];
-            if (key_of(x) < thr) { continue; }
+            if (!ok(r, i) || key_of(x) < thr) { continue; }
             last = i;
             d = d + exp((x - m) * P.invT);
             if (d > rest) { chosen = i; break; }
@@ -174,7 +189,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       if (chosen == 0xffffffffu) {
         chosen = 0u;
         for (var i = 0u; i < P.V; i = i + 1u) {
-          if (key_of(logits[base + i]) >= thr) { chosen = i; }
+          if (ok(r, i) && key_of(logits[base + i]) >= thr) { chosen = i; }
         }
       }
       bu = chosen;
@@ -190,7 +205,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  return { key: 'sample', code, bindings, params };
+  return { key: `sample-${variant}`, code, bindings, params };
 }
 
 export const sampleProgram = cached(buildSampleProgram);
