@@ -6,6 +6,8 @@ import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/prot
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
+import { createFollowSlice } from './follow-slice.ts';
+import { createPresenterSlice } from './presenter-slice.ts';
 import { createRunsSlice } from './runs-slice.ts';
 import { createSessionSlice } from './session-slice.ts';
 import type { ChartX, PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
@@ -24,6 +26,12 @@ export interface InitialState {
   /** the curves' EMA weight (default 0: raw) and x axis (default steps) */
   chartSmoothing?: number;
   chartX?: ChartX;
+  /** the followed held-out problem (-1: default) and its refresh interval in steps */
+  followIndex?: number;
+  followEvery?: number;
+  /** presenter mode, and its auto-reset after N steps (0: never) */
+  presenting?: boolean;
+  autoReset?: number;
 }
 
 export type PlaygroundStore = StoreApi<PlaygroundState>;
@@ -34,6 +42,8 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createSessionSlice(ctx)(...a),
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
+    ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
+    ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
     ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
   }));
 }

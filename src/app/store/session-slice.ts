@@ -26,6 +26,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
       send({ type: 'load', model: modelSpec, backend: backendPreference, config, frozen: frozenSpec });
+      send({ type: 'follow', index: get().followIndex, every: get().followEvery });
     };
 
     return {
@@ -176,6 +177,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             break;
           case 'intervention':
             if (e.requestId === ctx.interventionRequestId) set({ intervention: { pending: false, result: e.result, error: null } });
+            break;
+          case 'followed':
+            get().internal_recordFollowed(e.rollout);
             break;
           case 'adapter': {
             ctx.adapterRequests.get(e.requestId)?.resolve(e.files);

@@ -8,6 +8,7 @@ import type {
   BackendInfo,
   BackendPreference,
   DatasetInfo,
+  FollowedRollout,
   InterventionResult,
   ModelInfo,
   ModelSpec,
@@ -96,7 +97,7 @@ export interface RunsSlice {
   internal_recordEvaluation(point: EvaluationPoint, rollouts: RolloutRecord[]): void;
 }
 
-export type ViewName = 'curves' | 'rollouts' | 'intervene' | 'runs';
+export type ViewName = 'curves' | 'rollouts' | 'plan' | 'intervene' | 'runs';
 /** per-token colourings of the inspector (from the per-token arrays of a step's TurnRecords) */
 export type TokenMode = 'token-advantage' | 'token-ratio' | 'token-clip';
 /** "colour by" in the rollout inspector: whole cards (advantage, reward), nothing, or each trained token */
@@ -126,7 +127,27 @@ export interface ViewSlice {
 /** the curves' x axis */
 export type ChartX = 'step' | 'minutes';
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice;
+export interface FollowSlice {
+  /** the followed problem's greedy rollouts in the current run, oldest first (thinned beyond follow-slice's MAX_FOLLOWED) */
+  followed: FollowedRollout[];
+  /** held-out index of the followed problem (-1: the first with a loss in its question) */
+  followIndex: number;
+  /** its greedy rollout is refreshed every this many steps */
+  followEvery: number;
+  setFollow(index: number, every?: number): void;
+  internal_recordFollowed(rollout: FollowedRollout): void;
+}
+
+export interface PresenterSlice {
+  /** presenter mode: the full-screen booth view */
+  presenting: boolean;
+  /** presenter mode starts a new run after this many steps (0: never) */
+  autoReset: number;
+  setPresenting(on: boolean): void;
+  setAutoReset(steps: number): void;
+}
+
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;

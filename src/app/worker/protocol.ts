@@ -97,6 +97,22 @@ export interface InterventionResult {
   step: number;
 }
 
+/**
+ * The followed problem's greedy rollout with the weights of `step` (the held-out evaluation's protocol, one
+ * problem): the page's first rollout on screen, the plan view's timeline and presenter mode's live problem.
+ */
+export interface FollowedRollout {
+  step: number;
+  /** index of the problem in the held-out set */
+  index: number;
+  question: string;
+  gold: string;
+  /** every message of the episode, in order */
+  turns: { role: 'meta' | 'reasoning'; text: string }[];
+  correct: boolean;
+  extracted: string | null;
+}
+
 export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'evaluating' | 'failed';
 
 export type WorkerRequest =
@@ -115,7 +131,12 @@ export type WorkerRequest =
   | { type: 'step' }
   | { type: 'evaluate' }
   | { type: 'intervene'; requestId: number; question: string; gold: string; plan: string; originalPlan: string }
-  | { type: 'exportAdapter'; requestId: number };
+  | { type: 'exportAdapter'; requestId: number }
+  /**
+   * follow held-out problem `index` (-1: the first with a loss in its question) and refresh its greedy rollout
+   * every `every` steps (0: only at load, reset and on this request); a `followed` event answers at once
+   */
+  | { type: 'follow'; index: number; every: number };
 
 export type WorkerEvent =
   | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
@@ -138,6 +159,8 @@ export type WorkerEvent =
   | { type: 'frozen'; role: AgentRole | null; onnx: OnnxInfo | null }
   | { type: 'onnxEvaluation'; result: OnnxEvaluation }
   | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
+  /** the followed problem's greedy rollout: after load and reset (before the start-up evaluation) and every few steps */
+  | { type: 'followed'; rollout: FollowedRollout }
   /** fatal: the session cannot continue without a new `load` */
   | { type: 'error'; message: string; fatal: boolean; requestId: number | null };
 

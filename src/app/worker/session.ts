@@ -16,6 +16,7 @@ import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
+import { followGreedy } from './follow.ts';
 import { followPlan } from './intervention.ts';
 import type { PageOnnxAgent } from './onnx-agent.ts';
 import { OnnxModelSlot } from './onnx-slot.ts';
@@ -25,6 +26,7 @@ import { throttlePhases } from './phase-throttle.ts';
 import type {
   BackendInfo, BackendPreference, DatasetInfo, ModelInfo, ModelSpec, OnnxModelSpec, SessionStatus, WorkerEvent, WorkerRequest,
 } from './protocol.ts';
+import type { Problem } from '../../data/problem.ts';
 import { problemsForConfig } from '../../rl/problems.ts';
 import { policyForConfig } from '../../rl/policy-setup.ts';
 import type { AnswerChecker } from '../../rl/verifier/checker.ts';
@@ -58,6 +60,8 @@ interface Active {
   frozen: FrozenAgentOptions | undefined;
   trainer: Trainer;
   dataset: DatasetInfo;
+  /** the held-out problems (the followed problem is one of them) */
+  heldOut: Problem[];
 }
 
 function datasetName(config: ExperimentConfig): string {
@@ -93,6 +97,8 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
   let onnxSpec: OnnxModelSpec = DEFAULT_ONNX_SPEC;
   const onnx = new OnnxModelSlot();
   let wantTraining = false;
+  /** the followed held-out problem (-1: the default) and how often its greedy rollout is refreshed (steps) */
+  let follow = { index: -1, every: 5 };
   let queue: Promise<unknown> = Promise.resolve();
   /** bumps on every load, so work queued for an older model is dropped */
   let generation = 0;
@@ -165,7 +171,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
         ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
         : undefined;
     const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: onTrainerEvent, frozen, ...(env.checker ? { checker: env.checker } : {}) });
-    return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length } };
+    return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length }, heldOut };
   }
 
   async function load(spec: ModelSpec, preference: BackendPreference, rawConfig: ExperimentConfig): Promise<void> {
@@ -238,12 +244,28 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
     emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context });
   }
 
+  /** The followed problem's greedy rollout with the current weights. */
+  async function emitFollowed(): Promise<void> {
+    if (!active || !loaded) return;
+    const rollout = await followGreedy(
+      { config: active.config, policy: active.policy, tokenizer: loaded.tokenizer, frozen: active.frozen, heldOut: active.heldOut, step: active.trainer.state().step, ...(env.checker ? { checker: env.checker } : {}) },
+      follow.index,
+    );
+    if (rollout) emit({ type: 'followed', rollout });
+  }
+
+  /** after load and reset: the followed problem's rollout comes before the start-up evaluation (the first rollout on screen) */
+  function scheduleFollow(): void {
+    enqueue(emitFollowed, (e) => fail(e, false));
+  }
+
   /** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
   async function runStep(): Promise<string | null> {
     if (!active) throw new Error('no trainer: load a model first');
     const result = await active.trainer.step();
     emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
     if (result.eval) emitEvaluation(result.eval);
+    if (follow.every > 0 && result.metrics.step % follow.every === 0) await emitFollowed();
     return result.stop ?? null;
   }
 
@@ -317,6 +339,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
         wantTraining = false;
         if (request.frozen) onnxSpec = request.frozen;
         enqueue(() => load(request.model, request.backend, request.config), (e) => fail(e, true));
+        scheduleFollow();
         scheduleBaseline();
         break;
       case 'reset':
@@ -335,6 +358,7 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
             if (active) status('idle');
           },
         );
+        scheduleFollow();
         scheduleBaseline();
         break;
       case 'train':
@@ -417,6 +441,12 @@ export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): 
           (e) => fail(e, false, request.requestId),
         );
         break;
+      case 'follow': {
+        const changed = request.index !== follow.index;
+        follow = { index: request.index, every: Math.max(0, Math.floor(request.every)) };
+        if (changed && active) scheduleFollow();
+        break;
+      }
       default:
         request satisfies never;
     }

@@ -1,0 +1,37 @@
+// The followed problem in the worker's session (in-process, real engine and trainer on the tiny Qwen2.5 fixture):
+// its greedy rollout arrives right after the model loads and before the start-up evaluation (the page's first
+// rollout on screen), again every `every` steps, and for another problem when asked.
+import { describe, expect, it } from 'vitest';
+import { defaultFollowedIndex } from '../../src/app/worker/follow.ts';
+import { tinyArithProblems } from '../../src/data/tiny-task/index.ts';
+import { fixtureConfig, loadFixture, startSession } from './session-driver.ts';
+
+describe('followed problem', () => {
+  it('defaults to the first held-out problem with a loss', () => {
+    const problems = tinyArithProblems({ split: 'heldout', count: 20, seed: 1 });
+    const i = defaultFollowedIndex(problems);
+    expect(problems[i].question).toMatch(/gives away|loses|sells/);
+    expect(problems.slice(0, i).some((p) => /gives away|loses|sells/.test(p.question))).toBe(false);
+  });
+
+  it('comes before the start-up evaluation, then every `every` steps and on request', async () => {
+    const s = startSession();
+    s.request({ type: 'follow', index: -1, every: 2 }, 'followed').catch(() => {});
+    await loadFixture(s, fixtureConfig({ steps: 4 }));
+    await s.request({ type: 'pause' }, 'evaluation');
+    const order = s.events.filter((e) => e.type === 'followed' || e.type === 'evaluation').map((e) => e.type);
+    expect(order).toEqual(['followed', 'evaluation']);
+    const first = s.events.find((e) => e.type === 'followed');
+    if (first?.type !== 'followed') throw new Error('no followed event');
+    expect(first.rollout.step).toBe(0);
+    expect(first.rollout.turns[0].role).toBe('meta');
+    expect(first.rollout.question).toMatch(/gives away|loses|sells/);
+
+    await s.request({ type: 'train' }, 'stopped');
+    const steps = s.events.flatMap((e) => (e.type === 'followed' ? [e.rollout.step] : []));
+    expect(steps).toEqual([0, 2, 4]);
+
+    const other = await s.request({ type: 'follow', index: 0, every: 2 }, 'followed');
+    expect(other.rollout).toMatchObject({ index: 0, step: 4 });
+  });
+});
