@@ -2,8 +2,7 @@
 // ratios in bench/results mean nothing: on every golden model, greedy generation through onnxruntime's KV-cache
 // export and through our engine's decodeBatch yields the same tokens for a batch of distinct prompts; the forward
 // helpers run; and measureSpeeds turns timings into positive tokens/s for B = 1 and B = G.
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,13 +12,13 @@ import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
+import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const folders = readdirSync(root).filter((d) => existsSync(join(root, d, 'model_kv.onnx'))).toSorted();
+const folders = goldenFixtures('model_kv.onnx');
 const tensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
 
 describe('bench/browser/measure.ts', () => {
-  it('finds the golden models', () => expect(folders.length).toBeGreaterThanOrEqual(4));
+  it('finds the golden models', () => expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN));
 
   for (const folder of folders) {
     it(`${folder}: onnxruntime and the engine generate the same greedy tokens through the bench helpers`, async () => {

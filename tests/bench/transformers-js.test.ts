@@ -6,7 +6,7 @@
 //   - the shipped tiny-rema model (public/models/tiny-rema/onnx/model.onnx, scripts/onnx/export_hf_onnx.py): real
 //     chat-templated ReMA prompts, tokenized by transformers.js's AutoTokenizer and by our loadHfTokenizer (same
 //     ids), then greedy generation up to the end of the turn.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
@@ -23,9 +23,9 @@ import { TINY_META_SYSTEM, TINY_REASONING_SYSTEM } from '../../src/data/tiny-tas
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
+import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
-const golden = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'model_kv.onnx'))).toSorted();
+const golden = goldenFixtures('model_kv.onnx');
 const tinyDir = resolve(import.meta.dirname, '../../public/models/tiny-rema');
 const TensorClass = Tensor as unknown as TransformersTensorClass;
 const temp = mkdtempSync(join(tmpdir(), 'rema-transformers-js-'));
@@ -53,7 +53,7 @@ function untilStop(tokens: number[], stops: readonly number[]): number[] {
 }
 
 describe('transformers.js (onnxruntime-node) vs our engine, greedy', () => {
-  it('finds the golden models', () => expect(golden.length).toBeGreaterThanOrEqual(4));
+  it('finds the golden models', () => expect(golden.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN));
 
   for (const name of golden) {
     it(`${name}: the same greedy tokens for a batch of 3 distinct prompts, from its HF ONNX folder`, async () => {
@@ -80,8 +80,7 @@ describe('transformers.js (onnxruntime-node) vs our engine, greedy', () => {
     });
   }
 
-  const tinyOnnx = existsSync(join(tinyDir, 'onnx', 'model.onnx'));
-  it.skipIf(!tinyOnnx)('tiny-rema: chat-templated ReMA prompts get the same ids from both tokenizers and the same greedy turn', async () => {
+  it('tiny-rema: chat-templated ReMA prompts get the same ids from both tokenizers and the same greedy turn', async () => {
     const ours = await loadHfTokenizer(directoryFileSource(tinyDir));
     env.localModelPath = resolve(tinyDir, '..') + '/';
     const theirs = await AutoTokenizer.from_pretrained('tiny-rema');

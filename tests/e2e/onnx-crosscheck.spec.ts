@@ -9,19 +9,17 @@
 // next to the golden folders; the app's preview server is not used.
 // Last, transformers.js (its wasm device, its own onnxruntime-web served by the page) runs the shipped tiny-rema
 // model's onnx/model.onnx on chat-templated ReMA prompts and must produce our engine's greedy tokens.
-import { readdirSync, existsSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { BrowserRuntime } from '../../bench/browser/page.ts';
 import { buildPage, servePage } from '../../bench/browser/serve.ts';
 import { metaChat } from '../../src/data/tiny-task/chats.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { TINY_META_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
+import { GOLDEN_FIXTURES_MIN, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
 const TOL = 1e-4;
-const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
-const folders = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'model.onnx'))).toSorted();
+const folders = goldenFixtures('model.onnx');
 /** onnxruntime-web's WebGPU EP compiles every shader anew per session, 10-20 s on SwiftShader: one model gets it,
  *  the one with the most features (Qwen2 q/k/v biases, tied embeddings, GQA). The other runtimes check all four. */
 const ORT_WEBGPU_ON = 'qwen2-tied-gqa2';
@@ -47,7 +45,7 @@ test.afterAll(async () => {
 });
 
 test('the golden models have ONNX exports, and Chromium a WebGPU adapter', async () => {
-  expect(folders.length).toBeGreaterThanOrEqual(4);
+  expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
   expect(folders).toContain(ORT_WEBGPU_ON);
   expect(await page.evaluate(() => window.rema.adapter())).not.toBeNull();
 });
@@ -64,9 +62,7 @@ for (const folder of folders) {
   });
 }
 
-const tinyOnnx = existsSync(resolve(import.meta.dirname, '../../public/models/tiny-rema/onnx/model.onnx'));
 test('tiny-rema: transformers.js (wasm) in the page gives our engine\'s greedy tokens on chat-templated prompts', async () => {
-  test.skip(!tinyOnnx, 'public/models/tiny-rema/onnx/model.onnx is missing (scripts/onnx/export_hf_onnx.py makes it)');
   const chats = tinyArithProblems({ split: 'heldout', count: 2, seed: 5 }).map((p) => metaChat(TINY_META_SYSTEM, p.question, []));
   const r = await page.evaluate(([u, c]) => window.rema.transformersAgreement(u, c, 32), ['/public-models/tiny-rema/', chats] as const);
   console.log(`transformers.js ${r.version} on tiny-rema, ${r.seconds} s: ${r.results.map((x) => JSON.stringify(x.text)).join(' | ')}`);

@@ -1,6 +1,6 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
-// tests/fixtures/golden/ on the CPU backend, and on WebGPU when src/engine/backends/webgpu.ts exists and Dawn
-// finds an adapter (in CI=true a missing adapter fails), and on the WebAssembly SIMD backend when it exists. Per fixture: logits, token log-probs and entropies,
+// tests/fixtures/golden/ (at least GOLDEN_FIXTURES_MIN of them) on the CPU, WebAssembly SIMD and WebGPU backends,
+// always all three: a missing WASM build or Dawn adapter fails the file, naming what to build or install. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
 // LoRA whose B·A is exactly 0: forward and KV-cache decoding, same tolerances), and (CPU) finite differences.
@@ -13,11 +13,15 @@
 // measured worst errors below 4.7e-7 (logits, log-probs, entropy) and 4.3e-6 (gradients) of the tensor's max once
 // the RoPE kernel reduced angles exactly (SwiftShader's sin/cos are off by ~2e-4), against 1.8e-7 / 1.1e-6 on the
 // CPU backend (each test logs its `worst` line). Real bugs show up as errors of order 1.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import '../helpers/wasm-build.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
@@ -31,29 +35,23 @@ import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { centralDifference } from '../helpers/finite-difference.ts';
+import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
-const wasmPath = resolve(import.meta.dirname, '../../src/engine/backends/wasm.ts');
-const webgpuPath = resolve(import.meta.dirname, '../../src/engine/backends/webgpu.ts');
+const fixtures = goldenFixtures('golden.safetensors');
 
 type BackendFactory = () => Promise<Backend>;
 
-async function webgpuFactory(): Promise<BackendFactory | null> {
-  if (!existsSync(webgpuPath)) return null;
-  const { tryRequestDawnDevice } = await import('../../src/cli/webgpu-device.ts');
-  const found = requireDawnDevice(await tryRequestDawnDevice());
-  const mod = (await import(/* @vite-ignore */ webgpuPath)) as { WebGpuBackend: { create(d: GPUDevice, o?: object): Backend } };
-  return async () => mod.WebGpuBackend.create(found.device, { adapterInfo: found.adapterInfo });
-}
+const dawn = requireDawnDevice(await tryRequestDawnDevice());
+/** name, factory, tolerance multiplier */
+const backends: Array<[string, BackendFactory, number]> = [
+  ['cpu', async () => new CpuBackend(), 1],
+  ['wasm', () => WasmBackend.create(), 2],
+  ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
+];
 
-const backends: Array<[string, BackendFactory, number]> = [['cpu', async () => new CpuBackend(), 1]];
-if (existsSync(wasmPath)) {
-  const mod = (await import(/* @vite-ignore */ wasmPath)) as { WasmBackend: { create(): Promise<Backend> } };
-  backends.push(['wasm', () => mod.WasmBackend.create(), 2]);
-}
-const gpu = await webgpuFactory();
-if (gpu) backends.push(['webgpu', gpu, 2]);
+it(`finds at least ${GOLDEN_FIXTURES_MIN} golden fixtures`, () => {
+  expect(fixtures.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
+});
 
 interface Fixture {
   ckpt: HfCheckpoint;

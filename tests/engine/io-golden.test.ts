@@ -1,19 +1,19 @@
 // The golden fixtures (scripts/golden/make_golden.py) honour their contract: every folder loads through the real
 // HF loader, golden.safetensors has a gradient for exactly the checkpoint's parameters with matching shapes, and
 // its log-probs, entropies and loss agree with its own logits (recomputed here in float64).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
+import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
-const folders = readdirSync(goldenRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const folders = goldenFixtures('config.json');
 
 describe('golden fixtures', () => {
   it('cover the required model families', async () => {
-    expect(folders.length).toBeGreaterThanOrEqual(4);
+    expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
     const configs = await Promise.all(folders.map(async (f) => (await loadHfCheckpoint(directoryFileSource(join(goldenRoot, f)))).config));
     expect(configs.some((c) => c.architecture === 'llama' && !c.tieWordEmbeddings)).toBe(true);
     expect(configs.some((c) => c.architecture === 'qwen2' && c.attentionBias && c.tieWordEmbeddings)).toBe(true);

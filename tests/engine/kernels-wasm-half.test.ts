@@ -6,8 +6,8 @@
 //     mantissa) and 3e-2 · max (bf16, 8-bit mantissa); measured worst 1.0e-3 and 6.2e-3 (logits, smollm fixture).
 // Also: the ledger counts 2 bytes per stored half, values beyond f16's range are refused naming the tensor,
 // a LoRA training step (gradients, AdamW) runs over an f16 base and matches the CPU on the rounded base.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
@@ -23,6 +23,7 @@ import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
 type Half = 'f16' | 'bf16';
 const HALVES: Half[] = ['f16', 'bf16'];
@@ -167,8 +168,7 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
     });
   });
 
-  const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
-  const goldens = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'golden.safetensors'))).toSorted();
+  const goldens = goldenFixtures('golden.safetensors');
 
   describe.each(goldens)('golden fixture %s', (name) => {
     it.each(HALVES)('logits and log-probs with %s weights: vs the CPU on the rounded weights, vs float64 PyTorch', async (h) => {

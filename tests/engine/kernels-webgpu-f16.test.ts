@@ -5,8 +5,8 @@
 // tensor's max |value|. Measured: <= 2.9e-7 (log-probs, entropies) and <= 3.3e-6 (gradients); against the
 // unrounded f32 weights the same comparison gives 1.4e-4..4.3e-4 and ~2e-3, so the test sees a missed or
 // wrong f16 path. Only LoRA gradients are compared (an f16 base is frozen).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -20,9 +20,9 @@ import { createLoraAdapter, LORA_MODULE, namedLoraParameters, zerosLikeAdapter }
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
+import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const fixtures = existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'model.safetensors'))).toSorted() : [];
+const fixtures = goldenFixtures('model.safetensors');
 
 describe('f16 base weights on WebGPU vs the CPU with the same rounded weights', () => {
   it.each(fixtures)('%s: log-probs, entropies and LoRA gradients', async (name) => {

@@ -3,8 +3,8 @@
 // per-token log-probs, entropies and greedy continuations (public Policy API, CPU backend) must match what
 // onnxruntime computes from the exported graph; and onnxruntime itself must reproduce the float64 golden logits.
 // Tolerance: both sides compute in float32, so log-probs and entropies agree to 1e-4 absolute.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
@@ -13,9 +13,9 @@ import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const folders = readdirSync(root).filter((d) => existsSync(join(root, d, 'model.onnx'))).toSorted();
+const folders = goldenFixtures('model.onnx');
 const TOL = 1e-4;
 
 /** logits [T, V] (float32 from onnxruntime) -> log p(next token) and entropy at positions 0..T-2, in float64. */
@@ -56,7 +56,7 @@ function argmax(row: Float32Array): number {
 
 describe('engine vs onnxruntime-node on the golden models', () => {
   it('finds the exported models', () => {
-    expect(folders.length).toBeGreaterThanOrEqual(4);
+    expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
   });
 
   for (const folder of folders) {
@@ -119,7 +119,7 @@ describe('engine vs onnxruntime-node on the golden models', () => {
     });
   }
 
-  for (const folder of folders.filter((f) => existsSync(join(root, f, 'model_kv.onnx')))) {
+  for (const folder of goldenFixtures('model_kv.onnx')) {
     it(`${folder}: the KV-cache export (Optimum layout) matches the full forward, with and without left padding`, async () => {
       const dir = join(root, folder);
       const full = await ort.InferenceSession.create(join(dir, 'model.onnx'));

@@ -1,8 +1,8 @@
 // A frozen agent on onnxruntime (OnnxFrozenPolicy over the golden models' KV-cache export) behaves like the same
 // model on our engine: equal log-probs and entropies, the same sampled tokens for the same seed and stop rules,
 // and clear refusals of training calls.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,9 @@ import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { OnnxFrozenPolicy } from '../../src/engine/policy/onnx-frozen-policy.ts';
 import type { GenerateRequest, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
-const folders = readdirSync(root).filter((d) => existsSync(join(root, d, 'model_kv.onnx'))).toSorted();
+const folders = goldenFixtures('model_kv.onnx');
 const decoder = { decode: (ids: readonly number[]) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
 
 describe('OnnxFrozenPolicy (onnxruntime-node) vs EnginePolicy', () => {

@@ -4,8 +4,7 @@
 // embeddings, llama3-scaled RoPE variant), LoRA and full fine-tuning, chunks that keep or recompute the layers,
 // and on the WASM backend with f16 / bf16 base weights (matrices as 2-byte halves, vectors f32).
 // The predicted total must be within 15% of the ledger's peak (in practice it is exact to a few bytes).
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -16,9 +15,9 @@ import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
-const goldenRoot = resolve(import.meta.dirname, '../fixtures/golden');
-const goldens = readdirSync(goldenRoot).filter((d) => existsSync(join(goldenRoot, d, 'config.json'))).toSorted();
+const goldens = goldenFixtures('config.json');
 
 const optimizer = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' as const, warmupSteps: 0 } };
 
@@ -36,6 +35,8 @@ interface Step {
   activationBudgetBytes?: number;
   /** base weight storage (f16 / bf16 on the WASM backend) */
   weightDtype?: 'f32' | 'f16' | 'bf16';
+  /** EnginePolicy's prefillTokens: padded prompt tokens per prefill pass */
+  prefillTokens?: number;
 }
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
@@ -51,6 +52,7 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     seed: 1,
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
     ...(s.weightDtype !== undefined ? { baseDtype: s.weightDtype } : {}),
+    ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
   });
   const V = config.vocabSize;
   const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
@@ -80,7 +82,10 @@ function predict(config: ModelConfig, s: Step) {
     weightDtype: s.weightDtype ?? 'f32',
     halfVectors: false,
     training: s.training,
-    decode: { sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens },
+    decode: {
+      sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens,
+      ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
+    },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
   });
@@ -95,6 +100,9 @@ const steps: Record<string, Step> = {
   'lora, gradient-heavy, layers kept': { problems: 2, group: 2, promptTokens: 8, newTokens: 6, rows: 4, rowTokens: 30, trained: 12, training: lora(4) },
   'lora q/v, gradient-heavy, recompute': {
     problems: 1, group: 2, promptTokens: 6, newTokens: 4, rows: 6, rowTokens: 60, trained: 40, training: lora(2, ['q_proj', 'v_proj']), activationBudgetBytes: 0,
+  },
+  'lora, long distinct prompts, prefill in passes of 2 prompts': {
+    problems: 8, group: 1, promptTokens: 40, newTokens: 4, rows: 2, rowTokens: 16, trained: 6, training: lora(4), prefillTokens: 80,
   },
   'full fine-tuning': { problems: 2, group: 2, promptTokens: 10, newTokens: 8, rows: 3, rowTokens: 24, trained: 10, training: { mode: 'full', adapters: 1 } },
 };

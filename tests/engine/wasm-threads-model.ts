@@ -1,8 +1,8 @@
 // The whole-model run of the two-thread WASM tests (wasm-threads.test.ts and its relaxed-SIMD child process
 // wasm-threads-relaxed-check.ts): a golden fixture's model forward (logits, log-probs, entropies), every full
 // gradient, and the gradients of a LoRA adapter with non-zero B and an entropy term, all read back to the host.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Backend } from '../../src/engine/backend.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
@@ -12,6 +12,7 @@ import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
 import { createLoraAdapter, namedLoraParameters, zerosLikeAdapter, LORA_MODULE } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { GOLDEN_ROOT, goldenFixtures as goldenFixtureFolders } from '../helpers/golden-fixtures.ts';
 
 /** index of the first element that differs bit for bit (NaN payloads aside), or -1 */
 export function firstDifference(a: Float32Array, b: Float32Array): number {
@@ -20,11 +21,11 @@ export function firstDifference(a: Float32Array, b: Float32Array): number {
   return -1;
 }
 
-const root = resolve(import.meta.dirname, '../fixtures/golden');
+const root = GOLDEN_ROOT;
 
-/** The golden fixtures' folder names (tests/fixtures/golden/). */
+/** The golden fixtures' folder names (tests/fixtures/golden/; throws when fewer than the tracked count). */
 export function goldenFixtures(): string[] {
-  return existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'golden.safetensors'))).toSorted() : [];
+  return goldenFixtureFolders('golden.safetensors');
 }
 
 /** Every output of the run by name (Float32Array copies). */
