@@ -116,7 +116,9 @@ describe('architecture', () => {
   });
 
   it('import graph respects the layering', () => {
-    expect(violations(walk(src).map(read))).toEqual([]);
+    const files = walk(src).map(read);
+    expect(files.length).toBeGreaterThan(200);
+    expect(violations(files)).toEqual([]);
   });
 
   it('src has no import cycles (type-only and dynamic imports count)', () => {

@@ -61,8 +61,10 @@ describe('exportVerl', () => {
 
   it('writes every key the fork config has plainly and every other key with +, for every preset', () => {
     expect(VERL_FORK_COMMIT).toMatch(/^24b5b47[0-9a-f]{33}$/);
+    const trainers = new Set<string>();
     for (const name of ['paper-multiturn-7b', 'rema-multiturn', 'tiny-default', 'ablation-separate-params', 'ablation-token-ratio', 'rema-singleturn']) {
       const e = exportVerl(getPreset(name));
+      trainers.add(e.trainer);
       const known = new Set(VERL_FORK_KEYS[e.trainer]);
       for (const [written] of commandOverrides(e.command)) {
         const key = written.replace(/^\+/, '');
@@ -73,6 +75,7 @@ describe('exportVerl', () => {
       // the shared trainer's config has no switch_agent section: the separated trainer carries it
       if (e.trainer === 'rema_trainer') expect(e.command).not.toContain('switch_agent');
     }
+    expect(trainers).toContain('rema_trainer');
   });
 
   it('the YAML form holds the same keys and values, placeholders filled', () => {
