@@ -1,8 +1,8 @@
 // Autoregressive decoding with a KV cache for a batch of prompts (e.g. a GRPO group of 8 sharing every
 // decode step). Layout: each sequence's prompt is LEFT-aligned to a common length P inside a cache of
 // S = P + maxNewTokens rows: sequence b's prompt sits at rows [P - len_b, P) and keyStart[b] = P - len_b masks
-// the rows before it. Distinct prompts are prefilled together, once each, and their keys/values gathered to every
-// sequence that shares them.
+// the rows before it. Distinct prompts are prefilled once each, together in passes of at most `prefillTokens`
+// padded tokens (bounding the prefill's scratch), and their keys/values gathered to every sequence that shares them.
 // The caller decides each next token and when a sequence is done: from the logits row read back to the host
 // (NextToken), or from a token drawn on the device by the catalog's `sample` kernel (DeviceSampler: only 16 bytes
 // per sequence are read back per step). Finished rows are dropped from the caches once they are half of the batch.
@@ -76,7 +76,7 @@ export async function decodeBatch(
       }
       uniqueOf.push(u);
     }
-    const prefilled = await prefillBatch(be, cfg, w, unique, P, S);
+    const prefilled = await prefillBatch(be, cfg, w, unique, P, S, prefillChunkPrompts(P, opts.prefillTokens));
     caches = prefilled.caches;
     // each sequence's choice after its prompt, from its unique prompt's logits row
     const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(() => be.free(prefilled.logits));
@@ -119,6 +119,12 @@ export async function decodeBatch(
       be.free(c.v);
     }
   }
+}
+
+/** Prompts per prefill pass for prompts padded to P tokens under a token budget (at least 1). */
+export function prefillChunkPrompts(P: number, prefillTokens = DEFAULT_PREFILL_TOKENS): number {
+  if (!(prefillTokens >= 1)) throw new Error(`generate: prefillTokens must be at least 1, got ${prefillTokens}`);
+  return Math.max(1, Math.floor(prefillTokens / P));
 }
 
 /** Buffers of one decode step over Bc cache rows. */
@@ -204,51 +210,37 @@ function compactCaches(be: Backend, caches: ReadonlyArray<{ k: Tensor; v: Tensor
   return out;
 }
 
-/** Prefill U prompts left-padded to P tokens: prompt u occupies rows [P - len_u, P) of its cache row, padding
- *  queries see no key (the attention kernel gives them o = 0). Returns caches [U, S, Hkv, Dh] per layer holding
+/** Prefill U prompts left-padded to P tokens, `chunkPrompts` prompts per pass (so the scratch of one pass is
+ *  bounded by the token budget, not by U): prompt u occupies rows [P - len_u, P) of its cache row, padding queries
+ *  see no key (the attention kernel gives them o = 0). Each pass attends over its own keys and values, which are
+ *  then copied into the caches at its prompts' rows; every prompt's arithmetic is the same whatever the chunking
+ *  (rows are independent in every kernel), so the results are too. Returns caches [U, S, Hkv, Dh] per layer holding
  *  the prompts' roped keys and values, and the next-token logits [U, V] after each prompt. */
 async function prefillBatch(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: ReadonlyArray<readonly number[]>, P: number, S: number,
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: ReadonlyArray<readonly number[]>, P: number, S: number, chunkPrompts: number,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
-  const R = U * P;
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const W = Hkv * Dh;
   const caches: Array<{ k: Tensor; v: Tensor }> = [];
   const scope = new TensorScope(be);
   try {
     for (let l = 0; l < cfg.numLayers; l++) caches.push({ k: zeros(be, [U, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [U, S, Hkv, Dh], `cache.v.${l}`) });
-    const keyStart = Int32Array.from(prompts, (p) => P - p.length);
-    const ids = new Int32Array(R);
-    const pos = new Int32Array(R);
-    prompts.forEach((p, u) => {
-      ids.set(p, u * P + keyStart[u]);
-      for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
-    });
-    const ctx: LayerContext = {
-      be, cfg,
-      pos: scope.from([R], pos, 'prefill.pos'),
-      keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
-      invFreq: ropeFrequencies(scope, cfg),
-    };
-    let cur = scope.alloc([R, D], 'prefill.x');
-    be.run('embedding', { t: { ids: scope.from([R], ids, 'prefill.ids'), table: w.params.embed, out: cur }, p: { R, D } });
-    if (w.fused) {
-      const fws = new FusedWorkspace(scope, cfg, U, P);
-      w.fused.forEach((layer, l) => layerForwardFused(ctx, layer, cur, fws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S }));
-    } else {
-      const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
-      let nxt = scope.alloc([R, D], 'prefill.y');
-      for (let l = 0; l < cfg.numLayers; l++) {
-        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-        layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: 0, S });
-        [cur, nxt] = [nxt, cur];
+    const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
+    for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
+      const chunk = prompts.slice(u0, u0 + chunkPrompts);
+      const cs = new TensorScope(be);
+      try {
+        prefillChunk(be, cfg, w, cs, chunk, P, (l, k, v) => {
+          be.run('copyRows', { t: { src: k, dst: caches[l].k }, p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 } });
+          be.run('copyRows', { t: { src: v, dst: caches[l].v }, p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 } });
+        }, (rows) => be.run('copyRows', { t: { src: rows, dst: last }, p: { B: 1, T: chunk.length, W: D, Sdst: U, dstRow0: u0 } }));
+      } finally {
+        cs.freeAll();
       }
     }
-    const last = scope.alloc([U, D], 'prefill.last');
     const hn = scope.alloc([U, D], 'prefill.hNorm');
     const rstd = scope.alloc([U], 'prefill.rstd');
-    const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
-    be.run('embedding', { t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: last }, p: { R: U, D } });
     be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
     const logits = be.alloc([U, V], 'f32', 'prefill.logits'); // the caller's (freed after the first choice)
     try {
@@ -267,6 +259,49 @@ async function prefillBatch(
   } finally {
     scope.freeAll();
   }
+}
+
+/** One prefill pass over Uc prompts left-padded to P: every layer over the pass's own keys (onKV(l, k, v) with
+ *  layer l's roped keys and values [Uc, P, Hkv, Dh]), then onLast with the prompts' last hidden rows [Uc, D]. */
+function prefillChunk(
+  be: Backend, cfg: ModelConfig, w: ActiveWeights, scope: TensorScope, prompts: ReadonlyArray<readonly number[]>, P: number,
+  onKV: (l: number, k: Tensor, v: Tensor) => void, onLast: (rows: Tensor) => void,
+): void {
+  const U = prompts.length;
+  const R = U * P;
+  const D = cfg.hiddenSize;
+  const keyStart = Int32Array.from(prompts, (p) => P - p.length);
+  const ids = new Int32Array(R);
+  const pos = new Int32Array(R);
+  prompts.forEach((p, u) => {
+    ids.set(p, u * P + keyStart[u]);
+    for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
+  });
+  const ctx: LayerContext = {
+    be, cfg,
+    pos: scope.from([R], pos, 'prefill.pos'),
+    keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
+    invFreq: ropeFrequencies(scope, cfg),
+  };
+  const idsT = scope.from([R], ids, 'prefill.ids');
+  let cur = scope.alloc([R, D], 'prefill.x');
+  be.run('embedding', { t: { ids: idsT, table: w.params.embed, out: cur }, p: { R, D } });
+  if (w.fused) {
+    const fws = new FusedWorkspace(scope, cfg, U, P);
+    w.fused.forEach((layer, l) => layerForwardFused(ctx, layer, cur, fws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) }));
+  } else {
+    const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
+    let nxt = scope.alloc([R, D], 'prefill.y');
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) });
+      [cur, nxt] = [nxt, cur];
+    }
+  }
+  const rows = scope.alloc([U, D], 'prefill.chunkLast');
+  const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
+  be.run('embedding', { t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: rows }, p: { R: U, D } });
+  onLast(rows);
 }
 
 /** The `sample` kernel's index, stream and output tensors for a fixed set of rows. */

@@ -8,6 +8,7 @@ import { expectedParameterShapes } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
 import { mergedFloats } from '../model/lora-merge.ts';
+import { prefillChunkPrompts } from '../model/generate.ts';
 
 /** Storage of the frozen base weights. */
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
@@ -27,6 +28,9 @@ export interface DecodeShape {
   uniquePrompts: number;
   promptTokens: number;
   newTokens: number;
+  /** padded prompt tokens per prefill pass (DecodeOptions / EnginePolicyOptions prefillTokens); default
+   *  DEFAULT_PREFILL_TOKENS (model/generate.ts) */
+  prefillTokens?: number;
 }
 
 /** One gradient chunk (runSequences with a backward): `sequences` rows padded to `tokens`, `selected` trained
@@ -136,12 +140,16 @@ function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank:
   const rope = config.ropeScaling ? Dh / 2 : 0;
   const r = loraInDecode?.rank ?? 0;
   const nt = loraInDecode?.targets ?? 0;
-  // prefill: caches for U rows, then pos, keyStart, invFreq, the workspace, cur, nxt, ids, last, hNorm, rstd, logits, lastRows
-  const R = U * P;
+  // prefill: caches for U rows and the prompts' last hidden rows, then passes of Uc prompts (R = Uc·P rows: pos,
+  // keyStart, invFreq, ids, cur, the workspace, nxt, the pass's last rows and their indices), freed before
+  // hNorm, rstd and the logits of all U prompts
+  const Uc = Math.min(U, prefillChunkPrompts(P, d.prefillTokens));
+  const R = Uc * P;
   const prefillCache = 2 * L * U * S * W;
   // (the fused inference path updates one hidden state in place: no nxt)
   const prefillWs = fused ? fusedWorkspaceFloats(config, R) - R * D : layerWorkspaceFloats(config, R, r, nt);
-  const prefillScratch = R + U + rope + prefillWs + 2 * R * D + R + 2 * U * D + U + U * V + U;
+  const prefillPass = R + Uc + rope + R + prefillWs + 2 * R * D + Uc * D + Uc;
+  const prefillScratch = U * D + Math.max(prefillPass, U * D + U + U * V);
   // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids
   const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W;
   // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits

@@ -40,6 +40,9 @@ export interface EnginePolicyOptions {
   maxBatchTokens?: number;
   /** most sequences decoded together; default 64 */
   maxDecodeBatch?: number;
+  /** most padded prompt tokens prefilled in one pass of generate (at least one prompt per pass); default
+   *  DEFAULT_PREFILL_TOKENS (model/generate.ts). Bounds the prefill's scratch; the results do not depend on it. */
+  prefillTokens?: number;
   /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
   activationBudgetBytes?: number;
@@ -211,7 +214,7 @@ export class EnginePolicy implements TrainablePolicy {
           this.backend, this.config, this.weightsFor(adapter), chunk.map((i) => requests[i].prompt),
           // tokens are drawn on the device (the catalog's `sample` kernel); the request index is the sampling stream
           { sampling, streams: chunk, next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn) },
-          { maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n) },
+          { maxNewTokens: maxNew, ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}), onStep: (n) => onProgress?.(base + n) },
         );
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
       }
