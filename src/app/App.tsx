@@ -13,6 +13,9 @@ import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { FrozenAgentPanel } from './components/FrozenAgentPanel.tsx';
 import { Header } from './components/Header.tsx';
 import { ModelLoader } from './components/ModelLoader.tsx';
+import { FollowedCard } from './components/plan-view/FollowedCard.tsx';
+import { PlanView } from './components/plan-view/PlanView.tsx';
+import { Presenter } from './components/presenter/Presenter.tsx';
 import { PlanIntervention } from './components/PlanIntervention.tsx';
 import { RolloutInspector } from './components/RolloutInspector.tsx';
 import { RunsPanel } from './components/RunsPanel.tsx';
@@ -22,6 +25,7 @@ import type { ViewName } from './store/types.ts';
 const tabs: readonly { view: ViewName; label: string }[] = [
   { view: 'curves', label: 'Curves' },
   { view: 'rollouts', label: 'Rollouts' },
+  { view: 'plan', label: 'Plan → reasoning' },
   { view: 'intervene', label: 'Plan intervention' },
   { view: 'runs', label: 'Runs' },
 ];
@@ -32,6 +36,8 @@ function MainView({ view }: { view: ViewName }) {
       return <Charts />;
     case 'rollouts':
       return <RolloutInspector />;
+    case 'plan':
+      return <PlanView />;
     case 'intervene':
       return <PlanIntervention />;
     case 'runs':
@@ -40,7 +46,16 @@ function MainView({ view }: { view: ViewName }) {
 }
 
 export function App() {
-  const { view, setView, runCount } = usePlayground(useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length })));
+  const { view, setView, runCount, presenting, setPresenting } = usePlayground(
+    useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length, presenting: s.presenting, setPresenting: s.setPresenting })),
+  );
+  if (presenting) {
+    return (
+      <ErrorBoundary label="Presenter mode">
+        <Presenter />
+      </ErrorBoundary>
+    );
+  }
   return (
     <div className="app">
       <ErrorBoundary label="The header">
@@ -63,6 +78,9 @@ export function App() {
           <DivergenceAlarm />
           <ContextNotice />
           <EchoTrapAlarm />
+          <ErrorBoundary label="The followed problem">
+            <FollowedCard />
+          </ErrorBoundary>
           <nav className="tabs" role="tablist">
             {tabs.map((t) => (
               <button
@@ -78,6 +96,18 @@ export function App() {
                 {t.view === 'runs' && runCount > 0 ? ` (${runCount})` : ''}
               </button>
             ))}
+            <button
+              type="button"
+              className="tab presenter-open"
+              onClick={() => {
+                setPresenting(true);
+                document.documentElement.requestFullscreen?.().catch(() => {});
+              }}
+              data-testid="presenter-open"
+              title="full-screen booth view: one problem followed live, one big chart, keyboard controls"
+            >
+              ⛶ Presenter mode
+            </button>
           </nav>
           <ErrorBoundary key={view} label={`The ${view} view`}>
             <MainView view={view} />

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { openRunsDb } from './persist/runs-db.ts';
+import { splitPresentState } from './url/present-state.ts';
 import { decodeUrlState, modelSpecFromConfig } from './url/url-state.ts';
 import { browserHash, syncUrl } from './url/url-sync.ts';
 import { createPlaygroundStore } from './store/create-store.ts';
@@ -11,7 +12,8 @@ import { StoreProvider } from './store/react.ts';
 import './styles.css';
 import { createWorkerClient } from './worker/client.ts';
 
-const fromUrl = decodeUrlState(location.hash);
+const present = splitPresentState(location.hash);
+const fromUrl = decodeUrlState(present.rest);
 const store = createPlaygroundStore(
   { createClient: createWorkerClient, openDb: () => openRunsDb() },
   {
@@ -24,9 +26,14 @@ const store = createPlaygroundStore(
     colouring: fromUrl.colouring,
     chartSmoothing: fromUrl.smoothing,
     chartX: fromUrl.chartX,
+    presenting: present.state.presenting,
+    autoReset: present.state.autoReset,
+    followIndex: present.state.followIndex,
+    followEvery: present.state.followEvery,
   },
 );
-if (fromUrl.errors.length > 0) store.setState({ error: { message: fromUrl.errors.join('\n'), fatal: false } });
+const linkErrors = [...fromUrl.errors, ...present.errors];
+if (linkErrors.length > 0) store.setState({ error: { message: linkErrors.join('\n'), fatal: false } });
 
 syncUrl(store, browserHash());
 

@@ -15,3 +15,10 @@ export function usePlayground<T>(selector: (s: PlaygroundState) => T): T {
   if (!store) throw new Error('usePlayground must be used inside <StoreProvider>');
   return useZustandStore(store, selector);
 }
+
+/** The store itself, for hooks that subscribe outside rendering (presenter mode's booth). */
+export function usePlaygroundStore(): PlaygroundStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('usePlaygroundStore must be used inside <StoreProvider>');
+  return store;
+}

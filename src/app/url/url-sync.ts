@@ -1,8 +1,9 @@
-// Keeps the URL hash in step with the store: whenever the config, preset, view, backend preference, ONNX model or
-// the inspector's colouring
+// Keeps the URL hash in step with the store: whenever the config, preset, view, backend preference, ONNX model,
+// the inspector's colouring, presenter mode or the followed problem (present-state.ts)
 // changes, the hash is rewritten (replaceState: no history entry per knob edit), so the address bar is always a
 // link that reproduces the current setup.
 import type { PlaygroundStore } from '../store/create-store.ts';
+import { withPresentState } from './present-state.ts';
 import { encodeUrlState } from './url-state.ts';
 
 export interface HashTarget {
@@ -30,10 +31,17 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.frozenSpec === prev.frozenSpec &&
       s.colouring === prev.colouring &&
       s.chartSmoothing === prev.chartSmoothing &&
-      s.chartX === prev.chartX
+      s.chartX === prev.chartX &&
+      s.presenting === prev.presenting &&
+      s.autoReset === prev.autoReset &&
+      s.followIndex === prev.followIndex &&
+      s.followEvery === prev.followEvery
     )
       return;
-    const hash = encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring, smooth: s.chartSmoothing, x: s.chartX });
+    const hash = withPresentState(
+      encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring, smooth: s.chartSmoothing, x: s.chartX }),
+      { presenting: s.presenting, autoReset: s.autoReset, followIndex: s.followIndex, followEvery: s.followEvery },
+    );
     if (hash !== target.hash) target.replace(hash);
   });
 }
