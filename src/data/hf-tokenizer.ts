@@ -115,6 +115,7 @@ export function createHfTokenizer(
     endOfTurnTokenId,
     ...(eosId !== null ? { eosTokenId: eosId } : {}),
     stopTokenIds: [...stopIds],
+    addedTokenIds: [...addedIds],
   };
 }
 

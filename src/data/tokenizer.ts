@@ -20,4 +20,7 @@ export interface ChatTokenizer {
   readonly eosTokenId?: number;
   /** every id that should stop generation (end-of-turn and eos) */
   readonly stopTokenIds: readonly number[];
+  /** tokenizer.json's added tokens (special and control tokens such as <|im_end|>): never part of free text, so a
+   *  grammar-constrained decoder (rl/protocol/json-actions) keeps them out of the text it allows */
+  readonly addedTokenIds?: readonly number[];
 }

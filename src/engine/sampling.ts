@@ -3,15 +3,16 @@
 // only on its seed, its index and its own logits, never on which other sequences share the batch. The engine
 // draws on the device (the `sample` kernel); this host path runs that kernel's CPU twin.
 import type { SamplingParams } from './policy/policy.ts';
-import { sampleRow } from './kernels/cpu/sample.ts';
+import { sampleRow, type RowMask } from './kernels/cpu/sample.ts';
 import { uniform01 } from '../util/rng.ts';
 
-/** log softmax(logits)[token] at temperature 1, in float64. */
-export function logSoftmaxAt(logits: Float32Array, token: number): number {
+/** log softmax(logits)[token] at temperature 1, in float64; with `allowed` (a token mask) over the allowed ids only. */
+export function logSoftmaxAt(logits: Float32Array, token: number, allowed: Uint32Array | null = null): number {
+  const ok = (i: number) => allowed === null || ((allowed[i >>> 5] >>> (i & 31)) & 1) === 1;
   let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  for (let i = 0; i < logits.length; i++) if (ok(i) && logits[i] > max) max = logits[i];
   let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
+  for (let i = 0; i < logits.length; i++) if (ok(i)) sum += Math.exp(logits[i] - max);
   return logits[token] - max - Math.log(sum);
 }
 
@@ -34,7 +35,8 @@ export function validateSampling(params: SamplingParams): void {
  * the topK-th (topK > 0; ties at the edge kept), then to the highest logit threshold whose mass reaches topP, and
  * drawn in id order with u = uniform01(seed, stream, counter).
  */
-export function sampleToken(logits: Float32Array, params: SamplingParams, stream: number, counter: number): number {
-  if (params.temperature <= 0) return argmax(logits);
-  return sampleRow(logits, 0, logits.length, params, uniform01(params.seed, stream, counter)).token;
+export function sampleToken(logits: Float32Array, params: SamplingParams, stream: number, counter: number, allowed: Uint32Array | null = null): number {
+  const mask: RowMask | null = allowed ? { words: allowed, off: 0 } : null;
+  if (params.temperature <= 0 && mask === null) return argmax(logits);
+  return sampleRow(logits, 0, logits.length, params, uniform01(params.seed, stream, counter), mask).token;
 }

@@ -8,8 +8,8 @@ import { logSoftmaxAt } from './sampling.ts';
  * Takes `token`, sampled from `logits`, into `gen` under the request's stop rules (recording its log-prob and
  * setting gen.finish). Returns the token when the sequence goes on, null when it has finished.
  */
-export function acceptToken(req: GenerateRequest, gen: Generation, logits: Float32Array, token: number, decoder: TokenDecoder): number | null {
-  return acceptSampled(req, gen, token, () => logSoftmaxAt(logits, token), decoder);
+export function acceptToken(req: GenerateRequest, gen: Generation, logits: Float32Array, token: number, decoder: TokenDecoder, allowed: Uint32Array | null = null): number | null {
+  return acceptSampled(req, gen, token, () => logSoftmaxAt(logits, token, allowed), decoder);
 }
 
 /** acceptToken for a token drawn elsewhere (on the device): `logp` is its log-prob, or computes it when needed. */

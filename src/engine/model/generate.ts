@@ -32,6 +32,9 @@ export interface DeviceSampler {
   /** Called with sequence b's drawn token at generation step `step`; returns the token to feed next, or null when
    *  the sequence is finished. */
   next(b: number, drawn: DrawnToken, step: number): number | null;
+  /** The token mask of sequence b's draw at `step` (ceil(V / 32) words; the `sample` kernel's mask), or null for
+   *  every token. Absent: no sequence is masked (the kernel's plain variant). */
+  mask?(b: number, step: number): Uint32Array | null;
 }
 
 export interface DecodeOptions {
@@ -336,10 +339,15 @@ async function chooseAll(
       buf.streamsOf = seqOf;
     }
     const s = chooser.sampling;
-    be.run('sample', {
-      t: { logits, rowOf: buf.rowOf, stream: buf.stream, out: buf.out },
-      p: { R, L: logits.shape[0], V, temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, counter: step },
-    });
+    const words = uploadMasks(be, chooser, seqOf, live, step, V);
+    try {
+      be.run('sample', {
+        t: { logits, rowOf: buf.rowOf, stream: buf.stream, out: buf.out, ...(words ? { mask: words } : {}) },
+        p: { R, L: logits.shape[0], V, temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, counter: step },
+      });
+    } finally {
+      if (words) be.free(words);
+    }
     const raw = await be.download(buf.out);
     if (!(raw instanceof Int32Array)) throw new Error(`generate: sample output is ${raw.constructor.name}, expected Int32Array`);
     const f = new Float32Array(raw.buffer, raw.byteOffset, raw.length);
@@ -348,4 +356,25 @@ async function chooseAll(
   } finally {
     if (owned) for (const t of [buf.rowOf, buf.stream, buf.out]) be.free(t);
   }
+}
+
+/** The rows' token masks [R, ceil(V / 32)] on the device, or null when no live row is masked (rows without a mask,
+ *  and finished rows, allow every token). */
+function uploadMasks(
+  be: Backend, chooser: DeviceSampler, seqOf: readonly number[], live: readonly boolean[] | null, step: number, V: number,
+): Tensor | null {
+  if (!chooser.mask) return null;
+  const W = Math.ceil(V / 32);
+  const words = new Int32Array(seqOf.length * W).fill(-1);
+  let any = false;
+  seqOf.forEach((b, r) => {
+    if (live && !live[r]) return;
+    const m = chooser.mask!(b, step);
+    if (m === null) return;
+    if (m.length !== W) throw new Error(`generate: the token mask of sequence ${b} has ${m.length} words, expected ceil(${V} / 32) = ${W}`);
+    words.set(new Int32Array(m.buffer, m.byteOffset, W), r * W);
+    any = true;
+  });
+  if (!any) return null;
+  return tensorFrom(be, [seqOf.length, W], words, 'sample.mask');
 }

@@ -210,10 +210,16 @@ export class EnginePolicy implements TrainablePolicy {
         const chunk = indices.slice(c, c + this.maxDecodeBatch);
         const maxNew = Math.max(...chunk.map((i) => requests[i].maxNewTokens));
         const base = doneBefore;
+        const constrained = chunk.some((i) => requests[i].constraint);
+        const mask = (b: number) => {
+          const req = requests[chunk[b]];
+          return req.constraint ? req.constraint.allowed(out[chunk[b]].tokens, req.maxNewTokens) : null;
+        };
         await decodeBatch(
           this.backend, this.config, this.weightsFor(adapter), chunk.map((i) => requests[i].prompt),
-          // tokens are drawn on the device (the catalog's `sample` kernel); the request index is the sampling stream
-          { sampling, streams: chunk, next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn) },
+          // tokens are drawn on the device (the catalog's `sample` kernel, masked for constrained requests); the
+          // request index is the sampling stream
+          { sampling, streams: chunk, next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn), ...(constrained ? { mask } : {}) },
           { maxNewTokens: maxNew, ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}), onStep: (n) => onProgress?.(base + n) },
         );
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);

@@ -174,7 +174,8 @@ export class OnnxFrozenPolicy implements Policy {
 
   /** Sampling and stopping rules for one sequence (the engine's, stop-rules.ts); null when it has finished. */
   private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
-    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step), this.opts.decoder);
+    const allowed = req.constraint ? req.constraint.allowed(gen.tokens, req.maxNewTokens) : null;
+    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step, allowed), this.opts.decoder, allowed);
   }
 
   async score(requests: readonly ScoreRequest[]): Promise<ScoreResult[]> {

@@ -20,6 +20,18 @@ export interface SamplingParams {
   seed: number;
 }
 
+/**
+ * Constrained decoding (e.g. the meta-action JSON grammar, rl/protocol/json-actions): which ids the next draw may
+ * take. The sampler gives every other id probability 0 before it draws (on the device: the `sample` kernel's mask),
+ * so the drawn token's log-prob in Generation.logprobs is that of the masked, renormalised distribution; scoring and
+ * training (Policy.score, accumulateGradients) never apply a mask.
+ */
+export interface TokenConstraint {
+  /** The ids allowed after `generated` (the tokens drawn so far): ceil(vocabSize / 32) words, bit (i & 31) of word
+   *  (i >> 5) set = id i allowed (stop ids included). `maxNewTokens` is the request's cap. At least one id is allowed. */
+  allowed(generated: readonly number[], maxNewTokens: number): Uint32Array;
+}
+
 export interface GenerateRequest {
   /** prompt token ids (the rendered chat so far, ending with the generation prompt) */
   prompt: readonly number[];
@@ -30,6 +42,8 @@ export interface GenerateRequest {
   stopStrings: readonly string[];
   /** generation stops after emitting one of these ids (end-of-turn / eos); the id is not part of `tokens` */
   stopTokenIds: readonly number[];
+  /** restricts every draw of this request (constrained decoding); absent: every id */
+  constraint?: TokenConstraint;
 }
 
 export type GenerationFinish = 'stop_token' | 'stop_string' | 'length';
@@ -37,7 +51,8 @@ export type GenerationFinish = 'stop_token' | 'stop_string' | 'length';
 export interface Generation {
   /** generated token ids, excluding a terminating stop token id */
   tokens: number[];
-  /** log-prob of each generated token under the sampling distribution's base (temperature-1) policy */
+  /** log-prob of each generated token under the sampling distribution's base (temperature-1) policy (masked and
+   *  renormalised when the request has a constraint) */
   logprobs: number[];
   text: string;
   finish: GenerationFinish;
