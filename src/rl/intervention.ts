@@ -1,18 +1,40 @@
 // Plan intervention: the reasoning agent (current weights, greedy) answers a plan the user wrote, and then the
 // episode continues with the normal protocol (the meta-thinking agent may add turns) until it finishes. The
 // same function runs the unedited plan, so the two traces differ only by the plan. A frozen ONNX agent
-// (config.frozenAgent) answers or plans with its own model and tokenizer, as in training.
-import type { Problem } from '../../data/problem.ts';
-import type { ChatTokenizer } from '../../data/tokenizer.ts';
-import type { SamplingParams, TrainablePolicy } from '../../engine/policy/policy.ts';
-import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
-import { gradeAnswer } from '../../rl/grade.ts';
-import { promptsFor } from '../../rl/prompts/index.ts';
-import { FINISH_FLAG } from '../../rl/prompts/paper.ts';
-import { encodeChat } from '../../rl/protocol/encode.ts';
-import { chatFor, finalAnswerText, type Episode } from '../../rl/protocol/episode.ts';
-import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type RolloutSettings } from '../../rl/protocol/rollout.ts';
-import type { InterventionTrace } from './protocol.ts';
+// (config.frozenAgent) answers or plans with its own model and tokenizer, as in training. The page's worker
+// (app/worker) calls it with the question and gold answer of a rollout the user picked.
+import type { Problem } from '../data/problem.ts';
+import type { ChatTokenizer } from '../data/tokenizer.ts';
+import type { SamplingParams, TrainablePolicy } from '../engine/policy/policy.ts';
+import type { AgentRole, ExperimentConfig } from './config.ts';
+import { gradeAnswer } from './grade.ts';
+import { promptsFor } from './prompts/index.ts';
+import { FINISH_FLAG } from './prompts/paper.ts';
+import { encodeChat } from './protocol/encode.ts';
+import { chatFor, finalAnswerText, type Episode } from './protocol/episode.ts';
+import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+
+/** One reasoning-agent run under a given plan. */
+export interface InterventionTrace {
+  plan: string;
+  /** the reasoning agent's answer to the plan */
+  reasoning: string;
+  /** multi-turn: the rest of the dialogue after that answer (MTA and RA turns, in order) */
+  later: { role: 'meta' | 'reasoning'; text: string }[];
+  extracted: string | null;
+  correct: boolean;
+  tokens: number;
+}
+
+/**
+ * The problem an intervention runs on, from a rollout's question and gold answer. It is a judge problem when the
+ * run trains on the tiny judge task and the gold is a verdict ("A" or "B"), so the judge prompts and grading
+ * apply; otherwise a math problem (graded by the math verifier against the gold).
+ */
+export function interventionProblem(question: string, gold: string, config: Pick<ExperimentConfig, 'trainSet'>): Problem {
+  const judge = /^[AB]$/.test(gold) && config.trainSet === 'tiny-judge';
+  return { id: 'intervention', task: judge ? 'judge' : 'math', question, answer: gold };
+}
 
 export interface InterventionContext {
   policy: TrainablePolicy;

@@ -3,6 +3,7 @@
 // flow through the in-process twin (session.ts called directly) used by component tests.
 import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+import type { InterventionTrace } from '../../rl/intervention.ts';
 import type { ContextFields } from '../../rl/train/context.ts';
 
 /** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
@@ -76,17 +77,8 @@ export interface DatasetInfo {
   heldOut: number;
 }
 
-/** One reasoning-agent run under a given plan. */
-export interface InterventionTrace {
-  plan: string;
-  /** the reasoning agent's answer to the plan */
-  reasoning: string;
-  /** multi-turn: the rest of the dialogue after that answer (MTA and RA turns, in order) */
-  later: { role: 'meta' | 'reasoning'; text: string }[];
-  extracted: string | null;
-  correct: boolean;
-  tokens: number;
-}
+/** One reasoning-agent run under a given plan (rl/intervention.ts). */
+export type { InterventionTrace };
 
 export interface InterventionResult {
   question: string;

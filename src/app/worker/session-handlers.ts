@@ -1,0 +1,137 @@
+// One handler per worker request type (the WorkerRequest union of protocol.ts): the map's type makes a request
+// type without a handler, or a handler for a request that does not exist, a type error. Handlers queue jobs
+// (session-jobs.ts), which own the status; the domain work lives in rl/ (the trainer, plan interventions).
+import { validateConfig } from '../../rl/config.ts';
+import { followPlan, interventionProblem } from '../../rl/intervention.ts';
+import type { WorkerRequest } from './protocol.ts';
+import { loadModel } from './session-model.ts';
+import type { SessionState } from './session-state.ts';
+import { buildTrainer, emitFrozen, ensureOnnx, evaluateOnnx } from './session-trainer.ts';
+import { evaluateActive, runStep, scheduleBaseline, scheduleFollow, scheduleTraining } from './session-work.ts';
+
+export type RequestType = WorkerRequest['type'];
+export type RequestOf<K extends RequestType> = Extract<WorkerRequest, { type: K }>;
+export type RequestHandlers = { readonly [K in RequestType]: (s: SessionState, request: RequestOf<K>) => void };
+
+export const REQUEST_HANDLERS: RequestHandlers = {
+  load(s, request) {
+    // queued work for the old model is dropped; a step already running finishes first
+    s.jobs.dropQueued();
+    s.wantTraining = false;
+    if (request.frozen) s.onnxSpec = request.frozen;
+    s.jobs.enqueue(
+      async (busy) => {
+        busy('loading');
+        s.active?.policy.dispose();
+        s.active = null;
+        s.loaded?.backend.destroy();
+        s.loaded = null;
+        const config = validateConfig(request.config, 'config', undefined);
+        s.loaded = await loadModel(request.model, request.backend, s.env, s.emit);
+        s.active = await buildTrainer(s, config, busy);
+        s.emit({ type: 'ready', backend: s.loaded.backendInfo, model: s.loaded.model, dataset: s.active.dataset });
+        emitFrozen(s);
+      },
+      { fatal: true },
+    );
+    scheduleFollow(s);
+    scheduleBaseline(s);
+  },
+
+  reset(s, request) {
+    s.wantTraining = false;
+    s.jobs.enqueue(
+      async (busy) => {
+        if (request.frozen) s.onnxSpec = request.frozen;
+        s.active = await buildTrainer(s, validateConfig(request.config, 'config', undefined), busy);
+        emitFrozen(s);
+        s.emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
+      },
+      // a trainer that could not be rebuilt (e.g. a bad ONNX folder) leaves the one before it running
+      { fatal: () => !s.active },
+    );
+    scheduleFollow(s);
+    scheduleBaseline(s);
+  },
+
+  train(s) {
+    if (s.wantTraining) return;
+    s.wantTraining = true;
+    scheduleTraining(s);
+  },
+
+  pause(s) {
+    s.wantTraining = false;
+  },
+
+  step(s) {
+    s.jobs.enqueue(async (busy) => {
+      busy('stepping');
+      await runStep(s);
+    });
+  },
+
+  evaluate(s) {
+    s.jobs.enqueue((busy) => evaluateActive(s, busy));
+  },
+
+  loadOnnx(s, request) {
+    s.jobs.enqueue(
+      async (busy) => {
+        s.onnxSpec = request.frozen;
+        await ensureOnnx(s, busy);
+        emitFrozen(s);
+      },
+      { rest: () => (s.active ? 'idle' : 'failed') },
+    );
+  },
+
+  evaluateOnnx(s, request) {
+    s.jobs.enqueue(
+      async (busy) => {
+        s.onnxSpec = request.frozen;
+        s.emit({ type: 'onnxEvaluation', result: await evaluateOnnx(s, request.config, busy) });
+      },
+      { rest: () => (s.active ? 'idle' : 'failed') },
+    );
+  },
+
+  intervene(s, request) {
+    s.jobs.enqueue(
+      async () => {
+        const { active, loaded } = s;
+        if (!active || !loaded) throw new Error('no model is loaded');
+        const problem = interventionProblem(request.question, request.gold, active.config);
+        const frozen = active.frozen && { ...active.frozen, maxContext: active.frozen.maxContext ?? Number.POSITIVE_INFINITY };
+        const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings, frozen };
+        const edited = await followPlan(ctx, problem, request.plan);
+        const original = await followPlan(ctx, problem, request.originalPlan);
+        const result = { question: request.question, gold: request.gold, edited, original, step: active.trainer.state().step };
+        s.emit({ type: 'intervention', requestId: request.requestId, result });
+      },
+      { rest: null, requestId: request.requestId },
+    );
+  },
+
+  exportAdapter(s, request) {
+    s.jobs.enqueue(
+      async () => {
+        if (!s.active) throw new Error('no trainer: load a model first');
+        const files: Record<string, Uint8Array> = {};
+        const names = s.active.policy.adapters;
+        for (const name of names) {
+          const saved = await s.active.policy.saveAdapter(name);
+          for (const [path, bytes] of Object.entries(saved)) files[names.length > 1 ? `${name}/${path}` : path] = bytes;
+        }
+        s.emit({ type: 'adapter', requestId: request.requestId, files });
+      },
+      { rest: null, requestId: request.requestId },
+    );
+  },
+
+  follow(s, request) {
+    const changed = request.index !== s.follow.index;
+    s.follow = { index: request.index, every: Math.max(0, Math.floor(request.every)) };
+    if (changed && s.active) scheduleFollow(s);
+  },
+};

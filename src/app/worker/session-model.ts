@@ -1,0 +1,77 @@
+// Loading a model for the worker session: where a ModelSpec's files come from (a folder served with the page,
+// the Hugging Face hub cached in IndexedDB, a folder the user picked), the backend the page asked for, and the
+// tokenizer and weights read from those files, with byte progress. A load error says what a model folder holds.
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
+import type { Backend } from '../../engine/backend.ts';
+import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
+import { hubFileSource } from '../../engine/io/hub.ts';
+import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
+import type { FileSource } from '../../util/file-source.ts';
+import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
+import { selectBackend } from './backend-select.ts';
+import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, WorkerEvent } from './protocol.ts';
+
+/** A model on its backend: what every trainer of the session is built from. */
+export interface LoadedModel {
+  backend: Backend;
+  backendInfo: BackendInfo;
+  checkpoint: HfCheckpoint;
+  tokenizer: ChatTokenizer;
+  model: ModelInfo;
+}
+
+export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
+  switch (spec.kind) {
+    case 'embedded':
+      return httpFolderSource(`${modelsUrl}${spec.name}`, spec.name);
+    case 'hf':
+      // files are kept in IndexedDB, so a second load of the same repo needs no network
+      return hubFileSource({ repo: spec.repo, revision: spec.revision, store: indexedDbHubStore() });
+    case 'local':
+      return localFilesSource(spec.files, `local: ${spec.name}`);
+  }
+}
+
+export function modelName(spec: ModelSpec): string {
+  return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
+}
+
+/** Chooses the backend (announced at once, so the header shows it even if loading fails) and loads the model onto it. */
+export async function loadModel(
+  spec: ModelSpec,
+  preference: BackendPreference,
+  env: { gpu: GPU | undefined; modelsUrl: string },
+  emit: (e: WorkerEvent) => void,
+): Promise<LoadedModel> {
+  const { backend, info } = await selectBackend(preference, env.gpu);
+  emit({ type: 'backend', backend: info });
+  const source = sourceFor(spec, env.modelsUrl);
+  let tokenizer: ChatTokenizer;
+  let checkpoint: HfCheckpoint;
+  try {
+    emit({ type: 'progress', stage: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
+    tokenizer = await loadHfTokenizer(source);
+    checkpoint = await loadHfCheckpoint(source, {
+      onProgress: (p) => emit({ type: 'progress', stage: `weights (${p.filesDone}/${p.filesTotal} files)`, file: p.file, loaded: p.loadedBytes, total: p.totalBytes }),
+    });
+  } catch (e) {
+    backend.destroy();
+    const missing = /not found/.test((e as Error).message)
+      ? '\nA model folder needs config.json, model.safetensors (or model.safetensors.index.json and its shards), tokenizer.json and tokenizer_config.json (a Llama or Qwen2 checkpoint in Hugging Face layout).'
+      : '';
+    throw new Error(`could not load the model "${modelName(spec)}": ${(e as Error).message}${missing}`, { cause: e });
+  }
+  let parameters = 0;
+  for (const t of checkpoint.weights.values()) parameters += t.data.length;
+  const c = checkpoint.config;
+  const model: ModelInfo = {
+    name: modelName(spec),
+    architecture: c.architecture,
+    parameters,
+    layers: c.numLayers,
+    hiddenSize: c.hiddenSize,
+    vocabSize: c.vocabSize,
+  };
+  return { backend, backendInfo: info, checkpoint, tokenizer, model };
+}

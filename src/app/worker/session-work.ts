@@ -1,0 +1,104 @@
+// The session's recurring work as queued jobs: a training step (and Train's chain of them, one job per step so
+// an intervention or an export can run between two steps), the held-out evaluation (also the start-up baseline),
+// and the followed problem's greedy rollout. Statuses are set through the job queue only (session-jobs.ts).
+import type { EvalResult } from '../../rl/trainer.ts';
+import { followGreedy } from './follow.ts';
+import { KEEP_STATUS, type Busy } from './session-jobs.ts';
+import type { SessionState } from './session-state.ts';
+
+function emitEvaluation(s: SessionState, r: EvalResult): void {
+  const context = r.context_limited ? { context_limited: r.context_limited, context_length: r.context_length, context_prompt_tokens: r.context_prompt_tokens } : {};
+  s.emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context });
+}
+
+/** The followed problem's greedy rollout with the current weights. */
+async function emitFollowed(s: SessionState): Promise<void> {
+  const { active, loaded } = s;
+  if (!active || !loaded) return;
+  const rollout = await followGreedy(
+    {
+      config: active.config,
+      policy: active.policy,
+      tokenizer: loaded.tokenizer,
+      frozen: active.frozen,
+      heldOut: active.heldOut,
+      step: active.trainer.state().step,
+      ...(s.env.checker ? { checker: s.env.checker } : {}),
+    },
+    s.follow.index,
+  );
+  if (rollout) s.emit({ type: 'followed', rollout });
+}
+
+/** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
+export async function runStep(s: SessionState): Promise<string | null> {
+  if (!s.active) throw new Error('no trainer: load a model first');
+  const result = await s.active.trainer.step();
+  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
+  if (result.eval) emitEvaluation(s, result.eval);
+  if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0) await emitFollowed(s);
+  return result.stop ?? null;
+}
+
+/** Greedy held-out evaluation with the current weights. */
+export async function evaluateActive(s: SessionState, busy: Busy): Promise<void> {
+  if (!s.active) throw new Error('no trainer: load a model first');
+  busy('evaluating');
+  emitEvaluation(s, await s.active.trainer.evaluate());
+}
+
+/** after load and reset: the followed problem's rollout comes before the start-up evaluation (the first rollout on screen) */
+export function scheduleFollow(s: SessionState): void {
+  s.jobs.enqueue(() => emitFollowed(s), { rest: null });
+}
+
+/** evalBeforeTrain: the baseline evaluation, which also puts the first rollouts on screen */
+export function scheduleBaseline(s: SessionState): void {
+  s.jobs.enqueue(async (busy) => {
+    const { active } = s;
+    if (!active || !active.config.evalBeforeTrain || active.trainer.state().step > 0) return KEEP_STATUS;
+    await evaluateActive(s, busy);
+  });
+}
+
+/** Train: one step per queued job, so other requests (intervene, export) interleave between steps. */
+export function scheduleTraining(s: SessionState): void {
+  s.jobs.enqueue(
+    async (busy) => {
+      const { active } = s;
+      if (!s.wantTraining || !active) {
+        s.emit({ type: 'stopped', reason: 'paused' });
+        return;
+      }
+      const step = () => active.trainer.state().step;
+      if (step() >= active.config.steps) {
+        s.wantTraining = false;
+        s.emit({ type: 'phase', step: step(), phase: `finished: ${active.config.steps} steps` });
+        s.emit({ type: 'stopped', reason: 'finished' });
+        return;
+      }
+      busy('training');
+      const stop = await runStep(s);
+      if (stop !== null) {
+        // diverged (config.maxNonFiniteSteps): the page's divergence banner says why, from the step's metrics
+        s.wantTraining = false;
+        s.emit({ type: 'phase', step: step(), phase: `stopped: diverged at step ${step()}` });
+        s.emit({ type: 'stopped', reason: 'diverged' });
+        return;
+      }
+      if (!s.wantTraining) {
+        s.emit({ type: 'stopped', reason: 'paused' });
+        return;
+      }
+      // still training: the next step's job takes the status over
+      scheduleTraining(s);
+      return KEEP_STATUS;
+    },
+    {
+      onError: () => {
+        s.wantTraining = false;
+        s.emit({ type: 'stopped', reason: 'error' });
+      },
+    },
+  );
+}
