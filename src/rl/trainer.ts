@@ -33,6 +33,7 @@ import { inThreadChecker } from './verifier/checker.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
+import { StepExplainer } from './train/explain.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
 import { checkPhaseState, phaseAgent, phaseBatch, phaseDone, phaseStepPlan, probePlan, probeSeed, usesPhases, type PhaseState } from './train/phases.ts';
 import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
@@ -274,13 +275,21 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
         rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
       });
     const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(statRows, config));
+    // "Explain this step" (opts.explain): the chosen groups' coefficients and gradient norms during the update
+    const explainer = opts.explain && rows.length > 0 ? new StepExplainer(opts.explain, statRows, rows, scored) : null;
     const upd = await timed(times, stepNo, 'update', () =>
       rows.length === 0
         ? null
-        : updatePolicy(learner, config, rows, deriveSeed(config.seed, STREAM.minibatch, stepNo), (done, total) =>
-            emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
+        : updatePolicy(
+            learner,
+            config,
+            rows,
+            deriveSeed(config.seed, STREAM.minibatch, stepNo),
+            (done, total) => emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
+            explainer?.probe,
           ),
     );
+    const explain = explainer && upd ? await explainer.finish(stepNo, learner, config, upd.gradNorm, (ids) => tokenizer.decode(ids)) : null;
     const nonfinite = upd?.nonfinite ?? [];
     const streak = nonfinite.length > 0 ? (state.nonfiniteStreak ?? 0) + 1 : 0;
     state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase: { ...phase, step: phase.step + 1 } } : {}) };
@@ -324,6 +333,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
       rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)),
       ...(evalResult ? { eval: evalResult } : {}),
       ...(stop ? { stop } : {}),
+      ...(explain ? { explain } : {}),
     };
   }
 

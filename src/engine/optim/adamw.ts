@@ -92,6 +92,18 @@ export class AdamW {
     return Math.sqrt((await readF32(this.be, this.normScratch))[0]);
   }
 
+  /** L2 norm of each slot's gradient (reads every gradient back: for inspection, e.g. the per-layer norms of one step). */
+  async slotGradNorms(): Promise<{ name: string; norm: number }[]> {
+    const out: { name: string; norm: number }[] = [];
+    for (const s of this.slots) {
+      const g = await readF32(this.be, s.grad);
+      let sq = 0;
+      for (let i = 0; i < g.length; i++) sq += g[i] * g[i];
+      out.push({ name: s.name, norm: Math.sqrt(sq) });
+    }
+    return out;
+  }
+
   async step(): Promise<AdamWStepResult> {
     const o = this.options;
     const lr = learningRate(o.lr, o.schedule, this.stepCount + 1);

@@ -8,6 +8,7 @@ import type { Policy, TrainablePolicy } from '../../engine/policy/policy.ts';
 import type { Problem } from '../../data/problem.ts';
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
+import type { ExplainGroups, ExplainRecord } from './explain.ts';
 import type { PhaseState } from './phases.ts';
 import type { MetricsRecord, PhaseTimes, RolloutRecord } from '../metrics.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';
@@ -50,6 +51,12 @@ export interface TrainerOptions {
    * the run. Default: verifyMath on this thread (bounded by its deadline only).
    */
   checker?: AnswerChecker;
+  /**
+   * Record "explain this step" (train/explain.ts) for one problem group per step ('one') or every group ('all'):
+   * StepResult.explain. Costs one extra scoring pass of the explained rows after the update and a read-back of
+   * every gradient tensor per optimiser step; default off (the page turns it on, `rema train` when asked).
+   */
+  explain?: ExplainGroups;
 }
 
 export interface FrozenAgentOptions {
@@ -72,6 +79,8 @@ export interface StepResult {
    * drivers (CLI, page) end training and show it.
    */
   stop?: string;
+  /** what the update did to the explained group(s), when TrainerOptions.explain is set and rows were trained */
+  explain?: ExplainRecord;
 }
 
 export interface EvalResult {

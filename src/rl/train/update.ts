@@ -33,6 +33,28 @@ export interface UpdateStats {
   skippedUpdates: number;
 }
 
+/** One optimiser step as an UpdateProbe sees it (its gradients' norms per tensor were read just before it). */
+export interface ProbedStep {
+  epoch: number;
+  /** index of the mini-batch within its epoch */
+  miniBatch: number;
+  adapter: string;
+  gradNorm: number;
+  lr: number;
+  applied: boolean;
+  /** L2 norm of each trainable tensor's gradient (TrainablePolicy.gradientNorms; empty when the policy has none) */
+  tensors: { name: string; norm: number }[];
+}
+
+/** Optional observer of an update (train/explain.ts): per-token loss coefficients of chosen rows and each optimiser step. */
+export interface UpdateProbe {
+  /** rows whose coefficients are wanted */
+  rows: ReadonlySet<TrainRow>;
+  /** dLoss/dlogp per trained token of `row` in the mini-batch that just ran (later epochs overwrite earlier) */
+  coef(row: TrainRow, coef: Float32Array): void;
+  step(step: ProbedStep): void;
+}
+
 /** What can go non-finite in an update: per-token log-probs (any pass), entropies, the loss, the gradient norm. */
 export type NonFiniteQuantity = 'logprobs' | 'entropy' | 'loss' | 'grad_norm';
 const QUANTITIES: readonly NonFiniteQuantity[] = ['logprobs', 'entropy', 'loss', 'grad_norm'];
@@ -100,6 +122,7 @@ export async function updatePolicy(
   rows: readonly TrainRow[],
   seed: number,
   onProgress?: (done: number, total: number) => void,
+  probe?: UpdateProbe,
 ): Promise<UpdateStats> {
   const opts = lossOptions(config);
   const temperature = { temperature: logprobTemperature(config) };
@@ -119,7 +142,7 @@ export async function updatePolicy(
   const nonfinite = new Set<NonFiniteQuantity>();
   const total = config.ppoEpochs * Math.min(config.miniBatches, rows.length);
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
-    for (const chunk of miniBatchIndices(rows.length, config.miniBatches, rng)) {
+    for (const [miniBatch, chunk] of miniBatchIndices(rows.length, config.miniBatches, rng).entries()) {
       // sorted by length: the engine packs consecutive rows into padded chunks, so similar lengths waste less
       const mb = sortByLength(chunk.map((i) => rows[i]));
       const adapters = [...new Set(mb.map((r) => r.adapter))];
@@ -158,6 +181,7 @@ export async function updatePolicy(
         // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
         const logprobs = r.oldLogp ?? r.view?.logprobs ?? (weightsMoved ? null : results[i].logprobs);
         if (logprobs) r.view = { logprobs, ratio: loss.ratio[i], clip: loss.clip[i] };
+        if (probe?.rows.has(r)) probe.coef(r, loss.coef[i]);
       });
       for (const res of results) {
         for (const h of res.entropy) entropySum += h;
@@ -172,7 +196,9 @@ export async function updatePolicy(
       const batchLoss = badLogp ? Number.NaN : loss.loss;
       if (!Number.isFinite(batchLoss)) nonfinite.add('loss');
       for (const a of adapters) {
+        const tensors = probe && policy.gradientNorms ? await policy.gradientNorms(a) : [];
         const step = await policy.optimizerStep(a);
+        probe?.step({ epoch, miniBatch, adapter: a, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied !== false, tensors });
         gradNormSum += step.gradNorm;
         if (!Number.isFinite(step.gradNorm)) nonfinite.add('grad_norm');
         if (step.applied === false) skipped += 1;
