@@ -6,6 +6,7 @@ import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/prot
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
+import { createExplainSlice } from './explain-slice.ts';
 import { createFollowSlice } from './follow-slice.ts';
 import { createPresenterSlice } from './presenter-slice.ts';
 import { createRunsSlice } from './runs-slice.ts';
@@ -43,6 +44,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
     ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
+    ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
     ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
   }));

@@ -152,6 +152,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             break;
           case 'step':
             get().internal_recordStep(e.metrics, e.rollouts);
+            if (e.explain) get().internal_recordExplain(e.explain);
             break;
           case 'evaluation':
             get().internal_recordEvaluation(

@@ -2,6 +2,7 @@
 // the engine and trainer only through the TrainerClient; components only through actions and selectors.
 import type { AgentRole, ExperimentConfig, FrozenAgent } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
+import type { ExplainRecord } from '../../rl/train/explain.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
 import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
 import type {
@@ -138,6 +139,20 @@ export interface FollowSlice {
   internal_recordFollowed(rollout: FollowedRollout): void;
 }
 
+export interface ExplainSlice {
+  /** the trainer's explain records of the current run's last steps (explain-slice.ts EXPLAIN_KEEP), oldest first */
+  explains: ExplainRecord[];
+  /** the step the explain view shows (null: closed; -1: open, waiting for the first record) */
+  explainStep: number | null;
+  /** the screen of the explain view (0 = the group's rollouts) */
+  explainScreen: number;
+  /** opens the explain view on `step` (the nearest recorded step at or before it; default the latest) */
+  openExplain(step?: number): void;
+  closeExplain(): void;
+  setExplainScreen(screen: number): void;
+  internal_recordExplain(record: ExplainRecord): void;
+}
+
 export interface PresenterSlice {
   /** presenter mode: the full-screen booth view */
   presenting: boolean;
@@ -147,7 +162,7 @@ export interface PresenterSlice {
   setAutoReset(steps: number): void;
 }
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice;
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;

@@ -5,6 +5,7 @@ import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { InterventionTrace } from '../../rl/intervention.ts';
 import type { ContextFields } from '../../rl/train/context.ts';
+import type { ExplainRecord } from '../../rl/train/explain.ts';
 
 /** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
 export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
@@ -138,7 +139,8 @@ export type WorkerEvent =
   | { type: 'status'; status: SessionStatus }
   /** a phase of the current step started (rollout, reward, update, ...) */
   | { type: 'phase'; step: number; phase: string }
-  | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[] }
+  /** `explain`: what the update did to one problem group ("Explain this step"; rl/train/explain.ts) */
+  | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[]; explain?: ExplainRecord }
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
   | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */

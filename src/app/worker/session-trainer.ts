@@ -76,7 +76,8 @@ export async function buildTrainer(s: SessionState, config: ExperimentConfig, bu
       ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
       : undefined;
   const checker = s.env.checker ? { checker: s.env.checker } : {};
-  const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: phaseLines(s), frozen, ...checker });
+  // the page records "Explain this step" for one group per step (an extra scoring pass of that group)
+  const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: phaseLines(s), frozen, ...checker, explain: 'one' });
   return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length }, heldOut };
 }
 

@@ -34,7 +34,7 @@ async function emitFollowed(s: SessionState): Promise<void> {
 export async function runStep(s: SessionState): Promise<string | null> {
   if (!s.active) throw new Error('no trainer: load a model first');
   const result = await s.active.trainer.step();
-  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts });
+  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts, ...(result.explain ? { explain: result.explain } : {}) });
   if (result.eval) emitEvaluation(s, result.eval);
   if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0) await emitFollowed(s);
   return result.stop ?? null;
