@@ -61,6 +61,15 @@ export interface MetricsRecord {
   context_length?: number;
   /** the longest prompt, in tokens, among those turns */
   context_prompt_tokens?: number;
+  // Meta-action JSON mode (config.metaActions "json", protocol/json-actions/actions.ts); present only in that mode.
+  /** fraction of the step's meta-thinking turns that chose each action (the three sum to 1) */
+  action_DECOMPOSE?: number;
+  action_REWRITE?: number;
+  action_EMPTY?: number;
+  /** the same fractions per difficulty level of the problems (paper Fig. 4), with the number of turns n */
+  action_by_level?: Record<string, { DECOMPOSE: number; REWRITE: number; EMPTY: number; n: number }>;
+  /** meta-thinking turns that were not a complete answer (a token cap below the shortest answer) */
+  action_invalid?: number;
 }
 
 export interface TurnRecord {

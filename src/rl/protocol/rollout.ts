@@ -10,7 +10,7 @@
 // Episodes are mutated in place (messages appended, finish set).
 
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
-import type { Generation, Policy, SamplingParams } from '../../engine/policy/policy.ts';
+import type { Generation, Policy, SamplingParams, TokenConstraint } from '../../engine/policy/policy.ts';
 import { uniform01 } from '../../util/rng.ts';
 import type { AgentRole } from '../config.ts';
 import { FINISH_FLAG } from '../prompts/paper.ts';
@@ -36,6 +36,9 @@ export interface RolloutSettings {
   onTokens?: (generated: number) => void;
   /** an agent run by another model (config.frozenAgent): its own policy, tokenizer (chat template, stop ids) and context */
   frozen?: FrozenActor;
+  /** constrained decoding of the meta-thinking agent's turns (config.metaActions "json": the meta-action grammar's
+   *  token mask), given the acting model's tokenizer and vocabulary size */
+  metaConstraint?: (tokenizer: ChatTokenizer, vocabSize: number) => TokenConstraint;
   /**
    * Called for each episode whose turn did not fit the model's context: prompt + maxTokensPerTurn > maxContext, so
    * the turn was cut short, or (promptTokens >= context) could not start and the episode ended
@@ -96,12 +99,14 @@ async function generateTurn(
     if (p.length <= s.maxPromptTokens && !fits[i]) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
   });
   const asked = episodes.map((_, i) => i).filter((i) => fits[i]);
+  const constraint = role === 'meta' && s.metaConstraint ? s.metaConstraint(actor.tokenizer, actor.policy.vocabSize) : null;
   const requests = asked.map((i) => ({
     prompt: prompts[i],
     adapter: actor.adapter,
     maxNewTokens: Math.min(s.maxTokensPerTurn, actor.maxContext - prompts[i].length),
     stopStrings,
     stopTokenIds: actor.tokenizer.stopTokenIds,
+    ...(constraint ? { constraint } : {}),
   }));
   const generated = requests.length > 0 ? await actor.policy.generate(requests, sampling, s.onTokens) : [];
   generated.forEach((g, k) => {
