@@ -1,5 +1,5 @@
 // `rema eval`: greedy pass@1 of a config's protocol and model (optionally with a training checkpoint's adapters)
-// on named benchmarks (the shipped sets, ../shared/data/eval, the tiny tasks) or users' JSONL files, with a
+// on named benchmarks (the shipped sets, the downloaded ones in --data-dir, the tiny tasks) or users' JSONL files, with a
 // progress bar; prints a table and writes a JSON summary plus every transcript when --out is given.
 // With --onnx an ONNX model (onnx-community layout) is the policy of every role instead of an engine model (the VRP
 // baseline of any ONNX model: --preset vrp --onnx ...); with --frozen-model it plays the config's frozen agent.
@@ -11,7 +11,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { loadProblems, SHARED_DATASETS, SHIPPED_DATASETS } from '../data/datasets.ts';
+import { DATA_DIR_DATASETS, isDataDirDataset, loadProblems, SHIPPED_DATASETS } from '../data/datasets.ts';
 import type { Problem } from '../data/problem.ts';
 import { tinyArithProblems, tinyJudgeProblems } from '../data/tiny-task/dataset.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
@@ -27,9 +27,10 @@ import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, 
 import { directoryFileSource } from './fs-source.ts';
 import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
 import { writeNamed } from './run-files.ts';
-import { loadModel, PUBLIC_DATA, sharedDataDir, userFile, type BackendKind } from './setup.ts';
+import { dataDirSource } from './data-dir.ts';
+import { loadModel, PUBLIC_DATA, userFile, type BackendKind } from './setup.ts';
 
-export const BENCHMARKS = [...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(SHARED_DATASETS), 'tiny-arith', 'tiny-judge'])];
+export const BENCHMARKS = [...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(DATA_DIR_DATASETS), 'tiny-arith', 'tiny-judge'])];
 
 export interface EvalOptions {
   config: ExperimentConfig;
@@ -110,11 +111,7 @@ async function benchmarkProblems(name: string): Promise<Problem[]> {
   if (name === 'tiny-arith') return tinyArithProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
   if (name === 'tiny-judge') return tinyJudgeProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
   if (name in SHIPPED_DATASETS) return loadProblems(directoryFileSource(PUBLIC_DATA, 'public/data'), SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS]);
-  if (name in SHARED_DATASETS) {
-    const dir = sharedDataDir();
-    if (!existsSync(dir)) throw new Error(`benchmark "${name}" is read from ${dir}, which does not exist (set REMA_SHARED_DATA)`);
-    return loadProblems(directoryFileSource(dir, dir), SHARED_DATASETS[name as keyof typeof SHARED_DATASETS]);
-  }
+  if (isDataDirDataset(name)) return loadProblems(dataDirSource([name])!, DATA_DIR_DATASETS[name].file);
   throw new Error(`unknown benchmark "${name}"; known: ${BENCHMARKS.join(', ')} (or pass --file F.jsonl)`);
 }
 

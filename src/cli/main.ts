@@ -10,6 +10,7 @@ import type { PlanBackend } from '../rl/plan.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
+import { useDataDir } from './data-dir.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
@@ -48,6 +49,9 @@ const weightDtypeOption = () =>
   new Option('--weight-dtype <dtype>', 'storage of the frozen base weights: f32, or f16 / bf16 halves (wasm backend; f16 also on WebGPU ' +
     'with shader-f16): half the memory, computed in f32; LoRA only').choices([...WEIGHT_DTYPE_CHOICES]).default('f32');
 
+const dataDirOption = () =>
+  new Option('--data-dir <dir>', 'folder of the problem sets that are not shipped (math8k, aime24, ...: see README); default $REMA_DATA_DIR');
+
 const frozenAgentOption = () =>
   new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
 
@@ -62,9 +66,10 @@ function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
 export function buildProgram(): Command {
   const program = new Command();
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
-  // --simd and --threads (train, eval, sweep) apply to every backend the command opens
+  // --simd and --threads (train, eval, sweep) apply to every backend the command opens, --data-dir to every set it reads
   program.hook('preAction', (_program, action) => {
-    const { simd, threads, weightDtype } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice; weightDtype?: WeightDtypeChoice }>();
+    const { simd, threads, weightDtype, dataDir } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice; weightDtype?: WeightDtypeChoice; dataDir?: string }>();
+    if (dataDir !== undefined) useDataDir(dataDir);
     if (simd !== undefined) useSimd(simd);
     if (threads !== undefined) useThreads(threads);
     if (weightDtype !== undefined && action.name() !== 'plan') useWeightDtype(weightDtype);
@@ -76,6 +81,7 @@ export function buildProgram(): Command {
     .addOption(simdOption())
     .addOption(threadsOption())
     .addOption(weightDtypeOption())
+    .addOption(dataDirOption())
     .option('--save-every <n>', 'checkpoint every n steps', '1')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -144,6 +150,7 @@ export function buildProgram(): Command {
     .addOption(simdOption())
     .addOption(threadsOption())
     .addOption(weightDtypeOption())
+    .addOption(dataDirOption())
     .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
@@ -196,6 +203,7 @@ export function buildProgram(): Command {
     .addOption(simdOption())
     .addOption(threadsOption())
     .addOption(weightDtypeOption())
+    .addOption(dataDirOption())
     .option('--quiet', 'no per-step lines')
     .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
       const seeds = intListFlag('--seeds', o.seeds);

@@ -1,6 +1,6 @@
 // Node plumbing shared by the commands: where the repository's files are, a compute backend by name, the model
 // and tokenizer a config names (embedded folder, local folder or Hugging Face hub id), the policy built from
-// the config, and the config's problem sets read from disk.
+// the config, and the config's problem sets read from disk (public/data, the --data-dir folder, users' files).
 
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -17,6 +17,8 @@ import type { FileSource } from '../util/file-source.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
 import { policyForConfig } from '../rl/policy-setup.ts';
 import { problemsForConfig } from '../rl/problems.ts';
+import { isDataDirDataset } from '../data/datasets.ts';
+import { dataDirSource } from './data-dir.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
 import { nodeCores, spawnNodeWasmHelper } from './wasm-helper-node.ts';
@@ -63,10 +65,6 @@ export function useWeightDtype(choice: WeightDtypeChoice): void {
 /** The repository root (src/cli/../..). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
-/** ../shared/data next to the repository, or $REMA_SHARED_DATA */
-export function sharedDataDir(): string {
-  return process.env.REMA_SHARED_DATA ?? resolve(REPO_ROOT, '../shared/data');
-}
 
 export async function openBackend(kind: BackendKind, simd: SimdChoice = simdChoice): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
@@ -118,10 +116,11 @@ export function userFile(path: string): { source: FileSource; path: string } {
 }
 
 export async function loadConfigProblems(config: ExperimentConfig): Promise<{ train: Problem[]; eval: Problem[] }> {
-  const shared = sharedDataDir();
+  const named: string[] = [config.trainSet, config.evalSet];
+  const dataDir = dataDirSource([...new Set(named.filter(isDataDirDataset))]);
   return problemsForConfig(config, {
     shipped: directoryFileSource(PUBLIC_DATA, 'public/data'),
-    ...(existsSync(shared) ? { shared: directoryFileSource(shared, shared) } : {}),
+    ...(dataDir ? { dataDir } : {}),
     userFile,
   });
 }

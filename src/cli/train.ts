@@ -154,11 +154,12 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     if (!sameRun(previous, config))
       throw new Error(`${files.config}: this folder holds a run with a different config; use another --out (or the same config)`);
   }
+  // the problem sets first: a set that is not there is reported before a model loads or a file is written
+  const problems = await loadConfigProblems(config);
   const frozen = await openFrozenAgent(config, opts.frozenModel, files.frozen);
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
   const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
-  const problems = await loadConfigProblems(config);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
   if (progress !== 'none' && frozen) process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);

@@ -1,4 +1,5 @@
-// Problem sets from JSONL files, validated line by line. Accepts the formats of ../shared/data and of user files:
+// Problem sets from JSONL files, validated line by line. Accepts the layouts of the ReMA code's data/ folder and of
+// user files:
 //   - ReMA / verl rows: {"question", "reward_model": {"ground_truth"}, "type"?, "level"?: "Level 3" | 3, ...}
 //   - minimal rows:     {"question", "answer"}  (also "gold" or "ground_truth"; numbers allowed)
 //   - judge rows:       {"question", "answer": "A" | "B", "task": "judge"}  (one rendered question)
@@ -21,19 +22,30 @@ export const SHIPPED_DATASETS = {
   gsm8k: 'gsm8k.jsonl',
 } as const;
 
-/** Sets read from ../shared/data (relative to its root) that are not shipped. */
-export const SHARED_DATASETS = {
-  math8k: 'math_train_lv3to5_8k.min.jsonl',
-  aime24: 'eval/aime24.jsonl',
-  aime25: 'eval/aime25.jsonl',
-  amc23: 'eval/amc23.jsonl',
-  gaokao2023en: 'eval/gaokao2023en.jsonl',
-  minerva_math: 'eval/minerva_math.jsonl',
-  olympiadbench: 'eval/olympiadbench.jsonl',
-  gsm8k: 'eval/gsm8k.jsonl',
-  math500: 'math500_test.jsonl',
-  math133: 'math_train_minimal_all_types_133.jsonl',
+/** Where the sets below are published: the ReMA code release's data/ folder, which converted them from their
+ *  original sources into this JSONL layout (same file names). */
+export const DATA_DIR_ORIGIN = 'https://github.com/ziyuwan/ReMA-public/tree/24b5b47/data';
+
+/**
+ * Sets the repository does not ship (competition problems without an open licence, or a large training set),
+ * read from a folder the user downloads them into (the command line's --data-dir or REMA_DATA_DIR): the file's
+ * path inside that folder and what it is.
+ */
+export const DATA_DIR_DATASETS = {
+  math8k: { file: 'math_train_lv3to5_8k.min.jsonl', what: 'MATH levels 3-5 training set, 8,523 problems (MIT)' },
+  aime24: { file: 'eval/aime24.jsonl', what: 'AIME 2024, 30 problems (evaluation use only)' },
+  aime25: { file: 'eval/aime25.jsonl', what: 'AIME 2025, 30 problems (evaluation use only)' },
+  amc23: { file: 'eval/amc23.jsonl', what: 'AMC 2023, 40 problems (evaluation use only)' },
+  gaokao2023en: { file: 'eval/gaokao2023en.jsonl', what: 'Gaokao 2023 (English), 385 problems (evaluation use only)' },
+  minerva_math: { file: 'eval/minerva_math.jsonl', what: 'Minerva MATH, 272 problems (evaluation use only)' },
+  olympiadbench: { file: 'eval/olympiadbench.jsonl', what: 'OlympiadBench, 675 problems (evaluation use only)' },
 } as const;
+
+export type DataDirDataset = keyof typeof DATA_DIR_DATASETS;
+
+export function isDataDirDataset(name: string): name is DataDirDataset {
+  return Object.hasOwn(DATA_DIR_DATASETS, name);
+}
 
 function answerOf(row: Record<string, unknown>): unknown {
   const rm = row.reward_model;

@@ -1,10 +1,10 @@
 // The training and held-out problems a config names: the embedded tiny tasks are generated (seeded, with
 // disjoint train / held-out splits), the shipped MATH / GSM8K sets are read from public/data, the larger MATH
-// training set from ../shared/data, and `file` from a user's JSONL. The caller hands in FileSources (fetch in
+// training set from the user's data folder (not shipped), and `file` from a user's JSONL. The caller hands in FileSources (fetch in
 // the page, the disk in the CLI), so this stays free of fs and DOM.
 
 import type { Problem } from '../data/problem.ts';
-import { loadProblems, SHARED_DATASETS, SHIPPED_DATASETS } from '../data/datasets.ts';
+import { DATA_DIR_DATASETS, isDataDirDataset, loadProblems, SHIPPED_DATASETS } from '../data/datasets.ts';
 import { tinyArithProblems, tinyJudgeProblems } from '../data/tiny-task/dataset.ts';
 import type { FileSource } from '../util/file-source.ts';
 import { Rng } from '../util/rng.ts';
@@ -13,8 +13,9 @@ import type { DatasetName, ExperimentConfig } from './config.ts';
 export interface ProblemSources {
   /** public/data */
   shipped: FileSource;
-  /** ../shared/data, when available (CLI); needed for math8k */
-  shared?: FileSource;
+  /** the folder of the sets that are not shipped (DATA_DIR_DATASETS), when the caller has one (the command line's
+   *  --data-dir); needed for math8k */
+  dataDir?: FileSource;
   /** opens a user's JSONL file by path, returning its FileSource and the file name inside it */
   userFile?: (path: string) => { source: FileSource; path: string };
 }
@@ -32,9 +33,9 @@ async function loadNamed(name: DatasetName, file: string, sources: ProblemSource
     return loadProblems(source, path);
   }
   if (name in SHIPPED_DATASETS) return loadProblems(sources.shipped, SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS]);
-  if (name === 'math8k') {
-    if (!sources.shared) throw new Error('dataset "math8k" is not shipped; it is read from ../shared/data (command line only)');
-    return loadProblems(sources.shared, SHARED_DATASETS.math8k);
+  if (isDataDirDataset(name)) {
+    if (!sources.dataDir) throw new Error(`dataset "${name}" is not shipped: it is read from a data folder the user downloads it into (command line: --data-dir)`);
+    return loadProblems(sources.dataDir, DATA_DIR_DATASETS[name].file);
   }
   throw new Error(`dataset "${name}" cannot be loaded from files`);
 }

@@ -1,11 +1,11 @@
 // Chat JSONL for SFT: both layouts read into the same messages, bad lines named by file, line and field, and the
-// paper's 804 dialogues (../shared/data/sft, LLaMA-Factory alpaca layout with history) read whole.
-import { existsSync, readFileSync } from 'node:fs';
+// paper's 804 dialogues (public/data/sft, LLaMA-Factory alpaca layout with history) read whole.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSftChats } from '../../src/data/sft-chats.ts';
 
-const shared = resolve(import.meta.dirname, '../../../shared/data/sft');
+const shipped = resolve(import.meta.dirname, '../../public/data/sft');
 /** Parsing a file whose second line is `line`. */
 const bad = (line: string) => () => parseSftChats(`{"instruction":"q","output":"a"}\n${line}`, 'd/sft.jsonl');
 
@@ -40,9 +40,9 @@ describe('parseSftChats', () => {
     expect(() => parseSftChats('\n', 'e.jsonl')).toThrow('e.jsonl: no chats (the file is empty)');
   });
 
-  it.skipIf(!existsSync(shared))('reads the paper SFT dialogues from both agents\' sides', () => {
-    const meta = parseSftChats(readFileSync(resolve(shared, 'meta_thinking.jsonl'), 'utf8'), 'meta_thinking.jsonl');
-    const reasoning = parseSftChats(readFileSync(resolve(shared, 'reasoning.jsonl'), 'utf8'), 'reasoning.jsonl');
+  it('reads the paper SFT dialogues from both agents\' sides', () => {
+    const meta = parseSftChats(readFileSync(resolve(shipped, 'meta_thinking.jsonl'), 'utf8'), 'meta_thinking.jsonl');
+    const reasoning = parseSftChats(readFileSync(resolve(shipped, 'reasoning.jsonl'), 'utf8'), 'reasoning.jsonl');
     expect([meta.length, reasoning.length]).toEqual([804, 804]);
     for (const chat of [...meta, ...reasoning]) {
       expect(chat.messages[0].role).toBe('system');

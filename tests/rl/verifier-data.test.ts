@@ -1,18 +1,14 @@
-// Real-data check of the answer checker on ReMA's 133-problem MATH training set (and MATH500 when shipped):
+// Real-data check of the answer checker on ReMA's 133-problem MATH training set and MATH500 (both in public/data):
 // every worked solution (`groundtruth`, a full MATH solution ending in \boxed{...}) must verify against its
 // reference answer (`reward_model.ground_truth`), and must NOT verify against another problem's answer or a
 // perturbed box.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyMath } from '../../src/rl/verifier/index.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const candidates = [
-  join(root, 'public/data/math_train_minimal_all_types_133.jsonl'),
-  join(root, '../shared/data/math_train_minimal_all_types_133.jsonl'),
-];
-const file = candidates.find((p) => existsSync(p));
+const file = join(root, 'public/data/math_train_minimal_all_types_133.jsonl');
 const math500 = join(root, 'public/data/math500_test.jsonl');
 
 interface Row {
@@ -30,8 +26,8 @@ function load(path: string): Row[] {
     });
 }
 
-describe.skipIf(!file)('verifyMath on the ReMA 133-problem MATH set', () => {
-  const rows = file ? load(file) : [];
+describe('verifyMath on the ReMA 133-problem MATH set', () => {
+  const rows = load(file);
 
   it('accepts the worked solutions (agreement with the reference answers)', () => {
     expect(rows.length).toBe(133);
@@ -67,7 +63,7 @@ describe.skipIf(!file)('verifyMath on the ReMA 133-problem MATH set', () => {
   });
 });
 
-describe.skipIf(!existsSync(math500))('verifyMath on MATH500 worked solutions', () => {
+describe('verifyMath on MATH500 worked solutions', () => {
   it('accepts every worked solution', () => {
     const rows = load(math500);
     expect(rows.length).toBe(500);
