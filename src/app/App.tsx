@@ -10,6 +10,7 @@ import { DivergenceAlarm } from './components/DivergenceAlarm.tsx';
 import { EchoTrapAlarm } from './components/EchoTrapAlarm.tsx';
 import { ErrorBanner } from './components/ErrorBanner.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { ExplainView } from './components/explain/ExplainView.tsx';
 import { FrozenAgentPanel } from './components/FrozenAgentPanel.tsx';
 import { Header } from './components/Header.tsx';
 import { ModelLoader } from './components/ModelLoader.tsx';
@@ -46,13 +47,14 @@ function MainView({ view }: { view: ViewName }) {
 }
 
 export function App() {
-  const { view, setView, runCount, presenting, setPresenting } = usePlayground(
-    useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length, presenting: s.presenting, setPresenting: s.setPresenting })),
+  const { view, setView, runCount, presenting, setPresenting, openExplain } = usePlayground(
+    useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length, presenting: s.presenting, setPresenting: s.setPresenting, openExplain: s.openExplain })),
   );
   if (presenting) {
     return (
       <ErrorBoundary label="Presenter mode">
         <Presenter />
+        <ExplainView />
       </ErrorBoundary>
     );
   }
@@ -98,6 +100,15 @@ export function App() {
             ))}
             <button
               type="button"
+              className="tab explain-open"
+              onClick={() => openExplain()}
+              data-testid="explain-open"
+              title="walk through what the latest training step did, with its real numbers (key e)"
+            >
+              Explain a step
+            </button>
+            <button
+              type="button"
               className="tab presenter-open"
               onClick={() => {
                 setPresenting(true);
@@ -111,6 +122,9 @@ export function App() {
           </nav>
           <ErrorBoundary key={view} label={`The ${view} view`}>
             <MainView view={view} />
+          </ErrorBoundary>
+          <ErrorBoundary label="The explain view">
+            <ExplainView />
           </ErrorBoundary>
         </main>
       </div>

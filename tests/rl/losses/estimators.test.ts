@@ -27,6 +27,11 @@ function rows(): AdvantageRow[] {
 /** A value of each AdvantageConfig field different from `base`'s, that changes a result which reads it. */
 const changed: { [K in keyof AdvantageConfig]: AdvantageConfig[K] } = { stdScaling: 'none', advEps: 0.5, klPlacement: 'reward', klBeta: 0.3 };
 
+/** The config a field is varied from: the KL in the reward only acts with klBeta > 0 and klPlacement "reward". */
+function from(field: keyof AdvantageConfig): AdvantageConfig {
+  return field === 'klBeta' ? { ...base, klPlacement: 'reward' } : field === 'klPlacement' ? { ...base, klBeta: 0.3 } : base;
+}
+
 function flat(a: ReturnType<typeof estimateAdvantages>): number[] {
   return [...a.advantages, ...(a.tokenAdvantages ?? []).flatMap((t) => Array.from(t))];
 }
@@ -43,9 +48,6 @@ describe('advantage estimator registry', () => {
   for (const name of Object.keys(ADVANTAGE_ESTIMATORS) as AdvantageEstimator[]) {
     it(`${name}: the fields it declares change its result, the others do not`, () => {
       const { reads } = ADVANTAGE_ESTIMATORS[name];
-      // the KL in the reward only acts with klBeta > 0 and klPlacement "reward": vary each from a config with the other set
-      const from = (field: keyof AdvantageConfig): AdvantageConfig =>
-        field === 'klBeta' ? { ...base, klPlacement: 'reward' } : field === 'klPlacement' ? { ...base, klBeta: 0.3 } : base;
       for (const field of Object.keys(base) as (keyof AdvantageConfig)[]) {
         const before = flat(estimateAdvantages(name, rows(), from(field)));
         const after = flat(estimateAdvantages(name, rows(), { ...from(field), [field]: changed[field] }));

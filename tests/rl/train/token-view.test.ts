@@ -137,6 +137,8 @@ describe('the update keeps the loss\'s ratio and clip code on each row', () => {
   });
 });
 
+const utf8 = (ids: readonly number[]) => new TextDecoder().decode(Uint8Array.from(ids));
+
 describe('tokenPieces', () => {
   it('pieces of real tokenizer ids join to the decoded text', () => {
     const ids = tok.encode('Plan: compute 12 + 7, then check it.');
@@ -146,7 +148,6 @@ describe('tokenPieces', () => {
   });
 
   it('a character split over bytes goes whole to its last byte', () => {
-    const utf8 = (ids: readonly number[]) => new TextDecoder().decode(Uint8Array.from(ids));
     const ids = Array.from(new TextEncoder().encode('aé€b'));
     const pieces = tokenPieces(utf8, ids);
     expect(pieces).toEqual(['a', '', 'é', '', '', '€', 'b']);
