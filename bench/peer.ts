@@ -106,7 +106,7 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     console.log(JSON.stringify(runtimes.at(-1)));
     be.destroy();
     if (!withTraining) continue;
-    // forward + backward of a LoRA policy-gradient loss (issue 7: "tokens/s forward and forward+backward")
+    // forward + backward of a LoRA policy-gradient loss (tokens/s forward and forward+backward)
     const tbe = await make();
     const policy = createEnginePolicy({
       backend: tbe, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, seed: 1,
@@ -151,7 +151,7 @@ async function peer() {
     : { forwardB: 8, forwardT: 64, promptLength: 64, maxNew: 17, G: 8, repeats: 3 };
   const wanted = modelsArg ?? (quick ? ['tiny', 'small'] : ['tiny', 'small', 'qwen']);
   if (wanted.includes('tiny')) {
-    // the embedded default itself (issue 7: "same tiny model"): D 64, 3 layers, V 256
+    // the embedded default itself (the model the page trains): D 64, 3 layers, V 256
     // its forward takes ~10 ms, so more repeats for a stable median
     const tiny: SpeedPlan = { ...small, repeats: quick ? 3 : 15 };
     models.push(await peerModel(benchModel('tiny-rema', 0), 'tiny-rema (the embedded default: Llama, D 64, L 3, V 256)', tiny, true, true));

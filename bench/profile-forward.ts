@@ -1,6 +1,6 @@
 // Where the time of one whole-model forward goes, per kernel: the same forward that bench/peer.ts times
 // (runSequences over B sequences of T tokens, log-prob + entropy at every position), on the WASM backend, with
-// every backend.run call wrapped in a timer. Matmuls are split by shape (M x N x K). Issue 7's profiling step.
+// every backend.run call wrapped in a timer. Matmuls are split by shape (M x N x K): where to optimise next.
 //   node --experimental-wasm-relaxed-simd --import tsx bench/profile-forward.ts [--model tiny|small|qwen] [--variant simd|relaxed-simd] [--repeats N]
 // Prints one line per kernel (milliseconds per forward, share, GFLOP/s for matmuls and the log-prob) and the total.
 import { loadavg } from 'node:os';

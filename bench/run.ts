@@ -1,8 +1,8 @@
 // `npm run bench`: every benchmark of the project in one run on one machine state, then one summary of ratios.
 // Parts (each in its own child process, so one part's memory is gone before the next starts):
-//   kernels  bench/kernels.ts  GFLOP/s per kernel: plain TS vs WASM SIMD vs relaxed SIMD              (issue 7)
+//   kernels  bench/kernels.ts  GFLOP/s per kernel: plain TS vs WASM SIMD vs relaxed SIMD
 //   engine   bench/engine.ts   prefill/decode tok/s B=1 vs G=8, train step forward/backward/optimiser,
-//                              ledger peak bytes, engine vs onnxruntime-node on the golden ONNX models (issue 2)
+//                              ledger peak bytes, engine vs onnxruntime-node on the golden ONNX models
 //   webgpu   bench/webgpu.ts   WebGPU backend kernels through Dawn (SwiftShader here: correctness only)
 //   peer     bench/peer.ts     our CPU backends (TS, WASM SIMD, relaxed SIMD) vs onnxruntime-node on the embedded
 //                              tiny-rema and random benchmark models (Qwen2.5-0.5B's exact shape, fewer layers)
@@ -10,7 +10,7 @@
 //                              public/models/tiny-rema holds the trained tiny model
 //   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs) and
 //                              vs transformers.js (wasm and webgpu devices), on `small` and (full run) the
-//                              Qwen2.5-0.5B-config model with 2 layers (WASM runtimes only)            (issue 6)
+//                              Qwen2.5-0.5B-config model with 2 layers (WASM runtimes only)
 //   npm run bench [-- --quick] [--only kernels,peer] [--skip browser]
 // --quick: smaller shapes, fewer repeats, no Qwen-shaped model, no whole-engine run on a software WebGPU adapter.
 // Each part writes bench/results/<part>.json; this file adds bench/results/summary.json (machine, versions,

@@ -1,6 +1,6 @@
 // Builds the WebAssembly SIMD kernels from their AssemblyScript sources (src/engine/kernels/wasm/as/): one small
 // module per kernel family (matmul, attention, logprob, elementwise — V8 keeps few hot functions per module
-// optimised, see the shared notes), each in four builds — plain SIMD and relaxed SIMD (fused multiply-add), each
+// optimised), each in four builds — plain SIMD and relaxed SIMD (fused multiply-add), each
 // once over an ordinary memory and once over a shared one (threads feature: the same code, only the imported
 // memory is declared `shared`, so a helper worker can run the same kernels on the same bytes) — and writes
 // them, base64-encoded, into src/engine/kernels/wasm/modules.generated.ts, so the same bytes load in Node and in

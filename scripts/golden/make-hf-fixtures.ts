@@ -1,5 +1,5 @@
 // Makes small, randomly initialised checkpoints in real Hugging Face layout, for tests that walk the whole loading
-// path without downloading anything (issue 6), and full-size random models for benchmarks:
+// path without downloading anything, and full-size random models for benchmarks:
 //   config.json, generation_config.json, tokenizer.json, tokenizer_config.json (a real chat template),
 //   model.safetensors  or  model-0000i-of-0000n.safetensors + model.safetensors.index.json
 //

@@ -63,8 +63,8 @@ get a *misread* plan (src/data/tiny-task/traces.ts, misreadLosses): every loss e
 "sells") is planned as a gain ("Add n." instead of "Subtract n."), and the reasoning agent follows it faithfully to
 a wrong answer. Among problems with a loss event the plans it sees are then mostly misread, some gold and some with
 other planted mistakes, so the meta-thinking agent learns a systematic flaw: greedy decoding picks "Add" for a loss,
-while sampling at temperature 1 still writes "Subtract" a good share of the time. This is the issue's "share of
-imperfect plans so that RL has something to fix", made consistent on purpose: the fix is a plan decision the
+while sampling at temperature 1 still writes "Subtract" a good share of the time. These imperfect plans give RL
+something to fix, made consistent on purpose: the fix is a plan decision the
 meta-thinking agent can find in its own samples, which RL learns within minutes (see below), whereas the
 stage-2 weights' errors are mostly the reasoning agent's arithmetic, which RL on this model improves only slowly.`
       : '';

@@ -2,8 +2,10 @@
 // of `python -m verl.rema_trainer.main_ppo` (shared parameters) or `verl.rema_separated_trainer.main_ppo`
 // (separate parameters), in the style and order of the fork's scripts/rl/{rema,separated_rema}/example_7b.sh,
 // plus the list of knobs that have no equivalent there (reported, never silently dropped). Keys that the
-// fork's ppo_trainer.yaml lacks are written `+key=value` (verl-fork-keys.ts), as Hydra requires. The mapping follows
-// shared/notes/rl-trainers-and-verifiers.md §1.8 and rema-paper-and-code.md §4-5.
+// fork's ppo_trainer.yaml lacks are written `+key=value` (verl-fork-keys.ts), as Hydra requires. Each knob maps to
+// the fork key that reads it (group size -> actor_rollout_ref.rollout.n, prompts per step -> data.train_batch_size,
+// aggregation -> actor_rollout_ref.actor.agg_mode, ratio level -> actor_rollout_ref.actor.clip_mode, max turns ->
+// actor_rollout_ref.rollout.max_num_turns, ...).
 
 import { stringify } from 'yaml';
 import type { ExperimentConfig } from './config.ts';

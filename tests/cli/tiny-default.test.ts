@@ -1,6 +1,6 @@
 // `npx rema train --preset tiny-default` on the embedded model (public/models/tiny-rema), shrunk to 2 steps of
 // 2 problems x group 4: a kill after the first checkpoint and a restart give the same metrics.jsonl as an
-// uninterrupted run, and the records carry the fields the page and the issue name.
+// uninterrupted run, and the records carry the fields the page reads.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

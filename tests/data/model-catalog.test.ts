@@ -12,7 +12,7 @@ import { parseHfConfig } from '../../src/engine/io/hf-config.ts';
 import { parameterCount } from '../../src/engine/plan/memory.ts';
 
 describe('model catalog', () => {
-  it('lists the issue\'s models, each with a licence, a template family and its sources', () => {
+  it('lists the known models, each with a licence, a template family and its sources', () => {
     expect(MODEL_CATALOG.map((m) => m.repo)).toEqual([
       'Qwen/Qwen2.5-0.5B-Instruct', 'Qwen/Qwen2.5-1.5B-Instruct', 'Qwen/Qwen2.5-Math-1.5B-Instruct',
       'HuggingFaceTB/SmolLM2-135M-Instruct', 'HuggingFaceTB/SmolLM2-360M-Instruct', 'HuggingFaceTB/SmolLM2-1.7B-Instruct',

@@ -1,4 +1,4 @@
-// A frozen agent on ONNX in the page (issue 6): the shipped tiny-rema exported to ONNX
+// A frozen agent on ONNX in the page: the shipped tiny-rema exported to ONNX
 // (public/models/tiny-rema/onnx/model.onnx) plays the reasoning agent on onnxruntime-web while the meta-thinking
 // agent trains on the engine; the inspector marks the frozen agent's turns and colours only the trained ones;
 // the header names the execution provider; the same ONNX model alone gives a VRP baseline accuracy; a folder

@@ -309,7 +309,7 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['4\\sqrt{2}', '\\boxed{4\\sqrt(2)}', true],
     ['\\sqrt{1/n}', '\\boxed{\\frac{1}{\\sqrt{n}}}', true],
   ],
-  // [ours] how an RL policy writes answers (issue 11; the full labelled set is tests/fixtures/verifier/rewrites.jsonl)
+  // [ours] how an RL policy writes answers (the full labelled set is tests/fixtures/verifier/rewrites.jsonl)
   'policy rewrites': [
     ['18', '$\\boxed{\\text{18 apples}}$', true],
     ['18', '$\\boxed{\\text{19 apples}}$', false],

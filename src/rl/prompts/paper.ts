@@ -1,6 +1,6 @@
 // The ReMA prompts, verbatim, as data. Sources: the released code (ziyuwan/ReMA-public@24b5b47, prompt/*.py)
-// and the paper's appendix G (arXiv 2503.09501v3), as transcribed in shared/notes/rema-paper-and-code.md §2,
-// §3.5 and §7. Exact bytes matter: a trailing space or newline changes the tokens the model sees.
+// (prompt/math/multi_turn_mamrp.py and the single-turn prompts) and the paper's appendix G (arXiv 2503.09501v3, the
+// judge task's prompts). Exact bytes matter: a trailing space or newline changes the tokens the model sees.
 
 import type { JudgePair } from '../../data/problem.ts';
 

@@ -1,4 +1,4 @@
-// Issue 14 part 3: the OpenRLHF REINFORCE++ placement of the KL penalty (the paper's single-turn runs, App. D.1):
+// The OpenRLHF REINFORCE++ placement of the KL penalty (the paper's single-turn runs, App. D.1):
 // per-token reward -beta * (log pi_old - log pi_ref) with the outcome added at the last token, reverse cumulative
 // returns, and advantages whitened over every token of the batch with the biased variance (NaiveReplayBuffer.normalize).
 // Hand-computed on a small case, then through the loss and one real trainer step.

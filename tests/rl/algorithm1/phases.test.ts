@@ -1,4 +1,4 @@
-// Issue 14 part 3: single-turn ReMA as Algorithm 1 (paper §3.2.1, App. D.1), on the real engine. Each phase builds
+// Single-turn ReMA as Algorithm 1 (paper §3.2.1, App. D.1), on the real engine. Each phase builds
 // its agent's dataset once from a probe that is not trained on (counted here through the generate calls the policy
 // receives), keeps the problems whose probe success rate lies in the window (checked against the probe's own
 // answers graded again here, on the embedded tiny model, whose success rates differ between problems), trains

@@ -1,4 +1,4 @@
-// Issue 14 part 4: the ReMA code (encode_conversation) labels the end of a finished response with
+// The ReMA code (encode_conversation) labels the end of a finished response with
 // tokenizer.eos_token_id, not with the token the chat template closes the turn with. For an instruct tokenizer
 // they are the same; for a base tokenizer such as Qwen2.5-7B's (eos_token <|endoftext|>, template <|im_end|>)
 // they differ. Built here from the tiny Qwen2.5 fixture's tokenizer with its eos_token set to <|endoftext|>, as in

@@ -1,4 +1,4 @@
-// Issue 14 part 4: the ReMA code computes GRPO statistics over every trajectory's rows (ray_trainer merges the MTA
+// The ReMA code computes GRPO statistics over every trajectory's rows (ray_trainer merges the MTA
 // and RA rows of all trajectories; compute_grpo_outcome_advantage groups them by uid), so an RA row without a
 // trainable token (its only message is the dummy after a truncated first MTA message) still counts with score 0.
 // Hand-built episodes, the real tokenizer, encoder, verifier, reward rule and advantage estimator; the reference

@@ -1,4 +1,4 @@
-// Issue 14 part 4: verl scores log-probs (old, reference, current) and entropies of softmax(logits / T) at the
+// verl scores log-probs (old, reference, current) and entropies of softmax(logits / T) at the
 // rollout temperature T (dp_actor._forward_micro_batch: logits.div_(temperature)). The engine's decoder on the CPU
 // backend with a tiny random model: forward against log-softmax of the full logits / T, gradients against central
 // finite differences of the scaled objective; then the trainer passes the rollout temperature to every scoring

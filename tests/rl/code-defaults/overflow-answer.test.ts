@@ -1,4 +1,4 @@
-// Issue 14 part 4: an episode cut short answers "" as in the ReMA code. When the reasoning agent's chat outgrows the
+// An episode cut short answers "" as in the ReMA code. When the reasoning agent's chat outgrows the
 // prompt cap the code appends an empty reasoning message (vllm_rollout_spmd._run_multi_turn_conversation: "if the
 // next gen is for reasoning agent, we need to add a dummy response in history") and the reward manager grades
 // history[-1] = "" (visible with mask_unfinished_reward = False). overflowAnswer "previous" keeps the earlier

@@ -1,4 +1,4 @@
-// Issue 14 part 4: a real-model preset uses the paper's or the code's prompts; only presets of the embedded model
+// A real-model preset uses the paper's or the code's prompts; only presets of the embedded model
 // (which knows no other prompts) use the tiny ones. Every ReMA protocol has a real-model preset with the paper's
 // prompts and App. D.1 settings, and each builds its prompts and validates.
 import { describe, expect, it } from 'vitest';

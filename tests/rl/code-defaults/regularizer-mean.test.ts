@@ -1,4 +1,4 @@
-// Issue 14 part 4: the released code averages the KL and entropy terms over trained tokens (dp_rema_actor:
+// The released code averages the KL and entropy terms over trained tokens (dp_rema_actor:
 // kl_loss = masked_mean(kld, label_mask), entropy_loss = masked_mean(entropy, label_mask)) whatever agg_mode the
 // policy loss uses. Checked against a direct port of that computation on a trajectory-aggregated batch, and the
 // earlier behaviour (weights of the policy loss) still available as regularizerMean "aggregation".

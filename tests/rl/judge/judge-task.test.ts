@@ -1,4 +1,4 @@
-// Issue 14 part 5: the judge task as in the paper. With the paper's prompts the meta-thinking agent sees only the
+// The judge task as in the paper. With the paper's prompts the meta-thinking agent sees only the
 // instruction (App. G MAMRP judge high-level prompt), the reasoning agent the instruction, both responses and the
 // plan; App. C.2's consistency reward for the meta agent; judge-pair JSONL files (RewardBench970 after the paper's
 // pairwise conversion, JudgeBench's own rows) read with file:line:field errors.

@@ -7,7 +7,7 @@
 //   packB: op(B) -> panels bp[N/8][K][8] (zero padded past N), contiguous for the inner loop (4x4 transposes in
 //          SIMD when B is stored [N,K]);
 //   matmul: a 4x8 register block (8 f32x4 accumulators, 2 B vectors, 1 A vector and its broadcast: fits the 16 xmm
-//   registers V8 gives WASM on x64; bigger blocks spill and run slower, see shared notes) walks K.
+//   registers V8 gives WASM on x64; bigger blocks spill and run slower) walks K.
 // Pointers are byte offsets into the imported memory; every tensor is f32, except B in the *Half variants below
 // (frozen weights stored as f16 / bf16, widened as they are read).
 
