@@ -1,6 +1,7 @@
 // The live curves: one small recharts chart per spec. Line charts draw the current run and every overlaid run
 // (one colour per run, one dash per series), optionally EMA-smoothed and over minutes of training instead of steps;
-// stacked charts show the current run's step-by-step breakdown.
+// stacked charts show the current run's step-by-step breakdown (a spec with `when` only for runs it applies to; the
+// meta-action histogram comes with its per-difficulty view, ActionLevels).
 // The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
 import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -9,7 +10,8 @@ import type { SavedRun } from '../../persist/run-types.ts';
 import { usePlayground } from '../../store/react.ts';
 import { runSelectors } from '../../store/selectors.ts';
 import type { ChartX } from '../../store/types.ts';
-import { chartSpecs, type ChartSpec } from './chart-specs.ts';
+import { ActionLevels } from './ActionLevels.tsx';
+import { chartSpecs, hasActions, type ChartSpec } from './chart-specs.ts';
 import { emaSmooth, minutesAtStep, SMOOTHING_WEIGHTS } from './smoothing.ts';
 import { thinEvenly } from './thin.ts';
 import { useThrottledValue } from './use-throttled-value.ts';
@@ -97,7 +99,7 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
     <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
       <XAxis dataKey="step" tick={{ fontSize: 10 }} />
-      <YAxis tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
+      <YAxis domain={spec.domain ?? [0, 'auto']} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
       <Legend wrapperStyle={{ fontSize: 10 }} />
       {spec.series.map((s, i) => (
@@ -152,6 +154,8 @@ function ChartOptions() {
 // memo: the parent re-renders on every step; this part only when the throttled value or the options move
 const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { runs: SavedRun[]; current: SavedRun | null; smoothing: number; xAxis: ChartX }) {
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
+  // the run the stacked charts show
+  const stackedRun: SavedRun | undefined = current ?? runs[0];
   const longRun = steps > MAX_BARS ? steps : 0;
   if (runs.every((r) => r.metrics.length === 0 && (r.evaluations ?? []).length === 0)) {
     return (
@@ -182,16 +186,17 @@ const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { r
         </ul>
       )}
       <div className="charts" data-testid="charts">
-        {chartSpecs.map((spec) => (
+        {chartSpecs.filter((spec) => !spec.when || (stackedRun !== undefined && spec.when(stackedRun))).map((spec) => (
           <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
             <figcaption title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}>{spec.title}</figcaption>
             <div className="chart-body">
               <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} /> : <StackedSpecChart spec={spec} run={current ?? runs[0]} />}
+                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} /> : <StackedSpecChart spec={spec} run={stackedRun ?? null} />}
               </ResponsiveContainer>
             </div>
           </figure>
         ))}
+        {stackedRun !== undefined && hasActions(stackedRun) && <ActionLevels metrics={stackedRun.metrics} />}
       </div>
     </>
   );

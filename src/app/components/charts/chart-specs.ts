@@ -1,5 +1,6 @@
 // Which curves the page draws, as data: one entry per small chart, each with the metrics-record fields it
-// plots. Line charts overlay every run on the chart; stacked bar charts show the current run only.
+// plots. Line charts overlay every run on the chart; stacked bar charts show the current run only. A spec with
+// `when` is drawn only for runs it applies to (the meta-action histogram: runs in JSON mode).
 import type { MetricsRecord } from '../../../rl/metrics.ts';
 import type { SavedRun } from '../../persist/run-types.ts';
 
@@ -20,7 +21,12 @@ export interface ChartSpec {
   domain?: [number, number];
   /** the axis starts at 0 and stays readable when every value is 0 (KL, clip fractions before any clipping) */
   fromZero?: boolean;
+  /** drawn only when this holds for the run the stacked chart shows (absent: always) */
+  when?: (run: SavedRun) => boolean;
 }
+
+/** Did the run record meta-action statistics (config.metaActions "json")? */
+export const hasActions = (run: SavedRun): boolean => run.metrics.some((m) => m.action_EMPTY !== undefined);
 
 const finite = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
 
@@ -60,6 +66,12 @@ export const chartSpecs: readonly ChartSpec[] = [
     series: (['finished', 'reach_max_turn', 'stop_when_truncated', 'completion_token_exceeded'] as const).map((k) => ({
       label: k,
       value: (m: MetricsRecord) => m.finish_reasons?.[k] ?? 0,
+    })) },
+  { id: 'actions', title: 'Meta-actions', kind: 'stacked', domain: [0, 1], when: hasActions,
+    note: 'JSON mode: the fraction of the step\'s meta-thinking turns that chose DECOMPOSE, REWRITE or EMPTY (paper Sec. 4.2.2; metrics action_*). A small model collapsing to EMPTY shows as the red band taking over.',
+    series: (['DECOMPOSE', 'REWRITE', 'EMPTY'] as const).map((k) => ({
+      label: k,
+      value: (m: MetricsRecord) => m[`action_${k}`] ?? 0,
     })) },
   { id: 'time', title: 'Phase timings (s)', kind: 'stacked', note: 'Seconds per phase of the step: rollout, reward, old and reference log-probs, advantages, update, evaluation.',
     series: (['rollout', 'reward', 'old', 'ref', 'adv', 'update', 'eval'] as const).map((k) => ({
