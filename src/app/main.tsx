@@ -10,8 +10,10 @@ import { browserHash, syncUrl } from './url/url-sync.ts';
 import { createPlaygroundStore } from './store/create-store.ts';
 import { StoreProvider } from './store/react.ts';
 import './styles.css';
+import { markStartup } from './util/startup-marks.ts';
 import { createWorkerClient } from './worker/client.ts';
 
+markStartup('script');
 const present = splitPresentState(location.hash);
 const fromUrl = decodeUrlState(present.rest);
 const store = createPlaygroundStore(
@@ -44,4 +46,5 @@ createRoot(document.getElementById('root')!).render(
     </StoreProvider>
   </ErrorBoundary>,
 );
+requestAnimationFrame(() => markStartup('paint'));
 void store.getState().start();

@@ -1,6 +1,7 @@
 // The followed problem in the worker's session (in-process, real engine and trainer on the tiny Qwen2.5 fixture):
 // its greedy rollout arrives right after the model loads and before the start-up evaluation (the page's first
-// rollout on screen), again every `every` steps, and for another problem when asked.
+// rollout on screen), again every `every` steps, and for another problem when asked. Each comes twice: as soon as
+// it is generated (not graded yet), then graded.
 import { describe, expect, it } from 'vitest';
 import { defaultFollowedIndex } from '../../src/app/worker/follow.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/index.ts';
@@ -20,18 +21,20 @@ describe('followed problem', () => {
     await loadFixture(s, fixtureConfig({ steps: 4 }));
     await s.request({ type: 'pause' }, 'evaluation');
     const order = s.events.filter((e) => e.type === 'followed' || e.type === 'evaluation').map((e) => e.type);
-    expect(order).toEqual(['followed', 'evaluation']);
-    const first = s.events.find((e) => e.type === 'followed');
-    if (first?.type !== 'followed') throw new Error('no followed event');
-    expect(first.rollout.step).toBe(0);
-    expect(first.rollout.turns[0].role).toBe('meta');
-    expect(first.rollout.question).toMatch(/gives away|loses|sells/);
+    expect(order).toEqual(['followed', 'followed', 'evaluation']);
+    const [first, graded] = s.events.flatMap((e) => (e.type === 'followed' ? [e.rollout] : []));
+    expect(first.step).toBe(0);
+    expect(first.correct).toBeNull();
+    expect(graded).toEqual({ ...first, correct: graded.correct, extracted: graded.extracted });
+    expect(typeof graded.correct).toBe('boolean');
+    expect(first.turns[0].role).toBe('meta');
+    expect(first.question).toMatch(/gives away|loses|sells/);
 
     await s.request({ type: 'train' }, 'stopped');
-    const steps = s.events.flatMap((e) => (e.type === 'followed' ? [e.rollout.step] : []));
+    const steps = s.events.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout.step] : []));
     expect(steps).toEqual([0, 2, 4]);
 
     const other = await s.request({ type: 'follow', index: 0, every: 2 }, 'followed');
-    expect(other.rollout).toMatchObject({ index: 0, step: 4 });
+    expect(other.rollout).toMatchObject({ index: 0, step: 4, correct: null });
   });
 });

@@ -12,7 +12,8 @@ export interface FollowedPoint {
   question: string;
   plan: string;
   reasoning: string;
-  correct: boolean;
+  /** null: not graded yet */
+  correct: boolean | null;
 }
 
 export interface CaptionInput {
@@ -40,11 +41,12 @@ export function planClause(followed: readonly FollowedPoint[]): string | null {
     if (misreadBefore > 0 && misreadNow === 0) return 'the meta-thinking agent now subtracts losses';
     if (misreadNow > misreadBefore) return 'the meta-thinking agent misreads a loss as a gain again';
     if (misreadNow < misreadBefore) return `the meta-thinking agent now reads ${misreadBefore - misreadNow} more loss${misreadBefore - misreadNow > 1 ? 'es' : ''} correctly`;
-    if (now.correct !== prev.correct) return now.correct ? 'the followed problem is now solved' : 'the followed problem is no longer solved';
+    if (now.correct !== null && prev.correct !== null && now.correct !== prev.correct) return now.correct ? 'the followed problem is now solved' : 'the followed problem is no longer solved';
     const words = changedWords(wordDiff(prev.plan, now.plan));
     if (words > 0) return `the meta-thinking agent rewrote its plan (${words} word${words > 1 ? 's' : ''} changed)`;
   }
   if (misreadNow > 0) return `the meta-thinking agent plans ${misreadNow === 1 ? 'a loss' : `${misreadNow} losses`} as a gain`;
+  if (now.correct === null) return null;
   return now.correct ? 'the followed problem is solved' : 'the followed problem is not solved yet';
 }
 

@@ -2,6 +2,7 @@
 // first), which problem is followed and how often it is refreshed. The plan view's timeline and presenter mode
 // read it; the first entry is also the page's first rollout on screen (it arrives before the start-up evaluation).
 import type { StateCreator } from 'zustand/vanilla';
+import { markStartup } from '../util/startup-marks.ts';
 import type { FollowSlice, PlaygroundState } from './types.ts';
 
 /** most refreshes kept for the timeline (older ones are thinned out: every other one dropped) */
@@ -24,6 +25,7 @@ export function createFollowSlice(initial: { followIndex?: number; followEvery?:
       followed = [...followed.filter((f) => f.step !== rollout.step), rollout];
       if (followed.length > MAX_FOLLOWED) followed = [followed[0], ...followed.slice(1).filter((_, i) => i % 2 === 1)];
       set({ followed });
+      markStartup('first-rollout');
     },
   });
 }

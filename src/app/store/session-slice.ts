@@ -4,6 +4,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import { persist, type StoreContext } from './context.ts';
 import type { PlaygroundState, SessionSlice } from './types.ts';
 import type { WorkerRequest } from '../worker/protocol.ts';
+import { markStartup } from '../util/startup-marks.ts';
 
 export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], SessionSlice> {
   return (set, get) => {
@@ -43,13 +44,20 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       onnxEvaluation: null,
 
       async start() {
+        // the worker first: its module graph, the backend and the model load while the runs database opens
+        try {
+          connect();
+          load();
+        } catch (e) {
+          set({ status: 'failed', error: { message: `could not start the training worker: ${(e as Error).message}`, fatal: true } });
+        }
         ctx.db = ctx.deps.openDb().catch((e) => {
           set({ error: { message: `saved runs are unavailable (IndexedDB: ${(e as Error).message})`, fatal: false } });
           return null;
         });
         const db = await ctx.db;
         if (db) {
-          // runs created while the database was opening (an early import) stay in front
+          // runs created while the database was opening (the first steps, an early import) stay in front
           // a run saved as running was cut off by a reload or a closed tab: it is stopped now
           const stored = await db.list();
           const cutOff = stored.filter((r) => r.status === 'running').map((r) => ({ ...r, status: 'stopped' as const }));
@@ -57,12 +65,6 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           stored.splice(0, stored.length, ...stored.map((r) => cutOff.find((c) => c.id === r.id) ?? r));
           const fresh = get().runs.filter((r) => !stored.some((s) => s.id === r.id));
           set({ runs: [...fresh, ...stored] });
-        }
-        try {
-          connect();
-          load();
-        } catch (e) {
-          set({ status: 'failed', error: { message: `could not start the training worker: ${(e as Error).message}`, fatal: true } });
         }
       },
       train() {
@@ -136,9 +138,11 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
             break;
           case 'backend':
+            markStartup('backend');
             set({ backend: e.backend });
             break;
           case 'ready':
+            markStartup('ready');
             set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });
             break;
           case 'status':
@@ -155,6 +159,8 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             if (e.explain) get().internal_recordExplain(e.explain);
             break;
           case 'evaluation':
+            markStartup('first-eval');
+            markStartup('first-rollout');
             get().internal_recordEvaluation(
               {
                 step: e.step,

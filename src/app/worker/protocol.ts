@@ -102,7 +102,8 @@ export interface FollowedRollout {
   gold: string;
   /** every message of the episode, in order */
   turns: { role: 'meta' | 'reasoning'; text: string }[];
-  correct: boolean;
+  /** null: not graded yet (the rollout is sent once generated, then again graded) */
+  correct: boolean | null;
   extracted: string | null;
 }
 

@@ -23,6 +23,7 @@ async function emitFollowed(s: SessionState): Promise<void> {
       frozen: active.frozen,
       heldOut: active.heldOut,
       step: active.trainer.state().step,
+      onUngraded: (rollout) => s.emit({ type: 'followed', rollout }),
       ...(s.env.checker ? { checker: s.env.checker } : {}),
     },
     s.follow.index,

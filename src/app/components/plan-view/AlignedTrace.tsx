@@ -17,8 +17,8 @@ export interface AlignedTraceProps {
   plan: string;
   /** the reasoning agent's answer to the plan */
   reasoning: string;
-  /** the final answer's verdict, when known */
-  correct?: boolean;
+  /** the final answer's verdict, when known (null: being graded) */
+  correct?: boolean | null;
   extracted?: string | null;
   gold?: string;
   testId?: string;
@@ -101,7 +101,8 @@ export function AlignedTrace({ question, plan, reasoning, correct, extracted, go
           : a.rows.length > 0
             ? 'Every plan step carries out a sentence of the question.'
             : 'No plan steps to align.'}
-        {correct !== undefined && (
+        {correct === null && <span className="small"> grading the answer…</span>}
+        {correct !== undefined && correct !== null && (
           <>
             {' '}
             <span className={correct ? 'verdict ok' : 'verdict bad'}>

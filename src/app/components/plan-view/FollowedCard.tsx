@@ -17,8 +17,8 @@ export function FollowedCard() {
       <div className="followed-head">
         <strong>Followed problem</strong>
         <span className="small">greedy, after {latest.step} update{latest.step === 1 ? '' : 's'}</span>
-        <span className={latest.correct ? 'verdict ok' : 'verdict bad'} data-testid="followed-verdict">
-          {latest.correct ? '✓ correct' : `✗ answered ${latest.extracted ?? 'nothing'} (gold ${latest.gold})`}
+        <span className={latest.correct === null ? 'verdict' : latest.correct ? 'verdict ok' : 'verdict bad'} data-testid="followed-verdict">
+          {latest.correct === null ? 'grading…' : latest.correct ? '✓ correct' : `✗ answered ${latest.extracted ?? 'nothing'} (gold ${latest.gold})`}
         </span>
         {misread > 0 && <span className="badge flaw-badge">plans {misread === 1 ? 'a loss' : `${misread} losses`} as a gain</span>}
         <button type="button" className="link-button" onClick={() => setView('plan')} data-testid="followed-open">

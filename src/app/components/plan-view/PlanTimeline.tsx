@@ -19,7 +19,7 @@ export function PlanTimeline({ followed, selected, onSelect }: { followed: reado
             <button type="button" className="timeline-step" onClick={() => onSelect(i)} aria-pressed={i === selected}>
               step {f.step}
             </button>
-            <span className={f.correct ? 'verdict ok' : 'verdict bad'}>{f.correct ? '✓' : '✗'}</span>
+            <span className={f.correct === null ? 'verdict' : f.correct ? 'verdict ok' : 'verdict bad'}>{f.correct === null ? '…' : f.correct ? '✓' : '✗'}</span>
             {misread > 0 ? <span className="badge flaw-badge">{misread} loss{misread > 1 ? 'es' : ''} as gain</span> : null}
             <DiffText before={before} text={plan} />
           </li>

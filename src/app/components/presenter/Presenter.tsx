@@ -81,8 +81,8 @@ export function Presenter() {
                 <span className="presenter-who">Reasoning agent computes</span>
                 <DiffText before={before?.reasoning ?? null} text={now.reasoning} testId="presenter-reasoning" />
               </div>
-              <p className={latest.correct ? 'presenter-verdict ok' : 'presenter-verdict bad'} data-testid="presenter-verdict">
-                {latest.correct ? `✓ ${latest.extracted ?? ''} is right` : `✗ answered ${latest.extracted ?? 'nothing'}, the answer is ${latest.gold}`}
+              <p className={latest.correct === null ? 'presenter-verdict' : latest.correct ? 'presenter-verdict ok' : 'presenter-verdict bad'} data-testid="presenter-verdict">
+                {latest.correct === null ? 'grading…' : latest.correct ? `✓ ${latest.extracted ?? ''} is right` : `✗ answered ${latest.extracted ?? 'nothing'}, the answer is ${latest.gold}`}
               </p>
               {flawRow && <p className="presenter-flaw">{flawRow.note}</p>}
               <p className="presenter-refresh">greedy episode after {latest.step} update{latest.step === 1 ? '' : 's'}; changed words since the last refresh are highlighted</p>
