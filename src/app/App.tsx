@@ -3,6 +3,8 @@
 // the page.
 import { useShallow } from 'zustand/react/shallow';
 import { Charts } from './components/charts/Charts.tsx';
+import { AblationPanel } from './components/AblationPanel.tsx';
+import { AblationResults } from './components/AblationResults.tsx';
 import { ConfigPanel } from './components/ConfigPanel.tsx';
 import { ContextNotice } from './components/ContextNotice.tsx';
 import { Controls } from './components/Controls.tsx';
@@ -74,6 +76,12 @@ export function App() {
             </details>
             <ConfigPanel />
           </ErrorBoundary>
+          <ErrorBoundary label="The ablation panel">
+            <details className="panel" data-testid="ablation-details">
+              <summary>Ablation</summary>
+              <AblationPanel />
+            </details>
+          </ErrorBoundary>
         </aside>
         <main className="main">
           <ErrorBanner />
@@ -82,6 +90,9 @@ export function App() {
           <EchoTrapAlarm />
           <ErrorBoundary label="The followed problem">
             <FollowedCard />
+          </ErrorBoundary>
+          <ErrorBoundary label="The ablation results">
+            <AblationResults />
           </ErrorBoundary>
           <nav className="tabs" role="tablist">
             {tabs.map((t) => (

@@ -4,6 +4,7 @@
 // and the summary CSV. The curves and their chart are ablation-curves.ts.
 import { meanArea, spread, type RunCurves } from './ablation-curves.ts';
 import { FIELD_SPECS, validateConfig, type ExperimentConfig } from './config.ts';
+import type { PhaseTimes } from './metrics.ts';
 
 export type Grid = Record<string, unknown[]>;
 
@@ -38,7 +39,7 @@ export function pointOverrides(point: Record<string, unknown>): Record<string, u
 
 /** What a run's summary needs of its log: the steps' reward and phase times, and the held-out evaluations. */
 export interface RunLog {
-  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: Readonly<Record<string, number>> }>;
+  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: PhaseTimes }>;
   evals: ReadonlyArray<{ step: number; accuracy: number }>;
 }
 

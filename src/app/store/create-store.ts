@@ -4,6 +4,8 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../rl/config.ts';
 import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
+import type { AblationSpec } from '../../rl/ablation.ts';
+import { createAblationSlice } from './ablation-slice.ts';
 import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
 import { createExplainSlice } from './explain-slice.ts';
@@ -33,6 +35,8 @@ export interface InitialState {
   /** presenter mode, and its auto-reset after N steps (0: never) */
   presenting?: boolean;
   autoReset?: number;
+  /** the ablation the link names (null: none) */
+  ablation?: AblationSpec | null;
 }
 
 export type PlaygroundStore = StoreApi<PlaygroundState>;
@@ -44,6 +48,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
     ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
+    ...createAblationSlice(ctx, initial.ablation ?? null)(...a),
     ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
     ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),

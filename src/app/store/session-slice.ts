@@ -133,6 +133,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       },
 
       internal_onEvent(e) {
+        get().internal_ablationEvent(e);
         switch (e.type) {
           case 'progress':
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });

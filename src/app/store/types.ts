@@ -3,6 +3,9 @@
 import type { AgentRole, ExperimentConfig, FrozenAgent } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { ExplainRecord } from '../../rl/train/explain.ts';
+import type { AblationSpec } from '../../rl/ablation.ts';
+import type { AblationDb } from '../persist/ablation-db.ts';
+import type { AblationRecord } from '../persist/ablation-types.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
 import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
 import type {
@@ -162,10 +165,31 @@ export interface PresenterSlice {
   setAutoReset(steps: number): void;
 }
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice;
+export interface AblationSlice {
+  /** the ablation set up in the panel and the link (fields x values, seeds); null: none */
+  ablationSpec: AblationSpec | null;
+  /** the ablation running or last run on this page, with every run's curves (IndexedDB) */
+  ablation: AblationRecord | null;
+  /** why the last ablation action was refused, or why a stored ablation cannot resume */
+  ablationError: string | null;
+  setAblationSpec(spec: AblationSpec | null): void;
+  /** runs the spec on the page's config and model (or continues its stored progress) */
+  runAblation(): Promise<void>;
+  /** pauses the ablation; the run in progress starts over on the next runAblation */
+  stopAblation(): void;
+  /** forgets the ablation and its stored progress */
+  clearAblation(): Promise<void>;
+  /** at start: the stored progress of the link's ablation, resumed once its model is loaded */
+  restoreAblation(): Promise<void>;
+  internal_ablationEvent(event: WorkerEvent): void;
+}
+
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;
   openDb(): Promise<RunsDb>;
+  /** the ablations' database; without it ablations run but are not kept across reloads */
+  openAblationDb?(): Promise<AblationDb>;
   now?: () => number;
 }

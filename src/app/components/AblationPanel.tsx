@@ -1,0 +1,140 @@
+// Setting up an ablation in the sidebar: one or two config fields, their values and the seeds, on the page's
+// current config and model; Run / Stop / Clear, and each run's progress. The results are AblationResults.
+import { useEffect, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { ablationFields, formatValueList, parseSeeds, parseValueList, type AblationSpec } from '../../rl/ablation.ts';
+import { usePlayground } from '../store/react.ts';
+
+interface Draft {
+  field1: string;
+  values1: string;
+  field2: string;
+  values2: string;
+  seeds: string;
+}
+
+function draftOf(spec: AblationSpec | null): Draft {
+  const [a, b] = spec?.axes ?? [];
+  return {
+    field1: a?.field ?? 'ratio',
+    values1: a ? formatValueList(a.values) : '',
+    field2: b?.field ?? '',
+    values2: b ? formatValueList(b.values) : '',
+    seeds: spec ? spec.seeds.join(', ') : '0, 1',
+  };
+}
+
+/** The draft as a spec, or the first problem with it. */
+function specOf(d: Draft): AblationSpec | string {
+  const axes = [{ field: d.field1, values: parseValueList(d.values1) }];
+  if (d.field2) axes.push({ field: d.field2, values: parseValueList(d.values2) });
+  for (const a of axes) if (a.values.length === 0) return `give values for ${a.field}`;
+  try {
+    return { axes, seeds: parseSeeds(d.seeds) };
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+export function AblationPanel() {
+  const s = usePlayground(
+    useShallow((st) => ({
+      spec: st.ablationSpec,
+      ablation: st.ablation,
+      error: st.ablationError,
+      setSpec: st.setAblationSpec,
+      run: st.runAblation,
+      stop: st.stopAblation,
+      clear: st.clearAblation,
+      status: st.status,
+      wantsTraining: st.wantsTraining,
+    })),
+  );
+  const [draft, setDraft] = useState<Draft>(() => draftOf(s.spec));
+  const [problem, setProblem] = useState<string | null>(null);
+  const fields = ablationFields();
+  const running = s.ablation?.status === 'running';
+
+  // a spec set from outside (a link, a restored ablation) shows in the form
+  useEffect(() => setDraft((d) => (s.spec && JSON.stringify(specOf(d)) !== JSON.stringify(s.spec) ? draftOf(s.spec) : d)), [s.spec]);
+
+  const edit = (change: Partial<Draft>) => {
+    const d = { ...draft, ...change };
+    setDraft(d);
+    const spec = specOf(d);
+    if (typeof spec === 'string') setProblem(spec);
+    else {
+      setProblem(null);
+      s.setSpec(spec);
+    }
+  };
+
+  const done = s.ablation?.runs.filter((r) => r.status === 'done').length ?? 0;
+  return (
+    <section className="ablation-panel" aria-label="ablation" data-testid="ablation-panel">
+      <div className="row">
+        <label htmlFor="ablation-field1">field</label>
+        <select id="ablation-field1" data-testid="ablation-field1" value={draft.field1} disabled={running} onChange={(e) => edit({ field1: e.target.value })}>
+          {fields.map((f) => (
+            <option key={f} value={f}>{f}</option>
+          ))}
+        </select>
+      </div>
+      <div className="row">
+        <label htmlFor="ablation-values1">values</label>
+        <input id="ablation-values1" data-testid="ablation-values1" value={draft.values1} disabled={running} placeholder="token, turn-geometric" onChange={(e) => edit({ values1: e.target.value })} />
+      </div>
+      <div className="row">
+        <label htmlFor="ablation-field2">2nd field</label>
+        <select id="ablation-field2" data-testid="ablation-field2" value={draft.field2} disabled={running} onChange={(e) => edit({ field2: e.target.value })}>
+          <option value="">none</option>
+          {fields.filter((f) => f !== draft.field1).map((f) => (
+            <option key={f} value={f}>{f}</option>
+          ))}
+        </select>
+      </div>
+      {draft.field2 && (
+        <div className="row">
+          <label htmlFor="ablation-values2">values</label>
+          <input id="ablation-values2" data-testid="ablation-values2" value={draft.values2} disabled={running} onChange={(e) => edit({ values2: e.target.value })} />
+        </div>
+      )}
+      <div className="row">
+        <label htmlFor="ablation-seeds" title="comma-separated, or a range such as 0-2">seeds</label>
+        <input id="ablation-seeds" data-testid="ablation-seeds" value={draft.seeds} disabled={running} onChange={(e) => edit({ seeds: e.target.value })} />
+      </div>
+      <p className="hint">runs one after another on the current config and model (each for the config's steps); values are JSON or plain words, comma-separated</p>
+      <div className="row">
+        {running ? (
+          <button type="button" data-testid="ablation-stop" onClick={s.stop}>Stop ablation</button>
+        ) : (
+          <button
+            type="button"
+            data-testid="ablation-run"
+            disabled={problem !== null || s.spec === null || s.status !== 'idle' || s.wantsTraining}
+            onClick={() => void s.run()}
+          >
+            {s.ablation && s.ablation.status !== 'done' && done > 0 ? 'Resume ablation' : 'Run ablation'}
+          </button>
+        )}
+        {s.ablation && !running && (
+          <button type="button" data-testid="ablation-clear" onClick={() => void s.clear()}>Clear</button>
+        )}
+      </div>
+      {(problem ?? s.error ?? s.ablation?.error) && (
+        <p className="hint error" role="alert" data-testid="ablation-error">{problem ?? s.error ?? s.ablation?.error}</p>
+      )}
+      {s.ablation && (
+        <ol className="ablation-runs" data-testid="ablation-runs" data-status={s.ablation.status}>
+          {s.ablation.runs.map((r) => (
+            <li key={r.key} data-testid="ablation-run-row" data-key={r.key} data-status={r.status}>
+              {r.label} · seed {r.seed}: {r.status}
+              {r.metrics.length > 0 ? ` (${r.metrics.length} steps)` : ''}
+              {r.note ? ` · ${r.note}` : ''}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
