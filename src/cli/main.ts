@@ -86,7 +86,11 @@ export function buildProgram(): Command {
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
     .option('--quiet', 'no progress output')
-    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean; frozenModel?: string }) => {
+    .addOption(
+      new Option('--explain <groups>', 'write explain.jsonl: what each update did to one problem group (one) or every group (all): rewards, advantages, ' +
+        'per-token ratio / clip / loss coefficient, gradient norm per layer, log-probs before and after (one extra scoring pass per step)').choices(['one', 'all']),
+    )
+    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean; frozenModel?: string; explain?: 'one' | 'all' }) => {
       const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
       const config = await configFromFlags(o);
       const s = await runTrain({
@@ -96,6 +100,7 @@ export function buildProgram(): Command {
         saveEvery,
         progress: progressMode(o.quiet),
         ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
+        ...(o.explain ? { explain: o.explain } : {}),
       });
       const last = s.metrics.at(-1);
       const evals = s.evals;

@@ -3,6 +3,7 @@
 //   metrics.jsonl    one MetricsRecord per step
 //   rollouts.jsonl   every episode of every step (both agents' turns, reward, advantage)
 //   eval.jsonl       every evaluation (step 0 when evalBeforeTrain, then every evalEvery steps), with per-level accuracy
+//   explain.jsonl    with --explain: what each update did to one problem group (or every group), rl/train/explain.ts
 //   checkpoints/     adapters + optimiser state + trainer state, written atomically after every saveEvery steps
 //   frozen-agent.json with a frozen agent (config.frozenAgent, --frozen-model): which model runs it and on what; the
 //                    frozen model itself is never saved, and a resumed run must name the same --frozen-model
@@ -25,8 +26,10 @@ import type { AgentRole, ExperimentConfig } from '../rl/config.ts';
 import type { MetricsRecord } from '../rl/metrics.ts';
 import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
+import type { ExplainGroups } from '../rl/train/explain.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
+import { trimExplainLog } from './explain-log.ts';
 import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
 import { appendNamed, replaceFile } from './run-files.ts';
@@ -47,6 +50,9 @@ export interface TrainOptions {
   maxNewSteps?: number;
   /** the ONNX model (folder or hub repo id) that runs config.frozenAgent; required exactly when that is not "none" */
   frozenModel?: string;
+  /** record "explain this step" for one problem group ('one') or every group ('all') in explain.jsonl; off by default
+   *  (costs one extra scoring pass of the explained rows per step) */
+  explain?: ExplainGroups;
 }
 
 /** What frozen-agent.json records about the frozen agent of a run. */
@@ -146,6 +152,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     rollouts: join(out, 'rollouts.jsonl'),
     evals: join(out, 'eval.jsonl'),
     evalRollouts: join(out, 'eval_rollouts.jsonl'),
+    explain: join(out, 'explain.jsonl'),
     checkpoints: join(out, 'checkpoints'),
     frozen: join(out, 'frozen-agent.json'),
   };
@@ -172,6 +179,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     train: problems.train,
     eval: problems.eval,
     ...(frozen ? { frozen: { role: config.frozenAgent as AgentRole, policy: frozen.policy, tokenizer: frozen.tokenizer } } : {}),
+    ...(opts.explain ? { explain: opts.explain } : {}),
     checker, // rewards graded in a worker thread with a hard limit per answer: no answer can stall the run
     onEvent: (e) => {
       if (e.type === 'phase') phase = e.phase;
@@ -185,6 +193,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   const evalAtStart = config.evalBeforeTrain && problems.eval.length > 0;
   await prepareLogs({ metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts }, resumedFrom, found ? found.ckpt.path : '', evalAtStart);
   if (found) await setAside(found.damaged, notice);
+  await trimExplainLog(files.explain, resumedFrom);
 
   const warned = { step: false, eval: false };
   const warnContext = (kind: 'step' | 'eval', f: EvalLine | MetricsRecord, total: number, where: string) => {
@@ -229,6 +238,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     const m = r.metrics;
     await appendNamed(files.metrics, JSON.stringify(m) + '\n');
     await appendNamed(files.rollouts, r.rollouts.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    if (r.explain) await appendNamed(files.explain, JSON.stringify(r.explain) + '\n');
     if (r.eval) {
       await writeEval(r.eval);
       lastEval = r.eval.accuracy.toFixed(3);

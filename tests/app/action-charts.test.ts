@@ -9,6 +9,8 @@ import type { MetricsRecord } from '../../src/rl/metrics.ts';
 const step = (n: number, byLevel: MetricsRecord['action_by_level']): MetricsRecord =>
   ({ step: n, action_DECOMPOSE: 0, action_REWRITE: 0, action_EMPTY: 1, action_by_level: byLevel }) as MetricsRecord;
 
+const run = (metrics: MetricsRecord[]) => ({ metrics }) as SavedRun;
+
 describe('meta-action views', () => {
   it('per level: fractions weighted by turns over the window, levels in numeric order', () => {
     const metrics = [
@@ -27,7 +29,6 @@ describe('meta-action views', () => {
     expect(spec.kind).toBe('stacked');
     const m = { ...step(1, {}), action_DECOMPOSE: 0.25, action_REWRITE: 0.25, action_EMPTY: 0.5 };
     expect(spec.series.map((s) => s.value(m))).toEqual([0.25, 0.25, 0.5]);
-    const run = (metrics: MetricsRecord[]) => ({ metrics }) as SavedRun;
     expect(hasActions(run([m]))).toBe(true);
     expect(hasActions(run([{ step: 1 } as MetricsRecord]))).toBe(false);
     expect(spec.when).toBe(hasActions);

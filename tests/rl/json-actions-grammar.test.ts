@@ -72,6 +72,8 @@ const TOKENIZERS: Array<[string, string]> = [
   ['smollm2 fixture', 'tests/fixtures/hf/tiny-smollm2-instruct'],
 ];
 
+const bit = (m: Uint32Array, id: number) => (m[id >>> 5] >>> (id & 31)) & 1;
+
 /** Draw under the mask until an end id (or the cap) with the host twin of the sample kernel. */
 function decode(mask: ActionTokenMask, tok: ChatTokenizer, V: number, rng: Rng, temperature: number, cap: number, seed: number) {
   const generated: number[] = [];
@@ -114,7 +116,6 @@ describe('meta-action token mask on real tokenizers', () => {
     const tok = await loadHfTokenizer(directoryFileSource('public/models/tiny-rema'));
     const V = tok.vocabSize;
     const mask = ActionTokenMask.forTokenizer(tok, V);
-    const bit = (m: Uint32Array, id: number) => (m[id >>> 5] >>> (id & 31)) & 1;
     const answer = tok.encode('{"action": "EMPTY", "output": "x"}');
     for (let k = 0; k <= answer.length; k++) {
       const m = mask.allowed(answer.slice(0, k), 200);

@@ -35,9 +35,10 @@ export interface ActionFields {
   action_invalid?: number;
 }
 
+const zero = (): ActionFractions => ({ DECOMPOSE: 0, REWRITE: 0, EMPTY: 0 });
+
 /** Action statistics of the step's episodes (every non-dummy meta-thinking message). */
 export function actionStats(episodes: readonly Episode[]): ActionFields {
-  const zero = (): ActionFractions => ({ DECOMPOSE: 0, REWRITE: 0, EMPTY: 0 });
   const total = zero();
   const byLevel = new Map<string, ActionFractions>();
   let invalid = 0;
