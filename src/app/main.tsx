@@ -24,7 +24,7 @@ const store = createPlaygroundStore(
     view: fromUrl.view,
     backendPreference: fromUrl.backend,
     modelSpec: modelSpecFromConfig(fromUrl.config),
-    frozenSpec: fromUrl.onnxModel,
+    onnxModel: fromUrl.onnxModel,
     colouring: fromUrl.colouring,
     chartSmoothing: fromUrl.smoothing,
     chartX: fromUrl.chartX,

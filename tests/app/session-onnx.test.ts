@@ -39,7 +39,7 @@ const onnxSource = { kind: 'local' as const, name: 'tiny-rema-onnx', files: fold
 describe('in-process session with a frozen ONNX agent', () => {
   it('trains the meta-thinking agent next to a frozen ONNX reasoning agent, and evaluates the ONNX model alone', async () => {
     const s = startSession(loadOrt);
-    await s.request({ type: 'load', model, backend: 'cpu', config, frozen: onnxSource }, 'ready');
+    await s.request({ type: 'load', model, backend: 'cpu', config, onnxModel: onnxSource }, 'ready');
     const frozen = s.events.find((e) => e.type === 'frozen') ?? (await s.request({ type: 'pause' }, 'frozen'));
     expect(frozen).toMatchObject({ type: 'frozen', role: 'reasoning', onnx: { name: 'local: tiny-rema-onnx (ONNX)', architecture: 'llama', layers: 3, ep: 'cpu', notice: null } });
     if (frozen.type === 'frozen') expect(frozen.onnx?.runtime).toMatch(/^onnxruntime-node \d+\.\d+\.\d+ CPU EP$/);
@@ -67,7 +67,7 @@ describe('in-process session with a frozen ONNX agent', () => {
     expect(heldOut).toMatchObject({ step: 1, n: 3 });
     expect(heldOut.rollouts.some((r) => r.turns.some((t) => t.role === 'reasoning'))).toBe(true);
 
-    const evaluation = await s.request({ type: 'evaluateOnnx', config, frozen: onnxSource }, 'onnxEvaluation');
+    const evaluation = await s.request({ type: 'evaluateOnnx', config, onnxModel: onnxSource }, 'onnxEvaluation');
     expect(evaluation.result.n).toBe(3);
     expect(evaluation.result.rollouts).toHaveLength(3);
     expect(evaluation.result.accuracy).toBeGreaterThanOrEqual(0);
@@ -81,7 +81,7 @@ describe('in-process session with a frozen ONNX agent', () => {
 
   it('a frozen ONNX meta-thinking agent: the reasoning agent trains, the plans come from the ONNX model', async () => {
     const s = startSession(loadOrt);
-    await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, frozen: onnxSource }, 'ready');
+    await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, onnxModel: onnxSource }, 'ready');
     const step = await s.request({ type: 'step' }, 'step');
     const turns = step.rollouts.flatMap((r) => r.turns);
     expect(turns.filter((t) => t.role === 'meta').every((t) => t.pieces === undefined)).toBe(true);
@@ -93,7 +93,7 @@ describe('in-process session with a frozen ONNX agent', () => {
     const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'none' } }, 'ready');
     const noGraph = { kind: 'local' as const, name: 'weights-only', files: folderFiles(tinyRema, (p) => p.startsWith('onnx/')) };
-    const missing = await s.request({ type: 'loadOnnx', frozen: noGraph }, 'error');
+    const missing = await s.request({ type: 'loadOnnx', onnxModel: noGraph }, 'error');
     expect(missing).toMatchObject({ type: 'error', fatal: false });
     if (missing.type === 'error') {
       expect(missing.message).toContain('could not load the ONNX model "local: weights-only"');
@@ -103,7 +103,7 @@ describe('in-process session with a frozen ONNX agent', () => {
     const files = folderFiles(tinyRema);
     const wrongConfig = { ...JSON.parse(readFileSync(join(tinyRema, 'config.json'), 'utf8')), num_hidden_layers: 2 };
     files.set('config.json', new File([JSON.stringify(wrongConfig)], 'config.json'));
-    const mismatch = await s.request({ type: 'loadOnnx', frozen: { kind: 'local', name: 'mismatch', files } }, 'error');
+    const mismatch = await s.request({ type: 'loadOnnx', onnxModel: { kind: 'local', name: 'mismatch', files } }, 'error');
     expect(mismatch).toMatchObject({ type: 'error', fatal: false });
     if (mismatch.type === 'error') {
       expect(mismatch.message).toContain('local: mismatch/onnx/model.onnx');

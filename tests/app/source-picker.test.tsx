@@ -26,11 +26,11 @@ describe('an empty local folder', () => {
 
   it('for the frozen ONNX agent: a message naming onnx/model.onnx, and the source stays', async () => {
     const { store } = await renderApp('source-picker');
-    const before = store.getState().frozenSpec;
+    const before = store.getState().onnxModel;
     pickEmptyFolder('onnx-folder-input');
     const message = screen.getByTestId('onnx-source-message').textContent ?? '';
     expect(message).toContain('is empty');
     for (const name of ['config.json', 'tokenizer.json', 'onnx/model.onnx']) expect(message).toContain(name);
-    expect(store.getState().frozenSpec).toBe(before);
+    expect(store.getState().onnxModel).toBe(before);
   });
 });

@@ -22,12 +22,12 @@ export function FrozenAgentPanel() {
     useShallow((st) => ({
       role: st.config.frozenAgent,
       roleError: st.configErrors.frozenAgent,
-      frozenSpec: st.frozenSpec,
+      onnxModel: st.onnxModel,
       onnx: st.frozen.onnx,
       evaluation: st.onnxEvaluation,
       status: st.status,
       setFrozenAgent: st.setFrozenAgent,
-      setFrozenSource: st.setFrozenSource,
+      setOnnxModel: st.setOnnxModel,
       evaluateOnnx: st.evaluateOnnx,
     })),
   );
@@ -51,13 +51,13 @@ export function FrozenAgentPanel() {
       <div className="row">
         <span>ONNX model</span>
         <HintIcon note={SOURCE_NOTE} />
-        <b data-testid="onnx-source">{modelLabel(s.frozenSpec)}</b>
+        <b data-testid="onnx-source">{modelLabel(s.onnxModel)}</b>
       </div>
       <SourcePicker
         busy={busy}
         defaultLabel="Shipped tiny-rema"
-        onDefault={() => s.setFrozenSource(DEFAULT_ONNX_SPEC)}
-        onSource={s.setFrozenSource}
+        onDefault={() => s.setOnnxModel(DEFAULT_ONNX_SPEC)}
+        onSource={s.setOnnxModel}
         repoPlaceholder="HF repo, e.g. onnx-community/Qwen2.5-0.5B-Instruct"
         repoLabel="Hugging Face ONNX repo id"
         testIds="onnx-"

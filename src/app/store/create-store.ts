@@ -23,7 +23,7 @@ export interface InitialState {
   backendPreference: BackendPreference;
   modelSpec: ModelSpec;
   /** the ONNX model for a frozen agent / the VRP baseline; default the embedded tiny-rema's onnx/ folder */
-  frozenSpec?: OnnxModelSpec;
+  onnxModel?: OnnxModelSpec;
   /** the inspector's "colour by"; default advantage */
   colouring?: TokenColouring;
   /** the curves' EMA weight (default 0: raw) and x axis (default steps) */
@@ -51,6 +51,6 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createAblationSlice(ctx, initial.ablation ?? null)(...a),
     ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
-    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, frozenSpec: initial.frozenSpec ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
+    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
   }));
 }

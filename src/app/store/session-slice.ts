@@ -21,12 +21,12 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
     };
 
     const load = () => {
-      const { modelSpec, backendPreference, config, frozenSpec } = get();
+      const { modelSpec, backendPreference, config, onnxModel } = get();
       // a fatal error belongs to the old session; other messages (e.g. a bad link) stay until dismissed
       const error = get().error?.fatal ? null : get().error;
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
-      send({ type: 'load', model: modelSpec, backend: backendPreference, config, frozen: frozenSpec });
+      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel });
       send({ type: 'follow', index: get().followIndex, every: get().followEvery });
     };
 
@@ -86,7 +86,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           void persist(ctx, (db) => db.put(stopped));
         }
         set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
-        send({ type: 'reset', config: get().config, frozen: get().frozenSpec });
+        send({ type: 'reset', config: get().config, onnxModel: get().onnxModel });
       },
       evaluate() {
         send({ type: 'evaluate' });
@@ -102,14 +102,14 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         if (get().status === 'failed') load();
         else get().reset();
       },
-      setFrozenSource(spec) {
-        set({ frozenSpec: spec });
+      setOnnxModel(spec) {
+        set({ onnxModel: spec });
         if (get().status === 'failed') load();
         else if (get().config.frozenAgent !== 'none') get().reset();
-        else send({ type: 'loadOnnx', frozen: spec });
+        else send({ type: 'loadOnnx', onnxModel: spec });
       },
       evaluateOnnx() {
-        send({ type: 'evaluateOnnx', config: get().config, frozen: get().frozenSpec });
+        send({ type: 'evaluateOnnx', config: get().config, onnxModel: get().onnxModel });
       },
       restartWorker() {
         connect();

@@ -58,7 +58,7 @@ export interface SessionSlice {
   /** which agent is the frozen ONNX model (config.frozenAgent); applies at once: a new run starts */
   setFrozenAgent(role: FrozenAgent): void;
   /** where the ONNX model comes from; loads it now (and starts a new run when an agent is frozen) */
-  setFrozenSource(spec: OnnxModelSpec): void;
+  setOnnxModel(spec: OnnxModelSpec): void;
   /** the VRP baseline: greedy held-out accuracy of the ONNX model as the whole policy */
   evaluateOnnx(): void;
   restartWorker(): void;
@@ -113,7 +113,7 @@ export interface ViewSlice {
   backendPreference: BackendPreference;
   modelSpec: ModelSpec;
   /** the frozen agent's / VRP baseline's ONNX model source (in the URL next to the model) */
-  frozenSpec: OnnxModelSpec;
+  onnxModel: OnnxModelSpec;
   /** group shown first in the rollout inspector */
   selectedGroup: number;
   colouring: TokenColouring;

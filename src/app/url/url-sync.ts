@@ -28,7 +28,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.view === prev.view &&
       s.preset === prev.preset &&
       s.backendPreference === prev.backendPreference &&
-      s.frozenSpec === prev.frozenSpec &&
+      s.onnxModel === prev.onnxModel &&
       s.colouring === prev.colouring &&
       s.chartSmoothing === prev.chartSmoothing &&
       s.chartX === prev.chartX &&
@@ -39,7 +39,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
     )
       return;
     const hash = withPresentState(
-      encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.frozenSpec, colour: s.colouring, smooth: s.chartSmoothing, x: s.chartX }),
+      encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.onnxModel, colour: s.colouring, smooth: s.chartSmoothing, x: s.chartX }),
       { presenting: s.presenting, autoReset: s.autoReset, followIndex: s.followIndex, followEvery: s.followEvery },
     );
     if (hash !== target.hash) target.replace(hash);

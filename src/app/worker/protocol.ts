@@ -110,14 +110,14 @@ export interface FollowedRollout {
 export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'evaluating' | 'failed';
 
 export type WorkerRequest =
-  /** `frozen`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder) */
-  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; frozen?: OnnxModelSpec }
-  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `frozen`: a new ONNX source */
-  | { type: 'reset'; config: ExperimentConfig; frozen?: OnnxModelSpec }
+  /** `onnxModel`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder) */
+  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; onnxModel?: OnnxModelSpec }
+  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX source */
+  | { type: 'reset'; config: ExperimentConfig; onnxModel?: OnnxModelSpec }
   /** load (or reuse) the ONNX model now, so its name, runtime or error shows before it is used */
-  | { type: 'loadOnnx'; frozen: OnnxModelSpec }
+  | { type: 'loadOnnx'; onnxModel: OnnxModelSpec }
   /** VRP baseline: greedy held-out evaluation of the ONNX model as the whole policy (config's held-out set) */
-  | { type: 'evaluateOnnx'; config: ExperimentConfig; frozen: OnnxModelSpec }
+  | { type: 'evaluateOnnx'; config: ExperimentConfig; onnxModel: OnnxModelSpec }
   /** run steps back to back until `pause` */
   | { type: 'train' }
   | { type: 'pause' }

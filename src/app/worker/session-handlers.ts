@@ -18,7 +18,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
     // queued work for the old model is dropped; a step already running finishes first
     s.jobs.dropQueued();
     s.wantTraining = false;
-    if (request.frozen) s.onnxSpec = request.frozen;
+    if (request.onnxModel) s.onnxModel = request.onnxModel;
     s.jobs.enqueue(
       async (busy) => {
         busy('loading');
@@ -42,7 +42,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
     s.wantTraining = false;
     s.jobs.enqueue(
       async (busy) => {
-        if (request.frozen) s.onnxSpec = request.frozen;
+        if (request.onnxModel) s.onnxModel = request.onnxModel;
         s.active = await buildTrainer(s, validateConfig(request.config, 'config', undefined), busy);
         emitFrozen(s);
         s.emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
@@ -78,7 +78,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
   loadOnnx(s, request) {
     s.jobs.enqueue(
       async (busy) => {
-        s.onnxSpec = request.frozen;
+        s.onnxModel = request.onnxModel;
         await ensureOnnx(s, busy);
         emitFrozen(s);
       },
@@ -89,7 +89,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
   evaluateOnnx(s, request) {
     s.jobs.enqueue(
       async (busy) => {
-        s.onnxSpec = request.frozen;
+        s.onnxModel = request.onnxModel;
         s.emit({ type: 'onnxEvaluation', result: await evaluateOnnx(s, request.config, busy) });
       },
       { rest: () => (s.active ? 'idle' : 'failed') },

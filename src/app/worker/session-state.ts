@@ -46,7 +46,7 @@ export interface SessionState {
   loaded: LoadedModel | null;
   active: ActiveRun | null;
   /** where the ONNX model comes from (the latest load / reset / loadOnnx / evaluateOnnx request says) */
-  onnxSpec: OnnxModelSpec;
+  onnxModel: OnnxModelSpec;
   readonly onnx: OnnxModelSlot;
   /** Train is on: each finished step queues the next */
   wantTraining: boolean;
@@ -61,7 +61,7 @@ export function createSessionState(env: SessionEnv, emit: (e: WorkerEvent) => vo
     jobs,
     loaded: null,
     active: null,
-    onnxSpec: DEFAULT_ONNX_SPEC,
+    onnxModel: DEFAULT_ONNX_SPEC,
     onnx: new OnnxModelSlot(),
     wantTraining: false,
     follow: { index: -1, every: 5 },

@@ -35,9 +35,9 @@ function shippedData(s: SessionState) {
   return { shipped: httpFolderSource(s.env.dataUrl, 'public/data') };
 }
 
-/** The ONNX model of s.onnxSpec on the EP that matches the page's backend, loaded unless it already is. */
+/** The ONNX model of s.onnxModel on the EP that matches the page's backend, loaded unless it already is. */
 export function ensureOnnx(s: SessionState, busy: Busy): Promise<PageOnnxAgent> {
-  const spec = s.onnxSpec;
+  const spec = s.onnxModel;
   return s.onnx.get({
     spec,
     ep: s.loaded?.backendInfo.kind === 'webgpu' ? 'webgpu' : 'wasm',
