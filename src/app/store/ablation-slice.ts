@@ -84,7 +84,7 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
       runStartedAt = now();
       // the run is also a saved run of its own (runs slice), named by its config
       set({ currentRun: null, activeConfig: plan.config, configDirty: false, wantsTraining: true, phase: `ablation run ${rec.runs.indexOf(next) + 1}/${rec.runs.length}: ${plan.label} seed ${plan.seed}` });
-      ctx.client.send({ type: 'reset', config: plan.config, frozen: get().frozenSpec });
+      ctx.client.send({ type: 'reset', config: plan.config, onnxModel: get().onnxModel });
       ctx.client.send({ type: 'train' });
     };
 
