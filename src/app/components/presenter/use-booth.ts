@@ -4,9 +4,6 @@
 import { useEffect, useRef } from 'react';
 import type { PlaygroundStore } from '../../store/create-store.ts';
 
-/** the store action the explain view provides (item 1 of issue 17), when it is there */
-type WithExplain = { openExplain?: (step: number) => void };
-
 export function useBooth(store: PlaygroundStore): void {
   const userPaused = useRef(false);
   const autoStarted = useRef(false);
@@ -60,10 +57,10 @@ export function useBooth(store: PlaygroundStore): void {
       } else if (e.key === 'r' || e.key === 'R') {
         if (s.status !== 'loading' && s.status !== 'failed') resetNow();
       } else if (e.key === 'e' || e.key === 'E') {
-        const open = (s as unknown as WithExplain).openExplain;
-        open?.(s.currentRun?.metrics.at(-1)?.step ?? 0);
+        s.openExplain(s.currentRun?.metrics.at(-1)?.step);
       } else if (e.key === 'Escape') {
-        s.setPresenting(false);
+        // Escape closes the explain view first (it listens itself); presenter mode only when nothing is open over it
+        if (s.explainStep === null) s.setPresenting(false);
       }
     };
     window.addEventListener('keydown', onKey);
