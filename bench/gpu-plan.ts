@@ -1,6 +1,6 @@
 // bench:gpu-plan — what the WebGPU engine asks of the GPU per phase on the Qwen2.5-0.5B-Instruct shape (random
 // weights, LoRA r8 on all projections, f32 weights; generation with the LoRA merged into the fused inference copy,
-// model/lora-merge.ts, which the engine's 'auto' rule would skip at 24 layers: 1.4 GB), counted by wrapping the
+// model/lora-merge.ts, as the engine's 'auto' rule does on WebGPU: 1.4 GB at 24 layers), counted by wrapping the
 // WebGPU objects (bench/gpu-counter.ts), not by the engine's bookkeeping. Each phase runs at two layer counts and
 // is extrapolated exactly to 24 layers (per-layer + fixed), then printed next to issue 12's targets and written
 // to bench/results/gpu-plan.json.
@@ -20,17 +20,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requestDawnDevice } from '../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
-import type { ModelConfig, ModelWeights } from '../src/engine/model/config.ts';
-import { expectedParameterShapes } from '../src/engine/model/params.ts';
+import type { ModelConfig } from '../src/engine/model/config.ts';
+import { QWEN25_05B, randomWeights } from './gpu-shapes.ts';
 import { countGpuCalls, diffCounts, type CountingDevice, type GpuCounts } from './gpu-counter.ts';
 
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
-
-export const QWEN25_05B: ModelConfig = {
-  architecture: 'qwen2', hiddenSize: 896, intermediateSize: 4864, numLayers: 24, numHeads: 14, numKvHeads: 2, headDim: 64,
-  vocabSize: 151936, rmsNormEps: 1e-6, ropeTheta: 1000000, maxPositionEmbeddings: 32768, tieWordEmbeddings: true,
-  attentionBias: true, bosTokenId: null, eosTokenIds: [151645, 151643],
-};
 
 export interface PhaseFigures {
   dispatches: number;
@@ -76,24 +70,6 @@ function args(): { execute: boolean | null; layers: [number, number]; out: strin
   return { execute, layers, out };
 }
 
-/** Random weights of the right shapes, quickly (xorshift uniform, scaled like N(0, 1/fan_in)). */
-function randomWeights(cfg: ModelConfig, seed: number): ModelWeights {
-  let s = seed >>> 0 || 1;
-  const weights: ModelWeights = new Map();
-  for (const [name, shape] of expectedParameterShapes(cfg)) {
-    const n = shape.reduce((x, y) => x * y, 1);
-    const data = new Float32Array(n);
-    const isNorm = name.endsWith('norm.weight');
-    const scale = isNorm ? 0.1 : name.endsWith('.bias') ? 0.1 : shape.length === 2 ? Math.sqrt(3 / shape[1]) : 1;
-    for (let i = 0; i < n; i++) {
-      s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-      data[i] = (isNorm ? 1 : 0) + scale * ((s / 4294967296) * 2 - 1);
-    }
-    weights.set(name, { shape: [...shape], data });
-  }
-  return weights;
-}
-
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
 const hasSchedstat = existsSync(schedstat);
 /** Milliseconds of main-thread CPU time so far (wall time without /proc). */
@@ -129,7 +105,7 @@ async function measure(layers: number, execute: boolean): Promise<{ phases: Reco
     backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' },
     training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
     optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 1, mergeLoraForInference: true, baseDtype: 'f32',
+    seed: 1, baseDtype: 'f32',
   });
   await be.sync();
   const repeat = async (n: number, run: () => Promise<unknown>): Promise<Sample[]> => {
@@ -207,7 +183,7 @@ async function main(): Promise<void> {
     layers: L,
     phases,
     measured: { [`L${l1}`]: m1.phases, [`L${l2}`]: m2.phases },
-    model: 'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
+    model: 'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
     adapter: m1.adapter,
     executed: execute,
     date: new Date().toISOString(),

@@ -111,6 +111,13 @@ export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDt
   };
 }
 
+/** What the backend changes in a step's allocations: WASM keeps vectors in f32 beside half matrices; the LoRA merge
+ *  rule depends on the backend kind and the total the backend enforces (its default cap; WebGPU enforces none). */
+function backendShape(shape: MemoryShape, backend: PlanBackend): MemoryShape {
+  const cap = backend === 'webgpu' ? null : defaultLimit(backend);
+  return { ...shape, halfVectors: backend !== 'wasm', backend, ...(cap !== null ? { deviceBytes: cap } : {}) };
+}
+
 function defaultLimit(backend: PlanBackend): number | null {
   if (backend === 'wasm') return WASM_LIMIT_BYTES;
   if (backend === 'cpu') return CPU_LIMIT_BYTES;
@@ -168,8 +175,7 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
   let set: Record<string, unknown> = {};
   let weightDtype = dtype;
   let current = config;
-  const halfVectors = backend !== 'wasm';
-  let currentTotal = planMemory(model, { ...stepShape(config, model, dtype), halfVectors }).bytes.total;
+  let currentTotal = planMemory(model, backendShape(stepShape(config, model, dtype), backend)).bytes.total;
   for (let round = 0; round < 8; round++) {
     const tried: Array<Change & { total: number; config: ExperimentConfig }> = [];
     for (const change of candidateChanges(current, weightDtype, backend)) {
@@ -180,7 +186,7 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
         continue; // a change the config does not allow (e.g. fewer rollouts than mini-batches)
       }
       const d = change.weightDtype ?? weightDtype;
-      tried.push({ ...change, config: c, total: planMemory(model, { ...stepShape(c, model, d), halfVectors }).bytes.total });
+      tried.push({ ...change, config: c, total: planMemory(model, backendShape(stepShape(c, model, d), backend)).bytes.total });
     }
     const fitting = tried.filter((t) => t.total <= limit).toSorted((a, b) => a.cost - b.cost || b.total - a.total);
     if (fitting.length > 0) {
@@ -203,7 +209,7 @@ export function planConfig(config: ExperimentConfig, model: { config: ModelConfi
   const weightDtype = options.weightDtype ?? 'f32';
   if (!dtypesFor(options.backend).includes(weightDtype)) throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
   if (config.finetune === 'full' && weightDtype !== 'f32') throw new Error(`plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`);
-  const shape = { ...stepShape(config, model.config, weightDtype), halfVectors: options.backend !== 'wasm' };
+  const shape = backendShape(stepShape(config, model.config, weightDtype), options.backend);
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
   const fits = limit === null ? null : mem.bytes.total <= limit;

@@ -62,6 +62,40 @@ export function mergedFloats(cfg: ModelConfig, targets: readonly LoraTarget[]): 
   return cfg.numLayers * perLayer;
 }
 
+/** The merge rule's caps (mergeLoraAuto). On the CPU and WASM backends a decode step is bound by arithmetic, which
+ *  the merge barely changes (LoRA adds 2r(in+out) of in·out multiply-adds per row), and memory is scarce (4 GiB). */
+export const MERGE_CPU_MAX_BYTES = 256 * 1024 * 1024;
+/** On WebGPU a decode step is bound by dispatches and weight reads: the merge takes it from 17 + 2 per LoRA target
+ *  kernels per layer to 9. WebGPU does not tell the page how much memory the device has, so unless the backend was
+ *  given a budget (maxTotalBytes) the copy is made when it takes at most this much: every catalog model up to
+ *  ~1.7B parameters with LoRA on all projections (Qwen2.5-0.5B 1.4 GB, Qwen2.5-1.5B 5.2 GB, SmolLM2-1.7B 6.4 GB). */
+export const MERGE_WEBGPU_MAX_BYTES = 8 * 1024 ** 3;
+
+/** What the 'auto' merge rule looks at. */
+export interface MergeRuleInput {
+  backend: 'cpu' | 'wasm' | 'webgpu';
+  /** the frozen base is stored as f32 */
+  baseF32: boolean;
+  /** bytes of the inference copy (mergedBytes) */
+  copyBytes: number;
+  /** the largest fused tensor fits one storage binding (largestMergedTensorBytes) */
+  fitsBinding: boolean;
+  /** bytes the backend allows live at once (Infinity when unknown) and those live now */
+  maxTotalBytes: number;
+  liveBytes: number;
+}
+
+/** The 'auto' rule (memory vs speed), shared by EnginePolicy and the planner (plan/memory.ts): merge when each
+ *  fused tensor fits a binding, the copy takes at most half of the memory left (when the backend knows its
+ *  total), and on CPU / WASM the base is f32 and the copy at most MERGE_CPU_MAX_BYTES, on WebGPU at most
+ *  MERGE_WEBGPU_MAX_BYTES (any base dtype: the copy is f32). */
+export function mergeLoraAuto(r: MergeRuleInput): boolean {
+  if (!r.fitsBinding) return false;
+  if (Number.isFinite(r.maxTotalBytes) && r.copyBytes > (r.maxTotalBytes - r.liveBytes) / 2) return false;
+  if (r.backend === 'webgpu') return r.copyBytes <= MERGE_WEBGPU_MAX_BYTES;
+  return r.baseF32 && r.copyBytes <= MERGE_CPU_MAX_BYTES;
+}
+
 /** Largest single tensor of the fused layout, in bytes (each must fit one storage binding on WebGPU). */
 export function largestMergedTensorBytes(cfg: ModelConfig): number {
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;

@@ -7,7 +7,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
-import { mergedFloats } from '../model/lora-merge.ts';
+import { mergedFloats, mergeLoraAuto } from '../model/lora-merge.ts';
 import { prefillChunkPrompts } from '../model/generate.ts';
 
 /** Storage of the frozen base weights. */
@@ -48,8 +48,12 @@ export interface MemoryShape {
   gradient: GradientShape;
   /** EnginePolicyOptions.activationBudgetBytes (default 64 MiB): every layer's internals kept when they fit */
   activationBudgetBytes?: number;
-  /** EnginePolicyOptions.mergeLoraForInference (default 'auto') */
+  /** EnginePolicyOptions.mergeLoraForInference (default 'auto': model/lora-merge.ts mergeLoraAuto) */
   mergeLoraForInference?: boolean | 'auto';
+  /** the backend kind, for the 'auto' merge rule (default 'cpu': the CPU / WASM rule) */
+  backend?: 'cpu' | 'wasm' | 'webgpu';
+  /** the backend's maxTotalBytes, for the 'auto' merge rule (default: unknown) */
+  deviceBytes?: number;
   /** with f16 / bf16 weights: false when the backend keeps vectors (norms, biases) in f32 and only matrices as
    *  halves (the WASM backend); default true (WebGPU stores every weight as a half) */
   halfVectors?: boolean;
@@ -105,6 +109,12 @@ function loraTargets(targets: readonly string[]): LoraTarget[] {
   return out;
 }
 
+/** Bytes of the frozen base weights. */
+function weightBytes(config: ModelConfig, shape: MemoryShape): number {
+  const vectorsF32 = shape.weightDtype !== 'f32' && shape.halfVectors === false ? vectorParameters(config) : 0;
+  return (parameterCount(config) - vectorsF32) * weightBytesPerElement(shape.weightDtype) + F * vectorsF32;
+}
+
 /** Floats of one LoRA adapter's A and B over every layer. */
 export function loraFloats(config: ModelConfig, rank: number, targets: readonly string[]): number {
   let n = 0;
@@ -120,12 +130,36 @@ function targetedFloats(config: ModelConfig, targets: readonly string[]): number
   return mergedFloats(config, loraTargets(targets));
 }
 
-/** Whether EnginePolicy merges LoRA into a copy for generation ('auto': f32 base and a copy of <= 256 MiB). */
-export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
-  if (shape.training.mode !== 'lora') return false;
+/** How many adapters EnginePolicy merges into an inference copy for generation, in order (each decided by the
+ *  'auto' rule with the earlier copies live), given the bytes live before the first merge. */
+function mergedAdapters(config: ModelConfig, shape: MemoryShape, liveBefore: number): number {
+  const t = shape.training;
+  if (t.mode !== 'lora') return 0;
   const m = shape.mergeLoraForInference ?? 'auto';
-  if (m !== 'auto') return m;
-  return shape.weightDtype === 'f32' && F * targetedFloats(config, shape.training.targets) <= 256 * MiB;
+  if (m !== 'auto') return m ? t.adapters : 0;
+  const copyBytes = F * targetedFloats(config, t.targets);
+  let live = liveBefore;
+  let n = 0;
+  for (let i = 0; i < t.adapters; i++) {
+    const yes = mergeLoraAuto({
+      backend: shape.backend ?? 'cpu', baseF32: shape.weightDtype === 'f32', copyBytes, fitsBinding: true,
+      maxTotalBytes: shape.deviceBytes ?? Infinity, liveBytes: live,
+    });
+    if (!yes) break;
+    n++;
+    live += copyBytes;
+  }
+  return n;
+}
+
+/** Whether EnginePolicy merges LoRA into an inference copy for generation (every adapter; the 'auto' rule is
+ *  model/lora-merge.ts mergeLoraAuto). */
+export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
+  const t = shape.training;
+  if (t.mode !== 'lora') return false;
+  const weights = weightBytes(config, shape);
+  const persistent = weights + 2 * F * t.adapters * 2 * loraFloats(config, t.rank, t.targets) + F * t.adapters;
+  return mergedAdapters(config, shape, persistent) === t.adapters;
 }
 
 /** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
@@ -191,18 +225,13 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const t = shape.training;
   if (!(t.adapters >= 1)) throw new Error(`planMemory: training.adapters must be at least 1, got ${t.adapters}`);
   if (t.mode === 'full' && shape.weightDtype !== 'f32') throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
-  const vectorsF32 = shape.weightDtype !== 'f32' && shape.halfVectors === false ? vectorParameters(config) : 0;
-  const weights = (parameters - vectorsF32) * weightBytesPerElement(shape.weightDtype) + F * vectorsF32;
-  const merge = mergesLora(config, shape);
-  let trainable = 0; // floats of one adapter's trainable weights
-  let merged = 0;
-  if (t.mode === 'lora') {
-    trainable = loraFloats(config, t.rank, t.targets);
-    if (merge) merged = targetedFloats(config, t.targets);
-  } else trainable = parameters;
-  // per adapter: weights + gradients (+ a merged copy), AdamW m + v + its norm scalar
-  const lora = F * t.adapters * (2 * trainable + merged);
-  const optimizer = F * t.adapters * (2 * trainable + 1);
+  const weights = weightBytes(config, shape);
+  const trainable = t.mode === 'lora' ? loraFloats(config, t.rank, t.targets) : parameters; // floats of one adapter's trainable weights
+  const optimizer = F * t.adapters * (2 * trainable + 1); // AdamW m + v + its norm scalar, per adapter
+  // per adapter: weights + gradients, plus the merged copies ('auto': decided with the rest live)
+  const mergedCount = mergedAdapters(config, shape, weights + F * t.adapters * 2 * trainable + optimizer);
+  const merge = t.mode === 'lora' && mergedCount === t.adapters;
+  const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? F * mergedCount * targetedFloats(config, t.targets) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
   const dec = decodeFloats(config, shape.decode, loraInDecode, merge);
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);

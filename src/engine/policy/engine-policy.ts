@@ -12,7 +12,7 @@ import { runSequences, type ActiveWeights, type GradientSinks } from '../model/d
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
 import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
-import { allocMerged, largestMergedTensorBytes, mergedBytes, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
+import { allocMerged, largestMergedTensorBytes, mergedBytes, mergeLoraAuto, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from '../model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
 import { validateSampling } from '../sampling.ts';
@@ -54,8 +54,10 @@ export interface EnginePolicyOptions {
   /** run generation and scoring with each LoRA adapter merged into an inference copy of the layer weights in the
    *  fused layout (model/lora-merge.ts: [q;k;v] and [gate;up] concatenated, o and down copied when targeted;
    *  refreshed on the device after every optimiser step): 9 kernels per layer and decode step instead of 17 + 2 per
-   *  LoRA target, at the memory of that copy (about the base's layer weights when every projection is targeted).
-   *  'auto' (default): when the base is f32 and the copy takes at most 256 MiB. Gradients never use it. */
+   *  LoRA target, at the memory of that copy (about the base's layer weights in f32 when every projection is
+   *  targeted). 'auto' (default): model/lora-merge.ts mergeLoraAuto (WebGPU: a copy of at most 8 GiB that takes at
+   *  most half the memory left when the backend knows its total; CPU / WASM: f32 base and at most 256 MiB).
+   *  Gradients never use it. */
   mergeLoraForInference?: boolean | 'auto';
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
@@ -172,7 +174,8 @@ export class EnginePolicy implements TrainablePolicy {
     const t = this.trainable(adapter);
     if (t.kind === 'full') return { params: t.params, lora: null };
     const lora = t.lora;
-    if (forGradients || !this.mergeEnabled(lora)) return { params: this.base, lora };
+    // (once made, the copy is kept: the rule is not asked again with the copy itself counted as live memory)
+    if (forGradients || (!t.merged && !this.mergeEnabled(lora))) return { params: this.base, lora };
     if (!t.merged) {
       t.merged = allocMerged(this.backend, this.config, this.base, lora);
       t.mergedFresh = true;
@@ -188,7 +191,12 @@ export class EnginePolicy implements TrainablePolicy {
     const m = this.opts.mergeLoraForInference ?? 'auto';
     // each fused tensor must fit one storage binding (the fused kernels do not walk split tensors)
     const fits = largestMergedTensorBytes(this.config) <= this.backend.limits.maxStorageBufferBindingSize;
-    if (m === 'auto') return fits && this.base.layers[0].q.dtype === 'f32' && mergedBytes(this.config, lora) <= 256 * 1024 * 1024;
+    if (m === 'auto') {
+      return mergeLoraAuto({
+        backend: this.backend.kind, baseF32: this.base.layers[0].q.dtype === 'f32', copyBytes: mergedBytes(this.config, lora), fitsBinding: fits,
+        maxTotalBytes: this.backend.limits.maxTotalBytes, liveBytes: this.backend.ledger().liveBytes,
+      });
+    }
     if (m && !fits) {
       throw new Error(`mergeLoraForInference: a fused [q;k;v] or [gate;up] matrix takes ${largestMergedTensorBytes(this.config)} bytes, over the backend's binding limit of ${this.backend.limits.maxStorageBufferBindingSize}`);
     }

@@ -1,0 +1,118 @@
+// The 'auto' LoRA merge rule (model/lora-merge.ts mergeLoraAuto), memory vs speed: on WebGPU the inference copy is
+// made for any base dtype up to MERGE_WEBGPU_MAX_BYTES (so decode on the Qwen2.5-0.5B shape runs the fused 9
+// kernels per layer by default), on CPU / WASM only for an f32 base and up to MERGE_CPU_MAX_BYTES, and nowhere when
+// it would take more than half of the memory a backend says is left. EnginePolicy follows the rule (a WebGPU
+// policy over an f16 base decodes at 9 dispatches per layer; a CPU backend short of memory does not merge) and
+// the planner counts the copy exactly where the engine makes it (ledger peak within 15%).
+import { describe, expect, it } from 'vitest';
+import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
+import { QWEN25_05B } from '../../bench/gpu-shapes.ts';
+import type { Backend } from '../../src/engine/backend.ts';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import type { ModelConfig } from '../../src/engine/model/config.ts';
+import { MERGE_CPU_MAX_BYTES, MERGE_WEBGPU_MAX_BYTES, mergedFloats, mergeLoraAuto, type MergeRuleInput } from '../../src/engine/model/lora-merge.ts';
+import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
+import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
+import { randomWeights, tinyConfig } from './model-random.ts';
+
+const ALL = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;
+const GiB = 1024 ** 3;
+
+describe('mergeLoraAuto', () => {
+  const base: MergeRuleInput = { backend: 'webgpu', baseF32: true, copyBytes: 1.4e9, fitsBinding: true, maxTotalBytes: Infinity, liveBytes: 2e9 };
+  it('WebGPU: any base dtype, up to the cap, when memory is unknown', () => {
+    expect(mergeLoraAuto(base)).toBe(true);
+    expect(mergeLoraAuto({ ...base, baseF32: false })).toBe(true);
+    expect(mergeLoraAuto({ ...base, copyBytes: MERGE_WEBGPU_MAX_BYTES })).toBe(true);
+    expect(mergeLoraAuto({ ...base, copyBytes: MERGE_WEBGPU_MAX_BYTES + 4 })).toBe(false);
+    expect(mergeLoraAuto({ ...base, fitsBinding: false })).toBe(false);
+  });
+  it('a known total: at most half of what is left', () => {
+    expect(mergeLoraAuto({ ...base, maxTotalBytes: 2e9 + 2.8e9, liveBytes: 2e9 })).toBe(true);
+    expect(mergeLoraAuto({ ...base, maxTotalBytes: 2e9 + 2.7e9, liveBytes: 2e9 })).toBe(false);
+  });
+  it('CPU / WASM: f32 base and at most 256 MiB', () => {
+    const cpu = { ...base, backend: 'wasm' as const, copyBytes: MERGE_CPU_MAX_BYTES };
+    expect(mergeLoraAuto(cpu)).toBe(true);
+    expect(mergeLoraAuto({ ...cpu, baseF32: false })).toBe(false);
+    expect(mergeLoraAuto({ ...cpu, copyBytes: MERGE_CPU_MAX_BYTES + 4 })).toBe(false);
+    expect(mergeLoraAuto({ ...cpu, backend: 'cpu' })).toBe(true);
+  });
+});
+
+describe('the planner counts the copy where the engine makes it', () => {
+  const shape = (backend: 'webgpu' | 'wasm', weightDtype: 'f32' | 'f16'): MemoryShape => ({
+    weightDtype, backend, training: { mode: 'lora', adapters: 1, rank: 8, targets: ALL.map((t) => `${t}_proj`) },
+    decode: { sequences: 8, uniquePrompts: 1, promptTokens: 16, newTokens: 16 }, gradient: { sequences: 8, tokens: 64, selected: 504 },
+  });
+  it('Qwen2.5-0.5B shape: the 1.4 GB copy on WebGPU (f32 and f16 base), none on WASM', () => {
+    const copy = 4 * mergedFloats(QWEN25_05B, [...ALL]);
+    expect(copy).toBeGreaterThan(1.4e9);
+    const lora = 4 * 2 * 24 * 8 * (2 * (896 + 896) + 2 * (896 + 128) + 3 * (896 + 4864));
+    for (const dtype of ['f32', 'f16'] as const) {
+      expect(planMemory(QWEN25_05B, shape('webgpu', dtype)).bytes.lora, dtype).toBe(lora + copy);
+      expect(planMemory(QWEN25_05B, shape('wasm', dtype)).bytes.lora, dtype).toBe(lora);
+    }
+    // a WebGPU backend that knows it has 3 GiB: the copy would take more than half of what is left
+    expect(planMemory(QWEN25_05B, { ...shape('webgpu', 'f16'), deviceBytes: 3 * GiB }).bytes.lora).toBe(lora);
+  });
+});
+
+/** Qwen2-like (attention biases, GQA) at a tiny size. */
+const qwenLike = (layers: number): ModelConfig => tinyConfig({
+  architecture: 'qwen2', numLayers: layers, attentionBias: true, hiddenSize: 32, intermediateSize: 48, numHeads: 4, numKvHeads: 2, headDim: 8, vocabSize: 97,
+});
+
+function policy(be: Backend, cfg: ModelConfig, baseDtype: 'f32' | 'f16'): EnginePolicy {
+  return new EnginePolicy({
+    backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') },
+    training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: [...ALL] },
+    optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+    seed: 3, baseDtype,
+  });
+}
+
+const request = { prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] };
+const greedy = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+
+describe('EnginePolicy follows the rule', () => {
+  it('WebGPU over an f16 base merges by default: 9 dispatches per layer and decode step', async () => {
+    const dawn = await getTestDevice();
+    const counted = countGpuCalls(dawn.device);
+    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    for (const layers of [1, 3]) {
+      const p = policy(gpu, qwenLike(layers), 'f16');
+      const snaps: GpuCounts[] = [];
+      await p.generate([request], greedy, () => snaps.push(counted.snapshot()));
+      p.dispose();
+      for (const [i, s] of snaps.slice(1).entries()) expect(diffCounts(snaps[i], s).dispatches, `${layers} layers`).toBe(9 * layers + 4);
+    }
+    gpu.destroy();
+  });
+
+  it('CPU: merges when the copy takes at most half of the memory left, not when it takes more; the plan agrees', async () => {
+    const cfg = qwenLike(2);
+    const copy = 4 * mergedFloats(cfg, [...ALL]);
+    const measure = async (maxTotalBytes: number) => {
+      const be = new CpuBackend({ maxTotalBytes });
+      const p = policy(be, cfg, 'f32');
+      const live = be.ledger().liveBytes;
+      await p.generate([request], greedy);
+      const grown = be.ledger().liveBytes - live; // the copy stays allocated once made
+      p.dispose();
+      return { live, grown };
+    };
+    const { live } = await measure(1 << 30);
+    const roomy = live + 2 * copy + 1024;
+    const tight = live + 2 * copy - 1024;
+    expect((await measure(roomy)).grown).toBe(copy);
+    expect((await measure(tight)).grown).toBe(0);
+    const plan = (deviceBytes: number) => planMemory(cfg, {
+      weightDtype: 'f32', backend: 'cpu', deviceBytes, training: { mode: 'lora', adapters: 1, rank: 4, targets: ALL.map((t) => `${t}_proj`) },
+      decode: { sequences: 1, uniquePrompts: 1, promptTokens: 3, newTokens: 4 }, gradient: { sequences: 0, tokens: 0, selected: 0 },
+    }).bytes.lora;
+    expect(plan(roomy) - plan(tight)).toBe(copy);
+  });
+});
