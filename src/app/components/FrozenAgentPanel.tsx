@@ -4,7 +4,7 @@
 // ONNX model alone, evaluated greedily on the held-out set. The model runs on onnxruntime-web in the worker.
 import { useShallow } from 'zustand/react/shallow';
 import type { FrozenAgent } from '../../rl/config.ts';
-import { modelLabel } from '../store/selectors.ts';
+import { modelLabel } from '../worker/model-label.ts';
 import { usePlayground } from '../store/react.ts';
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import { HintIcon } from './HintIcon.tsx';

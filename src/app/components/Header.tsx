@@ -2,7 +2,7 @@
 // the model, the frozen ONNX agent and its onnxruntime-web execution provider, and the dataset, so a screenshot
 // always says what produced the curves.
 import { useShallow } from 'zustand/react/shallow';
-import { modelLabel } from '../store/selectors.ts';
+import { modelLabel } from '../worker/model-label.ts';
 import { usePlayground } from '../store/react.ts';
 
 function formatParams(n: number): string {

@@ -4,7 +4,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import { importRunFile } from '../io/run-import.ts';
 import { newRunId, type SavedRun } from '../persist/run-types.ts';
 import { persist, type StoreContext } from './context.ts';
-import { modelLabel } from './selectors.ts';
+import { modelLabel } from '../worker/model-label.ts';
 import type { PlaygroundState, RunsSlice } from './types.ts';
 
 /** Short label for a new run: the config's name plus the time, e.g. "tiny-default 14:03:22". */

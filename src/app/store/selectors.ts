@@ -3,12 +3,7 @@
 // (a zustand selector must not return a fresh object each call).
 import type { RolloutRecord } from '../../rl/metrics.ts';
 import type { SavedRun } from '../persist/run-types.ts';
-import type { ModelSpec } from '../worker/protocol.ts';
 import type { PlaygroundState } from './types.ts';
-
-export function modelLabel(spec: ModelSpec): string {
-  return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
-}
 
 /** Runs drawn on the charts: the current run first, then the overlaid ones in the order they were picked. */
 const chartRuns = (current: SavedRun | null, runs: readonly SavedRun[], overlayIds: readonly string[]): SavedRun[] => {

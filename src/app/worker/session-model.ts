@@ -10,6 +10,7 @@ import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import { selectBackend } from './backend-select.ts';
+import { modelLabel } from './model-label.ts';
 import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, WorkerEvent } from './protocol.ts';
 
 /** A model on its backend: what every trainer of the session is built from. */
@@ -31,10 +32,6 @@ export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
     case 'local':
       return localFilesSource(spec.files, `local: ${spec.name}`);
   }
-}
-
-export function modelName(spec: ModelSpec): string {
-  return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }
 
 /** Chooses the backend (announced at once, so the header shows it even if loading fails) and loads the model onto it. */
@@ -60,13 +57,13 @@ export async function loadModel(
     const missing = /not found/.test((e as Error).message)
       ? '\nA model folder needs config.json, model.safetensors (or model.safetensors.index.json and its shards), tokenizer.json and tokenizer_config.json (a Llama or Qwen2 checkpoint in Hugging Face layout).'
       : '';
-    throw new Error(`could not load the model "${modelName(spec)}": ${(e as Error).message}${missing}`, { cause: e });
+    throw new Error(`could not load the model "${modelLabel(spec)}": ${(e as Error).message}${missing}`, { cause: e });
   }
   let parameters = 0;
   for (const t of checkpoint.weights.values()) parameters += t.data.length;
   const c = checkpoint.config;
   const model: ModelInfo = {
-    name: modelName(spec),
+    name: modelLabel(spec),
     architecture: c.architecture,
     parameters,
     layers: c.numLayers,

@@ -10,7 +10,8 @@ import type { PageOnnxAgent } from './onnx-agent.ts';
 import { loadOrtWeb } from './onnx-runtime.ts';
 import type { OnnxEvaluation } from './protocol.ts';
 import type { Busy } from './session-jobs.ts';
-import { modelName, sourceFor } from './session-model.ts';
+import { modelLabel } from './model-label.ts';
+import { sourceFor } from './session-model.ts';
 import type { ActiveRun, SessionState } from './session-state.ts';
 
 /** The status line's text for work inside a phase: "eval 12/128 episodes done (381 tokens this turn)", "update 3/8". */
@@ -42,7 +43,7 @@ export function ensureOnnx(s: SessionState, busy: Busy): Promise<PageOnnxAgent> 
     spec,
     ep: s.loaded?.backendInfo.kind === 'webgpu' ? 'webgpu' : 'wasm',
     source: sourceFor(spec, s.env.modelsUrl),
-    name: modelName(spec),
+    name: modelLabel(spec),
     loadOrt: s.env.loadOrt ?? loadOrtWeb,
     // a download can take a while: the page shows its byte progress while the status is "loading"
     onLoadStart: () => busy('loading'),
