@@ -3,7 +3,9 @@
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
+import { openAblationDb } from './persist/ablation-db.ts';
 import { openRunsDb } from './persist/runs-db.ts';
+import { browserQuery, readAblationParam, syncAblationUrl } from './url/ablation-url.ts';
 import { splitPresentState } from './url/present-state.ts';
 import { decodeUrlState, modelSpecFromConfig } from './url/url-state.ts';
 import { browserHash, syncUrl } from './url/url-sync.ts';
@@ -16,8 +18,9 @@ import { createWorkerClient } from './worker/client.ts';
 markStartup('script');
 const present = splitPresentState(location.hash);
 const fromUrl = decodeUrlState(present.rest);
+const fromQuery = readAblationParam(location.search);
 const store = createPlaygroundStore(
-  { createClient: createWorkerClient, openDb: () => openRunsDb() },
+  { createClient: createWorkerClient, openDb: () => openRunsDb(), openAblationDb: () => openAblationDb() },
   {
     config: fromUrl.config,
     preset: fromUrl.preset,
@@ -28,16 +31,18 @@ const store = createPlaygroundStore(
     colouring: fromUrl.colouring,
     chartSmoothing: fromUrl.smoothing,
     chartX: fromUrl.chartX,
+    ablation: fromQuery.spec,
     presenting: present.state.presenting,
     autoReset: present.state.autoReset,
     followIndex: present.state.followIndex,
     followEvery: present.state.followEvery,
   },
 );
-const linkErrors = [...fromUrl.errors, ...present.errors];
+const linkErrors = [...fromUrl.errors, ...present.errors, ...(fromQuery.error ? [fromQuery.error] : [])];
 if (linkErrors.length > 0) store.setState({ error: { message: linkErrors.join('\n'), fatal: false } });
 
 syncUrl(store, browserHash());
+syncAblationUrl(store, browserQuery());
 
 createRoot(document.getElementById('root')!).render(
   <ErrorBoundary label="The playground">
@@ -47,4 +52,4 @@ createRoot(document.getElementById('root')!).render(
   </ErrorBoundary>,
 );
 requestAnimationFrame(() => markStartup('paint'));
-void store.getState().start();
+void store.getState().start().then(() => store.getState().restoreAblation());

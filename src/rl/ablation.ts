@@ -268,10 +268,11 @@ export function decodeAblation(text: string): AblationSpec {
   return { axes, seeds: o.seeds as number[] };
 }
 
-/** A stable id of an ablation: the spec on its base config and model (FNV-1a of their JSON), so the page finds
- *  the stored progress of the ablation a link names. */
+/** A stable id of an ablation: the spec on its base config (FNV-1a of their JSON), so the page finds the stored
+ *  progress of the ablation a link names. The model is left out (a link cannot reopen a local folder, so the
+ *  reloaded page's config may name another model): the stored ablation says which model it resumes on. */
 export function ablationId(spec: AblationSpec, base: ExperimentConfig): string {
-  const text = JSON.stringify({ spec: encodeAblation(spec), base: { ...base, name: '' } });
+  const text = JSON.stringify({ spec: encodeAblation(spec), base: { ...base, name: '', modelSource: '', model: '' } });
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

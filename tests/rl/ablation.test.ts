@@ -49,6 +49,8 @@ describe('ablation text', () => {
     expect(decodeAblation(text)).toEqual(spec);
     expect(ablationId(decodeAblation(text), base)).toBe(ablationId(spec, base));
     expect(ablationId(spec, { ...base, lr: base.lr * 2 })).not.toBe(ablationId(spec, base));
+    // a reloaded page cannot name a local folder: the id holds without the model
+    expect(ablationId(spec, { ...base, modelSource: 'local', model: 'my-folder' })).toBe(ablationId(spec, base));
     expect(() => decodeAblation('{"axes":[]}')).toThrow('URL: ablation must be');
     expect(() => decodeAblation('nope')).toThrow('URL: ablation is not JSON');
   });
