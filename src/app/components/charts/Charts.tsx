@@ -63,8 +63,16 @@ function LineSpecChart({ spec, runs, smoothing, xAxis }: { spec: ChartSpec; runs
       }),
     [runs, spec, smoothing, xAxis],
   );
+  // a click on a step opens "Explain this step" there (the nearest recorded step at or before it)
+  const openExplain = usePlayground((s) => s.openExplain);
+  const onClick = (e: { activeLabel?: string | number } | null) => {
+    const x = Number(e?.activeLabel);
+    if (!Number.isFinite(x)) return;
+    const step = xAxis === 'step' ? x : lines.flatMap((l) => l.data).find((d) => d.x === x)?.step;
+    if (step !== undefined) openExplain(step);
+  };
   return (
-    <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+    <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }} onClick={onClick} style={{ cursor: 'pointer' }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
       <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={xAxis === 'minutes'} tick={{ fontSize: 10 }} tickFormatter={xAxis === 'minutes' ? fmt : undefined} />
       <YAxis domain={spec.domain ?? (spec.fromZero ? fromZeroDomain : ['auto', 'auto'])} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />

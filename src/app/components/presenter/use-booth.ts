@@ -1,13 +1,21 @@
 // Presenter mode's unattended booth: training starts by itself once the model is loaded, a new run starts after
 // `autoReset` steps (and trains by itself again), and the keyboard drives it (space pause / resume, r reset,
 // e explain this step, Escape leaves presenter mode). A pause by the presenter is kept across resets.
+// A step that was running when Reset was pressed still reports (as a step of the old run, after the reset): the
+// steps that count towards autoReset are those recorded after the session said the new run exists.
 import { useEffect, useRef } from 'react';
 import type { PlaygroundStore } from '../../store/create-store.ts';
+import type { PlaygroundState } from '../../store/types.ts';
+
+const isResetPhase = (phase: string | null) => phase?.startsWith('reset:') ?? false;
+const stepsRecorded = (s: PlaygroundState) => s.currentRun?.metrics.length ?? 0;
 
 export function useBooth(store: PlaygroundStore): void {
   const userPaused = useRef(false);
   const autoStarted = useRef(false);
   const pendingStart = useRef(false);
+  /** the run and its number of steps when the new run began (the old run's last step may come after the reset) */
+  const runAtStart = useRef<{ id: string | null; steps: number }>({ id: null, steps: 0 });
 
   useEffect(() => {
     const resetNow = () => {
@@ -15,19 +23,20 @@ export function useBooth(store: PlaygroundStore): void {
       autoStarted.current = true;
       store.getState().reset();
     };
-    const tick = () => {
-      const s = store.getState();
+    const tick = (s: PlaygroundState, prev: PlaygroundState) => {
       if (!s.presenting || !s.model || s.status === 'failed' || s.status === 'loading') return;
       const lastStep = s.currentRun?.metrics.at(-1)?.step ?? 0;
       if (pendingStart.current) {
-        // the session says "reset: …" once the new trainer is built; training queues after its first rollout
-        if (s.phase?.startsWith('reset:')) {
+        // the session says "reset: …" once the new trainer is built (a new phase event, not one left from before)
+        if (isResetPhase(s.phase) && s.phase !== prev.phase) {
           pendingStart.current = false;
+          runAtStart.current = { id: s.currentRun?.id ?? null, steps: stepsRecorded(s) };
           if (!userPaused.current && !s.wantsTraining) s.train();
         }
         return;
       }
-      if (s.autoReset > 0 && lastStep >= s.autoReset) {
+      const newRunStepped = (s.currentRun?.id ?? null) !== runAtStart.current.id || stepsRecorded(s) > runAtStart.current.steps;
+      if (s.autoReset > 0 && lastStep >= s.autoReset && newRunStepped) {
         resetNow();
         return;
       }
@@ -37,7 +46,7 @@ export function useBooth(store: PlaygroundStore): void {
       }
     };
     const unsubscribe = store.subscribe(tick);
-    tick();
+    tick(store.getState(), store.getState());
 
     const onKey = (e: KeyboardEvent) => {
       const s = store.getState();
