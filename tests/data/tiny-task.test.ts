@@ -73,6 +73,10 @@ function checkEquations(text: string): number {
   return last;
 }
 
+/** a question's arithmetic chain, read back from its text */
+const chain = (q: string) => parseQuestion(q).ops.join(' ');
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 describe('tiny arithmetic problems', () => {
   const sets = (['train', 'heldout'] as const).map((split) => tinyArithProblems({ split, count: 900, seed: 3 }));
 
@@ -98,14 +102,12 @@ describe('tiny arithmetic problems', () => {
       byLevel.set(p.level!, [...(byLevel.get(p.level!) ?? []), n]);
     }
     expect([...byLevel.keys()].toSorted()).toEqual(['L1', 'L2', 'L3']);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(byLevel.get('L1')!.length).toBe(300);
     expect(mean(byLevel.get('L2')!)).toBeGreaterThan(mean(byLevel.get('L1')!));
     expect(mean(byLevel.get('L3')!)).toBeGreaterThan(mean(byLevel.get('L2')!));
   });
 
   it('train and held-out never share an arithmetic chain (read back from the text)', () => {
-    const chain = (q: string) => parseQuestion(q).ops.join(' ');
     const train = new Set(tinyArithProblems({ split: 'train', count: 3000, seed: 11 }).map((p) => chain(p.question)));
     const heldout = tinyArithProblems({ split: 'heldout', count: 600, seed: 12 }).map((p) => chain(p.question));
     expect(new Set(heldout).size).toBe(heldout.length); // held-out chains are distinct

@@ -22,6 +22,8 @@ function tensors(weights: ModelWeights, dtype: SafetensorsDType, names?: string[
   return new Map([...weights].filter(([n]) => !names || names.includes(n)).map(([n, t]) => [n, { dtype, shape: t.shape, data: t.data }]));
 }
 
+const shardName = (i: number) => `model-0000${i + 1}-of-00002.safetensors`;
+
 /** A model folder on disk: one file, or two shards with an index. */
 function writeModel(weights: ModelWeights, dtype: SafetensorsDType, sharded = false): string {
   const dir = mkdtempSync(join(tmpdir(), 'rema-nonfinite-'));
@@ -32,7 +34,6 @@ function writeModel(weights: ModelWeights, dtype: SafetensorsDType, sharded = fa
   }
   const names = [...weights.keys()];
   const half = [names.slice(0, names.length / 2), names.slice(names.length / 2)];
-  const shardName = (i: number) => `model-0000${i + 1}-of-00002.safetensors`;
   half.forEach((part, i) => writeFileSync(join(dir, shardName(i)), writeSafetensors(tensors(weights, dtype, part))));
   const weightMap = Object.fromEntries(half.flatMap((part, i) => part.map((n) => [n, shardName(i)])));
   writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ weight_map: weightMap }));

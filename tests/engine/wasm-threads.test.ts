@@ -98,32 +98,33 @@ describe('two-thread WASM matmul', () => {
   });
 });
 
-describe('two-thread WASM attention (split by sequences)', () => {
-  /** o, lse of attention and dq, dk, dv of its backward on one runtime, from the same random inputs */
-  function runAttention(rt: WasmRuntime, B: number, T: number, past: number, H: number, Hkv: number, Dh: number, keyStart: number[]) {
-    const S = past + T;
-    const rng = new Rng(B * 100 + T);
-    const alloc = (n: number, fill: boolean) => {
-      const p = rt.heap.alloc(n * 4);
-      const v = rt.f32At(p, n);
-      if (fill) v.set(random(n, rng));
-      else v.fill(0);
-      return p;
-    };
-    const q = alloc(B * T * H * Dh, true), k = alloc(B * S * Hkv * Dh, true), v = alloc(B * S * Hkv * Dh, true);
-    const dout = alloc(B * T * H * Dh, true);
-    const o = alloc(B * T * H * Dh, false), lse = alloc(B * H * T, false), scores = alloc(S, false);
-    const dq = alloc(B * T * H * Dh, false), dk = alloc(B * S * Hkv * Dh, false), dv = alloc(B * S * Hkv * Dh, false);
-    const ks = rt.heap.alloc(B * 4);
-    new Int32Array(rt.memory.buffer, ks, B).set(keyStart);
-    rt.attention(q, k, v, ks, o, lse, scores, B, T, S, past, H, Hkv, Dh);
-    const out: Float32Array[] = [rt.f32At(o, B * T * H * Dh).slice(), rt.f32At(lse, B * H * T).slice()];
-    if (past === 0) {
-      rt.attentionBackward(q, k, v, ks, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
-      out.push(rt.f32At(dq, B * T * H * Dh).slice(), rt.f32At(dk, B * S * Hkv * Dh).slice(), rt.f32At(dv, B * S * Hkv * Dh).slice());
-    }
-    return out;
+/** o, lse of attention and dq, dk, dv of its backward on one runtime, from the same random inputs */
+function runAttention(rt: WasmRuntime, B: number, T: number, past: number, H: number, Hkv: number, Dh: number, keyStart: number[]) {
+  const S = past + T;
+  const rng = new Rng(B * 100 + T);
+  const alloc = (n: number, fill: boolean) => {
+    const p = rt.heap.alloc(n * 4);
+    const v = rt.f32At(p, n);
+    if (fill) v.set(random(n, rng));
+    else v.fill(0);
+    return p;
+  };
+  const q = alloc(B * T * H * Dh, true), k = alloc(B * S * Hkv * Dh, true), v = alloc(B * S * Hkv * Dh, true);
+  const dout = alloc(B * T * H * Dh, true);
+  const o = alloc(B * T * H * Dh, false), lse = alloc(B * H * T, false), scores = alloc(S, false);
+  const dq = alloc(B * T * H * Dh, false), dk = alloc(B * S * Hkv * Dh, false), dv = alloc(B * S * Hkv * Dh, false);
+  const ks = rt.heap.alloc(B * 4);
+  new Int32Array(rt.memory.buffer, ks, B).set(keyStart);
+  rt.attention(q, k, v, ks, o, lse, scores, B, T, S, past, H, Hkv, Dh);
+  const out: Float32Array[] = [rt.f32At(o, B * T * H * Dh).slice(), rt.f32At(lse, B * H * T).slice()];
+  if (past === 0) {
+    rt.attentionBackward(q, k, v, ks, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
+    out.push(rt.f32At(dq, B * T * H * Dh).slice(), rt.f32At(dk, B * S * Hkv * Dh).slice(), rt.f32At(dv, B * S * Hkv * Dh).slice());
   }
+  return out;
+}
+
+describe('two-thread WASM attention (split by sequences)', () => {
 
   const cases: Array<[number, number, number, number, number, number, number[]]> = [
     [3, 7, 0, 4, 2, 7, [0, 2, 5]], [5, 9, 0, 6, 3, 5, [1, 0, 0, 8, 3]], [4, 1, 11, 4, 1, 9, [0, 3, 12, 2]], [2, 6, 5, 2, 2, 16, [0, 4]],

@@ -17,6 +17,8 @@ import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
 import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 describe('learning on the embedded model', () => {
   it('raises the reward on a fixed set of four problems', async () => {
     const source = directoryFileSource(TINY_MODEL_DIR);
@@ -27,7 +29,6 @@ describe('learning on the embedded model', () => {
     const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
     const rewards: number[] = [];
     for (let i = 0; i < 12; i++) rewards.push((await trainer.step()).metrics.reward_mean);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(mean(rewards.slice(-3))).toBeGreaterThan(mean(rewards.slice(0, 3)) + 0.2);
   });
 });

@@ -63,6 +63,9 @@ describe('verifyMath on the ReMA 133-problem MATH set', () => {
   });
 });
 
+// Same value written differently (`x=5` and `5`): strip a leading assignment and spaces.
+const bare = (a: string) => a.replace(/\s+/g, '').replace(/^[a-z]=/, '');
+
 describe('verifyMath on MATH500 worked solutions', () => {
   it('accepts every worked solution', () => {
     const rows = load(math500);
@@ -73,8 +76,6 @@ describe('verifyMath on MATH500 worked solutions', () => {
 
   it('rejects each solution against the next problem\'s answer unless both answers are the same value', () => {
     const rows = load(math500);
-    // Same value written differently (`x=5` and `5`): strip a leading assignment and spaces.
-    const bare = (a: string) => a.replace(/\s+/g, '').replace(/^[a-z]=/, '');
     const falsePositives: string[] = [];
     for (let i = 0; i < rows.length; i++) {
       const other = rows[(i + 1) % rows.length];

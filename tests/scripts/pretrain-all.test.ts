@@ -10,6 +10,9 @@ const root = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/tiny/pretrain-all.ts'), ...args], { cwd: root, encoding: 'utf8' });
 
+/** the value after `name` in a stage's arguments */
+const flag = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+
 describe('npm run pretrain-tiny', () => {
   it('is the script file, and runs the three stages in order, each from the previous one\'s weights', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -23,7 +26,6 @@ describe('npm run pretrain-tiny', () => {
       return m![3].split(' ');
     });
     expect(stages).toHaveLength(3);
-    const flag = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
     expect(flag(stages[0], '--init')).toBeUndefined();
     expect(flag(stages[1], '--init')).toBe(flag(stages[0], '--out'));
     expect(flag(stages[2], '--init')).toBe(flag(stages[1], '--out'));

@@ -21,6 +21,9 @@ import { TINY_MODEL_DIR } from '../tiny-tokenizer.ts';
 
 interface Call { n: number; temperature: number; prompts: readonly GenerateRequest[] }
 
+/** the prompts of a generate call, each as one string */
+const questions = (c: Call) => c.prompts.map((r) => r.prompt.join(','));
+
 /** records every generate call the real policy receives (its number of requests and the temperature) */
 function recordCalls(policy: Policy): Call[] {
   const calls: Call[] = [];
@@ -69,7 +72,6 @@ describe('Algorithm 1 phases', () => {
     // 2 passes x 4 steps; each reasoning step: 2 greedy plans (one per problem), 4 answers
     const trainingMeta = calls.filter((c, i) => i >= 2 && c.temperature === 0);
     expect(trainingMeta.map((c) => c.n)).toEqual(Array(8).fill(2));
-    const questions = (c: Call) => c.prompts.map((r) => r.prompt.join(','));
     const perPass = [trainingMeta.slice(0, 4), trainingMeta.slice(4)].map((pass) => new Set(pass.flatMap(questions)).size);
     expect(perPass).toEqual([8, 8]);
     // resume: a second trainer restored from the state after 5 steps probes nothing and continues the phase

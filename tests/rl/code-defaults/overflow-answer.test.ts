@@ -27,10 +27,11 @@ const prompts = promptsFor('tiny', 'multi-turn', 'math');
 const longPlan = 'Check the sum once more, carefully, one apple at a time, and say it again. '.repeat(3);
 const replies: Reply[] = [{ text: 'Add the two numbers.' }, { text: '3 + 2 = \\boxed{5}' }, { text: longPlan }];
 
+const msg = (role: 'meta' | 'reasoning', text: string) => ({ role, text, generated: 1, truncated: false, endedNormally: true, dummy: false });
+
 /** a prompt cap that lets the meta agent's turn-2 chat through and stops the reasoning agent's */
 function capBetweenTurnTwoChats(): number {
   const e: Episode = { problem, group: 0, sample: 0, kind: 'two-agent', finish: null, messages: [] };
-  const msg = (role: 'meta' | 'reasoning', text: string) => ({ role, text, generated: 1, truncated: false, endedNormally: true, dummy: false });
   e.messages.push(msg('meta', replies[0].text), msg('reasoning', replies[1].text));
   const metaLen = encodeChat(tok, chatFor(e, 'meta', prompts), [], true).tokens.length;
   e.messages.push(msg('meta', longPlan));

@@ -20,7 +20,7 @@ describe('preset prompt sets', () => {
 
   it('a real-model preset for every protocol, with the paper\'s single-turn settings (App. D.1)', () => {
     const modes = new Set(PRESET_NAMES.map(getPreset).filter((c) => c.modelSource !== 'embedded').map((c) => c.mode));
-    expect([...modes].sort()).toEqual(['mrp-rl', 'multi-turn', 'single-turn', 'vrp', 'vrp-rl']);
+    expect([...modes].toSorted()).toEqual(['mrp-rl', 'multi-turn', 'single-turn', 'vrp', 'vrp-rl']);
     const st = getPreset('paper-singleturn-7b');
     expect(st).toMatchObject({ model: 'Qwen/Qwen2.5-7B-Instruct', prompts: 'paper', groupSize: 4, lr: 5e-7, klBeta: 0.01, klPlacement: 'reward', advantage: 'reinforce++', phaseEpochs: 4, probeSamples: 10, planSamples: 4, maxTokensPerTurn: 2048 });
     const p = promptsFor(st.prompts, st.mode, 'math');

@@ -9,9 +9,10 @@ export type Reply = { text: string; finish?: GenerationFinish };
 export type ScriptedPolicy = Policy & { calls: { requests: readonly GenerateRequest[]; sampling: SamplingParams }[] };
 
 /** replies[k] answers generate call k; its i-th reply answers request i (the last one answers the rest). */
+const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
+
 export function scriptedPolicy(tok: ChatTokenizer, replies: Reply[][]): ScriptedPolicy {
   const calls: ScriptedPolicy['calls'] = [];
-  const fail = () => Promise.reject(new Error('scripted policy: only generate() is scripted'));
   return {
     vocabSize: tok.vocabSize,
     contextLength: Number.POSITIVE_INFINITY,

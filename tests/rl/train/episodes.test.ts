@@ -69,10 +69,12 @@ describe('scoreEpisodes', () => {
   });
 });
 
+/** finished episodes of one group, one per answer */
+const mk = (group: number, answers: string[]) => answers.map((a) => episode(group, [['p', `\\boxed{${a}}`]], 'finished'));
+
 describe('groupsInWindow', () => {
   it('keeps groups whose success rate lies in [epsMin, epsMax]', () => {
     const c = getPreset('rema-singleturn');
-    const mk = (group: number, answers: string[]) => answers.map((a) => episode(group, [['p', `\\boxed{${a}}`]], 'finished'));
     const eps = [...mk(0, ['5', '5', '5', '5']), ...mk(1, ['5', '1', '1', '1']), ...mk(2, ['1', '1', '1', '1']), ...mk(3, ['5', '5', '5', '1'])];
     const kept = groupsInWindow(scoreEpisodes(c, eps, false), 0.2, 0.8);
     expect([...kept].toSorted()).toEqual([1, 3]);
