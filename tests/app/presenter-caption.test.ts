@@ -51,7 +51,7 @@ describe('presenter caption', () => {
   it('measures the reward change over the last k steps against the k before', () => {
     const metrics = [0.1, 0.1, 0.1, 0.4, 0.4, 0.4].map((r, i) => ({ step: i + 1, reward_mean: r }));
     expect(rewardClause(metrics, 3)).toBe('reward up 0.30 over the last 3 steps');
-    expect(rewardClause(metrics.slice(0, 3), 3)).toBe('reward steady at 0.10 over the last 1 step');
+    expect(rewardClause(metrics.slice(0, 3), 3)).toBe('reward steady at 0.10 over the last step');
     expect(rewardClause([...metrics, { step: 7, reward_mean: 0 }].slice(-4), 2)).toBe('reward down 0.20 over the last 2 steps');
     expect(rewardClause(metrics.slice(0, 1))).toBeNull();
   });

@@ -58,7 +58,7 @@ export function rewardClause(metrics: readonly { reward_mean: number }[], window
   const recent = mean(values.slice(-k));
   const before = mean(values.slice(-2 * k, -k));
   const delta = recent - before;
-  const steps = `the last ${k} step${k > 1 ? 's' : ''}`;
+  const steps = k > 1 ? `the last ${k} steps` : 'the last step';
   if (Math.abs(delta) < REWARD_STEADY) return `reward steady at ${recent.toFixed(2)} over ${steps}`;
   return `reward ${delta > 0 ? 'up' : 'down'} ${Math.abs(delta).toFixed(2)} over ${steps}`;
 }

@@ -6,15 +6,35 @@
 import { useMemo } from 'react';
 import './presenter.css';
 import { useShallow } from 'zustand/react/shallow';
-import { alignPlan } from '../../analysis/plan-alignment.ts';
+import { alignPlan, lossAsGainCount } from '../../analysis/plan-alignment.ts';
 import { presenterCaption } from '../../analysis/presenter-caption.ts';
 import { usePlayground, usePlaygroundStore } from '../../store/react.ts';
 import { DiffText } from '../plan-view/DiffText.tsx';
 import { followedText } from '../plan-view/followed-text.ts';
 import { PresenterChart } from './PresenterChart.tsx';
+import type { FollowedRollout } from '../../worker/protocol.ts';
 import { useBooth } from './use-booth.ts';
 
 const NO_METRICS: never[] = [];
+
+/** The last few refreshes of the plan, newest first: how the plan changed over the run. */
+function PlanHistory({ followed }: { followed: readonly FollowedRollout[] }) {
+  const recent = followed.slice(-5, -1).toReversed();
+  if (recent.length === 0) return null;
+  return (
+    <ul className="presenter-history" data-testid="presenter-history" aria-label="earlier plans">
+      {recent.map((f) => {
+        const t = followedText(f);
+        const misread = lossAsGainCount(alignPlan(f.question, t.plan, t.reasoning));
+        return (
+          <li key={f.step} className={misread > 0 ? 'misread' : undefined}>
+            step {f.step}: {t.plan || '(empty plan)'} {f.correct === null ? '' : f.correct ? '✓' : '✗'}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
 
 export function Presenter() {
   const store = usePlaygroundStore();
@@ -86,6 +106,7 @@ export function Presenter() {
               </p>
               {flawRow && <p className="presenter-flaw">{flawRow.note}</p>}
               <p className="presenter-refresh">greedy episode after {latest.step} update{latest.step === 1 ? '' : 's'}; changed words since the last refresh are highlighted</p>
+              <PlanHistory followed={s.followed} />
             </>
           ) : (
             <p className="presenter-question">Loading the model…</p>
