@@ -1,8 +1,8 @@
 // "Explain this step" in a real browser: train a few steps on the tiny preset with two mini-batches, open the
 // explain view on an earlier step from its step list, walk forward through every screen and check that the numbers
 // on screen (rewards, mean, std, advantages, gradient norms per optimiser step and layer, log-prob changes) are the
-// trainer's record for that step (the dialog's data-record, sent by the worker with the step); back, Escape and the
-// `e` key; screenshots at 1920x1080, 1440x900 and 1280x720.
+// trainer's record for that step (the dialog's data-record, sent by the worker with the step); back, Escape, the
+// `e` key and a click on a curve; screenshots at 1920x1080, 1440x900 and 1280x720.
 import { expect, test, type Page } from '@playwright/test';
 import type { ExplainRecord, ExplainRollout } from '../../src/rl/train/explain.ts';
 import { fmt } from '../../src/app/components/explain/format.ts';
@@ -123,4 +123,16 @@ test('explain a step: every screen shows the trainer’s record of that step', a
   await page.keyboard.press('e');
   await expect(page.getByTestId('explain')).toHaveAttribute('data-step', String(latest));
   await expect(page.getByTestId('explain')).toHaveAttribute('data-screen', 'group');
+  await page.keyboard.press('Escape');
+
+  // a click on a curve opens the step under the pointer
+  const chart = page.locator('[data-chart="reward"] .recharts-wrapper').first();
+  await chart.scrollIntoViewIfNeeded();
+  const box = (await chart.boundingBox())!;
+  await chart.hover({ position: { x: box.width * 0.5, y: box.height * 0.5 } });
+  await chart.click({ position: { x: box.width * 0.5, y: box.height * 0.5 } });
+  await expect(page.getByTestId('explain')).toBeVisible();
+  const clicked = Number(await page.getByTestId('explain').getAttribute('data-step'));
+  expect(clicked).toBeGreaterThanOrEqual(1);
+  expect(clicked).toBeLessThanOrEqual(latest);
 });

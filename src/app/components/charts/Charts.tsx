@@ -3,6 +3,7 @@
 // stacked charts show the current run's step-by-step breakdown (a spec with `when` only for runs it applies to; the
 // meta-action histogram comes with its per-difficulty view, ActionLevels).
 // The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
+// A click on a line chart opens "Explain this step" at the step clicked.
 import { memo, useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
