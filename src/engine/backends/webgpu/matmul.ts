@@ -1,12 +1,15 @@
 // Host side of the WGSL matmul: runs C = alpha op(A) op(B) + beta C (+ bias) over operands that may be split
 // over several buffers (tensors above the binding limit) or live in scratch space. The M, N and K ranges are
 // cut wherever an operand changes buffer (and at the 65535-workgroup grid limit); each piece is one dispatch
-// with its own element offsets. K pieces after the first accumulate (beta = 1, no bias).
+// with its own element offsets. K pieces after the first accumulate (beta = 1, no bias). Per piece: the
+// matrix-vector or few-rows kernel for decode (M <= 8), the tiled kernel with workgroup memory for M, N >= 16
+// (when tuning.tiled), else the register-tiled kernel (vec4 when aligned).
 import type { DType } from '../../backend.ts';
 import type { ElemType } from '../../kernels/wgsl/common.ts';
 import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../../kernels/wgsl/matmul.ts';
 import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../../kernels/wgsl/matmul-rows.ts';
 import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../../kernels/wgsl/matvec.ts';
+import { matmulTiledProgram, tiledTile } from '../../kernels/wgsl/matmul-tiled.ts';
 import type { Chunk } from './memory.ts';
 import type { GpuRuntime } from './runtime.ts';
 import type { KernelTuning } from './tuning.ts';
@@ -36,6 +39,8 @@ export interface MatmulJob {
 }
 
 const MAX_SPAN = 65535 * MATMUL_TILE;
+/** Fewest rows and columns of C for the tiled kernel (below that a 32- or 64-wide tile is mostly idle). */
+const TILED_MIN = 16;
 
 function floatElem(dtype: DType, what: string): ElemType {
   if (dtype === 'f32' || dtype === 'f16') return dtype;
@@ -81,10 +86,11 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
   const useVec4 = tuning.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;
-  const program = matmulProgram({
+  const variant = {
     transA, transB, a: floatElem(a.dtype, a.name), b: floatElem(b.dtype, b.name),
     bias: job.bias ? floatElem(job.bias.dtype, 'bias') : 'f32',
-  });
+  } as const;
+  const program = matmulProgram(variant);
   if (c.dtype !== 'f32') throw new Error(`WebGPU matmul: output ${c.name} must be f32, got ${c.dtype}`);
   const aCuts = cutsOf(a, transA ? K : M);
   const bCuts = cutsOf(b, transB ? N : K);
@@ -118,6 +124,11 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
             runtime.dispatch(matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem, sg), buffers, params, [Math.ceil(params.N / cols), 1, 1]);
             return;
           }
+        }
+        if (tuning.tiled && params.M >= TILED_MIN && params.N >= TILED_MIN && params.K > 0) {
+          const tile = tiledTile(tuning.tiled);
+          runtime.dispatch(matmulTiledProgram({ ...variant, t: tuning.tiled }), buffers, params, [Math.ceil(params.N / tile), Math.ceil(params.M / tile), 1]);
+          return;
         }
         if (fewRows && params.M <= FEW_ROWS_MAX_M && params.N <= 65535 * FEW_ROWS_COLS) {
           runtime.dispatch(matmulFewRowsProgram(transA, program.bindings[0].elem, program.bindings[1].elem, program.bindings[2].elem),

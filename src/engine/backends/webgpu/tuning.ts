@@ -20,6 +20,9 @@ export interface KernelTuning {
   /** threads per workgroup of the 1-D kernels (elementwise, norms, rope, attention, embedding, reductions,
    *  log-softmax pieces); a template parameter of their WGSL, default 64 */
   wg: number;
+  /** the tiled matmul with workgroup memory (kernels/wgsl/matmul-tiled.ts) for M >= 16 and N >= 16: outputs per
+   *  thread and side (tile 16·t), or 0 for off; costly on SwiftShader (barriers) */
+  tiled: 0 | 2 | 4;
   /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
    *  this many (0 = never split) */
   attentionSplitKeys: number;

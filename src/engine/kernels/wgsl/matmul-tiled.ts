@@ -1,0 +1,105 @@
+// WGSL tiled matmul with workgroup memory (kernel `matmul` for M >= 16 rows: prefill, scoring, backward), the same
+// semantics and operand addressing as kernels/wgsl/matmul.ts (CPU twin: kernels/cpu/matmul.ts):
+//   C[M,N] = alpha * op(A) @ op(B) + beta * C (+ bias[N]);  A, B and bias f32 or packed f16 (read with ld_*),
+//   accumulation in f32.
+// A 16x16 workgroup computes a BM x BN tile of C (BM = BN = 16·T, T = 4 outputs per thread and direction, or 2):
+// for each slice of BK = 16 along K it stages A's BM x 16 and B's 16 x BN elements in workgroup memory (each
+// thread loads BM·16/256 of each, consecutive threads reading consecutive addresses of the stored layout, whichever
+// of the four transposition cases it is), then every thread accumulates its T x T outputs from the shared tiles.
+// So each element of A and B is read from device memory once per workgroup instead of once per thread, the reuse
+// a GEMM needs on a real GPU. Thread (tx, ty) owns rows ty + 16i and columns tx + 16j of the tile (strided), so the
+// shared reads of a row of threads are consecutive. Edges are zero-filled on load and skipped on store; any M, N, K.
+// The K loop is sequential per output (k = 0, 1, ...), as in the other matmul kernels.
+import { cached, header, type WgslProgram } from './common.ts';
+import { matmulParams, type MatmulVariant } from './matmul.ts';
+
+/** Threads per side of the workgroup. */
+const WG = 16;
+/** K slice staged per barrier pair. */
+const BK = 16;
+
+export interface TiledVariant extends MatmulVariant {
+  /** outputs per thread along each side: tile = 16·t */
+  t: 2 | 4;
+}
+
+/** Rows (= columns) of C one workgroup of variant t covers. */
+export function tiledTile(t: 2 | 4): number {
+  return WG * t;
+}
+
+function buildTiledProgram(v: TiledVariant): WgslProgram {
+  const bindings = [
+    { name: 'a', elem: v.a, access: 'read' },
+    { name: 'b', elem: v.b, access: 'read' },
+    { name: 'bias', elem: v.bias, access: 'read' },
+    { name: 'c', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const T = v.t;
+  const BM = WG * T;
+  const BN = WG * T;
+  const loads = (BM * BK) / (WG * WG); // elements of each tile one thread stages
+  const idx = Array.from({ length: T }, (_, i) => i);
+  const vec = `vec${T}<f32>`;
+  // stored-layout coordinates of tile element e: consecutive e = consecutive addresses
+  const aCoord = v.transA
+    ? `let kk = e / ${BM}u; let mm = e % ${BM}u; let m = m0 + mm; let k = k0 + kk;
+      var x = 0.0; if (m < P.M && k < P.K) { x = ld_a(P.offA + k * P.lda + m); }`
+    : `let mm = e / ${BK}u; let kk = e % ${BK}u; let m = m0 + mm; let k = k0 + kk;
+      var x = 0.0; if (m < P.M && k < P.K) { x = ld_a(P.offA + m * P.lda + k); }`;
+  const bCoord = v.transB
+    ? `let nn = e / ${BK}u; let kk = e % ${BK}u; let n = n0 + nn; let k = k0 + kk;
+      var x = 0.0; if (n < P.N && k < P.K) { x = ld_b(P.offB + n * P.ldb + k); }`
+    : `let kk = e / ${BN}u; let nn = e % ${BN}u; let n = n0 + nn; let k = k0 + kk;
+      var x = 0.0; if (n < P.N && k < P.K) { x = ld_b(P.offB + k * P.ldb + n); }`;
+  const code = `${header(matmulParams, bindings)}
+
+var<workgroup> As: array<f32, ${BK * BM}>; // [k][m]
+var<workgroup> Bs: array<f32, ${BK * BN}>; // [k][n]
+
+@compute @workgroup_size(${WG}, ${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let tx = lid.x;
+  let ty = lid.y;
+  let flat = ty * ${WG}u + tx;
+  let m0 = wid.y * ${BM}u;
+  let n0 = wid.x * ${BN}u;
+${idx.map((i) => `  var acc${i} = ${vec}(0.0);`).join('\n')}
+  for (var k0 = 0u; k0 < P.K; k0 = k0 + ${BK}u) {
+    for (var p = 0u; p < ${loads}u; p = p + 1u) {
+      let e = flat + p * ${WG * WG}u;
+      ${aCoord}
+      As[kk * ${BM}u + mm] = x;
+    }
+    for (var p = 0u; p < ${loads}u; p = p + 1u) {
+      let e = flat + p * ${WG * WG}u;
+      ${bCoord}
+      Bs[kk * ${BN}u + nn] = x;
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < ${BK}u; kk = kk + 1u) {
+      let bv = ${vec}(${idx.map((j) => `Bs[kk * ${BN}u + tx + ${WG * j}u]`).join(', ')});
+${idx.map((i) => `      acc${i} = acc${i} + As[kk * ${BM}u + ty + ${WG * i}u] * bv;`).join('\n')}
+    }
+    workgroupBarrier();
+  }
+  let accs = array<${vec}, ${T}>(${idx.map((i) => `acc${i}`).join(', ')});
+  for (var i = 0u; i < ${T}u; i = i + 1u) {
+    let m = m0 + ty + ${WG}u * i;
+    if (m >= P.M) { break; }
+    for (var j = 0u; j < ${T}u; j = j + 1u) {
+      let n = n0 + tx + ${WG}u * j;
+      if (n >= P.N) { continue; }
+      let at = P.offC + m * P.ldc + n;
+      var out = P.alpha * accs[i][j];
+      if (P.hasBias == 1u) { out = out + ld_bias(P.offBias + n); }
+      if (P.beta != 0.0) { out = out + P.beta * c[at]; }
+      c[at] = out;
+    }
+  }
+}
+`;
+  return { key: `matmulTiled${T}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params: matmulParams };
+}
+
+export const matmulTiledProgram = cached(buildTiledProgram);
