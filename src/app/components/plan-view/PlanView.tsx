@@ -1,7 +1,7 @@
 // The plan-to-reasoning view (a tab): the followed held-out problem's greedy episode with the meta-thinking agent's
 // plan and the reasoning agent's computations aligned step by step, the plan's timeline across the run (refreshed
 // every few steps while training), and "try a plan": the reasoning agent (current weights, greedy) follows a plan
-// you write for the same problem, aligned the same way.
+// you write, for the followed problem or one you write (question and answer), aligned the same way.
 import { useEffect, useState } from 'react';
 import './plan-view.css';
 import { useShallow } from 'zustand/react/shallow';
@@ -29,15 +29,20 @@ export function PlanView() {
   const shown = selected !== null && selected < s.followed.length ? selected : s.followed.length - 1;
   const current = s.followed[shown];
   const text = current ? followedText(current) : null;
-  const [draft, setDraft] = useState('');
+  const [draft, setDraft] = useState({ question: '', gold: '', plan: '' });
   const [indexDraft, setIndexDraft] = useState(String(Math.max(0, s.followIndex)));
-  // the editor starts from the shown plan (until the user types)
+  // the editor starts from the shown problem and plan (until the user types)
   const [edited, setEdited] = useState(false);
   useEffect(() => {
-    if (!edited && text) setDraft(text.plan);
-  }, [edited, text?.plan]);
+    if (!edited && current && text) setDraft({ question: current.question, gold: current.gold, plan: text.plan });
+  }, [edited, current?.question, current?.gold, text?.plan]);
+  const edit = (field: keyof typeof draft) => (e: { target: { value: string } }) => {
+    setEdited(true);
+    setDraft({ ...draft, [field]: e.target.value });
+  };
   const result = s.intervention.result;
-  const resultIsMine = result !== null && current !== undefined && result.question === current.question;
+  const [asked, setAsked] = useState<string | null>(null);
+  const resultIsMine = result !== null && result.question === asked;
 
   return (
     <div className="plan-view" data-testid="plan-view">
@@ -101,29 +106,35 @@ export function PlanView() {
       <PlanTimeline followed={s.followed} selected={shown} onSelect={setSelected} />
       {current && (
         <details className="try-plan" open>
-          <summary>Try a plan: the reasoning agent follows your plan for this problem</summary>
-          <textarea
-            rows={2}
-            value={draft}
-            onChange={(e) => {
-              setEdited(true);
-              setDraft(e.target.value);
-            }}
-            data-testid="try-plan-text"
-          />
+          <summary>Try a plan: the reasoning agent follows your plan, for this problem or one you write</summary>
+          <label className="try-field">
+            question
+            <textarea rows={2} value={draft.question} onChange={edit('question')} data-testid="try-question" />
+          </label>
+          <label className="try-field">
+            answer
+            <input type="text" value={draft.gold} onChange={edit('gold')} data-testid="try-gold" />
+          </label>
+          <label className="try-field">
+            plan
+            <textarea rows={2} value={draft.plan} onChange={edit('plan')} data-testid="try-plan-text" />
+          </label>
           <div className="row">
             <button
               type="button"
               className="primary"
-              disabled={!s.ready || s.intervention.pending || draft.trim() === ''}
-              onClick={() => s.intervene(current.question, current.gold, draft, text?.plan ?? '')}
+              disabled={!s.ready || s.intervention.pending || draft.plan.trim() === '' || draft.question.trim() === ''}
+              onClick={() => {
+                setAsked(draft.question);
+                s.intervene(draft.question, draft.gold, draft.plan, draft.question === current.question ? (text?.plan ?? '') : draft.plan);
+              }}
               data-testid="try-plan-run"
             >
               {s.intervention.pending ? 'Running…' : 'Run the reasoning agent'}
             </button>
             {edited && (
               <button type="button" onClick={() => setEdited(false)}>
-                Back to the model's plan
+                Back to the followed problem
               </button>
             )}
             {s.intervention.error && <span className="error-text">{s.intervention.error}</span>}

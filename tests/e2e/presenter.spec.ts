@@ -1,0 +1,68 @@
+// Presenter mode from a link (present=1&autoReset=N): it trains by itself, space pauses and resumes, r starts a new
+// run that trains by itself, a run past N steps is replaced by a new one, the caption is built from the run, and
+// the state is in the link. Screenshots at the projector's 1920x1080 and at 1440x900 and 1280x720.
+import { expect, test, type Page } from '@playwright/test';
+import { FAST_HASH } from './helpers.ts';
+
+const step = async (page: Page) => Number(await page.getByTestId('presenter').getAttribute('data-step'));
+
+test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset after N steps, state in the link', async ({ page }, info) => {
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto(`/${FAST_HASH}&present=1&autoReset=6`);
+  const presenter = page.getByTestId('presenter');
+  await expect(presenter).toBeVisible();
+  // the followed problem and training both start without a click
+  await expect(page.getByTestId('presenter-plan')).not.toBeEmpty({ timeout: 60_000 });
+  await expect(presenter).toHaveAttribute('data-training', 'true', { timeout: 60_000 });
+  await expect.poll(() => step(page), { timeout: 90_000 }).toBeGreaterThanOrEqual(2);
+  expect(page.url()).toContain('present=1');
+  expect(page.url()).toContain('autoReset=6');
+
+  // space pauses: the steps stop
+  await page.keyboard.press(' ');
+  await expect(presenter).toHaveAttribute('data-training', 'false');
+  await expect(page.getByTestId('presenter-state')).toContainText('paused');
+  await page.waitForTimeout(2_000);
+  const paused = await step(page);
+  await page.waitForTimeout(2_000);
+  expect(await step(page)).toBe(paused);
+  await expect(page.getByTestId('presenter-caption')).toContainText(new RegExp(`^Step ${paused}: `));
+  await page.screenshot({ path: info.outputPath('presenter-1920x1080.png') });
+  for (const size of [{ width: 1440, height: 900 }, { width: 1280, height: 720 }]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: info.outputPath(`presenter-${size.width}x${size.height}.png`) });
+  }
+  await page.setViewportSize({ width: 1920, height: 1080 });
+
+  // r: a new run (step 0), still paused because the presenter paused it
+  await page.keyboard.press('r');
+  await expect.poll(() => step(page), { timeout: 30_000 }).toBe(0);
+  await page.waitForTimeout(1_500);
+  expect(await step(page)).toBe(0);
+  await expect(presenter).toHaveAttribute('data-training', 'false');
+
+  // space resumes; past autoReset=6 steps a new run starts by itself and trains again
+  await page.keyboard.press(' ');
+  await expect(presenter).toHaveAttribute('data-training', 'true');
+  let highest = 0;
+  await expect
+    .poll(
+      async () => {
+        const now = await step(page);
+        highest = Math.max(highest, now);
+        return highest >= 6 && now < highest;
+      },
+      { timeout: 120_000, intervals: [200] },
+    )
+    .toBe(true);
+  await expect.poll(() => step(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  await expect(presenter).toHaveAttribute('data-training', 'true');
+
+  // Escape leaves presenter mode, and the link says so
+  await page.keyboard.press('Escape');
+  await expect(presenter).toBeHidden();
+  await expect(page.getByTestId('train').or(page.getByTestId('pause'))).toBeVisible();
+  expect(page.url()).not.toContain('present=1');
+  expect(page.url()).toContain('autoReset=6');
+});
