@@ -128,7 +128,7 @@ export function App() {
               data-testid="presenter-open"
               title="full-screen booth view: one problem followed live, one big chart, keyboard controls"
             >
-              ⛶ Presenter mode
+              Presenter mode
             </button>
           </nav>
           <ErrorBoundary key={view} label={`The ${view} view`}>

@@ -97,7 +97,7 @@ export function AlignedTrace({ question, plan, reasoning, correct, extracted, go
       </table>
       <p className="aligned-summary" data-testid="aligned-summary">
         {astrayRow
-          ? `The plan's flaw (${astrayRow.note}) leads the reasoning agent astray${a.astray ? ` at ${a.astray.text}` : ''}.`
+          ? `The plan's flaw leads the reasoning agent astray${a.astray ? ` at ${a.astray.text}` : ''}: ${astrayRow.note}.`
           : a.rows.length > 0
             ? 'Every plan step carries out a sentence of the question.'
             : 'No plan steps to align.'}
