@@ -51,8 +51,9 @@ export function subset(problems: Problem[], size: number, seed: number): Problem
   return new Rng(seed).shuffle([...problems]).slice(0, size);
 }
 
+const isTiny = (n: DatasetName) => n === 'tiny-arith' || n === 'tiny-judge';
+
 export async function problemsForConfig(config: ExperimentConfig, sources: ProblemSources): Promise<{ train: Problem[]; eval: Problem[] }> {
-  const isTiny = (n: DatasetName) => n === 'tiny-arith' || n === 'tiny-judge';
   const train = isTiny(config.trainSet)
     ? tiny(config.trainSet, 'train', config.trainSize || TINY_DEFAULT_TRAIN)
     : subset(await loadNamed(config.trainSet, config.trainFile, sources), config.trainSize, 1);

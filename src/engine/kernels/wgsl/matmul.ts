@@ -94,6 +94,14 @@ export const matmulProgram = cached(buildMatmulProgram);
  *  four vec4 loads each (transposed in registers where the layout stores them the other way), and each of
  *  the four accumulator rows takes one mat4x4 * vec4 (64 multiply-adds per 8 loads instead of per 32).
  *  An f16 operand is read as vec2<u32> (four halves) and unpacked to a vec4<f32>. */
+/** a and b of the vec4 variant as arrays of 4-element groups: vec4<f32>, or four halves in a vec2<u32>, read by a4() / b4() */
+function vec4View(name: 'a' | 'b', elem: 'f32' | 'f16'): string {
+  return elem === 'f32'
+    ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
+    : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +
+      `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
+}
+
 function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f16', bElem: 'f32' | 'f16', biasElem: ElemType): WgslProgram {
   const bindings = [
     { name: 'a', elem: aElem, access: 'read', declare: false },
@@ -102,12 +110,7 @@ function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f1
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
   const quad = [0, 1, 2, 3];
-  // a and b as arrays of 4-element groups: vec4<f32>, or four halves in a vec2<u32>, read by a4() / b4()
-  const view = (name: 'a' | 'b', elem: 'f32' | 'f16') => elem === 'f32'
-    ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
-    : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +
-      `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
-  const head = `${header(matmulParams, bindings)}\n${view('a', aElem)}\n${view('b', bElem)}`;
+  const head = `${header(matmulParams, bindings)}\n${vec4View('a', aElem)}\n${vec4View('b', bElem)}`;
   const loadA = transA
     ? `    let at = transpose(mat4x4<f32>(${quad.map((kk) => `a4((P.offA + (k + ${kk}u) * P.lda + m0) >> 2u)`).join(', ')}));`
     : `    let at = mat4x4<f32>(${quad.map((i) => `a4(aRow${i} + (k >> 2u))`).join(', ')});`;
@@ -147,13 +150,14 @@ ${STORE_TILE_4X4}
 
 export const matmulVec4Program = cached(buildMatmulVec4Program);
 
+const four = (x: number) => x % 4 === 0;
+
 /** Whether one matmul dispatch may use the vec4 variant (rows and offsets aligned to 4 elements; buffers a
  *  multiple of 16 bytes, which also covers f16 buffers read 8 bytes at a time). */
 export function vec4Eligible(d: {
   M: number; N: number; K: number; lda: number; ldb: number; offA: number; offB: number; transA: 0 | 1; transB: 0 | 1;
   aBytes: number; bBytes: number;
 }): boolean {
-  const four = (x: number) => x % 4 === 0;
   return four(d.K) && four(d.lda) && four(d.ldb) && four(d.offA) && four(d.offB) &&
     (d.transA ? four(d.M) : true) && (d.transB ? true : four(d.N)) && d.aBytes % 16 === 0 && d.bBytes % 16 === 0;
 }
