@@ -4,16 +4,17 @@ import { tinyArithProblems, tinyJudgeProblems } from '../../data/tiny-task/datas
 import type { ExperimentConfig } from '../../rl/config.ts';
 import { TINY_DATA_SEED, TINY_DEFAULT_HELDOUT, TINY_DEFAULT_TRAIN } from '../../rl/problems.ts';
 
+function make(name: ExperimentConfig['trainSet'], split: 'train' | 'heldout', count: number): Problem[] {
+  if (name === 'tiny-arith') return tinyArithProblems({ split, count, seed: TINY_DATA_SEED });
+  if (name === 'tiny-judge') return tinyJudgeProblems({ split, count, seed: TINY_DATA_SEED });
+  throw new Error(`datasetsFor: "${name}" is read from files; use problemsForConfig (src/rl/problems.ts)`);
+}
+
 /**
  * The tiny tasks' problems, synchronously (bench/peer.ts uses this). The page itself calls the RL core's
  * problemsForConfig, which gives the same tiny sets and also reads the shipped datasets.
  */
 export function datasetsFor(config: ExperimentConfig): { train: Problem[]; eval: Problem[]; name: string } {
-  const make = (name: ExperimentConfig['trainSet'], split: 'train' | 'heldout', count: number) => {
-    if (name === 'tiny-arith') return tinyArithProblems({ split, count, seed: TINY_DATA_SEED });
-    if (name === 'tiny-judge') return tinyJudgeProblems({ split, count, seed: TINY_DATA_SEED });
-    throw new Error(`datasetsFor: "${name}" is read from files; use problemsForConfig (src/rl/problems.ts)`);
-  };
   return {
     train: make(config.trainSet, 'train', config.trainSize || TINY_DEFAULT_TRAIN),
     eval: make(config.evalSet, 'heldout', config.evalSize || TINY_DEFAULT_HELDOUT),

@@ -23,7 +23,7 @@ async function emitFollowed(s: SessionState): Promise<void> {
       frozen: active.frozen,
       heldOut: active.heldOut,
       step: active.trainer.state().step,
-      onUngraded: (rollout) => s.emit({ type: 'followed', rollout }),
+      onUngraded: (ungraded) => s.emit({ type: 'followed', rollout: ungraded }),
       ...(s.env.checker ? { checker: s.env.checker } : {}),
     },
     s.follow.index,
