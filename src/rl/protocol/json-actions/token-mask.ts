@@ -7,6 +7,12 @@
 // fits the request's maxNewTokens with the end-of-turn token, so the answer is complete and valid whatever the
 // logits and temperature, unless the cap is below the shortest answer. End-of-turn ids are allowed only in the
 // accepting state, and then only they.
+// Trained log-probs are the unmasked ones: the sampler draws from the masked, renormalised distribution (and reports
+// that token's masked log-prob), but the trainer re-scores every rollout with Policy.score, which applies no mask,
+// for pi_old, pi_ref and pi_theta alike. That is what the paper's stack does: vLLM's guided decoding (XGrammar)
+// only shapes the draw, and verl / OpenRLHF recompute the old and current log-probs with the actor's plain forward.
+// The ratio pi_theta / pi_old compares two unmasked probabilities, so it stays consistent; the forced tokens of the
+// JSON structure get the episode's advantage like any other token.
 
 import type { ChatTokenizer } from '../../../data/tokenizer.ts';
 import type { TokenConstraint } from '../../../engine/policy/policy.ts';
