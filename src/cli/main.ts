@@ -46,8 +46,8 @@ const threadsOption = () =>
     'split over a helper thread, bit-identical results), 1 or 2 pins it').choices([...THREADS_CHOICES]).default('auto');
 
 const weightDtypeOption = () =>
-  new Option('--weight-dtype <dtype>', 'storage of the frozen base weights: f32, or f16 / bf16 halves (wasm backend; f16 also on WebGPU ' +
-    'with shader-f16): half the memory, computed in f32; LoRA only').choices([...WEIGHT_DTYPE_CHOICES]).default('f32');
+  new Option('--weight-dtype <dtype>', 'storage of the frozen base weights: auto = f16 for LoRA on WebGPU with shader-f16, else f32; ' +
+    'f32; or f16 / bf16 halves (wasm backend; f16 also on WebGPU with shader-f16): half the memory, computed in f32; LoRA only').choices([...WEIGHT_DTYPE_CHOICES]).default('auto');
 
 const dataDirOption = () =>
   new Option('--data-dir <dir>', 'folder of the problem sets that are not shipped (math8k, aime24, ...: see README); default $REMA_DATA_DIR');

@@ -51,11 +51,12 @@ export function useThreads(choice: ThreadsChoice): void {
   threadsChoice = choice;
 }
 
-/** Storage of the frozen base weights every later loadModel uses (the command line's --weight-dtype): f32, or
- *  f16 / bf16 halves on the wasm backend (f16 also on WebGPU with shader-f16); LoRA only. */
-export type WeightDtypeChoice = 'f32' | 'f16' | 'bf16';
-export const WEIGHT_DTYPE_CHOICES: readonly WeightDtypeChoice[] = ['f32', 'f16', 'bf16'];
-let weightDtypeChoice: WeightDtypeChoice = 'f32';
+/** Storage of the frozen base weights every later loadModel uses (the command line's --weight-dtype): auto (f16 for
+ *  LoRA on a WebGPU device with shader-f16, else f32: engine-policy.ts resolveBaseDtype), f32, or f16 / bf16 halves
+ *  on the wasm backend (f16 also on WebGPU with shader-f16); halves for LoRA only. */
+export type WeightDtypeChoice = 'auto' | 'f32' | 'f16' | 'bf16';
+export const WEIGHT_DTYPE_CHOICES: readonly WeightDtypeChoice[] = ['auto', 'f32', 'f16', 'bf16'];
+let weightDtypeChoice: WeightDtypeChoice = 'auto';
 
 export function useWeightDtype(choice: WeightDtypeChoice): void {
   if (!WEIGHT_DTYPE_CHOICES.includes(choice)) throw new Error(`--weight-dtype: "${choice}" is not one of ${WEIGHT_DTYPE_CHOICES.join(', ')}`);

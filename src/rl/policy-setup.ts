@@ -51,8 +51,9 @@ export interface LoadedWeights {
   baseModelName?: string;
   /** seeds LoRA initialisation; default config.seed */
   seed?: number;
-  /** storage of the frozen base weights (EnginePolicyOptions.baseDtype); default f32 */
-  baseDtype?: 'f32' | 'f16' | 'bf16';
+  /** storage of the frozen base weights (EnginePolicyOptions.baseDtype); default 'auto' (f16 for LoRA on a WebGPU
+   *  device with shader-f16, else f32) */
+  baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
 }
 
 /** The engine policy a config trains: its adapters (trainingSetup) and optimiser (optimizerSetup) over the model. */

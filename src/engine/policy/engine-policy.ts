@@ -46,10 +46,9 @@ export interface EnginePolicyOptions {
   /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
   activationBudgetBytes?: number;
-  /** storage of the frozen base weights: 'f32' (default); 'f16' halves memory on a WebGPU device with shader-f16
-   *  and on the WASM backend, 'bf16' on the WASM backend (LoRA only); 'auto' picks f16 for LoRA when the backend
-   *  supports it. The WebGPU f16 path is NOT exercised by the test suite on machines without such a device
-   *  (SwiftShader has no shader-f16), hence opt-in. */
+  /** storage of the frozen base weights: 'auto' (default: resolveBaseDtype, f16 for LoRA on a WebGPU device with
+   *  shader-f16, else f32), 'f32' (forces full precision), 'f16' (a WebGPU device that stores halves, or the WASM
+   *  backend), 'bf16' (the WASM backend). LoRA, gradients and optimiser state are always f32. */
   baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
   /** run generation and scoring with each LoRA adapter merged into an inference copy of the layer weights in the
    *  fused layout (model/lora-merge.ts: [q;k;v] and [gate;up] concatenated, o and down copied when targeted;
@@ -61,6 +60,16 @@ export interface EnginePolicyOptions {
   mergeLoraForInference?: boolean | 'auto';
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
+}
+
+/** The frozen base's storage for baseDtype 'auto': f16 halves for LoRA on a WebGPU device with shader-f16 (half
+ *  the memory and weight reads of a memory-bound decode; bf16 checkpoints are converted on load; computed in f32),
+ *  f32 otherwise (the CPU and WASM backends compute in f32 and gain no speed from halves; full fine-tuning trains
+ *  every weight in f32). On f16 the golden fixtures agree to 2e-3 of max |value| (logits, log-probs) and 2e-2
+ *  (LoRA gradients) instead of 4e-5 / 4e-4 (tests/engine/golden-f16.test.ts). */
+export function resolveBaseDtype(choice: 'auto' | 'f32' | 'f16' | 'bf16', be: Backend, mode: 'lora' | 'full'): 'f32' | 'f16' | 'bf16' {
+  if (choice !== 'auto') return choice;
+  return mode === 'lora' && be.kind === 'webgpu' && be.supportsF16 ? 'f16' : 'f32';
 }
 
 /** A LoRA adapter over the frozen base, its gradients and optimiser. */
@@ -135,7 +144,7 @@ export class EnginePolicy implements TrainablePolicy {
     if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
     if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
     this.adapters = [...training.adapters];
-    const baseDtype = opts.baseDtype === 'auto' ? (training.mode === 'lora' && be.supportsF16 ? 'f16' : 'f32') : (opts.baseDtype ?? 'f32');
+    const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
     if (baseDtype !== 'f32' && training.mode === 'full') throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
     this.base = uploadParams(be, config, opts.weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
