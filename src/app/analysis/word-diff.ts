@@ -12,13 +12,14 @@ function words(text: string): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
+const key = (w: string) => w.trim();
+
 /** The parts of `after` and `before`, in reading order (a removed word comes before the word that replaced it). */
 export function wordDiff(before: string, after: string): DiffPart[] {
   const a = words(before);
   const b = words(after);
-  const key = (w: string) => w.trim();
   // lcs[i][j]: length of the longest common subsequence of a[i:] and b[j:]
-  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => Array.from({ length: b.length + 1 }, () => 0));
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }
