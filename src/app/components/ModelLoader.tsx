@@ -1,9 +1,16 @@
-// Choosing the weights: the embedded tiny model, a local folder or a Hugging Face repo id (SourcePicker;
-// downloaded with byte progress, cached), and the backend preference. Loading replaces the session; errors appear in the page's error banner.
+// Choosing the weights: a known model of the offline catalog (by name, with its size, template and licence), the
+// embedded tiny model, a local folder or any Hugging Face repo id (SourcePicker; downloaded with byte progress,
+// cached), and the backend preference; the planner sizes the chosen model with the current config before any
+// download, and a calibration on the loaded model times a step. Loading replaces the session; errors appear in the
+// page's error banner.
+import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { findCatalogModel, resolveCatalogRepo } from '../../data/models/catalog.ts';
 import { TINY_MODEL_NAME } from '../../rl/presets.ts';
 import { usePlayground } from '../store/react.ts';
 import type { BackendPreference } from '../worker/protocol.ts';
+import { ModelCatalog } from './ModelCatalog.tsx';
+import { CalibrationLine, Planner } from './Planner.tsx';
 import { SourcePicker } from './SourcePicker.tsx';
 
 export function ModelLoader() {
@@ -14,17 +21,24 @@ export function ModelLoader() {
       setBackendPreference: st.setBackendPreference,
       status: st.status,
       modelSpec: st.modelSpec,
+      config: st.config,
+      model: st.model,
+      calibrate: st.calibrate,
+      calibrating: st.calibrating,
     })),
   );
+  const [chosen, setChosen] = useState(() => (s.config.modelSource === 'hub' ? (findCatalogModel(s.config.model)?.name ?? '') : ''));
   const busy = s.status === 'loading' || s.status === 'training' || s.status === 'stepping';
 
   return (
     <section className="model-loader" aria-label="model">
+      <ModelCatalog chosen={chosen} onChoose={setChosen} busy={busy} onLoad={(m) => s.loadModel({ kind: 'hf', repo: m.repo, revision: 'main' })} />
       <SourcePicker
         busy={busy}
         defaultLabel="Tiny default"
         onDefault={() => s.loadModel({ kind: 'embedded', name: TINY_MODEL_NAME })}
         onSource={s.loadModel}
+        resolveRepo={resolveCatalogRepo}
         repoPlaceholder="HF repo, e.g. HuggingFaceTB/SmolLM2-135M-Instruct"
         repoLabel="Hugging Face repo id"
         testIds=""
@@ -49,6 +63,16 @@ export function ModelLoader() {
         </select>
         <span className="hint">reloads the model</span>
       </div>
+      <details className="planner-details" data-testid="planner-details">
+        <summary>Planner</summary>
+        <Planner chosen={chosen} />
+        <div className="row">
+          <button type="button" data-testid="calibrate" disabled={busy || s.calibrating || s.model === null} onClick={s.calibrate} title="times one decode call, one scoring pass and one gradient chunk of the current config on the loaded model">
+            {s.calibrating ? 'Calibrating…' : 'Calibrate on the loaded model'}
+          </button>
+        </div>
+        <CalibrationLine />
+      </details>
     </section>
   );
 }

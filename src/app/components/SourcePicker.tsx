@@ -19,6 +19,8 @@ export interface SourcePickerProps {
   testIds: '' | 'onnx-';
   /** what a folder must hold, for the message when the picked one is empty, e.g. "config.json, tokenizer.json and *.safetensors weights" */
   expectedFiles: string;
+  /** turns typed text into a repo id before it is checked (the model panel: a catalog name becomes its repo) */
+  resolveRepo?: (text: string) => string;
 }
 
 /** The message for a picked folder with no files in it (nothing to load), naming what was expected. */
@@ -53,9 +55,10 @@ export function SourcePicker(p: SourcePickerProps) {
 
   const loadRepo = () => {
     try {
-      validateRepoId(repo.trim());
+      const id = p.resolveRepo ? p.resolveRepo(repo.trim()) : repo.trim();
+      validateRepoId(id);
       setMessage(null);
-      p.onSource({ kind: 'hf', repo: repo.trim(), revision: 'main' });
+      p.onSource({ kind: 'hf', repo: id, revision: 'main' });
     } catch (e) {
       setMessage((e as Error).message);
     }

@@ -6,6 +6,7 @@ import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/prot
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import type { AblationSpec } from '../../rl/ablation.ts';
 import { createAblationSlice } from './ablation-slice.ts';
+import { createCalibrationSlice } from './calibration-slice.ts';
 import { createConfigSlice } from './config-slice.ts';
 import { createContext } from './context.ts';
 import { createExplainSlice } from './explain-slice.ts';
@@ -49,6 +50,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createRunsSlice(ctx)(...a),
     ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
     ...createAblationSlice(ctx, initial.ablation ?? null)(...a),
+    ...createCalibrationSlice(ctx)(...a),
     ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
     ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),

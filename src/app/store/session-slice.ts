@@ -189,12 +189,16 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'followed':
             get().internal_recordFollowed(e.rollout);
             break;
+          case 'calibration':
+            get().internal_recordCalibration(e);
+            break;
           case 'adapter': {
             ctx.adapterRequests.get(e.requestId)?.resolve(e.files);
             ctx.adapterRequests.delete(e.requestId);
             break;
           }
           case 'error': {
+            if (e.requestId !== null) get().internal_calibrationFailed(e.requestId, e.message);
             if (e.requestId !== null && ctx.adapterRequests.has(e.requestId)) {
               ctx.adapterRequests.get(e.requestId)?.reject(new Error(e.message));
               ctx.adapterRequests.delete(e.requestId);

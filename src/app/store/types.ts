@@ -4,6 +4,7 @@ import type { AgentRole, ExperimentConfig, FrozenAgent } from '../../rl/config.t
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { ExplainRecord } from '../../rl/train/explain.ts';
 import type { AblationSpec } from '../../rl/ablation.ts';
+import type { CalibrationEstimate } from '../../rl/calibration.ts';
 import type { AblationDb } from '../persist/ablation-db.ts';
 import type { AblationRecord } from '../persist/ablation-types.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
@@ -184,7 +185,16 @@ export interface AblationSlice {
   internal_ablationEvent(event: WorkerEvent): void;
 }
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice;
+export interface CalibrationSlice {
+  /** the last calibration of the running config on the loaded model (the planner's time estimate) */
+  calibration: { model: string; stepSeconds: number; runSeconds: number; estimate?: CalibrationEstimate; error?: string } | null;
+  calibrating: boolean;
+  calibrate(): void;
+  internal_recordCalibration(event: Extract<WorkerEvent, { type: 'calibration' }>): void;
+  internal_calibrationFailed(requestId: number, message: string): void;
+}
+
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice & CalibrationSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;

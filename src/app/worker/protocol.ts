@@ -4,6 +4,7 @@
 import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { InterventionTrace } from '../../rl/intervention.ts';
+import type { CalibrationEstimate } from '../../rl/calibration.ts';
 import type { ContextFields } from '../../rl/train/context.ts';
 import type { ExplainRecord } from '../../rl/train/explain.ts';
 
@@ -126,6 +127,8 @@ export type WorkerRequest =
   | { type: 'evaluate' }
   | { type: 'intervene'; requestId: number; question: string; gold: string; plan: string; originalPlan: string }
   | { type: 'exportAdapter'; requestId: number }
+  /** time one decode call, one scoring pass and one gradient chunk of the running config's step shape (rl/calibration.ts) */
+  | { type: 'calibrate'; requestId: number }
   /**
    * follow held-out problem `index` (-1: the first with a loss in its question) and refresh its greedy rollout
    * every `every` steps (0: only at load, reset and on this request); a `followed` event answers at once
@@ -154,6 +157,8 @@ export type WorkerEvent =
   | { type: 'frozen'; role: AgentRole | null; onnx: OnnxInfo | null }
   | { type: 'onnxEvaluation'; result: OnnxEvaluation }
   | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
+  /** the calibration's timings and the step / run time they give for the running config, on `model` */
+  | { type: 'calibration'; requestId: number; model: string; estimate: CalibrationEstimate }
   /** the followed problem's greedy rollout: after load and reset (before the start-up evaluation) and every few steps */
   | { type: 'followed'; rollout: FollowedRollout }
   /** fatal: the session cannot continue without a new `load` */

@@ -4,6 +4,7 @@
 import { validateConfig } from '../../rl/config.ts';
 import { followPlan, interventionProblem } from '../../rl/intervention.ts';
 import type { WorkerRequest } from './protocol.ts';
+import { calibrateRequest } from './session-calibrate.ts';
 import { loadModel } from './session-model.ts';
 import type { SessionState } from './session-state.ts';
 import { buildTrainer, emitFrozen, ensureOnnx, evaluateOnnx } from './session-trainer.ts';
@@ -112,6 +113,8 @@ export const REQUEST_HANDLERS: RequestHandlers = {
       { rest: null, requestId: request.requestId },
     );
   },
+
+  calibrate: calibrateRequest,
 
   exportAdapter(s, request) {
     s.jobs.enqueue(
