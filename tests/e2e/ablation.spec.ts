@@ -2,7 +2,8 @@
 // tiny-qwen2.5-instruct: the real Qwen2.5 chat template) and the shipped 133-problem MATH set: 2 configs (token
 // vs turn-level ratio) x 2 seeds x 2 steps run in the worker one after another; the chart overlays one mean line
 // and one min-max band per config, the table has a row per config, the four exports download; a reload in the
-// middle keeps the finished runs and resumes at the first unfinished one once the folder is picked again.
+// middle keeps the finished runs and resumes at the first unfinished one once the folder is picked again. Then the
+// planner sizes a catalog model and a calibration on the loaded model gives the step and run time.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
@@ -86,4 +87,11 @@ test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload
   expect(svg.match(/class="band"/g)).toHaveLength(4);
   const png = await download(page, 'ablation-export-png');
   expect(png.bytes.subarray(1, 4).toString()).toBe('PNG');
+
+  // the model panel's planner sizes a catalog model before any download; the calibration times the loaded one
+  await page.getByTestId('planner-details').locator('summary').click();
+  await page.getByTestId('catalog-model').selectOption('qwen2.5-0.5b-instruct');
+  await expect(page.getByTestId('planner-parameters')).toContainText('494,032,768 parameters');
+  await page.getByTestId('calibrate').click();
+  await expect(page.getByTestId('planner-estimate')).toContainText(/about \d+\.\d s per step, \d+\.\d min for the run \(measured on local: tiny-qwen2.5-instruct\)/, { timeout: 30_000 });
 });
