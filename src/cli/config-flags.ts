@@ -1,14 +1,15 @@
 // Turns the command line's config flags into a validated ExperimentConfig:
 //   --preset NAME | --config FILE.json   the base (a config file may itself say "extends": "<preset>")
-//   --set key=value (repeatable)         any field; the value is read as JSON when it parses (numbers must be
-//                                        finite), else as a string
+//   --set key=value (repeatable)         any field; the value is read by the field's kind (rl/config/text.ts:
+//                                        numbers must be finite, lists comma-separated or a JSON array, a
+//                                        quoted JSON string is that string); an unknown key names close fields
 //   --steps N, --seed S                  shorthands for the two most common overrides
 //   --frozen-agent meta|reasoning        sets frozenAgent (the model that runs it is a command's --frozen-model)
 
 import { readFile } from 'node:fs/promises';
-import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { setTextValue, validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { getPreset, resolveConfig } from '../rl/presets.ts';
-import { intFlag, setValue } from './flags.ts';
+import { intFlag } from './flags.ts';
 
 export interface ConfigFlags {
   preset?: string;
@@ -23,7 +24,7 @@ export function parseSetFlag(flag: string): [string, unknown] {
   const eq = flag.indexOf('=');
   if (eq <= 0) throw new Error(`--set ${flag}: expected key=value`);
   const key = flag.slice(0, eq);
-  return [key, setValue(key, flag.slice(eq + 1))];
+  return [key, setTextValue(key, flag.slice(eq + 1))];
 }
 
 export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentConfig> {

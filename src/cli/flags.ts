@@ -32,15 +32,3 @@ export function intListFlag(name: string, value: string, range: IntRange = {}): 
   if (parts.some((p) => p.trim() === '')) throw new Error(`${name} must be a comma-separated list of integers, got "${value}"`);
   return parts.map((p) => intFlag(name, p, range));
 }
-
-/** A --set value: JSON when it parses (a number literal must be finite), else the text itself. */
-export function setValue(key: string, raw: string): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`--set ${key}=${raw}: not a finite number`);
-  return value;
-}

@@ -1,99 +1,23 @@
 // Named experiment presets: the paper's settings (scaled down to the embedded tiny model unless the name says
 // "paper") and the ablations of its Fig. 6. The prompt set follows the model: a preset of the embedded model
 // (tiny-default, rema-multiturn, rema-singleturn, vrp, vrp-rl, mrp-rl, ablation-*) uses the tiny prompts it was
-// trained with; a preset of a real model (paper-*, math133-*) uses the paper's or the code's prompts. Each preset is a complete ExperimentConfig, so a config file may
-// say `{"extends": "rema-multiturn", "ratio": "token"}` and name only what it changes (resolveConfig).
+// trained with; a preset of a real model (paper-*, math133-*) uses the paper's or the code's prompts. A preset states
+// only what differs from the field table's defaults (src/rl/config/fields-*.ts) or from the preset it extends.
+// Each preset is a complete ExperimentConfig, so a config file may say `{"extends": "rema-multiturn", "ratio":
+// "token"}` and name only what it changes (resolveConfig).
 
-import { CONFIG_VERSION, ConfigError, validateConfig, type ExperimentConfig } from './config.ts';
+import { configDefaults, ConfigError, validateConfig, type ExperimentConfig } from './config.ts';
 
-/** Folder of the embedded default model under public/models. */
-export const TINY_MODEL_NAME = 'tiny-rema';
-
-const ALL_LINEAR = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+export { TINY_MODEL_NAME } from './config.ts';
 
 /**
- * ReMA multi-turn with the released code's algorithm settings (shared parameters, GRPO with group std,
+ * The field table's defaults: ReMA multi-turn with the released code's algorithm settings (shared parameters, GRPO with group std,
  * turn-level geometric ratio, trajectory aggregation, clip 0.2, dual-clip 3, log-ratio cap 3, no KL, no entropy
  * bonus, constant lr, one epoch and one mini-batch = fully on-policy, temperature 1, stop when truncated,
  * reward 0 unless finished) and sizes scaled from 128 problems x 16 samples x 30 turns x 512 tokens down to
  * what the tiny model on a 2-core CPU can do per step.
  */
-const REMA_MULTITURN: ExperimentConfig = {
-  version: CONFIG_VERSION,
-  name: 'rema-multiturn',
-  seed: 0,
-  steps: 300,
-  modelSource: 'embedded',
-  model: TINY_MODEL_NAME,
-  finetune: 'lora',
-  loraRank: 8,
-  loraAlpha: 16,
-  loraTargets: ALL_LINEAR,
-  trainSet: 'tiny-arith',
-  trainFile: '',
-  trainSize: 0,
-  evalSet: 'tiny-arith',
-  evalFile: '',
-  evalSize: 64,
-  mode: 'multi-turn',
-  prompts: 'tiny',
-  // tiny-task dialogues are two rounds of <= 40-token messages; the tiny model's context is 256 tokens (a
-  // message is also cut where the context ends, so long judge chats still leave room to answer)
-  maxTurns: 3,
-  maxTokensPerTurn: 64,
-  maxPromptTokens: 240,
-  stopWhenTruncated: true,
-  maskUnfinishedReward: true,
-  overflowAnswer: 'empty',
-  endTokenTarget: 'eos',
-  singleTurnReward: 'base',
-  paramMode: 'shared',
-  switchEvery: 10,
-  startAgent: 'meta',
-  frozenAgent: 'none',
-  filterGroups: false,
-  filterEpsMin: 0.2,
-  filterEpsMax: 0.8,
-  phaseEpochs: 0,
-  probeSamples: 10,
-  planSamples: 0,
-  problemsPerStep: 8,
-  groupSize: 8,
-  temperature: 1.0,
-  logprobTemperature: 'rollout',
-  topP: 1.0,
-  topK: 0,
-  advantage: 'grpo',
-  stdScaling: 'group',
-  advEps: 1e-6,
-  groupStatsRows: 'all',
-  ratio: 'turn-geometric',
-  logRatioClip: 3.0,
-  clipLow: 0.2,
-  clipHigh: 0.2,
-  dualClip: 3.0,
-  aggregation: 'trajectory',
-  lossNormLength: 0,
-  klBeta: 0,
-  klPlacement: 'loss',
-  klEstimator: 'k3',
-  entropyCoef: 0,
-  regularizerMean: 'token',
-  oldLogProbs: 'auto',
-  // measured on the embedded model: LoRA lr 2e-3 keeps the reward rising slowly; 1e-2 (LoRA) and 1e-3 (full) collapse it
-  lr: 2e-3,
-  lrSchedule: 'constant',
-  warmupSteps: 0,
-  weightDecay: 0.01,
-  adamBeta1: 0.9,
-  adamBeta2: 0.999,
-  gradClip: 1.0,
-  ppoEpochs: 1,
-  miniBatches: 1,
-  maxNonFiniteSteps: 3,
-  evalEvery: 10,
-  evalBeforeTrain: true,
-};
+const REMA_MULTITURN: ExperimentConfig = { ...configDefaults(), name: 'rema-multiturn' };
 
 /** The exact multi-turn script (scripts/rl/rema/example_7b.sh) on MATH levels 3-5: for export and reference, far beyond a browser. */
 const PAPER_MULTITURN_7B: ExperimentConfig = {
@@ -128,13 +52,10 @@ const REMA_SINGLETURN: ExperimentConfig = {
   name: 'rema-singleturn',
   mode: 'single-turn',
   maxTurns: 1,
-  maxTokensPerTurn: 64,
   paramMode: 'separate',
-  switchEvery: 10,
   startAgent: 'reasoning',
   filterGroups: true,
   phaseEpochs: 4,
-  probeSamples: 10,
   planSamples: 4,
   trainSize: 64,
   groupSize: 4,
@@ -190,8 +111,6 @@ const ABLATION_SEPARATE_PARAMS: ExperimentConfig = {
   ...REMA_MULTITURN,
   name: 'ablation-separate-params',
   paramMode: 'separate',
-  switchEvery: 10,
-  startAgent: 'meta',
 };
 
 /**
@@ -204,7 +123,6 @@ const TINY_DEFAULT: ExperimentConfig = {
   ...REMA_MULTITURN,
   name: 'tiny-default',
   steps: 60,
-  evalEvery: 10,
   evalSize: 128,
   // measured on the embedded model (seed 0): LoRA lr 2e-3 fixes the plans by step 20-30 but collapsed the
   // reasoning agent's final turn to an empty \boxed{ at step 40 (eval 0.61 -> 0.08); 1e-3 for 60 steps got as far
@@ -283,10 +201,8 @@ const PAPER_SINGLETURN_7B: ExperimentConfig = {
   maxTokensPerTurn: 2048,
   maxPromptTokens: 4096,
   problemsPerStep: 1000,
-  groupSize: 4,
   miniBatches: 8,
   lr: 5e-7,
-  evalEvery: 10,
 };
 
 /** The paper's baselines on the same model (App. D.1 and G.1.2): VRP (CoT, evaluation only) with the paper's prompt. */
@@ -311,10 +227,8 @@ const PAPER_VRP_RL_7B: ExperimentConfig = {
   mode: 'vrp-rl',
   steps: 54,
   problemsPerStep: 1000,
-  groupSize: 4,
   miniBatches: 8,
   lr: 5e-7,
-  evalEvery: 10,
 };
 
 /** MRP_RL on Qwen2.5-7B-Instruct: one agent plans then solves (the paper's MRP prompt), trained as VRP_RL. */

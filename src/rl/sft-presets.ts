@@ -36,14 +36,14 @@ export interface SftPreset {
 
 function tiny(name: string, data: SftData): SftPreset {
   return {
-    config: { ...getPreset('tiny-default'), name, steps: 0, lr: 1e-3, lrSchedule: 'cosine', warmupSteps: 0 },
+    config: { ...getPreset('tiny-default'), name, steps: 0, lr: 1e-3, lrSchedule: 'cosine' },
     sft: { data, files: [], tinyProblems: 256, epochs: 1, batchSize: 8, cutoff: 1024 },
   };
 }
 
 function paper(name: string, file: string): SftPreset {
   return {
-    config: { ...getPreset('paper-multiturn-7b'), name, steps: 0, finetune: 'full', lr: 1e-5, lrSchedule: 'cosine', warmupSteps: 0 },
+    config: { ...getPreset('paper-multiturn-7b'), name, steps: 0, lr: 1e-5, lrSchedule: 'cosine' },
     sft: { data: 'files', files: [file], tinyProblems: 0, epochs: 3, batchSize: 8, cutoff: 4096 },
   };
 }

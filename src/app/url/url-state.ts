@@ -1,14 +1,14 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
 //   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio&smooth=0.6&x=minutes
-// Config fields are written only where they differ from the preset. onnxModel (the frozen agent's / VRP
+// Config fields are written only where they differ from the preset, as text by their kind (rl/config/text.ts:
+// lists comma-separated, null as "null"); the keys are the config's field names. onnxModel (the frozen agent's / VRP
 // baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong. Notices stay short
 // whatever the link holds: unknown keys are counted in one line, quoted link text is clipped. A dataset file
 // (trainSet=file, evalSet=file) cannot be reopened from a link: the preset's set is used, with a notice.
-import { FIELD_SPECS, type ExperimentConfig } from '../../rl/config.ts';
+import { CONFIG_KEYS, fieldFromText, fieldToText, isConfigKey, validateConfig, type ExperimentConfig } from '../../rl/config.ts';
 import { getPreset, PRESETS } from '../../rl/presets.ts';
 import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
-import { validateConfig } from '../../rl/config.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
 import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
 import { COLOURINGS, type ChartX, type TokenColouring, type ViewName } from '../store/types.ts';
@@ -52,28 +52,6 @@ export interface UrlState {
   chartX: ChartX;
   /** problems found while reading; the state above is still usable */
   errors: string[];
-}
-
-function encodeValue(value: unknown): string {
-  if (Array.isArray(value)) return value.join(',');
-  return String(value);
-}
-
-function decodeValue(key: keyof ExperimentConfig, text: string): unknown {
-  const spec = FIELD_SPECS[key];
-  switch (spec.kind) {
-    case 'int':
-    case 'number':
-      return text.trim() === '' ? NaN : Number(text);
-    case 'number-or-null':
-      return text === 'null' || text === '' ? null : Number(text);
-    case 'bool':
-      return text === 'true' ? true : text === 'false' ? false : text;
-    case 'strings':
-      return text === '' ? [] : text.split(',');
-    default:
-      return text;
-  }
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -131,9 +109,9 @@ export function encodeUrlState(s: {
   params.set('preset', presetName);
   params.set('view', s.view);
   params.set('backend', s.backend);
-  for (const key of Object.keys(FIELD_SPECS) as (keyof ExperimentConfig)[]) {
+  for (const key of CONFIG_KEYS) {
     if (key === 'version') continue;
-    if (!sameValue(s.config[key], base[key])) params.set(key, encodeValue(s.config[key]));
+    if (!sameValue(s.config[key], base[key])) params.set(key, fieldToText(key, s.config[key]));
   }
   const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
   if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
@@ -157,11 +135,11 @@ export function decodeUrlState(hash: string): UrlState {
   const unknown = new Set<string>();
   for (const [key, text] of params) {
     if (reservedKeys.has(key)) continue;
-    if (!(key in FIELD_SPECS) || key === 'version') {
+    if (!isConfigKey(key) || key === 'version') {
       unknown.add(key);
       continue;
     }
-    overrides[key] = decodeValue(key as keyof ExperimentConfig, text);
+    overrides[key] = fieldFromText(key, text);
   }
   const unknownNotice = unknownKeysNotice([...unknown]);
   if (unknownNotice) errors.push(unknownNotice);

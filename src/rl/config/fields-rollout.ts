@@ -1,0 +1,60 @@
+// The config fields of the rollout (batch and group sizes, sampling) and of the advantage estimator (GRPO or
+// REINFORCE++, std scaling, which rows enter the group statistics).
+import type { FieldDef } from './field.ts';
+
+export const ROLLOUT_FIELDS = {
+  problemsPerStep: {
+    kind: 'int', min: 1, default: 8,
+    doc: 'Problems per RL step (data.train_batch_size). Code: 128; scaled down for the browser.',
+    ui: { group: 'Rollout', label: 'problems per step', range: [1, 1024] },
+  },
+  groupSize: {
+    kind: 'int', min: 1, default: 8,
+    doc: 'Rollouts per problem, the GRPO group G (rollout.n). Code: 16; paper single-turn: 4.',
+    ui: { group: 'Rollout', label: 'group size G', range: [1, 64] },
+  },
+  temperature: {
+    kind: 'number', min: 0, default: 1.0,
+    doc: 'Sampling temperature for training rollouts. Code: 1.0. Evaluation is always greedy.',
+    ui: { group: 'Rollout', label: 'temperature', range: [0, 2], step: 0.05 },
+  },
+  logprobTemperature: {
+    kind: 'enum', values: ['rollout', 'one'], default: 'rollout', legacy: 'one',
+    doc: 'Temperature of the training log-probs and entropies (old, reference and current). rollout: softmax(logits / T), T the rollout temperature (verl dp_actor._forward_micro_batch divides the logits by it); one: softmax(logits). Same at T = 1.',
+    ui: { group: 'Rollout', label: 'log-prob temperature', advanced: true },
+  },
+  topP: {
+    kind: 'number', min: 0, max: 1, minExclusive: true, default: 1.0,
+    doc: 'Nucleus mass; 1 disables. Code: 1.0.',
+    ui: { group: 'Rollout', label: 'top-p', advanced: true, range: [0.05, 1], step: 0.05 },
+  },
+  topK: {
+    kind: 'int', min: 0, default: 0,
+    doc: 'Keep the k most likely tokens; 0 disables. Code: -1 (off).',
+    ui: { group: 'Rollout', label: 'top-k', advanced: true, range: [0, 1000] },
+  },
+} as const satisfies Record<string, FieldDef>;
+
+export const ADVANTAGE_FIELDS = {
+  advantage: {
+    kind: 'enum', values: ['grpo', 'reinforce++'], default: 'grpo',
+    doc: 'grpo: group-normalised outcome (code multi-turn script). reinforce++: batch-whitened returns (code yaml default; paper single-turn runs, OpenRLHF).',
+    ui: { group: 'Advantage & loss', label: 'advantage' },
+  },
+  stdScaling: {
+    kind: 'enum', values: ['group', 'batch', 'none'], default: 'group',
+    doc: 'Divide GRPO advantages by the group std (code, verl), the batch std (PPO-Lite, TRL "batch"), or not at all (Dr. GRPO).',
+    ui: { group: 'Advantage & loss', label: 'std scaling' },
+  },
+  advEps: {
+    kind: 'number', min: 0, default: 1e-6,
+    doc: 'Added to the std before dividing. Code / verl: 1e-6 (TRL: 1e-4).',
+    ui: { group: 'Advantage & loss', label: 'std epsilon', advanced: true, range: [0, 1], step: 1e-6 },
+  },
+  groupStatsRows: {
+    kind: 'enum', values: ['all', 'trained'], default: 'all', legacy: 'trained',
+    doc: 'Rows in the GRPO mean / std. all: every episode\'s row, even one with no trained token (reward 0), as the released code; trained: only rows with trained tokens (a group of 8 can shrink to 6).',
+    details: 'all follows the ReMA code: ray_trainer merges every trajectory\'s MTA and RA rows and compute_grpo_outcome_advantage sees all of them, so a row with no trained token (e.g. the reasoning agent of an episode whose meta message was truncated at turn 1) still counts in its group\'s mean and std with its reward. Either way only rows with trained tokens are trained.',
+    ui: { group: 'Advantage & loss', label: 'group stats rows', advanced: true },
+  },
+} as const satisfies Record<string, FieldDef>;
