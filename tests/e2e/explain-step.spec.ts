@@ -2,7 +2,7 @@
 // explain view on an earlier step from its step list, walk forward through every screen and check that the numbers
 // on screen (rewards, mean, std, advantages, gradient norms per optimiser step and layer, log-prob changes) are the
 // trainer's record for that step (the dialog's data-record, sent by the worker with the step); back, Escape, the
-// `e` key and a click on a curve; screenshots at 1920x1080, 1440x900 and 1280x720.
+// `e` key (also in presenter mode) and a click on a curve; screenshots at 1920x1080, 1440x900 and 1280x720.
 import { expect, test, type Page } from '@playwright/test';
 import type { ExplainRecord, ExplainRollout } from '../../src/rl/train/explain.ts';
 import { fmt } from '../../src/app/components/explain/format.ts';
@@ -62,6 +62,7 @@ test('explain a step: every screen shows the trainer’s record of that step', a
   const record = JSON.parse((await dialog.getAttribute('data-record'))!) as ExplainRecord;
   expect(record.step).toBe(2);
   expect(record.settings.miniBatches).toBe(2);
+  info.annotations.push({ type: 'explain: after-update scoring of the group (s)', description: record.rescoreSeconds.toFixed(3) });
   const group = record.groups[0];
   expect(group.rollouts).toHaveLength(4);
 
@@ -135,4 +136,14 @@ test('explain a step: every screen shows the trainer’s record of that step', a
   const clicked = Number(await page.getByTestId('explain').getAttribute('data-step'));
   expect(clicked).toBeGreaterThanOrEqual(1);
   expect(clicked).toBeLessThanOrEqual(latest);
+  await page.keyboard.press('Escape');
+
+  // presenter mode: e opens it over the booth view, Escape closes it and leaves presenter mode on
+  await page.getByTestId('presenter-open').click();
+  await expect(page.getByTestId('presenter')).toBeVisible();
+  await page.keyboard.press('e');
+  await expect(page.getByTestId('explain')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('explain')).toHaveCount(0);
+  await expect(page.getByTestId('presenter')).toBeVisible();
 });
