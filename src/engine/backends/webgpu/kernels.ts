@@ -10,6 +10,7 @@ import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram 
 import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
 import { qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
 import { adamwClippedProgram } from '../../kernels/wgsl/adamw-clipped.ts';
+import { attentionDecodeProgram } from '../../kernels/wgsl/attention-decode.ts';
 import {
   attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../../kernels/wgsl/attention.ts';
@@ -152,8 +153,24 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const lse = single(ctx, k, 'lse', t.lse, B * H * T);
     const n = B * T * H;
     const params = { n, B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) };
-    // few queries over a long cache (decode): split the keys over several threads per query
     const keys = past + T;
+    // decode (one query per sequence): a workgroup per (sequence, KV head, key split) sharing each K/V row between
+    // the group's query heads; splits so that at least ~256 workgroups run, each over at least 256 keys
+    if (T === 1 && ctx.tuning.flashDecode) {
+      const G = H / Hkv;
+      const nSplit = Math.max(1, Math.min(Math.ceil(256 / (B * Hkv)), Math.ceil(keys / 256)));
+      const dec = { B, S, past, H, Hkv, scale: params.scale, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
+      if (nSplit === 1) {
+        ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true), [q, kk, v, ks, o, lse], dec, [B * Hkv, 1, 1]);
+        return;
+      }
+      const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
+      ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, false), [q, kk, v, ks, part], dec, [B * Hkv * nSplit, 1, 1]);
+      ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], { ...params, nSplit, keysPerSplit: dec.keysPerSplit }, grid1d(n, wg));
+      ctx.releaseScratch(part);
+      return;
+    }
+    // few queries over a long cache (decode): split the keys over several threads per query
     const minKeys = ctx.tuning.attentionSplitKeys;
     const nSplit = minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
     if (nSplit > 1) {

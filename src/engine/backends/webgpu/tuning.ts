@@ -23,6 +23,9 @@ export interface KernelTuning {
   /** the tiled matmul with workgroup memory (kernels/wgsl/matmul-tiled.ts) for M >= 16 and N >= 16: outputs per
    *  thread and side (tile 16·t), or 0 for off; costly on SwiftShader (barriers) */
   tiled: 0 | 2 | 4;
+  /** attention with one query per sequence (decode): flash-decoding (kernels/wgsl/attention-decode.ts), a
+   *  workgroup per (sequence, KV head, key split) whose query heads share each K/V load; costly on SwiftShader */
+  flashDecode: boolean;
   /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
    *  this many (0 = never split) */
   attentionSplitKeys: number;
