@@ -134,6 +134,16 @@ describe('explain this step', () => {
     expect(off.metrics.loss).toBe(one.metrics.loss);
   }, 120_000);
 
+  it("separate parameters: the trained agent's adapter, its statistics and per-layer norms", async () => {
+    // the agents take turns (switchEvery 10, startAgent meta): step 1 trains the meta-thinking agent's adapter only
+    const result = await step(small({ paramMode: 'separate', lr: 2e-2 }), 'one');
+    const record = result.explain!;
+    expect(record.optimizerSteps.map((s) => s.adapter)).toEqual(['meta']);
+    expect(record.groups[0].stats.map((s) => s.role)).toEqual(['meta']);
+    checkAdvantages(record);
+    checkGradNorms(record, result.metrics.grad_norm);
+  }, 120_000);
+
   it('groups tensor names by layer and sums their norms in squares', () => {
     expect(layerOf('base_model.model.model.layers.12.self_attn.q_proj.lora_A.weight')).toBe('layer 12');
     expect(layerOf('model.embed_tokens.weight')).toBe('embedding');
