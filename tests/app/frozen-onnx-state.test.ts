@@ -15,7 +15,7 @@ import { metrics, rollout } from './helpers.ts';
 describe('onnxModel and frozenAgent in the URL', () => {
   it('round-trips a hub ONNX model with a revision next to a frozen reasoning agent', () => {
     const config = { ...getPreset('tiny-default'), frozenAgent: 'reasoning' as const };
-    const onnxModel = { kind: 'hf' as const, repo: 'onnx-community/Qwen2.5-0.5B-Instruct', revision: 'v2' };
+    const onnxModel = { kind: 'hub' as const, repo: 'onnx-community/Qwen2.5-0.5B-Instruct', revision: 'v2' };
     const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'auto', onnxModel });
     expect(hash).toContain('frozenAgent=reasoning');
     expect(new URLSearchParams(hash.slice(1)).get('onnxModel')).toBe('hub:onnx-community/Qwen2.5-0.5B-Instruct@v2');
@@ -31,7 +31,7 @@ describe('onnxModel and frozenAgent in the URL', () => {
     expect(s.config.frozenAgent).toBe('none');
     const hash = encodeUrlState({ preset: 'tiny-default', config: s.config, view: 'curves', backend: 'auto', onnxModel: s.onnxModel });
     expect(hash).not.toContain('onnxModel');
-    expect(decodeUrlState('#onnxModel=hub:org/name').onnxModel).toEqual({ kind: 'hf', repo: 'org/name', revision: 'main' });
+    expect(decodeUrlState('#onnxModel=hub:org/name').onnxModel).toEqual({ kind: 'hub', repo: 'org/name', revision: 'main' });
   });
 
   it.each([
@@ -113,7 +113,7 @@ describe('the store and the frozen ONNX agent', () => {
 
   it('a new ONNX source loads at once without an agent frozen, and resets the run with one', async () => {
     const { store, worker } = await setup();
-    const spec = { kind: 'hf' as const, repo: 'onnx-community/SmolLM2-135M-Instruct', revision: 'main' };
+    const spec = { kind: 'hub' as const, repo: 'onnx-community/SmolLM2-135M-Instruct', revision: 'main' };
     store.getState().setOnnxModel(spec);
     expect(worker.sent.at(-1)).toEqual({ type: 'loadOnnx', onnxModel: spec });
     expect(store.getState().onnxModel).toEqual(spec);
@@ -162,7 +162,7 @@ describe('the store and the frozen ONNX agent', () => {
     const { store } = await setup();
     const written: string[] = [];
     syncUrl(store, { get hash() { return written.at(-1) ?? ''; }, replace: (h) => written.push(h) });
-    store.getState().setOnnxModel({ kind: 'hf', repo: 'org/onnx-model', revision: 'main' });
-    expect(decodeUrlState(written.at(-1)!).onnxModel).toEqual({ kind: 'hf', repo: 'org/onnx-model', revision: 'main' });
+    store.getState().setOnnxModel({ kind: 'hub', repo: 'org/onnx-model', revision: 'main' });
+    expect(decodeUrlState(written.at(-1)!).onnxModel).toEqual({ kind: 'hub', repo: 'org/onnx-model', revision: 'main' });
   });
 });

@@ -23,7 +23,7 @@ it('offers the catalog by name with size, template and licence, and loads a choi
   fireEvent.change(screen.getByTestId('catalog-model'), { target: { value: 'smollm2-360m-instruct' } });
   expect(screen.getByTestId('catalog-details').textContent).toContain('HuggingFaceTB/SmolLM2-360M-Instruct');
   fireEvent.click(screen.getByTestId('catalog-load'));
-  expect(store.getState().modelSpec).toEqual({ kind: 'hf', repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', revision: 'main' });
+  expect(store.getState().modelSpec).toEqual({ kind: 'hub', repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', revision: 'main' });
   expect(store.getState().config.model).toBe('HuggingFaceTB/SmolLM2-360M-Instruct');
 });
 
@@ -32,11 +32,11 @@ it('a catalog name typed as a repo id loads its repo; any other repo id loads as
   await act(async () => store.setState({ status: 'idle' }));
   fireEvent.change(screen.getByTestId('hf-repo'), { target: { value: 'qwen2.5-1.5b-instruct' } });
   fireEvent.click(screen.getByTestId('hf-load'));
-  expect(store.getState().modelSpec).toMatchObject({ kind: 'hf', repo: 'Qwen/Qwen2.5-1.5B-Instruct' });
+  expect(store.getState().modelSpec).toMatchObject({ kind: 'hub', repo: 'Qwen/Qwen2.5-1.5B-Instruct' });
   await act(async () => store.setState({ status: 'idle' }));
   fireEvent.change(screen.getByTestId('hf-repo'), { target: { value: 'someone/SomeModel-7B' } });
   fireEvent.click(screen.getByTestId('hf-load'));
-  expect(store.getState().modelSpec).toMatchObject({ kind: 'hf', repo: 'someone/SomeModel-7B' });
+  expect(store.getState().modelSpec).toMatchObject({ kind: 'hub', repo: 'someone/SomeModel-7B' });
 });
 
 it('plans the chosen model with the current config before downloading: parameters, bytes, fits, suggestion', async () => {

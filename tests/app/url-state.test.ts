@@ -39,14 +39,26 @@ describe('URL state', () => {
 
   it('carries the inspector colouring (card or token mode); a bad one is explained and falls back', () => {
     const config = getPreset('tiny-default');
-    expect(encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colour: 'advantage' })).not.toContain('colour');
-    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colour: 'token-ratio' });
-    expect(hash).toContain('colour=token-ratio');
+    expect(encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'advantage' })).not.toContain('colour');
+    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'token-ratio' });
+    expect(hash).toContain('colouring=token-ratio');
+    expect(hash).not.toContain('colour=');
     expect(decodeUrlState(hash).colouring).toBe('token-ratio');
     expect(decodeUrlState('#preset=tiny-default').colouring).toBe('advantage');
-    const bad = decodeUrlState('#preset=tiny-default&colour=rainbow');
+    const bad = decodeUrlState('#preset=tiny-default&colouring=rainbow');
     expect(bad.colouring).toBe('advantage');
-    expect(bad.errors.join()).toContain('colour must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
+    expect(bad.errors.join()).toContain('colouring must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
+  });
+
+  it('an old link\'s colour key still sets the colouring, without a notice; it is written back as colouring', () => {
+    const old = decodeUrlState('#preset=tiny-default&view=rollouts&colour=token-clip');
+    expect(old.colouring).toBe('token-clip');
+    expect(old.errors).toEqual([]);
+    const again = encodeUrlState({ preset: old.preset, config: old.config, view: old.view, backend: old.backend, colouring: old.colouring });
+    expect(again).toContain('colouring=token-clip');
+    expect(again).not.toContain('colour=');
+    // a link with both (hand-edited) follows the current name
+    expect(decodeUrlState('#preset=tiny-default&colour=reward&colouring=none').colouring).toBe('none');
   });
 
   it('carries the curves\' smoothing and x axis; bad ones are explained and fall back', () => {

@@ -32,7 +32,7 @@ export function ModelLoader() {
 
   return (
     <section className="model-loader" aria-label="model">
-      <ModelCatalog chosen={chosen} onChoose={setChosen} busy={busy} onLoad={(m) => s.loadModel({ kind: 'hf', repo: m.repo, revision: 'main' })} />
+      <ModelCatalog chosen={chosen} onChoose={setChosen} busy={busy} onLoad={(m) => s.loadModel({ kind: 'hub', repo: m.repo, revision: 'main' })} />
       <SourcePicker
         busy={busy}
         defaultLabel="Tiny default"

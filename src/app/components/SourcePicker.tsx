@@ -58,7 +58,7 @@ export function SourcePicker(p: SourcePickerProps) {
       const id = p.resolveRepo ? p.resolveRepo(repo.trim()) : repo.trim();
       validateRepoId(id);
       setMessage(null);
-      p.onSource({ kind: 'hf', repo: id, revision: 'main' });
+      p.onSource({ kind: 'hub', repo: id, revision: 'main' });
     } catch (e) {
       setMessage((e as Error).message);
     }

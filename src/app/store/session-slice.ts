@@ -92,8 +92,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         send({ type: 'evaluate' });
       },
       loadModel(spec) {
-        const modelSource = spec.kind === 'hf' ? 'hub' : spec.kind;
-        set({ modelSpec: spec, config: { ...get().config, modelSource, model: spec.kind === 'hf' ? spec.repo : spec.name } });
+        set({ modelSpec: spec, config: { ...get().config, modelSource: spec.kind, model: spec.kind === 'hub' ? spec.repo : spec.name } });
         load();
       },
       setFrozenAgent(role) {

@@ -1,5 +1,5 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
-//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colour=token-ratio&smooth=0.6&x=minutes
+//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colouring=token-ratio&smooth=0.6&x=minutes
 // Config fields are written only where they differ from the preset, as text by their kind (rl/config/text.ts:
 // lists comma-separated, null as "null"); the keys are the config's field names. onnxModel (the frozen agent's / VRP
 // baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
@@ -17,7 +17,8 @@ import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
-const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colour', 'smooth', 'x']);
+/** link keys that are not config fields; `colour` is colouring's name in links written before it was renamed */
+const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colouring', 'colour', 'smooth', 'x']);
 /** unknown keys named in the notice; the rest are counted */
 const UNKNOWN_KEYS_NAMED = 3;
 /** longest piece of link text quoted in a notice */
@@ -45,7 +46,7 @@ export interface UrlState {
   backend: BackendPreference;
   /** the ONNX model for a frozen agent and the VRP baseline */
   onnxModel: OnnxModelSpec;
-  /** the rollout inspector's "colour by" (link key colour, written when it is not advantage) */
+  /** the rollout inspector's "colour by" (link key colouring, written when it is not advantage; older links' colour is read too) */
   colouring: TokenColouring;
   /** the curves' EMA weight (link key smooth, one of SMOOTHING_WEIGHTS; written when not 0) and x axis (x=minutes) */
   smoothing: number;
@@ -60,12 +61,12 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** The model a config names, for configs that can name it (a local folder needs its files: see ModelLoader). */
 export function modelSpecFromConfig(config: ExperimentConfig): ModelSpec {
-  return config.modelSource === 'hub' ? { kind: 'hf', repo: config.model, revision: 'main' } : { kind: 'embedded', name: config.model };
+  return config.modelSource === 'hub' ? { kind: 'hub', repo: config.model, revision: 'main' } : { kind: 'embedded', name: config.model };
 }
 
 /** "embedded:tiny-rema", "hub:org/name" ("hub:org/name@rev" off main), "local:folder" (not reopenable: see decode). */
 export function encodeOnnxModel(spec: OnnxModelSpec): string {
-  if (spec.kind === 'hf') return `hub:${spec.repo}${spec.revision === 'main' ? '' : `@${spec.revision}`}`;
+  if (spec.kind === 'hub') return `hub:${spec.repo}${spec.revision === 'main' ? '' : `@${spec.revision}`}`;
   return `${spec.kind}:${spec.name}`;
 }
 
@@ -90,7 +91,7 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
         throw new Error(`URL: onnxModel "${text}": ${(e as Error).message}`, { cause: e });
       }
       if (revision === '') throw new Error(`URL: onnxModel "${text}": empty revision after "@"`);
-      return { kind: 'hf', repo, revision };
+      return { kind: 'hub', repo, revision };
     }
     case 'local':
       throw new Error(`URL: the local ONNX folder "${value}" cannot be reopened from a link; pick it again under "Frozen agent (ONNX)"`);
@@ -100,7 +101,7 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
 }
 
 export function encodeUrlState(s: {
-  preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec; colour?: TokenColouring;
+  preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec; colouring?: TokenColouring;
   smooth?: number; x?: ChartX;
 }): string {
   const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
@@ -115,7 +116,7 @@ export function encodeUrlState(s: {
   }
   const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
   if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
-  if (s.colour && s.colour !== 'advantage') params.set('colour', s.colour);
+  if (s.colouring && s.colouring !== 'advantage') params.set('colouring', s.colouring);
   if (s.smooth) params.set('smooth', String(s.smooth));
   if (s.x === 'minutes') params.set('x', 'minutes');
   return `#${params.toString()}`;
@@ -180,9 +181,9 @@ export function decodeUrlState(hash: string): UrlState {
     }
   }
 
-  const colourText = params.get('colour') ?? 'advantage';
+  const colourText = params.get('colouring') ?? params.get('colour') ?? 'advantage';
   const colouring = (COLOURINGS as readonly string[]).includes(colourText) ? (colourText as TokenColouring) : 'advantage';
-  if (colouring !== colourText) errors.push(`URL: colour must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
+  if (colouring !== colourText) errors.push(`URL: colouring must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
 
   const smoothText = params.get('smooth') ?? '0';
   const smoothing = (SMOOTHING_WEIGHTS as readonly number[]).includes(Number(smoothText)) ? Number(smoothText) : 0;

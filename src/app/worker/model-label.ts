@@ -4,5 +4,5 @@ import type { ModelSpec } from './protocol.ts';
 
 /** "tiny-rema", "hf://org/name" or "local: my-folder". */
 export function modelLabel(spec: ModelSpec): string {
-  return spec.kind === 'hf' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
+  return spec.kind === 'hub' ? `hf://${spec.repo}` : spec.kind === 'local' ? `local: ${spec.name}` : spec.name;
 }

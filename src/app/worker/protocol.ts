@@ -15,7 +15,7 @@ export type ModelSpec =
   /** a folder under public/models/ served with the page (offline) */
   | { kind: 'embedded'; name: string }
   /** a Hugging Face repo id, downloaded once and cached */
-  | { kind: 'hf'; repo: string; revision: string }
+  | { kind: 'hub'; repo: string; revision: string }
   /** a local folder the user picked; paths are relative to that folder */
   | { kind: 'local'; name: string; files: Map<string, File> };
 

@@ -26,7 +26,7 @@ export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
   switch (spec.kind) {
     case 'embedded':
       return httpFolderSource(`${modelsUrl}${spec.name}`, spec.name);
-    case 'hf':
+    case 'hub':
       // files are kept in IndexedDB, so a second load of the same repo needs no network
       return hubFileSource({ repo: spec.repo, revision: spec.revision, store: indexedDbHubStore() });
     case 'local':

@@ -48,7 +48,7 @@ export const ADVANTAGE_FIELDS = {
   },
   advEps: {
     kind: 'number', min: 0, default: 1e-6,
-    doc: 'Added to the std before dividing. Code / verl: 1e-6 (TRL: 1e-4).',
+    doc: 'GRPO: added to the std before dividing. Code / verl: 1e-6 (TRL: 1e-4). REINFORCE++ does not read it: it whitens with its sources\' fixed floor (verl masked_whiten: rsqrt(var + 1e-8); OpenRLHF: max(var, 1e-8)).',
     ui: { group: 'Advantage & loss', label: 'std epsilon', advanced: true, range: [0, 1], step: 1e-6 },
   },
   groupStatsRows: {
