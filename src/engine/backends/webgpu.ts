@@ -8,6 +8,7 @@ import { decodeF16, encodeF16 } from '../io/half-float.ts';
 import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu/memory.ts';
 import { BufferUsage, GpuRuntime } from './webgpu/runtime.ts';
 import { webgpuKernels } from './webgpu/kernels.ts';
+import { StagingRing } from './webgpu/staging.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
 
 export interface WebGpuBackendOptions {
@@ -67,6 +68,8 @@ export class WebGpuBackend implements Backend {
   readonly tuning: KernelTuning;
   private readonly runtime: GpuRuntime;
   private readonly pool = new BufferPool();
+  /** reused mappable buffers for download() */
+  private readonly staging: StagingRing;
   private readonly counter: LedgerCounter;
   private readonly storages = new Map<number, GpuStorage>();
   private readonly constants = new Map<string, GPUBuffer>();
@@ -108,6 +111,7 @@ export class WebGpuBackend implements Backend {
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.runtime = new GpuRuntime(device, options.uniformRingBytes);
+    this.staging = new StagingRing(device);
     device.addEventListener('uncapturederror', this.onDeviceError);
     void device.lost.then((lost) => {
       if (!this.destroyed) this.deviceError ??= `device lost (${lost.reason}): ${lost.message}`;
@@ -267,21 +271,22 @@ export class WebGpuBackend implements Backend {
     // one mappable staging buffer per chunk: each fits maxBufferSize even when the whole tensor does not
     const stagings = s.chunks.map((c) => {
       const bytes = Math.max(4, Math.ceil((c.elems * bpe) / 4) * 4);
-      const staging = this.device.createBuffer({ label: `download ${t.label}`, size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+      const staging = this.staging.take(bytes, `download ${t.label}`);
       if (c.elems > 0) this.runtime.copy(c.buffer, 0, staging, 0, bytes);
-      return { staging, at: c.firstElem * bpe, bytes: c.elems * bpe };
+      return { staging, at: c.firstElem * bpe, bytes: c.elems * bpe, mapped: bytes };
     });
     this.runtime.flush();
     try {
-      await Promise.all(stagings.map(({ staging }) => staging.mapAsync(1 /* GPUMapMode.READ */)));
-      for (const { staging, at, bytes } of stagings) {
-        new Uint8Array(out, at, bytes).set(new Uint8Array(staging.getMappedRange(), 0, bytes));
+      // (only the bytes copied are mapped: the reused buffer may be larger)
+      await Promise.all(stagings.map(({ staging, mapped }) => staging.mapAsync(1 /* GPUMapMode.READ */, 0, mapped)));
+      for (const { staging, at, bytes, mapped } of stagings) {
+        new Uint8Array(out, at, bytes).set(new Uint8Array(staging.getMappedRange(0, mapped), 0, bytes));
         staging.unmap();
       }
+      for (const { staging } of stagings) this.staging.give(staging);
     } catch (e) {
+      for (const { staging } of stagings) staging.destroy(); // (a failed map may leave a buffer mapped or pending)
       throw this.deviceError ? new Error(`WebGPU download '${t.label}': ${this.deviceError}`) : e;
-    } finally {
-      for (const { staging } of stagings) staging.destroy();
     }
     this.throwDeviceError();
     const data = out.slice(0, t.size * bpe);
@@ -340,6 +345,7 @@ export class WebGpuBackend implements Backend {
     this.context.dummy.destroy();
     for (const b of this.constants.values()) b.destroy();
     this.constants.clear();
+    this.staging.destroy();
     this.runtime.destroy();
   }
 }
