@@ -33,7 +33,7 @@ async function setup() {
 function record(step: number): ExplainRecord {
   return {
     step,
-    settings: { advantage: 'grpo', stdScaling: 'group', advEps: 1e-6, ratio: 'token', clipLow: 0.2, clipHigh: 0.2, aggregation: 'token', miniBatches: 1, ppoEpochs: 1, klBeta: 0, entropyCoef: 0, gradClip: 1, temperature: 1 },
+    settings: { advantage: 'grpo', stdScaling: 'group', advEps: 1e-6, ratio: 'token', clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean', miniBatches: 1, ppoEpochs: 1, klBeta: 0, entropyCoef: 0, gradClip: 1, temperature: 1 },
     groups: [],
     optimizerSteps: [],
     gradNorm: step / 10,
