@@ -157,8 +157,9 @@ export function pickGroups(statRows: readonly TrainRow[], scored: readonly Score
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 function sum(x: ArrayLike<number> | null): number {
+  if (!x) return 0;
   let s = 0;
-  for (let i = 0; x && i < x.length; i++) s += x[i];
+  for (let i = 0; i < x.length; i++) s += x[i];
   return s;
 }
 
