@@ -17,7 +17,7 @@ describe('followed problem', () => {
 
   it('comes before the start-up evaluation, then every `every` steps and on request', async () => {
     const s = startSession();
-    s.request({ type: 'follow', index: -1, every: 2 }, 'followed').catch(() => {});
+    s.request({ type: 'follow', index: -1, every: 2, minIntervalMs: 0 }, 'followed').catch(() => {});
     await loadFixture(s, fixtureConfig({ steps: 4 }));
     await s.request({ type: 'pause' }, 'evaluation');
     const order = s.events.filter((e) => e.type === 'followed' || e.type === 'evaluation').map((e) => e.type);
@@ -31,10 +31,23 @@ describe('followed problem', () => {
     expect(first.question).toMatch(/gives away|loses|sells/);
 
     await s.request({ type: 'train' }, 'stopped');
-    const steps = s.events.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout.step] : []));
-    expect(steps).toEqual([0, 2, 4]);
+    // refreshes during training are sent once, graded
+    const steps = s.events.flatMap((e) => (e.type === 'followed' ? [e.rollout.step] : []));
+    expect(steps).toEqual([0, 0, 2, 4]);
 
-    const other = await s.request({ type: 'follow', index: 0, every: 2 }, 'followed');
+    const other = await s.request({ type: 'follow', index: 0, every: 2, minIntervalMs: 0 }, 'followed');
     expect(other.rollout).toMatchObject({ index: 0, step: 4, correct: null });
+  });
+});
+
+describe('followed problem refreshes while training', () => {
+  it('come at most once per minIntervalMs, whatever followEvery says', async () => {
+    const s = startSession();
+    s.request({ type: 'follow', index: -1, every: 1, minIntervalMs: 60_000 }, 'followed').catch(() => {});
+    await loadFixture(s, fixtureConfig({ steps: 3, evalBeforeTrain: false }));
+    await s.request({ type: 'train' }, 'stopped');
+    // the load's rollout (sent before and after grading), then none: the three steps came within the minute
+    expect(s.events.flatMap((e) => (e.type === 'followed' ? [e.rollout.step] : []))).toEqual([0, 0]);
+    expect(s.events.filter((e) => e.type === 'step')).toHaveLength(3);
   });
 });

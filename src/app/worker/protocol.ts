@@ -131,9 +131,10 @@ export type WorkerRequest =
   | { type: 'calibrate'; requestId: number }
   /**
    * follow held-out problem `index` (-1: the first with a loss in its question) and refresh its greedy rollout
-   * every `every` steps (0: only at load, reset and on this request); a `followed` event answers at once
+   * every `every` steps (0: only at load, reset and on this request), at most once per `minIntervalMs` (default
+   * 1000: a fast run's refreshes would only load the page); a `followed` event answers at once
    */
-  | { type: 'follow'; index: number; every: number };
+  | { type: 'follow'; index: number; every: number; minIntervalMs?: number };
 
 export type WorkerEvent =
   | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }

@@ -134,7 +134,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
 
   follow(s, request) {
     const changed = request.index !== s.follow.index;
-    s.follow = { index: request.index, every: Math.max(0, Math.floor(request.every)) };
+    s.follow = { index: request.index, every: Math.max(0, Math.floor(request.every)), ...(request.minIntervalMs !== undefined ? { minIntervalMs: request.minIntervalMs } : {}) };
     if (changed && s.active) scheduleFollow(s);
   },
 };

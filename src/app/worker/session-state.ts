@@ -50,8 +50,11 @@ export interface SessionState {
   readonly onnx: OnnxModelSlot;
   /** Train is on: each finished step queues the next */
   wantTraining: boolean;
-  /** the followed held-out problem (-1: the default) and how often its greedy rollout is refreshed (steps) */
-  follow: { index: number; every: number };
+  /**
+   * the followed held-out problem (-1: the default), how often its greedy rollout is refreshed while training
+   * (steps), and at most how often (ms: session-work.ts FOLLOW_MIN_INTERVAL_MS unless the request says)
+   */
+  follow: { index: number; every: number; minIntervalMs?: number };
 }
 
 export function createSessionState(env: SessionEnv, emit: (e: WorkerEvent) => void, jobs: JobQueue): SessionState {

@@ -3,6 +3,7 @@
 // and the followed problem's greedy rollout. Statuses are set through the job queue only (session-jobs.ts).
 import type { EvalResult } from '../../rl/trainer.ts';
 import { followGreedy } from './follow.ts';
+import type { FollowedRollout } from './protocol.ts';
 import { KEEP_STATUS, type Busy } from './session-jobs.ts';
 import type { SessionState } from './session-state.ts';
 
@@ -11,8 +12,18 @@ function emitEvaluation(s: SessionState, r: EvalResult): void {
   s.emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context });
 }
 
-/** The followed problem's greedy rollout with the current weights. */
-async function emitFollowed(s: SessionState): Promise<void> {
+/**
+ * Refreshes of the followed problem while training come at most this often (ms), whatever followEvery says: at
+ * dozens of tiny steps a second, more would only add work to the page's main thread that no one can read.
+ */
+export const FOLLOW_MIN_INTERVAL_MS = 1000;
+const lastFollowed = new WeakMap<SessionState, number>();
+
+/**
+ * The followed problem's greedy rollout with the current weights. `early` (after load, reset, a new problem): it
+ * is also sent before grading, so it is on screen sooner; a refresh during training is sent once, graded.
+ */
+async function emitFollowed(s: SessionState, early: boolean): Promise<void> {
   const { active, loaded } = s;
   if (!active || !loaded) return;
   const rollout = await followGreedy(
@@ -23,11 +34,12 @@ async function emitFollowed(s: SessionState): Promise<void> {
       frozen: active.frozen,
       heldOut: active.heldOut,
       step: active.trainer.state().step,
-      onUngraded: (ungraded) => s.emit({ type: 'followed', rollout: ungraded }),
+      ...(early ? { onUngraded: (ungraded: FollowedRollout) => s.emit({ type: 'followed', rollout: ungraded }) } : {}),
       ...(s.env.checker ? { checker: s.env.checker } : {}),
     },
     s.follow.index,
   );
+  lastFollowed.set(s, Date.now());
   if (rollout) s.emit({ type: 'followed', rollout });
 }
 
@@ -37,7 +49,8 @@ export async function runStep(s: SessionState): Promise<string | null> {
   const result = await s.active.trainer.step();
   s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts, ...(result.explain ? { explain: result.explain } : {}) });
   if (result.eval) emitEvaluation(s, result.eval);
-  if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0) await emitFollowed(s);
+  const since = Date.now() - (lastFollowed.get(s) ?? 0);
+  if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0 && since >= (s.follow.minIntervalMs ?? FOLLOW_MIN_INTERVAL_MS)) await emitFollowed(s, false);
   return result.stop ?? null;
 }
 
@@ -50,7 +63,7 @@ export async function evaluateActive(s: SessionState, busy: Busy): Promise<void>
 
 /** after load and reset: the followed problem's rollout comes before the start-up evaluation (the first rollout on screen) */
 export function scheduleFollow(s: SessionState): void {
-  s.jobs.enqueue(() => emitFollowed(s), { rest: null });
+  s.jobs.enqueue(() => emitFollowed(s, true), { rest: null });
 }
 
 /** evalBeforeTrain: the baseline evaluation, which also puts the first rollouts on screen */
