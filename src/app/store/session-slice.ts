@@ -7,12 +7,12 @@ import type { WorkerRequest } from '../worker/protocol.ts';
 import { markStartup } from '../util/startup-marks.ts';
 
 export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], SessionSlice> {
-  return (set, get) => {
-    const send = (request: WorkerRequest) => {
-      if (!ctx.client) throw new Error('the training worker is not running');
-      ctx.client.send(request);
-    };
+  const send = (request: WorkerRequest) => {
+    if (!ctx.client) throw new Error('the training worker is not running');
+    ctx.client.send(request);
+  };
 
+  return (set, get) => {
     const connect = () => {
       ctx.unsubscribe?.();
       ctx.client?.terminate();
