@@ -22,9 +22,11 @@ export function Controls() {
       step: st.step,
       reset: st.reset,
       evaluate: st.evaluate,
+      ablationRunning: st.ablation?.status === 'running',
     })),
   );
-  const ready = s.status === 'idle';
+  // an ablation drives the worker itself (Pause stops it); the other buttons wait until it is stopped
+  const ready = s.status === 'idle' && !s.ablationRunning;
   // Train is also open during an evaluation (the start-up baseline included): the worker queues the steps after it
   const canTrain = ready || s.status === 'evaluating';
   const busy = s.status === 'training' || s.status === 'stepping' || s.status === 'evaluating';
@@ -53,7 +55,7 @@ export function Controls() {
         <button type="button" onClick={s.step} disabled={!ready} data-testid="step" title="run exactly one RL update">
           Step
         </button>
-        <button type="button" onClick={s.reset} disabled={s.status === 'loading' || s.status === 'failed'} data-testid="reset" title="start a new run from the model's weights with the current config">
+        <button type="button" onClick={s.reset} disabled={s.status === 'loading' || s.status === 'failed' || s.ablationRunning} data-testid="reset" title="start a new run from the model's weights with the current config">
           Reset
         </button>
         <button type="button" onClick={s.evaluate} disabled={!ready} data-testid="evaluate" title="greedy accuracy on the held-out set with the current weights">
