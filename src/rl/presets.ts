@@ -137,6 +137,22 @@ const TINY_DEFAULT: ExperimentConfig = {
 };
 
 /**
+ * Meta-action JSON mode on the embedded model (paper Sec. 4.2.2): single-turn ReMA whose meta-thinking agent
+ * answers {"action": "DECOMPOSE" | "REWRITE" | "EMPTY", "output": ...} under the grammar mask and whose reasoning
+ * agent executes it; tiny-default's sizes and learning rate, 80 steps, 64 held-out problems per evaluation. The
+ * README's "Meta-action JSON mode" reports the action fractions over training.
+ */
+const TINY_JSON_ACTIONS: ExperimentConfig = {
+  ...TINY_DEFAULT,
+  name: 'tiny-json-actions',
+  mode: 'single-turn',
+  maxTurns: 1,
+  metaActions: 'json',
+  steps: 80,
+  evalSize: 64,
+};
+
+/**
  * The 133-sample MATH ablation set (paper Fig. 6) with a real instruct model, sized for a laptop: 8 problems x
  * group 8 per step, 3 rounds of at most 256 tokens per message, LoRA r 8 on every projection, the paper's 4
  * mini-batches, greedy held-out accuracy on 50 MATH500 problems every 10 of 50 steps. `rema plan --preset
@@ -238,6 +254,7 @@ const SMOLLM2_360M = 'HuggingFaceTB/SmolLM2-360M-Instruct';
 
 export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
   'tiny-default': TINY_DEFAULT,
+  'tiny-json-actions': TINY_JSON_ACTIONS,
   'rema-multiturn': REMA_MULTITURN,
   'rema-singleturn': REMA_SINGLETURN,
   vrp: VRP,

@@ -26,6 +26,8 @@ import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';
 import type { MetricsRecord, PhaseTimes } from './metrics.ts';
 import { promptsFor } from './prompts/index.ts';
+import { jsonActionPrompts } from './prompts/json-actions.ts';
+import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
 import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
@@ -88,7 +90,10 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
   const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
   const task = taskOf(train, 'training');
   if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
-  const prompts = promptsFor(config.prompts, config.mode, task);
+  const jsonActions = config.metaActions === 'json';
+  if (jsonActions && (config.mode !== 'single-turn' || task !== 'math'))
+    throw new Error(`createTrainer: metaActions "json" runs single-turn ReMA on a math task (paper Sec. 4.2.2); this run is mode "${config.mode}" on a ${task} task`);
+  const prompts = jsonActions ? jsonActionPrompts(promptsFor(config.prompts, config.mode, task), config.prompts) : promptsFor(config.prompts, config.mode, task);
   const shared = adapters[0];
   if (config.paramMode === 'separate' && isTwoAgent(config)) {
     const needed = trainableRoles(config);
@@ -130,6 +135,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
       emit({ type: 'progress', step: atStep, phase, done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0), total: episodes.length, tokens }),
     onContextLimit: tally.add,
     ...(frozen ? { frozen } : {}),
+    ...(jsonActions ? { metaConstraint: metaActionConstraint } : {}),
   });
 
   function epochOrder(epoch: number): number[] {
@@ -321,6 +327,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
       tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
       ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
       ...tally.fields(),
+      ...(jsonActions ? actionStats(scored.map((s) => s.episode)) : {}),
       ...(streak > 0
         ? { nonfinite: true as const, nonfinite_quantities: nonfinite, nonfinite_streak: streak, updates_skipped: upd?.skippedUpdates ?? 0 }
         : {}),

@@ -14,7 +14,10 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import type { Policy } from '../../src/engine/policy/policy.ts';
 import { policyForConfig } from '../../src/rl/policy-setup.ts';
+import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
+import { createTrainer } from '../../src/rl/trainer.ts';
+import { tinyJudgeProblems } from '../../src/data/tiny-task/dataset.ts';
 import { promptsFor } from '../../src/rl/prompts/index.ts';
 import { jsonActionPrompts, jsonActionReasoningUser } from '../../src/rl/prompts/json-actions.ts';
 import { vrpUser } from '../../src/rl/prompts/paper.ts';
@@ -110,5 +113,14 @@ describe('meta-action JSON protocol', () => {
     expect(prompts.reasoningUser(q, '{"action": "EMPTY", "output": ""}')).toBe(vrpUser(q));
     expect(prompts.metaUser(q)).toBe('Here is the question: What is 2 + 3?');
     expect(prompts.metaSystem).toContain('{"action": "REWRITE", "output": "{clearer question content}"}');
+  });
+
+  it('metaActions "json" is refused outside single-turn mode and on a judge task, naming the field', () => {
+    expect(() => validateConfig({ metaActions: 'json' }, 'test', getPreset('tiny-default'))).toThrow(/field "metaActions".*needs mode "single-turn", not "multi-turn"/);
+    const config = getPreset('tiny-json-actions');
+    const policy = policyForConfig(config, { backend: new CpuBackend(), checkpoint, decoder: tokenizer });
+    const judge = tinyJudgeProblems({ split: 'train', count: 2, seed: 0 });
+    expect(() => createTrainer({ config: { ...config, trainSet: 'tiny-judge', evalSet: 'tiny-judge' }, policy, tokenizer, train: judge, eval: judge }))
+      .toThrow(/metaActions "json" runs single-turn ReMA on a math task .* judge task/);
   });
 });

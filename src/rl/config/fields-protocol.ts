@@ -115,4 +115,10 @@ export const AGENT_FIELDS = {
     doc: 'Reasoning agent\'s training in single-turn separate mode: the frozen meta agent samples this many plans per problem at the rollout temperature (paper App. D.1: 4 at T = 1), each answered groupSize times (a GRPO group per plan); 0 = one greedy plan.',
     ui: { group: 'Agents', label: 'plans per problem', advanced: true, range: [0, 64] },
   },
+  metaActions: {
+    kind: 'enum', values: ['off', 'json'], default: 'off', legacy: 'off',
+    doc: 'json: the meta-thinking agent answers {"action": "DECOMPOSE" | "REWRITE" | "EMPTY", "output": "..."}, enforced by a grammar mask in the sampler, and the reasoning agent executes the action (paper Sec. 4.2.2, App. G.1.1); metrics action_* record the choices. Single-turn, math tasks.',
+    details: 'The meta agent\'s turn is decoded under the token mask of src/rl/protocol/json-actions (exact form: one space after each colon and the comma, JSON string escapes, the end-of-turn token only after the closing brace; the answer always completes within maxTokensPerTurn). DECOMPOSE / REWRITE: the reasoning agent gets the question with the output as its instruction; EMPTY: the question alone. Trained log-probs are unmasked, as verl / OpenRLHF re-score vLLM guided-decoding rollouts.',
+    ui: { group: 'Protocol', label: 'meta-actions (JSON)', advanced: true },
+  },
 } as const satisfies Record<string, FieldDef>;

@@ -131,6 +131,8 @@ export function crossFieldProblems(c: ExperimentConfig): string[] {
   if (c.phaseEpochs > 0 && !(c.mode === 'single-turn' && c.paramMode === 'separate'))
     out.push(`field "phaseEpochs" (${c.phaseEpochs}: Algorithm 1 phases) needs mode "single-turn" with paramMode "separate"; use 0 otherwise`);
   if (c.finetune === 'lora' && c.loraTargets.length === 0) out.push('field "loraTargets" must list at least one module');
+  if (c.metaActions === 'json' && c.mode !== 'single-turn')
+    out.push(`field "metaActions" ("json": one meta-action, then the answer; paper Sec. 4.2.2) needs mode "single-turn", not "${c.mode}"`);
   return out;
 }
 
