@@ -4,6 +4,7 @@
 //   npm run bench:gpu -- --smoke            tiny shapes on any adapter (SwiftShader): checks the script end to end
 //   npm run bench:gpu -- --peak-gbs 4800    the device's memory bandwidth (GB/s), for the fraction of the limit
 //   npm run bench:gpu -- --only 0.5b        one model shape (0.5b | 1.5b)
+//   npm run bench:gpu -- --timestamps       also GPU time per kernel class (timestamp queries; off by default)
 // Parts, per model shape (LoRA r16 on all 7 projections, the engine's defaults: f16 base on shader-f16 adapters,
 // the LoRA merged into the fused inference copy by the 'auto' rule, device sampling at T=1):
 //   decode   tokens/s at G = 1, 8, 64 sequences (prompt 64 tokens, 64 new tokens; the time of decode steps 2..N,
@@ -13,7 +14,8 @@
 //   grpo     (0.5B only) one GRPO step as the trainer runs it: 8 prompts x G 8 of 128 tokens, 256 new tokens;
 //            generate, reference score, policy score, gradient (all 64 rows), AdamW, each phase synced and timed
 //   memory   the allocation ledger's peak per part
-//   kernels  dispatches per WGSL program per part (timestamp queries per kernel are not implemented yet)
+//   kernels  dispatches per WGSL program per part; with --timestamps, GPU ms per kernel class of a decode at G = 8
+//            and a gradient pass (each dispatch in its own pass, so these runs are for the breakdown only)
 // Nothing here is a test; tests/bench/gpu-real.test.ts runs --smoke.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -25,13 +27,14 @@ import { mergedFloats } from '../src/engine/model/lora-merge.ts';
 import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
 
-interface Options { smoke: boolean; peakGbs: number | null; only: string | null; out: string }
+interface Options { smoke: boolean; peakGbs: number | null; only: string | null; out: string; timestamps: boolean }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { smoke: false, peakGbs: null, only: null, out: 'bench/results/gpu-real.json' };
+  const o: Options = { smoke: false, peakGbs: null, only: null, out: 'bench/results/gpu-real.json', timestamps: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--smoke') o.smoke = true;
+    else if (a === '--timestamps') o.timestamps = true;
     else if (a === '--peak-gbs') {
       o.peakGbs = Number(argv[++i]);
       if (!(o.peakGbs > 0)) throw new Error(`--peak-gbs: a positive number of GB/s, got '${argv[i]}'`);
@@ -86,6 +89,8 @@ interface ModelResult {
   matmul_tiles: Array<{ M: number; N: number; K: number; results: Array<{ tiled: number; ms: number; gflops: number }>; best: number }>;
   grpo?: { phases_ms: Record<string, number>; total_s: number; rollouts: number; new_tokens: number; peak_bytes: number };
   kernels: Record<string, Record<string, number>>;
+  /** with --timestamps: GPU ms and dispatches per kernel class (null: the adapter has no timestamp-query) */
+  kernel_ms?: Record<string, Record<string, { dispatches: number; ms: number }>> | null;
   peak_bytes: number;
 }
 
@@ -196,6 +201,26 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
     await timed('adamw', () => policy.optimizerStep('a'));
     result.grpo = { phases_ms: phases, total_s: +((performance.now() - start) / 1000).toFixed(2), rollouts: rollouts.length, new_tokens: newTokens, peak_bytes: be.ledger().peakBytes };
     console.log(`${name} GRPO step (${g.prompts} x ${g.group}, ${g.prompt}-token prompts, ${g.newTokens} new): ${result.grpo.total_s} s ${JSON.stringify(phases)}`);
+  }
+  if (opts.timestamps) {
+    if (!be.device.features.has('timestamp-query')) result.kernel_ms = null;
+    else {
+      // last, since every dispatch then runs in its own pass: a decode at G = 8 and one gradient pass, timed per kernel class
+      be.profileKernels();
+      const G = Math.min(8, Math.max(...sizes.groups));
+      const requests = Array.from({ length: G }, (_, g) => ({ prompt: prompt(sizes.prompt, g), adapter: 'a', maxNewTokens: sizes.newTokens, stopStrings: [], stopTokenIds: [] }));
+      await policy.generate(requests, sampling);
+      const decodeTimes = await be.kernelTimes();
+      const rows = requests.map((r) => ({ tokens: [...r.prompt, ...r.prompt], positions: r.prompt.map((_t, j) => r.prompt.length + j), adapter: 'a', coef: new Float32Array(r.prompt.length).fill(1e-3) }));
+      policy.zeroGrad('a');
+      await policy.accumulateGradients(rows);
+      const all = (await be.kernelTimes())!;
+      const gradient = Object.fromEntries(Object.entries(all).map(([k, t]) => [k, {
+        dispatches: t.dispatches - (decodeTimes?.[k]?.dispatches ?? 0), ms: +(t.ms - (decodeTimes?.[k]?.ms ?? 0)).toFixed(3),
+      }]).filter(([, t]) => (t as { dispatches: number }).dispatches > 0));
+      result.kernel_ms = { [`decode_g${G}`]: decodeTimes ?? {}, gradient };
+      console.log(`${name} kernel ms (decode G=${G}): ${JSON.stringify(decodeTimes)}`);
+    }
   }
   result.peak_bytes = be.ledger().peakBytes;
   policy.dispose();

@@ -1,7 +1,7 @@
 // bench:gpu (bench/gpu-real.ts) end to end on whatever adapter Dawn finds (SwiftShader here) with tiny shapes
-// (--smoke --only 0.5b, ~10 s): a real child process, its JSON written with every part the real run fills in
-// (decode tok/s per G with bytes and GB/s, the matmul tile timings, the GRPO step by phase, ledger peaks, dispatches
-// per program). The figures themselves are not checked: on SwiftShader they are the emulation's.
+// (--smoke --only 0.5b --timestamps, ~15 s): a real child process, its JSON written with every part the real run
+// fills in (decode tok/s per G with bytes and GB/s, the matmul tile timings, the GRPO step by phase, ledger peaks,
+// dispatches per program, GPU ms per kernel class). The figures themselves are not checked: on SwiftShader they are the emulation's.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ describe('bench:gpu --smoke', () => {
   it('runs every part and writes the result file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'gpu-real-')), 'gpu-real.json');
     const env = { ...process.env, LD_LIBRARY_PATH: [process.env.LD_LIBRARY_PATH, '/usr/lib/chromium'].filter(Boolean).join(':') };
-    const r = spawnSync('npx', ['tsx', 'bench/gpu-real.ts', '--smoke', '--only', '0.5b', '--peak-gbs', '100', '--out', out], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
+    const r = spawnSync('npx', ['tsx', 'bench/gpu-real.ts', '--smoke', '--only', '0.5b', '--peak-gbs', '100', '--timestamps', '--out', out], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const res = JSON.parse(readFileSync(out, 'utf8'));
@@ -32,6 +32,8 @@ describe('bench:gpu --smoke', () => {
     expect(Object.keys(m.grpo.phases_ms)).toEqual(['generate', 'score_reference', 'score_old_policy', 'gradient', 'adamw']);
     expect(m.grpo.rollouts).toBe(4);
     expect(m.peak_bytes).toBeGreaterThan(0);
+    expect(m.kernel_ms.decode_g4.rmsnorm.dispatches).toBeGreaterThan(0);
+    expect(Object.keys(m.kernel_ms.gradient).length).toBeGreaterThan(3);
     expect(m.kernels.decode_g1['qkvRope:wg64'] ?? Object.keys(m.kernels.decode_g1).find((k) => k.startsWith('qkvRope'))).toBeTruthy();
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } fr
 import { BufferUsage, GpuRuntime } from './webgpu/runtime.ts';
 import { webgpuKernels } from './webgpu/kernels.ts';
 import { StagingRing } from './webgpu/staging.ts';
+import { KernelProfiler, type KernelTime } from './webgpu/profiler.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
 
 export interface WebGpuBackendOptions {
@@ -141,6 +142,19 @@ export class WebGpuBackend implements Backend {
   /** Dispatches recorded so far per WGSL program variant (e.g. 'matmulVec4:01'). */
   dispatchesByProgram(): Record<string, number> {
     return Object.fromEntries(this.runtime.perProgram);
+  }
+
+  /** Starts timing every dispatch with timestamp queries (needs the device feature `timestamp-query`; each
+   *  dispatch then runs in its own pass). Off by default. */
+  profileKernels(): void {
+    this.runtime.profiler ??= new KernelProfiler(this.device);
+  }
+
+  /** GPU milliseconds and dispatches per kernel class since profileKernels() (null when not profiling). */
+  async kernelTimes(): Promise<Record<string, KernelTime> | null> {
+    if (!this.runtime.profiler) return null;
+    this.runtime.flush();
+    return this.runtime.profiler.times();
   }
 
   /** Dispatches recorded so far (a cost measure for benchmarks). */

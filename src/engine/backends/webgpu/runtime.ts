@@ -2,6 +2,7 @@
 // parameter blocks (one slot per dispatch, addressed by dynamic offset), and one command encoder that batches
 // every dispatch until flush() (called by sync, download and upload). Kernels never wait on the GPU.
 import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
+import type { KernelProfiler } from './profiler.ts';
 
 // WebGPU enum values (spelled out so this file needs no browser globals in Node)
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
@@ -34,6 +35,8 @@ export class GpuRuntime {
   dispatches = 0;
   /** dispatches recorded per program key (benchmarks; tests check which variant ran) */
   readonly perProgram = new Map<string, number>();
+  /** timestamp queries per dispatch while set (WebGpuBackend.profileKernels) */
+  profiler: KernelProfiler | null = null;
 
   constructor(readonly device: GPUDevice, private readonly ringBytes = DEFAULT_RING_BYTES) {
     this.slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
@@ -126,10 +129,17 @@ export class GpuRuntime {
     packParams(program.params, params, this.ringView, offset, program.key);
     this.ringUsed += this.slot;
     const group = this.bindGroup(program, compiled, buffers);
+    if (this.profiler) {
+      // one pass per dispatch, timed at its beginning and end
+      if (this.profiler.full) this.flush();
+      this.endPass();
+      this.pass = this.encoderNow().beginComputePass({ timestampWrites: this.profiler.next(program.key) });
+    }
     this.pass ??= this.encoderNow().beginComputePass();
     this.pass.setPipeline(compiled.pipeline);
     this.pass.setBindGroup(0, group, [offset]);
     this.pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
+    if (this.profiler) this.endPass();
     this.pending++;
     this.dispatches++;
     this.perProgram.set(program.key, (this.perProgram.get(program.key) ?? 0) + 1);
@@ -156,8 +166,10 @@ export class GpuRuntime {
       this.ringUsed = 0;
     }
     if (this.encoder) {
+      const afterSubmit = this.profiler?.resolveInto(this.encoder) ?? null;
       this.device.queue.submit([this.encoder.finish()]);
       this.encoder = null;
+      afterSubmit?.();
     }
     this.pending = 0;
   }
@@ -165,6 +177,8 @@ export class GpuRuntime {
   destroy(): void {
     this.endPass();
     this.encoder = null;
+    this.profiler?.destroy();
+    this.profiler = null;
     this.ring.destroy();
     this.programs.clear();
     this.bindGroups.clear();
