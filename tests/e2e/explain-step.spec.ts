@@ -46,6 +46,13 @@ async function shoot(page: Page, name: string, path: (file: string) => string): 
 test('explain a step: every screen shows the trainer’s record of that step', async ({ page }, info) => {
   await page.goto(`/${HASH}`);
   await waitForReady(page);
+  // before any step the view says what to do
+  await page.getByTestId('explain-open').click();
+  await expect(page.getByTestId('explain')).toContainText('Train a step first');
+  await page.screenshot({ path: info.outputPath('explain-0-waiting-1440x900.png') });
+  await page.getByTestId('explain-close').click();
+  await expect(page.getByTestId('explain')).toHaveCount(0);
+
   await page.getByTestId('train').click();
   await waitForSteps(page, 3);
   await page.getByTestId('pause').click();

@@ -68,7 +68,7 @@ export function ExplainView() {
   return (
     <div className="explain-overlay" onClick={(e) => e.target === e.currentTarget && closeExplain()}>
       <div
-        className="explain-box"
+        className={record ? 'explain-box' : 'explain-box explain-waiting'}
         role="dialog"
         aria-modal="true"
         aria-label="Explain this step"
@@ -79,19 +79,15 @@ export function ExplainView() {
       >
         <header className="explain-head">
           <h2>Explain step</h2>
-          <select
-            value={record?.step ?? ''}
-            onChange={(e) => openExplain(Number(e.target.value))}
-            data-testid="explain-step-select"
-            aria-label="training step to explain"
-            disabled={explains.length === 0}
-          >
-            {explains.map((r) => (
-              <option key={r.step} value={r.step}>
-                step {r.step}
-              </option>
-            ))}
-          </select>
+          {explains.length > 0 && (
+            <select value={record?.step ?? ''} onChange={(e) => openExplain(Number(e.target.value))} data-testid="explain-step-select" aria-label="training step to explain">
+              {explains.map((r) => (
+                <option key={r.step} value={r.step}>
+                  step {r.step}
+                </option>
+              ))}
+            </select>
+          )}
           {record && record.groups.length > 1 && (
             <select value={groupAt} onChange={(e) => setGroupAt(Number(e.target.value))} aria-label="problem group">
               {record.groups.map((g, i) => (
