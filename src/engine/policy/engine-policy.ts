@@ -304,6 +304,10 @@ export class EnginePolicy implements TrainablePolicy {
     this.trainable(adapter).optimizer.zeroGrad();
   }
 
+  gradientNorms(adapter: string): Promise<{ name: string; norm: number }[]> {
+    return this.trainable(adapter).optimizer.slotGradNorms();
+  }
+
   async optimizerStep(adapter: string): Promise<OptimizerStepResult> {
     const t = this.trainable(adapter);
     const r = await t.optimizer.step();

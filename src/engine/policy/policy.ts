@@ -127,6 +127,9 @@ export interface TrainablePolicy extends Policy {
   accumulateGradients(requests: readonly GradientRequest[], opts?: { temperature?: number }): Promise<ScoreResult[]>;
   zeroGrad(adapter: string): void;
   optimizerStep(adapter: string): Promise<OptimizerStepResult>;
+  /** L2 norm of each trainable tensor's accumulated gradient (named as in checkpoints), read before optimizerStep;
+   *  optional: used only to explain a step (rl/train/explain.ts) */
+  gradientNorms?(adapter: string): Promise<{ name: string; norm: number }[]>;
   /** PEFT layout for LoRA adapters (adapter_config.json + adapter_model.safetensors); safetensors for "full" */
   saveAdapter(adapter: string): Promise<Record<string, Uint8Array>>;
   loadAdapter(adapter: string, files: Record<string, Uint8Array>): Promise<void>;
