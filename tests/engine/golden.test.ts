@@ -1,6 +1,7 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
 // tests/fixtures/golden/ (at least GOLDEN_FIXTURES_MIN of them) on the CPU, WebAssembly SIMD and WebGPU backends
-// (WebGPU twice: SwiftShader's default kernels, and with the tiled matmul of hardware adapters forced on),
+// (WebGPU twice: SwiftShader's default kernels, and with the tiled matmul and attention backward of hardware
+// adapters forced on),
 // always all three: a missing WASM build or Dawn adapter fails the file, naming what to build or install. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
@@ -48,9 +49,10 @@ const backends: Array<[string, BackendFactory, number]> = [
   ['cpu', async () => new CpuBackend(), 1],
   ['wasm', () => WasmBackend.create(), 2],
   ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
-  // the tiled matmul with workgroup memory (M, N >= 16), which a hardware adapter runs and SwiftShader does not by
-  // default (its barriers are slow there: so only the passes over many rows, not the decoding tests below)
-  ['webgpu (tiled matmul)', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, tiledMatmul: 2 }), 2],
+  // the tiled matmul (M, N >= 16) and the tiled attention backward, with workgroup memory, which a hardware adapter
+  // runs and SwiftShader does not by default (its barriers are slow there: so only the passes over many rows, not the
+  // decoding tests below)
+  ['webgpu (tiled matmul)', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, tiledMatmul: 2, tiledAttention: true }), 2],
 ];
 /** backends that also run the fused-copy and KV-cache decoding tests */
 const decodes = (backendName: string) => backendName !== 'webgpu (tiled matmul)';

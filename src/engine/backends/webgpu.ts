@@ -32,6 +32,8 @@ export interface WebGpuBackendOptions {
   /** Flash-decoding attention for one query per sequence (workgroup memory, barriers) — default on hardware
    *  adapters, off on software ones. */
   flashDecode?: boolean;
+  /** The tiled attention backward (workgroup memory, barriers) — default on hardware adapters, off on software ones. */
+  tiledAttention?: boolean;
   /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),
    *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
    *  where half precision is the norm. */
@@ -92,7 +94,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, tiled: options.tiledMatmul ?? (software ? 0 : 4), flashDecode: options.flashDecode ?? !software, subgroups: subgroupSizes(device), wg: 64, attentionSplitKeys: 128 };
+    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, tiled: options.tiledMatmul ?? (software ? 0 : 4), flashDecode: options.flashDecode ?? !software, tiledAttention: options.tiledAttention ?? !software, subgroups: subgroupSizes(device), wg: 64, attentionSplitKeys: 128 };
     const described = given ?? known;
     this.description = typeof described === 'string' ? described
       : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`

@@ -11,6 +11,7 @@ import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
 import { qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
 import { adamwClippedProgram } from '../../kernels/wgsl/adamw-clipped.ts';
 import { attentionDecodeProgram } from '../../kernels/wgsl/attention-decode.ts';
+import { attentionDkDvTiledProgram, attentionDqTiledProgram, backwardBlocks } from '../../kernels/wgsl/attention-backward-tiled.ts';
 import {
   attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
 } from '../../kernels/wgsl/attention.ts';
@@ -204,6 +205,15 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const delta = ctx.scratch(B * H * T * 4, 'attention delta');
     const nq = B * T * H, nk = B * T * Hkv;
     ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, delta], { ...params, n: nq }, grid1d(nq, wg));
+    if (ctx.tuning.tiledAttention) {
+      // query and key rows staged in workgroup memory per block of 64 (attention-backward-tiled.ts); dk and dv in one kernel
+      const nBlocks = backwardBlocks(T);
+      const tp = { B, T, H, Hkv, scale: params.scale, nBlocks };
+      ctx.runtime.dispatch(attentionDqTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], tp, [B * H * nBlocks, 1, 1]);
+      ctx.runtime.dispatch(attentionDkDvTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk, dv], tp, [B * Hkv * nBlocks, 1, 1]);
+      ctx.releaseScratch(delta);
+      return;
+    }
     ctx.runtime.dispatch(attentionDqProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dq], { ...params, n: nq }, grid1d(nq, wg));
     ctx.runtime.dispatch(attentionDkProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dk], { ...params, n: nk }, grid1d(nk, wg));
     ctx.runtime.dispatch(attentionDvProgram(Dh, wg), [q, kk, ks, lse, dout, dv], { ...params, n: nk }, grid1d(nk, wg));

@@ -26,6 +26,9 @@ export interface KernelTuning {
   /** attention with one query per sequence (decode): flash-decoding (kernels/wgsl/attention-decode.ts), a
    *  workgroup per (sequence, KV head, key split) whose query heads share each K/V load; costly on SwiftShader */
   flashDecode: boolean;
+  /** the tiled attention backward (kernels/wgsl/attention-backward-tiled.ts): query / key rows staged in workgroup
+   *  memory per block of 64 keys / queries, dk and dv in one kernel; costly on SwiftShader (barriers) */
+  tiledAttention: boolean;
   /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
    *  this many (0 = never split) */
   attentionSplitKeys: number;
