@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // Presenter mode's booth against the store and the worker protocol (the test plays the worker's side): the page
 // asks for the model before the runs database has opened; training starts by itself once the model is ready;
-// space pauses and resumes; r starts a new run that trains once the session confirms it; and after autoReset
+// space pauses and resumes; r starts a new run that trains once the session confirms it; e explains, Escape leaves; and after autoReset
 // steps a new run starts, even though the old run's last step reports after the reset (it used to reset twice
 // and leave the new run untrained in the page's eyes).
 import 'fake-indexeddb/auto';
@@ -83,6 +83,15 @@ describe('presenter mode booth', () => {
     b.resetDone();
     expect(b.types().at(-1)).toBe('train');
     expect(b.store.getState().wantsTraining).toBe(true);
+    // e opens the explain view (no record yet: it waits for the next step's); Escape closes it, then leaves
+    fireEvent.keyDown(window, { key: 'e' });
+    expect(b.store.getState().explainStep).not.toBeNull();
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(b.store.getState().explainStep).toBeNull();
+    expect(b.store.getState().presenting).toBe(true);
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(b.store.getState().presenting).toBe(false);
+    expect(screen.queryByTestId('presenter')).toBeNull();
   });
 
   it('starts a new run after autoReset steps, once, although the old run reports a step after the reset', async () => {
