@@ -33,3 +33,12 @@ describe('present keys in the link', () => {
     ]);
   });
 });
+
+describe('the plan view in the link', () => {
+  it('view=plan opens the plan-to-reasoning tab', () => {
+    const decoded = decodeUrlState('#preset=tiny-default&view=plan');
+    expect(decoded.errors).toEqual([]);
+    expect(decoded.view).toBe('plan');
+    expect(encodeUrlState({ preset: 'tiny-default', config: decoded.config, view: 'plan', backend: 'auto' })).toContain('view=plan');
+  });
+});

@@ -15,7 +15,7 @@ import { COLOURINGS, type ChartX, type TokenColouring, type ViewName } from '../
 import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
-const views: readonly ViewName[] = ['curves', 'rollouts', 'intervene', 'runs'];
+const views: readonly ViewName[] = ['curves', 'rollouts', 'plan', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
 /** link keys that are not config fields; `colour` is colouring's name in links written before it was renamed */
 const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colouring', 'colour', 'smooth', 'x']);
