@@ -8,15 +8,16 @@ const step = async (page: Page) => Number(await page.getByTestId('presenter').ge
 
 test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset after N steps, state in the link', async ({ page }, info) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
-  await page.goto(`/${FAST_HASH}&present=1&autoReset=6`);
+  await page.goto(`/${FAST_HASH}&present=1&autoReset=8&followEvery=2`);
   const presenter = page.getByTestId('presenter');
   await expect(presenter).toBeVisible();
   // the followed problem and training both start without a click
   await expect(page.getByTestId('presenter-plan')).not.toBeEmpty({ timeout: 60_000 });
   await expect(presenter).toHaveAttribute('data-training', 'true', { timeout: 60_000 });
-  await expect.poll(() => step(page), { timeout: 90_000 }).toBeGreaterThanOrEqual(2);
+  await expect.poll(() => step(page), { timeout: 90_000 }).toBeGreaterThanOrEqual(5);
   expect(page.url()).toContain('present=1');
-  expect(page.url()).toContain('autoReset=6');
+  expect(page.url()).toContain('autoReset=8');
+  expect(page.url()).toContain('followEvery=2');
 
   // space pauses: the steps stop
   await page.keyboard.press(' ');
@@ -27,6 +28,8 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
   await page.waitForTimeout(2_000);
   expect(await step(page)).toBe(paused);
   await expect(page.getByTestId('presenter-caption')).toContainText(new RegExp(`^Step ${paused}: `));
+  // the followed problem was refreshed while training: earlier plans are listed under the live one
+  await expect(page.getByTestId('presenter-history').locator('li')).not.toHaveCount(0);
   await page.screenshot({ path: info.outputPath('presenter-1920x1080.png') });
   for (const size of [{ width: 1440, height: 900 }, { width: 1280, height: 720 }]) {
     await page.setViewportSize(size);
@@ -42,7 +45,7 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
   expect(await step(page)).toBe(0);
   await expect(presenter).toHaveAttribute('data-training', 'false');
 
-  // space resumes; past autoReset=6 steps a new run starts by itself and trains again
+  // space resumes; past autoReset=8 steps a new run starts by itself and trains again
   await page.keyboard.press(' ');
   await expect(presenter).toHaveAttribute('data-training', 'true');
   let highest = 0;
@@ -51,7 +54,7 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
       async () => {
         const now = await step(page);
         highest = Math.max(highest, now);
-        return highest >= 6 && now < highest;
+        return highest >= 8 && now < highest;
       },
       { timeout: 120_000, intervals: [200] },
     )
@@ -64,5 +67,5 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
   await expect(presenter).toBeHidden();
   await expect(page.getByTestId('train').or(page.getByTestId('pause'))).toBeVisible();
   expect(page.url()).not.toContain('present=1');
-  expect(page.url()).toContain('autoReset=6');
+  expect(page.url()).toContain('autoReset=8');
 });
