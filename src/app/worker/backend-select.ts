@@ -1,10 +1,11 @@
 // Picks the compute backend for the session and says why, so the header can show it. The app acquires the
 // GPUDevice (the engine never does). "auto" uses WebGPU only on a hardware adapter: on a software fallback
 // adapter (SwiftShader, ~1 GFLOP/s) the CPU backend is faster for the tiny model, and the header says so.
+// The WebGPU backend (its host code and every WGSL kernel) is imported only when it is chosen, so a page on the
+// CPU backend does not load and parse it before its first rollout.
 import type { Backend } from '../../engine/backend.ts';
 import { CpuBackend } from '../../engine/backends/cpu.ts';
 import { WasmBackend } from '../../engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../engine/backends/webgpu.ts';
 import type { BackendInfo, BackendPreference } from './protocol.ts';
 import { spawnWebWasmHelper } from './wasm-helper.ts';
 import { engineDeviceDescriptor } from '../../engine/backends/webgpu/device-request.ts';
@@ -67,6 +68,7 @@ export async function selectBackend(preference: BackendPreference, gpu: GPU | un
   }
   try {
     const device = await requestDevice(adapter);
+    const { WebGpuBackend } = await import('../../engine/backends/webgpu.ts');
     const backend = WebGpuBackend.create(device, { adapterInfo: adapterText ?? undefined });
     return { backend, info: { kind: 'webgpu', description: adapterText ?? 'webgpu', f16: backend.supportsF16, adapter: adapterText, cpuReason: null } };
   } catch (e) {
