@@ -23,7 +23,7 @@ import { requestDawnDevice } from '../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../src/engine/backends/webgpu.ts';
 import type { ModelConfig } from '../src/engine/model/config.ts';
 import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
-import { mergedFloats } from '../src/engine/model/lora-merge.ts';
+import { mergedBytesOf } from '../src/engine/model/lora-merge.ts';
 import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
 
@@ -68,13 +68,13 @@ function programCounts(be: WebGpuBackend, before: Record<string, number>): Recor
   return out;
 }
 
-/** Bytes of weights one decode step reads: the layers (the merged f32 inference copy when made, else the base at
- *  its storage plus the f32 LoRA pairs), the final norm and the LM head. */
+/** Bytes of weights one decode step reads: the layers (the merged inference copy when made, f16 over an f16 base,
+ *  else the base at its storage plus the f32 LoRA pairs), the final norm and the LM head. */
 function decodeWeightBytes(cfg: ModelConfig, baseBytesPerElement: number, merged: boolean, rank: number): number {
   const { hiddenSize: D, vocabSize: V } = cfg;
   const layerParams = parameterCount(cfg) - V * D * (cfg.tieWordEmbeddings ? 1 : 2) - D;
   const head = V * D * baseBytesPerElement + D * baseBytesPerElement;
-  if (merged) return 4 * mergedFloats(cfg, [...TARGETS]) + 2 * D * cfg.numLayers * baseBytesPerElement + head;
+  if (merged) return mergedBytesOf(cfg, [...TARGETS], baseBytesPerElement === 2 ? 'f16' : 'f32') + 2 * D * cfg.numLayers * baseBytesPerElement + head;
   return layerParams * baseBytesPerElement + (rank > 0 ? 4 * loraFloats(cfg, rank, [...TARGETS]) : 0) + head;
 }
 

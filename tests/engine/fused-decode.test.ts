@@ -12,6 +12,7 @@ import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import type { Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
+import { mergedBytesOf } from '../../src/engine/model/lora-merge.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
@@ -143,22 +144,28 @@ describe('decode with the merged LoRA on WebGPU', () => {
     runs[1].logprobs.forEach((x, i) => expect(Math.abs(x - runs[0].logprobs[i])).toBeLessThan(1e-5));
   });
 
-  it('merges over f16 base weights too (widened to f32 in the copy): the same greedy tokens as the unmerged adapter', async () => {
+  it('merges over f16 base weights too, into an f16 copy (each sum W + s·B·A rounded once to halves): the same greedy tokens as the unmerged adapter, log-probs within 2e-3', async () => {
     const dawn = requireDawnDevice(await tryRequestDawnDevice());
     const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
     const cfg = qwenLike(2);
     const prompt = { prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] };
     const runs: Generation[] = [];
+    const grown: number[] = [];
     for (const merge of [true, false]) {
       const p = policy(gpu, cfg, merge, 'f16');
       p.zeroGrad('a');
       await p.accumulateGradients([{ tokens: [5, 8, 13, 21], positions: [1, 2, 3], adapter: 'a', coef: new Float32Array(3).fill(-1) }]);
       await p.optimizerStep('a');
+      const live = gpu.ledger().liveBytes;
       runs.push((await p.generate([prompt], greedy))[0]);
+      grown.push(gpu.ledger().liveBytes - live);
       p.dispose();
     }
+    // the copy's matrices are halves (its q,k,v biases f32)
+    expect(grown).toEqual([mergedBytesOf(cfg, ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], 'f16'), 0]);
+    expect(grown[0]).toBeLessThan(0.6 * mergedBytesOf(cfg, ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], 'f32'));
     expect(runs[0].tokens).toEqual(runs[1].tokens);
-    runs[0].logprobs.forEach((x, i) => expect(Math.abs(x - runs[1].logprobs[i])).toBeLessThan(1e-4));
+    runs[0].logprobs.forEach((x, i) => expect(Math.abs(x - runs[1].logprobs[i])).toBeLessThan(2e-3));
     gpu.destroy();
   });
 

@@ -47,16 +47,18 @@ describe('the planner counts the copy where the engine makes it', () => {
     weightDtype, backend, training: { mode: 'lora', adapters: 1, rank: 8, targets: ALL.map((t) => `${t}_proj`) },
     decode: { sequences: 8, uniquePrompts: 1, promptTokens: 16, newTokens: 16 }, gradient: { sequences: 8, tokens: 64, selected: 504 },
   });
-  it('Qwen2.5-0.5B shape: the 1.4 GB copy on WebGPU (f32 and f16 base), none on WASM', () => {
-    const copy = 4 * mergedFloats(QWEN25_05B, [...ALL]);
-    expect(copy).toBeGreaterThan(1.4e9);
+  it('Qwen2.5-0.5B shape: the copy on WebGPU (1.4 GB in f32 over an f32 base, 0.7 GB in f16 over an f16 base), none on WASM', () => {
+    const biases = 24 * (14 + 2 * 2) * 64;
+    const copy = { f32: 4 * mergedFloats(QWEN25_05B, [...ALL]), f16: 2 * (mergedFloats(QWEN25_05B, [...ALL]) - biases) + 4 * biases };
+    expect(copy.f32).toBeGreaterThan(1.4e9);
+    expect(copy.f16).toBeLessThan(0.72e9);
     const lora = 4 * 2 * 24 * 8 * (2 * (896 + 896) + 2 * (896 + 128) + 3 * (896 + 4864));
     for (const dtype of ['f32', 'f16'] as const) {
-      expect(planMemory(QWEN25_05B, shape('webgpu', dtype)).bytes.lora, dtype).toBe(lora + copy);
+      expect(planMemory(QWEN25_05B, shape('webgpu', dtype)).bytes.lora, dtype).toBe(lora + copy[dtype]);
       expect(planMemory(QWEN25_05B, shape('wasm', dtype)).bytes.lora, dtype).toBe(lora);
     }
-    // a WebGPU backend that knows it has 3 GiB: the copy would take more than half of what is left
-    expect(planMemory(QWEN25_05B, { ...shape('webgpu', 'f16'), deviceBytes: 3 * GiB }).bytes.lora).toBe(lora);
+    // a WebGPU backend that knows it has 3 GiB: the f32 copy would take more than half of what is left
+    expect(planMemory(QWEN25_05B, { ...shape('webgpu', 'f32'), deviceBytes: 3 * GiB }).bytes.lora).toBe(lora);
   });
 });
 
@@ -76,6 +78,33 @@ function policy(be: Backend, cfg: ModelConfig, baseDtype: 'f32' | 'f16'): Engine
 
 const request = { prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] };
 const greedy = { temperature: 0, topP: 1, topK: 0, seed: 0 };
+
+describe('copyRows into an f16 destination (how the copy is written over an f16 base)', () => {
+  it('rounds each value to the nearest half on WebGPU as its CPU twin does, other rows untouched', async () => {
+    const dawn = await getTestDevice();
+    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const cpu = new CpuBackend();
+    const [B, T, W, Sdst, dstRow0] = [2, 3, 4, 5, 1];
+    const src = Float32Array.from({ length: B * T * W }, (_, i) => Math.fround(Math.sin(i + 0.5) * 3.14159 + i / 1000));
+    const results = [];
+    for (const be of [cpu, gpu] as Backend[]) {
+      const s = be.alloc([B, T, W], 'f32', 'src');
+      be.upload(s, src);
+      const d = be.alloc([B, Sdst, W], 'f16', 'dst');
+      be.upload(d, new Float32Array(B * Sdst * W).fill(-2));
+      be.run('copyRows', { t: { src: s, dst: d }, p: { B, T, W, Sdst, dstRow0 } });
+      results.push(Array.from(await be.download(d)));
+    }
+    expect(results[1]).toEqual(results[0]);
+    // really rounded: 3 of 4 values change, each by at most half an f16 ulp (2^-11 relative)
+    const written = results[0].filter((x) => x !== -2);
+    expect(written.length).toBe(B * T * W);
+    const srcSorted = src.map((x, i) => Math.abs(written[i] - x) / Math.abs(x));
+    expect(Math.max(...srcSorted)).toBeLessThanOrEqual(2 ** -11);
+    expect(srcSorted.filter((e) => e > 0).length).toBeGreaterThan(B * T * W / 2);
+    gpu.destroy();
+  });
+});
 
 describe('EnginePolicy follows the rule', () => {
   it('WebGPU over an f16 base merges by default: 9 dispatches per layer and decode step', async () => {

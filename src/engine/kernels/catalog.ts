@@ -118,7 +118,8 @@ export interface KernelCatalog {
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };
   /** dst[dstB0 + b, dstRow0 + t, :] = src[b, t, :] for t < T; src[B,T,W], dst[dstB0+B,Sdst,W] (KV-cache writes;
    *  dstB0, default 0, is the first destination sequence: a prefill chunk writes its prompts' rows of a larger
-   *  cache); requires dstRow0 + T <= Sdst; other rows of dst are untouched */
+   *  cache); requires dstRow0 + T <= Sdst; other rows of dst are untouched. An f16 dst (the merged inference copy
+   *  over an f16 base) stores each value rounded to the nearest half; W must then be even. */
   copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number; dstB0?: number } };
   /** out[0] (+)= Σ x² (for the global gradient norm); accumulate=1 adds to out[0] */
   sumSquares: { t: { x: Tensor; out: Tensor }; p: { n: number; accumulate: 0 | 1 } };

@@ -4,6 +4,8 @@
 // W' = W + (alpha/r)·B·A. So a decode step runs 9 kernels per layer (no low-rank matmuls, one matmul for q, k, v and
 // one for gate, up). The copy is allocated once (untargeted parts copied from the base then, which is frozen) and
 // its targeted parts are refreshed on the device after each optimiser step; training still uses the unmerged form.
+// Over an f16 base on WebGPU the copy's matrices are f16 too (mergedDtype): each sum is formed in f32 and rounded
+// once by copyRows into the halves.
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams, LayerParams } from './params.ts';
@@ -46,10 +48,22 @@ function slot(cfg: ModelConfig, t: LoraTarget): { into: 'qkv' | 'gateUp' | 'o' |
   }
 }
 
+/** Storage of the merged copy's matrices: f16 halves on WebGPU over an f16 base (half the memory and the bytes a
+ *  decode step reads; the merged sum W + s·B·A is formed in f32 and rounded once), else f32. */
+export function mergedDtype(backendKind: 'cpu' | 'wasm' | 'webgpu', baseDtype: string): 'f32' | 'f16' {
+  return backendKind === 'webgpu' && baseDtype === 'f16' ? 'f16' : 'f32';
+}
+
 /** Bytes a merged copy for `adapter` costs (the fused q,k,v and gate,up of every layer, plus o and down when
- *  targeted, plus the concatenated biases). */
-export function mergedBytes(cfg: ModelConfig, adapter: LoraAdapter): number {
-  return 4 * mergedFloats(cfg, adapter.targets);
+ *  targeted, at 2 bytes each when stored as f16, plus the concatenated biases in f32). */
+export function mergedBytes(cfg: ModelConfig, adapter: LoraAdapter, dtype: 'f32' | 'f16' = 'f32'): number {
+  return mergedBytesOf(cfg, adapter.targets, dtype);
+}
+
+/** mergedBytes for LoRA `targets` (the planner's figure too). */
+export function mergedBytesOf(cfg: ModelConfig, targets: readonly LoraTarget[], dtype: 'f32' | 'f16'): number {
+  const biases = cfg.attentionBias ? cfg.numLayers * (cfg.numHeads + 2 * cfg.numKvHeads) * cfg.headDim : 0;
+  return (dtype === 'f16' ? 2 : 4) * (mergedFloats(cfg, targets) - biases) + 4 * biases;
 }
 
 /** Floats of a merged copy for LoRA `targets` (the planner's figure too, plan/memory.ts). */
@@ -68,7 +82,8 @@ export const MERGE_CPU_MAX_BYTES = 256 * 1024 * 1024;
 /** On WebGPU a decode step is bound by dispatches and weight reads: the merge takes it from 17 + 2 per LoRA target
  *  kernels per layer to 9. WebGPU does not tell the page how much memory the device has, so unless the backend was
  *  given a budget (maxTotalBytes) the copy is made when it takes at most this much: every catalog model up to
- *  ~1.7B parameters with LoRA on all projections (Qwen2.5-0.5B 1.4 GB, Qwen2.5-1.5B 5.2 GB, SmolLM2-1.7B 6.4 GB). */
+ *  ~1.7B parameters with LoRA on all projections (copy in f32 / f16: Qwen2.5-0.5B 1.4 / 0.7 GB, Qwen2.5-1.5B
+ *  5.2 / 2.6 GB, SmolLM2-1.7B 6.4 / 3.2 GB). */
 export const MERGE_WEBGPU_MAX_BYTES = 8 * 1024 ** 3;
 
 /** What the 'auto' merge rule looks at. */
@@ -88,7 +103,7 @@ export interface MergeRuleInput {
 /** The 'auto' rule (memory vs speed), shared by EnginePolicy and the planner (plan/memory.ts): merge when each
  *  fused tensor fits a binding, the copy takes at most half of the memory left (when the backend knows its
  *  total), and on CPU / WASM the base is f32 and the copy at most MERGE_CPU_MAX_BYTES, on WebGPU at most
- *  MERGE_WEBGPU_MAX_BYTES (any base dtype: the copy is f32). */
+ *  MERGE_WEBGPU_MAX_BYTES (any base dtype: the copy is f16 over an f16 base, else f32; mergedDtype). */
 export function mergeLoraAuto(r: MergeRuleInput): boolean {
   if (!r.fitsBinding) return false;
   if (Number.isFinite(r.maxTotalBytes) && r.copyBytes > (r.maxTotalBytes - r.liveBytes) / 2) return false;
@@ -138,8 +153,9 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   const nQkv = (H + 2 * Hkv) * Dh;
   const owned: Tensor[] = [];
-  const own = (shape: number[], label: string): Tensor => {
-    const t = be.alloc(shape, 'f32', `merged:${adapter.name}:${label}`);
+  const dtype = mergedDtype(be.kind, base.layers[0].q.dtype);
+  const own = (shape: number[], label: string, kind: 'f32' | 'f16' = dtype): Tensor => {
+    const t = be.alloc(shape, kind, `merged:${adapter.name}:${label}`);
     owned.push(t);
     return t;
   };
@@ -158,7 +174,7 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
       for (const t of ['gate', 'up'] as const) copyInto(be, layer[t], gateUp, slot(cfg, t).row0, tmpOf(layer[t].shape));
       let qkvBias: Tensor | null = null;
       if (layer.qBias && layer.kBias && layer.vBias) {
-        qkvBias = own([nQkv], `layers.${l}.qkvBias`);
+        qkvBias = own([nQkv], `layers.${l}.qkvBias`, 'f32');
         for (const [b, row0] of [[layer.qBias, 0], [layer.kBias, H * Dh], [layer.vBias, (H + Hkv) * Dh]] as const) {
           copyInto(be, b, qkvBias, row0, tmpOf(b.shape));
         }
@@ -188,7 +204,8 @@ export function refreshMerged(be: Backend, cfg: ModelConfig, base: DecoderParams
         const pair = adapter.layers[l][t]!;
         const { nIn, nOut } = projectionDims(cfg, t);
         const { into, row0 } = slot(cfg, t);
-        const direct = into === 'o' || into === 'down';
+        // o and down are whole tensors of the copy: summed in place when f32, through the scratch when halves
+        const direct = (into === 'o' || into === 'down') && f[into].dtype === 'f32';
         let sum: Tensor;
         if (direct) sum = f[into];
         else {

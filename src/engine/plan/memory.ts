@@ -7,7 +7,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
-import { mergedFloats, mergeLoraAuto } from '../model/lora-merge.ts';
+import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
 import { prefillChunkPrompts } from '../model/generate.ts';
 
 /** Storage of the frozen base weights. */
@@ -125,9 +125,11 @@ export function loraFloats(config: ModelConfig, rank: number, targets: readonly 
   return n * config.numLayers;
 }
 
-/** Floats of a merged inference copy (lora-merge.ts: fused [q;k;v] and [gate;up], o and down when targeted). */
-function targetedFloats(config: ModelConfig, targets: readonly string[]): number {
-  return mergedFloats(config, loraTargets(targets));
+/** Bytes of one merged inference copy (lora-merge.ts: fused [q;k;v] and [gate;up], o and down when targeted; f16
+ *  matrices over an f16 base on WebGPU). */
+function copyBytesOf(config: ModelConfig, shape: MemoryShape): number {
+  if (shape.training.mode !== 'lora') return 0;
+  return mergedBytesOf(config, loraTargets(shape.training.targets), mergedDtype(shape.backend ?? 'cpu', shape.weightDtype));
 }
 
 /** How many adapters EnginePolicy merges into an inference copy for generation, in order (each decided by the
@@ -137,7 +139,7 @@ function mergedAdapters(config: ModelConfig, shape: MemoryShape, liveBefore: num
   if (t.mode !== 'lora') return 0;
   const m = shape.mergeLoraForInference ?? 'auto';
   if (m !== 'auto') return m ? t.adapters : 0;
-  const copyBytes = F * targetedFloats(config, t.targets);
+  const copyBytes = copyBytesOf(config, shape);
   let live = liveBefore;
   let n = 0;
   for (let i = 0; i < t.adapters; i++) {
@@ -231,7 +233,7 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   // per adapter: weights + gradients, plus the merged copies ('auto': decided with the rest live)
   const mergedCount = mergedAdapters(config, shape, weights + F * t.adapters * 2 * trainable + optimizer);
   const merge = t.mode === 'lora' && mergedCount === t.adapters;
-  const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? F * mergedCount * targetedFloats(config, t.targets) : 0);
+  const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? mergedCount * copyBytesOf(config, shape) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
   const dec = decodeFloats(config, shape.decode, loraInDecode, merge);
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);

@@ -12,7 +12,7 @@ import { runSequences, type ActiveWeights, type GradientSinks } from '../model/d
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
 import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
-import { allocMerged, largestMergedTensorBytes, mergedBytes, mergeLoraAuto, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
+import { allocMerged, largestMergedTensorBytes, mergedBytes, mergedDtype, mergeLoraAuto, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
 import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from '../model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
 import { validateSampling } from '../sampling.ts';
@@ -54,7 +54,7 @@ export interface EnginePolicyOptions {
    *  fused layout (model/lora-merge.ts: [q;k;v] and [gate;up] concatenated, o and down copied when targeted;
    *  refreshed on the device after every optimiser step): 9 kernels per layer and decode step instead of 17 + 2 per
    *  LoRA target, at the memory of that copy (about the base's layer weights in f32 when every projection is
-   *  targeted). 'auto' (default): model/lora-merge.ts mergeLoraAuto (WebGPU: a copy of at most 8 GiB that takes at
+   *  targeted; f16 over an f16 base on WebGPU). 'auto' (default): model/lora-merge.ts mergeLoraAuto (WebGPU: a copy of at most 8 GiB that takes at
    *  most half the memory left when the backend knows its total; CPU / WASM: f32 base and at most 256 MiB).
    *  Gradients never use it. */
   mergeLoraForInference?: boolean | 'auto';
@@ -202,7 +202,7 @@ export class EnginePolicy implements TrainablePolicy {
     const fits = largestMergedTensorBytes(this.config) <= this.backend.limits.maxStorageBufferBindingSize;
     if (m === 'auto') {
       return mergeLoraAuto({
-        backend: this.backend.kind, baseF32: this.base.layers[0].q.dtype === 'f32', copyBytes: mergedBytes(this.config, lora), fitsBinding: fits,
+        backend: this.backend.kind, baseF32: this.base.layers[0].q.dtype === 'f32', copyBytes: mergedBytes(this.config, lora, mergedDtype(this.backend.kind, this.base.layers[0].q.dtype)), fitsBinding: fits,
         maxTotalBytes: this.backend.limits.maxTotalBytes, liveBytes: this.backend.ledger().liveBytes,
       });
     }

@@ -4,7 +4,7 @@
 import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
 import { grid1d, type ElemType } from '../../kernels/wgsl/common.ts';
 import {
-  adamwProgram, axpbyProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
+  adamwProgram, axpbyProgram, copyRowsHalfProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
 } from '../../kernels/wgsl/elementwise.ts';
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
@@ -315,6 +315,14 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     }
     if (!Number.isInteger(dstB0) || dstB0 < 0) throw new Error(`WebGPU copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
+    if (t.dst.dtype === 'f16') {
+      // halves packed in pairs: rounded to nearest even by pack2x16float
+      if (W % 2 !== 0) throw new Error(`WebGPU copyRows: an f16 destination needs an even row width W, got ${W}`);
+      const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W, ['f16']);
+      const pairs = (B * T * W) / 2;
+      ctx.runtime.dispatch(copyRowsHalfProgram(wg), [src, dst], { n: pairs, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 }, grid1d(pairs, wg));
+      return;
+    }
     const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W);
     const n = B * T * W;
     // the shader writes dst[(b·Sdst + dstRow0)·W + i]: the first destination sequence is folded into dstRow0

@@ -1,5 +1,6 @@
 // CPU small helpers of the catalog: axpby (gradient accumulation, scaling), copyRows (KV-cache writes),
 // sumSquares (global gradient norm).
+import { floatToHalfBits, halfBitsToFloat } from '../../io/half-float.ts';
 
 /** y[n] = a*x[n] + b*y[n]; b = 0 overwrites y (its old contents, even NaN, are ignored). */
 export function axpby(x: Float32Array, y: Float32Array, n: number, a: number, b: number): void {
@@ -7,9 +8,10 @@ export function axpby(x: Float32Array, y: Float32Array, n: number, a: number, b:
   else for (let i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
 }
 
-/** dst[dstB0 + b, dstRow0 + t, :] = src[b, t, :] for t < T;  src[B,T,W], dst[dstB0+B,Sdst,W]. */
+/** dst[dstB0 + b, dstRow0 + t, :] = src[b, t, :] for t < T;  src[B,T,W], dst[dstB0+B,Sdst,W]. `toHalf`: each value
+ *  rounded to the nearest half (an f16 destination, kept in f32 by the CPU backend). */
 export function copyRows(
-  src: Float32Array, dst: Float32Array, B: number, T: number, W: number, Sdst: number, dstRow0: number, dstB0 = 0,
+  src: Float32Array, dst: Float32Array, B: number, T: number, W: number, Sdst: number, dstRow0: number, dstB0 = 0, toHalf = false,
 ): void {
   if (dstRow0 < 0 || dstRow0 + T > Sdst) {
     throw new Error(`copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
@@ -17,7 +19,9 @@ export function copyRows(
   if (!Number.isInteger(dstB0) || dstB0 < 0) throw new Error(`copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
   for (let b = 0; b < B; b++) {
     const from = b * T * W;
-    dst.set(src.subarray(from, from + T * W), ((dstB0 + b) * Sdst + dstRow0) * W);
+    const at = ((dstB0 + b) * Sdst + dstRow0) * W;
+    dst.set(src.subarray(from, from + T * W), at);
+    if (toHalf) for (let i = at; i < at + T * W; i++) dst[i] = halfBitsToFloat(floatToHalfBits(dst[i]));
   }
 }
 

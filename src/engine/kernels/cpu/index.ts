@@ -98,7 +98,7 @@ export const cpuKernels: CpuKernelTable = {
     axpby(mem.f32(t.x), mem.f32(t.y), p.n, p.a, p.b);
   },
   copyRows(mem, t, p) {
-    copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0, p.dstB0 ?? 0);
+    copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0, p.dstB0 ?? 0, t.dst.dtype === 'f16');
   },
   sumSquares(mem, t, p) {
     sumSquares(mem.f32(t.x), mem.f32(t.out), p.n, p.accumulate);

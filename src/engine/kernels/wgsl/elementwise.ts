@@ -5,7 +5,7 @@
 //   axpby           y = a x + b y   (b = 0 ignores y's old contents)
 //   adamw           AdamW with decoupled weight decay; bias corrections bc1 = 1 - beta1^t, bc2 = 1 - beta2^t
 //                   are computed on the host in float64 and passed in
-//   copyRows        dst[b, dstRow0 + t, :] = src[b, t, :]     src [B,T,W], dst [B,Sdst,W]
+//   copyRows        dst[b, dstRow0 + t, :] = src[b, t, :]     src [B,T,W], dst [B,Sdst,W] (f32, or f16: copyRowsHalf)
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
 import { cached, entry1d, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
 
@@ -84,6 +84,21 @@ function buildCopyRowsProgram(wg: number): WgslProgram {
   let rest = gid - b * P.TW;
   dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`, wg);
 }
+
+/** copyRows into an f16 destination (stored as packed pairs): one thread per pair of elements, each pair rounded
+ *  to halves and written as one word (W, T·W and dstRow0·W even, so pairs never straddle a row). */
+function buildCopyRowsHalfProgram(wg: number): WgslProgram {
+  // n = B*T*W/2 source pairs
+  return program('copyRowsHalf', { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' }, [
+    { name: 'src', elem: 'f32', access: 'read' },
+    { name: 'dst', elem: 'u32', access: 'read_write' },
+  ], `  let e = gid * 2u;
+  let b = e / P.TW;
+  let rest = e - b * P.TW;
+  dst[((b * P.Sdst + P.dstRow0) * P.W + rest) / 2u] = pack2x16float(vec2<f32>(src[e], src[e + 1u]));`, wg);
+}
+
+export const copyRowsHalfProgram = cached(buildCopyRowsHalfProgram);
 
 export const swigluProgram = cached(buildSwigluProgram);
 
