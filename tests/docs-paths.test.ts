@@ -1,17 +1,21 @@
-// The docs name real files: every `src/...` path written in README.md or docs/*.md exists in the repository, so a
-// renamed or deleted file cannot leave the contributor's guide (docs/ARCHITECTURE.md) or the README pointing at
-// nothing. Paths with placeholders (`<kind>`, `*`, `{a,b}`) are patterns, not files, and are skipped.
+// The docs name real files: every `src/...` path written in README.md or docs/*.md exists in the repository, and so
+// does every `tests/`, `scripts/`, `bench/` and `public/` path in README.md and docs/ARCHITECTURE.md (other docs
+// also quote the ReMA code's own paths), so a renamed or deleted file cannot leave the contributor's guide or the
+// README pointing at nothing. Paths with placeholders (`<kind>`, `*`, `{a,b}`) are patterns, not files: skipped.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** Every src/... path in a text (not inside a longer path or URL), trailing punctuation removed, patterns skipped. */
-function srcPaths(text: string): string[] {
-  const found = text.match(/(?<![\w./-])src\/[\w./<>*{},-]*/g) ?? [];
+/** Every path under one of `roots` in a text (not inside a longer path or URL), trailing punctuation removed,
+ *  patterns skipped. */
+function repoPaths(text: string, roots: readonly string[]): string[] {
+  const found = text.match(new RegExp(`(?<![\\w./-])(?:${roots.join('|')})/[\\w./<>*{},-]*`, 'g')) ?? [];
   return [...new Set(found.map((p) => p.replace(/[.,:]+$/, '')).filter((p) => !/[<>*{}]/.test(p)))];
 }
+const srcPaths = (text: string) => repoPaths(text, ['src']);
+const ALL_ROOTS = ['src', 'tests', 'scripts', 'bench', 'public'];
 
 const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
@@ -21,6 +25,7 @@ describe('paths in the docs', () => {
       'src/rl/trainer.ts', 'src/engine/', 'src/app/worker/session.ts', 'src/cli',
     ]);
     expect(srcPaths('https://github.com/o/r/tree/main/src/x.ts, tests/src/y.ts, backends/src/z, src/engine/backends/<kind>/, src/{a,b}.ts')).toEqual([]);
+    expect(repoPaths('`tests/engine/golden.test.ts` and bench/README.md; not xbench/a or scripts/x-*.ts', ALL_ROOTS)).toEqual(['tests/engine/golden.test.ts', 'bench/README.md']);
   });
 
   it('README.md and docs/ARCHITECTURE.md are among the files read', () => {
@@ -30,6 +35,12 @@ describe('paths in the docs', () => {
 
   it.each(docs)('%s: every src/ path exists', (doc) => {
     const paths = srcPaths(readFileSync(join(root, doc), 'utf8'));
+    expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
+  });
+
+  it.each(['README.md', 'docs/ARCHITECTURE.md'])('%s: every tests/, scripts/, bench/ and public/ path exists', (doc) => {
+    const paths = repoPaths(readFileSync(join(root, doc), 'utf8'), ALL_ROOTS);
+    expect(paths.length).toBeGreaterThan(10);
     expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
   });
 
