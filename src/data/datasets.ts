@@ -32,13 +32,13 @@ export const DATA_DIR_ORIGIN = 'https://github.com/ziyuwan/ReMA-public/tree/24b5
  * path inside that folder and what it is.
  */
 export const DATA_DIR_DATASETS = {
-  math8k: { file: 'math_train_lv3to5_8k.min.jsonl', what: 'MATH levels 3-5 training set, 8,523 problems (MIT)' },
-  aime24: { file: 'eval/aime24.jsonl', what: 'AIME 2024, 30 problems (evaluation use only)' },
-  aime25: { file: 'eval/aime25.jsonl', what: 'AIME 2025, 30 problems (evaluation use only)' },
-  amc23: { file: 'eval/amc23.jsonl', what: 'AMC 2023, 40 problems (evaluation use only)' },
-  gaokao2023en: { file: 'eval/gaokao2023en.jsonl', what: 'Gaokao 2023 (English), 385 problems (evaluation use only)' },
-  minerva_math: { file: 'eval/minerva_math.jsonl', what: 'Minerva MATH, 272 problems (evaluation use only)' },
-  olympiadbench: { file: 'eval/olympiadbench.jsonl', what: 'OlympiadBench, 675 problems (evaluation use only)' },
+  math8k: { file: 'math_train_lv3to5_8k.min.jsonl', what: 'MATH levels 3-5 training set, 8,523 problems; MIT licence' },
+  aime24: { file: 'eval/aime24.jsonl', what: 'AIME 2024, 30 problems; evaluation use only' },
+  aime25: { file: 'eval/aime25.jsonl', what: 'AIME 2025, 30 problems; evaluation use only' },
+  amc23: { file: 'eval/amc23.jsonl', what: 'AMC 2023, 40 problems; evaluation use only' },
+  gaokao2023en: { file: 'eval/gaokao2023en.jsonl', what: 'Gaokao 2023 (English), 385 problems; evaluation use only' },
+  minerva_math: { file: 'eval/minerva_math.jsonl', what: 'Minerva MATH, 272 problems; evaluation use only' },
+  olympiadbench: { file: 'eval/olympiadbench.jsonl', what: 'OlympiadBench, 675 problems; evaluation use only' },
 } as const;
 
 export type DataDirDataset = keyof typeof DATA_DIR_DATASETS;

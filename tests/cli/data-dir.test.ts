@@ -50,7 +50,7 @@ describe('sets that are not shipped', () => {
     ]);
     expect(none.status).toBe(1);
     expect(none.stderr).toBe(
-      'rema: dataset "aime24" (AIME 2024, 30 problems (evaluation use only)) is not shipped with the playground: no data folder is given ' +
+      'rema: dataset "aime24" (AIME 2024, 30 problems; evaluation use only) is not shipped with the playground: no data folder is given ' +
         '(--data-dir DIR or REMA_DATA_DIR), so eval/aime24.jsonl was not looked for. ' +
         `Download eval/aime24.jsonl from ${DATA_DIR_ORIGIN} into a folder DIR (as DIR/eval/aime24.jsonl) and pass --data-dir DIR or set REMA_DATA_DIR=DIR.\n`,
     );
