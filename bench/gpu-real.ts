@@ -10,7 +10,8 @@
 //   decode   tokens/s at G = 1, 8, 64 sequences (prompt 64 tokens, 64 new tokens; the time of decode steps 2..N,
 //            the prefill excluded), the weight bytes one decode step reads, achieved GB/s = bytes per step x
 //            steps/s, and with --peak-gbs the fraction of the bandwidth limit (and the tok/s that limit allows)
-//   matmul   the tiled matmul's tile (off / 32 / 64) timed on the prefill shapes: which one this adapter wants
+//   matmul   the autotune's tile (backends/webgpu/autotune.ts, used for the rest of the run) and each tile (off /
+//            32 / 64) timed on the prefill shapes
 //   grpo     (0.5B only) one GRPO step as the trainer runs it: 8 prompts x G 8 of 128 tokens, 256 new tokens;
 //            generate, reference score, policy score, gradient (all 64 rows), AdamW, each phase synced and timed
 //   memory   the allocation ledger's peak per part
@@ -25,6 +26,7 @@ import type { ModelConfig } from '../src/engine/model/config.ts';
 import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import { mergedBytesOf } from '../src/engine/model/lora-merge.ts';
 import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
+import { autotuneTiles } from '../src/engine/backends/webgpu/autotune.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
 
 interface Options { smoke: boolean; peakGbs: number | null; only: string | null; out: string; timestamps: boolean }
@@ -86,6 +88,8 @@ interface ModelResult {
   merged: boolean;
   load_s: number;
   decode: Array<{ G: number; tok_s: number; steps_s: number; ms_per_step: number; bytes_per_step: number; achieved_gbs: number; fraction_of_peak?: number; limit_tok_s_g1?: number; peak_bytes: number }>;
+  /** the autotune's choice of tile (autotune.ts), used for the rest of the run */
+  autotune: { best: number; timings: Array<{ tiled: number; ms: number }> };
   matmul_tiles: Array<{ M: number; N: number; K: number; results: Array<{ tiled: number; ms: number; gflops: number }>; best: number }>;
   grpo?: { phases_ms: Record<string, number>; total_s: number; rollouts: number; new_tokens: number; peak_bytes: number };
   kernels: Record<string, Record<string, number>>;
@@ -136,6 +140,9 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
   });
   await be.sync();
   const load_s = (performance.now() - t0) / 1000;
+  // the tiled matmul's tile for this adapter (kept in the backend's tuning for the rest of the run)
+  const tune = await autotuneTiles(be, opts.smoke ? { M: 32, N: 32, K: 32 } : { M: 2048, N: Math.min(4864, cfg.intermediateSize), K: cfg.hiddenSize }, opts.smoke ? 1 : 5);
+  console.log(`${name} autotune: tile ${tune.best} (${tune.timings.map((t) => `${t.tiled}: ${t.ms.toFixed(3)} ms`).join(', ')})`);
   const baseDtype = be.supportsF16 ? 'f16' : 'f32';
   const kernels: ModelResult['kernels'] = {};
   const prompt = (n: number, salt: number) => Array.from({ length: n }, (_, i) => 100 + ((i * 37 + salt * 101) % (cfg.vocabSize - 200)));
@@ -168,7 +175,8 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
   const matmul_tiles = await timeMatmulTiles(be, sizes.tiles.map(([M, N, K]) => [M, opts.smoke ? N : Math.min(N, cfg.intermediateSize), opts.smoke ? K : K]), opts.smoke ? 2 : 10);
   for (const t of matmul_tiles) console.log(`${name} matmul ${t.M}x${t.N}x${t.K}: ${t.results.map((r) => `tiled ${r.tiled}: ${r.gflops} GFLOP/s`).join(', ')}`);
   const result: ModelResult = {
-    name, layers: cfg.numLayers, parameters: parameterCount(cfg), base_dtype: baseDtype, merged, load_s: +load_s.toFixed(1), decode, matmul_tiles, kernels, peak_bytes: 0,
+    name, layers: cfg.numLayers, parameters: parameterCount(cfg), base_dtype: baseDtype, merged, load_s: +load_s.toFixed(1),
+    autotune: { best: tune.best, timings: tune.timings.map((t) => ({ tiled: t.tiled, ms: +t.ms.toFixed(3) })) }, decode, matmul_tiles, kernels, peak_bytes: 0,
   };
   if (withGrpo) {
     const g = sizes.grpo;

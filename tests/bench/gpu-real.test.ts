@@ -28,6 +28,7 @@ describe('bench:gpu --smoke', () => {
       expect(d.bytes_per_step).toBeGreaterThan(0);
       expect(d.fraction_of_peak).toBeGreaterThan(0);
     }
+    expect([0, 2, 4]).toContain(m.autotune.best);
     expect(m.matmul_tiles[0].results.map((x: { tiled: number }) => x.tiled)).toEqual([0, 2, 4]);
     expect(Object.keys(m.grpo.phases_ms)).toEqual(['generate', 'score_reference', 'score_old_policy', 'gradient', 'adamw']);
     expect(m.grpo.rollouts).toBe(4);
