@@ -67,6 +67,17 @@ describe('tiled matmul (workgroup memory) vs the CPU twin', () => {
     expect(tiledDispatches() - before).toBeGreaterThanOrEqual(2);
   });
 
+  it('split-K for rank-sized products with a long K (LoRA gradients): partial sums per K range, then one reduce with alpha, bias, beta', async () => {
+    gpu.tuning.tiled = 4;
+    const count = (prefix: string) => Object.entries(gpu.dispatchesByProgram()).filter(([k]) => k.startsWith(prefix)).reduce((s, [, n]) => s + n, 0);
+    const [split0, reduce0] = [count('matmulTiled2Split'), count('matmulSplitReduce')];
+    // dA = dYᵀ·X: M = rank 8, N = 40, K = 600 rows; dB-shaped: M = 40, N = 8 (transB = 0); with bias and beta
+    await check('matmul', { a: f32([600, 8]), b: f32([600, 40]), c: f32([8, 40]) }, { M: 8, N: 40, K: 600, transA: 1, transB: 0, alpha: 0.5, beta: 1 }, ['c']);
+    await check('matmul', { a: f32([40, 600]), b: f32([600, 8]), c: nan([40, 8]), bias: f32([8]) }, { M: 40, N: 8, K: 600, transA: 0, transB: 0, alpha: 1, beta: 0 }, ['c']);
+    expect(count('matmulTiled2Split') - split0).toBe(2);
+    expect(count('matmulSplitReduce') - reduce0).toBe(2);
+  });
+
   it('below 16 rows or columns the other kernels run', async () => {
     gpu.tuning.tiled = 4;
     const before = tiledDispatches();

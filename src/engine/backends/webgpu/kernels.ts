@@ -58,7 +58,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     runMatmul(ctx.runtime, ctx.dummy, {
       a: view(a, 'a', transA ? M : K), b: view(b, 'b', transB ? K : N), c: view(c, 'c', N), bias,
       M, N, K, transA, transB, alpha: p.alpha, beta: p.beta,
-    }, ctx.tuning);
+    }, ctx.tuning, { take: (bytes) => ctx.scratch(bytes, 'matmul split-K partials'), give: (buffer) => ctx.releaseScratch(buffer) });
   },
 
   sumRows(ctx, { t, p }) {

@@ -9,7 +9,8 @@ import type { ElemType } from '../../kernels/wgsl/common.ts';
 import { MATMUL_TILE, matmulProgram, matmulVec4Program, vec4Eligible } from '../../kernels/wgsl/matmul.ts';
 import { FEW_ROWS_COLS, FEW_ROWS_MAX_M, matmulFewRowsProgram } from '../../kernels/wgsl/matmul-rows.ts';
 import { MATVEC_MAX_M, matvecCols, matvecProgram } from '../../kernels/wgsl/matvec.ts';
-import { matmulTiledProgram, tiledTile } from '../../kernels/wgsl/matmul-tiled.ts';
+import { matmulSplitReduceProgram, matmulTiledProgram, tiledTile } from '../../kernels/wgsl/matmul-tiled.ts';
+import { grid1d } from '../../kernels/wgsl/common.ts';
 import type { Chunk } from './memory.ts';
 import type { GpuRuntime } from './runtime.ts';
 import type { KernelTuning } from './tuning.ts';
@@ -82,7 +83,20 @@ function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } 
   return { buffer: last.buffer, offset: elem - last.firstElem };
 }
 
-export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: KernelTuning): void {
+/** Scratch buffers for split-K partials (the backend's pool). */
+export interface MatmulScratch {
+  take(bytes: number): GPUBuffer;
+  give(buffer: GPUBuffer): void;
+}
+
+/** Splits of K for a product with few output tiles and a long K (LoRA's rank-sized products), or 1. */
+export function splitKFor(M: number, N: number, K: number): number {
+  const tiles = Math.ceil(M / 32) * Math.ceil(N / 32);
+  if (tiles >= 32 || K < 512) return 1;
+  return Math.max(1, Math.min(64, Math.floor(K / 256), Math.ceil(128 / tiles)));
+}
+
+export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: KernelTuning, scratch?: MatmulScratch): void {
   const useVec4 = tuning.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;
@@ -98,6 +112,27 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
   const nRanges = ranges(N, [transB ? bCuts : []]);
   const fewRows = tuning.fewRows && transB === 1 && M <= FEW_ROWS_MAX_M && K >= 32;
   const kRanges = K === 0 ? [[0, 0] as [number, number]] : ranges(K, [transA ? aCuts : [], transB ? [] : bCuts]);
+  // split-K over one piece: partial sums per K range into scratch, then one reduce with the epilogue
+  // (not for decode's few-row products against nn.Linear weights: the matrix-vector kernel splits K itself)
+  const decodeShaped = transB === 1 && M <= FEW_ROWS_MAX_M;
+  const splits = tuning.tiled && scratch && !decodeShaped && mRanges.length === 1 && nRanges.length === 1 && kRanges.length === 1 ? splitKFor(M, N, K) : 1;
+  if (splits > 1) {
+    const A = locate(a, 0);
+    const B = locate(b, 0);
+    const C = locate(c, 0);
+    const kPer = Math.ceil(K / splits / 16) * 16;
+    const z = Math.ceil(K / kPer);
+    const slice = M * N;
+    const part = scratch!.take(4 * z * slice);
+    runtime.dispatch(matmulTiledProgram({ ...variant, t: 2, split: true }), [A.buffer, B.buffer, dummy, part], {
+      M, N, K, lda: a.ld, ldb: b.ld, ldc: N, offA: A.offset, offB: B.offset, offC: 0, offBias: 0, hasBias: 0, alpha: 1, beta: 0, kPer, slice,
+    }, [Math.ceil(N / 32), Math.ceil(M / 32), z]);
+    runtime.dispatch(matmulSplitReduceProgram(variant.bias), [part, job.bias ? job.bias.buffer : dummy, C.buffer], {
+      M, N, ldc: c.ld, offC: C.offset, offBias: job.bias ? job.bias.elem0 : 0, hasBias: job.bias ? 1 : 0, alpha: job.alpha, beta: job.beta, splits: z, slice,
+    }, grid1d(M * N, 64));
+    scratch!.give(part);
+    return;
+  }
   for (const [m0, m1] of mRanges) {
     for (const [n0, n1] of nRanges) {
       kRanges.forEach(([k0, k1], kIndex) => {

@@ -9,8 +9,11 @@
 // So each element of A and B is read from device memory once per workgroup instead of once per thread, the reuse
 // a GEMM needs on a real GPU. Thread (tx, ty) owns rows ty + 16i and columns tx + 16j of the tile (strided), so the
 // shared reads of a row of threads are consecutive. Edges are zero-filled on load and skipped on store; any M, N, K.
-// The K loop is sequential per output (k = 0, 1, ...), as in the other matmul kernels.
-import { cached, header, type WgslProgram } from './common.ts';
+// The K loop is sequential per output (k = 0, 1, ...), as in the other matmul kernels. Split-K (variant `split`, for
+// products with few outputs and a long K, such as LoRA's rank-sized dA = dYᵀ·X over thousands of rows): each
+// workgroup z sums its own K range into a partials buffer, and matmulSplitReduce adds the slices in order and applies
+// alpha, bias and beta.
+import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 import { matmulParams, type MatmulVariant } from './matmul.ts';
 
 /** Threads per side of the workgroup. */
@@ -21,7 +24,12 @@ const BK = 16;
 export interface TiledVariant extends MatmulVariant {
   /** outputs per thread along each side: tile = 16·t */
   t: 2 | 4;
+  /** split-K: workgroup z sums K range [z·kPer, (z+1)·kPer) into its own slice of a partials buffer (c at offC +
+   *  z·slice, plain sums: no alpha, bias or beta), which matmulSplitReduce then combines */
+  split?: boolean;
 }
+
+export const splitParams = { ...matmulParams, kPer: 'u32', slice: 'u32' } as const;
 
 /** Rows (= columns) of C one workgroup of variant t covers. */
 export function tiledTile(t: 2 | 4): number {
@@ -44,15 +52,16 @@ function buildTiledProgram(v: TiledVariant): WgslProgram {
   // stored-layout coordinates of tile element e: consecutive e = consecutive addresses
   const aCoord = v.transA
     ? `let kk = e / ${BM}u; let mm = e % ${BM}u; let m = m0 + mm; let k = k0 + kk;
-      var x = 0.0; if (m < P.M && k < P.K) { x = ld_a(P.offA + k * P.lda + m); }`
+      var x = 0.0; if (m < P.M && k < kStop) { x = ld_a(P.offA + k * P.lda + m); }`
     : `let mm = e / ${BK}u; let kk = e % ${BK}u; let m = m0 + mm; let k = k0 + kk;
-      var x = 0.0; if (m < P.M && k < P.K) { x = ld_a(P.offA + m * P.lda + k); }`;
+      var x = 0.0; if (m < P.M && k < kStop) { x = ld_a(P.offA + m * P.lda + k); }`;
   const bCoord = v.transB
     ? `let nn = e / ${BK}u; let kk = e % ${BK}u; let n = n0 + nn; let k = k0 + kk;
-      var x = 0.0; if (n < P.N && k < P.K) { x = ld_b(P.offB + n * P.ldb + k); }`
+      var x = 0.0; if (n < P.N && k < kStop) { x = ld_b(P.offB + n * P.ldb + k); }`
     : `let kk = e / ${BN}u; let nn = e % ${BN}u; let n = n0 + nn; let k = k0 + kk;
-      var x = 0.0; if (n < P.N && k < P.K) { x = ld_b(P.offB + k * P.ldb + n); }`;
-  const code = `${header(matmulParams, bindings)}
+      var x = 0.0; if (n < P.N && k < kStop) { x = ld_b(P.offB + k * P.ldb + n); }`;
+  const params = v.split ? splitParams : matmulParams;
+  const code = `${header(params, bindings)}
 
 var<workgroup> As: array<f32, ${BK * BM}>; // [k][m]
 var<workgroup> Bs: array<f32, ${BK * BN}>; // [k][n]
@@ -65,7 +74,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let m0 = wid.y * ${BM}u;
   let n0 = wid.x * ${BN}u;
 ${idx.map((i) => `  var acc${i} = ${vec}(0.0);`).join('\n')}
-  for (var k0 = 0u; k0 < P.K; k0 = k0 + ${BK}u) {
+${v.split ? '  let kBegin = wid.z * P.kPer;\n  let kStop = min(P.K, kBegin + P.kPer);' : '  let kBegin = 0u;\n  let kStop = P.K;'}
+  for (var k0 = kBegin; k0 < kStop; k0 = k0 + ${BK}u) {
     for (var p = 0u; p < ${loads}u; p = p + 1u) {
       let e = flat + p * ${WG * WG}u;
       ${aCoord}
@@ -90,16 +100,44 @@ ${idx.map((i) => `      acc${i} = acc${i} + As[kk * ${BM}u + ty + ${WG * i}u] * 
     for (var j = 0u; j < ${T}u; j = j + 1u) {
       let n = n0 + tx + ${WG}u * j;
       if (n >= P.N) { continue; }
-      let at = P.offC + m * P.ldc + n;
+${v.split ? `      c[P.offC + wid.z * P.slice + m * P.ldc + n] = accs[i][j];` : `      let at = P.offC + m * P.ldc + n;
       var out = P.alpha * accs[i][j];
       if (P.hasBias == 1u) { out = out + ld_bias(P.offBias + n); }
       if (P.beta != 0.0) { out = out + P.beta * c[at]; }
-      c[at] = out;
+      c[at] = out;`}
     }
   }
 }
 `;
-  return { key: `matmulTiled${T}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params: matmulParams };
+  return { key: `matmulTiled${T}${v.split ? 'Split' : ''}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params };
 }
 
 export const matmulTiledProgram = cached(buildTiledProgram);
+
+/** C[m,n] = alpha Σ_z part[z·slice + m·N + n] (+ bias[n]) (+ beta C): the epilogue of a split-K matmul. */
+function buildSplitReduceProgram(biasElem: ElemType): WgslProgram {
+  const bindings = [
+    { name: 'part', elem: 'f32', access: 'read' },
+    { name: 'bias', elem: biasElem, access: 'read' },
+    { name: 'c', elem: 'f32', access: 'read_write' },
+  ] as const;
+  const params = { M: 'u32', N: 'u32', ldc: 'u32', offC: 'u32', offBias: 'u32', hasBias: 'u32', alpha: 'f32', beta: 'f32', splits: 'u32', slice: 'u32' } as const;
+  const code = `${header(params, bindings)}
+
+${entry1d(64)}
+  if (gid >= P.M * P.N) { return; }
+  let m = gid / P.N;
+  let n = gid % P.N;
+  var sum = 0.0;
+  for (var z = 0u; z < P.splits; z = z + 1u) { sum = sum + part[z * P.slice + gid]; }
+  let at = P.offC + m * P.ldc + n;
+  var out = P.alpha * sum;
+  if (P.hasBias == 1u) { out = out + ld_bias(P.offBias + n); }
+  if (P.beta != 0.0) { out = out + P.beta * c[at]; }
+  c[at] = out;
+}
+`;
+  return { key: `matmulSplitReduce:${biasElem}`, code, bindings, params, wg: 64 };
+}
+
+export const matmulSplitReduceProgram = cached(buildSplitReduceProgram);
