@@ -17,12 +17,9 @@ import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import { parseSftChats, type SftChat } from '../data/sft-chats.ts';
 import { tinySftChats } from '../data/tiny-task/corpus.ts';
 import { loadHfCheckpoint, serializeModelWeights } from '../engine/io/hf-model.ts';
-import { parsePeftAdapter } from '../engine/io/peft.ts';
-import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
-import { FULL_WEIGHTS_FILE } from '../engine/policy/engine-policy.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { policyForConfig } from '../rl/policy-setup.ts';
-import { sftBatch, sftExamples, sftStep, sftStepCount, type SftExample } from '../rl/sft.ts';
+import { runSftSteps, sftExamples, sftStepCount, sftWeights, type SftExample } from '../rl/sft.ts';
 import { getSftPreset, validateSftSettings, type SftPreset, type SftSettings } from '../rl/sft-presets.ts';
 import { loadIntoPolicy, newestIntactCheckpoint, removeUnfinishedCheckpoints, saveCheckpoint } from './checkpoint.ts';
 import { parseSetFlag } from './config-flags.ts';
@@ -194,39 +191,23 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   const state = () => ({ version: 1 as const, step, cursor: 0, epoch: 0 });
   const schedule = { batchSize: sft.batchSize, epochs: sft.epochs, cutoff: sft.cutoff, seed: config.seed };
   const metrics: SftMetrics[] = [];
-  let newSteps = 0;
-  while (step < totalSteps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
-    const t0 = performance.now();
-    const batch = sftBatch(examples.length, schedule, step).map((i) => examples[i]);
-    const r = await sftStep(policy, adapter, batch);
-    step += 1;
-    newSteps += 1;
-    const m: SftMetrics = {
-      step,
-      epoch: Math.floor((step - 1) / perEpoch) + 1,
-      loss: r.loss,
-      tokens: r.tokens,
-      examples: batch.length,
-      grad_norm: r.gradNorm,
-      lr: r.lr,
-      applied: r.applied,
-      time_s: (performance.now() - t0) / 1000,
-    };
-    metrics.push(m);
-    await appendNamed(files.metrics, JSON.stringify(m) + '\n');
-    if (!r.applied) process.stderr.write(`warning: step ${step}: non-finite loss or gradients, the update was skipped (lower lr)\n`);
-    if (step % saveEvery === 0 || step === totalSteps) await saveCheckpoint(files.checkpoints, { state }, policy);
-    say(`step ${step}/${totalSteps}: loss ${r.loss.toFixed(4)} (${r.tokens} tokens) grad_norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${m.time_s.toFixed(1)} s)`);
-  }
+  step = await runSftSteps(policy, adapter, examples, schedule, { from: step, to: totalSteps }, {
+    stop: () => opts.maxNewSteps !== undefined && metrics.length >= opts.maxNewSteps,
+    onStep: async (r) => {
+      const m: SftMetrics = { step: r.step, epoch: r.epoch, loss: r.loss, tokens: r.tokens, examples: r.examples, grad_norm: r.gradNorm, lr: r.lr, applied: r.applied, time_s: r.time_s };
+      metrics.push(m);
+      step = r.step;
+      await appendNamed(files.metrics, JSON.stringify(m) + '\n');
+      if (!r.applied) process.stderr.write(`warning: step ${r.step}: non-finite loss or gradients, the update was skipped (lower lr)\n`);
+      if (r.step % saveEvery === 0 || r.step === totalSteps) await saveCheckpoint(files.checkpoints, { state }, policy);
+      say(`step ${r.step}/${totalSteps}: loss ${r.loss.toFixed(4)} (${r.tokens} tokens) grad_norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${m.time_s.toFixed(1)} s)`);
+    },
+  });
   const summary: SftSummary = { out, resumedFrom, steps: step, totalSteps, metrics };
   if (step < totalSteps) return summary;
 
   // the model folder: the source's config and tokenizer files, and the trained weights (LoRA merged into the base)
-  const saved = await policy.saveAdapter(adapter);
-  const weights =
-    adapter === 'full'
-      ? saved[FULL_WEIGHTS_FILE]
-      : serializeModelWeights(mergePeftIntoWeights(checkpoint.weights, parsePeftAdapter(saved, checkpoint.config)));
+  const weights = serializeModelWeights(await sftWeights(policy, adapter, checkpoint));
   await mkdir(files.model, { recursive: true });
   for (const name of MODEL_FILES) {
     const bytes = await source.read(name);

@@ -2,10 +2,15 @@
 // of every assistant message's tokens (and the end-of-turn token closing it) in a batch, all other tokens masked,
 // as LLaMA-Factory trains by default. One step: zeroGrad, accumulate  Σ_t (-1/N) · logp_t  example by example
 // (so memory holds one sequence at a time), one AdamW step. The order of examples is a seeded shuffle per epoch.
+// The step loop (runSftSteps) and the trained model's weights (sftWeights) are shared by `rema sft` and the page.
 
 import type { SftChat } from '../data/sft-chats.ts';
 import { supervisedExample, type SupervisedExample } from '../data/tiny-task/sft.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
+import { deserializeModelWeights } from '../engine/io/hf-model.ts';
+import { parsePeftAdapter } from '../engine/io/peft.ts';
+import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
+import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
 import type { TrainablePolicy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 
@@ -88,4 +93,60 @@ export async function sftStep(policy: TrainablePolicy, adapter: string, batch: r
   }
   const step = await policy.optimizerStep(adapter);
   return { loss: -sumLogp / tokens, tokens, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied !== false };
+}
+
+/** One finished step of runSftSteps, 1-based. */
+export interface SftStepRecord extends SftStepResult {
+  step: number;
+  epoch: number;
+  examples: number;
+  time_s: number;
+}
+
+/**
+ * Steps `from + 1` .. `to` of an SFT run over `examples` (the batches of sftBatch, so a resumed run continues the
+ * same order). `onStep` runs after each step (metrics, checkpoints, the page's loss curve); `stop` is asked before
+ * each step (Pause). Returns the last finished step.
+ */
+export async function runSftSteps(
+  policy: TrainablePolicy,
+  adapter: string,
+  examples: readonly SftExample[],
+  schedule: SftOptions,
+  range: { from: number; to: number },
+  hooks: { onStep?: (r: SftStepRecord) => void | Promise<void>; stop?: () => boolean } = {},
+): Promise<number> {
+  const perEpoch = sftStepCount(examples.length, { batchSize: schedule.batchSize, epochs: 1 });
+  let step = range.from;
+  while (step < range.to && !(hooks.stop?.() ?? false)) {
+    const t0 = performance.now();
+    const batch = sftBatch(examples.length, schedule, step).map((i) => examples[i]);
+    const r = await sftStep(policy, adapter, batch);
+    step += 1;
+    await hooks.onStep?.({ ...r, step, epoch: Math.floor((step - 1) / perEpoch) + 1, examples: batch.length, time_s: (performance.now() - t0) / 1000 });
+  }
+  return step;
+}
+
+/** The trained model's weights: the full weights, or the base with the LoRA adapter merged in. */
+export async function sftWeights(policy: TrainablePolicy, adapter: string, base: { weights: ModelWeights; config: ModelConfig }): Promise<ModelWeights> {
+  const saved = await policy.saveAdapter(adapter);
+  if (adapter === 'full') {
+    const bytes = saved['model.safetensors'];
+    if (bytes === undefined) throw new Error('the full-weights policy saved no model.safetensors');
+    return deserializeModelWeights(bytes, base.config);
+  }
+  return mergePeftIntoWeights(base.weights, parsePeftAdapter(saved, base.config));
+}
+
+/** FNV-1a over the float32 bits of every tensor in name order: tells two sets of weights apart. */
+export function weightsChecksum(weights: ModelWeights): string {
+  let h = 0x811c9dc5;
+  for (const name of [...weights.keys()].toSorted()) {
+    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+    const t = weights.get(name)!;
+    const bits = new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length);
+    for (let i = 0; i < bits.length; i++) h = Math.imul(h ^ bits[i], 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
 }

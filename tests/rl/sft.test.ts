@@ -4,7 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseSftChats } from '../../src/data/sft-chats.ts';
 import { supervisedChats } from '../../src/data/tiny-task/corpus.ts';
-import { sftBatch, sftExamples, sftStep, sftStepCount } from '../../src/rl/sft.ts';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
+import { runSftSteps, sftBatch, sftExamples, sftStep, sftStepCount, sftWeights, weightsChecksum, type SftStepRecord } from '../../src/rl/sft.ts';
+import { randomWeights, tinyConfig } from '../engine/model-random.ts';
 import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
 
 const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 })
@@ -72,6 +75,56 @@ describe('SFT', () => {
       const nll = -scored.reduce((s, r) => s + r.logprobs.reduce((a, b) => a + b, 0), 0) / examples.reduce((n, e) => n + e.targets.length, 0);
       const next = await sftStep(policy, adapter, examples);
       expect(next.loss).toBeCloseTo(nll, 4);
+    });
+  }
+
+  it('runs the step loop in ranges: a stopped run resumed from its last step gives the uninterrupted run\'s losses', async () => {
+    const { examples } = sftExamples(tok, chats, 10_000, 'c');
+    const schedule = { batchSize: 3, epochs: 3, cutoff: 10_000, seed: 4 };
+    expect(examples.length).toBe(4);
+    const config = smallConfig('tiny-default', { finetune: 'full', lr: 1e-2 });
+    const whole: SftStepRecord[] = [];
+    const a = makePolicy(config);
+    expect(await runSftSteps(a, 'full', examples, schedule, { from: 0, to: 5 }, { onStep: (r) => void whole.push(r) })).toBe(5);
+    expect(whole.map((r) => r.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(whole.map((r) => r.epoch)).toEqual([1, 1, 2, 2, 3]);
+    expect(whole.map((r) => r.examples)).toEqual([3, 1, 3, 1, 3]);
+    expect(whole.every((r) => r.applied)).toBe(true);
+
+    const b = makePolicy(config);
+    const parts: SftStepRecord[] = [];
+    // stop is asked before each step: after the second step it says stop
+    const stopped = await runSftSteps(b, 'full', examples, schedule, { from: 0, to: 5 }, { onStep: (r) => void parts.push(r), stop: () => parts.length >= 2 });
+    expect(stopped).toBe(2);
+    expect(await runSftSteps(b, 'full', examples, schedule, { from: stopped, to: 5 }, { onStep: (r) => void parts.push(r) })).toBe(5);
+    expect(parts.map((r) => r.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(parts.map((r) => r.loss)).toEqual(whole.map((r) => r.loss));
+  });
+
+  for (const finetune of ['full', 'lora'] as const) {
+    it(`gives the trained model's weights: a full model built from them scores as the trained policy (${finetune})`, async () => {
+      const policy = makePolicy(smallConfig('tiny-default', { finetune, lr: finetune === 'full' ? 1e-2 : 1e-1 }));
+      const adapter = policy.adapters[0];
+      const { examples } = sftExamples(tok, chats, 10_000, 'c');
+      for (let s = 0; s < 3; s++) await sftStep(policy, adapter, examples);
+      const model = tinyConfig({ vocabSize: tok.vocabSize, maxPositionEmbeddings: 256 });
+      const base = randomWeights(model, 5);
+      const weights = await sftWeights(policy, adapter, { weights: base, config: model });
+      expect(weightsChecksum(weights)).not.toBe(weightsChecksum(base));
+      expect(weightsChecksum(weights)).toBe(weightsChecksum(new Map([...weights].toReversed())));
+      const rebuilt = createEnginePolicy({
+        backend: new CpuBackend(),
+        config: model,
+        weights,
+        decoder: tok,
+        training: { mode: 'full', adapters: ['full'] },
+        optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+        seed: 0,
+      });
+      const items = examples.map((e) => ({ tokens: e.tokens, positions: e.targets }));
+      const trained = await policy.score(items.map((i) => ({ ...i, adapter })));
+      const fromWeights = await rebuilt.score(items.map((i) => ({ ...i, adapter: 'full' })));
+      trained.forEach((r, i) => r.logprobs.forEach((lp, k) => expect(fromWeights[i].logprobs[k]).toBeCloseTo(lp, 4)));
     });
   }
 });
