@@ -6,6 +6,9 @@ import { judgeChats, mrpChat, multiTurnChats, singleTurnChats, vrpChat, type Sup
 import { generateSpec, splitOf, type TinyLevel, type TinyProblemSpec } from '../../src/data/tiny-task/generator.ts';
 import { generateJudgeItem } from '../../src/data/tiny-task/judge.ts';
 import { DEFAULT_MIX, drawVariant, multiTurnTrace, type TraceMix } from '../../src/data/tiny-task/traces.ts';
+import { answerOf } from '../../src/data/tiny-task/generator.ts';
+import { boxed, renderQuestion } from '../../src/data/tiny-task/text.ts';
+import type { ChatMessage } from '../../src/data/tokenizer.ts';
 import type { Rng } from '../../src/util/rng.ts';
 
 export interface MixtureShares {
@@ -39,4 +42,17 @@ export function drawExample(rng: Rng, shares: MixtureShares = PRETRAIN_MIX): Sup
     return which === 0 ? singleTurnChats(spec) : [which === 1 ? mrpChat(spec) : vrpChat(spec)];
   }
   return multiTurnChats(multiTurnTrace(spec, drawVariant(rng, shares.traces ?? DEFAULT_MIX), rng));
+}
+
+/**
+ * `--mix direct`: the task's language without any reasoning format, the base of the meta-thinking SFT vs CoT SFT
+ * ablation (scripts/sft-ablation). Half the chats ask for a problem and the reply is a train problem's question
+ * (the task's words); half give the question and the reply is only its boxed answer. No system prompt, no plan,
+ * no dialogue, no chain of thought.
+ */
+export function drawDirectAnswer(rng: Rng): { messages: ChatMessage[] }[] {
+  const spec = trainSpec(rng);
+  const question = renderQuestion(spec);
+  if (rng.next() < 0.5) return [{ messages: [{ role: 'user', content: 'Write a problem.' }, { role: 'assistant', content: question }] }];
+  return [{ messages: [{ role: 'user', content: question }, { role: 'assistant', content: boxed(answerOf(spec)) }] }];
 }

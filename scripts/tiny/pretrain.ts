@@ -4,7 +4,7 @@
 // README.md}; the tokenizer files come from build-tokenizer.ts. Prints progress as it goes.
 //
 //   npx tsx scripts/tiny/pretrain.ts [--steps 1200] [--batch 16] [--lr 3e-3] [--seed 1] [--backend wasm|cpu]
-//                                    [--hidden 64 --layers 3 --intermediate 176] [--out DIR]
+//                                    [--hidden 64 --layers 3 --intermediate 176] [--out DIR] [--mix full|direct]
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { tinyArithProblems, tinyJudgeProblems, tinySpecs } from '../../src/data/
 import { renderPlan } from '../../src/data/tiny-task/text.ts';
 import { LEVELS } from '../../src/data/tiny-task/generator.ts';
 import { supervisedExample } from '../../src/data/tiny-task/sft.ts';
-import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
+import type { ChatMessage, ChatTokenizer } from '../../src/data/tokenizer.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import type { Policy } from '../../src/engine/policy/policy.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -25,7 +25,7 @@ import { Rng } from '../../src/util/rng.ts';
 import { TINY_MODEL_DIR } from './build-tokenizer.ts';
 import { writeModelCard, type StageRecord } from './model-card.ts';
 import { initTinyWeights, parameterCount, tinyConfigJson, tinyModelConfig, type TinyShape } from './model-init.ts';
-import { drawExample, PRETRAIN_MIX, type MixtureShares } from './mixture.ts';
+import { drawDirectAnswer, drawExample, PRETRAIN_MIX, type MixtureShares } from './mixture.ts';
 import { DEFAULT_MIX } from '../../src/data/tiny-task/traces.ts';
 import { accuracyByLevel, greedyEpisodes, greedyEvalPolicy, TINY_EVAL_CAPS } from './rollout.ts';
 import { REGRESSION_SAMPLE } from './regression-sample.ts';
@@ -54,6 +54,9 @@ const { values: args } = parseArgs({
     'finalize-from': { type: 'string' },
     /** share of multi-turn dialogues whose plan reads every loss as a gain (a systematic plan flaw); default 0 */
     misread: { type: 'string', default: '0' },
+    /** full: the mixture above (default); direct: questions and boxed answers only, no dialogue or chain of
+     *  thought (the base of the SFT ablation, scripts/sft-ablation) */
+    mix: { type: 'string', default: 'full' },
   },
 });
 
@@ -66,6 +69,8 @@ const evalSize = Number(args['eval-size']);
 const outDir = args.out!;
 const misread = Number(args.misread);
 const mixture: MixtureShares = misread > 0 ? { ...PRETRAIN_MIX, traces: { ...DEFAULT_MIX, misread } } : PRETRAIN_MIX;
+if (args.mix !== 'full' && args.mix !== 'direct') throw new Error(`--mix must be full or direct, got ${args.mix}`);
+const draw = (rng: Rng) => (args.mix === 'direct' ? drawDirectAnswer(rng) : drawExample(rng, mixture));
 const shape: TinyShape = {
   hidden: Number(args.hidden),
   layers: Number(args.layers),
@@ -179,8 +184,8 @@ async function main(): Promise<void> {
   if (lastStep < steps) stepsDone = lastStep;
   for (let step = 1; step <= lastStep && !args['finalize-from']; step++) {
     const t0 = performance.now();
-    const chats = [];
-    while (chats.length < batch) chats.push(...drawExample(rng, mixture));
+    const chats: { messages: ChatMessage[] }[] = [];
+    while (chats.length < batch) chats.push(...draw(rng));
     const examples = chats.map((c) => supervisedExample(tok, c.messages));
     const n = examples.reduce((s, e) => s + e.targets.length, 0);
     policy.zeroGrad('full');
@@ -253,7 +258,7 @@ async function main(): Promise<void> {
     `${JSON.stringify({ bos_token_id: 0, eos_token_id: [2, 0], pad_token_id: 0, do_sample: false }, null, 2)}\n`,
   );
   const record = {
-    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, misread, backend: backend.kind, shape, init: args.init ?? null },
+    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, misread, mix: args.mix, backend: backend.kind, shape, init: args.init ?? null },
     previousStages,
     parameters: params,
     mixture,
