@@ -1,12 +1,14 @@
-// Grades an episode's final answer with the task's checker (verifier/): math answers through verifyMath (gold read
-// as \boxed{gold}), judge answers through the [[A]] / [[B]] verdict. Also says whether a text carries the task's
-// answer format, which the base reward uses (a wrong answer in format costs -0.5, none at all -1, and a plan
-// that carries it "leaks" the answer). gradeAnswers does the same for a batch through an AnswerChecker.
+// Grades an episode's final answer with the task's checker (verifier/): math answers through an AnswerChecker
+// (verifyMath with the gold read as \boxed{gold}, in the checker's worker), judge answers through the [[A]] / [[B]]
+// verdict. Also says whether a text carries the task's answer format, which the base reward uses (a wrong answer
+// in format costs -0.5, none at all -1, and a plan that carries it "leaks" the answer). This file does not load
+// the LaTeX parser (the training worker imports it); grade-in-thread.ts grades on the caller's thread.
 
 import type { Problem } from '../data/problem.ts';
 import { hasVerdictTag } from './rewards.ts';
 import type { AnswerChecker } from './verifier/checker.ts';
-import { hasBoxed, verifyJudgeVerdict, verifyMath, type VerifyResult } from './verifier/index.ts';
+import { hasBoxed } from './verifier/extract.ts';
+import { verifyJudgeVerdict, type VerifyResult } from './verifier/result.ts';
 
 export interface Grade {
   correct: boolean;
@@ -16,28 +18,27 @@ export interface Grade {
   hasFormat: boolean;
 }
 
-export function gradeAnswer(problem: Problem, text: string): Grade {
-  if (problem.task === 'judge') {
-    if (problem.answer !== 'A' && problem.answer !== 'B')
-      throw new Error(`problem ${problem.id}: a judge problem's answer must be "A" or "B", got "${problem.answer}"`);
-    const v = verifyJudgeVerdict(problem.answer, text);
-    return { correct: v.correct, hasFormat: hasVerdictTag(text), ...(v.verdict !== null ? { extracted: v.verdict } : {}) };
-  }
-  return mathGrade(verifyMath(problem.answer, text), text);
+/** A judge problem's grade: its [[A]] / [[B]] verdict against the gold. */
+export function judgeGrade(problem: Problem, text: string): Grade {
+  if (problem.answer !== 'A' && problem.answer !== 'B')
+    throw new Error(`problem ${problem.id}: a judge problem's answer must be "A" or "B", got "${problem.answer}"`);
+  const v = verifyJudgeVerdict(problem.answer, text);
+  return { correct: v.correct, hasFormat: hasVerdictTag(text), ...(v.verdict !== null ? { extracted: v.verdict } : {}) };
 }
 
-function mathGrade(v: VerifyResult, text: string): Grade {
+/** A math problem's grade from the checker's verdict on `text`. */
+export function mathGrade(v: VerifyResult, text: string): Grade {
   return { correct: v.correct, hasFormat: hasBoxed(text), ...(v.extracted !== null ? { extracted: v.extracted } : {}) };
 }
 
 /**
- * gradeAnswer for each (problem, text), the math answers through `checker` (the pre-emptible worker of the CLI and
+ * The grade of each (problem, text), the math answers through `checker` (the pre-emptible worker of the CLI and
  * the page, so no answer can stall a step); grades in input order. Judge verdicts need no checker.
  */
 export async function gradeAnswers(items: ReadonlyArray<{ problem: Problem; text: string }>, checker: AnswerChecker): Promise<Grade[]> {
   return Promise.all(
     items.map(async ({ problem, text }) => {
-      if (problem.task === 'judge') return gradeAnswer(problem, text);
+      if (problem.task === 'judge') return judgeGrade(problem, text);
       return mathGrade(await checker.check(problem.answer, text), text);
     }),
   );

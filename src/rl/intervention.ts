@@ -7,12 +7,13 @@ import type { Problem } from '../data/problem.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { SamplingParams, TrainablePolicy } from '../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from './config.ts';
-import { gradeAnswer } from './grade.ts';
+import { gradeAnswers } from './grade.ts';
 import { promptsFor } from './prompts/index.ts';
 import { FINISH_FLAG } from './prompts/paper.ts';
 import { encodeChat } from './protocol/encode.ts';
 import { chatFor, finalAnswerText, type Episode } from './protocol/episode.ts';
 import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import { inThreadChecker, type AnswerChecker } from './verifier/checker.ts';
 
 /** One reasoning-agent run under a given plan. */
 export interface InterventionTrace {
@@ -44,6 +45,8 @@ export interface InterventionContext {
   maxContext: number;
   /** the frozen agent of the run, when it has one */
   frozen?: FrozenActor;
+  /** grades the math answer (the page's pre-emptible checker worker; default: verifyMath on this thread) */
+  checker?: AnswerChecker;
 }
 
 /** The adapter an agent acts with: its own in separate mode, else the shared one. */
@@ -110,7 +113,7 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
     await multiTurnRollout(settings, [episode], { meta: greedy, reasoning: greedy });
   }
   const later = episode.messages.slice(2).filter((m) => !m.dummy).map((m) => ({ role: m.role, text: m.text }));
-  const grade = gradeAnswer(problem, finalAnswerText(episode));
+  const [grade] = await gradeAnswers([{ problem, text: finalAnswerText(episode) }], ctx.checker ?? inThreadChecker());
   const tokens = episode.messages.slice(1).reduce((n, m) => n + m.generated, 0);
   return {
     plan,

@@ -30,7 +30,7 @@ import { jsonActionPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
-import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreEpisodes, stepPlan, trainableRoles } from './train/episodes.ts';
+import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreGraded, stepPlan, trainableRoles } from './train/episodes.ts';
 import { inThreadChecker } from './verifier/checker.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
@@ -176,7 +176,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
     const context = tally.fields();
     if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
-    const scored = scoreEpisodes(config, episodes, false, await gradeEpisodes(config, episodes, checker));
+    const scored = scoreGraded(config, episodes, false, await gradeEpisodes(config, episodes, checker));
     const byLevel: Record<string, { n: number; accuracy: number }> = {};
     for (const s of scored) {
       const level = s.episode.problem.level ?? 'all';
@@ -210,7 +210,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     const sampling: SamplingParams = { temperature: config.temperature, topP: config.topP, topK: config.topK, seed: probeSeed(config, index) };
     const probePlanned = probePlan(agent);
     await runEpisodes(settings(atStep, 'rollout', new ContextTally(), eps), config, eps, sampling, probePlanned);
-    const graded = scoreEpisodes(config, eps, probePlanned.onePlanPerGroup, await gradeEpisodes(config, eps, checker));
+    const graded = scoreGraded(config, eps, probePlanned.onePlanPerGroup, await gradeEpisodes(config, eps, checker));
     const kept = groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax);
     const problems = all.filter((i) => kept.has(i));
     emit({
@@ -257,7 +257,7 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     });
 
     const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', async () => {
-      const graded = scoreEpisodes(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
+      const graded = scoreGraded(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
       // the earlier schedule filters the step's own samples; Algorithm 1 phases filtered in the probe
       const kept = config.filterGroups && !phase ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(graded.map((s) => s.episode.group)).size;

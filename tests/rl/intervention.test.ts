@@ -3,7 +3,7 @@
 // otherwise, graded by the math verifier. Checked through the real grader on the tiny tasks' own problems.
 import { describe, expect, it } from 'vitest';
 import { tinyArithProblems, tinyJudgeProblems } from '../../src/data/tiny-task/index.ts';
-import { gradeAnswer } from '../../src/rl/grade.ts';
+import { gradeAnswer } from '../../src/rl/grade-in-thread.ts';
 import { interventionProblem } from '../../src/rl/intervention.ts';
 
 describe('interventionProblem', () => {

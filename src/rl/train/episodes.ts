@@ -13,7 +13,7 @@
 import type { Problem } from '../../data/problem.ts';
 import type { SamplingParams } from '../../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
-import { gradeAnswer, gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
+import { gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';
 import { baseMetaReward, baseReasoningReward, binaryReward, consistencyMetaReward, multiTurnReward } from '../rewards.ts';
 import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
@@ -103,12 +103,11 @@ export function gradeEpisodes(config: ExperimentConfig, episodes: readonly Episo
 }
 
 /**
- * Applies the mode's reward rule (rewards.ts) to the episodes' grades: `given` (from gradeEpisodes, which the
- * trainer awaits first), else each final answer is graded here on this thread.
+ * Applies the mode's reward rule (rewards.ts) to the episodes' grades (from gradeEpisodes, which the trainer awaits
+ * first; grade-in-thread.ts's scoreEpisodes grades on the caller's thread).
  */
-export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean, given?: readonly Grade[]): ScoredEpisode[] {
-  if (given && given.length !== episodes.length) throw new Error(`scoreEpisodes: ${given.length} grades for ${episodes.length} episodes`);
-  const grades = given ?? episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
+export function scoreGraded(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean, grades: readonly Grade[]): ScoredEpisode[] {
+  if (grades.length !== episodes.length) throw new Error(`scoreGraded: ${grades.length} grades for ${episodes.length} episodes`);
   return episodes.map((e, i) => {
     const g = grades[i];
     if (config.mode === 'multi-turn') {

@@ -4,9 +4,10 @@
 // that the host terminates (and restarts) when a check runs past its hard wall-clock limit, and answers
 // { correct: false, reason: 'timeout' } for it. src/rl imports no node:* and no DOM: the host supplies the worker
 // (worker_threads in src/cli/checker-node.ts, a Web Worker in src/app/worker/checker-web.ts) through the small
-// CheckerWorker interface, and the worker's side is serveChecks below.
+// CheckerWorker interface, and the worker's side is serveChecks (serve.ts). This file does not load the LaTeX
+// parser: the training worker imports it, and only the checker's own worker (or an in-thread check) needs it.
 
-import { DEFAULT_TIMEOUT_MS, verifyMath, type VerifyOptions, type VerifyResult } from './index.ts';
+import { DEFAULT_TIMEOUT_MS, type VerifyOptions, type VerifyResult } from './result.ts';
 
 /** Checks one (gold, prediction) pair; resolves with a verdict whatever the input (never hangs, never rejects for it). */
 export interface AnswerChecker {
@@ -15,10 +16,13 @@ export interface AnswerChecker {
   close(): void;
 }
 
-/** verifyMath on the caller's thread: bounded by its Deadline only (tests, and hosts without workers). */
+/**
+ * verifyMath on the caller's thread: bounded by its Deadline only (tests, and hosts without workers). The verifier
+ * and its LaTeX parser are loaded on the first check, not when this module is.
+ */
 export function inThreadChecker(opts: VerifyOptions = {}): AnswerChecker {
   return {
-    check: (gold, prediction) => Promise.resolve(verifyMath(gold, prediction, opts)),
+    check: async (gold, prediction) => (await import('./index.ts')).verifyMath(gold, prediction, opts),
     close: () => {},
   };
 }
@@ -181,22 +185,6 @@ export function preemptibleChecker(spawn: () => CheckerWorker, opts: Preemptible
       for (const job of queue.splice(0)) job.resolve(timeoutResult());
       stopWorker();
     },
-  };
-}
-
-/**
- * The worker's side: warms the compute engine, says `ready`, then answers each request with verifyMath. Returns
- * the handler for incoming requests; `post` sends a reply to the host.
- */
-export function serveChecks(post: (reply: CheckReply) => void): (request: CheckRequest) => void {
-  verifyMath('1', '\\boxed{1}'); // the engine's one-time warm-up, before any check's clock starts
-  post({ type: 'ready' });
-  return (req) => {
-    const result = verifyMath(req.gold, req.prediction, {
-      timeoutMs: req.timeoutMs,
-      ...(req.floatRounding !== undefined ? { floatRounding: req.floatRounding } : {}),
-    });
-    post({ type: 'result', id: req.id, result });
   };
 }
 

@@ -10,23 +10,15 @@ import { normalizeAnswer } from './normalize.ts';
 import { computeEngine, parseAnswer, type Value } from './parse.ts';
 import { equal, FLOAT_ROUNDING } from './compare.ts';
 import { evalFloat } from './numeric.ts';
+import { DEFAULT_TIMEOUT_MS, type VerifyOptions, type VerifyResult } from './result.ts';
 
 export { hasBoxed } from './extract.ts';
 export { normalizeAnswer } from './normalize.ts';
 export { VerifierTimeout } from './deadline.ts';
+export { DEFAULT_TIMEOUT_MS, verifyJudgeVerdict, type VerifyOptions, type VerifyResult } from './result.ts';
 
-/** Default budget for one check (Math-Verify's own default timeout is 5 s; the ReMA reward pool uses 10 s). */
-export const DEFAULT_TIMEOUT_MS = 3_000;
 /** Candidates tried per response before giving up (Math-Verify tries the next match when one fails to parse). */
 const MAX_CANDIDATES = 4;
-
-export interface VerifyResult {
-  correct: boolean;
-  /** The normalised answer taken from the prediction, or null when none was found. */
-  extracted: string | null;
-  /** Why: 'equal', 'not-equal', 'no-answer', 'unparsable-answer', 'bad-gold', 'timeout', 'too-long'. */
-  reason: string;
-}
 
 interface Parsed {
   value: Value | null;
@@ -73,15 +65,6 @@ export function extractAnswer(text: string): string | null {
  * Is `prediction` a correct answer to a problem whose reference answer is `gold`?
  * The gold is read as `\boxed{gold}` (ReMA's math_verify.compute_score).
  */
-export interface VerifyOptions {
-  /** Wall-clock budget of the check (default DEFAULT_TIMEOUT_MS). */
-  timeoutMs?: number;
-  /** Decimal places compared when a decimal is involved (default 6, Math-Verify's); a gold with more places keeps them all. */
-  floatRounding?: number;
-  /** Math-Verify allow_set_relation_comp (default false): a gold set such as x \in [a, b] may be answered by an inequality. */
-  allowSetRelationComp?: boolean;
-}
-
 export function verifyMath(gold: string, prediction: string, opts: VerifyOptions = {}): VerifyResult {
   computeEngine(); // one-time library warm-up, outside the budget of this check
   const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.floatRounding ?? FLOAT_ROUNDING, opts.allowSetRelationComp ?? false);
@@ -107,16 +90,3 @@ export function verifyMath(gold: string, prediction: string, opts: VerifyOptions
     return { correct: false, extracted, reason: `error: ${e instanceof Error ? e.message : String(e)}` };
   }
 }
-
-/**
- * Judge-task reward: the last `[[A]]` or `[[B]]` in the text is the verdict; a text that contains both
- * (or neither) has no verdict and is not correct.
- */
-export function verifyJudgeVerdict(gold: 'A' | 'B', text: string): { correct: boolean; verdict: 'A' | 'B' | null } {
-  const hasA = text.includes('[[A]]');
-  const hasB = text.includes('[[B]]');
-  if (hasA === hasB) return { correct: false, verdict: null };
-  const verdict = hasA ? 'A' : 'B';
-  return { correct: verdict === gold, verdict };
-}
-

@@ -14,7 +14,7 @@ import { directoryFileSource } from '../../../src/cli/fs-source.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { policyForConfig } from '../../../src/rl/policy-setup.ts';
 import { createTrainer, type TrainerEvent } from '../../../src/rl/trainer.ts';
-import { gradeAnswer } from '../../../src/rl/grade.ts';
+import { gradeAnswer } from '../../../src/rl/grade-in-thread.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { makeTrainer, smallConfig } from '../trainer-setup.ts';
 import { TINY_MODEL_DIR } from '../tiny-tokenizer.ts';

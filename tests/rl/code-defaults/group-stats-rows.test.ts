@@ -8,7 +8,7 @@ import type { Problem } from '../../../src/data/problem.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import type { Episode, Message } from '../../../src/rl/protocol/episode.ts';
-import { scoreEpisodes } from '../../../src/rl/train/episodes.ts';
+import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { assignAdvantages, buildRows } from '../../../src/rl/train/rows.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';

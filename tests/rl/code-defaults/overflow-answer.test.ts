@@ -11,7 +11,7 @@ import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { multiTurnRollout, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';
 import { chatFor, finalAnswerText, type Episode } from '../../../src/rl/protocol/episode.ts';
 import { encodeChat } from '../../../src/rl/protocol/encode.ts';
-import { scoreEpisodes } from '../../../src/rl/train/episodes.ts';
+import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';

@@ -10,7 +10,7 @@ import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import * as paper from '../../../src/rl/prompts/paper.ts';
 import { chatFor, type Episode, type Message } from '../../../src/rl/protocol/episode.ts';
 import { consistencyMetaReward } from '../../../src/rl/rewards.ts';
-import { scoreEpisodes } from '../../../src/rl/train/episodes.ts';
+import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 
 const msg = (role: Message['role'], text: string): Message => ({ role, text, generated: 3, truncated: false, endedNormally: true, dummy: false });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../../src/data/problem.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import type { Episode, Message } from '../../../src/rl/protocol/episode.ts';
-import { currentAgent, groupsInWindow, scoreEpisodes, stepPlan } from '../../../src/rl/train/episodes.ts';
+import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
+import { currentAgent, groupsInWindow, stepPlan } from '../../../src/rl/train/episodes.ts';
 import type { FinishReason } from '../../../src/rl/metrics.ts';
 
 const problem: Problem = { id: 'p', task: 'math', question: 'What is 2+3?', answer: '5' };
