@@ -22,6 +22,7 @@ import { Presenter } from './components/presenter/Presenter.tsx';
 import { PlanIntervention } from './components/PlanIntervention.tsx';
 import { RolloutInspector } from './components/RolloutInspector.tsx';
 import { RunsPanel } from './components/RunsPanel.tsx';
+import { SftPanel } from './components/sft/SftPanel.tsx';
 import { usePlayground } from './store/react.ts';
 import type { ViewName } from './store/types.ts';
 
@@ -75,6 +76,12 @@ export function App() {
               <FrozenAgentPanel />
             </details>
             <ConfigPanel />
+          </ErrorBoundary>
+          <ErrorBoundary label="The SFT panel">
+            <details className="panel" data-testid="sft-details">
+              <summary>SFT warm start</summary>
+              <SftPanel />
+            </details>
           </ErrorBoundary>
           <ErrorBoundary label="The ablation panel">
             <details className="panel" data-testid="ablation-details">

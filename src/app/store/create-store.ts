@@ -14,6 +14,7 @@ import { createFollowSlice } from './follow-slice.ts';
 import { createPresenterSlice } from './presenter-slice.ts';
 import { createRunsSlice } from './runs-slice.ts';
 import { createSessionSlice } from './session-slice.ts';
+import { createSftSlice } from './sft-slice.ts';
 import type { ChartX, PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
 import { createViewSlice } from './view-slice.ts';
 
@@ -51,6 +52,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
     ...createAblationSlice(ctx, initial.ablation ?? null)(...a),
     ...createCalibrationSlice(ctx)(...a),
+    ...createSftSlice(ctx)(...a),
     ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
     ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),

@@ -196,7 +196,13 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             ctx.adapterRequests.delete(e.requestId);
             break;
           }
+          case 'sftStep':
+          case 'sftDone':
+          case 'sftAdopted':
+            get().internal_sftEvent(e);
+            break;
           case 'error': {
+            get().internal_sftEvent(e);
             if (e.requestId !== null) get().internal_calibrationFailed(e.requestId, e.message);
             if (e.requestId !== null && ctx.adapterRequests.has(e.requestId)) {
               ctx.adapterRequests.get(e.requestId)?.reject(new Error(e.message));

@@ -194,7 +194,39 @@ export interface CalibrationSlice {
   internal_calibrationFailed(requestId: number, message: string): void;
 }
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice & CalibrationSlice;
+/** The page's SFT mode (sft-slice.ts). */
+export interface SftState {
+  /** the tiny task's meta-thinking dialogues / CoT answers, or the picked chat JSONL file */
+  data: 'tiny-meta' | 'tiny-cot' | 'file';
+  file: { name: string; text: string } | null;
+  steps: number;
+  batchSize: number;
+  lr: number;
+  /** tiny data: problems whose chats are generated */
+  problems: number;
+  running: boolean;
+  requestId: number | null;
+  /** the loss of every step the worker reported, in order */
+  losses: { step: number; loss: number }[];
+  total: number;
+  /** the finished SFT run: steps, chats, checksums of the loaded model's and the SFT'd weights */
+  done: { steps: number; chats: number; baseChecksum: string; checksum: string } | null;
+  /** checksum of the weights the RL run was rebuilt from after "start RL from this model" */
+  adopted: string | null;
+  error: string | null;
+}
+
+export interface SftSlice {
+  sft: SftState;
+  setSftOptions(change: Partial<Pick<SftState, 'data' | 'file' | 'steps' | 'batchSize' | 'lr' | 'problems'>>): void;
+  runSft(): void;
+  stopSft(): void;
+  /** the SFT'd weights become the model the RL run starts from (a new run at step 0) */
+  adoptSft(): void;
+  internal_sftEvent(event: WorkerEvent): void;
+}
+
+export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice & CalibrationSlice & SftSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;

@@ -134,8 +134,25 @@ export type WorkerRequest =
    * every `every` steps (0: only at load, reset and on this request), at most once per `minIntervalMs` (default
    * 1000: a fast run's refreshes would only load the page); a `followed` event answers at once
    */
-  | { type: 'follow'; index: number; every: number; minIntervalMs?: number };
+  | { type: 'follow'; index: number; every: number; minIntervalMs?: number }
+  /** supervised fine-tuning of the loaded model (session-sft.ts); the SFT'd weights wait for `sftAdopt` */
+  | { type: 'sft'; requestId: number; settings: SftPageSettings }
+  /** stop the SFT run after its current step (its weights so far are kept) */
+  | { type: 'sftStop' }
+  /** the SFT'd weights become the loaded model; a new RL run with `config` starts from them (step 0) */
+  | { type: 'sftAdopt'; config: ExperimentConfig };
 
+/** What the page's SFT mode trains on and how long (src/rl/sft.ts's loop on the loaded model). */
+export interface SftPageSettings {
+  /** the tiny task's meta-thinking dialogues or CoT answers (src/data/tiny-task), or a chat JSONL file's text */
+  data: { kind: 'tiny-meta' } | { kind: 'tiny-cot' } | { kind: 'file'; name: string; text: string };
+  /** tiny data: problems whose chats are generated */
+  problems: number;
+  steps: number;
+  batchSize: number;
+  lr: number;
+  seed: number;
+}
 export type WorkerEvent =
   | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
   /** the backend is chosen (sent before the model loads, so the header shows it even if loading fails) */
@@ -162,6 +179,12 @@ export type WorkerEvent =
   | { type: 'calibration'; requestId: number; model: string; estimate: CalibrationEstimate }
   /** the followed problem's greedy rollout: after load and reset (before the start-up evaluation) and every few steps */
   | { type: 'followed'; rollout: FollowedRollout }
+  /** one SFT step: the mean NLL per trained token of its batch (before the update) */
+  | { type: 'sftStep'; requestId: number; step: number; total: number; loss: number; tokens: number }
+  /** the SFT run ended (all steps, or sftStop): checksums of the loaded model's weights and of the SFT'd ones */
+  | { type: 'sftDone'; requestId: number; steps: number; chats: number; baseChecksum: string; checksum: string }
+  /** the RL run now starts from the SFT'd weights: the checksum of the weights its policy was built from */
+  | { type: 'sftAdopted'; checksum: string; model: ModelInfo }
   /** fatal: the session cannot continue without a new `load` */
   | { type: 'error'; message: string; fatal: boolean; requestId: number | null };
 

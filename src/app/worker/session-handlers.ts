@@ -6,6 +6,7 @@ import { followPlan, interventionProblem } from '../../rl/intervention.ts';
 import type { WorkerRequest } from './protocol.ts';
 import { calibrateRequest } from './session-calibrate.ts';
 import { loadModel } from './session-model.ts';
+import { sftAdoptRequest, sftRequest, sftStopRequest } from './session-sft.ts';
 import type { SessionState } from './session-state.ts';
 import { buildTrainer, emitFrozen, ensureOnnx, evaluateOnnx } from './session-trainer.ts';
 import { evaluateActive, runStep, scheduleBaseline, scheduleFollow, scheduleTraining } from './session-work.ts';
@@ -137,4 +138,8 @@ export const REQUEST_HANDLERS: RequestHandlers = {
     s.follow = { index: request.index, every: Math.max(0, Math.floor(request.every)), ...(request.minIntervalMs !== undefined ? { minIntervalMs: request.minIntervalMs } : {}) };
     if (changed && s.active) scheduleFollow(s);
   },
+
+  sft: sftRequest,
+  sftStop: sftStopRequest,
+  sftAdopt: sftAdoptRequest,
 };
