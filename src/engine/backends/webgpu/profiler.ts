@@ -3,8 +3,9 @@
 // are resolved and copied to a mappable buffer, read later without stalling the recording. Kernel class = the
 // program key up to its first ':' (matmulTiled4, attentionDecode, rmsnorm, ...). Needs the device feature
 // `timestamp-query`; splitting passes adds its own overhead, so profiled runs are for the breakdown, not the total.
-import { BufferUsage } from './runtime.ts';
 
+/** WebGPU enum values (runtime.ts imports this file, so they are not taken from there) */
+const MAP_READ = 0x1, COPY_SRC = 0x4, COPY_DST = 0x8;
 /** Queries per flush (two per dispatch); more dispatches force a flush. */
 const CAPACITY = 4096;
 const QUERY_RESOLVE = 0x200;
@@ -24,7 +25,7 @@ export class KernelProfiler {
   constructor(private readonly device: GPUDevice) {
     if (!device.features.has('timestamp-query')) throw new Error('WebGPU profiling needs the timestamp-query feature, which this device lacks');
     this.querySet = device.createQuerySet({ type: 'timestamp', count: CAPACITY });
-    this.resolve = device.createBuffer({ label: 'timestamps', size: CAPACITY * 8, usage: QUERY_RESOLVE | BufferUsage.COPY_SRC });
+    this.resolve = device.createBuffer({ label: 'timestamps', size: CAPACITY * 8, usage: QUERY_RESOLVE | COPY_SRC });
   }
 
   /** Room for one more dispatch before the next flush. */
@@ -46,7 +47,7 @@ export class KernelProfiler {
     const keys = this.keys;
     this.keys = [];
     const bytes = n * 16;
-    const read = this.device.createBuffer({ label: 'timestamps read', size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+    const read = this.device.createBuffer({ label: 'timestamps read', size: bytes, usage: MAP_READ | COPY_DST });
     encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.resolve, 0);
     encoder.copyBufferToBuffer(this.resolve, 0, read, 0, bytes);
     return () => {
