@@ -1,7 +1,7 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
 // tests/fixtures/golden/ (at least GOLDEN_FIXTURES_MIN of them) on the CPU, WebAssembly SIMD and WebGPU backends
-// (WebGPU twice: SwiftShader's default kernels, and with the tiled matmul and attention backward of hardware
-// adapters forced on),
+// (WebGPU twice: SwiftShader's default kernels, and with the workgroup-memory kernels of hardware adapters forced
+// on: tiled matmul, tiled attention backward, flash-decoding),
 // always all three: a missing WASM build or Dawn adapter fails the file, naming what to build or install. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
@@ -49,13 +49,14 @@ const backends: Array<[string, BackendFactory, number]> = [
   ['cpu', async () => new CpuBackend(), 1],
   ['wasm', () => WasmBackend.create(), 2],
   ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
-  // the tiled matmul (M, N >= 16) and the tiled attention backward, with workgroup memory, which a hardware adapter
-  // runs and SwiftShader does not by default (its barriers are slow there: so only the passes over many rows, not the
-  // decoding tests below)
-  ['webgpu (tiled matmul)', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, tiledMatmul: 2, tiledAttention: true }), 2],
+  // the kernels with workgroup memory that a hardware adapter runs and SwiftShader does not by default (its barriers
+  // are slow there): the tiled matmul (M, N >= 16), the tiled attention backward and flash-decoding (KV-cache tests)
+  ['webgpu (workgroup-memory kernels)', async () => WebGpuBackend.create(dawn.device, {
+    adapterInfo: dawn.adapterInfo, tiledMatmul: 2, tiledAttention: true, flashDecode: true,
+  }), 2],
 ];
-/** backends that also run the fused-copy and KV-cache decoding tests */
-const decodes = (backendName: string) => backendName !== 'webgpu (tiled matmul)';
+/** backends that also run the fused-copy test (the workgroup-memory backend runs the KV-cache decoding ones) */
+const decodes = (backendName: string) => backendName !== 'webgpu (workgroup-memory kernels)';
 
 it(`finds at least ${GOLDEN_FIXTURES_MIN} golden fixtures`, () => {
   expect(fixtures.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
@@ -242,7 +243,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       be.destroy();
     });
 
-    if (decodes(backendName)) it.each([false, true])('KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)', async (fused) => {
+    it.each([false, true])('KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)', async (fused) => {
       const fx = await loadFixture(name);
       const be = await makeBackend();
       const cfg = fx.ckpt.config;
