@@ -13,6 +13,8 @@ export interface StoreContext {
   nextRequestId: number;
   adapterRequests: Map<number, { resolve(files: Record<string, Uint8Array>): void; reject(e: Error): void }>;
   interventionRequestId: number | null;
+  /** the page's id of the run it trains now, sent with each load and reset (protocol.ts RunTagged) */
+  run: number;
   /** serialises IndexedDB writes so a slow write never lands after a newer one */
   dbQueue: Promise<void>;
 }
@@ -26,6 +28,7 @@ export function createContext(deps: StoreDeps): StoreContext {
     nextRequestId: 1,
     adapterRequests: new Map(),
     interventionRequestId: null,
+    run: 0,
     dbQueue: Promise.resolve(),
   };
 }

@@ -26,7 +26,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       const error = get().error?.fatal ? null : get().error;
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
-      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel });
+      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel, run: ++ctx.run });
       send({ type: 'follow', index: get().followIndex, every: get().followEvery });
     };
 
@@ -86,7 +86,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           void persist(ctx, (db) => db.put(stopped));
         }
         set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
-        send({ type: 'reset', config: get().config, onnxModel: get().onnxModel });
+        send({ type: 'reset', config: get().config, onnxModel: get().onnxModel, run: ++ctx.run });
       },
       evaluate() {
         send({ type: 'evaluate' });
@@ -133,6 +133,8 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
 
       internal_onEvent(e) {
         get().internal_ablationEvent(e);
+        // results of a run the page has left (a step that was running when Reset was pressed) are not this run's
+        if ((e.type === 'step' || e.type === 'evaluation' || e.type === 'followed') && e.run !== undefined && e.run !== ctx.run) return;
         switch (e.type) {
           case 'progress':
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });

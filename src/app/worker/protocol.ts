@@ -111,10 +111,16 @@ export interface FollowedRollout {
 export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'evaluating' | 'failed';
 
 export type WorkerRequest =
-  /** `onnxModel`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder) */
-  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; onnxModel?: OnnxModelSpec }
-  /** rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX source */
-  | { type: 'reset'; config: ExperimentConfig; onnxModel?: OnnxModelSpec }
+  /**
+   * `onnxModel`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder). `run`: the
+   * page's id of the run the new trainer starts, echoed on its step, evaluation and followed events (RunTagged)
+   */
+  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; onnxModel?: OnnxModelSpec; run?: number }
+  /**
+   * rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX
+   * source; `run` as for load (when the new trainer cannot be built, the one that keeps running takes it)
+   */
+  | { type: 'reset'; config: ExperimentConfig; onnxModel?: OnnxModelSpec; run?: number }
   /** load (or reuse) the ONNX model now, so its name, runtime or error shows before it is used */
   | { type: 'loadOnnx'; onnxModel: OnnxModelSpec }
   /** VRP baseline: greedy held-out evaluation of the ONNX model as the whole policy (config's held-out set) */
@@ -153,6 +159,15 @@ export interface SftPageSettings {
   lr: number;
   seed: number;
 }
+/**
+ * The run a trainer's results belong to: the `run` of the load or reset request that built the trainer (absent
+ * when the request had none). A step still running when the page pressed Reset ends after it; the page drops its
+ * events by this id instead of saving them as a new run.
+ */
+export interface RunTagged {
+  run?: number;
+}
+
 export type WorkerEvent =
   | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
   /** the backend is chosen (sent before the model loads, so the header shows it even if loading fails) */
@@ -162,11 +177,11 @@ export type WorkerEvent =
   /** a phase of the current step started (rollout, reward, update, ...) */
   | { type: 'phase'; step: number; phase: string }
   /** `explain`: what the update did to one problem group ("Explain this step"; rl/train/explain.ts) */
-  | { type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[]; explain?: ExplainRecord }
+  | ({ type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[]; explain?: ExplainRecord } & RunTagged)
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
   | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
-  | { type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] } & ContextFields
+  | ({ type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] } & ContextFields & RunTagged)
   | { type: 'intervention'; requestId: number; result: InterventionResult }
   /**
    * the frozen agent of the current trainer (role null: none) and the ONNX model the worker holds (null: none),
@@ -178,7 +193,7 @@ export type WorkerEvent =
   /** the calibration's timings and the step / run time they give for the running config, on `model` */
   | { type: 'calibration'; requestId: number; model: string; estimate: CalibrationEstimate }
   /** the followed problem's greedy rollout: after load and reset (before the start-up evaluation) and every few steps */
-  | { type: 'followed'; rollout: FollowedRollout }
+  | ({ type: 'followed'; rollout: FollowedRollout } & RunTagged)
   /** one SFT step: the mean NLL per trained token of its batch (before the update) */
   | { type: 'sftStep'; requestId: number; step: number; total: number; loss: number; tokens: number }
   /** the SFT run ended (all steps, or sftStop): checksums of the loaded model's weights and of the SFT'd ones */

@@ -30,7 +30,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
         s.loaded = null;
         const config = validateConfig(request.config, 'config', undefined);
         s.loaded = await loadModel(request.model, request.backend, s.env, s.emit);
-        s.active = await buildTrainer(s, config, busy);
+        s.active = { ...(await buildTrainer(s, config, busy)), ...(request.run !== undefined ? { run: request.run } : {}) };
         s.emit({ type: 'ready', backend: s.loaded.backendInfo, model: s.loaded.model, dataset: s.active.dataset });
         emitFrozen(s);
       },
@@ -45,7 +45,13 @@ export const REQUEST_HANDLERS: RequestHandlers = {
     s.jobs.enqueue(
       async (busy) => {
         if (request.onnxModel) s.onnxModel = request.onnxModel;
-        s.active = await buildTrainer(s, validateConfig(request.config, 'config', undefined), busy);
+        try {
+          s.active = await buildTrainer(s, validateConfig(request.config, 'config', undefined), busy);
+        } finally {
+          // the trainer that runs from now on (the new one, or the old one when the new one could not be built) is
+          // the page's new run; a step that was running before this job ended with the old id
+          if (s.active) s.active.run = request.run;
+        }
         emitFrozen(s);
         s.emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
       },

@@ -36,6 +36,8 @@ export interface ActiveRun {
   dataset: DatasetInfo;
   /** the held-out problems (the followed problem is one of them) */
   heldOut: Problem[];
+  /** the page's id of this run (protocol.ts RunTagged), sent on its step, evaluation and followed events */
+  run?: number;
 }
 
 export interface SessionState {

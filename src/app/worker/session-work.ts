@@ -7,9 +7,12 @@ import type { FollowedRollout } from './protocol.ts';
 import { KEEP_STATUS, type Busy } from './session-jobs.ts';
 import type { SessionState } from './session-state.ts';
 
-function emitEvaluation(s: SessionState, r: EvalResult): void {
+/** The run tag of `active`'s events (protocol.ts RunTagged), read when its work started. */
+const runOf = (active: { run?: number } | null): { run?: number } => (active?.run !== undefined ? { run: active.run } : {});
+
+function emitEvaluation(s: SessionState, r: EvalResult, run: { run?: number }): void {
   const context = r.context_limited ? { context_limited: r.context_limited, context_length: r.context_length, context_prompt_tokens: r.context_prompt_tokens } : {};
-  s.emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context });
+  s.emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context, ...run });
 }
 
 /**
@@ -26,6 +29,7 @@ const lastFollowed = new WeakMap<SessionState, number>();
 async function emitFollowed(s: SessionState, early: boolean): Promise<void> {
   const { active, loaded } = s;
   if (!active || !loaded) return;
+  const run = runOf(active);
   const rollout = await followGreedy(
     {
       config: active.config,
@@ -34,21 +38,22 @@ async function emitFollowed(s: SessionState, early: boolean): Promise<void> {
       frozen: active.frozen,
       heldOut: active.heldOut,
       step: active.trainer.state().step,
-      ...(early ? { onUngraded: (ungraded: FollowedRollout) => s.emit({ type: 'followed', rollout: ungraded }) } : {}),
+      ...(early ? { onUngraded: (ungraded: FollowedRollout) => s.emit({ type: 'followed', rollout: ungraded, ...run }) } : {}),
       ...(s.env.checker ? { checker: s.env.checker } : {}),
     },
     s.follow.index,
   );
   lastFollowed.set(s, Date.now());
-  if (rollout) s.emit({ type: 'followed', rollout });
+  if (rollout) s.emit({ type: 'followed', rollout, ...run });
 }
 
 /** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
 export async function runStep(s: SessionState): Promise<string | null> {
   if (!s.active) throw new Error('no trainer: load a model first');
+  const run = runOf(s.active);
   const result = await s.active.trainer.step();
-  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts, ...(result.explain ? { explain: result.explain } : {}) });
-  if (result.eval) emitEvaluation(s, result.eval);
+  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts, ...(result.explain ? { explain: result.explain } : {}), ...run });
+  if (result.eval) emitEvaluation(s, result.eval, run);
   const since = Date.now() - (lastFollowed.get(s) ?? 0);
   if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0 && since >= (s.follow.minIntervalMs ?? FOLLOW_MIN_INTERVAL_MS)) await emitFollowed(s, false);
   return result.stop ?? null;
@@ -58,7 +63,8 @@ export async function runStep(s: SessionState): Promise<string | null> {
 export async function evaluateActive(s: SessionState, busy: Busy): Promise<void> {
   if (!s.active) throw new Error('no trainer: load a model first');
   busy('evaluating');
-  emitEvaluation(s, await s.active.trainer.evaluate());
+  const run = runOf(s.active);
+  emitEvaluation(s, await s.active.trainer.evaluate(), run);
 }
 
 /** after load and reset: the followed problem's rollout comes before the start-up evaluation (the first rollout on screen) */
