@@ -1,29 +1,56 @@
-// Start-up time of the playground page (issue 17 item 4): `npm start`'s vite dev server, warmed by one load, then
-// N fresh page loads in Debian's Chromium (a new browser context each: empty IndexedDB and HTTP cache, as a
-// newcomer), each waiting until Train is enabled and a rollout is on screen. Reads the page's start-up marks
-// (src/app/util/startup-marks.ts, ms since navigation start) and prints each load and the median of each mark.
-//   node --import tsx bench/browser/startup.ts [--loads 7] [--hash '#preset=tiny-default']
-import { resolve } from 'node:path';
+// Start-up time of the playground page (issue 17 item 4): `npm start`'s vite dev server (or, with --built, the
+// page built by `vite build` and served by `vite preview`), warmed by one load, then N fresh page loads in
+// Debian's Chromium (a new browser context each: empty IndexedDB and HTTP cache, as a newcomer), each waiting until
+// Train is enabled and a rollout is on screen. Reads the page's start-up marks (src/app/util/startup-marks.ts, ms
+// since navigation start) and prints each load, the median of each mark, and the machine's load average.
+//   node --import tsx bench/browser/startup.ts [--loads 7] [--hash '#preset=tiny-default'] [--built | --dist DIR]
+// --built builds the page into a temporary folder first; --dist DIR serves a page already built there (to compare
+// two builds under the same machine load).
+import { mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { chromium } from '@playwright/test';
-import { createServer } from 'vite';
+import { build, createServer, preview } from 'vite';
 
 const root = resolve(import.meta.dirname, '../..');
 const argv = process.argv.slice(2);
 const arg = (flag: string, fallback: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : fallback);
 const loads = Number(arg('--loads', '7'));
 const hash = arg('--hash', '');
+const dist = argv.includes('--dist') ? resolve(arg('--dist', '')) : null;
+const built = argv.includes('--built') || dist !== null;
 const MARKS = ['script', 'paint', 'backend', 'ready', 'first-rollout', 'first-eval'] as const;
 
-function median(xs: number[]): number {
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
   const s = xs.toSorted((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-const server = await createServer({ root, configFile: resolve(root, 'vite.config.ts'), server: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
-await server.listen();
-const address = server.httpServer?.address();
-if (!address || typeof address === 'string') throw new Error('the dev server has no port');
-const url = `http://127.0.0.1:${address.port}/${hash}`;
+const configFile = resolve(root, 'vite.config.ts');
+
+/** The dev server, or the built page (--dist, else built into a fresh temporary folder) under vite preview. */
+async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
+  if (!built) {
+    const server = await createServer({ root, configFile, server: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+    await server.listen();
+    const address = server.httpServer?.address();
+    if (!address || typeof address === 'string') throw new Error('the dev server has no port');
+    return { url: `http://127.0.0.1:${address.port}/${hash}`, close: () => server.close() };
+  }
+  const outDir = dist ?? mkdtempSync(join(tmpdir(), 'rema-startup-'));
+  if (!dist) {
+    console.log(`building the page into ${outDir} ...`);
+    await build({ root, configFile, build: { outDir, emptyOutDir: true }, logLevel: 'error' });
+  }
+  const server = await preview({ root, configFile, build: { outDir }, preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+  const address = server.httpServer.address();
+  if (!address || typeof address === 'string') throw new Error('the preview server has no port');
+  return { url: `http://127.0.0.1:${address.port}/${hash}`, close: () => server.close() };
+}
+
+const server = await serve();
+const url = server.url;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update'],
@@ -42,7 +69,8 @@ async function load(): Promise<Record<string, number>> {
 }
 
 try {
-  console.log(`warming the dev server (${url}) ...`);
+  console.log(`load average at the start (1, 5, 15 min): ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(`warming the ${built ? 'preview' : 'dev'} server (${url}) ...`);
   await load();
   const rows: Record<string, number>[] = [];
   for (let i = 0; i < loads; i++) {
@@ -51,8 +79,9 @@ try {
     console.log(`load ${i + 1}: ${MARKS.map((m) => `${m} ${marks[m] ?? '-'} ms`).join(', ')}`);
   }
   const summary = Object.fromEntries(MARKS.map((m) => [m, median(rows.map((r) => r[m]).filter((x) => x !== undefined))]));
-  console.log(`median of ${loads} loads (ms since navigation start): ${MARKS.map((m) => `${m} ${summary[m]}`).join(', ')}`);
-  console.log(JSON.stringify({ loads, url, median: summary, rows }));
+  console.log(`median of ${loads} loads (ms since navigation start): ${MARKS.map((m) => `${m} ${summary[m] ?? '-'}`).join(', ')}`);
+  console.log(`load average at the end (1, 5, 15 min): ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(JSON.stringify({ loads, url, built, median: summary, loadavg: loadavg(), rows }));
 } finally {
   await browser.close();
   await server.close();
