@@ -1,0 +1,126 @@
+// Turns results/sft-ablation/<arm>/seed-<s>/ (written by run.ts) into docs/sft-ablation.md: per arm the held-out
+// greedy accuracy after SFT (the RL run's step-0 evaluation), after RL (its last evaluation) and the gain, each as
+// mean / min / max over seeds, the per-seed rows, and the curves (docs/figures/sft-ablation-rl.svg: RL reward and
+// held-out accuracy, src/rl/ablation-curves.ts; docs/figures/sft-ablation-sft-loss.svg: the SFT loss,
+// scripts/replication/svg.ts). The text after the "<!-- findings -->" line of an existing report is kept.
+//   npx tsx scripts/sft-ablation/report.ts
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ablationSvg, band, spread, type RunCurves } from '../../src/rl/ablation-curves.ts';
+import { curvesSvg } from '../replication/svg.ts';
+import { ARMS, ARM_LABEL, BASE_ARGS, REPO, RESULTS, RL_SET, SFT_SET, type Arm } from './arms.ts';
+
+const readJsonl = <T>(path: string): T[] =>
+  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T) : [];
+
+interface SeedRun {
+  seed: number;
+  sftLoss: { step: number; value: number }[];
+  reward: { step: number; value: number }[];
+  evals: { step: number; value: number }[];
+}
+
+function runsOf(arm: Arm): SeedRun[] {
+  const dir = join(REPO, RESULTS, arm);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => /^seed-\d+$/.test(n))
+    .map((n) => ({
+      seed: Number(n.slice(5)),
+      sftLoss: readJsonl<{ step: number; loss: number }>(join(dir, n, 'sft', 'metrics.jsonl')).map((m) => ({ step: m.step, value: m.loss })),
+      reward: readJsonl<{ step: number; reward_mean: number }>(join(dir, n, 'metrics.jsonl')).map((m) => ({ step: m.step, value: m.reward_mean })),
+      evals: readJsonl<{ step: number; accuracy: number }>(join(dir, n, 'eval.jsonl')).map((e) => ({ step: e.step, value: e.accuracy })),
+    }))
+    .filter((r) => r.evals.length > 0)
+    .toSorted((a, b) => a.seed - b.seed);
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
+const pts = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}` : '-');
+const trio = (xs: number[], f: (x: number) => string) => {
+  const s = spread(xs);
+  return `${f(s.mean)} (${f(s.min)} .. ${f(s.max)})`;
+};
+
+{
+  const docPath = join(REPO, 'docs/sft-ablation.md');
+  const kept = existsSync(docPath) ? readFileSync(docPath, 'utf8').split('<!-- findings -->')[1] : undefined;
+  const runs = Object.fromEntries(ARMS.map((a) => [a, runsOf(a)])) as Record<Arm, SeedRun[]>;
+  const rows: string[] = [];
+  const seedRows: string[] = [];
+  for (const arm of ARMS) {
+    const rs = runs[arm];
+    if (rs.length === 0) {
+      rows.push(`| ${ARM_LABEL[arm]} | - | - | - | - | - |`);
+      continue;
+    }
+    const after = rs.map((r) => r.evals.at(-1)!.value);
+    const before = rs.map((r) => r.evals[0].value);
+    const gain = after.map((a, i) => a - before[i]);
+    const steps = rs.map((r) => r.evals.at(-1)!.step);
+    rows.push(`| ${ARM_LABEL[arm]} | ${rs.map((r) => r.seed).join(', ') || '-'} | ${Math.min(...steps)} | ${trio(before, pct)} | ${trio(after, pct)} | ${trio(gain, pts)} |`);
+    for (const r of rs)
+      seedRows.push(
+        `| ${arm} | ${r.seed} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
+      );
+  }
+  mkdirSync(join(REPO, 'docs/figures'), { recursive: true });
+  const curves: RunCurves[] = ARMS.flatMap((a) => runs[a].map((r) => ({ config: ARM_LABEL[a], seed: r.seed, reward: r.reward, eval: r.evals })));
+  writeFileSync(join(REPO, 'docs/figures/sft-ablation-rl.svg'), ablationSvg(curves, 'SFT then RL on the embedded model (mean over seeds, min-max band)'));
+  const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => {
+    const b = band(runs[a].map((r) => r.sftLoss));
+    return { name: `${a} SFT`, x: b.map((p) => p.step), mean: b.map((p) => p.mean), lo: b.map((p) => p.min), hi: b.map((p) => p.max) };
+  });
+  writeFileSync(
+    join(REPO, 'docs/figures/sft-ablation-sft-loss.svg'),
+    curvesSvg(lossCurves, { title: 'SFT loss (mean NLL per trained token; mean over seeds, min-max band)', xLabel: 'SFT step', yLabel: 'loss' }),
+  );
+
+  const baseLog = join(REPO, RESULTS, 'base/training-log.json');
+  const baseEval = existsSync(baseLog)
+    ? (JSON.parse(readFileSync(baseLog, 'utf8')) as { finalEval: { accuracy: { all: { correct: number; total: number } } } }).finalEval.accuracy.all
+    : null;
+  const doc = `# Ablation: meta-thinking SFT then RL vs CoT SFT then RL (embedded model)
+
+The paper's Sec. 4.2.1 (Fig. 3) motivates ReMA by starting RL from SFT on meta-thinking dialogues versus from SFT on
+chain-of-thought answers. This is that comparison on the embedded tiny model and task, generated by
+\`scripts/sft-ablation/run.ts\` (the runs) and \`scripts/sft-ablation/report.ts\` (this page); the runs' configs,
+SFT settings, metrics and evaluations are in \`results/sft-ablation/\` (no weights).
+
+## Setup
+
+- **Base.** The shipped model has already been trained on both formats, so both arms start from an earlier base:
+  \`scripts/tiny/pretrain.ts ${BASE_ARGS.join(' ')}\`, the tiny architecture trained from random weights on the task's
+  questions with only their boxed answers (no system prompt, no plan, no dialogue, no chain of thought). It knows
+  the task's language and answer format, neither of the two reasoning formats${baseEval ? ` (held-out greedy accuracy in the multi-turn protocol: ${baseEval.correct}/${baseEval.total}; \`results/sft-ablation/base/training-log.json\`)` : ''}.
+- **SFT.** \`rema sft --preset tiny-sft-meta\` (ReMA multi-turn dialogues with gold plans, both agents' sides: two chats
+  per problem) vs \`rema sft --preset tiny-sft-cot\` (one chain-of-thought answer per problem, the same problems), each
+  with \`${SFT_SET.join(' ')}\` and the seed; full fine-tuning because the base knows neither format.
+- **RL.** From each SFT model, \`rema train --preset tiny-default\` (LoRA rank 8, lr 1e-3, 8 problems x 8 samples a step)
+  with ${Object.entries(RL_SET).map(([k, v]) => `${k} ${v}`).join(', ')}: multi-turn ReMA after meta-thinking SFT; after
+  CoT SFT the single-agent CoT baseline (mode \`vrp-rl\`, maxTurns 1), every other setting the same.
+- **Accuracy.** Greedy, on the same held-out problems, each arm in its own protocol (multi-turn ReMA / one CoT
+  answer); correct = the final \\boxed{} equals the answer. "After SFT" is the RL run's step-0 evaluation.
+
+## Results
+
+Mean over seeds, (min .. max) in brackets; gain in percentage points.
+
+| arm | seeds | RL steps | accuracy after SFT | accuracy after RL | gain |
+| --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}
+
+Per seed: SFT loss first -> last step, held-out accuracy at each evaluation (step: accuracy).
+
+| arm | seed | SFT loss | held-out accuracy during RL |
+| --- | --- | --- | --- |
+${seedRows.join('\n')}
+
+![RL reward and held-out accuracy per arm](figures/sft-ablation-rl.svg)
+
+![SFT loss per arm](figures/sft-ablation-sft-loss.svg)
+
+<!-- findings -->${kept ?? '\n'}`;
+  writeFileSync(docPath, doc);
+  console.log(`wrote ${docPath}`);
+}

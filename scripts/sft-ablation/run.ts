@@ -1,0 +1,65 @@
+// Runs the SFT ablation (arms.ts says what each arm is): makes the base once (scripts/tiny/pretrain.ts --mix direct,
+// a child process), then per arm and seed an SFT run and an RL run from its model, and copies each run's small
+// files (config, SFT settings, metrics, evals) to results/sft-ablation/<arm>/seed-<s>/. A finished step is skipped
+// and a killed run resumes from its checkpoint, so the script can be re-run. report.ts writes docs/sft-ablation.md.
+//   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--arms meta,cot] [--seeds 0,1,2]
+// (two processes with one arm each run the arms side by side.)
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sftFromFlags, runSft } from '../../src/cli/sft.ts';
+import { runTrain } from '../../src/cli/train.ts';
+import { useThreads } from '../../src/cli/setup.ts';
+import { validateConfig } from '../../src/rl/config.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { ARMS, BASE_ARGS, BASE_DIR, REPO, RL_MODE, RL_SET, SFT_PRESET, SFT_SET, resultDir, rlDir, sftDir, type Arm } from './arms.ts';
+
+const { values } = parseArgs({ options: { arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2' } } });
+process.chdir(REPO);
+useThreads('1');
+
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').length : 0);
+const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json'];
+
+/** The base model folder: pretrain.ts writes weights and config; the tokenizer is the embedded model's. */
+function makeBase(): void {
+  const done = existsSync(join(BASE_DIR, 'model.safetensors')) && existsSync(join(BASE_DIR, 'training-log.json'));
+  if (!done) {
+    console.log(`base: scripts/tiny/pretrain.ts ${BASE_ARGS.join(' ')} --out ${BASE_DIR}`);
+    const r = spawnSync(process.execPath, ['--no-liftoff', '--experimental-wasm-relaxed-simd', '--import', 'tsx', 'scripts/tiny/pretrain.ts', ...BASE_ARGS, '--out', BASE_DIR], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`base: scripts/tiny/pretrain.ts failed (${r.status ?? r.signal})`);
+  }
+  for (const f of TOKENIZER_FILES) if (existsSync(join('public/models/tiny-rema', f))) copyFileSync(join('public/models/tiny-rema', f), join(BASE_DIR, f));
+  mkdirSync('results/sft-ablation/base', { recursive: true });
+  copyFileSync(join(BASE_DIR, 'training-log.json'), 'results/sft-ablation/base/training-log.json');
+}
+
+async function runArm(arm: Arm, seed: number): Promise<void> {
+  const t0 = Date.now();
+  const sftOut = sftDir(arm, seed);
+  const model = join(sftOut, 'model');
+  if (!existsSync(join(model, 'model.safetensors'))) {
+    const run = sftFromFlags({ preset: SFT_PRESET[arm], seed: String(seed), set: [...SFT_SET, 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`] });
+    const s = await runSft({ ...run, out: sftOut, backend: 'wasm', progress: 'none' });
+    console.log(`${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`);
+  }
+  const config = validateConfig({ ...RL_SET, ...RL_MODE[arm], seed, modelSource: 'local', model, name: `sft-ablation-${arm}` }, `arm ${arm}`, getPreset('tiny-default'));
+  const rlOut = rlDir(arm, seed);
+  if (lines(join(rlOut, 'metrics.jsonl')) < config.steps) {
+    const s = await runTrain({ config, out: rlOut, backend: 'wasm', saveEvery: 5, progress: 'none' });
+    console.log(`${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`);
+  }
+  const dest = resultDir(arm, seed);
+  mkdirSync(join(dest, 'sft'), { recursive: true });
+  for (const f of ['config.json', 'sft.json', 'metrics.jsonl']) cpSync(join(sftOut, f), join(dest, 'sft', f));
+  for (const f of ['config.json', 'metrics.jsonl', 'eval.jsonl']) cpSync(join(rlOut, f), join(dest, f));
+  console.log(`${arm} seed ${seed}: done in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${dest}`);
+}
+
+{
+  makeBase();
+  const arms = values.arms.split(',') as Arm[];
+  for (const a of arms) if (!ARMS.includes(a)) throw new Error(`--arms: unknown arm "${a}"; arms: ${ARMS.join(', ')}`);
+  for (const seed of values.seeds.split(',').map(Number)) for (const arm of arms) await runArm(arm, seed);
+}
