@@ -75,4 +75,17 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
   await page.getByTestId('step').click();
   await waitForSteps(page, 1);
   await page.screenshot({ path: info.outputPath('sft-rl-step-1440x900.png') });
+
+  // a chat JSONL file the user picks: a bad line is named, a good file trains
+  await waitForReady(page);
+  await page.getByTestId('sft-data-file').check();
+  const chat = (q: string, a: string) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });
+  await page.getByTestId('sft-file').setInputFiles({ name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${chat('1+1?', '2')}\n{"messages": 3}\n`) });
+  await page.getByTestId('sft-steps').fill('1');
+  await page.getByTestId('sft-run').click();
+  await expect(page.getByTestId('sft-error')).toContainText('bad.jsonl:2', { timeout: 30_000 });
+  await waitForReady(page);
+  await page.getByTestId('sft-file').setInputFiles({ name: 'alpaca.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${JSON.stringify({ instruction: '2+2?', output: '4' })}\n${chat('3+3?', '6')}\n`) });
+  await page.getByTestId('sft-run').click();
+  await expect(page.getByTestId('sft-done')).toContainText('1 steps on 2 chats', { timeout: 30_000 });
 });
