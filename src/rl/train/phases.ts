@@ -77,9 +77,10 @@ export function phaseStepPlan(config: ExperimentConfig, agent: AgentRole): StepP
   return { trained: ['reasoning'], trainedLabel: 'reasoning', greedy: { meta: config.planSamples === 0, reasoning: false }, onePlanPerGroup: true };
 }
 
+const bad = (field: string, v: unknown) => new Error(`trainer state: field "phase.${field}" is invalid, got ${JSON.stringify(v)}`);
+
 /** Checks a restored phase (plain JSON from a checkpoint); returns it or throws naming the field. */
 export function checkPhaseState(p: unknown, trainSize: number): PhaseState {
-  const bad = (field: string, v: unknown) => new Error(`trainer state: field "phase.${field}" is invalid, got ${JSON.stringify(v)}`);
   if (typeof p !== 'object' || p === null) throw bad('', p);
   const s = p as Record<string, unknown>;
   for (const key of ['index', 'probed', 'step'] as const) if (!Number.isInteger(s[key]) || (s[key] as number) < 0) throw bad(key, s[key]);

@@ -95,6 +95,9 @@ export function needsOldLogProbs(config: ExperimentConfig): boolean {
   return config.oldLogProbs === 'score' || config.ppoEpochs > 1 || config.miniBatches > 1 || config.klBeta > 0;
 }
 
+/** x / n, or 0 when nothing was counted */
+const mean = (x: number, n: number): number => (n > 0 ? x / n : 0);
+
 /** A copy of `rows` ordered by sequence length (stable). */
 export function sortByLength<T extends { tokens: readonly number[] }>(rows: readonly T[]): T[] {
   return rows
@@ -214,7 +217,6 @@ export async function updatePolicy(
       onProgress?.(batches, total);
     }
   }
-  const mean = (x: number, n: number) => (n > 0 ? x / n : 0);
   return {
     loss: mean(lossSum, batches),
     entropy: mean(entropySum, entropyCount),

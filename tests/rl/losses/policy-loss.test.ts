@@ -119,23 +119,25 @@ describe('KL and entropy', () => {
   });
 });
 
+/** Three rows of 1-3 turns with random log-probs (ratios within about exp(+-0.4)) and advantages. */
+function randomRows(rng: Rng): LossRow[] {
+  const rows: LossRow[] = [];
+  for (let r = 0; r < 3; r++) {
+    const turn: number[] = [];
+    const turns = rng.int(1, 3);
+    for (let t = 0; t < turns; t++) for (let k = rng.int(1, 4); k > 0; k--) turn.push(t);
+    const n = turn.length;
+    const oldLogp = Array.from({ length: n }, () => -rng.next() * 3);
+    const logp = oldLogp.map((o) => o + (rng.next() - 0.5) * 0.8);
+    const refLogp = oldLogp.map((o) => o + (rng.next() - 0.5));
+    rows.push({ turn, logp, oldLogp, refLogp, advantage: (rng.next() - 0.5) * 4 });
+  }
+  return rows;
+}
+
 describe('coefficients = dL/dlogp (central finite difference of policyLoss itself)', () => {
   const ratios: RatioMode[] = ['token', 'turn-geometric', 'turn-arithmetic'];
   const aggs: Aggregation[] = ['token-mean', 'turn-mean', 'trajectory', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
-  function randomRows(rng: Rng): LossRow[] {
-    const rows: LossRow[] = [];
-    for (let r = 0; r < 3; r++) {
-      const turn: number[] = [];
-      const turns = rng.int(1, 3);
-      for (let t = 0; t < turns; t++) for (let k = rng.int(1, 4); k > 0; k--) turn.push(t);
-      const n = turn.length;
-      const oldLogp = Array.from({ length: n }, () => -rng.next() * 3);
-      const logp = oldLogp.map((o) => o + (rng.next() - 0.5) * 0.8);
-      const refLogp = oldLogp.map((o) => o + (rng.next() - 0.5));
-      rows.push({ turn, logp, oldLogp, refLogp, advantage: (rng.next() - 0.5) * 4 });
-    }
-    return rows;
-  }
   for (const ratio of ratios) {
     for (const aggregation of aggs) {
       it(`${ratio} / ${aggregation} with k3 KL`, () => {
