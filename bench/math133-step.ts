@@ -114,6 +114,13 @@ policy.accumulateGradients = timed(accumulate, (s) => (backward += s));
 policy.optimizerStep = timed(step, (s) => (optimiser += s));
 
 let lastLog = 0;
+/** Wall seconds of one awaited call. */
+async function time(f: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await f();
+  return (performance.now() - t) / 1000;
+}
+
 /**
  * The update's parts timed on the engine directly at the step's shape (the planner's stepShape: rows per gradient
  * chunk x tokens per row), scaled to the step: scoring (old log-probs) = chunks x one score pass, backward =
@@ -132,11 +139,6 @@ async function timeUpdateParts() {
     adapter,
     coef: new Float32Array(trained).fill(1e-3),
   }));
-  const time = async (f: () => Promise<unknown>) => {
-    const t = performance.now();
-    await f();
-    return (performance.now() - t) / 1000;
-  };
   const score1 = await time(() => policy.score(rows));
   const grad1 = await time(() => accumulate(rows));
   const opt1 = await time(() => step(adapter));
