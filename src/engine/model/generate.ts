@@ -37,8 +37,16 @@ export interface DeviceSampler {
   mask?(b: number, step: number): Uint32Array | null;
 }
 
+/** Default prefill token budget: prompts are prefilled together up to this many (padded) tokens per pass. 2048
+ *  rows keep a GPU's matmuls full while a pass of the Qwen2.5-0.5B shape needs ~170 MiB of scratch (LoRA unmerged),
+ *  so that math133-qwen0.5b with bf16 weights fits WebAssembly's 4 GiB (rema plan). */
+export const DEFAULT_PREFILL_TOKENS = 2048;
+
 export interface DecodeOptions {
   maxNewTokens: number;
+  /** most padded prompt tokens prefilled in one pass (default DEFAULT_PREFILL_TOKENS; at least one prompt per
+   *  pass): bounds the prefill's scratch memory; results do not depend on it */
+  prefillTokens?: number;
   /** called after each decode step with the number of tokens produced so far (all sequences) */
   onStep?: (producedTokens: number) => void;
 }
