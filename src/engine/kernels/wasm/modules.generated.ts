@@ -3,7 +3,7 @@
 // a shared memory (same code otherwise) for the two-thread runtime.
 
 /** sha256 over the AssemblyScript sources these bytes were built from (checked by the tests) */
-export const WASM_SOURCE_HASH = '2f1f33594e0b58a12708f86124c5e901da3ff4da9349eae9c352e40cbf451976';
+export const WASM_SOURCE_HASH = '2cefb1cf453f758ee3a3f57bb91836a4158b76c43ff3dedd0239b6356a3c5585';
 /** bytes [0, WASM_RESERVED_BYTES) of the memory belong to the modules' static data */
 export const WASM_RESERVED_BYTES = 65536;
 /** one module per kernel family; each built with plain SIMD and with relaxed SIMD, over an ordinary or a shared memory */
