@@ -3,6 +3,7 @@
 // the results), so both agree on the settings and the folders.
 //   base   scripts/tiny/pretrain.ts --mix direct: the tiny architecture trained from random weights on the task's
 //          questions and boxed answers only (no plan, no dialogue, no chain of thought)
+// Each arm runs at two SFT budgets (short, long), each with its own seeds.
 //   meta   rema sft --preset tiny-sft-meta from the base, then rema train --preset tiny-default (multi-turn ReMA)
 //   cot    rema sft --preset tiny-sft-cot from the base, then rema train --preset tiny-default with mode vrp-rl
 //          (the single-agent CoT baseline, VRP_RL) and maxTurns 1; every other RL setting is the same
@@ -26,8 +27,14 @@ export const ARM_LABEL: Record<Arm, string> = {
   cot: 'CoT SFT -> single-agent CoT RL (VRP_RL)',
 };
 
-/** `rema sft` overrides over the arm's preset: full fine-tuning at lr 3e-3 (the base knows neither format), 4096 problems, 1 epoch */
-export const SFT_SET = ['finetune="full"', 'lr=3e-3', 'sft.tinyProblems=4096', 'sft.epochs=1'];
+/** SFT budgets: `rema sft` overrides over the arm's preset, full fine-tuning at lr 3e-3 (the base knows neither format);
+ *  short = 4096 problems once, long = 16384 problems once (4x the chats and steps) */
+export type Budget = 'short' | 'long';
+export const BUDGETS: readonly Budget[] = ['short', 'long'];
+export const SFT_SET: Record<Budget, string[]> = {
+  short: ['finetune="full"', 'lr=3e-3', 'sft.tinyProblems=4096', 'sft.epochs=1'],
+  long: ['finetune="full"', 'lr=3e-3', 'sft.tinyProblems=16384', 'sft.epochs=1'],
+};
 export const SFT_PRESET: Record<Arm, string> = { meta: 'tiny-sft-meta', cot: 'tiny-sft-cot' };
 
 /** `rema train` overrides over tiny-default (LoRA rank 8, lr 1e-3, 8 problems x 8 samples per step) */
@@ -35,6 +42,6 @@ export const RL_STEPS = 30;
 export const RL_SET: Record<string, unknown> = { steps: RL_STEPS, evalEvery: 10, evalSize: 64 };
 export const RL_MODE: Record<Arm, Record<string, unknown>> = { meta: {}, cot: { mode: 'vrp-rl', maxTurns: 1 } };
 
-export const sftDir = (arm: Arm, seed: number) => join(WORK, `sft-${arm}-seed-${seed}`);
-export const rlDir = (arm: Arm, seed: number) => join(WORK, `rl-${arm}-seed-${seed}`);
-export const resultDir = (arm: Arm, seed: number) => join(RESULTS, arm, `seed-${seed}`);
+export const sftDir = (budget: Budget, arm: Arm, seed: number) => join(WORK, budget, `sft-${arm}-seed-${seed}`);
+export const rlDir = (budget: Budget, arm: Arm, seed: number) => join(WORK, budget, `rl-${arm}-seed-${seed}`);
+export const resultDir = (budget: Budget, arm: Arm, seed: number) => join(RESULTS, budget, arm, `seed-${seed}`);

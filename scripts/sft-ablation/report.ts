@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { ablationSvg, band, spread, type RunCurves } from '../../src/rl/ablation-curves.ts';
 import { curvesSvg } from '../replication/svg.ts';
-import { ARMS, ARM_LABEL, BASE_ARGS, REPO, RESULTS, RL_SET, SFT_SET, type Arm } from './arms.ts';
+import { ARMS, ARM_LABEL, BASE_ARGS, BUDGETS, REPO, RESULTS, RL_SET, SFT_SET, type Arm, type Budget } from './arms.ts';
 
 const readJsonl = <T>(path: string): T[] =>
   existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T) : [];
@@ -20,8 +20,8 @@ interface SeedRun {
   evals: { step: number; value: number }[];
 }
 
-function runsOf(arm: Arm): SeedRun[] {
-  const dir = join(REPO, RESULTS, arm);
+function runsOf(budget: Budget, arm: Arm): SeedRun[] {
+  const dir = join(REPO, RESULTS, budget, arm);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((n) => /^seed-\d+$/.test(n))
@@ -45,36 +45,41 @@ const trio = (xs: number[], f: (x: number) => string) => {
 {
   const docPath = join(REPO, 'docs/sft-ablation.md');
   const kept = existsSync(docPath) ? readFileSync(docPath, 'utf8').split('<!-- findings -->')[1] : undefined;
-  const runs = Object.fromEntries(ARMS.map((a) => [a, runsOf(a)])) as Record<Arm, SeedRun[]>;
   const rows: string[] = [];
   const seedRows: string[] = [];
-  for (const arm of ARMS) {
-    const rs = runs[arm];
-    if (rs.length === 0) {
-      rows.push(`| ${ARM_LABEL[arm]} | - | - | - | - | - |`);
-      continue;
-    }
-    const after = rs.map((r) => r.evals.at(-1)!.value);
-    const before = rs.map((r) => r.evals[0].value);
-    const gain = after.map((a, i) => a - before[i]);
-    const steps = rs.map((r) => r.evals.at(-1)!.step);
-    rows.push(`| ${ARM_LABEL[arm]} | ${rs.map((r) => r.seed).join(', ') || '-'} | ${Math.min(...steps)} | ${trio(before, pct)} | ${trio(after, pct)} | ${trio(gain, pts)} |`);
-    for (const r of rs)
-      seedRows.push(
-        `| ${arm} | ${r.seed} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
-      );
-  }
+  const figures: string[] = [];
   mkdirSync(join(REPO, 'docs/figures'), { recursive: true });
-  const curves: RunCurves[] = ARMS.flatMap((a) => runs[a].map((r) => ({ config: ARM_LABEL[a], seed: r.seed, reward: r.reward, eval: r.evals })));
-  writeFileSync(join(REPO, 'docs/figures/sft-ablation-rl.svg'), ablationSvg(curves, 'SFT then RL on the embedded model (mean over seeds, min-max band)'));
-  const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => {
-    const b = band(runs[a].map((r) => r.sftLoss));
-    return { name: `${a} SFT`, x: b.map((p) => p.step), mean: b.map((p) => p.mean), lo: b.map((p) => p.min), hi: b.map((p) => p.max) };
-  });
-  writeFileSync(
-    join(REPO, 'docs/figures/sft-ablation-sft-loss.svg'),
-    curvesSvg(lossCurves, { title: 'SFT loss (mean NLL per trained token; mean over seeds, min-max band)', xLabel: 'SFT step', yLabel: 'loss' }),
-  );
+  for (const budget of BUDGETS) {
+    const runs = Object.fromEntries(ARMS.map((a) => [a, runsOf(budget, a)])) as Record<Arm, SeedRun[]>;
+    for (const arm of ARMS) {
+      const rs = runs[arm];
+      if (rs.length === 0) {
+        rows.push(`| ${budget} | ${ARM_LABEL[arm]} | - | - | - | - | - |`);
+        continue;
+      }
+      const after = rs.map((r) => r.evals.at(-1)!.value);
+      const before = rs.map((r) => r.evals[0].value);
+      const gain = after.map((a, i) => a - before[i]);
+      const steps = rs.map((r) => r.evals.at(-1)!.step);
+      rows.push(`| ${budget} | ${ARM_LABEL[arm]} | ${rs.map((r) => r.seed).join(', ')} | ${Math.min(...steps)} | ${trio(before, pct)} | ${trio(after, pct)} | ${trio(gain, pts)} |`);
+      for (const r of rs)
+        seedRows.push(
+          `| ${budget} | ${arm} | ${r.seed} | ${r.sftLoss.length} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
+        );
+    }
+    if (ARMS.every((a) => runs[a].length === 0)) continue;
+    const curves: RunCurves[] = ARMS.flatMap((a) => runs[a].map((r) => ({ config: ARM_LABEL[a], seed: r.seed, reward: r.reward, eval: r.evals })));
+    writeFileSync(join(REPO, `docs/figures/sft-ablation-${budget}-rl.svg`), ablationSvg(curves, `${budget} SFT, then RL (mean over seeds, min-max band)`));
+    const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => {
+      const b = band(runs[a].map((r) => r.sftLoss));
+      return { name: `${a} SFT`, x: b.map((p) => p.step), mean: b.map((p) => p.mean), lo: b.map((p) => p.min), hi: b.map((p) => p.max) };
+    });
+    writeFileSync(
+      join(REPO, `docs/figures/sft-ablation-${budget}-sft-loss.svg`),
+      curvesSvg(lossCurves, { title: `${budget} SFT: loss (mean NLL per trained token; mean over seeds, min-max band)`, xLabel: 'SFT step', yLabel: 'loss' }),
+    );
+    figures.push(`![${budget} SFT: RL reward and held-out accuracy per arm](figures/sft-ablation-${budget}-rl.svg)`, '', `![${budget} SFT: loss per arm](figures/sft-ablation-${budget}-sft-loss.svg)`, '');
+  }
 
   const baseLog = join(REPO, RESULTS, 'base/training-log.json');
   const baseEval = existsSync(baseLog)
@@ -94,8 +99,9 @@ SFT settings, metrics and evaluations are in \`results/sft-ablation/\` (no weigh
   questions with only their boxed answers (no system prompt, no plan, no dialogue, no chain of thought). It knows
   the task's language and answer format, neither of the two reasoning formats${baseEval ? ` (held-out greedy accuracy in the multi-turn protocol: ${baseEval.correct}/${baseEval.total}; \`results/sft-ablation/base/training-log.json\`)` : ''}.
 - **SFT.** \`rema sft --preset tiny-sft-meta\` (ReMA multi-turn dialogues with gold plans, both agents' sides: two chats
-  per problem) vs \`rema sft --preset tiny-sft-cot\` (one chain-of-thought answer per problem, the same problems), each
-  with \`${SFT_SET.join(' ')}\` and the seed; full fine-tuning because the base knows neither format.
+  per problem) vs \`rema sft --preset tiny-sft-cot\` (one chain-of-thought answer per problem, the same problems), with
+  the seed and, at two budgets, ${BUDGETS.map((b) => `${b}: \`${SFT_SET[b].join(' ')}\``).join('; ')}; full fine-tuning because the
+  base knows neither format. The meta arm has two chats per problem, so twice the optimiser steps of the CoT arm.
 - **RL.** From each SFT model, \`rema train --preset tiny-default\` (LoRA rank 8, lr 1e-3, 8 problems x 8 samples a step)
   with ${Object.entries(RL_SET).map(([k, v]) => `${k} ${v}`).join(', ')}: multi-turn ReMA after meta-thinking SFT; after
   CoT SFT the single-agent CoT baseline (mode \`vrp-rl\`, maxTurns 1), every other setting the same.
@@ -106,20 +112,17 @@ SFT settings, metrics and evaluations are in \`results/sft-ablation/\` (no weigh
 
 Mean over seeds, (min .. max) in brackets; gain in percentage points.
 
-| arm | seeds | RL steps | accuracy after SFT | accuracy after RL | gain |
-| --- | --- | --- | --- | --- | --- |
+| SFT budget | arm | seeds | RL steps | accuracy after SFT | accuracy after RL | gain |
+| --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
-Per seed: SFT loss first -> last step, held-out accuracy at each evaluation (step: accuracy).
+Per seed: SFT steps, SFT loss at the first -> last step, held-out accuracy at each evaluation (step: accuracy).
 
-| arm | seed | SFT loss | held-out accuracy during RL |
-| --- | --- | --- | --- |
+| SFT budget | arm | seed | SFT steps | SFT loss | held-out accuracy during RL |
+| --- | --- | --- | --- | --- | --- |
 ${seedRows.join('\n')}
 
-![RL reward and held-out accuracy per arm](figures/sft-ablation-rl.svg)
-
-![SFT loss per arm](figures/sft-ablation-sft-loss.svg)
-
+${figures.join('\n')}
 <!-- findings -->${kept ?? '\n'}`;
   writeFileSync(docPath, doc);
   console.log(`wrote ${docPath}`);

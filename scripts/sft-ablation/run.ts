@@ -2,7 +2,7 @@
 // a child process), then per arm and seed an SFT run and an RL run from its model, and copies each run's small
 // files (config, SFT settings, metrics, evals) to results/sft-ablation/<arm>/seed-<s>/. A finished step is skipped
 // and a killed run resumes from its checkpoint, so the script can be re-run. report.ts writes docs/sft-ablation.md.
-//   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--arms meta,cot] [--seeds 0,1,2]
+//   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--budgets short,long] [--arms meta,cot] [--seeds 0,1,2]
 // (two processes with one arm each run the arms side by side.)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -13,9 +13,11 @@ import { runTrain } from '../../src/cli/train.ts';
 import { useThreads } from '../../src/cli/setup.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { ARMS, BASE_ARGS, BASE_DIR, REPO, RL_MODE, RL_SET, SFT_PRESET, SFT_SET, resultDir, rlDir, sftDir, type Arm } from './arms.ts';
+import { ARMS, BASE_ARGS, BASE_DIR, BUDGETS, REPO, RL_MODE, RL_SET, SFT_PRESET, SFT_SET, resultDir, rlDir, sftDir, type Arm, type Budget } from './arms.ts';
 
-const { values } = parseArgs({ options: { arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2' } } });
+const { values } = parseArgs({
+  options: { budgets: { type: 'string', default: BUDGETS.join(',') }, arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2' } },
+});
 process.chdir(REPO);
 useThreads('1');
 
@@ -35,31 +37,33 @@ function makeBase(): void {
   copyFileSync(join(BASE_DIR, 'training-log.json'), 'results/sft-ablation/base/training-log.json');
 }
 
-async function runArm(arm: Arm, seed: number): Promise<void> {
+async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
   const t0 = Date.now();
-  const sftOut = sftDir(arm, seed);
+  const sftOut = sftDir(budget, arm, seed);
   const model = join(sftOut, 'model');
   if (!existsSync(join(model, 'model.safetensors'))) {
-    const run = sftFromFlags({ preset: SFT_PRESET[arm], seed: String(seed), set: [...SFT_SET, 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`] });
+    const run = sftFromFlags({ preset: SFT_PRESET[arm], seed: String(seed), set: [...SFT_SET[budget], 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`] });
     const s = await runSft({ ...run, out: sftOut, backend: 'wasm', progress: 'none' });
-    console.log(`${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`);
+    console.log(`${budget} ${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`);
   }
   const config = validateConfig({ ...RL_SET, ...RL_MODE[arm], seed, modelSource: 'local', model, name: `sft-ablation-${arm}` }, `arm ${arm}`, getPreset('tiny-default'));
-  const rlOut = rlDir(arm, seed);
+  const rlOut = rlDir(budget, arm, seed);
   if (lines(join(rlOut, 'metrics.jsonl')) < config.steps) {
     const s = await runTrain({ config, out: rlOut, backend: 'wasm', saveEvery: 5, progress: 'none' });
-    console.log(`${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`);
+    console.log(`${budget} ${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`);
   }
-  const dest = resultDir(arm, seed);
+  const dest = resultDir(budget, arm, seed);
   mkdirSync(join(dest, 'sft'), { recursive: true });
   for (const f of ['config.json', 'sft.json', 'metrics.jsonl']) cpSync(join(sftOut, f), join(dest, 'sft', f));
   for (const f of ['config.json', 'metrics.jsonl', 'eval.jsonl']) cpSync(join(rlOut, f), join(dest, f));
-  console.log(`${arm} seed ${seed}: done in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${dest}`);
+  console.log(`${budget} ${arm} seed ${seed}: done in ${((Date.now() - t0) / 60000).toFixed(1)} min -> ${dest}`);
 }
 
 {
   makeBase();
   const arms = values.arms.split(',') as Arm[];
   for (const a of arms) if (!ARMS.includes(a)) throw new Error(`--arms: unknown arm "${a}"; arms: ${ARMS.join(', ')}`);
-  for (const seed of values.seeds.split(',').map(Number)) for (const arm of arms) await runArm(arm, seed);
+  const budgets = values.budgets.split(',') as Budget[];
+  for (const b of budgets) if (!BUDGETS.includes(b)) throw new Error(`--budgets: unknown budget "${b}"; budgets: ${BUDGETS.join(', ')}`);
+  for (const budget of budgets) for (const seed of values.seeds.split(',').map(Number)) for (const arm of arms) await runArm(budget, arm, seed);
 }
