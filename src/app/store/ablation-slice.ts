@@ -42,6 +42,8 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
   let awaitingFrozen = false;
   /** a restored ablation waits for the load's `frozen` event (the model is ready and its trainer built) */
   let resumeOnFrozen = false;
+  /** the loaded model's trainer is built (its `frozen` event came after its `ready`) */
+  let trainerBuilt = false;
   let runStartedAt = 0;
 
   return (set, get) => {
@@ -161,12 +163,16 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
         if (rec.status !== 'running') return;
         const { model, status } = get();
         if (model && status === 'idle') {
-          if (model.name === rec.model) startNext();
-          else set({ ablationError: `the ablation runs on "${rec.model}": load that model to resume it` });
+          // between the load's `ready` and its `frozen` the next `frozen` is still the load's: wait for it
+          if (model.name !== rec.model) set({ ablationError: `the ablation runs on "${rec.model}": load that model to resume it` });
+          else if (trainerBuilt) startNext();
+          else resumeOnFrozen = true;
         }
       },
 
       internal_ablationEvent(e) {
+        if (e.type === 'ready') trainerBuilt = false;
+        if (e.type === 'frozen') trainerBuilt = true;
         const rec = get().ablation;
         if (!rec) return;
         switch (e.type) {
