@@ -3,7 +3,7 @@
 // (final / best held-out accuracy, area under the reward curve, steps, time), the per-config spread over seeds
 // and the summary CSV. The curves and their chart are ablation-curves.ts.
 import { meanArea, spread, type RunCurves } from './ablation-curves.ts';
-import { FIELD_SPECS, validateConfig, type ExperimentConfig } from './config.ts';
+import { CONFIG_FIELDS, validateConfig, type ConfigGroup, type ExperimentConfig } from './config.ts';
 import type { PhaseTimes } from './metrics.ts';
 
 export type Grid = Record<string, unknown[]>;
@@ -131,10 +131,27 @@ export function summaryCsv(keys: readonly string[], points: readonly Record<stri
 
 // ---- the page's ablation: a spec (fields x values, seeds) on a base config ----
 
-/** Config fields an ablation can vary: every field of the config but identity, model and data-file fields. */
-const NOT_ABLATABLE = new Set(['version', 'name', 'seed', 'modelSource', 'model', 'trainFile', 'evalFile']);
+/** Fields with a knob that an ablation still cannot vary: the run's name, the seed (the ablation's seeds are), and
+ *  data files (a path from a link or a picked file). */
+const NOT_ABLATABLE = new Set(['name', 'seed', 'trainFile', 'evalFile']);
+
+export interface AblationField {
+  field: string;
+  label: string;
+  group: ConfigGroup;
+}
+
+/** The config fields an ablation can vary, from the config's field table: every field with a knob (ui) but the
+ *  run's name, the seed and data files; with the knob's label and group, in the table's order. */
+export function ablationFieldList(): AblationField[] {
+  return Object.entries(CONFIG_FIELDS).flatMap(([field, def]) => {
+    const ui = 'ui' in def ? def.ui : undefined;
+    return ui && !NOT_ABLATABLE.has(field) ? [{ field, label: ui.label, group: ui.group }] : [];
+  });
+}
+
 export function ablationFields(): string[] {
-  return Object.keys(FIELD_SPECS).filter((k) => !NOT_ABLATABLE.has(k));
+  return ablationFieldList().map((f) => f.field);
 }
 
 export interface AblationAxis {

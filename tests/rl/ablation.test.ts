@@ -2,8 +2,9 @@
 // errors that name the field or value, the value / seed text the page reads, the link form, the stable id, and
 // the per-run summary and summary CSV on real metrics records.
 import { describe, expect, it } from 'vitest';
+import { CONFIG_FIELDS } from '../../src/rl/config.ts';
 import {
-  ablationFields, ablationId, ablationRuns, decodeAblation, encodeAblation, parseSeeds, parseValueList, summarizeRun, summaryCsv, validateAblation,
+  ablationFieldList, ablationFields, ablationId, ablationRuns, decodeAblation, encodeAblation, parseSeeds, parseValueList, summarizeRun, summaryCsv, validateAblation,
 } from '../../src/rl/ablation.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
@@ -32,6 +33,14 @@ describe('ablation runs', () => {
     expect(() => validateAblation({ axes: [{ field: 'lr', values: [1e-3, 1e-3] }], seeds: [0] }, base)).toThrow('"lr" lists a value twice');
     expect(ablationFields()).toContain('ratio');
     expect(ablationFields()).not.toContain('seed');
+  });
+
+  it('offers the fields of the config field table that have a knob, with its label and group', () => {
+    const list = ablationFieldList();
+    expect(list.find((f) => f.field === 'ratio')).toEqual({ field: 'ratio', label: CONFIG_FIELDS.ratio.ui.label, group: CONFIG_FIELDS.ratio.ui.group });
+    const withKnob = Object.entries(CONFIG_FIELDS).filter(([, d]) => 'ui' in d).map(([k]) => k);
+    expect(list.map((f) => f.field)).toEqual(withKnob.filter((k) => !['name', 'seed', 'trainFile', 'evalFile'].includes(k)));
+    expect(list.map((f) => f.field)).not.toContain('model');
   });
 });
 

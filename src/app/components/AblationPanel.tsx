@@ -2,7 +2,7 @@
 // current config and model; Run / Stop / Clear, and each run's progress. The results are AblationResults.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { ablationFields, formatValueList, parseSeeds, parseValueList, type AblationSpec } from '../../rl/ablation.ts';
+import { ablationFieldList, formatValueList, parseSeeds, parseValueList, type AblationField, type AblationSpec } from '../../rl/ablation.ts';
 import { usePlayground } from '../store/react.ts';
 
 interface Draft {
@@ -36,6 +36,22 @@ function specOf(d: Draft): AblationSpec | string {
   }
 }
 
+/** The fields of the config's field table an ablation can vary, grouped as the knobs are. */
+function FieldOptions({ fields }: { fields: readonly AblationField[] }) {
+  const groups = [...new Set(fields.map((f) => f.group))];
+  return (
+    <>
+      {groups.map((g) => (
+        <optgroup key={g} label={g}>
+          {fields.filter((f) => f.group === g).map((f) => (
+            <option key={f.field} value={f.field}>{`${f.label} (${f.field})`}</option>
+          ))}
+        </optgroup>
+      ))}
+    </>
+  );
+}
+
 export function AblationPanel() {
   const s = usePlayground(
     useShallow((st) => ({
@@ -52,7 +68,7 @@ export function AblationPanel() {
   );
   const [draft, setDraft] = useState<Draft>(() => draftOf(s.spec));
   const [problem, setProblem] = useState<string | null>(null);
-  const fields = ablationFields();
+  const fields = ablationFieldList();
   const running = s.ablation?.status === 'running';
 
   // a spec set from outside (a link, a restored ablation) shows in the form
@@ -75,9 +91,7 @@ export function AblationPanel() {
       <div className="row">
         <label htmlFor="ablation-field1">field</label>
         <select id="ablation-field1" data-testid="ablation-field1" value={draft.field1} disabled={running} onChange={(e) => edit({ field1: e.target.value })}>
-          {fields.map((f) => (
-            <option key={f} value={f}>{f}</option>
-          ))}
+          <FieldOptions fields={fields} />
         </select>
       </div>
       <div className="row">
@@ -88,9 +102,7 @@ export function AblationPanel() {
         <label htmlFor="ablation-field2">2nd field</label>
         <select id="ablation-field2" data-testid="ablation-field2" value={draft.field2} disabled={running} onChange={(e) => edit({ field2: e.target.value })}>
           <option value="">none</option>
-          {fields.filter((f) => f !== draft.field1).map((f) => (
-            <option key={f} value={f}>{f}</option>
-          ))}
+          <FieldOptions fields={fields.filter((f) => f.field !== draft.field1)} />
         </select>
       </div>
       {draft.field2 && (
