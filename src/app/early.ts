@@ -1,5 +1,8 @@
-// The page's first script (index.html): starts the training worker before main.tsx and its imports have loaded
-// (worker/early-worker.ts), so the two module graphs load at once.
+// The page's one entry script (index.html): starts the training worker (worker/early-worker.ts), then imports the
+// page itself (main.tsx: React, the charts, the store) as a chunk of its own. A built page bundles every script
+// of index.html into one file, so with main.tsx beside this script the worker waited for the whole page bundle
+// (1.2 MB) to download and run; this way its module graph, backend and model load while the page's does.
 import { startWorkerEarly } from './worker/early-worker.ts';
 
 startWorkerEarly();
+void import('./main.tsx');
