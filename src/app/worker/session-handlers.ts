@@ -111,7 +111,9 @@ export const REQUEST_HANDLERS: RequestHandlers = {
         if (!active || !loaded) throw new Error('no model is loaded');
         const problem = interventionProblem(request.question, request.gold, active.config);
         const frozen = active.frozen && { ...active.frozen, maxContext: active.frozen.maxContext ?? Number.POSITIVE_INFINITY };
-        const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings, frozen };
+        // graded by the session's checker (the page: its own worker), as steps are: the training worker never loads the LaTeX parser
+        const checker = s.env.checker ? { checker: s.env.checker } : {};
+        const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings, frozen, ...checker };
         const edited = await followPlan(ctx, problem, request.plan);
         const original = await followPlan(ctx, problem, request.originalPlan);
         const result = { question: request.question, gold: request.gold, edited, original, step: active.trainer.state().step };
