@@ -157,16 +157,21 @@ class DecodeState {
     const Bc = keyStart.length;
     const { hiddenSize: D, vocabSize: V } = cfg;
     const scope = (this.scope = new TensorScope(be));
-    this.ws = w.fused ? new FusedWorkspace(scope, cfg, Bc, 1) : new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
-    this.ids = scope.alloc([Bc], 'decode.ids', 'i32');
-    this.pos = scope.alloc([Bc], 'decode.pos', 'i32');
-    this.ctx = { be, cfg, pos: this.pos, keyStart: scope.from([Bc], keyStart, 'decode.keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    this.x = scope.alloc([Bc, D], 'decode.x');
-    this.y = scope.alloc([Bc, D], 'decode.y');
-    this.hn = scope.alloc([Bc, D], 'decode.hNorm');
-    this.rstd = scope.alloc([Bc], 'decode.rstd');
-    this.logits = scope.alloc([Bc, V], 'decode.logits');
-    this.sampler = { rowOf: scope.alloc([Bc], 'decode.sample.rowOf', 'i32'), stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'), out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'), streamsOf: null };
+    try {
+      this.ws = w.fused ? new FusedWorkspace(scope, cfg, Bc, 1) : new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
+      this.ids = scope.alloc([Bc], 'decode.ids', 'i32');
+      this.pos = scope.alloc([Bc], 'decode.pos', 'i32');
+      this.ctx = { be, cfg, pos: this.pos, keyStart: scope.from([Bc], keyStart, 'decode.keyStart'), invFreq: ropeFrequencies(scope, cfg) };
+      this.x = scope.alloc([Bc, D], 'decode.x');
+      this.y = scope.alloc([Bc, D], 'decode.y');
+      this.hn = scope.alloc([Bc, D], 'decode.hNorm');
+      this.rstd = scope.alloc([Bc], 'decode.rstd');
+      this.logits = scope.alloc([Bc, V], 'decode.logits');
+      this.sampler = { rowOf: scope.alloc([Bc], 'decode.sample.rowOf', 'i32'), stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'), out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'), streamsOf: null };
+    } catch (err) {
+      scope.freeAll(); // out of memory partway: free what was allocated, the caller sees the allocation's error
+      throw err;
+    }
   }
 
   /** Embed ids, run every layer against the caches (writing this step's k, v at row `past`); the logits [Bc, V]
@@ -199,26 +204,36 @@ class DecodeState {
   }
 }
 
-/** New caches holding only cache rows `keep` (in that order), gathered with the embedding kernel over the
- *  cache viewed as a table of [Bc·S, W] rows; the old caches are freed. */
-function compactCaches(be: Backend, caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, keep: readonly number[], S: number, W: number): Array<{ k: Tensor; v: Tensor }> {
+/** Replaces each cache in `caches` (in place) by one holding only cache rows `keep` (in that order), gathered with
+ *  the embedding kernel over the cache viewed as a table of [Bc·S, W] rows; each old cache is freed as soon as its
+ *  replacement is filled, so the peak is one extra cache. If an allocation fails partway, `caches` holds exactly the
+ *  live tensors (replaced ones new, the rest old), so the caller frees each once and the allocation's error surfaces. */
+function compactCaches(be: Backend, caches: Array<{ k: Tensor; v: Tensor }>, keep: readonly number[], S: number, W: number): Array<{ k: Tensor; v: Tensor }> {
   const Bn = keep.length;
   const rowIds = new Int32Array(Bn * S);
   keep.forEach((r, i) => {
     for (let j = 0; j < S; j++) rowIds[i * S + j] = r * S + j;
   });
   const ids = tensorFrom(be, [Bn * S], rowIds, 'cache.compact.ids');
-  const out = caches.map((c, l) => {
-    const gather = (src: Tensor, kind: string) => {
-      const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], 'f32', `cache.${kind}.${l}`);
-      be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: Bn * S, D: W } });
-      be.free(src);
-      return dst;
-    };
-    return { k: gather(c.k, 'k'), v: gather(c.v, 'v') };
-  });
-  be.free(ids);
-  return out;
+  try {
+    caches.forEach((c, l) => {
+      for (const kind of ['k', 'v'] as const) {
+        const src = c[kind];
+        const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], 'f32', `cache.${kind}.${l}`);
+        try {
+          be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: Bn * S, D: W } });
+        } catch (err) {
+          be.free(dst);
+          throw err;
+        }
+        be.free(src);
+        c[kind] = dst;
+      }
+    });
+  } finally {
+    be.free(ids);
+  }
+  return caches;
 }
 
 /** Prefill U prompts left-padded to P tokens, `chunkPrompts` prompts per pass (so the scratch of one pass is
@@ -324,6 +339,17 @@ interface SamplerBuffers {
   streamsOf: readonly number[] | null;
 }
 
+/** Sampler buffers for R rows (the caller frees them); none are left allocated when one allocation fails. */
+function samplerBuffers(be: Backend, R: number): SamplerBuffers {
+  const scope = new TensorScope(be);
+  try {
+    return { rowOf: scope.alloc([R], 'sample.rowOf', 'i32'), stream: scope.alloc([R], 'sample.stream', 'i32'), out: scope.alloc([R, 4], 'sample.out', 'i32'), streamsOf: null };
+  } catch (err) {
+    scope.freeAll();
+    throw err;
+  }
+}
+
 /** The choice of every row r (sequence seqOf[r], logits row rowOf[r] of `logits`) at `step`; rows with live[r]
  *  false are skipped (null). Host chooser: reads the logits back. Device sampler: draws with the `sample` kernel and
  *  reads back 16 bytes per row. */
@@ -337,9 +363,7 @@ async function chooseAll(
     return rowOf.map((row, r) => (live && !live[r] ? null : chooser(seqOf[r], host.subarray(row * V, (row + 1) * V), step)));
   }
   const owned = buffers === null;
-  const buf: SamplerBuffers = buffers ?? {
-    rowOf: be.alloc([R], 'i32', 'sample.rowOf'), stream: be.alloc([R], 'i32', 'sample.stream'), out: be.alloc([R, 4], 'i32', 'sample.out'), streamsOf: null,
-  };
+  const buf: SamplerBuffers = buffers ?? samplerBuffers(be, R);
   try {
     if (buf.streamsOf !== seqOf) {
       be.upload(buf.rowOf, Int32Array.from(rowOf));
