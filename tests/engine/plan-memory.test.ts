@@ -1,8 +1,9 @@
 // The planner's memory model (src/engine/plan/memory.ts) against the allocation ledger of a real step on the
-// real engine: decode a GRPO group (prefill of shared prompts + decode), one gradient chunk, one AdamW step, on
-// every golden model (their real weights) and on a Qwen-shaped random model (GQA, q/k/v biases, tied
-// embeddings, llama3-scaled RoPE variant), LoRA and full fine-tuning, chunks that keep or recompute the layers,
-// and on the WASM backend with f16 / bf16 base weights (matrices as 2-byte halves, vectors f32).
+// real engine: decode a GRPO group (prefill of shared prompts + decode), one gradient chunk, one AdamW step and,
+// in one case, a held-out evaluation decoding more distinct prompts than the group, on every golden model (their
+// real weights) and on a Qwen-shaped random model (GQA, q/k/v biases, tied embeddings, llama3-scaled RoPE
+// variant), LoRA and full fine-tuning, chunks that keep or recompute the layers, and on the WASM backend with
+// f16 / bf16 base weights (matrices as 2-byte halves, vectors f32).
 // The predicted total must be within 15% of the ledger's peak (in practice it is exact to a few bytes).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,8 @@ interface Step {
   weightDtype?: 'f32' | 'f16' | 'bf16';
   /** EnginePolicy's prefillTokens: padded prompt tokens per prefill pass */
   prefillTokens?: number;
+  /** a held-out evaluation after the step: this many distinct prompts decoded greedily in one call */
+  evalPrompts?: number;
 }
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
@@ -71,6 +74,10 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     return { tokens, positions, adapter: 'shared', coef: new Float32Array(s.trained).fill(0.1) };
   }));
   await policy.optimizerStep('shared');
+  if (s.evalPrompts !== undefined) {
+    const held = Array.from({ length: s.evalPrompts }, (_, i) => ({ prompt: prompt(100 + i), adapter: 'shared', maxNewTokens: s.newTokens, stopStrings: [], stopTokenIds: [] }));
+    await policy.generate(held, { temperature: 0, topP: 1, topK: 0, seed: 0 });
+  }
   const peak = backend.ledger().peakBytes;
   policy.dispose();
   backend.destroy();
@@ -87,6 +94,7 @@ function predict(config: ModelConfig, s: Step) {
       ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
     },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
+    ...(s.evalPrompts !== undefined ? { evalDecode: { sequences: s.evalPrompts, uniquePrompts: s.evalPrompts, promptTokens: s.promptTokens, newTokens: s.newTokens } } : {}),
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
   });
 }
@@ -103,6 +111,9 @@ const steps: Record<string, Step> = {
   },
   'lora, long distinct prompts, prefill in passes of 2 prompts': {
     problems: 8, group: 1, promptTokens: 40, newTokens: 4, rows: 2, rowTokens: 16, trained: 6, training: lora(4), prefillTokens: 80,
+  },
+  'lora, held-out evaluation of 24 distinct prompts after a group of 4': {
+    problems: 1, group: 4, promptTokens: 30, newTokens: 30, rows: 2, rowTokens: 16, trained: 6, training: lora(4), evalPrompts: 24,
   },
   'full fine-tuning': { problems: 2, group: 2, promptTokens: 10, newTokens: 8, rows: 3, rowTokens: 24, trained: 10, training: { mode: 'full', adapters: 1 } },
 };
@@ -154,6 +165,17 @@ describe('planMemory vs the allocation ledger', () => {
     const saved = (await measure(qwen, w, s)) - (await measure(qwen, w, { ...s, weightDtype: 'f16' }));
     expect(saved).toBeGreaterThan(0);
     expect(predict(qwen, s).bytes.total - predict(qwen, { ...s, weightDtype: 'f16' }).bytes.total).toBe(saved);
+  });
+
+  it('a held-out evaluation batch larger than the rollout sets the peak, in the plan as on the ledger', async () => {
+    const s = steps['lora, held-out evaluation of 24 distinct prompts after a group of 4'];
+    expect(predict(qwen, s).peakPhase).toBe('eval');
+    const { evalPrompts: _e, ...trainingOnly } = s;
+    const w = randomWeights(qwen, 5);
+    const [withEval, without] = [await measure(qwen, w, s), await measure(qwen, w, trainingOnly)];
+    expect(withEval).toBeGreaterThan(1.15 * without); // the evaluation really is the step's peak
+    const err = Math.abs(predict(qwen, s).bytes.total - withEval) / withEval;
+    expect(err).toBeLessThanOrEqual(0.15);
   });
 
   it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {

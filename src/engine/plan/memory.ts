@@ -45,6 +45,9 @@ export interface MemoryShape {
   weightDtype: WeightDtype;
   training: TrainingShape;
   decode: DecodeShape;
+  /** the held-out evaluation's largest decodeBatch call (distinct prompts, greedy), when an evaluation runs: it
+   *  is a phase of its own, often with more sequences than the training rollout's */
+  evalDecode?: DecodeShape;
   gradient: GradientShape;
   /** EnginePolicyOptions.activationBudgetBytes (default 64 MiB): every layer's internals kept when they fit */
   activationBudgetBytes?: number;
@@ -61,9 +64,10 @@ export interface MemoryShape {
 
 /** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
  *  fine-tuning) plus LoRA-merged inference copies; `optimizer`: AdamW's two moments; `kv_cache`: the decode
- *  call's K and V caches; `activations`: the largest of the decode call's scratch, the gradient chunk's scratch and
- *  the optimizer step's flat copies (optim/adamw.ts packs one adapter's gradients and parameters for the step).
- *  `total` is the peak: weights + lora + optimizer + the largest of (kv_cache + decode scratch), the gradient
+ *  call's K and V caches (the larger call of the rollout's and the held-out evaluation's); `activations`: the
+ *  largest of that decode call's scratch, the gradient chunk's scratch and the optimizer step's flat copies
+ *  (optim/adamw.ts packs one adapter's gradients and parameters for the step). `total` is the peak: weights +
+ *  lora + optimizer + the largest of (kv_cache + decode scratch) over the rollout and the evaluation, the gradient
  *  chunk and the step's copies, since each is freed before the next phase runs (so it is not the sum of the categories). */
 export interface MemoryBytes {
   weights: number;
@@ -77,8 +81,8 @@ export interface MemoryBytes {
 export interface MemoryPlan {
   parameters: number;
   bytes: MemoryBytes;
-  /** which phase sets the peak */
-  peakPhase: 'decode' | 'gradient' | 'optimizer';
+  /** which phase sets the peak: the rollout's decode, the held-out evaluation's decode, a gradient chunk, AdamW */
+  peakPhase: 'decode' | 'eval' | 'gradient' | 'optimizer';
   /** the gradient chunk keeps every layer's internals (no recompute) */
   keepsAllLayers: boolean;
 }
@@ -235,14 +239,17 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const merge = t.mode === 'lora' && mergedCount === t.adapters;
   const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? mergedCount * copyBytesOf(config, shape) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
-  const dec = decodeFloats(config, shape.decode, loraInDecode, merge);
+  const train = decodeFloats(config, shape.decode, loraInDecode, merge);
+  const held = shape.evalDecode ? decodeFloats(config, shape.evalDecode, loraInDecode, merge) : { cache: 0, scratch: 0 };
+  const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
+  const dec = evalPeaks ? held : train;
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
   const decodeBytes = F * (dec.cache + dec.scratch);
   const gradientBytes = F * grad.floats;
   // the AdamW step packs one adapter's gradients and parameters into flat copies while it runs
   const stepBytes = F * 2 * trainable;
   const phaseBytes = Math.max(decodeBytes, gradientBytes, stepBytes);
-  const peakPhase = decodeBytes === phaseBytes ? 'decode' : gradientBytes === phaseBytes ? 'gradient' : 'optimizer';
+  const peakPhase = decodeBytes === phaseBytes ? (evalPeaks ? 'eval' : 'decode') : gradientBytes === phaseBytes ? 'gradient' : 'optimizer';
   const kv_cache = F * dec.cache;
   const activations = Math.max(F * dec.scratch, gradientBytes, stepBytes);
   return {
