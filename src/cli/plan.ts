@@ -1,16 +1,21 @@
 // `rema plan`: what a config costs before anything is downloaded (src/rl/plan.ts): parameters, bytes by
 // category, whether it fits the backend's memory (--memory, or the WASM backend's 4 GiB), and the nearest config
 // that fits when it does not. The model's config.json comes from the offline catalog, an embedded or local
-// folder, or a hub repo already in the cache; nothing is fetched.
+// folder, or a hub repo already in the cache; nothing is fetched. When the model's tokenizer is on disk too, the
+// prompts are counted with it over the config's problems (a byte-level vocabulary counts far more tokens than the
+// planner's estimate); else the estimate stands.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatBytes } from '../engine/io/model-size.ts';
 import type { WeightDtype } from '../engine/plan/memory.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
 import { findCatalogModel } from '../data/models/catalog.ts';
-import { modelConfigFor, planConfig, type Plan, type PlanBackend } from '../rl/plan.ts';
+import { modelConfigFor, planConfig, promptBaseTokens, type Plan, type PlanBackend } from '../rl/plan.ts';
+import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
+import type { FileSource } from '../util/file-source.ts';
+import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
-import { REPO_ROOT } from './setup.ts';
+import { loadConfigProblems, REPO_ROOT } from './setup.ts';
 
 export const PLAN_BACKENDS: readonly PlanBackend[] = ['wasm', 'webgpu', 'cpu'];
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
@@ -53,6 +58,41 @@ async function configJsonOnDisk(config: ExperimentConfig): Promise<unknown> {
   }
 }
 
+/** The model's files when they are on disk (embedded or local folder, or the hub cache offline), else null. */
+function sourceOnDisk(config: ExperimentConfig): FileSource | null {
+  if (config.modelSource === 'embedded') {
+    const dir = resolve(REPO_ROOT, 'public/models', config.model);
+    return existsSync(dir) ? directoryFileSource(dir, `public/models/${config.model}`) : null;
+  }
+  if (config.modelSource === 'local') return existsSync(config.model) ? directoryFileSource(config.model) : null;
+  try {
+    return openModelSource(config.model, { offline: true });
+  } catch {
+    return null;
+  }
+}
+
+/** Tokens of the config's longest first prompt through the model's own tokenizer, when it and the problems are on
+ *  disk (rl/plan.ts promptBaseTokens); undefined otherwise (the planner's estimate is used). */
+async function measuredPromptBase(config: ExperimentConfig): Promise<number | undefined> {
+  const source = sourceOnDisk(config);
+  if (!source) return undefined;
+  let tokenizer;
+  try {
+    tokenizer = await loadHfTokenizer(source);
+  } catch {
+    return undefined; // no tokenizer offline (e.g. a catalog model never downloaded)
+  }
+  let problems;
+  try {
+    problems = await loadConfigProblems(config);
+  } catch {
+    return undefined; // a data set not on this machine: the estimate stands (training would report it)
+  }
+  const n = promptBaseTokens(config, tokenizer, [...problems.train, ...problems.eval]);
+  return n > 0 ? n : undefined;
+}
+
 export interface PlanRequest {
   config: ExperimentConfig;
   backend: PlanBackend;
@@ -63,7 +103,9 @@ export interface PlanRequest {
 export async function runPlan(req: PlanRequest): Promise<Plan> {
   const json = await configJsonOnDisk(req.config);
   const model = modelConfigFor(req.config, () => json);
+  const base = await measuredPromptBase(req.config);
   return planConfig(req.config, model, {
+    ...(base !== undefined ? { promptBaseTokens: base } : {}),
     backend: req.backend,
     ...(req.memoryBytes !== undefined ? { memoryBytes: req.memoryBytes } : {}),
     ...(req.weightDtype !== undefined ? { weightDtype: req.weightDtype } : {}),

@@ -9,14 +9,22 @@ import { planMemory, type MemoryBytes, type MemoryShape, type WeightDtype } from
 import { findCatalogModel } from '../data/models/catalog.ts';
 import { validateConfig, type ExperimentConfig } from './config.ts';
 import { adapterNames } from './policy-setup.ts';
+import type { Problem } from '../data/problem.ts';
+import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
+import { promptsFor } from './prompts/index.ts';
+import { jsonActionPrompts } from './prompts/json-actions.ts';
+import { isTwoAgent } from './train/episodes.ts';
 
 export type PlanBackend = 'webgpu' | 'wasm' | 'cpu';
 
 /** EnginePolicy's defaults (engine-policy.ts): sequences decoded together, rows per gradient chunk. */
 const MAX_DECODE_BATCH = 64;
 const MAX_BATCH_TOKENS = 4096;
-/** Tokens of a chat before its first message: system prompt, question, template markup. An estimate for MATH
- *  questions with the code / paper prompts (a few hundred tokens); the tiny task's are far shorter. */
+/** Tokens of a chat before its first message: system prompt, question, template markup, when they cannot be
+ *  counted with the model's tokenizer (promptBaseTokens): an estimate for MATH questions with the code / paper
+ *  prompts through a BPE vocabulary of tens of thousands of tokens (Qwen2.5, SmolLM2, Llama 3: a few hundred);
+ *  the tiny task's are far shorter. A byte-level vocabulary (about 2.5x the tokens) needs the measured count or
+ *  config.maxPromptTokens, which always caps the estimate. */
 const PROMPT_BASE_TOKENS = 256;
 const TINY_PROMPT_BASE_TOKENS = 64;
 /** WasmBackend's default cap: WebAssembly's 4 GiB memory less 256 MiB of kernel scratch headroom (backends/wasm.ts). */
@@ -30,6 +38,9 @@ export interface PlanOptions {
   memoryBytes?: number;
   /** storage of the frozen base weights; default f32 (what EnginePolicy uses unless told otherwise) */
   weightDtype?: WeightDtype;
+  /** tokens of the longest first prompt, counted with the model's tokenizer (promptBaseTokens); default: an
+   *  estimate (PROMPT_BASE_TOKENS) */
+  promptBaseTokens?: number;
 }
 
 export interface PlanSuggestion {
@@ -82,11 +93,42 @@ function messagesBefore(config: ExperimentConfig): { lastPrompt: number; row: nu
   return { lastPrompt: 0, row: 1, trained: 1 };
 }
 
-/** One step's workload as EnginePolicy runs it (the largest decode call and gradient chunk of the step). */
-export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDtype: WeightDtype): MemoryShape {
+/**
+ * Tokens of the longest chat before its first message (system prompt, the question, template markup, the
+ * generation prompt) over `problems`, rendered as the trainer renders them (protocol/episode.ts chatFor) and
+ * counted with the model's tokenizer: for each agent that starts a chat, with an empty plan for the reasoning agent
+ * (the plan is counted as a message). 0 when there are no problems.
+ */
+export function promptBaseTokens(config: ExperimentConfig, tokenizer: ChatTokenizer, problems: readonly Problem[]): number {
+  let most = 0;
+  const count = (chat: ChatMessage[]) => tokenizer.encode(tokenizer.applyChatTemplate(chat, { addGenerationPrompt: true })).length;
+  for (const p of problems) {
+    const plain = promptsFor(config.prompts, config.mode, p.task);
+    const prompts = config.metaActions === 'json' ? jsonActionPrompts(plain, config.prompts) : plain;
+    const q = p.question;
+    if (isTwoAgent(config)) {
+      most = Math.max(most,
+        count([{ role: 'system', content: prompts.metaSystem }, { role: 'user', content: prompts.metaUser(q, p) }]),
+        count([{ role: 'system', content: prompts.reasoningSystem }, { role: 'user', content: prompts.reasoningUser(q, '', p) }]));
+    } else {
+      most = Math.max(most, count([{ role: 'system', content: prompts.singleSystem }, { role: 'user', content: prompts.singleUser(q, p) }]));
+    }
+  }
+  return most;
+}
+
+/** Held-out problems one evaluation decodes: evalSize, or (0 = the whole set, of unknown size here) a full batch. */
+function evalProblems(config: ExperimentConfig): number {
+  return config.evalSize > 0 ? config.evalSize : MAX_DECODE_BATCH;
+}
+
+/** One step's workload as EnginePolicy runs it (the largest decode call of the rollout and of the held-out
+ *  evaluation, which the trainer runs on the last step and every evalEvery steps, and the largest gradient chunk).
+ *  `measuredBase`: promptBaseTokens when the tokenizer is at hand. */
+export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDtype: WeightDtype, measuredBase?: number): MemoryShape {
   const adapters = adapterNames(config).length;
   const context = model.maxPositionEmbeddings;
-  const base = config.prompts === 'tiny' ? TINY_PROMPT_BASE_TOKENS : PROMPT_BASE_TOKENS;
+  const base = measuredBase !== undefined && measuredBase > 0 ? measuredBase : config.prompts === 'tiny' ? TINY_PROMPT_BASE_TOKENS : PROMPT_BASE_TOKENS;
   const m = messagesBefore(config);
   const N = config.maxTokensPerTurn;
   // the last message's prompt: every earlier message at full length, up to the prompt cap and the context
@@ -94,6 +136,8 @@ export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDt
   const newTokens = Math.max(1, Math.min(N, context - promptTokens));
   const rollouts = config.problemsPerStep * config.groupSize;
   const sequences = Math.min(MAX_DECODE_BATCH, rollouts);
+  // the evaluation: greedy, one episode per held-out problem, every prompt distinct, decoded MAX_DECODE_BATCH at once
+  const evalSequences = Math.min(MAX_DECODE_BATCH, evalProblems(config));
   // rows: one per trained agent and episode (shared multi-turn / single-turn: both agents' conversations)
   const trainedAgents = config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
   const rows = rollouts * trainedAgents;
@@ -107,6 +151,7 @@ export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDt
     weightDtype,
     training,
     decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens },
+    evalDecode: { sequences: evalSequences, uniquePrompts: evalSequences, promptTokens, newTokens },
     gradient: { sequences: chunkRows, tokens: rowTokens, selected: chunkRows * Math.min(rowTokens - 1, m.trained * (N + 1)) },
   };
 }
@@ -147,7 +192,7 @@ interface Change {
 }
 
 /** Single changes of a config: f16 weights, a smaller group, shorter messages, fewer problems per step, fewer
- *  LoRA targets, a shorter prompt cap, fewer rounds. */
+ *  LoRA targets, a shorter prompt cap, fewer held-out problems, fewer rounds. */
 function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: PlanBackend): Change[] {
   const out: Change[] = [];
   if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16')) out.push({ set: {}, weightDtype: 'f16', cost: 1 });
@@ -156,6 +201,7 @@ function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: Plan
   for (const [p, k] of halvings(c.problemsPerStep, 1)) out.push({ set: { problemsPerStep: p }, cost: k });
   if (c.finetune === 'lora' && c.loraTargets.length > 2) out.push({ set: { loraTargets: ['q_proj', 'v_proj'] }, cost: 1 });
   for (const [p, k] of halvings(c.maxPromptTokens, 256)) out.push({ set: { maxPromptTokens: p }, cost: k });
+  for (const [e, k] of halvings(evalProblems(c), 8)) out.push({ set: { evalSize: e }, cost: k });
   if (c.mode === 'multi-turn') for (const [t, k] of halvings(c.maxTurns, 1)) out.push({ set: { maxTurns: t }, cost: k });
   return out;
 }
@@ -171,11 +217,11 @@ function flagsOf(set: Record<string, unknown>, weightDtype?: WeightDtype): strin
  * peak, i.e. the least cut); when none fits alone, the change that saves the most bytes per unit of cost is kept
  * and the search goes on from there (at most 8 rounds).
  */
-function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtype, backend: PlanBackend, limit: number): PlanSuggestion | null {
+function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtype, backend: PlanBackend, limit: number, base?: number): PlanSuggestion | null {
   let set: Record<string, unknown> = {};
   let weightDtype = dtype;
   let current = config;
-  let currentTotal = planMemory(model, backendShape(stepShape(config, model, dtype), backend)).bytes.total;
+  let currentTotal = planMemory(model, backendShape(stepShape(config, model, dtype, base), backend)).bytes.total;
   for (let round = 0; round < 8; round++) {
     const tried: Array<Change & { total: number; config: ExperimentConfig }> = [];
     for (const change of candidateChanges(current, weightDtype, backend)) {
@@ -186,7 +232,7 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
         continue; // a change the config does not allow (e.g. fewer rollouts than mini-batches)
       }
       const d = change.weightDtype ?? weightDtype;
-      tried.push({ ...change, config: c, total: planMemory(model, backendShape(stepShape(c, model, d), backend)).bytes.total });
+      tried.push({ ...change, config: c, total: planMemory(model, backendShape(stepShape(c, model, d, base), backend)).bytes.total });
     }
     const fitting = tried.filter((t) => t.total <= limit).toSorted((a, b) => a.cost - b.cost || b.total - a.total);
     if (fitting.length > 0) {
@@ -209,14 +255,14 @@ export function planConfig(config: ExperimentConfig, model: { config: ModelConfi
   const weightDtype = options.weightDtype ?? 'f32';
   if (!dtypesFor(options.backend).includes(weightDtype)) throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
   if (config.finetune === 'full' && weightDtype !== 'f32') throw new Error(`plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`);
-  const shape = backendShape(stepShape(config, model.config, weightDtype), options.backend);
+  const shape = backendShape(stepShape(config, model.config, weightDtype, options.promptBaseTokens), options.backend);
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
   const fits = limit === null ? null : mem.bytes.total <= limit;
   const plan: Plan = { model: model.name, parameters: mem.parameters, weightDtype, bytes: mem.bytes, limit, fits, suggestion: null, shape };
   if (limit === null) plan.note = 'the WebGPU adapter\'s memory is only known in the page: pass --memory BYTES';
   else if (!fits) {
-    plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit);
+    plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit, options.promptBaseTokens);
     if (!plan.suggestion) plan.note = `no nearby config fits ${limit} bytes: the weights alone take ${mem.bytes.weights} bytes; pick a smaller model`;
   }
   return plan;

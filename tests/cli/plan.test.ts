@@ -7,6 +7,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBytes } from '../../src/cli/plan.ts';
+import { loadConfigProblems } from '../../src/cli/setup.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { chatFor } from '../../src/rl/protocol/episode.ts';
+import { promptsFor } from '../../src/rl/prompts/index.ts';
+import { freshEpisodes } from '../../src/rl/train/episodes.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
@@ -20,6 +27,7 @@ interface PlanJson {
   suggestion: { set: Record<string, unknown>; weightDtype?: string; total: number; flags: string } | null;
   limit: number | null;
   weightDtype: string;
+  shape: { decode: { sequences: number; promptTokens: number }; evalDecode?: { sequences: number; uniquePrompts: number; promptTokens: number } };
 }
 
 function plan(...args: string[]): PlanJson {
@@ -94,6 +102,32 @@ describe('rema plan', () => {
     const cpu = rema('--preset', 'tiny-default', '--backend', 'cpu', '--weight-dtype', 'f16');
     expect(cpu.status).toBe(1);
     expect(cpu.stderr).toMatch(/the cpu backend stores weights as f32 only/);
+  });
+
+  it('counts the prompts with the model\'s own tokenizer when it is on disk (a byte-level vocabulary)', async () => {
+    const fixture = 'tests/fixtures/hf/tiny-smollm2-instruct';
+    const sets = ['--set', 'modelSource=local', '--set', `model=${fixture}`, '--set', 'maxTurns=1', '--set', 'maxTokensPerTurn=32', '--set', 'maxPromptTokens=4096'];
+    const p = plan('--preset', 'math133-smollm360m', ...sets);
+    // the trainer's first prompt of every problem (meta agent: system + question), through the fixture's tokenizer
+    const config = { ...getPreset('math133-smollm360m'), maxTurns: 1, maxTokensPerTurn: 32, maxPromptTokens: 4096 };
+    const tokenizer = await loadHfTokenizer(directoryFileSource(join(root, fixture)));
+    const { train, eval: held } = await loadConfigProblems(config);
+    const prompts = promptsFor(config.prompts, config.mode, 'math');
+    const longest = Math.max(...freshEpisodes([...train, ...held], 1, 'two-agent').map((e) =>
+      tokenizer.encode(tokenizer.applyChatTemplate(chatFor(e, 'meta', prompts), { addGenerationPrompt: true })).length));
+    expect(longest).toBeGreaterThan(256 + 32); // the estimate (256 tokens before the first message) falls short here
+    // the reasoning agent's prompt also holds the plan (32 tokens); the fixture's context is 2,048 tokens
+    expect(p.shape.decode.promptTokens).toBeGreaterThanOrEqual(Math.min(longest, 2047));
+    expect(p.shape.decode.promptTokens).toBeLessThanOrEqual(Math.min(1.5 * longest + 32, 2047));
+  });
+
+  it('sizes the held-out evaluation: evalSize distinct prompts decoded together, a phase of its own', () => {
+    const small = plan('--preset', 'math133-qwen0.5b', '--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'evalSize=8');
+    const big = plan('--preset', 'math133-qwen0.5b', '--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'evalSize=48');
+    expect(small.shape.decode.sequences).toBe(2);
+    expect(big.shape.evalDecode).toEqual(expect.objectContaining({ sequences: 48, uniquePrompts: 48 }));
+    expect(big.bytes.total).toBeGreaterThan(small.bytes.total);
+    expect(big.bytes.kv_cache).toBe(6 * small.bytes.kv_cache); // 48 rows of cache instead of 8
   });
 
   it('parses byte sizes', () => {

@@ -1,7 +1,8 @@
 // The planner from a config (src/rl/plan.ts) against real trainer steps on the real engine: the embedded tiny
 // model with its tokenizer, the tiny-default protocol (multi-turn ReMA) and VRP_RL, on the CPU backend. The plan
 // sizes the step's worst case (every message at its token cap, every prompt at its longest), so its total must
-// bound the allocation ledger's measured peak, and stay near it (within 2.5x: the real messages stop early).
+// bound the allocation ledger's measured peak, and stay near it (within 2.5x: the real messages stop early),
+// also when the step ends with a held-out evaluation of more problems than the rollout's group.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
@@ -15,13 +16,14 @@ import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
 import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
 
-async function measuredPeak(config: ExperimentConfig): Promise<{ peak: number; planned: number }> {
+async function measuredPeak(config: ExperimentConfig, evalCount = 8): Promise<{ peak: number; planned: number }> {
   const source = directoryFileSource(TINY_MODEL_DIR);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
   const backend = new CpuBackend();
   const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, seed: 0 });
   const problems = tinyArithProblems({ split: 'train', count: 8, seed: 7 });
-  const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
+  const held = tinyArithProblems({ split: 'train', count: evalCount, seed: 11 });
+  const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: held });
   await trainer.step();
   const plan = planConfig(config, { config: checkpoint.config, name: 'tiny-rema' }, { backend: 'cpu' });
   return { peak: backend.ledger().peakBytes, planned: plan.bytes.total };
@@ -33,6 +35,17 @@ describe('planConfig vs a real trainer step', () => {
     ['tiny-default with 2 mini-batches and 3 rounds', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4, miniBatches: 2, maxTurns: 3 }],
     ['vrp-rl', { preset: 'vrp-rl', problemsPerStep: 2, groupSize: 4, prompts: 'tiny' }],
   ];
+  it('a held-out evaluation of 64 problems after a step of 1 problem x G 4: the plan bounds the ledger peak', async () => {
+    // the last step evaluates: 64 distinct prompts decoded together, 16 times the rollout's 4 sequences
+    const config: ExperimentConfig = { ...getPreset('tiny-default'), evalEvery: 1, evalBeforeTrain: false, steps: 1, problemsPerStep: 1, groupSize: 4, miniBatches: 4, evalSize: 64 };
+    const { peak, planned } = await measuredPeak(config, 64);
+    const { peak: trainingOnly } = await measuredPeak({ ...config, evalSize: 1 }, 1);
+    console.info(`with the evaluation: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); without: ledger peak ${trainingOnly} B`);
+    expect(peak).toBeGreaterThan(trainingOnly); // the evaluation is the step's peak
+    expect(planned).toBeGreaterThanOrEqual(peak);
+    expect(planned).toBeLessThanOrEqual(1.15 * peak); // greedy messages of the tiny model run near their caps
+  });
+
   it.each(cases)('%s: the plan bounds the ledger peak', async (_label, { preset, ...over }) => {
     const config: ExperimentConfig = { ...getPreset(preset), evalEvery: 0, evalBeforeTrain: false, steps: 1, ...over };
     const { peak, planned } = await measuredPeak(config);
