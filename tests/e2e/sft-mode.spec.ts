@@ -9,22 +9,23 @@ import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
 
 declare global {
   interface Window {
-    __workerEvents: WorkerEvent[];
+    recordedWorkerEvents: WorkerEvent[];
   }
 }
 
-const events = (page: Page) => page.evaluate(() => window.__workerEvents.filter((e) => e.type.startsWith('sft') || e.type === 'followed'));
+const events = (page: Page) => page.evaluate(() => window.recordedWorkerEvents.filter((e) => e.type.startsWith('sft') || e.type === 'followed'));
+const chat = (q: string, a: string) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });
 const graded = (es: WorkerEvent[]): FollowedRollout[] => es.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout] : []));
 
 test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the SFT model', async ({ page }, info) => {
   await page.addInitScript(() => {
-    window.__workerEvents = [];
+    window.recordedWorkerEvents = [];
     const Original = window.Worker;
     window.Worker = class extends Original {
       constructor(url: string | URL, options?: WorkerOptions) {
         super(url, options);
         this.addEventListener('message', (e: MessageEvent<WorkerEvent>) => {
-          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'phase' && e.data.type !== 'step') window.__workerEvents.push(e.data);
+          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'phase' && e.data.type !== 'step') window.recordedWorkerEvents.push(e.data);
         });
       }
     };
@@ -79,7 +80,6 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
   // a chat JSONL file the user picks: a bad line is named, a good file trains
   await waitForReady(page);
   await page.getByTestId('sft-data-file').check();
-  const chat = (q: string, a: string) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });
   await page.getByTestId('sft-file').setInputFiles({ name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${chat('1+1?', '2')}\n{"messages": 3}\n`) });
   await page.getByTestId('sft-steps').fill('1');
   await page.getByTestId('sft-run').click();
