@@ -1,5 +1,5 @@
-// bench:gpu — the engine on a real GPU (Dawn in Node), executing every kernel: what issue 12's "On a real GPU"
-// section asks for, in one run of a few minutes, written to bench/results/gpu-real.json.
+// bench:gpu — the engine on a real GPU (Dawn in Node), executing every kernel: decode speed, matmul tiles, a GRPO
+// step, memory and dispatches per kernel on real hardware, in one run of a few minutes, written to bench/results/gpu-real.json.
 //   npm run bench:gpu                       Qwen2.5-0.5B and 1.5B shapes (random weights made in-process)
 //   npm run bench:gpu -- --smoke            tiny shapes on any adapter (SwiftShader): checks the script end to end
 //   npm run bench:gpu -- --peak-gbs 4800    the device's memory bandwidth (GB/s), for the fraction of the limit

@@ -1,4 +1,4 @@
-// Start-up time of the playground page (issue 17 item 4): `npm start`'s vite dev server (or, with --built, the
+// Start-up time of the playground page: `npm start`'s vite dev server (or, with --built, the
 // page built by `vite build` and served by `vite preview`), warmed by one load, then N fresh page loads in
 // Debian's Chromium (a new browser context each: empty IndexedDB and HTTP cache, as a newcomer), each waiting until
 // Train is enabled and a rollout is on screen. Reads the page's start-up marks (src/app/util/startup-marks.ts, ms

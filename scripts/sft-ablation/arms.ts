@@ -1,4 +1,4 @@
-// The "meta-thinking SFT then RL vs CoT SFT then RL" ablation on the embedded model (issue 14; paper Sec. 4.2.1,
+// The "meta-thinking SFT then RL vs CoT SFT then RL" ablation on the embedded model (paper Sec. 4.2.1,
 // Fig. 3): where its files live and what each arm runs. Shared by run.ts (which trains) and report.ts (which reads
 // the results), so both agree on the settings and the folders.
 //   base   scripts/tiny/pretrain.ts --mix direct: the tiny architecture trained from random weights on the task's

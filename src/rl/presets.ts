@@ -114,7 +114,7 @@ const ABLATION_SEPARATE_PARAMS: ExperimentConfig = {
 };
 
 /**
- * The embedded default (issue 4): the tiny model on the tiny arithmetic task, multi-turn ReMA, 8 problems x
+ * The embedded default: the tiny model on the tiny arithmetic task, multi-turn ReMA, 8 problems x
  * group 8 per step, sized so a step takes seconds on a 2-core CPU and a few minutes show a rising curve.
  * 128 held-out problems per eval (about 10 s each on the CPU) keep the eval's noise to about ±4 points, so a
  * gain of 15 points stands out of it; the model card's "RL" section has the measured runs.
@@ -130,7 +130,7 @@ const TINY_DEFAULT: ExperimentConfig = {
   lr: 1e-3,
   // the model card's and tests/rl/learning.test.ts's recorded runs were measured before the code's group
   // statistics (rows without trained tokens counted) and overflow answer ("" after a cut-short episode) became the
-  // default; kept on the earlier behaviour so those numbers still reproduce. The other issue-14 defaults change
+  // default; kept on the earlier behaviour so those numbers still reproduce. The other defaults taken from the code change
   // nothing here (no KL, no entropy bonus, temperature 1, the embedded tokenizer's eos is its <|im_end|>).
   groupStatsRows: 'trained',
   overflowAnswer: 'previous',

@@ -1,4 +1,4 @@
-// Start-up time (issue 17 item 4), logged from the page's own performance marks (src/app/util/startup-marks.ts):
+// Start-up time, logged from the page's own performance marks (src/app/util/startup-marks.ts):
 // when Train is enabled and when the first rollout is on screen, in ms since navigation. Asserted only loosely
 // (the 2-core test machine runs other work); bench/browser/startup.ts measures the median on the dev server.
 import { expect, test } from '@playwright/test';
