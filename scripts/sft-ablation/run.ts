@@ -2,7 +2,7 @@
 // a child process), then per arm and seed an SFT run and an RL run from its model, and copies each run's small
 // files (config, SFT settings, metrics, evals) to results/sft-ablation/<arm>/seed-<s>/. A finished step is skipped
 // and a killed run resumes from its checkpoint, so the script can be re-run. report.ts writes docs/sft-ablation.md.
-//   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--budgets short,long] [--arms meta,cot] [--seeds 0,1,2]
+//   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--budgets short,long] [--arms meta,cot] [--seeds 0,1,2,3,4]
 // (two processes with one arm each run the arms side by side.)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { getPreset } from '../../src/rl/presets.ts';
 import { ARMS, BASE_ARGS, BASE_DIR, BUDGETS, REPO, RL_MODE, RL_SET, SFT_PRESET, SFT_SET, resultDir, rlDir, sftDir, type Arm, type Budget } from './arms.ts';
 
 const { values } = parseArgs({
-  options: { budgets: { type: 'string', default: BUDGETS.join(',') }, arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2' } },
+  options: { budgets: { type: 'string', default: BUDGETS.join(',') }, arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2,3,4' } },
 });
 process.chdir(REPO);
 useThreads('1');
