@@ -60,7 +60,7 @@ export function createSftSlice(ctx: StoreContext): StateCreator<PlaygroundState,
           void persist(ctx, (db) => db.put(stopped));
         }
         set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
-        ctx.client.send({ type: 'sftAdopt', config: get().config });
+        ctx.client.send({ type: 'sftAdopt', config: get().config, run: ++ctx.run });
       },
       internal_sftEvent(e: WorkerEvent) {
         const sft = get().sft;

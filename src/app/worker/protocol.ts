@@ -145,8 +145,8 @@ export type WorkerRequest =
   | { type: 'sft'; requestId: number; settings: SftPageSettings }
   /** stop the SFT run after its current step (its weights so far are kept) */
   | { type: 'sftStop' }
-  /** the SFT'd weights become the loaded model; a new RL run with `config` starts from them (step 0) */
-  | { type: 'sftAdopt'; config: ExperimentConfig };
+  /** the SFT'd weights become the loaded model; a new RL run with `config` (the page's run `run`, as reset) starts from them (step 0) */
+  | { type: 'sftAdopt'; config: ExperimentConfig; run?: number };
 
 /** What the page's SFT mode trains on and how long (src/rl/sft.ts's loop on the loaded model). */
 export interface SftPageSettings {

@@ -89,7 +89,7 @@ export function sftAdoptRequest(s: SessionState, request: Extract<WorkerRequest,
       const config = validateConfig(request.config, 'config', undefined);
       busy('loading');
       s.loaded = { ...s.loaded, checkpoint: { ...s.loaded.checkpoint, weights: result.weights }, model: { ...s.loaded.model, name: result.label } };
-      s.active = await buildTrainer(s, config, busy);
+      s.active = { ...(await buildTrainer(s, config, busy)), ...(request.run !== undefined ? { run: request.run } : {}) };
       s.emit({ type: 'sftAdopted', checksum: weightsChecksum(s.loaded.checkpoint.weights), model: s.loaded.model });
       emitFrozen(s);
       s.emit({ type: 'phase', step: 0, phase: 'new run from the SFT model' });
