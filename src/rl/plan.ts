@@ -17,8 +17,8 @@ import { isTwoAgent } from './train/episodes.ts';
 
 export type PlanBackend = 'webgpu' | 'wasm' | 'cpu';
 
-/** EnginePolicy's defaults (engine-policy.ts): sequences decoded together, rows per gradient chunk. */
-const MAX_DECODE_BATCH = 64;
+/** EnginePolicy's default rows per gradient chunk (engine-policy.ts); the sequences decoded together are
+ *  config.decodeBatch. */
 const MAX_BATCH_TOKENS = 4096;
 /** Tokens of a chat before its first message: system prompt, question, template markup, when they cannot be
  *  counted with the model's tokenizer (promptBaseTokens): an estimate for MATH questions with the code / paper
@@ -119,7 +119,7 @@ export function promptBaseTokens(config: ExperimentConfig, tokenizer: ChatTokeni
 
 /** Held-out problems one evaluation decodes: evalSize, or (0 = the whole set, of unknown size here) a full batch. */
 function evalProblems(config: ExperimentConfig): number {
-  return config.evalSize > 0 ? config.evalSize : MAX_DECODE_BATCH;
+  return config.evalSize > 0 ? config.evalSize : config.decodeBatch;
 }
 
 /** One step's workload as EnginePolicy runs it (the largest decode call of the rollout and of the held-out
@@ -135,9 +135,9 @@ export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDt
   const promptTokens = Math.max(1, Math.min(config.maxPromptTokens, base + m.lastPrompt * N, context - 1));
   const newTokens = Math.max(1, Math.min(N, context - promptTokens));
   const rollouts = config.problemsPerStep * config.groupSize;
-  const sequences = Math.min(MAX_DECODE_BATCH, rollouts);
-  // the evaluation: greedy, one episode per held-out problem, every prompt distinct, decoded MAX_DECODE_BATCH at once
-  const evalSequences = Math.min(MAX_DECODE_BATCH, evalProblems(config));
+  const sequences = Math.min(config.decodeBatch, rollouts);
+  // the evaluation: greedy, one episode per held-out problem, every prompt distinct, decoded decodeBatch at once
+  const evalSequences = Math.min(config.decodeBatch, evalProblems(config));
   // rows: one per trained agent and episode (shared multi-turn / single-turn: both agents' conversations)
   const trainedAgents = config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
   const rows = rollouts * trainedAgents;
@@ -187,14 +187,17 @@ function halvings(from: number, min: number): Array<[number, number]> {
 interface Change {
   set: Record<string, unknown>;
   weightDtype?: WeightDtype;
-  /** how far from the config: 1 per halving of a size, 1 for f16 weights or fewer LoRA targets */
+  /** how far from the config: 1 per halving of a size (a half for decodeBatch), 1 for f16 weights or fewer LoRA targets */
   cost: number;
 }
 
-/** Single changes of a config: f16 weights, a smaller group, shorter messages, fewer problems per step, fewer
+/** Single changes of a config: fewer sequences decoded at once (the same rollouts, only slower: half the cost of
+ *  any other change per halving), f16 weights, a smaller group, shorter messages, fewer problems per step, fewer
  *  LoRA targets, a shorter prompt cap, fewer held-out problems, fewer rounds. */
 function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: PlanBackend): Change[] {
   const out: Change[] = [];
+  const decoded = Math.min(c.decodeBatch, Math.max(c.problemsPerStep * c.groupSize, evalProblems(c)));
+  for (const [b, k] of halvings(decoded, 1)) out.push({ set: { decodeBatch: b }, cost: k / 2 });
   if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16')) out.push({ set: {}, weightDtype: 'f16', cost: 1 });
   for (const [g, k] of halvings(c.groupSize, 2)) out.push({ set: { groupSize: g }, cost: k });
   for (const [n, k] of halvings(c.maxTokensPerTurn, 32)) out.push({ set: { maxTokensPerTurn: n }, cost: k });

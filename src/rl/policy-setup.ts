@@ -66,6 +66,7 @@ export function policyForConfig(config: ExperimentConfig, model: LoadedWeights):
     training: trainingSetup(config),
     optimizer: optimizerSetup(config),
     seed: model.seed ?? config.seed,
+    maxDecodeBatch: config.decodeBatch,
     ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
     ...(model.baseDtype !== undefined ? { baseDtype: model.baseDtype } : {}),
   });

@@ -155,8 +155,10 @@ const TINY_JSON_ACTIONS: ExperimentConfig = {
 /**
  * The 133-sample MATH ablation set (paper Fig. 6) with a real instruct model, sized for a laptop: 8 problems x
  * group 8 per step, 3 rounds of at most 256 tokens per message, LoRA r 8 on every projection, the paper's 4
- * mini-batches, greedy held-out accuracy on 50 MATH500 problems every 10 of 50 steps. `rema plan --preset
- * math133-qwen0.5b` sizes it before anything is downloaded. The learning rate is a starting point for LoRA RL on
+ * mini-batches, greedy held-out accuracy on 50 MATH500 problems every 10 of 50 steps, 32 sequences decoded at once
+ * (16 for SmolLM2-360M's larger KV cache) so that every math133 preset fits WebAssembly's 4 GiB with f16 / bf16
+ * weights (`rema plan --preset math133-qwen0.5b --backend wasm --weight-dtype f16` sizes it before anything is
+ * downloaded). The learning rate is a starting point for LoRA RL on
  * a 0.5B model, not a tuned value.
  */
 /** What the math133 presets share: Qwen2.5-0.5B-Instruct, the 133 set, 50 steps of 8 problems x G 8, 4 mini-batches, MATH500 subset. */
@@ -173,6 +175,7 @@ const MATH133_LAPTOP = {
   lr: 2e-5,
   miniBatches: 4,
   evalEvery: 10,
+  decodeBatch: 32,
 } as const satisfies Partial<ExperimentConfig>;
 
 const MATH133_QWEN05B: ExperimentConfig = {
@@ -269,7 +272,7 @@ export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
   'paper-mrp-rl-7b': PAPER_MRP_RL_7B,
   'math133-qwen0.5b': MATH133_QWEN05B,
   'math133-vrp-rl': MATH133_VRP_RL,
-  'math133-smollm360m': { ...MATH133_QWEN05B, name: 'math133-smollm360m', model: SMOLLM2_360M },
+  'math133-smollm360m': { ...MATH133_QWEN05B, name: 'math133-smollm360m', model: SMOLLM2_360M, decodeBatch: 16 },
   'math133-vrp-rl-smollm360m': { ...MATH133_VRP_RL, name: 'math133-vrp-rl-smollm360m', model: SMOLLM2_360M },
 };
 

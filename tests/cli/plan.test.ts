@@ -1,6 +1,7 @@
 // `rema plan` end to end (real child processes, an empty hub cache, offline): the acceptance check on
 // math133-qwen0.5b (494,032,768 parameters, the JSON keys), the WASM 4 GiB limit and --memory, a suggestion
-// that really fits when applied, WebGPU without --memory, f16 weights, and bad input named by its flag.
+// that really fits when applied, WebGPU without --memory, f16 weights, the math133 presets within 4 GiB (decodeBatch),
+// and bad input named by its flag.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,8 @@ function plan(...args: string[]): PlanJson {
 
 describe('rema plan', () => {
   it('math133-qwen0.5b offline: Qwen2.5-0.5B-Instruct\'s 494,032,768 parameters, bytes by category, fits, suggestion', () => {
-    const p = plan('--preset', 'math133-qwen0.5b');
+    // all 64 rollouts decoded at once (the preset decodes 32 at a time)
+    const p = plan('--preset', 'math133-qwen0.5b', '--set', 'decodeBatch=64');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['parameters', 'bytes', 'fits', 'suggestion']));
     expect(p.parameters).toBe(494_032_768);
     expect(Object.keys(p.bytes)).toEqual(['weights', 'lora', 'optimizer', 'kv_cache', 'activations', 'total']);
@@ -59,18 +61,18 @@ describe('rema plan', () => {
     // with bf16 / f16 base weights it fits as it is: the prefill runs in passes of at most 2,048 prompt tokens
     // (one 1,536-token prompt at a time), not all 64 prompts at once
     for (const dtype of ['bf16', 'f16']) {
-      const half = plan('--preset', 'math133-qwen0.5b', '--weight-dtype', dtype);
+      const half = plan('--preset', 'math133-qwen0.5b', '--set', 'decodeBatch=64', '--weight-dtype', dtype);
       expect(half.fits, dtype).toBe(true);
       expect(half.bytes.total).toBeLessThanOrEqual(half.limit!);
     }
   });
 
   it('the suggestion fits when applied, and --memory sets the limit', () => {
-    const p = plan('--preset', 'math133-qwen0.5b', '--memory', '4GiB');
+    const p = plan('--preset', 'math133-qwen0.5b', '--set', 'decodeBatch=64', '--memory', '4GiB');
     expect(p.limit).toBe(4 * 1024 ** 3);
     expect(p.fits).toBe(false);
     const flags = p.suggestion!.flags.split(' ');
-    const applied = plan('--preset', 'math133-qwen0.5b', '--memory', '4GiB', ...flags);
+    const applied = plan('--preset', 'math133-qwen0.5b', '--set', 'decodeBatch=64', '--memory', '4GiB', ...flags);
     expect(applied.fits).toBe(true);
     expect(applied.bytes.total).toBe(p.suggestion!.total);
     expect(applied.suggestion).toBeNull();
@@ -122,12 +124,36 @@ describe('rema plan', () => {
   });
 
   it('sizes the held-out evaluation: evalSize distinct prompts decoded together, a phase of its own', () => {
-    const small = plan('--preset', 'math133-qwen0.5b', '--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'evalSize=8');
-    const big = plan('--preset', 'math133-qwen0.5b', '--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'evalSize=48');
+    const sets = ['--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'decodeBatch=64'];
+    const small = plan('--preset', 'math133-qwen0.5b', ...sets, '--set', 'evalSize=8');
+    const big = plan('--preset', 'math133-qwen0.5b', ...sets, '--set', 'evalSize=48');
     expect(small.shape.decode.sequences).toBe(2);
     expect(big.shape.evalDecode).toEqual(expect.objectContaining({ sequences: 48, uniquePrompts: 48 }));
     expect(big.bytes.total).toBeGreaterThan(small.bytes.total);
     expect(big.bytes.kv_cache).toBe(6 * small.bytes.kv_cache); // 48 rows of cache instead of 8
+    // decodeBatch 16: the 48 held-out prompts are decoded 16 at a time
+    const capped = plan('--preset', 'math133-qwen0.5b', ...sets, '--set', 'evalSize=48', '--set', 'decodeBatch=16');
+    expect(capped.shape.evalDecode).toEqual(expect.objectContaining({ sequences: 16, uniquePrompts: 16 }));
+    expect(capped.bytes.kv_cache).toBe(2 * small.bytes.kv_cache);
+  });
+
+  it('every math133 preset fits WebAssembly\'s 4 GiB with f16 / bf16 weights; decoding all 64 rollouts at once, the suggestion is a smaller decodeBatch', () => {
+    for (const preset of ['math133-qwen0.5b', 'math133-vrp-rl', 'math133-smollm360m', 'math133-vrp-rl-smollm360m']) {
+      for (const dtype of ['f16', 'bf16']) {
+        const p = plan('--preset', preset, '--backend', 'wasm', '--weight-dtype', dtype);
+        expect(p.fits, `${preset} ${dtype}: ${p.bytes.total} B`).toBe(true);
+        expect(p.limit).toBe(4 * 1024 ** 3 - 256 * 1024 ** 2);
+        expect(p.shape.decode.sequences).toBeLessThan(64);
+      }
+    }
+    const all = plan('--preset', 'math133-smollm360m', '--set', 'decodeBatch=64');
+    expect(all.fits).toBe(false);
+    expect(all.shape.decode.sequences).toBe(64);
+    expect(all.suggestion!.set).toEqual({ decodeBatch: 16 });
+    expect(all.suggestion!.flags).toBe('--set decodeBatch=16');
+    const applied = plan('--preset', 'math133-smollm360m', '--set', 'decodeBatch=64', ...all.suggestion!.flags.split(' '));
+    expect(applied.fits).toBe(true);
+    expect(applied.bytes.kv_cache).toBe(all.bytes.kv_cache / 4);
   });
 
   it('parses byte sizes', () => {

@@ -40,6 +40,8 @@ interface Step {
   prefillTokens?: number;
   /** a held-out evaluation after the step: this many distinct prompts decoded greedily in one call */
   evalPrompts?: number;
+  /** EnginePolicy's maxDecodeBatch (config decodeBatch): most sequences decoded together */
+  decodeBatch?: number;
 }
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
@@ -56,6 +58,7 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
     ...(s.weightDtype !== undefined ? { baseDtype: s.weightDtype } : {}),
     ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
+    ...(s.decodeBatch !== undefined ? { maxDecodeBatch: s.decodeBatch } : {}),
   });
   const V = config.vocabSize;
   const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
@@ -92,9 +95,12 @@ function predict(config: ModelConfig, s: Step) {
     decode: {
       sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens,
       ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
+      ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}),
     },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
-    ...(s.evalPrompts !== undefined ? { evalDecode: { sequences: s.evalPrompts, uniquePrompts: s.evalPrompts, promptTokens: s.promptTokens, newTokens: s.newTokens } } : {}),
+    ...(s.evalPrompts !== undefined
+      ? { evalDecode: { sequences: s.evalPrompts, uniquePrompts: s.evalPrompts, promptTokens: s.promptTokens, newTokens: s.newTokens, ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}) } }
+      : {}),
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
   });
 }
@@ -116,6 +122,9 @@ const steps: Record<string, Step> = {
     problems: 1, group: 4, promptTokens: 30, newTokens: 30, rows: 2, rowTokens: 16, trained: 6, training: lora(4), evalPrompts: 24,
   },
   'full fine-tuning': { problems: 2, group: 2, promptTokens: 10, newTokens: 8, rows: 3, rowTokens: 24, trained: 10, training: { mode: 'full', adapters: 1 } },
+  'lora, 4 problems x G 4 and 12 held-out prompts decoded 5 at a time (decodeBatch)': {
+    problems: 4, group: 4, promptTokens: 30, newTokens: 40, rows: 2, rowTokens: 16, trained: 6, training: lora(4), evalPrompts: 12, decodeBatch: 5,
+  },
 };
 
 async function check(config: ModelConfig, weights: ModelWeights, s: Step): Promise<void> {
@@ -176,6 +185,18 @@ describe('planMemory vs the allocation ledger', () => {
     expect(withEval).toBeGreaterThan(1.15 * without); // the evaluation really is the step's peak
     const err = Math.abs(predict(qwen, s).bytes.total - withEval) / withEval;
     expect(err).toBeLessThanOrEqual(0.15);
+  });
+
+  it('decodeBatch below the batch: the plan saves what the ledger saves (KV cache and decode scratch of 5 sequences, not 16)', async () => {
+    const s = steps['lora, 4 problems x G 4 and 12 held-out prompts decoded 5 at a time (decodeBatch)'];
+    const { decodeBatch: _d, ...whole } = s;
+    const w = randomWeights(llama3, 2);
+    const [capped, all] = [await measure(llama3, w, s), await measure(llama3, w, whole)];
+    expect(capped).toBeLessThan(0.85 * all); // the cap really lowers the peak
+    const [pc, pa] = [predict(llama3, s), predict(llama3, whole)];
+    expect(pc.bytes.kv_cache).toBeLessThan(pa.bytes.kv_cache);
+    expect(Math.abs(pc.bytes.total - capped) / capped).toBeLessThanOrEqual(0.15);
+    expect(Math.abs((pa.bytes.total - pc.bytes.total) - (all - capped))).toBeLessThanOrEqual(0.15 * (all - capped));
   });
 
   it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {

@@ -2,7 +2,8 @@
 // model with its tokenizer, the tiny-default protocol (multi-turn ReMA) and VRP_RL, on the CPU backend. The plan
 // sizes the step's worst case (every message at its token cap, every prompt at its longest), so its total must
 // bound the allocation ledger's measured peak, and stay near it (within 2.5x: the real messages stop early),
-// also when the step ends with a held-out evaluation of more problems than the rollout's group.
+// also when the step ends with a held-out evaluation of more problems than the rollout's group, and when
+// decodeBatch splits the decode into smaller calls.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
@@ -44,6 +45,18 @@ describe('planConfig vs a real trainer step', () => {
     expect(peak).toBeGreaterThan(trainingOnly); // the evaluation is the step's peak
     expect(planned).toBeGreaterThanOrEqual(peak);
     expect(planned).toBeLessThanOrEqual(1.15 * peak); // greedy messages of the tiny model run near their caps
+  });
+
+  it('the same evaluation decoded 16 at a time (decodeBatch): the plan follows the smaller ledger peak within 15%', async () => {
+    const config: ExperimentConfig = {
+      ...getPreset('tiny-default'), evalEvery: 1, evalBeforeTrain: false, steps: 1, problemsPerStep: 1, groupSize: 4, miniBatches: 4, evalSize: 64, decodeBatch: 16,
+    };
+    const { peak, planned } = await measuredPeak(config, 64);
+    const uncapped = planConfig({ ...config, decodeBatch: 64 }, { config: (await loadHfCheckpoint(directoryFileSource(TINY_MODEL_DIR))).config, name: 'tiny-rema' }, { backend: 'cpu' });
+    console.info(`decodeBatch 16: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); planned at 64: ${uncapped.bytes.total} B`);
+    expect(uncapped.bytes.total).toBeGreaterThan(1.15 * peak); // the cap matters here
+    expect(planned).toBeGreaterThanOrEqual(peak);
+    expect(planned).toBeLessThanOrEqual(1.15 * peak);
   });
 
   it.each(cases)('%s: the plan bounds the ledger peak', async (_label, { preset, ...over }) => {

@@ -21,13 +21,16 @@ export type TrainingShape =
   | { mode: 'lora'; adapters: number; rank: number; targets: readonly string[] }
   | { mode: 'full'; adapters: number };
 
-/** One decodeBatch call: `sequences` decoded together, `uniquePrompts` of them prefilled (GRPO samples share
- *  their prompt), prompts left-padded to `promptTokens`, up to `newTokens` generated. */
+/** One generate call: `sequences` decoded, `uniquePrompts` of them prefilled (GRPO samples share their prompt,
+ *  each prompt's samples next to each other), prompts left-padded to `promptTokens`, up to `newTokens` generated;
+ *  split into decodeBatch calls of at most `decodeBatch` sequences. */
 export interface DecodeShape {
   sequences: number;
   uniquePrompts: number;
   promptTokens: number;
   newTokens: number;
+  /** most sequences decoded together (EnginePolicyOptions maxDecodeBatch, config decodeBatch); default: all */
+  decodeBatch?: number;
   /** padded prompt tokens per prefill pass (DecodeOptions / EnginePolicyOptions prefillTokens); default
    *  DEFAULT_PREFILL_TOKENS (model/generate.ts) */
   prefillTokens?: number;
@@ -168,6 +171,24 @@ export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
   return mergedAdapters(config, shape, persistent) === t.adapters;
 }
 
+/** The largest of the decodeBatch calls a generate call is split into (at most `decodeBatch` sequences each, in
+ *  order; a prompt's samples next to each other), by its peak floats. */
+function decodeCallFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null, fused: boolean): { cache: number; scratch: number } {
+  const B = d.sequences;
+  const cap = d.decodeBatch ?? B;
+  if (!(Number.isInteger(cap) && cap >= 1)) throw new Error(`planMemory: decode.decodeBatch must be a positive integer, got ${cap}`);
+  if (cap >= B) return decodeFloats(config, d, loraInDecode, fused);
+  const U = Math.max(1, Math.min(d.uniquePrompts, B));
+  const promptOf = (i: number) => Math.floor((i * U) / B);
+  let best = { cache: 0, scratch: 0 };
+  for (let start = 0; start < B; start += cap) {
+    const end = Math.min(B, start + cap);
+    const call = decodeFloats(config, { ...d, sequences: end - start, uniquePrompts: promptOf(end - 1) - promptOf(start) + 1 }, loraInDecode, fused);
+    if (call.cache + call.scratch > best.cache + best.scratch) best = call;
+  }
+  return best;
+}
+
 /** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
 function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null, fused: boolean): { cache: number; scratch: number } {
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
@@ -239,8 +260,8 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const merge = t.mode === 'lora' && mergedCount === t.adapters;
   const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? mergedCount * copyBytesOf(config, shape) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
-  const train = decodeFloats(config, shape.decode, loraInDecode, merge);
-  const held = shape.evalDecode ? decodeFloats(config, shape.evalDecode, loraInDecode, merge) : { cache: 0, scratch: 0 };
+  const train = decodeCallFloats(config, shape.decode, loraInDecode, merge);
+  const held = shape.evalDecode ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge) : { cache: 0, scratch: 0 };
   const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
   const dec = evalPeaks ? held : train;
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);

@@ -135,6 +135,7 @@ export class EnginePolicy implements TrainablePolicy {
     this.contextLength = config.maxPositionEmbeddings;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
+    if (!Number.isInteger(this.maxDecodeBatch) || this.maxDecodeBatch < 1) throw new Error(`createEnginePolicy: maxDecodeBatch must be a positive integer, got ${this.maxDecodeBatch}`);
     validateAdamW(opts.optimizer);
     if (training.mode === 'lora') {
       normalizeLoraTargets(training.targets);

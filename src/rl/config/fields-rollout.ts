@@ -33,6 +33,12 @@ export const ROLLOUT_FIELDS = {
     doc: 'Keep the k most likely tokens; 0 disables. Code: -1 (off).',
     ui: { group: 'Rollout', label: 'top-k', advanced: true, range: [0, 1000] },
   },
+  decodeBatch: {
+    kind: 'int', min: 1, default: 64,
+    doc: 'Most sequences generated at once (rollouts and held-out evaluation). Smaller bounds the KV cache and decode scratch at the cost of speed; the tokens do not depend on it (each sequence samples from its own seeded stream).',
+    details: 'Each generate call is split into calls of at most decodeBatch sequences (EnginePolicy maxDecodeBatch); every sequence draws its tokens from the stream of its index in the whole call, so the rollouts are the same for any decodeBatch (tests/rl/decode-batch.test.ts checks sampled and greedy rollouts on the CPU backend). `rema plan` counts the KV cache for decodeBatch sequences and suggests a smaller one first when a config does not fit.',
+    ui: { group: 'Rollout', label: 'decode batch', advanced: true, range: [1, 1024] },
+  },
 } as const satisfies Record<string, FieldDef>;
 
 export const ADVANTAGE_FIELDS = {
