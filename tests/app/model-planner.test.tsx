@@ -41,11 +41,15 @@ it('a catalog name typed as a repo id loads its repo; any other repo id loads as
 
 it('plans the chosen model with the current config before downloading: parameters, bytes, fits, suggestion', async () => {
   const { store } = await renderApp('planner');
-  await act(async () => store.getState().applyPreset('math133-qwen0.5b'));
+  // all 64 rollouts decoded at once (the preset decodes 32 at a time and fits)
+  await act(async () => {
+    store.getState().applyPreset('math133-qwen0.5b');
+    store.getState().setConfigField('decodeBatch', 64);
+  });
   fireEvent.change(screen.getByTestId('catalog-model'), { target: { value: 'qwen2.5-0.5b-instruct' } });
   expect(screen.getByTestId('planner-parameters').textContent).toContain('494,032,768 parameters');
-  // the same plan as rema plan --preset math133-qwen0.5b (wasm: WebAssembly's 4 GiB)
-  const config = getPreset('math133-qwen0.5b');
+  // the same plan as rema plan --preset math133-qwen0.5b --set decodeBatch=64 (wasm: WebAssembly's 4 GiB)
+  const config = { ...getPreset('math133-qwen0.5b'), decodeBatch: 64 };
   const plan = planConfig(config, modelConfigFor(config), { backend: 'wasm' });
   expect(plan.fits).toBe(false);
   expect(screen.getByTestId('planner').getAttribute('data-fits')).toBe('false');
