@@ -8,10 +8,10 @@
 // are not its last, which evaluates). Phases: the trainer's own times (rollout, reward,
 // old + ref log-probs = scoring, update), the update split into backward (gradient chunks) and optimiser (AdamW
 // steps) by timing the policy's two calls.
-// The preset does not fit WebAssembly's 4 GiB on this model (the planner says 8.8 GiB: 64 sequences decoded
-// together with prompts up to 1536 tokens): the planner's nearest config that fits is applied, and by default 4
-// problems per step instead of 8: the fixture's byte-level prompts are longer than the planner's estimate (the
-// suggestion alone ran out of the WASM heap here), and on 2 shared cores a full step takes hours. The 8-problem
+// When the config does not fit WebAssembly's 4 GiB on this model (before the preset set decodeBatch, the planner
+// said 8.8 GiB: 64 sequences decoded together with prompts up to 1536 tokens), the planner's nearest config that
+// fits is applied; by default 4 problems per step instead of 8: the fixture's byte-level prompts are longer than
+// the planner's estimate (a suggestion alone ran out of the WASM heap here), and on 2 shared cores a full step takes hours. The 8-problem
 // step is then computed from the measured one (each phase x 8, no batching gain assumed); `--set key=JSON`
 // overrides any field (--set problemsPerStep=8 measures the preset's).
 //   node --experimental-wasm-relaxed-simd --import tsx bench/math133-step.ts [--steps N] [--threads 1|2] [--set problemsPerStep=8]
