@@ -64,5 +64,9 @@ describe('config.decodeBatch', () => {
   it('refuses a cap below 1 or not an integer, naming the field', () => {
     expect(() => config(0)).toThrow(/decodeBatch/);
     expect(() => config(2.5)).toThrow(/decodeBatch/);
+    // past the validator (a hand-made config), the engine refuses it instead of looping forever
+    expect(() => policyForConfig({ ...config(3), decodeBatch: 0 }, { backend: new CpuBackend(), checkpoint, decoder: tokenizer })).toThrow(
+      'createEnginePolicy: maxDecodeBatch must be a positive integer, got 0',
+    );
   });
 });
