@@ -10,7 +10,15 @@ import type { WasmVariant } from '../src/engine/backends/wasm/loader.ts';
 /** FLOPs per token of a forward over sequences of T tokens (every position scored through the LM head):
  *  the projections, the MLP, causal attention (on average (T+1)/2 keys) and the LM head. */
 export function forwardFlopsPerToken(cfg: ModelConfig, T: number): number {
-  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh, numLayers: L, vocabSize: V } = cfg;
+  const {
+    hiddenSize: D,
+    intermediateSize: F,
+    numHeads: H,
+    numKvHeads: Hkv,
+    headDim: Dh,
+    numLayers: L,
+    vocabSize: V,
+  } = cfg;
   const projections = 2 * D * (H * Dh + 2 * Hkv * Dh) + 2 * H * Dh * D;
   const mlp = 3 * 2 * D * F;
   const attention = 4 * H * Dh * ((T + 1) / 2);
@@ -21,9 +29,13 @@ export function forwardFlopsPerToken(cfg: ModelConfig, T: number): number {
 export async function wasmKernelCeiling(variant: WasmVariant, clock: () => number): Promise<number> {
   const rt = await WasmRuntime.create(variant, 64 * 1024 * 1024);
   const n = 256;
-  const a = rt.heap.alloc(n * n * 4), b = rt.heap.alloc(n * n * 4), c = rt.heap.alloc(n * n * 4);
-  const ap = rt.heap.alloc(WasmRuntime.packABytes(n, n)), bp = rt.heap.alloc(WasmRuntime.packBytes(n, n));
-  const fa = rt.f32At(a, n * n), fb = rt.f32At(b, n * n);
+  const a = rt.heap.alloc(n * n * 4),
+    b = rt.heap.alloc(n * n * 4),
+    c = rt.heap.alloc(n * n * 4);
+  const ap = rt.heap.alloc(WasmRuntime.packABytes(n, n)),
+    bp = rt.heap.alloc(WasmRuntime.packBytes(n, n));
+  const fa = rt.f32At(a, n * n),
+    fb = rt.f32At(b, n * n);
   for (let i = 0; i < n * n; i++) {
     fa[i] = ((i * 7919) % 1000) / 1000 - 0.5;
     fb[i] = ((i * 104729) % 1000) / 1000 - 0.5;

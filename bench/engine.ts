@@ -32,17 +32,41 @@ const root = resolve(import.meta.dirname, '..');
 
 const presets: Record<string, ModelConfig> = {
   /** the shape of the playground's tiny default model */
-  tiny: tinyConfig({ hiddenSize: 96, intermediateSize: 264, numLayers: 3, numHeads: 4, numKvHeads: 2, headDim: 24, vocabSize: 512, maxPositionEmbeddings: 1024 }),
+  tiny: tinyConfig({
+    hiddenSize: 96,
+    intermediateSize: 264,
+    numLayers: 3,
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 24,
+    vocabSize: 512,
+    maxPositionEmbeddings: 1024,
+  }),
   /** a wider model where matmuls dominate */
-  small: tinyConfig({ hiddenSize: 256, intermediateSize: 704, numLayers: 4, numHeads: 8, numKvHeads: 2, headDim: 32, vocabSize: 4096, maxPositionEmbeddings: 1024 }),
+  small: tinyConfig({
+    hiddenSize: 256,
+    intermediateSize: 704,
+    numLayers: 4,
+    numHeads: 8,
+    numKvHeads: 2,
+    headDim: 32,
+    vocabSize: 4096,
+    maxPositionEmbeddings: 1024,
+  }),
 };
 
-interface BackendEntry { name: string; make: () => Promise<Backend>; presets: string[] }
+interface BackendEntry {
+  name: string;
+  make: () => Promise<Backend>;
+  presets: string[];
+}
 
 async function availableBackends(): Promise<BackendEntry[]> {
   const out: BackendEntry[] = [{ name: 'cpu-ts', make: async () => new CpuBackend(), presets: ['tiny'] }];
   if (existsSync(join(root, 'src/engine/backends/wasm.ts'))) {
-    const { WasmBackend } = (await import('../src/engine/backends/wasm.ts')) as { WasmBackend: { create(): Promise<Backend> } };
+    const { WasmBackend } = (await import('../src/engine/backends/wasm.ts')) as {
+      WasmBackend: { create(): Promise<Backend> };
+    };
     out.push({ name: 'wasm-simd', make: () => WasmBackend.create(), presets: quick ? ['tiny'] : ['tiny', 'small'] });
   }
   if (existsSync(join(root, 'src/engine/backends/webgpu.ts'))) {
@@ -50,7 +74,9 @@ async function availableBackends(): Promise<BackendEntry[]> {
     const found = await tryRequestDawnDevice();
     const fallback = found ? /fallback|swiftshader/i.test(found.description) : true;
     if (found && (!fallback || args.has('--webgpu'))) {
-      const { WebGpuBackend } = (await import('../src/engine/backends/webgpu.ts')) as { WebGpuBackend: { create(d: GPUDevice, o?: object): Backend } };
+      const { WebGpuBackend } = (await import('../src/engine/backends/webgpu.ts')) as {
+        WebGpuBackend: { create(d: GPUDevice, o?: object): Backend };
+      };
       out.push({
         name: `webgpu (${found.description})`,
         make: async () => WebGpuBackend.create(found.device, { adapterInfo: found.adapterInfo }),
@@ -75,7 +101,8 @@ async function timed(fn: () => Promise<unknown>, be: Backend): Promise<number> {
   return (performance.now() - t) / 1000;
 }
 
-const tokens = (n: number, seed: number, V: number) => Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + 3) % V);
+const tokens = (n: number, seed: number, V: number) =>
+  Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + 3) % V);
 
 async function benchModel(entry: BackendEntry, presetName: string) {
   const cfg = presets[presetName];
@@ -86,7 +113,10 @@ async function benchModel(entry: BackendEntry, presetName: string) {
     const w = { params: uploadParams(be, cfg, weights), lora: null };
     const T = quick ? 64 : 128;
     for (const B of [1, 8]) {
-      const batch = packSequences(Array.from({ length: B }, (_, b) => ({ tokens: tokens(T, b, cfg.vocabSize), positions: [T - 1] })), cfg.vocabSize);
+      const batch = packSequences(
+        Array.from({ length: B }, (_, b) => ({ tokens: tokens(T, b, cfg.vocabSize), positions: [T - 1] })),
+        cfg.vocabSize,
+      );
       const s = await median(() => timed(() => runSequences(be, cfg, w, batch, null), be));
       row[`prefill_tok_s_B${B}`] = Math.round((B * T) / s);
     }
@@ -95,11 +125,25 @@ async function benchModel(entry: BackendEntry, presetName: string) {
       const s = await median(async () => {
         let start = 0;
         let end = 0;
-        await decodeBatch(be, cfg, w, Array.from({ length: G }, () => tokens(16, 0, cfg.vocabSize)), (_b, logits) => {
-          let best = 0;
-          for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
-          return best;
-        }, { maxNewTokens: maxNew, onStep: () => { const now = performance.now(); if (start === 0) start = now; end = now; } });
+        await decodeBatch(
+          be,
+          cfg,
+          w,
+          Array.from({ length: G }, () => tokens(16, 0, cfg.vocabSize)),
+          (_b, logits) => {
+            let best = 0;
+            for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
+            return best;
+          },
+          {
+            maxNewTokens: maxNew,
+            onStep: () => {
+              const now = performance.now();
+              if (start === 0) start = now;
+              end = now;
+            },
+          },
+        );
         return (end - start) / 1000;
       });
       row[`decode_tok_s_G${G}`] = Math.round((G * (maxNew - 1)) / s);
@@ -112,25 +156,60 @@ async function benchModel(entry: BackendEntry, presetName: string) {
     const params = uploadParams(be, cfg, weights);
     const P = 32;
     const Tr = quick ? 32 : 64;
-    const batch = packSequences(Array.from({ length: 8 }, (_, b) => ({
-      tokens: tokens(P + Tr, b, cfg.vocabSize), positions: Array.from({ length: Tr }, (_i, i) => P + i),
-    })), cfg.vocabSize);
+    const batch = packSequences(
+      Array.from({ length: 8 }, (_, b) => ({
+        tokens: tokens(P + Tr, b, cfg.vocabSize),
+        positions: Array.from({ length: Tr }, (_i, i) => P + i),
+      })),
+      cfg.vocabSize,
+    );
     const coef = new Float32Array(8 * Tr).fill(1 / (8 * Tr));
     let slots: ParamSlot[];
     let run: (timings: { forwardS: number; backwardS: number }) => Promise<unknown>;
     if (mode === 'lora') {
-      const lora = createLoraAdapter(be, cfg, { name: 'a', rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], seed: 1 });
+      const lora = createLoraAdapter(be, cfg, {
+        name: 'a',
+        rank: 8,
+        alpha: 16,
+        targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+        seed: 1,
+      });
       const grads = zerosLikeAdapter(be, cfg, lora, 'grad');
       const g = new Map(namedLoraParameters(grads));
       slots = namedLoraParameters(lora).map(([name, param]) => ({ name, param, grad: g.get(name)!, decay: true }));
-      run = (timings) => runSequences(be, cfg, { params, lora }, batch, { coef, entropyCoef: null, sinks: { full: null, lora: grads } }, { timings, activationBudgetBytes: budget });
+      run = (timings) =>
+        runSequences(
+          be,
+          cfg,
+          { params, lora },
+          batch,
+          { coef, entropyCoef: null, sinks: { full: null, lora: grads } },
+          { timings, activationBudgetBytes: budget },
+        );
     } else {
       const grads = zerosLikeParams(be, cfg, 'grad');
       const g = new Map(namedParameters(grads));
-      slots = namedParameters(params).map(([name, param]) => ({ name, param, grad: g.get(name)!, decay: param.shape.length > 1 }));
-      run = (timings) => runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: null, sinks: { full: grads, lora: null } }, { timings, activationBudgetBytes: budget });
+      slots = namedParameters(params).map(([name, param]) => ({
+        name,
+        param,
+        grad: g.get(name)!,
+        decay: param.shape.length > 1,
+      }));
+      run = (timings) =>
+        runSequences(
+          be,
+          cfg,
+          { params, lora: null },
+          batch,
+          { coef, entropyCoef: null, sinks: { full: grads, lora: null } },
+          { timings, activationBudgetBytes: budget },
+        );
     }
-    const optimizer = new AdamW(be, { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } }, slots);
+    const optimizer = new AdamW(
+      be,
+      { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } },
+      slots,
+    );
     const samples: Array<{ forwardS: number; backwardS: number; optimizerS: number }> = [];
     for (let i = 0; i < 4; i++) {
       const timings = { forwardS: 0, backwardS: 0 };
@@ -138,7 +217,8 @@ async function benchModel(entry: BackendEntry, presetName: string) {
       const optimizerS = await timed(() => optimizer.step(), be);
       if (i > 0) samples.push({ ...timings, optimizerS }); // the first run warms up
     }
-    const med = (key: 'forwardS' | 'backwardS' | 'optimizerS') => samples.map((x) => x[key]).toSorted((a, b) => a - b)[1];
+    const med = (key: 'forwardS' | 'backwardS' | 'optimizerS') =>
+      samples.map((x) => x[key]).toSorted((a, b) => a - b)[1];
     row[`${mode}_train_tokens`] = 8 * (P + Tr);
     row[`${mode}_forward_s`] = +med('forwardS').toFixed(4);
     row[`${mode}_backward_s`] = +med('backwardS').toFixed(4);
@@ -170,7 +250,13 @@ async function benchOnnx(backends: BackendEntry[]) {
     const T = 64;
     const ids = Array.from({ length: B }, (_, b) => tokens(T, b, cfg.vocabSize));
     const session = await ort.InferenceSession.create(onnxPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-    const feed = { input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.flat(), (x) => BigInt(x)), [B, T]) };
+    const feed = {
+      input_ids: new ort.Tensor(
+        'int64',
+        BigInt64Array.from(ids.flat(), (x) => BigInt(x)),
+        [B, T],
+      ),
+    };
     const ortS = await median(async () => {
       const t = performance.now();
       await session.run(feed);
@@ -180,7 +266,10 @@ async function benchOnnx(backends: BackendEntry[]) {
     for (const entry of backends.filter((e) => !e.name.startsWith('webgpu'))) {
       const be = await entry.make();
       const w = { params: uploadParams(be, cfg, weights), lora: null };
-      const batch = packSequences(ids.map((t) => ({ tokens: t, positions: [] })), cfg.vocabSize);
+      const batch = packSequences(
+        ids.map((t) => ({ tokens: t, positions: [] })),
+        cfg.vocabSize,
+      );
       const s = await median(() => timed(() => computeLogits(be, cfg, w, batch), be));
       row[`${entry.name}_tok_s`] = Math.round((B * T) / s);
       row[`${entry.name}_vs_ort`] = +(ortS / s).toFixed(3);

@@ -25,8 +25,20 @@ export interface GpuCounts {
 
 export function zeroCounts(): GpuCounts {
   return {
-    dispatches: 0, submits: 0, commandBuffers: 0, readbacks: 0, readbackBytes: 0, bindGroupsCreated: 0, hostUploadBytes: 0,
-    writeBuffers: 0, buffersCreated: 0, encoders: 0, computePasses: 0, clearBuffers: 0, copies: 0, pipelinesCreated: 0,
+    dispatches: 0,
+    submits: 0,
+    commandBuffers: 0,
+    readbacks: 0,
+    readbackBytes: 0,
+    bindGroupsCreated: 0,
+    hostUploadBytes: 0,
+    writeBuffers: 0,
+    buffersCreated: 0,
+    encoders: 0,
+    computePasses: 0,
+    clearBuffers: 0,
+    copies: 0,
+    pipelinesCreated: 0,
   };
 }
 
@@ -50,12 +62,20 @@ export interface CountingDevice {
 const MAP_READ_MODE = 1;
 
 // Replace obj[name] with a wrapper that calls `before` and then the original method on obj.
-function wrap<T extends object>(obj: T, name: string, around: (orig: (...a: unknown[]) => unknown, args: unknown[]) => unknown): void {
+function wrap<T extends object>(
+  obj: T,
+  name: string,
+  around: (orig: (...a: unknown[]) => unknown, args: unknown[]) => unknown,
+): void {
   const target = obj as unknown as Record<string, (...a: unknown[]) => unknown>;
   const orig = target[name];
   if (typeof orig !== 'function') throw new Error(`gpu-counter: ${name} is not a method of ${String(obj)}`);
   const bound = orig.bind(obj);
-  Object.defineProperty(obj, name, { value: (...args: unknown[]) => around(bound, args), configurable: true, writable: true });
+  Object.defineProperty(obj, name, {
+    value: (...args: unknown[]) => around(bound, args),
+    configurable: true,
+    writable: true,
+  });
 }
 
 /** Bytes a queue.writeBuffer(buffer, offset, data, dataOffset?, size?) call uploads (offset and size count

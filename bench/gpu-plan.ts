@@ -64,7 +64,8 @@ function args(): { execute: boolean | null; layers: [number, number]; out: strin
     else if (a[i] === '--no-execute') execute = false;
     else if (a[i] === '--layers') {
       const v = (a[++i] ?? '').split(',').map(Number);
-      if (v.length !== 2 || !v.every((x) => Number.isInteger(x) && x > 0) || v[0] === v[1]) throw new Error(`--layers: two distinct positive integers, got '${a[i]}'`);
+      if (v.length !== 2 || !v.every((x) => Number.isInteger(x) && x > 0) || v[0] === v[1])
+        throw new Error(`--layers: two distinct positive integers, got '${a[i]}'`);
       layers = [v[0], v[1]];
     } else if (a[i] === '--out') out = a[++i];
     else throw new Error(`bench:gpu-plan: unknown argument '${a[i]}'`);
@@ -84,30 +85,61 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-interface Sample { d: GpuCounts; ms: number; wall: number }
+interface Sample {
+  d: GpuCounts;
+  ms: number;
+  wall: number;
+}
 
 /** Counts of the last sample (steady state), median times. */
 function figures(samples: readonly Sample[], rows: number | null): PhaseFigures {
   const d = samples[samples.length - 1].d;
   const f: PhaseFigures = {
-    dispatches: d.dispatches, submits: d.submits, readbacks: d.readbacks, bind_groups_created: d.bindGroupsCreated, copies: d.copies,
-    host_upload_bytes: d.hostUploadBytes, host_ms: samples.reduce((a, x) => a + x.ms, 0) / samples.length, wall_ms: median(samples.map((x) => x.wall)),
+    dispatches: d.dispatches,
+    submits: d.submits,
+    readbacks: d.readbacks,
+    bind_groups_created: d.bindGroupsCreated,
+    copies: d.copies,
+    host_upload_bytes: d.hostUploadBytes,
+    host_ms: samples.reduce((a, x) => a + x.ms, 0) / samples.length,
+    wall_ms: median(samples.map((x) => x.wall)),
   };
   if (rows !== null) f.readback_bytes_per_row = d.readbackBytes / rows;
   return f;
 }
 
 /** Figures of every phase at `layers` layers. */
-async function measure(layers: number, execute: boolean): Promise<{ phases: Record<Phase, PhaseFigures>; adapter: string }> {
+async function measure(
+  layers: number,
+  execute: boolean,
+): Promise<{ phases: Record<Phase, PhaseFigures>; adapter: string }> {
   const dawn = await requestDawnDevice();
   const counted: CountingDevice = countGpuCalls(dawn.device, { execute });
   const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
   const cfg: ModelConfig = { ...QWEN25_05B, numLayers: layers };
   const policy = new EnginePolicy({
-    backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' },
-    training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-    optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 1, baseDtype: 'f32',
+    backend: be,
+    config: cfg,
+    weights: randomWeights(cfg, 7),
+    decoder: { decode: () => '' },
+    training: {
+      mode: 'lora',
+      adapters: ['a'],
+      rank: 8,
+      alpha: 16,
+      targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+    },
+    optimizer: {
+      lr: 1e-4,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0.01,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
+    seed: 1,
+    baseDtype: 'f32',
   });
   await be.sync();
   const repeat = async (n: number, run: () => Promise<unknown>): Promise<Sample[]> => {
@@ -125,10 +157,23 @@ async function measure(layers: number, execute: boolean): Promise<{ phases: Reco
   for (const G of [1, 8, 64]) {
     const steps = 16; // prefill + 15 decode steps; the first decode step is reported apart
     const snaps: Array<{ c: GpuCounts; ms: number; wall: number }> = [];
-    const requests = Array.from({ length: G }, () => ({ prompt, adapter: 'a', maxNewTokens: steps, stopStrings: [], stopTokenIds: [] }));
-    await policy.generate(requests.map((r) => ({ ...r, prompt: [7, ...prompt] })), sampling); // warm-up (JIT, pipelines)
-    await policy.generate(requests, sampling, () => snaps.push({ c: counted.snapshot(), ms: hostClock(), wall: performance.now() }));
-    const perStep: Sample[] = snaps.slice(1).map((s, i) => ({ d: diffCounts(snaps[i].c, s.c), ms: s.ms - snaps[i].ms, wall: s.wall - snaps[i].wall }));
+    const requests = Array.from({ length: G }, () => ({
+      prompt,
+      adapter: 'a',
+      maxNewTokens: steps,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
+    await policy.generate(
+      requests.map((r) => ({ ...r, prompt: [7, ...prompt] })),
+      sampling,
+    ); // warm-up (JIT, pipelines)
+    await policy.generate(requests, sampling, () =>
+      snaps.push({ c: counted.snapshot(), ms: hostClock(), wall: performance.now() }),
+    );
+    const perStep: Sample[] = snaps
+      .slice(1)
+      .map((s, i) => ({ d: diffCounts(snaps[i].c, s.c), ms: s.ms - snaps[i].ms, wall: s.wall - snaps[i].wall }));
     const f = figures(perStep.slice(1), G);
     f.bind_groups_first_step = perStep[0].d.bindGroupsCreated;
     phases[`decode_g${G}` as Phase] = f;
@@ -138,7 +183,8 @@ async function measure(layers: number, execute: boolean): Promise<{ phases: Reco
     const requests = Array.from({ length: 8 }, (_, b) => ({
       tokens: Array.from({ length: T }, (_i, t) => (1 + b * 131 + t * 17) % cfg.vocabSize),
       positions: Array.from({ length: T - 1 }, (_i, t) => t + 1),
-      adapter: 'a', coef: new Float32Array(T - 1).fill(1 / (8 * (T - 1))),
+      adapter: 'a',
+      coef: new Float32Array(T - 1).fill(1 / (8 * (T - 1))),
     }));
     const samples = await repeat(5, () => policy.accumulateGradients(requests));
     phases.grad_chunk = figures(samples.slice(1), null);
@@ -146,7 +192,13 @@ async function measure(layers: number, execute: boolean): Promise<{ phases: Reco
   }
   for (const [phase, run] of [
     ['adamw', () => policy.optimizerStep('a')],
-    ['zero_grad', async () => { policy.zeroGrad('a'); await be.sync(); }],
+    [
+      'zero_grad',
+      async () => {
+        policy.zeroGrad('a');
+        await be.sync();
+      },
+    ],
   ] as Array<[Phase, () => Promise<unknown>]>) {
     phases[phase] = figures((await repeat(11, run)).slice(1), null);
   }
@@ -185,17 +237,22 @@ async function main(): Promise<void> {
     layers: L,
     phases,
     measured: { [`L${l1}`]: m1.phases, [`L${l2}`]: m2.phases },
-    model: 'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
+    model:
+      'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
     adapter: m1.adapter,
     executed: execute,
     date: new Date().toISOString(),
     node: process.version,
   };
-  console.log(`adapter ${m1.adapter}; kernels ${execute ? 'executed' : 'counted only'}; measured at ${l1} and ${l2} layers, extrapolated to ${L}`);
+  console.log(
+    `adapter ${m1.adapter}; kernels ${execute ? 'executed' : 'counted only'}; measured at ${l1} and ${l2} layers, extrapolated to ${L}`,
+  );
   for (const p of PHASES) {
     const f = phases[p];
     const t = TARGETS[p] ?? {};
-    const cells = (Object.keys(f) as Array<keyof PhaseFigures>).map((k) => `${k} ${f[k]}${t[k] !== undefined ? ` (target <= ${t[k]})` : ''}`);
+    const cells = (Object.keys(f) as Array<keyof PhaseFigures>).map(
+      (k) => `${k} ${f[k]}${t[k] !== undefined ? ` (target <= ${t[k]})` : ''}`,
+    );
     console.log(`${p.padEnd(11)} ${cells.join(', ')}`);
   }
   mkdirSync('bench/results', { recursive: true });

@@ -29,7 +29,13 @@ import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
 import { autotuneTiles } from '../src/engine/backends/webgpu/autotune.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
 
-interface Options { smoke: boolean; peakGbs: number | null; only: string | null; out: string; timestamps: boolean }
+interface Options {
+  smoke: boolean;
+  peakGbs: number | null;
+  only: string | null;
+  out: string;
+  timestamps: boolean;
+}
 
 function parseArgs(argv: readonly string[]): Options {
   const o: Options = { smoke: false, peakGbs: null, only: null, out: 'bench/results/gpu-real.json', timestamps: false };
@@ -50,12 +56,42 @@ function parseArgs(argv: readonly string[]): Options {
 }
 
 /** The workload sizes: real ones, or tiny ones for --smoke. */
-interface Sizes { groups: number[]; prompt: number; newTokens: number; grpo: { prompts: number; group: number; prompt: number; newTokens: number }; tiles: number[][] }
-const REAL: Sizes = { groups: [1, 8, 64], prompt: 64, newTokens: 64, grpo: { prompts: 8, group: 8, prompt: 128, newTokens: 256 }, tiles: [[2048, 4864, 896], [2048, 896, 4864]] };
-const SMOKE: Sizes = { groups: [1, 4], prompt: 8, newTokens: 4, grpo: { prompts: 2, group: 2, prompt: 8, newTokens: 4 }, tiles: [[32, 48, 32]] };
+interface Sizes {
+  groups: number[];
+  prompt: number;
+  newTokens: number;
+  grpo: { prompts: number; group: number; prompt: number; newTokens: number };
+  tiles: number[][];
+}
+const REAL: Sizes = {
+  groups: [1, 8, 64],
+  prompt: 64,
+  newTokens: 64,
+  grpo: { prompts: 8, group: 8, prompt: 128, newTokens: 256 },
+  tiles: [
+    [2048, 4864, 896],
+    [2048, 896, 4864],
+  ],
+};
+const SMOKE: Sizes = {
+  groups: [1, 4],
+  prompt: 8,
+  newTokens: 4,
+  grpo: { prompts: 2, group: 2, prompt: 8, newTokens: 4 },
+  tiles: [[32, 48, 32]],
+};
 
 function tinyShape(base: ModelConfig): ModelConfig {
-  return { ...base, hiddenSize: 64, intermediateSize: 128, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, vocabSize: 512 };
+  return {
+    ...base,
+    hiddenSize: 64,
+    intermediateSize: 128,
+    numLayers: 2,
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 16,
+    vocabSize: 512,
+  };
 }
 
 const TARGETS = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;
@@ -76,7 +112,12 @@ function decodeWeightBytes(cfg: ModelConfig, baseBytesPerElement: number, merged
   const { hiddenSize: D, vocabSize: V } = cfg;
   const layerParams = parameterCount(cfg) - V * D * (cfg.tieWordEmbeddings ? 1 : 2) - D;
   const head = V * D * baseBytesPerElement + D * baseBytesPerElement;
-  if (merged) return mergedBytesOf(cfg, [...TARGETS], baseBytesPerElement === 2 ? 'f16' : 'f32') + 2 * D * cfg.numLayers * baseBytesPerElement + head;
+  if (merged)
+    return (
+      mergedBytesOf(cfg, [...TARGETS], baseBytesPerElement === 2 ? 'f16' : 'f32') +
+      2 * D * cfg.numLayers * baseBytesPerElement +
+      head
+    );
   return layerParams * baseBytesPerElement + (rank > 0 ? 4 * loraFloats(cfg, rank, [...TARGETS]) : 0) + head;
 }
 
@@ -87,18 +128,44 @@ interface ModelResult {
   base_dtype: string;
   merged: boolean;
   load_s: number;
-  decode: Array<{ G: number; tok_s: number; steps_s: number; ms_per_step: number; bytes_per_step: number; achieved_gbs: number; fraction_of_peak?: number; limit_tok_s_g1?: number; peak_bytes: number }>;
+  decode: Array<{
+    G: number;
+    tok_s: number;
+    steps_s: number;
+    ms_per_step: number;
+    bytes_per_step: number;
+    achieved_gbs: number;
+    fraction_of_peak?: number;
+    limit_tok_s_g1?: number;
+    peak_bytes: number;
+  }>;
   /** the autotune's choice of tile (autotune.ts), used for the rest of the run */
   autotune: { best: number; timings: Array<{ tiled: number; ms: number }> };
-  matmul_tiles: Array<{ M: number; N: number; K: number; results: Array<{ tiled: number; ms: number; gflops: number }>; best: number }>;
-  grpo?: { phases_ms: Record<string, number>; total_s: number; rollouts: number; new_tokens: number; peak_bytes: number };
+  matmul_tiles: Array<{
+    M: number;
+    N: number;
+    K: number;
+    results: Array<{ tiled: number; ms: number; gflops: number }>;
+    best: number;
+  }>;
+  grpo?: {
+    phases_ms: Record<string, number>;
+    total_s: number;
+    rollouts: number;
+    new_tokens: number;
+    peak_bytes: number;
+  };
   kernels: Record<string, Record<string, number>>;
   /** with --timestamps: GPU ms and dispatches per kernel class (null: the adapter has no timestamp-query) */
   kernel_ms?: Record<string, Record<string, { dispatches: number; ms: number }>> | null;
   peak_bytes: number;
 }
 
-async function timeMatmulTiles(be: WebGpuBackend, shapes: number[][], reps: number): Promise<ModelResult['matmul_tiles']> {
+async function timeMatmulTiles(
+  be: WebGpuBackend,
+  shapes: number[][],
+  reps: number,
+): Promise<ModelResult['matmul_tiles']> {
   const out: ModelResult['matmul_tiles'] = [];
   const saved = be.tuning.tiled;
   for (const [M, N, K] of shapes) {
@@ -127,30 +194,63 @@ async function timeMatmulTiles(be: WebGpuBackend, shapes: number[][], reps: numb
   return out;
 }
 
-async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Options, withGrpo: boolean): Promise<ModelResult> {
+async function benchModel(
+  name: string,
+  cfg: ModelConfig,
+  sizes: Sizes,
+  opts: Options,
+  withGrpo: boolean,
+): Promise<ModelResult> {
   const dawn = await requestDawnDevice();
   const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
   const rank = 16;
   const t0 = performance.now();
   const policy = new EnginePolicy({
-    backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' },
+    backend: be,
+    config: cfg,
+    weights: randomWeights(cfg, 7),
+    decoder: { decode: () => '' },
     training: { mode: 'lora', adapters: ['a'], rank, alpha: 32, targets: [...TARGETS] },
-    optimizer: { lr: 1e-5, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' } },
+    optimizer: {
+      lr: 1e-5,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0.01,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
     seed: 1,
   });
   await be.sync();
   const load_s = (performance.now() - t0) / 1000;
   // the tiled matmul's tile for this adapter (kept in the backend's tuning for the rest of the run)
-  const tune = await autotuneTiles(be, opts.smoke ? { M: 32, N: 32, K: 32 } : { M: 2048, N: Math.min(4864, cfg.intermediateSize), K: cfg.hiddenSize }, opts.smoke ? 1 : 5);
-  console.log(`${name} autotune: tile ${tune.best} (${tune.timings.map((t) => `${t.tiled}: ${t.ms.toFixed(3)} ms`).join(', ')})`);
+  const tune = await autotuneTiles(
+    be,
+    opts.smoke ? { M: 32, N: 32, K: 32 } : { M: 2048, N: Math.min(4864, cfg.intermediateSize), K: cfg.hiddenSize },
+    opts.smoke ? 1 : 5,
+  );
+  console.log(
+    `${name} autotune: tile ${tune.best} (${tune.timings.map((t) => `${t.tiled}: ${t.ms.toFixed(3)} ms`).join(', ')})`,
+  );
   const baseDtype = be.supportsF16 ? 'f16' : 'f32';
   const kernels: ModelResult['kernels'] = {};
-  const prompt = (n: number, salt: number) => Array.from({ length: n }, (_, i) => 100 + ((i * 37 + salt * 101) % (cfg.vocabSize - 200)));
+  const prompt = (n: number, salt: number) =>
+    Array.from({ length: n }, (_, i) => 100 + ((i * 37 + salt * 101) % (cfg.vocabSize - 200)));
   const decode: ModelResult['decode'] = [];
   let merged = false;
   for (const G of sizes.groups) {
-    const requests = Array.from({ length: G }, (_, g) => ({ prompt: prompt(sizes.prompt, g), adapter: 'a', maxNewTokens: sizes.newTokens, stopStrings: [], stopTokenIds: [] }));
-    await policy.generate(requests.slice(0, 1).map((r) => ({ ...r, maxNewTokens: 2 })), sampling); // warm-up
+    const requests = Array.from({ length: G }, (_, g) => ({
+      prompt: prompt(sizes.prompt, g),
+      adapter: 'a',
+      maxNewTokens: sizes.newTokens,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
+    await policy.generate(
+      requests.slice(0, 1).map((r) => ({ ...r, maxNewTokens: 2 })),
+      sampling,
+    ); // warm-up
     const before = be.dispatchesByProgram();
     const stamps: number[] = [];
     await policy.generate(requests, sampling, () => stamps.push(performance.now()));
@@ -160,8 +260,13 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
     merged = Object.keys(be.dispatchesByProgram()).some((k) => k.startsWith('qkvRope')); // the fused layer ran
     const bytes = decodeWeightBytes(cfg, baseDtype === 'f16' ? 2 : 4, merged, rank);
     const row: ModelResult['decode'][number] = {
-      G, tok_s: +((G * 1000) / ms).toFixed(1), steps_s: +(1000 / ms).toFixed(1), ms_per_step: +ms.toFixed(3),
-      bytes_per_step: bytes, achieved_gbs: Number((bytes / (ms * 1e6)).toPrecision(3)), peak_bytes: be.ledger().peakBytes,
+      G,
+      tok_s: +((G * 1000) / ms).toFixed(1),
+      steps_s: +(1000 / ms).toFixed(1),
+      ms_per_step: +ms.toFixed(3),
+      bytes_per_step: bytes,
+      achieved_gbs: Number((bytes / (ms * 1e6)).toPrecision(3)),
+      peak_bytes: be.ledger().peakBytes,
     };
     if (opts.peakGbs) {
       row.fraction_of_peak = Number((row.achieved_gbs / opts.peakGbs).toPrecision(3));
@@ -170,13 +275,31 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
     }
     decode.push(row);
     kernels[`decode_g${G}`] = programCounts(be, before);
-    console.log(`${name} decode G=${G}: ${row.tok_s} tok/s (${row.ms_per_step} ms/step, ${row.achieved_gbs} GB/s${row.fraction_of_peak !== undefined ? `, ${(100 * row.fraction_of_peak).toFixed(1)} % of peak` : ''})`);
+    console.log(
+      `${name} decode G=${G}: ${row.tok_s} tok/s (${row.ms_per_step} ms/step, ${row.achieved_gbs} GB/s${row.fraction_of_peak !== undefined ? `, ${(100 * row.fraction_of_peak).toFixed(1)} % of peak` : ''})`,
+    );
   }
-  const matmul_tiles = await timeMatmulTiles(be, sizes.tiles.map(([M, N, K]) => [M, opts.smoke ? N : Math.min(N, cfg.intermediateSize), opts.smoke ? K : K]), opts.smoke ? 2 : 10);
-  for (const t of matmul_tiles) console.log(`${name} matmul ${t.M}x${t.N}x${t.K}: ${t.results.map((r) => `tiled ${r.tiled}: ${r.gflops} GFLOP/s`).join(', ')}`);
+  const matmul_tiles = await timeMatmulTiles(
+    be,
+    sizes.tiles.map(([M, N, K]) => [M, opts.smoke ? N : Math.min(N, cfg.intermediateSize), opts.smoke ? K : K]),
+    opts.smoke ? 2 : 10,
+  );
+  for (const t of matmul_tiles)
+    console.log(
+      `${name} matmul ${t.M}x${t.N}x${t.K}: ${t.results.map((r) => `tiled ${r.tiled}: ${r.gflops} GFLOP/s`).join(', ')}`,
+    );
   const result: ModelResult = {
-    name, layers: cfg.numLayers, parameters: parameterCount(cfg), base_dtype: baseDtype, merged, load_s: +load_s.toFixed(1),
-    autotune: { best: tune.best, timings: tune.timings.map((t) => ({ tiled: t.tiled, ms: +t.ms.toFixed(3) })) }, decode, matmul_tiles, kernels, peak_bytes: 0,
+    name,
+    layers: cfg.numLayers,
+    parameters: parameterCount(cfg),
+    base_dtype: baseDtype,
+    merged,
+    load_s: +load_s.toFixed(1),
+    autotune: { best: tune.best, timings: tune.timings.map((t) => ({ tiled: t.tiled, ms: +t.ms.toFixed(3) })) },
+    decode,
+    matmul_tiles,
+    kernels,
+    peak_bytes: 0,
   };
   if (withGrpo) {
     const g = sizes.grpo;
@@ -190,7 +313,11 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
       kernels[`grpo_${phase}`] = programCounts(be, before);
     };
     const requests = Array.from({ length: g.prompts * g.group }, (_, i) => ({
-      prompt: prompt(g.prompt, Math.floor(i / g.group)), adapter: 'a', maxNewTokens: g.newTokens, stopStrings: [], stopTokenIds: [],
+      prompt: prompt(g.prompt, Math.floor(i / g.group)),
+      adapter: 'a',
+      maxNewTokens: g.newTokens,
+      stopStrings: [],
+      stopTokenIds: [],
     }));
     let rollouts: Array<{ tokens: number[]; positions: number[] }> = [];
     const start = performance.now();
@@ -202,13 +329,30 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
       }));
     });
     const newTokens = rollouts.reduce((s, r) => s + r.positions.length, 0);
-    await timed('score_reference', () => policy.score(rollouts.map((r) => ({ ...r, adapter: 'a' })), { reference: true }));
+    await timed('score_reference', () =>
+      policy.score(
+        rollouts.map((r) => ({ ...r, adapter: 'a' })),
+        { reference: true },
+      ),
+    );
     await timed('score_old_policy', () => policy.score(rollouts.map((r) => ({ ...r, adapter: 'a' }))));
     policy.zeroGrad('a');
-    await timed('gradient', () => policy.accumulateGradients(rollouts.map((r) => ({ ...r, adapter: 'a', coef: new Float32Array(r.positions.length).fill(1 / newTokens) }))));
+    await timed('gradient', () =>
+      policy.accumulateGradients(
+        rollouts.map((r) => ({ ...r, adapter: 'a', coef: new Float32Array(r.positions.length).fill(1 / newTokens) })),
+      ),
+    );
     await timed('adamw', () => policy.optimizerStep('a'));
-    result.grpo = { phases_ms: phases, total_s: +((performance.now() - start) / 1000).toFixed(2), rollouts: rollouts.length, new_tokens: newTokens, peak_bytes: be.ledger().peakBytes };
-    console.log(`${name} GRPO step (${g.prompts} x ${g.group}, ${g.prompt}-token prompts, ${g.newTokens} new): ${result.grpo.total_s} s ${JSON.stringify(phases)}`);
+    result.grpo = {
+      phases_ms: phases,
+      total_s: +((performance.now() - start) / 1000).toFixed(2),
+      rollouts: rollouts.length,
+      new_tokens: newTokens,
+      peak_bytes: be.ledger().peakBytes,
+    };
+    console.log(
+      `${name} GRPO step (${g.prompts} x ${g.group}, ${g.prompt}-token prompts, ${g.newTokens} new): ${result.grpo.total_s} s ${JSON.stringify(phases)}`,
+    );
   }
   if (opts.timestamps) {
     if (!be.device.features.has('timestamp-query')) result.kernel_ms = null;
@@ -216,16 +360,35 @@ async function benchModel(name: string, cfg: ModelConfig, sizes: Sizes, opts: Op
       // last, since every dispatch then runs in its own pass: a decode at G = 8 and one gradient pass, timed per kernel class
       be.profileKernels();
       const G = Math.min(8, Math.max(...sizes.groups));
-      const requests = Array.from({ length: G }, (_, g) => ({ prompt: prompt(sizes.prompt, g), adapter: 'a', maxNewTokens: sizes.newTokens, stopStrings: [], stopTokenIds: [] }));
+      const requests = Array.from({ length: G }, (_, g) => ({
+        prompt: prompt(sizes.prompt, g),
+        adapter: 'a',
+        maxNewTokens: sizes.newTokens,
+        stopStrings: [],
+        stopTokenIds: [],
+      }));
       await policy.generate(requests, sampling);
       const decodeTimes = await be.kernelTimes();
-      const rows = requests.map((r) => ({ tokens: [...r.prompt, ...r.prompt], positions: r.prompt.map((_t, j) => r.prompt.length + j), adapter: 'a', coef: new Float32Array(r.prompt.length).fill(1e-3) }));
+      const rows = requests.map((r) => ({
+        tokens: [...r.prompt, ...r.prompt],
+        positions: r.prompt.map((_t, j) => r.prompt.length + j),
+        adapter: 'a',
+        coef: new Float32Array(r.prompt.length).fill(1e-3),
+      }));
       policy.zeroGrad('a');
       await policy.accumulateGradients(rows);
       const all = (await be.kernelTimes())!;
-      const gradient = Object.fromEntries(Object.entries(all).map(([k, t]) => [k, {
-        dispatches: t.dispatches - (decodeTimes?.[k]?.dispatches ?? 0), ms: +(t.ms - (decodeTimes?.[k]?.ms ?? 0)).toFixed(3),
-      }]).filter(([, t]) => (t as { dispatches: number }).dispatches > 0));
+      const gradient = Object.fromEntries(
+        Object.entries(all)
+          .map(([k, t]) => [
+            k,
+            {
+              dispatches: t.dispatches - (decodeTimes?.[k]?.dispatches ?? 0),
+              ms: +(t.ms - (decodeTimes?.[k]?.ms ?? 0)).toFixed(3),
+            },
+          ])
+          .filter(([, t]) => (t as { dispatches: number }).dispatches > 0),
+      );
       result.kernel_ms = { [`decode_g${G}`]: decodeTimes ?? {}, gradient };
       console.log(`${name} kernel ms (decode G=${G}): ${JSON.stringify(decodeTimes)}`);
     }
@@ -244,22 +407,36 @@ async function main(): Promise<void> {
   const probe = await requestDawnDevice();
   const adapter = probe.description;
   const features = [...probe.device.features].toSorted();
-  const limits = { maxBufferSize: probe.device.limits.maxBufferSize, maxStorageBufferBindingSize: probe.device.limits.maxStorageBufferBindingSize };
+  const limits = {
+    maxBufferSize: probe.device.limits.maxBufferSize,
+    maxStorageBufferBindingSize: probe.device.limits.maxStorageBufferBindingSize,
+  };
   probe.device.destroy();
   console.log(`adapter ${adapter}; features ${features.join(', ')}`);
   if (!opts.smoke && /swiftshader|fallback|llvmpipe|lavapipe/i.test(adapter)) {
     console.log('warning: a software adapter; the real shapes take very long here (use --smoke)');
   }
   const sizes = opts.smoke ? SMOKE : REAL;
-  const shapes: Array<[string, ModelConfig, boolean]> = [['Qwen2.5-0.5B', QWEN25_05B, true], ['Qwen2.5-1.5B', QWEN25_15B, false]];
+  const shapes: Array<[string, ModelConfig, boolean]> = [
+    ['Qwen2.5-0.5B', QWEN25_05B, true],
+    ['Qwen2.5-1.5B', QWEN25_15B, false],
+  ];
   const models: ModelResult[] = [];
   for (const [name, cfg, grpo] of shapes) {
     if (opts.only && !name.toLowerCase().endsWith(opts.only)) continue;
     models.push(await benchModel(name, opts.smoke ? tinyShape(cfg) : cfg, sizes, opts, grpo));
   }
   const result = {
-    adapter, features, limits, smoke: opts.smoke, peak_gbs: opts.peakGbs,
-    workload: sizes, lora: { rank: 16, targets: TARGETS }, date: new Date().toISOString(), node: process.version, models,
+    adapter,
+    features,
+    limits,
+    smoke: opts.smoke,
+    peak_gbs: opts.peakGbs,
+    workload: sizes,
+    lora: { rank: 16, targets: TARGETS },
+    date: new Date().toISOString(),
+    node: process.version,
+    models,
   };
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(result, null, 2) + '\n');

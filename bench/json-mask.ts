@@ -24,10 +24,23 @@ while (texts.length < V - 20) {
   let t: string;
   if (kind < 0.8) {
     const n = 2 + Math.floor(rng.next() * 11);
-    t = (rng.next() < 0.6 ? ' ' : '') + Array.from({ length: n }, () => letters[Math.floor(rng.next() * letters.length)]).join('');
-  } else if (kind < 0.88) t = Array.from({ length: 1 + Math.floor(rng.next() * 3) }, () => String(Math.floor(rng.next() * 10))).join('');
-  else if (kind < 0.96) t = (rng.next() < 0.3 ? ' ' : '') + Array.from({ length: 1 + Math.floor(rng.next() * 4) }, () => punct[Math.floor(rng.next() * punct.length)]).join('');
-  else t = ' ' + Array.from({ length: 2 + Math.floor(rng.next() * 4) }, () => String.fromCharCode(0x4e00 + Math.floor(rng.next() * 2000))).join('');
+    t =
+      (rng.next() < 0.6 ? ' ' : '') +
+      Array.from({ length: n }, () => letters[Math.floor(rng.next() * letters.length)]).join('');
+  } else if (kind < 0.88)
+    t = Array.from({ length: 1 + Math.floor(rng.next() * 3) }, () => String(Math.floor(rng.next() * 10))).join('');
+  else if (kind < 0.96)
+    t =
+      (rng.next() < 0.3 ? ' ' : '') +
+      Array.from({ length: 1 + Math.floor(rng.next() * 4) }, () => punct[Math.floor(rng.next() * punct.length)]).join(
+        '',
+      );
+  else
+    t =
+      ' ' +
+      Array.from({ length: 2 + Math.floor(rng.next() * 4) }, () =>
+        String.fromCharCode(0x4e00 + Math.floor(rng.next() * 2000)),
+      ).join('');
   if (seen.has(t)) continue;
   seen.add(t);
   texts.push(t);
@@ -46,7 +59,11 @@ const [mask, build] = time(() => new ActionTokenMask(texts, [END]));
 // an answer written a token at a time: the structure in single characters, the output in word pieces
 const idOf = new Map(texts.map((t, i) => [t, i]));
 const ids = (s: string) => [...s].map((c) => idOf.get(c)!);
-const words = texts.map((t, i) => [t, i] as const).filter(([t]) => t !== null && /^ [a-z]+$/.test(t)).slice(0, 150).map(([, i]) => i);
+const words = texts
+  .map((t, i) => [t, i] as const)
+  .filter(([t]) => t !== null && /^ [a-z]+$/.test(t))
+  .slice(0, 150)
+  .map(([, i]) => i);
 const answer = [...ids('{"action": "DECOMPOSE", "output": "'), ...words, ...ids('"}')];
 const cap = answer.length + 10;
 let cold = 0;
@@ -63,6 +80,10 @@ const fresh = new ActionTokenMask(texts, [END]);
 const [, bodyCold] = time(() => fresh.maskFor(fresh.stateAfter(ids('{"action": "EMPTY", "output": "')), 1000));
 console.log(`meta-action token mask, V = ${V} (${mask.words} words per mask)`);
 console.log(`  build (sort + common prefixes):            ${build.toFixed(1)} ms`);
-console.log(`  one answer of ${answer.length} tokens, cold (every state's first walk): ${cold.toFixed(1)} ms (${(cold / coldCalls).toFixed(2)} ms per draw)`);
-console.log(`  the same answer again, warm (cached masks):  ${warm.toFixed(1)} ms (${(warm / coldCalls).toFixed(3)} ms per draw, incl. re-walking the prefix)`);
+console.log(
+  `  one answer of ${answer.length} tokens, cold (every state's first walk): ${cold.toFixed(1)} ms (${(cold / coldCalls).toFixed(2)} ms per draw)`,
+);
+console.log(
+  `  the same answer again, warm (cached masks):  ${warm.toFixed(1)} ms (${(warm / coldCalls).toFixed(3)} ms per draw, incl. re-walking the prefix)`,
+);
 console.log(`  the string body state alone, cold (its walk over every token text): ${bodyCold.toFixed(1)} ms`);

@@ -56,13 +56,25 @@ function attentionCase(B: number, T: number, H: number, Hkv: number, Dh: number,
     flops: pairs * Dh * (backward ? 8 : 4),
     setup: (be) => {
       const t = {
-        q: rand(be, [B, T, H, Dh]), k: rand(be, [B, T, Hkv, Dh]), v: rand(be, [B, T, Hkv, Dh]),
-        keyStart: ints(be, Array.from({ length: B }, () => 0)), o: be.alloc([B, T, H, Dh]), lse: be.alloc([B, H, T]),
+        q: rand(be, [B, T, H, Dh]),
+        k: rand(be, [B, T, Hkv, Dh]),
+        v: rand(be, [B, T, Hkv, Dh]),
+        keyStart: ints(
+          be,
+          Array.from({ length: B }, () => 0),
+        ),
+        o: be.alloc([B, T, H, Dh]),
+        lse: be.alloc([B, H, T]),
       };
       const p = { B, T, S: T, past: 0, H, Hkv, Dh };
       be.run('attention', { t, p });
       if (!backward) return call(be, 'attention', { t, p });
-      const g = { dout: rand(be, [B, T, H, Dh]), dq: be.alloc([B, T, H, Dh]), dk: be.alloc([B, T, Hkv, Dh]), dv: be.alloc([B, T, Hkv, Dh]) };
+      const g = {
+        dout: rand(be, [B, T, H, Dh]),
+        dq: be.alloc([B, T, H, Dh]),
+        dk: be.alloc([B, T, Hkv, Dh]),
+        dv: be.alloc([B, T, Hkv, Dh]),
+      };
       return call(be, 'attentionBackward', { t: { ...t, ...g }, p: { B, T, H, Hkv, Dh } });
     },
   };
@@ -74,8 +86,15 @@ function logprobCase(R: number, D: number, V: number, backward: boolean): Case {
     flops: 2 * R * D * V * (backward ? 3 : 1),
     setup: (be) => {
       const t = {
-        h: rand(be, [R, D]), w: rand(be, [V, D], 0.1), target: ints(be, Array.from({ length: R }, (_, r) => (r * 31) % V)),
-        logp: be.alloc([R]), entropy: be.alloc([R]), lse: be.alloc([R]),
+        h: rand(be, [R, D]),
+        w: rand(be, [V, D], 0.1),
+        target: ints(
+          be,
+          Array.from({ length: R }, (_, r) => (r * 31) % V),
+        ),
+        logp: be.alloc([R]),
+        entropy: be.alloc([R]),
+        lse: be.alloc([R]),
       };
       be.run('logprob', { t, p: { R, D, V } });
       if (!backward) return call(be, 'logprob', { t, p: { R, D, V } });
@@ -116,7 +135,8 @@ function median(xs: number[]): number {
 function measure(fn: () => void): { wall: number; cpu: number } {
   const warmEnd = performance.now() + 150;
   while (performance.now() < warmEnd) fn();
-  const wall: number[] = [], cpu: number[] = [];
+  const wall: number[] = [],
+    cpu: number[] = [];
   for (let s = 0; s < 7; s++) {
     let calls = 0;
     const c0 = process.cpuUsage();
@@ -157,12 +177,16 @@ async function main(): Promise<void> {
   console.log(`GFLOP/s (Node ${process.version}, single thread); each cell: by CPU time / by wall time`);
   console.log(['kernel'.padEnd(52), ...cols.map((c) => c.padStart(16))].join(''));
   for (const c of selected) {
-    const cell = (col: string) => `${results[c.name][col].cpu.toFixed(1)} / ${results[c.name][col].wall.toFixed(1)}`.padStart(16);
+    const cell = (col: string) =>
+      `${results[c.name][col].cpu.toFixed(1)} / ${results[c.name][col].wall.toFixed(1)}`.padStart(16);
     console.log([c.name.padEnd(52), ...cols.map(cell)].join(''));
   }
   if (filter) return; // a partial run does not replace the saved results
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/kernels.json', JSON.stringify({ node: process.version, date: new Date().toISOString(), gflops: results }, null, 2));
+  writeFileSync(
+    'bench/results/kernels.json',
+    JSON.stringify({ node: process.version, date: new Date().toISOString(), gflops: results }, null, 2),
+  );
 }
 
 await main();

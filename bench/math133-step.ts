@@ -41,7 +41,8 @@ const argv = process.argv.slice(2);
 const flag = (name: string, fallback: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const STEPS = Number(flag('--steps', '1'));
 const THREADS = Number(flag('--threads', '2')) as 1 | 2;
-if (!Number.isInteger(STEPS) || STEPS < 1) throw new Error(`--steps: "${flag('--steps', '')}" is not a whole number >= 1`);
+if (!Number.isInteger(STEPS) || STEPS < 1)
+  throw new Error(`--steps: "${flag('--steps', '')}" is not a whole number >= 1`);
 if (THREADS !== 1 && THREADS !== 2) throw new Error('--threads: 1 or 2');
 
 /** Seeded random weights initialised like the golden script (linear N(0, 1/fan_in), embeddings N(0, 1), norms 1 + 0.1 N). */
@@ -52,7 +53,8 @@ function randomWeights(config: ModelConfig, seed: number): ModelWeights {
     const n = shape.reduce((a, b) => a * b, 1);
     const data = new Float32Array(n);
     const isNorm = name.endsWith('norm.weight');
-    const std = isNorm || name.endsWith('.bias') ? 0.1 : name === 'model.embed_tokens.weight' ? 1 : 1 / Math.sqrt(shape[1]);
+    const std =
+      isNorm || name.endsWith('.bias') ? 0.1 : name === 'model.embed_tokens.weight' ? 1 : 1 / Math.sqrt(shape[1]);
     for (let i = 0; i < n; i++) data[i] = (isNorm ? 1 : 0) + std * rng.normal();
     weights.set(name, { shape: [...shape], data });
   }
@@ -69,7 +71,12 @@ const modelConfig = parseHfConfig(entry.config, `catalog ${entry.name}`);
 // maskUnfinishedReward every episode would end (untrained) at its first cut message, and filterGroups would drop
 // every zero-spread group, leaving no backward to time. Off here, every episode runs all its rounds to the token
 // limit and trains (with zero advantages: the same compute): the step is an upper bound of a real one.
-const overrides: Record<string, unknown> = { problemsPerStep: 1, filterGroups: false, stopWhenTruncated: false, maskUnfinishedReward: false };
+const overrides: Record<string, unknown> = {
+  problemsPerStep: 1,
+  filterGroups: false,
+  stopWhenTruncated: false,
+  maskUnfinishedReward: false,
+};
 argv.forEach((a, i) => {
   if (a !== '--set') return;
   const [k, ...v] = (argv[i + 1] ?? '').split('=');
@@ -79,35 +86,52 @@ argv.forEach((a, i) => {
     overrides[k] = v.join('=');
   }
 });
-const preset = validateConfig({ evalEvery: 0, evalBeforeTrain: false, steps: 1000, model: entry.repo, ...overrides }, 'bench config', getPreset('math133-smollm360m'));
+const preset = validateConfig(
+  { evalEvery: 0, evalBeforeTrain: false, steps: 1000, model: entry.repo, ...overrides },
+  'bench config',
+  getPreset('math133-smollm360m'),
+);
 // the preset as it is does not fit WebAssembly's 4 GiB on this model (64 sequences x 1.5k-token prompts): the
 // planner's nearest config that fits is what runs, and the output says which
 const presetPlan = planConfig(preset, { config: modelConfig, name: entry.repo }, { backend: 'wasm' });
 const suggestion = presetPlan.fits ? null : presetPlan.suggestion;
-if (!presetPlan.fits && !suggestion) throw new Error(`the preset does not fit ${WASM_LIMIT_BYTES} bytes and the planner has no suggestion: ${presetPlan.note}`);
+if (!presetPlan.fits && !suggestion)
+  throw new Error(
+    `the preset does not fit ${WASM_LIMIT_BYTES} bytes and the planner has no suggestion: ${presetPlan.note}`,
+  );
 const config = suggestion ? validateConfig(suggestion.set, 'planner suggestion', preset) : preset;
 const plan = planConfig(config, { config: modelConfig, name: entry.repo }, { backend: 'wasm' });
-console.log(`preset planned peak ${(presetPlan.bytes.total / 2 ** 30).toFixed(2)} GiB${suggestion ? `: does not fit, running the planner's suggestion ${suggestion.flags}` : ''}; planned peak ${(plan.bytes.total / 2 ** 30).toFixed(2)} GiB`);
+console.log(
+  `preset planned peak ${(presetPlan.bytes.total / 2 ** 30).toFixed(2)} GiB${suggestion ? `: does not fit, running the planner's suggestion ${suggestion.flags}` : ''}; planned peak ${(plan.bytes.total / 2 ** 30).toFixed(2)} GiB`,
+);
 const loadBefore = load();
 const t0 = performance.now();
 const weights = randomWeights(modelConfig, 1);
 const tokenizer = await loadHfTokenizer(directoryFileSource(join(root, 'tests/fixtures/hf/tiny-smollm2-instruct')));
 const backend = await WasmBackend.create({ threads: THREADS, spawnHelper: spawnNodeWasmHelper });
-const policy: EnginePolicy = policyForConfig(config, { backend, checkpoint: { config: modelConfig, weights }, decoder: tokenizer });
-const { train, eval: heldOut } = await problemsForConfig(config, { shipped: directoryFileSource(join(root, 'public/data'), 'public/data') });
+const policy: EnginePolicy = policyForConfig(config, {
+  backend,
+  checkpoint: { config: modelConfig, weights },
+  decoder: tokenizer,
+});
+const { train, eval: heldOut } = await problemsForConfig(config, {
+  shipped: directoryFileSource(join(root, 'public/data'), 'public/data'),
+});
 const setup_s = (performance.now() - t0) / 1000;
 
 // backward vs optimiser inside the trainer's update phase: time the policy's own two calls
 let backward = 0;
 let optimiser = 0;
-const timed = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, add: (s: number) => void) => async (...a: A): Promise<R> => {
-  const s = performance.now();
-  try {
-    return await fn(...a);
-  } finally {
-    add((performance.now() - s) / 1000);
-  }
-};
+const timed =
+  <A extends unknown[], R>(fn: (...a: A) => Promise<R>, add: (s: number) => void) =>
+  async (...a: A): Promise<R> => {
+    const s = performance.now();
+    try {
+      return await fn(...a);
+    } finally {
+      add((performance.now() - s) / 1000);
+    }
+  };
 const accumulate = policy.accumulateGradients.bind(policy);
 const step = policy.optimizerStep.bind(policy);
 policy.accumulateGradients = timed(accumulate, (s) => (backward += s));
@@ -134,7 +158,10 @@ async function timeUpdateParts() {
   const chunks = Math.ceil(rowsPerStep / shape.gradient.sequences);
   const trained = Math.max(1, Math.floor(shape.gradient.selected / shape.gradient.sequences));
   const rows = Array.from({ length: shape.gradient.sequences }, (_, r) => ({
-    tokens: Array.from({ length: shape.gradient.tokens }, (_x, i) => 3 + ((r * 11 + i * 3) % (modelConfig.vocabSize - 3))),
+    tokens: Array.from(
+      { length: shape.gradient.tokens },
+      (_x, i) => 3 + ((r * 11 + i * 3) % (modelConfig.vocabSize - 3)),
+    ),
     positions: Array.from({ length: trained }, (_x, i) => shape.gradient.tokens - trained + i),
     adapter,
     coef: new Float32Array(trained).fill(1e-3),
@@ -146,7 +173,9 @@ async function timeUpdateParts() {
   const epochs = config.ppoEpochs;
   return {
     how: `one chunk of ${shape.gradient.sequences} rows x ${shape.gradient.tokens} tokens (${trained} trained each), ${chunks} chunks per step, ${epochs} epoch(s), ${config.miniBatches} mini-batches`,
-    score_chunk_s: r2(score1), gradient_chunk_s: r2(grad1), optimizer_step_s: r2(opt1),
+    score_chunk_s: r2(score1),
+    gradient_chunk_s: r2(grad1),
+    optimizer_step_s: r2(opt1),
     scoring_s: r2(chunks * score1 * (config.klBeta > 0 ? 2 : 1)),
     backward_s: r2(chunks * epochs * grad1),
     optimiser_s: r2(config.miniBatches * epochs * policy.adapters.length * opt1),
@@ -154,11 +183,17 @@ async function timeUpdateParts() {
 }
 
 const trainer = createTrainer({
-  config, policy, tokenizer, train, eval: heldOut,
+  config,
+  policy,
+  tokenizer,
+  train,
+  eval: heldOut,
   onEvent: (e) => {
     if (e.type === 'progress' && performance.now() - lastLog < 30_000) return;
     lastLog = performance.now();
-    console.log(`  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${e.type === 'progress' ? `${e.phase} ${e.done}/${e.total}${e.tokens !== undefined ? ` (${e.tokens} tokens this turn)` : ''}` : e.type === 'phase' ? e.phase : e.message}`);
+    console.log(
+      `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${e.type === 'progress' ? `${e.phase} ${e.done}/${e.total}${e.tokens !== undefined ? ` (${e.tokens} tokens this turn)` : ''}` : e.type === 'phase' ? e.phase : e.message}`,
+    );
   },
 });
 const steps = [];
@@ -217,19 +252,40 @@ const ablationHours = (ablationRuns * ablation.steps * presetStepS) / 3600;
 const ablationIdleHours = (ablationRuns * ablation.steps * idleStepS) / 3600;
 const result = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, load_average_before: loadBefore, load_average_after: loadAfter },
+  machine: {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    load_average_before: loadBefore,
+    load_average_after: loadAfter,
+  },
   model: `${entry.repo} shape, random weights (${modelConfig.numLayers} layers, hidden ${modelConfig.hiddenSize}, vocab ${modelConfig.vocabSize})`,
   tokenizer: 'tests/fixtures/hf/tiny-smollm2-instruct (SmolLM2 chat template, byte-level vocabulary)',
   backend: backend.description,
   preset: `math133-smollm360m (model: the 135M shape), evalEvery 0, ${JSON.stringify(overrides)}`,
-  planner: { preset_peak_bytes: presetPlan.bytes.total, fits_wasm: presetPlan.fits, applied: suggestion?.flags ?? null, planned_peak_bytes: plan.bytes.total },
-  shape: { problems: config.problemsPerStep, group: config.groupSize, maxTurns: config.maxTurns, maxTokensPerTurn: config.maxTokensPerTurn, miniBatches: config.miniBatches, lora: `r${config.loraRank} ${config.loraTargets.join(',')}` },
+  planner: {
+    preset_peak_bytes: presetPlan.bytes.total,
+    fits_wasm: presetPlan.fits,
+    applied: suggestion?.flags ?? null,
+    planned_peak_bytes: plan.bytes.total,
+  },
+  shape: {
+    problems: config.problemsPerStep,
+    group: config.groupSize,
+    maxTurns: config.maxTurns,
+    maxTokensPerTurn: config.maxTokensPerTurn,
+    miniBatches: config.miniBatches,
+    lora: `r${config.loraRank} ${config.loraTargets.join(',')}`,
+  },
   setup_s: r2(setup_s),
   steps,
   update_parts: update,
   step_s: r2(stepS),
   cpu_s: r2(cpuS),
-  preset_step_s: { measured_load: r2(presetStepS), idle_machine: r2(idleStepS), how: `measured step x ${scale} (8 problems / ${config.problemsPerStep}); idle: CPU seconds / ${THREADS} threads x ${scale}` },
+  preset_step_s: {
+    measured_load: r2(presetStepS),
+    idle_machine: r2(idleStepS),
+    how: `measured step x ${scale} (8 problems / ${config.problemsPerStep}); idle: CPU seconds / ${THREADS} threads x ${scale}`,
+  },
   peak_bytes: backend.ledger().peakBytes,
   ablation_estimate: {
     ...ablation,
@@ -243,9 +299,17 @@ policy.dispose();
 backend.destroy();
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/math133-step.json'), JSON.stringify(result, null, 2) + '\n');
-console.log(`setup ${result.setup_s} s; step ${result.step_s} s on ${result.backend}; peak ${(result.peak_bytes / 2 ** 20).toFixed(0)} MiB`);
-console.log(`load average (1, 5, 15 min) before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} (${result.machine.cores} cores, shared)`);
-console.log(`CPU ${result.cpu_s} s for the step; the preset's 8-problem step: ${r2(presetStepS)} s at this load, ~${r2(idleStepS)} s on an idle machine (computed)`);
-console.log(`ablation 2 configs x 3 seeds x 50 steps: ${ablationRuns * ablation.steps} steps x ${r2(presetStepS)} s = ${result.ablation_estimate.hours} h at this load, ~${result.ablation_estimate.hours_idle_machine} h idle (computed)`);
+console.log(
+  `setup ${result.setup_s} s; step ${result.step_s} s on ${result.backend}; peak ${(result.peak_bytes / 2 ** 20).toFixed(0)} MiB`,
+);
+console.log(
+  `load average (1, 5, 15 min) before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')} (${result.machine.cores} cores, shared)`,
+);
+console.log(
+  `CPU ${result.cpu_s} s for the step; the preset's 8-problem step: ${r2(presetStepS)} s at this load, ~${r2(idleStepS)} s on an idle machine (computed)`,
+);
+console.log(
+  `ablation 2 configs x 3 seeds x 50 steps: ${ablationRuns * ablation.steps} steps x ${r2(presetStepS)} s = ${result.ablation_estimate.hours} h at this load, ~${result.ablation_estimate.hours_idle_machine} h idle (computed)`,
+);
 console.log('wrote bench/results/math133-step.json');
 process.exit(0);

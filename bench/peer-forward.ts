@@ -15,7 +15,11 @@ export interface ForwardRuntime {
 }
 
 /** Median forward tok/s of each runtime over `rounds` rounds taken in turn; the other figures stay 0. */
-export async function interleavedForward(runtimes: ForwardRuntime[], seqs: number[][], rounds: number): Promise<RuntimeSpeeds[]> {
+export async function interleavedForward(
+  runtimes: ForwardRuntime[],
+  seqs: number[][],
+  rounds: number,
+): Promise<RuntimeSpeeds[]> {
   const seconds = runtimes.map(() => [] as number[]);
   for (const r of runtimes) await r.forward(seqs); // warm-up
   for (let round = 0; round < rounds; round++) {
@@ -25,8 +29,12 @@ export async function interleavedForward(runtimes: ForwardRuntime[], seqs: numbe
   return runtimes.map((r, i) => {
     const tokS = tokens / median(seconds[i]);
     return {
-      runtime: r.runtime, forward_tok_s: tokS >= 100 ? Math.round(tokS) : +tokS.toFixed(2),
-      prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0,
+      runtime: r.runtime,
+      forward_tok_s: tokS >= 100 ? Math.round(tokS) : +tokS.toFixed(2),
+      prefill_tok_s_B1: 0,
+      prefill_tok_s_G: 0,
+      decode_tok_s_G1: 0,
+      decode_tok_s_G: 0,
     };
   });
 }

@@ -34,8 +34,16 @@ import { uploadParams } from '../src/engine/model/params.ts';
 import { getPreset } from '../src/rl/presets.ts';
 import { createTrainer } from '../src/rl/trainer.ts';
 import {
-  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios, useClock,
-  type RuntimeSpeeds, type SpeedPlan,
+  benchTokens,
+  engineForward,
+  engineGeneration,
+  measureSpeeds,
+  ortForward,
+  ortGeneration,
+  speedRatios,
+  useClock,
+  type RuntimeSpeeds,
+  type SpeedPlan,
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
 import { forwardFlopsPerToken, wasmKernelCeiling } from './ceiling.ts';
@@ -46,7 +54,9 @@ const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const forwardOnly = args.has('--forward-only');
 const skipTs = args.has('--skip-ts');
-const modelsArg = process.argv.includes('--models') ? process.argv[process.argv.indexOf('--models') + 1].split(',') : null;
+const modelsArg = process.argv.includes('--models')
+  ? process.argv[process.argv.indexOf('--models') + 1].split(',')
+  : null;
 const partial = forwardOnly || skipTs || modelsArg !== null;
 const resultsDir = join(root, 'bench/results');
 
@@ -55,7 +65,8 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
-const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
+const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) =>
+  new ort.Tensor(type, data, dims);
 
 async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs: boolean, withTraining: boolean) {
   const { config: cfg, weights } = await loadHfCheckpoint(directoryFileSource(dir));
@@ -68,54 +79,93 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     const backends: Array<[string, Backend]> = [];
     if (withPlainTs && !skipTs) backends.push(['cpu-ts', new CpuBackend()]);
     backends.push(['wasm-simd', await WasmBackend.create({ variant: 'simd' })]);
-    if (WasmBackend.support()['relaxed-simd']) backends.push(['wasm-relaxed-simd', await WasmBackend.create({ variant: 'relaxed-simd' })]);
-    const forwards: ForwardRuntime[] = [{ runtime: 'onnxruntime-node', forward: (seqs) => ortForward(full, ortTensor, seqs) }];
+    if (WasmBackend.support()['relaxed-simd'])
+      backends.push(['wasm-relaxed-simd', await WasmBackend.create({ variant: 'relaxed-simd' })]);
+    const forwards: ForwardRuntime[] = [
+      { runtime: 'onnxruntime-node', forward: (seqs) => ortForward(full, ortTensor, seqs) },
+    ];
     for (const [rt, be] of backends) {
       const w = { params: uploadParams(be, cfg, weights), lora: null };
       forwards.push({ runtime: rt, forward: (seqs) => engineForward(be, cfg, w, seqs) });
     }
     const seqs = Array.from({ length: plan.forwardB }, (_, b) => benchTokens(plan.forwardT, b, cfg.vocabSize));
-    runtimes.push(...await interleavedForward(forwards, seqs, FORWARD_ONLY_REPEATS));
+    runtimes.push(...(await interleavedForward(forwards, seqs, FORWARD_ONLY_REPEATS)));
     for (const r of runtimes) console.log(JSON.stringify(r));
     await full.release();
     for (const [, be] of backends) be.destroy();
   } else {
     const full = await ort.InferenceSession.create(join(dir, 'model.onnx'), opts);
     const cached = await ort.InferenceSession.create(join(dir, 'model_kv.onnx'), opts);
-    runtimes.push(await measureSpeeds('onnxruntime-node', {
-      forward: (seqs) => ortForward(full, ortTensor, seqs),
-      generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
-    }, cfg.vocabSize, plan));
+    runtimes.push(
+      await measureSpeeds(
+        'onnxruntime-node',
+        {
+          forward: (seqs) => ortForward(full, ortTensor, seqs),
+          generate: (prompts, n) => ortGeneration(cached, ortTensor, cfg, prompts, n),
+        },
+        cfg.vocabSize,
+        plan,
+      ),
+    );
     console.log(JSON.stringify(runtimes.at(-1)));
     await full.release();
     await cached.release();
   }
-  const engines: Array<[string, () => Promise<Backend>]> = forwardOnly ? [] : [
-    ['wasm-simd', () => WasmBackend.create({ variant: 'simd' })],
-    ['wasm-relaxed-simd', () => WasmBackend.create({ variant: 'relaxed-simd' })],
-  ];
+  const engines: Array<[string, () => Promise<Backend>]> = forwardOnly
+    ? []
+    : [
+        ['wasm-simd', () => WasmBackend.create({ variant: 'simd' })],
+        ['wasm-relaxed-simd', () => WasmBackend.create({ variant: 'relaxed-simd' })],
+      ];
   if (withPlainTs && !skipTs && !forwardOnly) engines.unshift(['cpu-ts', async () => new CpuBackend()]);
   if (!WasmBackend.support()['relaxed-simd'] && !forwardOnly) engines.pop();
   for (const [rt, make] of engines) {
     const be = await make();
     const w = { params: uploadParams(be, cfg, weights), lora: null };
-    runtimes.push(await measureSpeeds(rt, {
-      forward: (seqs) => engineForward(be, cfg, w, seqs),
-      generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
-    }, cfg.vocabSize, plan));
+    runtimes.push(
+      await measureSpeeds(
+        rt,
+        {
+          forward: (seqs) => engineForward(be, cfg, w, seqs),
+          generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
+        },
+        cfg.vocabSize,
+        plan,
+      ),
+    );
     console.log(JSON.stringify(runtimes.at(-1)));
     be.destroy();
     if (!withTraining) continue;
     // forward + backward of a LoRA policy-gradient loss (tokens/s forward and forward+backward)
     const tbe = await make();
     const policy = createEnginePolicy({
-      backend: tbe, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, seed: 1,
-      training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-      optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+      backend: tbe,
+      config: cfg,
+      weights,
+      decoder: { decode: (ids) => ids.join(' ') },
+      seed: 1,
+      training: {
+        mode: 'lora',
+        adapters: ['a'],
+        rank: 8,
+        alpha: 16,
+        targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+      },
+      optimizer: {
+        lr: 1e-4,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0,
+        gradClip: 1,
+        schedule: { kind: 'constant' },
+      },
     });
     const T = plan.forwardT;
     const reqs = Array.from({ length: plan.forwardB }, (_, b) => ({
-      tokens: benchTokens(T, b, cfg.vocabSize), positions: Array.from({ length: T - 1 }, (_i, i) => i + 1), adapter: 'a',
+      tokens: benchTokens(T, b, cfg.vocabSize),
+      positions: Array.from({ length: T - 1 }, (_i, i) => i + 1),
+      adapter: 'a',
       coef: new Float32Array(T - 1).fill(1 / (plan.forwardB * T)),
     }));
     await policy.accumulateGradients(reqs);
@@ -123,7 +173,13 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     await policy.accumulateGradients(reqs);
     await tbe.sync();
     const s = cpuSeconds() - t0;
-    train.push({ runtime: rt, tokens: plan.forwardB * T, seconds: +s.toFixed(3), tok_s: Math.round((plan.forwardB * T) / s), peak_bytes: tbe.ledger().peakBytes });
+    train.push({
+      runtime: rt,
+      tokens: plan.forwardB * T,
+      seconds: +s.toFixed(3),
+      tok_s: Math.round((plan.forwardB * T) / s),
+      peak_bytes: tbe.ledger().peakBytes,
+    });
     console.log(JSON.stringify(train.at(-1)));
     policy.dispose();
     tbe.destroy();
@@ -132,14 +188,29 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
   const ratios = Object.fromEntries(runtimes.slice(1).map((r) => [r.runtime, speedRatios(r, onnx)]));
   // the forward's FLOPs at each runtime's speed, against the ceiling of our 128-bit kernel on this machine
   const flopsPerToken = forwardFlopsPerToken(cfg, plan.forwardT);
-  const forwardGflops = Object.fromEntries(runtimes.map((r) => [r.runtime, +((r.forward_tok_s * flopsPerToken) / 1e9).toFixed(1)]));
+  const forwardGflops = Object.fromEntries(
+    runtimes.map((r) => [r.runtime, +((r.forward_tok_s * flopsPerToken) / 1e9).toFixed(1)]),
+  );
   const kernelCeiling: Record<string, number> = {};
   for (const variant of ['simd', 'relaxed-simd'] as const) {
-    if (WasmBackend.support()[variant]) kernelCeiling[variant] = +(await wasmKernelCeiling(variant, cpuSeconds)).toFixed(1);
+    if (WasmBackend.support()[variant])
+      kernelCeiling[variant] = +(await wasmKernelCeiling(variant, cpuSeconds)).toFixed(1);
   }
-  console.log(`${name}: forward ${(flopsPerToken / 1e6).toFixed(2)} MFLOP/token; effective GFLOP/s ${JSON.stringify(forwardGflops)}; ` +
-    `WASM 4x8 kernel ceiling (L2-resident, best of 30) ${JSON.stringify(kernelCeiling)} GFLOP/s`);
-  return { model: name, config: cfg, plan, runtimes, ratios, train, forward_mflop_per_token: +(flopsPerToken / 1e6).toFixed(3), forward_gflops: forwardGflops, wasm_kernel_ceiling_gflops: kernelCeiling };
+  console.log(
+    `${name}: forward ${(flopsPerToken / 1e6).toFixed(2)} MFLOP/token; effective GFLOP/s ${JSON.stringify(forwardGflops)}; ` +
+      `WASM 4x8 kernel ceiling (L2-resident, best of 30) ${JSON.stringify(kernelCeiling)} GFLOP/s`,
+  );
+  return {
+    model: name,
+    config: cfg,
+    plan,
+    runtimes,
+    ratios,
+    train,
+    forward_mflop_per_token: +(flopsPerToken / 1e6).toFixed(3),
+    forward_gflops: forwardGflops,
+    wasm_kernel_ceiling_gflops: kernelCeiling,
+  };
 }
 
 async function peer() {
@@ -154,18 +225,38 @@ async function peer() {
     // the embedded default itself (the model the page trains): D 64, 3 layers, V 256
     // its forward takes ~10 ms, so more repeats for a stable median
     const tiny: SpeedPlan = { ...small, repeats: quick ? 3 : 15 };
-    models.push(await peerModel(benchModel('tiny-rema', 0), 'tiny-rema (the embedded default: Llama, D 64, L 3, V 256)', tiny, true, true));
+    models.push(
+      await peerModel(
+        benchModel('tiny-rema', 0),
+        'tiny-rema (the embedded default: Llama, D 64, L 3, V 256)',
+        tiny,
+        true,
+        true,
+      ),
+    );
   }
   if (wanted.includes('small')) {
     models.push(await peerModel(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', small, true, true));
   }
   if (wanted.includes('qwen')) {
     const qwen: SpeedPlan = { forwardB: 2, forwardT: 32, promptLength: 32, maxNew: 9, G: 8, repeats: 1 };
-    models.push(await peerModel(benchModel('qwen2.5-0.5b', 2), 'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)', qwen, false, false));
+    models.push(
+      await peerModel(
+        benchModel('qwen2.5-0.5b', 2),
+        'qwen2.5-0.5b-L2 (Qwen2.5-0.5B-Instruct config, 2 of 24 layers)',
+        qwen,
+        false,
+        false,
+      ),
+    );
   }
   return {
-    date: new Date().toISOString(), node: process.version, onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1',
-    clock: 'process CPU time (user + system)', load_average_1min: { before: loadBefore, after: loadavg()[0] }, models,
+    date: new Date().toISOString(),
+    node: process.version,
+    onnxruntime: 'onnxruntime-node, CPU EP, intraOpNumThreads 1',
+    clock: 'process CPU time (user + system)',
+    load_average_1min: { before: loadBefore, after: loadavg()[0] },
+    models,
     ...(partial ? { partial: process.argv.slice(2).join(' ') } : {}),
   };
 }
@@ -173,7 +264,9 @@ async function peer() {
 /** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's phases. */
 async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
   if (!existsSync(join(dir, 'model.safetensors')) || !existsSync(join(dir, 'config.json'))) {
-    return { skipped: `no trained tiny model in ${dir} (config.json + model.safetensors; npm run pretrain-tiny makes it)` };
+    return {
+      skipped: `no trained tiny model in ${dir} (config.json + model.safetensors; npm run pretrain-tiny makes it)`,
+    };
   }
   const source = directoryFileSource(dir);
   const tokenizer = await loadHfTokenizer(source);
@@ -187,11 +280,21 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
   for (let i = 0; i < 2; i++) {
     const t0 = performance.now();
     const r = await trainer.step();
-    steps.push({ step_s: +((performance.now() - t0) / 1000).toFixed(2), phases_s: r.metrics.time_s, tokens_trained: r.metrics.tokens_trained });
+    steps.push({
+      step_s: +((performance.now() - t0) / 1000).toFixed(2),
+      phases_s: r.metrics.time_s,
+      tokens_trained: r.metrics.tokens_trained,
+    });
   }
   const result = {
-    backend: backend.description, problems: config.problemsPerStep, group: config.groupSize,
-    step_s: steps[1].step_s, phases_s: steps[1].phases_s, first_step_s: steps[0].step_s, steps, peak_bytes: backend.ledger().peakBytes,
+    backend: backend.description,
+    problems: config.problemsPerStep,
+    group: config.groupSize,
+    step_s: steps[1].step_s,
+    phases_s: steps[1].phases_s,
+    first_step_s: steps[0].step_s,
+    steps,
+    peak_bytes: backend.ledger().peakBytes,
   };
   policy.dispose();
   backend.destroy();
@@ -200,16 +303,24 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
 
 mkdirSync(resultsDir, { recursive: true });
 if (args.has('--grpo')) {
-  const dir = process.argv.includes('--grpo-model') ? resolve(process.argv[process.argv.indexOf('--grpo-model') + 1]) : join(root, 'public/models/tiny-rema');
+  const dir = process.argv.includes('--grpo-model')
+    ? resolve(process.argv[process.argv.indexOf('--grpo-model') + 1])
+    : join(root, 'public/models/tiny-rema');
   const result = await runGrpoStep(dir);
   console.log(JSON.stringify(result));
-  writeFileSync(join(resultsDir, 'grpo.json'), JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2) + '\n');
+  writeFileSync(
+    join(resultsDir, 'grpo.json'),
+    JSON.stringify({ date: new Date().toISOString(), ...result }, null, 2) + '\n',
+  );
 } else {
   const result = await peer();
   const file = partial ? 'peer-partial.json' : 'peer.json';
   writeFileSync(join(resultsDir, file), JSON.stringify(result, null, 2) + '\n');
   for (const m of result.models) {
-    for (const [rt, r] of Object.entries(m.ratios)) console.log(`${m.model}: ${rt} / onnxruntime-node: ${JSON.stringify(r)}`);
+    for (const [rt, r] of Object.entries(m.ratios))
+      console.log(`${m.model}: ${rt} / onnxruntime-node: ${JSON.stringify(r)}`);
   }
-  console.log(`load average ${result.load_average_1min.before.toFixed(2)} -> ${result.load_average_1min.after.toFixed(2)}; wrote bench/results/${file}`);
+  console.log(
+    `load average ${result.load_average_1min.before.toFixed(2)} -> ${result.load_average_1min.after.toFixed(2)}; wrote bench/results/${file}`,
+  );
 }

@@ -28,15 +28,28 @@ const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'browser'] as cons
 type Part = (typeof PARTS)[number];
 const only = listArg('--only');
 const skip = listArg('--skip') ?? [];
-for (const p of [...(only ?? []), ...skip]) if (!PARTS.includes(p as Part)) throw new Error(`bench: unknown part "${p}" (parts: ${PARTS.join(', ')})`);
+for (const p of [...(only ?? []), ...skip])
+  if (!PARTS.includes(p as Part)) throw new Error(`bench: unknown part "${p}" (parts: ${PARTS.join(', ')})`);
 const selected = PARTS.filter((p) => (only ? only.includes(p) : true) && !skip.includes(p));
 
 const NODE_FLAGS = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
 // Dawn in Node finds SwiftShader through Debian chromium's Vulkan ICD and loader when there is no GPU driver
 const chromiumLibs = `${process.env.LD_LIBRARY_PATH ? `${process.env.LD_LIBRARY_PATH}:` : ''}/usr/lib/chromium`;
-const dawnEnv = { LD_LIBRARY_PATH: chromiumLibs, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json' };
+const dawnEnv = {
+  LD_LIBRARY_PATH: chromiumLibs,
+  VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? '/usr/lib/chromium/vk_swiftshader_icd.json',
+};
 const commands: Record<Part, { args: string[]; env?: Record<string, string> }> = {
-  kernels: { args: ['--experimental-wasm-relaxed-simd', '--no-liftoff', '--import', 'tsx', 'bench/kernels.ts', ...(quick ? ['tiny'] : [])] },
+  kernels: {
+    args: [
+      '--experimental-wasm-relaxed-simd',
+      '--no-liftoff',
+      '--import',
+      'tsx',
+      'bench/kernels.ts',
+      ...(quick ? ['tiny'] : []),
+    ],
+  },
   engine: { args: [...NODE_FLAGS, 'bench/engine.ts', ...(quick ? ['--quick'] : ['--webgpu'])], env: dawnEnv },
   webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: dawnEnv },
   peer: { args: [...NODE_FLAGS, 'bench/peer.ts', ...(quick ? ['--quick'] : [])] },
@@ -67,72 +80,119 @@ const version = (pkg: string): string => {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version : 'not installed';
 };
 /** ' [from an earlier run: DATE]' when a part's JSON was not written by this run (--only, --skip, a filtered run). */
-const earlier = (json: Json | null): string => (json && typeof json.date === 'string' && json.date < runStart ? ` [from an earlier run: ${json.date}]` : '');
+const earlier = (json: Json | null): string =>
+  json && typeof json.date === 'string' && json.date < runStart ? ` [from an earlier run: ${json.date}]` : '';
 const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
 
 /** Lines of the summary: each a ratio against a named peer, or a plain figure with its unit. */
 const lines: string[] = [];
 const mb = (x: unknown) => ((x as number) / 2 ** 20).toFixed(1);
-const fmt = (x: unknown) => (typeof x === 'number' ? (Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(2)) : String(x));
+const fmt = (x: unknown) =>
+  typeof x === 'number' ? (Math.abs(x) >= 100 ? Math.round(x).toString() : x.toFixed(2)) : String(x);
 
 type Gflops = number | { wall: number; cpu: number };
 const kernels = read('kernels') as { gflops?: Record<string, Record<string, Gflops>> } | null;
 if (kernels?.gflops) {
   const cpu = (g: Gflops | undefined) => (g === undefined ? NaN : typeof g === 'number' ? g : g.cpu);
-  lines.push(`GFLOP/s per kernel (single thread, per CPU-second): TS | WASM SIMD | relaxed SIMD   (SIMD / TS, relaxed / SIMD)${earlier(kernels as Json)}`);
+  lines.push(
+    `GFLOP/s per kernel (single thread, per CPU-second): TS | WASM SIMD | relaxed SIMD   (SIMD / TS, relaxed / SIMD)${earlier(kernels as Json)}`,
+  );
   for (const [name, g] of Object.entries(kernels.gflops)) {
     const [ts, simd, relaxed] = [cpu(g.ts), cpu(g['wasm-simd']), cpu(g['wasm-relaxed'])];
-    lines.push(`  ${name.padEnd(50)} ${fmt(ts)} | ${fmt(simd)} | ${fmt(relaxed)}   (${fmt(simd / ts)}x, ${fmt(relaxed / simd)}x)`);
+    lines.push(
+      `  ${name.padEnd(50)} ${fmt(ts)} | ${fmt(simd)} | ${fmt(relaxed)}   (${fmt(simd / ts)}x, ${fmt(relaxed / simd)}x)`,
+    );
   }
 }
 
 const engine = read('engine') as { models?: Json[]; onnx?: Json[] } | null;
 if (engine?.models) {
-  lines.push(`Engine (bench/engine.ts, random weights): tok/s prefill B=1 | B=8, decode G=1 | G=8 (G=8 / G=1); train step fwd/bwd/opt s; peak MB${earlier(engine as Json)}`);
+  lines.push(
+    `Engine (bench/engine.ts, random weights): tok/s prefill B=1 | B=8, decode G=1 | G=8 (G=8 / G=1); train step fwd/bwd/opt s; peak MB${earlier(engine as Json)}`,
+  );
   for (const m of engine.models) {
-    lines.push(`  ${String(m.backend).padEnd(34)} ${String(m.preset).padEnd(6)} prefill ${fmt(m.prefill_tok_s_B1)} | ${fmt(m.prefill_tok_s_B8)}, ` +
-      `decode ${fmt(m.decode_tok_s_G1)} | ${fmt(m.decode_tok_s_G8)} (${fmt((m.decode_tok_s_G8 as number) / (m.decode_tok_s_G1 as number))}x); ` +
-      `LoRA ${m.lora_forward_s}/${m.lora_backward_s}/${m.lora_optimizer_s}, full ${m.full_forward_s}/${m.full_backward_s}/${m.full_optimizer_s}; ` +
-      `peak infer ${mb(m.inference_peak_bytes)}, LoRA ${mb(m.lora_peak_bytes)}, full ${mb(m.full_peak_bytes)}`);
+    lines.push(
+      `  ${String(m.backend).padEnd(34)} ${String(m.preset).padEnd(6)} prefill ${fmt(m.prefill_tok_s_B1)} | ${fmt(m.prefill_tok_s_B8)}, ` +
+        `decode ${fmt(m.decode_tok_s_G1)} | ${fmt(m.decode_tok_s_G8)} (${fmt((m.decode_tok_s_G8 as number) / (m.decode_tok_s_G1 as number))}x); ` +
+        `LoRA ${m.lora_forward_s}/${m.lora_backward_s}/${m.lora_optimizer_s}, full ${m.full_forward_s}/${m.full_backward_s}/${m.full_optimizer_s}; ` +
+        `peak infer ${mb(m.inference_peak_bytes)}, LoRA ${mb(m.lora_peak_bytes)}, full ${mb(m.full_peak_bytes)}`,
+    );
   }
   for (const o of engine.onnx ?? []) {
-    const ratios = Object.entries(o).filter(([k]) => k.endsWith('_vs_ort')).map(([k, v]) => `${k.replace('_vs_ort', '')} ${fmt(v)}x`);
-    lines.push(`  golden ${String(o.model).padEnd(24)} forward vs onnxruntime-node (${fmt(o.onnxruntime_tok_s)} tok/s): ${ratios.join(', ')}`);
+    const ratios = Object.entries(o)
+      .filter(([k]) => k.endsWith('_vs_ort'))
+      .map(([k, v]) => `${k.replace('_vs_ort', '')} ${fmt(v)}x`);
+    lines.push(
+      `  golden ${String(o.model).padEnd(24)} forward vs onnxruntime-node (${fmt(o.onnxruntime_tok_s)} tok/s): ${ratios.join(', ')}`,
+    );
   }
 }
 
 const webgpu = read('webgpu') as { adapter?: string; results?: Record<string, Json> } | null;
 if (webgpu?.results) {
   const software = /swiftshader|fallback/i.test(webgpu.adapter ?? '');
-  lines.push(`WebGPU backend kernels (Dawn, ${webgpu.adapter}${software ? ': CPU emulation, correctness only, not a speed figure' : ''})${earlier(webgpu as Json)}`);
+  lines.push(
+    `WebGPU backend kernels (Dawn, ${webgpu.adapter}${software ? ': CPU emulation, correctness only, not a speed figure' : ''})${earlier(webgpu as Json)}`,
+  );
   for (const [name, r] of Object.entries(webgpu.results)) lines.push(`  ${name.padEnd(48)} ${JSON.stringify(r)}`);
 }
 
-const peer = read('peer') as { models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>>; train?: Json[] }> } | null;
+const peer = read('peer') as {
+  models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>>; train?: Json[] }>;
+} | null;
 for (const m of peer?.models ?? []) {
-  lines.push(`Engine vs onnxruntime-node (1 thread, CPU time) on ${m.model}: ratio = ours / onnxruntime, per figure${earlier(peer as Json)}`);
+  lines.push(
+    `Engine vs onnxruntime-node (1 thread, CPU time) on ${m.model}: ratio = ours / onnxruntime, per figure${earlier(peer as Json)}`,
+  );
   lines.push(`  ${'runtime'.padEnd(22)} forward   prefill B=1  prefill G=8  decode G=1  decode G=8`);
   for (const [rt, r] of Object.entries(m.ratios)) {
-    lines.push(`  ${rt.padEnd(22)} ${[r.forward_tok_s, r.prefill_tok_s_B1, r.prefill_tok_s_G, r.decode_tok_s_G1, r.decode_tok_s_G].map((x) => `${fmt(x)}x`.padEnd(12)).join(' ')}`);
+    lines.push(
+      `  ${rt.padEnd(22)} ${[r.forward_tok_s, r.prefill_tok_s_B1, r.prefill_tok_s_G, r.decode_tok_s_G1, r.decode_tok_s_G].map((x) => `${fmt(x)}x`.padEnd(12)).join(' ')}`,
+    );
   }
   for (const r of m.runtimes) {
-    lines.push(`  tok/s ${String(r.runtime).padEnd(16)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`);
+    lines.push(
+      `  tok/s ${String(r.runtime).padEnd(16)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`,
+    );
   }
-  for (const t of m.train ?? []) lines.push(`  forward+backward (LoRA) ${String(t.runtime).padEnd(16)} ${fmt(t.tok_s)} tok/s, peak ${fmt((t.peak_bytes as number) / 2 ** 20)} MB`);
+  for (const t of m.train ?? [])
+    lines.push(
+      `  forward+backward (LoRA) ${String(t.runtime).padEnd(16)} ${fmt(t.tok_s)} tok/s, peak ${fmt((t.peak_bytes as number) / 2 ** 20)} MB`,
+    );
 }
 
 const grpo = read('grpo') as Json | null;
-if (grpo) lines.push(grpo.skipped ? `GRPO step (tiny default): skipped, ${grpo.skipped}${earlier(grpo)}` : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(grpo.phases_s as Record<string, number>).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')} s${earlier(grpo)}`);
+if (grpo)
+  lines.push(
+    grpo.skipped
+      ? `GRPO step (tiny default): skipped, ${grpo.skipped}${earlier(grpo)}`
+      : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(
+          grpo.phases_s as Record<string, number>,
+        )
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ')} s${earlier(grpo)}`,
+  );
 
-const browser = read('browser') as { chromium?: string; adapter?: string; load_average?: number[]; models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }> } | null;
+const browser = read('browser') as {
+  chromium?: string;
+  adapter?: string;
+  load_average?: number[];
+  models?: Array<{ model: string; runtimes: Json[]; ratios: Record<string, Record<string, number>> }>;
+} | null;
 for (const m of browser?.models ?? []) {
-  lines.push(`Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, WASM: renderer main-thread CPU time, WebGPU: wall time, load average ${browser?.load_average?.join(' ') ?? '?'}: ` +
-    `ratio = ours / the peer (onnxruntime-web EP, transformers.js device) of the same kind${earlier(browser as Json)}`);
+  lines.push(
+    `Chromium ${browser?.chromium} (${browser?.adapter}) on ${m.model}, WASM: renderer main-thread CPU time, WebGPU: wall time, load average ${browser?.load_average?.join(' ') ?? '?'}: ` +
+      `ratio = ours / the peer (onnxruntime-web EP, transformers.js device) of the same kind${earlier(browser as Json)}`,
+  );
   for (const [pair, r] of Object.entries(m.ratios)) {
-    lines.push(`  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`);
+    lines.push(
+      `  ${pair.padEnd(34)} forward ${fmt(r.forward_tok_s)}x, prefill ${fmt(r.prefill_tok_s_B1)}x | ${fmt(r.prefill_tok_s_G)}x, decode ${fmt(r.decode_tok_s_G1)}x | ${fmt(r.decode_tok_s_G)}x`,
+    );
   }
   for (const r of m.runtimes) {
-    lines.push(`  tok/s ${String(r.runtime).padEnd(24)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`);
+    lines.push(
+      `  tok/s ${String(r.runtime).padEnd(24)} forward ${fmt(r.forward_tok_s)}, prefill ${fmt(r.prefill_tok_s_B1)} | ${fmt(r.prefill_tok_s_G)}, decode ${fmt(r.decode_tok_s_G1)} | ${fmt(r.decode_tok_s_G)}`,
+    );
   }
 }
 
@@ -147,7 +207,12 @@ const summary = {
   parts: selected,
   failed,
   wall_s: { ...previous?.wall_s, ...wall },
-  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memory_gib: +(totalmem() / 2 ** 30).toFixed(1), platform: `${process.platform} ${process.arch}` },
+  machine: {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memory_gib: +(totalmem() / 2 ** 30).toFixed(1),
+    platform: `${process.platform} ${process.arch}`,
+  },
   versions: {
     node: process.version,
     'onnxruntime-node': version('onnxruntime-node'),

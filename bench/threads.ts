@@ -34,15 +34,23 @@ const skipGrpo = process.argv.includes('--skip-grpo');
 const wall = () => performance.now() / 1000;
 const backendFor = (threads: 1 | 2, splitMinWork?: number) =>
   WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: availableParallelism(), splitMinWork });
-const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
+const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) =>
+  new ort.Tensor(type, data, dims);
 
 /** 1. one matmul C[M,N] = A[M,K] B[N,K]^T, 1 vs 2 threads (split forced), microseconds */
 async function matmulSweep() {
-  const one = await backendFor(1), two = await backendFor(2, 0);
+  const one = await backendFor(1),
+    two = await backendFor(2, 0);
   const shapes: Array<[number, number, number, string]> = [
-    [64, 64, 64, 'tiny decode q (64 rows)'], [512, 32, 64, 'tiny k/v'], [512, 64, 64, 'tiny q/o'], [512, 176, 64, 'tiny gate/up'],
-    [512, 64, 176, 'tiny down'], [504, 256, 64, 'tiny LM head'], [2048, 176, 64, 'tiny gate/up, 2048 rows'],
-    [512, 256, 256, 'small q/o'], [512, 704, 256, 'small gate/up'],
+    [64, 64, 64, 'tiny decode q (64 rows)'],
+    [512, 32, 64, 'tiny k/v'],
+    [512, 64, 64, 'tiny q/o'],
+    [512, 176, 64, 'tiny gate/up'],
+    [512, 64, 176, 'tiny down'],
+    [504, 256, 64, 'tiny LM head'],
+    [2048, 176, 64, 'tiny gate/up, 2048 rows'],
+    [512, 256, 256, 'small q/o'],
+    [512, 704, 256, 'small gate/up'],
   ];
   const rows = [];
   for (const [M, N, K, what] of shapes) {
@@ -51,7 +59,9 @@ async function matmulSweep() {
     const ptrs = bes.map((be) => {
       const rt = be.runtime;
       rt.reserveMatmul(M, N, K);
-      const a = rt.heap.alloc(M * K * 4), b = rt.heap.alloc(N * K * 4), c = rt.heap.alloc(M * N * 4);
+      const a = rt.heap.alloc(M * K * 4),
+        b = rt.heap.alloc(N * K * 4),
+        c = rt.heap.alloc(M * N * 4);
       rt.f32At(a, M * K).fill(0.5);
       rt.f32At(b, N * K).fill(0.25);
       return { a, b, c };
@@ -67,8 +77,17 @@ async function matmulSweep() {
     }
     const [best1, best2] = times.map((t) => Math.min(...t));
     const [med1, med2] = times.map(median);
-    rows.push({ shape: `${M}x${N}x${K}`, what, mega_macs: +((M * N * K) / 1e6).toFixed(2), us_1t_best: +best1.toFixed(0), us_2t_best: +best2.toFixed(0),
-      us_1t_median: +med1.toFixed(0), us_2t_median: +med2.toFixed(0), speedup_best: +(best1 / best2).toFixed(2), speedup_median: +(med1 / med2).toFixed(2) });
+    rows.push({
+      shape: `${M}x${N}x${K}`,
+      what,
+      mega_macs: +((M * N * K) / 1e6).toFixed(2),
+      us_1t_best: +best1.toFixed(0),
+      us_2t_best: +best2.toFixed(0),
+      us_1t_median: +med1.toFixed(0),
+      us_2t_median: +med2.toFixed(0),
+      speedup_best: +(best1 / best2).toFixed(2),
+      speedup_median: +(med1 / med2).toFixed(2),
+    });
     console.log(JSON.stringify(rows.at(-1)));
   }
   one.destroy();
@@ -82,7 +101,11 @@ async function modelSpeeds(dir: string, name: string, B: number, T: number, roun
   const forwards: ForwardRuntime[] = [];
   const sessions = [];
   for (const threads of [1, 2]) {
-    const s = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+    const s = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    });
     sessions.push(s);
     forwards.push({ runtime: `onnxruntime-node ${threads}t`, forward: (seqs) => ortForward(s, ortTensor, seqs) });
   }
@@ -92,7 +115,10 @@ async function modelSpeeds(dir: string, name: string, B: number, T: number, roun
     forwards.push({ runtime: `wasm ${be.threads}t`, forward: (seqs) => engineForward(be, cfg, w, seqs) });
   }
   const seqs = Array.from({ length: B }, (_, b) => benchTokens(T, b, cfg.vocabSize));
-  const forward = (await interleavedForward(forwards, seqs, rounds)).map((r) => ({ runtime: r.runtime, forward_tok_s: r.forward_tok_s }));
+  const forward = (await interleavedForward(forwards, seqs, rounds)).map((r) => ({
+    runtime: r.runtime,
+    forward_tok_s: r.forward_tok_s,
+  }));
   for (const s of sessions) await s.release();
   for (const be of backends) be.destroy();
   console.log(name, JSON.stringify(forward));
@@ -100,14 +126,37 @@ async function modelSpeeds(dir: string, name: string, B: number, T: number, roun
   const policies = [];
   for (const threads of [1, 2] as const) {
     const be = await backendFor(threads);
-    policies.push({ be, policy: createEnginePolicy({
-      backend: be, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, seed: 1,
-      training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-      optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
-    }) });
+    policies.push({
+      be,
+      policy: createEnginePolicy({
+        backend: be,
+        config: cfg,
+        weights,
+        decoder: { decode: (ids) => ids.join(' ') },
+        seed: 1,
+        training: {
+          mode: 'lora',
+          adapters: ['a'],
+          rank: 8,
+          alpha: 16,
+          targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+        },
+        optimizer: {
+          lr: 1e-4,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: 0,
+          gradClip: 1,
+          schedule: { kind: 'constant' },
+        },
+      }),
+    });
   }
   const reqs = Array.from({ length: B }, (_, b) => ({
-    tokens: benchTokens(T, b, cfg.vocabSize), positions: Array.from({ length: T - 1 }, (_i, i) => i + 1), adapter: 'a',
+    tokens: benchTokens(T, b, cfg.vocabSize),
+    positions: Array.from({ length: T - 1 }, (_i, i) => i + 1),
+    adapter: 'a',
     coef: new Float32Array(T - 1).fill(1 / (B * T)),
   }));
   const seconds: number[][] = [[], []];
@@ -120,7 +169,10 @@ async function modelSpeeds(dir: string, name: string, B: number, T: number, roun
       seconds[i].push(wall() - t0);
     }
   }
-  const train = policies.map((p, i) => ({ runtime: `wasm ${p.be.threads}t`, fwd_bwd_lora_tok_s: Math.round((B * T) / median(seconds[i])) }));
+  const train = policies.map((p, i) => ({
+    runtime: `wasm ${p.be.threads}t`,
+    fwd_bwd_lora_tok_s: Math.round((B * T) / median(seconds[i])),
+  }));
   for (const p of policies) {
     p.policy.dispose();
     p.be.destroy();
@@ -136,10 +188,22 @@ async function grpoSteps() {
   const tokenizer = await loadHfTokenizer(source);
   const checkpoint = await loadHfCheckpoint(source);
   const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
-  interface StepRecord { step_s: number; phases_s: unknown; tokens_trained: number | undefined; reward_mean: number; loss: number | undefined }
+  interface StepRecord {
+    step_s: number;
+    phases_s: unknown;
+    tokens_trained: number | undefined;
+    reward_mean: number;
+    loss: number | undefined;
+  }
   const runs: Array<{
-    threads: number; step_s: number; first_step_s: number; trained_tok_s: number; helper_jobs: { shared: number; alone: number };
-    steps: StepRecord[]; split_matmuls: number; wasm_matmuls: number;
+    threads: number;
+    step_s: number;
+    first_step_s: number;
+    trained_tok_s: number;
+    helper_jobs: { shared: number; alone: number };
+    steps: StepRecord[];
+    split_matmuls: number;
+    wasm_matmuls: number;
   }> = [];
   for (const threads of [1, 2, 2, 1] as const) {
     const backend = await backendFor(threads);
@@ -150,20 +214,43 @@ async function grpoSteps() {
     for (let i = 0; i < 2; i++) {
       const t0 = wall();
       const r = await trainer.step();
-      steps.push({ step_s: +(wall() - t0).toFixed(2), phases_s: r.metrics.time_s, tokens_trained: r.metrics.tokens_trained,
-        reward_mean: r.metrics.reward_mean, loss: r.metrics.loss });
+      steps.push({
+        step_s: +(wall() - t0).toFixed(2),
+        phases_s: r.metrics.time_s,
+        tokens_trained: r.metrics.tokens_trained,
+        reward_mean: r.metrics.reward_mean,
+        loss: r.metrics.loss,
+      });
     }
-    runs.push({ threads: backend.threads, step_s: steps[1].step_s, first_step_s: steps[0].step_s,
-      trained_tok_s: Math.round((steps[1].tokens_trained ?? 0) / steps[1].step_s), helper_jobs: backend.runtime.helperJobs, steps,
-      split_matmuls: backend.runtime.stats.splitMatmuls, wasm_matmuls: backend.runtime.stats.wasmMatmuls });
+    runs.push({
+      threads: backend.threads,
+      step_s: steps[1].step_s,
+      first_step_s: steps[0].step_s,
+      trained_tok_s: Math.round((steps[1].tokens_trained ?? 0) / steps[1].step_s),
+      helper_jobs: backend.runtime.helperJobs,
+      steps,
+      split_matmuls: backend.runtime.stats.splitMatmuls,
+      wasm_matmuls: backend.runtime.stats.wasmMatmuls,
+    });
     const last = runs.at(-1)!;
-    console.log(`GRPO step, ${last.threads} thread(s): ${last.step_s} s (first ${last.first_step_s} s), ${last.trained_tok_s} trained tok/s, ` +
-      `phases ${JSON.stringify(steps[1].phases_s)}, helper jobs ${JSON.stringify(last.helper_jobs)}`);
+    console.log(
+      `GRPO step, ${last.threads} thread(s): ${last.step_s} s (first ${last.first_step_s} s), ${last.trained_tok_s} trained tok/s, ` +
+        `phases ${JSON.stringify(steps[1].phases_s)}, helper jobs ${JSON.stringify(last.helper_jobs)}`,
+    );
     policy.dispose();
     backend.destroy();
   }
-  const same = runs.every((r) => JSON.stringify(r.steps.map((s) => [s.reward_mean, s.loss])) === JSON.stringify(runs[0].steps.map((s) => [s.reward_mean, s.loss])));
-  return { problems: config.problemsPerStep, group: config.groupSize, runs, same_rewards_and_loss_on_1_and_2_threads: same };
+  const same = runs.every(
+    (r) =>
+      JSON.stringify(r.steps.map((s) => [s.reward_mean, s.loss])) ===
+      JSON.stringify(runs[0].steps.map((s) => [s.reward_mean, s.loss])),
+  );
+  return {
+    problems: config.problemsPerStep,
+    group: config.groupSize,
+    runs,
+    same_rewards_and_loss_on_1_and_2_threads: same,
+  };
 }
 
 const loadBefore = loadavg();
@@ -176,8 +263,14 @@ const models = [
 const grpo = skipGrpo ? null : await grpoSteps();
 const loadAfter = loadavg();
 const result = {
-  date: new Date().toISOString(), node: process.version, cores: availableParallelism(), clock: 'wall clock',
-  load_average: { before: loadBefore, after: loadAfter }, matmuls, models, grpo,
+  date: new Date().toISOString(),
+  node: process.version,
+  cores: availableParallelism(),
+  clock: 'wall clock',
+  load_average: { before: loadBefore, after: loadAfter },
+  matmuls,
+  models,
+  grpo,
 };
 const out = join(root, 'bench/results/threads.json');
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -35,7 +35,11 @@ function randn(n: number, rng: Rng, scale: number): Float32Array {
 async function matmuls(): Promise<Array<Record<string, number | string>>> {
   const out: Array<Record<string, number | string>> = [];
   const rng = new Rng(1);
-  for (const [name, N, K] of [['q/o 576x576', 576, 576], ['gate/up 1536x576', 1536, 576], ['down 576x1536', 576, 1536]] as const) {
+  for (const [name, N, K] of [
+    ['q/o 576x576', 576, 576],
+    ['gate/up 1536x576', 1536, 576],
+    ['down 576x1536', 576, 1536],
+  ] as const) {
     for (const M of [8, 512]) {
       const row: Record<string, number | string> = { shape: name, M };
       for (const d of DTYPES) {
@@ -65,9 +69,21 @@ async function matmuls(): Promise<Array<Record<string, number | string>>> {
 
 function smolConfig(): ModelConfig {
   return {
-    architecture: 'llama', hiddenSize: 576, intermediateSize: 1536, numLayers: layers, numHeads: 9, numKvHeads: 3, headDim: 64,
-    vocabSize: 49152, rmsNormEps: 1e-5, ropeTheta: 100000, maxPositionEmbeddings: 8192, tieWordEmbeddings: true, attentionBias: false,
-    bosTokenId: 1, eosTokenIds: [2],
+    architecture: 'llama',
+    hiddenSize: 576,
+    intermediateSize: 1536,
+    numLayers: layers,
+    numHeads: 9,
+    numKvHeads: 3,
+    headDim: 64,
+    vocabSize: 49152,
+    rmsNormEps: 1e-5,
+    ropeTheta: 100000,
+    maxPositionEmbeddings: 8192,
+    tieWordEmbeddings: true,
+    attentionBias: false,
+    bosTokenId: 1,
+    eosTokenIds: [2],
   };
 }
 
@@ -77,7 +93,9 @@ function weightsFor(cfg: ModelConfig): ModelWeights {
   for (const [name, shape] of expectedParameterShapes(cfg)) {
     const n = shape.reduce((a, b) => a * b, 1);
     const norm = name.endsWith('norm.weight');
-    const data = norm ? new Float32Array(n).fill(1) : randn(n, rng, name.includes('embed') ? 0.5 : 1 / Math.sqrt(shape[1]));
+    const data = norm
+      ? new Float32Array(n).fill(1)
+      : randn(n, rng, name.includes('embed') ? 0.5 : 1 / Math.sqrt(shape[1]));
     w.set(name, { shape: [...shape], data });
   }
   return w;
@@ -90,17 +108,42 @@ async function model(): Promise<Array<Record<string, number | string>>> {
   for (const d of DTYPES) {
     const be = await WasmBackend.create({ threads: 1 });
     const policy = createEnginePolicy({
-      backend: be, config: cfg, weights, decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
-      training: { mode: 'lora', adapters: ['a'], rank: 8, alpha: 16, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-      optimizer: { lr: 1e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant', warmupSteps: 0 } },
-      seed: 0, baseDtype: d, mergeLoraForInference: false,
+      backend: be,
+      config: cfg,
+      weights,
+      decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
+      training: {
+        mode: 'lora',
+        adapters: ['a'],
+        rank: 8,
+        alpha: 16,
+        targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+      },
+      optimizer: {
+        lr: 1e-4,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0,
+        gradClip: 1,
+        schedule: { kind: 'constant', warmupSteps: 0 },
+      },
+      seed: 0,
+      baseDtype: d,
+      mergeLoraForInference: false,
     });
     const weightBytes = be.ledger().liveBytes;
     const prompt = Array.from({ length: 64 }, (_, i) => 10 + i);
     const decode: number[] = [];
     const train: number[] = [];
     for (let rep = 0; rep < 3; rep++) {
-      const reqs = Array.from({ length: 8 }, () => ({ prompt, adapter: 'a', maxNewTokens: 16, stopStrings: [], stopTokenIds: [] }));
+      const reqs = Array.from({ length: 8 }, () => ({
+        prompt,
+        adapter: 'a',
+        maxNewTokens: 16,
+        stopStrings: [],
+        stopTokenIds: [],
+      }));
       const t0 = performance.now();
       const gen = await policy.generate(reqs, { temperature: 1, topP: 1, topK: 0, seed: rep });
       decode.push(gen.reduce((s, g) => s + g.tokens.length, 0) / ((performance.now() - t0) / 1000));
@@ -116,8 +159,12 @@ async function model(): Promise<Array<Record<string, number | string>>> {
       train.push((2 * 128) / ((performance.now() - t1) / 1000));
     }
     const row = {
-      weights: d, layers, decode_tok_s: Number(median(decode).toFixed(1)), train_tok_s: Number(median(train).toFixed(1)),
-      weight_bytes: weightBytes, peak_bytes: be.ledger().peakBytes,
+      weights: d,
+      layers,
+      decode_tok_s: Number(median(decode).toFixed(1)),
+      train_tok_s: Number(median(train).toFixed(1)),
+      weight_bytes: weightBytes,
+      peak_bytes: be.ledger().peakBytes,
     };
     console.log(JSON.stringify(row));
     out.push(row);

@@ -16,7 +16,8 @@ function walk(dir: string): string[] {
   });
 }
 
-const importRe = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const importRe =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 function importsOf(text: string): string[] {
   return [...text.matchAll(importRe)].map((m) => m[1] ?? m[2] ?? m[3]);
@@ -129,33 +130,50 @@ describe('architecture', () => {
 
   it('the cycle finder names each kind of cycle', () => {
     const file = (name: string, text: string): SourceFile => ({ file: join(src, name), text });
-    expect(cycles([
-      file('engine/a.ts', "import type { B } from './b.ts';"),
-      file('engine/b.ts', "import type { A } from './a.ts';"),
-    ])).toEqual(['src/engine/a.ts -> src/engine/b.ts -> src/engine/a.ts']);
-    expect(cycles([
-      file('rl/x.ts', "export { y } from './y.ts';"),
-      file('rl/y.ts', "import { z } from './sub/z';"),
-      file('rl/sub/z.ts', "const x = await import('../x.ts');"),
-    ])).toEqual(['src/rl/sub/z.ts -> src/rl/x.ts -> src/rl/y.ts -> src/rl/sub/z.ts']);
+    expect(
+      cycles([
+        file('engine/a.ts', "import type { B } from './b.ts';"),
+        file('engine/b.ts', "import type { A } from './a.ts';"),
+      ]),
+    ).toEqual(['src/engine/a.ts -> src/engine/b.ts -> src/engine/a.ts']);
+    expect(
+      cycles([
+        file('rl/x.ts', "export { y } from './y.ts';"),
+        file('rl/y.ts', "import { z } from './sub/z';"),
+        file('rl/sub/z.ts', "const x = await import('../x.ts');"),
+      ]),
+    ).toEqual(['src/rl/sub/z.ts -> src/rl/x.ts -> src/rl/y.ts -> src/rl/sub/z.ts']);
     expect(cycles([file('util/self.ts', "import './self.ts';")])).toEqual(['src/util/self.ts -> src/util/self.ts']);
-    expect(cycles([
-      file('engine/a.ts', "import { b } from './b.ts';"),
-      file('engine/b.ts', "import { c } from './c.ts';"),
-      file('engine/c.ts', "import { readFile } from 'node:fs';"),
-    ])).toEqual([]);
-    expect(resolveSpecifier(join(src, 'engine/kernels/wasm/as/matmul.ts'), './simd', existsSync)).toBe(join(src, 'engine/kernels/wasm/as/simd.ts'));
+    expect(
+      cycles([
+        file('engine/a.ts', "import { b } from './b.ts';"),
+        file('engine/b.ts', "import { c } from './c.ts';"),
+        file('engine/c.ts', "import { readFile } from 'node:fs';"),
+      ]),
+    ).toEqual([]);
+    expect(resolveSpecifier(join(src, 'engine/kernels/wasm/as/matmul.ts'), './simd', existsSync)).toBe(
+      join(src, 'engine/kernels/wasm/as/simd.ts'),
+    );
   });
 
   it('the engine layout: policies in policy/, host code per backend in backends/<kind>/, device code in kernels/', () => {
     const engine = join(src, 'engine');
     const under = (dir: string) => walk(join(engine, dir)).map((f) => relative(engine, f).replaceAll('\\', '/'));
     const implementers = walk(src).filter((f) => /\bimplements\s+(Trainable)?Policy\b/.test(readFileSync(f, 'utf8')));
-    expect(implementers.map((f) => relative(engine, f).replaceAll('\\', '/')).toSorted()).toEqual(['policy/engine-policy.ts', 'policy/onnx-frozen-policy.ts']);
-    expect(readdirSync(join(engine, 'backends')).filter((n) => n.endsWith('.ts')).toSorted()).toEqual(['cpu.ts', 'wasm.ts', 'webgpu.ts']);
+    expect(implementers.map((f) => relative(engine, f).replaceAll('\\', '/')).toSorted()).toEqual([
+      'policy/engine-policy.ts',
+      'policy/onnx-frozen-policy.ts',
+    ]);
+    expect(
+      readdirSync(join(engine, 'backends'))
+        .filter((n) => n.endsWith('.ts'))
+        .toSorted(),
+    ).toEqual(['cpu.ts', 'wasm.ts', 'webgpu.ts']);
     expect(under('backends/webgpu')).toContain('backends/webgpu/runtime.ts');
     expect(under('backends/wasm')).toContain('backends/wasm/runtime.ts');
-    expect(under('kernels/wasm').filter((f) => !f.startsWith('kernels/wasm/as/'))).toEqual(['kernels/wasm/modules.generated.ts']);
+    expect(under('kernels/wasm').filter((f) => !f.startsWith('kernels/wasm/as/'))).toEqual([
+      'kernels/wasm/modules.generated.ts',
+    ]);
     expect(existsSync(join(engine, 'index.ts'))).toBe(false);
   });
 

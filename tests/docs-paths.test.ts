@@ -17,15 +17,29 @@ function repoPaths(text: string, roots: readonly string[]): string[] {
 const srcPaths = (text: string) => repoPaths(text, ['src']);
 const ALL_ROOTS = ['src', 'tests', 'scripts', 'bench', 'public'];
 
-const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('paths in the docs', () => {
   it('finds the paths a text names, and only those', () => {
     expect(srcPaths('see `src/rl/trainer.ts`, src/engine/ and (src/app/worker/session.ts). Also src/cli.')).toEqual([
-      'src/rl/trainer.ts', 'src/engine/', 'src/app/worker/session.ts', 'src/cli',
+      'src/rl/trainer.ts',
+      'src/engine/',
+      'src/app/worker/session.ts',
+      'src/cli',
     ]);
-    expect(srcPaths('https://github.com/o/r/tree/main/src/x.ts, tests/src/y.ts, backends/src/z, src/engine/backends/<kind>/, src/{a,b}.ts')).toEqual([]);
-    expect(repoPaths('`tests/engine/golden.test.ts` and bench/README.md; not xbench/a or scripts/x-*.ts', ALL_ROOTS)).toEqual(['tests/engine/golden.test.ts', 'bench/README.md']);
+    expect(
+      srcPaths(
+        'https://github.com/o/r/tree/main/src/x.ts, tests/src/y.ts, backends/src/z, src/engine/backends/<kind>/, src/{a,b}.ts',
+      ),
+    ).toEqual([]);
+    expect(
+      repoPaths('`tests/engine/golden.test.ts` and bench/README.md; not xbench/a or scripts/x-*.ts', ALL_ROOTS),
+    ).toEqual(['tests/engine/golden.test.ts', 'bench/README.md']);
   });
 
   it('README.md and docs/ARCHITECTURE.md are among the files read', () => {
@@ -38,14 +52,19 @@ describe('paths in the docs', () => {
     expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
   });
 
-  it.each(['README.md', 'docs/ARCHITECTURE.md'])('%s: every tests/, scripts/, bench/ and public/ path exists', (doc) => {
-    const paths = repoPaths(readFileSync(join(root, doc), 'utf8'), ALL_ROOTS);
-    expect(paths.length).toBeGreaterThan(10);
-    expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
-  });
+  it.each(['README.md', 'docs/ARCHITECTURE.md'])(
+    '%s: every tests/, scripts/, bench/ and public/ path exists',
+    (doc) => {
+      const paths = repoPaths(readFileSync(join(root, doc), 'utf8'), ALL_ROOTS);
+      expect(paths.length).toBeGreaterThan(10);
+      expect(paths.filter((p) => !existsSync(join(root, p)))).toEqual([]);
+    },
+  );
 
   it('docs/ARCHITECTURE.md names the file of every stage of a training step', () => {
-    const rows = readFileSync(join(root, 'docs/ARCHITECTURE.md'), 'utf8').split('\n').filter((l) => l.startsWith('| '));
+    const rows = readFileSync(join(root, 'docs/ARCHITECTURE.md'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('| '));
     for (const stage of ['rollout', 'reward', 'advantages', 'loss coefficients', 'engine backward', 'optimiser']) {
       const row = rows.find((l) => l.startsWith(`| ${stage} |`));
       expect(row, stage).toBeDefined();

@@ -25,9 +25,20 @@ const EXCEPTIONS = new Set(['node_modules/@cortex-js/compute-engine']);
 // instance methods such as Set's isDisjointFrom cannot be told from the library's own methods of the same name;
 // the verifier's tests, which run here on Node 20, cover the code paths the checker uses.)
 const NEWER_BUILTINS = [
-  'Promise.withResolvers', 'Object.groupBy', 'Map.groupBy', 'Array.fromAsync', 'Iterator.from', 'RegExp.escape',
-  'Math.sumPrecise', 'Math.f16round', 'Error.isError', 'Promise.try', 'Uint8Array.fromBase64', 'Atomics.pause',
-  'Temporal.', 'new Float16Array',
+  'Promise.withResolvers',
+  'Object.groupBy',
+  'Map.groupBy',
+  'Array.fromAsync',
+  'Iterator.from',
+  'RegExp.escape',
+  'Math.sumPrecise',
+  'Math.f16round',
+  'Error.isError',
+  'Promise.try',
+  'Uint8Array.fromBase64',
+  'Atomics.pause',
+  'Temporal.',
+  'new Float16Array',
 ];
 
 function jsFiles(dir: string): string[] {
@@ -43,7 +54,9 @@ describe('supported Node versions', () => {
 
   it('package.json names a Node 20 release as the oldest supported', () => {
     expect(oldest).toMatch(/^20\./);
-    expect(process.versions.node.startsWith('20.') || semver.satisfies(process.versions.node, pkg.engines.node)).toBe(true);
+    expect(process.versions.node.startsWith('20.') || semver.satisfies(process.versions.node, pkg.engines.node)).toBe(
+      true,
+    );
   });
 
   it('every installed package declares a range that includes it, but the listed exceptions', () => {

@@ -20,7 +20,9 @@ export async function rendererCpuClock(browser: Browser): Promise<{ refresh(): P
   let mainThreads: string[] = [];
   return {
     async refresh() {
-      const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number }> };
+      const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as {
+        processInfo: Array<{ type: string; id: number }>;
+      };
       mainThreads = processInfo.filter((p) => p.type === 'renderer').flatMap((p) => rendererMainThread(p.id));
       if (mainThreads.length === 0) throw new Error('cpu clock: no renderer process found under /proc');
     },

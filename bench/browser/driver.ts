@@ -25,7 +25,8 @@ const listArg = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag)
 /** Layers of the Qwen2.5-0.5B-config model in Chromium (see bench/README.md for why not more). */
 const QWEN_IN_BROWSER = 'qwen2.5-0.5b-L2';
 const models = listArg('--models') ?? listArg('--model') ?? (quick ? ['small'] : ['small', QWEN_IN_BROWSER]);
-for (const name of models) benchModel(name.startsWith('qwen2.5-0.5b-L') ? 'qwen2.5-0.5b' : 'small', Number(name.split('-L')[1] ?? 0)); // made once
+for (const name of models)
+  benchModel(name.startsWith('qwen2.5-0.5b-L') ? 'qwen2.5-0.5b' : 'small', Number(name.split('-L')[1] ?? 0)); // made once
 
 const plan: SpeedPlan = quick
   ? { forwardB: 2, forwardT: 32, promptLength: 16, maxNew: 5, G: 8, repeats: 1 }
@@ -34,15 +35,27 @@ const plan: SpeedPlan = quick
 const webgpuPlan: SpeedPlan = { forwardB: 1, forwardT: 16, promptLength: 8, maxNew: 3, G: 8, repeats: 1 };
 // the Qwen-config model: its LM head over 151,936 tokens is 0.27 GFLOP per token
 const qwenPlan: SpeedPlan = { forwardB: 2, forwardT: 16, promptLength: 16, maxNew: 5, G: 8, repeats: 1 };
-const all: BrowserRuntime[] = ['engine-wasm', 'ort-wasm', 'transformers-wasm', 'engine-webgpu', 'ort-webgpu', 'transformers-webgpu'];
+const all: BrowserRuntime[] = [
+  'engine-wasm',
+  'ort-wasm',
+  'transformers-wasm',
+  'engine-webgpu',
+  'ort-webgpu',
+  'transformers-webgpu',
+];
 const runtimesArg = listArg('--runtimes') as BrowserRuntime[] | null;
 // --quick leaves out transformers.js on WebGPU (about 70 s on SwiftShader); the Qwen-config model runs on the WASM runtimes
 const runtimesFor = (model: string): BrowserRuntime[] =>
-  runtimesArg ?? all.filter((r) => (model.startsWith('qwen') ? r.endsWith('wasm') : !(quick && r === 'transformers-webgpu')));
-const planFor = (model: string, runtime: BrowserRuntime): SpeedPlan => (runtime.endsWith('webgpu') ? webgpuPlan : model.startsWith('qwen') ? qwenPlan : plan);
+  runtimesArg ??
+  all.filter((r) => (model.startsWith('qwen') ? r.endsWith('wasm') : !(quick && r === 'transformers-webgpu')));
+const planFor = (model: string, runtime: BrowserRuntime): SpeedPlan =>
+  runtime.endsWith('webgpu') ? webgpuPlan : model.startsWith('qwen') ? qwenPlan : plan;
 /** ours / peer, per figure, for the pairs that ran */
 const PAIRS: Array<[BrowserRuntime, BrowserRuntime]> = [
-  ['engine-wasm', 'ort-wasm'], ['engine-wasm', 'transformers-wasm'], ['engine-webgpu', 'ort-webgpu'], ['engine-webgpu', 'transformers-webgpu'],
+  ['engine-wasm', 'ort-wasm'],
+  ['engine-wasm', 'transformers-wasm'],
+  ['engine-webgpu', 'ort-webgpu'],
+  ['engine-webgpu', 'transformers-webgpu'],
 ];
 
 await buildPage();
@@ -54,7 +67,8 @@ const browser = await chromium.launch({
 // --wall times everything with wall time
 const cpuClock = await rendererCpuClock(browser);
 const { url, server } = await servePage(0, { '/__cpu-seconds': async () => String(cpuClock.seconds()) });
-const clockFor = (runtime: BrowserRuntime) => (runtime.endsWith('wasm') && !argv.includes('--wall') ? '/__cpu-seconds' : undefined);
+const clockFor = (runtime: BrowserRuntime) =>
+  runtime.endsWith('wasm') && !argv.includes('--wall') ? '/__cpu-seconds' : undefined;
 type Speeds = RuntimeSpeeds & { backend: string; clock: string; plan: SpeedPlan; wall_s: number };
 const results: Array<{ model: string; runtimes: Speeds[]; ratios: Record<string, Record<string, number>> }> = [];
 const errors: Record<string, string> = {};
@@ -73,7 +87,12 @@ try {
         adapter ??= await page.evaluate(() => window.rema.adapter());
         const t0 = performance.now();
         const p = planFor(model, runtime);
-        const r = await page.evaluate(([m, rt, pl, c]) => window.rema.bench(m, rt, pl, c), [`/models/${model}/`, runtime, p, clockFor(runtime)] as const);
+        const r = await page.evaluate(([m, rt, pl, c]) => window.rema.bench(m, rt, pl, c), [
+          `/models/${model}/`,
+          runtime,
+          p,
+          clockFor(runtime),
+        ] as const);
         speeds.push({ ...r, plan: p, wall_s: +((performance.now() - t0) / 1000).toFixed(1) });
         console.log(JSON.stringify({ model, ...speeds.at(-1) }));
       } catch (e) {
@@ -94,9 +113,16 @@ try {
   await browser.close();
   server.close();
   const out = {
-    date: new Date().toISOString(), chromium: chromiumVersion, adapter, load_average: loadavg().map((x) => +x.toFixed(2)),
-    note: /swiftshader|fallback/i.test(adapter ?? '') ? 'WebGPU adapter is SwiftShader (CPU emulation): WebGPU figures show correctness of the path only' : undefined,
-    quick, models: results, errors,
+    date: new Date().toISOString(),
+    chromium: chromiumVersion,
+    adapter,
+    load_average: loadavg().map((x) => +x.toFixed(2)),
+    note: /swiftshader|fallback/i.test(adapter ?? '')
+      ? 'WebGPU adapter is SwiftShader (CPU emulation): WebGPU figures show correctness of the path only'
+      : undefined,
+    quick,
+    models: results,
+    errors,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/browser.json'), JSON.stringify(out, null, 2) + '\n');

@@ -45,7 +45,11 @@ export interface OrtTensorLike {
 export interface OrtSessionLike {
   run(feeds: Record<string, OrtTensorLike>): Promise<Record<string, OrtTensorLike>>;
 }
-export type OrtTensorFactory = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => OrtTensorLike;
+export type OrtTensorFactory = (
+  type: 'int64' | 'float32',
+  data: BigInt64Array | Float32Array,
+  dims: number[],
+) => OrtTensorLike;
 
 /** Deterministic token ids in [0, V): sequence `seed`, length n (distinct per seed). */
 export function benchTokens(n: number, seed: number, V: number): number[] {
@@ -78,8 +82,16 @@ export function useClock(clock: () => number): void {
 }
 
 /** Engine forward over B sequences scoring every next token (log-probs and entropies read back to the host). */
-export async function engineForward(be: Backend, cfg: ModelConfig, w: ActiveWeights, seqs: number[][]): Promise<number> {
-  const batch = packSequences(seqs.map((tokens) => ({ tokens, positions: tokens.slice(1).map((_, i) => i + 1) })), cfg.vocabSize);
+export async function engineForward(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  seqs: number[][],
+): Promise<number> {
+  const batch = packSequences(
+    seqs.map((tokens) => ({ tokens, positions: tokens.slice(1).map((_, i) => i + 1) })),
+    cfg.vocabSize,
+  );
   const t0 = now();
   await runSequences(be, cfg, w, batch, null);
   await be.sync();
@@ -87,27 +99,46 @@ export async function engineForward(be: Backend, cfg: ModelConfig, w: ActiveWeig
 }
 
 /** Engine greedy generation of `maxNew` tokens after each prompt (prompts distinct, same length). */
-export async function engineGeneration(be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: number[][], maxNew: number): Promise<GenerationTiming> {
+export async function engineGeneration(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  prompts: number[][],
+  maxNew: number,
+): Promise<GenerationTiming> {
   const t0 = now();
   let firstStep = 0;
   const tokens: number[][] = prompts.map(() => []);
-  await decodeBatch(be, cfg, w, prompts, (b, logits) => {
-    const token = argmax(logits);
-    tokens[b].push(token);
-    return token;
-  }, {
-    maxNewTokens: maxNew,
-    onStep: () => {
-      if (firstStep === 0) firstStep = now();
+  await decodeBatch(
+    be,
+    cfg,
+    w,
+    prompts,
+    (b, logits) => {
+      const token = argmax(logits);
+      tokens[b].push(token);
+      return token;
     },
-  });
+    {
+      maxNewTokens: maxNew,
+      onStep: () => {
+        if (firstStep === 0) firstStep = now();
+      },
+    },
+  );
   return { prefillSeconds: firstStep - t0, decodeSeconds: now() - firstStep, tokens };
 }
 
 /** onnxruntime forward of model.onnx (input_ids [B,T] -> logits [B,T,V]). */
 export async function ortForward(session: OrtSessionLike, tensor: OrtTensorFactory, seqs: number[][]): Promise<number> {
   const [B, T] = [seqs.length, seqs[0].length];
-  const feeds = { input_ids: tensor('int64', BigInt64Array.from(seqs.flat(), (x) => BigInt(x)), [B, T]) };
+  const feeds = {
+    input_ids: tensor(
+      'int64',
+      BigInt64Array.from(seqs.flat(), (x) => BigInt(x)),
+      [B, T],
+    ),
+  };
   const t0 = now();
   const out = await session.run(feeds);
   void out.logits.data; // the logits are on the host (CPU outputs)
@@ -116,11 +147,20 @@ export async function ortForward(session: OrtSessionLike, tensor: OrtTensorFacto
 
 /** onnxruntime greedy generation with model_kv.onnx, batched over the prompts. */
 export async function ortGeneration(
-  session: OrtSessionLike, tensor: OrtTensorFactory, cfg: ModelConfig, prompts: number[][], maxNew: number,
+  session: OrtSessionLike,
+  tensor: OrtTensorFactory,
+  cfg: ModelConfig,
+  prompts: number[][],
+  maxNew: number,
 ): Promise<GenerationTiming> {
   const [B, P] = [prompts.length, prompts[0].length];
   const { numLayers: L, numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
-  const int64 = (values: ArrayLike<number>, dims: number[]) => tensor('int64', BigInt64Array.from(values as number[], (x) => BigInt(x)), dims);
+  const int64 = (values: ArrayLike<number>, dims: number[]) =>
+    tensor(
+      'int64',
+      BigInt64Array.from(values as number[], (x) => BigInt(x)),
+      dims,
+    );
   let past: OrtTensorLike[] = [];
   for (let l = 0; l < 2 * L; l++) past.push(tensor('float32', new Float32Array(0), [B, Hkv, 0, Dh]));
   let ids = prompts.flat();
@@ -133,7 +173,10 @@ export async function ortGeneration(
     const feeds: Record<string, OrtTensorLike> = {
       input_ids: int64(ids, [B, T]),
       attention_mask: tensor('int64', new BigInt64Array(B * (pastLength + T)).fill(1n), [B, pastLength + T]),
-      position_ids: int64(Array.from({ length: B * T }, (_, i) => pastLength + (i % T)), [B, T]),
+      position_ids: int64(
+        Array.from({ length: B * T }, (_, i) => pastLength + (i % T)),
+        [B, T],
+      ),
     };
     for (let l = 0; l < L; l++) {
       feeds[`past_key_values.${l}.key`] = past[2 * l];
@@ -159,7 +202,11 @@ export type TransformersTensorClass = new (type: 'int64', data: BigInt64Array, d
 function transformersInputs(Tensor: TransformersTensorClass, seqs: number[][]) {
   const [B, T] = [seqs.length, seqs[0].length];
   return {
-    input_ids: new Tensor('int64', BigInt64Array.from(seqs.flat(), (x) => BigInt(x)), [B, T]),
+    input_ids: new Tensor(
+      'int64',
+      BigInt64Array.from(seqs.flat(), (x) => BigInt(x)),
+      [B, T],
+    ),
     attention_mask: new Tensor('int64', new BigInt64Array(B * T).fill(1n), [B, T]),
   };
 }
@@ -173,7 +220,11 @@ function disposeOutputs(out: Record<string, unknown>): void {
 }
 
 /** transformers.js forward: B sequences of T tokens through its causal LM (empty past) -> logits [B,T,V]. */
-export async function transformersForward(model: PreTrainedModel, Tensor: TransformersTensorClass, seqs: number[][]): Promise<number> {
+export async function transformersForward(
+  model: PreTrainedModel,
+  Tensor: TransformersTensorClass,
+  seqs: number[][],
+): Promise<number> {
   const inputs = transformersInputs(Tensor, seqs);
   const t0 = now();
   const out = (await model.forward(inputs)) as Record<string, unknown> & { logits: TransformersTensor };
@@ -185,7 +236,10 @@ export async function transformersForward(model: PreTrainedModel, Tensor: Transf
 
 /** transformers.js greedy generation of exactly `maxNew` tokens after each prompt (batched, prompts of one length). */
 export async function transformersGeneration(
-  model: PreTrainedModel, Tensor: TransformersTensorClass, prompts: number[][], maxNew: number,
+  model: PreTrainedModel,
+  Tensor: TransformersTensorClass,
+  prompts: number[][],
+  maxNew: number,
 ): Promise<GenerationTiming> {
   let puts = 0;
   let firstStep = 0;
@@ -197,8 +251,16 @@ export async function transformersGeneration(
   };
   const t0 = now();
   // eos_token_id null is what GenerationConfig's default holds; the .d.ts does not admit null, nor a plain streamer
-  const options = { ...transformersInputs(Tensor, prompts), max_new_tokens: maxNew, do_sample: false, eos_token_id: null, streamer };
-  const out = (await model.generate(options as unknown as Parameters<PreTrainedModel['generate']>[0])) as TransformersTensor;
+  const options = {
+    ...transformersInputs(Tensor, prompts),
+    max_new_tokens: maxNew,
+    do_sample: false,
+    eos_token_id: null,
+    streamer,
+  };
+  const out = (await model.generate(
+    options as unknown as Parameters<PreTrainedModel['generate']>[0],
+  )) as TransformersTensor;
   const P = prompts[0].length;
   const end = now();
   const rows = out.tolist() as bigint[][];
@@ -235,15 +297,31 @@ export interface RuntimeCalls {
 }
 
 /** Measures one runtime with the plan; every figure is the median of plan.repeats runs after a warm-up. */
-export async function measureSpeeds(runtime: string, calls: RuntimeCalls, V: number, plan: SpeedPlan): Promise<RuntimeSpeeds> {
+export async function measureSpeeds(
+  runtime: string,
+  calls: RuntimeCalls,
+  V: number,
+  plan: SpeedPlan,
+): Promise<RuntimeSpeeds> {
   const { forwardB, forwardT, promptLength: P, maxNew: N, G, repeats } = plan;
   const fwdSeqs = Array.from({ length: forwardB }, (_, b) => benchTokens(forwardT, b, V));
-  const forward = await medianOf(repeats, () => calls.forward(fwdSeqs), (s) => s);
+  const forward = await medianOf(
+    repeats,
+    () => calls.forward(fwdSeqs),
+    (s) => s,
+  );
   const speeds: RuntimeSpeeds = {
-    runtime, forward_tok_s: round((forwardB * forwardT) / forward),
-    prefill_tok_s_B1: 0, prefill_tok_s_G: 0, decode_tok_s_G1: 0, decode_tok_s_G: 0,
+    runtime,
+    forward_tok_s: round((forwardB * forwardT) / forward),
+    prefill_tok_s_B1: 0,
+    prefill_tok_s_G: 0,
+    decode_tok_s_G1: 0,
+    decode_tok_s_G: 0,
   };
-  const cases = [[1, 'prefill_tok_s_B1', 'decode_tok_s_G1'], [G, 'prefill_tok_s_G', 'decode_tok_s_G']] as const;
+  const cases = [
+    [1, 'prefill_tok_s_B1', 'decode_tok_s_G1'],
+    [G, 'prefill_tok_s_G', 'decode_tok_s_G'],
+  ] as const;
   for (const [B, prefillKey, decodeKey] of cases) {
     const prompts = Array.from({ length: B }, (_, b) => benchTokens(P, 100 + b, V));
     await calls.generate(prompts, N); // warm-up

@@ -18,10 +18,14 @@ export function benchModel(preset: 'small' | 'qwen2.5-0.5b' | 'tiny-rema', layer
   const dir = join(root, 'bench/results/tmp/models', name);
   if (existsSync(join(dir, 'model_kv.onnx'))) return hfOnnxLayout(dir);
   console.log(`making ${name} (scripts/golden/make_golden.py --bench)...`);
-  const what = preset === 'tiny-rema' ? ['--from', join(root, 'public/models/tiny-rema')] : ['--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
+  const what =
+    preset === 'tiny-rema'
+      ? ['--from', join(root, 'public/models/tiny-rema')]
+      : ['--preset', preset, ...(layers ? ['--layers', String(layers)] : [])];
   const cmd = ['scripts/golden/make_golden.py', '--bench', dir, ...what];
   const r = spawnSync('/usr/bin/python3', cmd, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`bench: /usr/bin/python3 ${cmd.join(' ')} failed (needs python3-torch and python3-onnx)`);
+  if (r.status !== 0)
+    throw new Error(`bench: /usr/bin/python3 ${cmd.join(' ')} failed (needs python3-torch and python3-onnx)`);
   return hfOnnxLayout(dir);
 }
 
@@ -35,9 +39,15 @@ export function hfOnnxLayout(dir: string): string {
   }
   const generationConfig = join(dir, 'generation_config.json');
   if (!existsSync(generationConfig)) {
-    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { bos_token_id?: number; eos_token_id?: number | number[] };
-    writeFileSync(generationConfig, JSON.stringify({ bos_token_id: cfg.bos_token_id, eos_token_id: cfg.eos_token_id, do_sample: false }, null, 2) + '\n');
+    const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
+      bos_token_id?: number;
+      eos_token_id?: number | number[];
+    };
+    writeFileSync(
+      generationConfig,
+      JSON.stringify({ bos_token_id: cfg.bos_token_id, eos_token_id: cfg.eos_token_id, do_sample: false }, null, 2) +
+        '\n',
+    );
   }
   return dir;
 }
-

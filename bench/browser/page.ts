@@ -27,11 +27,22 @@ import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits } from '../../src/engine/model/decoder.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import {
-  engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, transformersForward, transformersGeneration, useClock,
-  type OrtTensorFactory, type RuntimeSpeeds, type SpeedPlan, type TransformersTensorClass,
+  engineForward,
+  engineGeneration,
+  measureSpeeds,
+  ortForward,
+  ortGeneration,
+  transformersForward,
+  transformersGeneration,
+  useClock,
+  type OrtTensorFactory,
+  type RuntimeSpeeds,
+  type SpeedPlan,
+  type TransformersTensorClass,
 } from './measure.ts';
 
-export type BrowserRuntime = 'engine-webgpu' | 'engine-wasm' | 'ort-webgpu' | 'ort-wasm' | 'transformers-webgpu' | 'transformers-wasm';
+export type BrowserRuntime =
+  'engine-webgpu' | 'engine-wasm' | 'ort-webgpu' | 'ort-wasm' | 'transformers-webgpu' | 'transformers-wasm';
 
 type Transformers = typeof import('@huggingface/transformers');
 let transformersJs: Promise<Transformers> | null = null;
@@ -45,7 +56,10 @@ function transformers(): Promise<Transformers> {
     tf.env.useBrowserCache = false;
     tf.env.useWasmCache = false;
     const wasm = tf.env.backends.onnx.wasm!;
-    wasm.wasmPaths = { mjs: new URL(ortForTransformersMjs, location.href).href, wasm: new URL(ortForTransformersWasm, location.href).href };
+    wasm.wasmPaths = {
+      mjs: new URL(ortForTransformersMjs, location.href).href,
+      wasm: new URL(ortForTransformersWasm, location.href).href,
+    };
     wasm.numThreads = 1;
     return tf;
   });
@@ -82,7 +96,10 @@ async function fetchBytes(url: string): Promise<Uint8Array> {
 }
 
 async function loadModel(modelUrl: string) {
-  const files = { 'config.json': await fetchBytes(`${modelUrl}config.json`), 'model.safetensors': await fetchBytes(`${modelUrl}model.safetensors`) };
+  const files = {
+    'config.json': await fetchBytes(`${modelUrl}config.json`),
+    'model.safetensors': await fetchBytes(`${modelUrl}model.safetensors`),
+  };
   return loadHfCheckpoint(memoryFileSource(modelUrl, files));
 }
 
@@ -94,13 +111,19 @@ function requestDevice() {
     const adapter = await navigator.gpu?.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter) return null;
     const requiredLimits: Record<string, number> = {};
-    for (const name of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize', 'maxStorageBuffersPerShaderStage'] as const) {
+    for (const name of [
+      'maxBufferSize',
+      'maxStorageBufferBindingSize',
+      'maxComputeWorkgroupStorageSize',
+      'maxStorageBuffersPerShaderStage',
+    ] as const) {
       requiredLimits[name] = adapter.limits[name];
     }
     const requiredFeatures: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
     const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
     const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
-    const fallback = info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false;
+    const fallback =
+      info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false;
     const description = `${info.vendor || 'unknown'} / ${info.architecture || info.device || 'unknown'}${fallback ? ' (fallback)' : ''}`;
     return { device, description };
   })();
@@ -117,8 +140,15 @@ async function engineBackend(kind: 'webgpu' | 'wasm'): Promise<Backend> {
 /** A session; `gpuOutputs` names outputs that stay on the GPU (the KV cache) on the WebGPU EP. */
 async function ortSession(url: string, ep: 'webgpu' | 'wasm', gpuOutputs: string[] = []) {
   const ort = await ortFor(ep);
-  const preferredOutputLocation = ep === 'webgpu' && gpuOutputs.length ? Object.fromEntries(gpuOutputs.map((n) => [n, 'gpu-buffer' as const])) : undefined;
-  return ort.InferenceSession.create(await fetchBytes(url), { executionProviders: [ep], graphOptimizationLevel: 'all', preferredOutputLocation });
+  const preferredOutputLocation =
+    ep === 'webgpu' && gpuOutputs.length
+      ? Object.fromEntries(gpuOutputs.map((n) => [n, 'gpu-buffer' as const]))
+      : undefined;
+  return ort.InferenceSession.create(await fetchBytes(url), {
+    executionProviders: [ep],
+    graphOptimizationLevel: 'all',
+    preferredOutputLocation,
+  });
 }
 
 /** A synchronous clock read from `url` (a blocking XMLHttpRequest: measure.ts's clock is synchronous). */
@@ -132,7 +162,12 @@ function remoteClock(url: string): () => number {
   };
 }
 
-async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan, clockUrl?: string): Promise<RuntimeSpeeds & { backend: string; clock: string }> {
+async function bench(
+  modelUrl: string,
+  runtime: BrowserRuntime,
+  plan: SpeedPlan,
+  clockUrl?: string,
+): Promise<RuntimeSpeeds & { backend: string; clock: string }> {
   const clock = clockUrl ? remoteClock(clockUrl) : () => performance.now() / 1000;
   useClock(clock);
   const speeds = await benchRuntime(modelUrl, runtime, plan);
@@ -143,16 +178,25 @@ async function bench(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan,
   return { ...speeds, clock: clockName };
 }
 
-async function benchRuntime(modelUrl: string, runtime: BrowserRuntime, plan: SpeedPlan): Promise<RuntimeSpeeds & { backend: string }> {
+async function benchRuntime(
+  modelUrl: string,
+  runtime: BrowserRuntime,
+  plan: SpeedPlan,
+): Promise<RuntimeSpeeds & { backend: string }> {
   if (runtime.startsWith('engine-')) {
     const { config: cfg, weights } = await loadModel(modelUrl);
     const be = await engineBackend(runtime === 'engine-webgpu' ? 'webgpu' : 'wasm');
     try {
       const w = { params: uploadParams(be, cfg, weights), lora: null };
-      const speeds = await measureSpeeds(runtime, {
-        forward: (seqs) => engineForward(be, cfg, w, seqs),
-        generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
-      }, cfg.vocabSize, plan);
+      const speeds = await measureSpeeds(
+        runtime,
+        {
+          forward: (seqs) => engineForward(be, cfg, w, seqs),
+          generate: (prompts, n) => engineGeneration(be, cfg, w, prompts, n),
+        },
+        cfg.vocabSize,
+        plan,
+      );
       return { ...speeds, backend: be.description };
     } finally {
       be.destroy();
@@ -164,11 +208,19 @@ async function benchRuntime(modelUrl: string, runtime: BrowserRuntime, plan: Spe
     const device = runtime === 'transformers-webgpu' ? 'webgpu' : 'wasm';
     const { tf, model, Tensor } = await transformersModel(modelUrl, device);
     try {
-      const speeds = await measureSpeeds(runtime, {
-        forward: (seqs) => transformersForward(model, Tensor, seqs),
-        generate: (prompts, n) => transformersGeneration(model, Tensor, prompts, n),
-      }, cfg.vocabSize, plan);
-      return { ...speeds, backend: `transformers.js ${tf.env.version} (onnxruntime-web ${tf.env.backends.onnx.versions?.web ?? '?'}) ${device}` };
+      const speeds = await measureSpeeds(
+        runtime,
+        {
+          forward: (seqs) => transformersForward(model, Tensor, seqs),
+          generate: (prompts, n) => transformersGeneration(model, Tensor, prompts, n),
+        },
+        cfg.vocabSize,
+        plan,
+      );
+      return {
+        ...speeds,
+        backend: `transformers.js ${tf.env.version} (onnxruntime-web ${tf.env.backends.onnx.versions?.web ?? '?'}) ${device}`,
+      };
     } finally {
       await model.dispose();
     }
@@ -183,14 +235,25 @@ async function benchRuntime(modelUrl: string, runtime: BrowserRuntime, plan: Spe
   let full: Session | null = null;
   let cached: Session | null = null;
   try {
-    const speeds = await measureSpeeds(runtime, {
-      forward: async (seqs) => ortForward((full ??= await ortSession(`${modelUrl}model.onnx`, ep)), ortTensor, seqs),
-      generate: async (prompts, n) => {
-        if (full) await full.release();
-        full = null;
-        return ortGeneration((cached ??= await ortSession(`${modelUrl}model_kv.onnx`, ep, present)), ortTensor, cfg, prompts, n);
+    const speeds = await measureSpeeds(
+      runtime,
+      {
+        forward: async (seqs) => ortForward((full ??= await ortSession(`${modelUrl}model.onnx`, ep)), ortTensor, seqs),
+        generate: async (prompts, n) => {
+          if (full) await full.release();
+          full = null;
+          return ortGeneration(
+            (cached ??= await ortSession(`${modelUrl}model_kv.onnx`, ep, present)),
+            ortTensor,
+            cfg,
+            prompts,
+            n,
+          );
+        },
       },
-    }, cfg.vocabSize, plan);
+      cfg.vocabSize,
+      plan,
+    );
     return { ...speeds, backend: `onnxruntime-web ${ort.env.versions.web} ${ep} EP` };
   } finally {
     await (full as Session | null)?.release();
@@ -223,7 +286,10 @@ async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
       const be = await engineBackend(kind);
       try {
         const w = { params: uploadParams(be, cfg, weights), lora: null };
-        const batch = packSequences(Array.from({ length: B }, (_, b) => ({ tokens: ids.slice(b * T, (b + 1) * T), positions: [] })), cfg.vocabSize);
+        const batch = packSequences(
+          Array.from({ length: B }, (_, b) => ({ tokens: ids.slice(b * T, (b + 1) * T), positions: [] })),
+          cfg.vocabSize,
+        );
         logits[runtime] = await computeLogits(be, cfg, w, batch);
       } finally {
         be.destroy();
@@ -240,7 +306,8 @@ async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
   const vsGolden = Object.fromEntries(Object.entries(logits).map(([k, v]) => [k, maxAbsDiff(v, goldLogits)]));
   const pairs: Record<string, number> = {};
   for (const ours of runtimes.filter((r) => r.startsWith('engine-'))) {
-    for (const peer of runtimes.filter((r) => r.startsWith('ort-'))) pairs[`${ours} vs ${peer}`] = maxAbsDiff(logits[ours], logits[peer]);
+    for (const peer of runtimes.filter((r) => r.startsWith('ort-')))
+      pairs[`${ours} vs ${peer}`] = maxAbsDiff(logits[ours], logits[peer]);
   }
   let maxAbsGolden = 0;
   for (const x of goldLogits) maxAbsGolden = Math.max(maxAbsGolden, Math.abs(x));
@@ -253,8 +320,16 @@ async function crosscheck(goldenUrl: string, runtimes: BrowserRuntime[]) {
 async function transformersAgreement(folderUrl: string, chats: ChatMessage[][], maxNew: number) {
   useClock(() => performance.now() / 1000);
   const t0 = performance.now();
-  const names = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
-  const files = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await fetchBytes(`${folderUrl}${n}`)] as const)));
+  const names = [
+    'config.json',
+    'generation_config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'model.safetensors',
+  ];
+  const files = Object.fromEntries(
+    await Promise.all(names.map(async (n) => [n, await fetchBytes(`${folderUrl}${n}`)] as const)),
+  );
   const source = memoryFileSource(folderUrl, files);
   const { config: cfg, weights } = await loadHfCheckpoint(source);
   const ours = await loadHfTokenizer(source);
@@ -272,7 +347,12 @@ async function transformersAgreement(folderUrl: string, chats: ChatMessage[][], 
       const transformersTokens = (await transformersGeneration(model, Tensor, [theirIds], maxNew)).tokens[0];
       results.push({ ourIds, theirIds, engineTokens, transformersTokens, text: ours.decode(engineTokens) });
     }
-    return { results, stopTokenIds: [...ours.stopTokenIds], version: tf.env.version, seconds: +((performance.now() - t0) / 1000).toFixed(2) };
+    return {
+      results,
+      stopTokenIds: [...ours.stopTokenIds],
+      version: tf.env.version,
+      seconds: +((performance.now() - t0) / 1000).toFixed(2),
+    };
   } finally {
     be.destroy();
     await model.dispose();
@@ -286,8 +366,11 @@ async function adapterDescription(): Promise<string | null> {
 declare global {
   interface Window {
     rema: {
-      bench: typeof bench; crosscheck: typeof crosscheck; transformersAgreement: typeof transformersAgreement;
-      adapter: typeof adapterDescription; ready: boolean;
+      bench: typeof bench;
+      crosscheck: typeof crosscheck;
+      transformersAgreement: typeof transformersAgreement;
+      adapter: typeof adapterDescription;
+      ready: boolean;
     };
   }
 }

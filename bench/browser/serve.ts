@@ -18,7 +18,11 @@ const mounts: Array<[string, string]> = [
   ['/', join(root, 'bench/browser/dist')],
 ];
 const types: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
 };
 
 /** Builds the page into bench/browser/dist. */
@@ -28,7 +32,10 @@ export async function buildPage(): Promise<void> {
 
 /** Serves on a free port (or `port`); returns the base URL and the server (close it when done). `routes` answer
  *  GET PATH with text (e.g. /__cpu-seconds, the benchmark's clock, bench/browser/cpu-clock.ts). */
-export async function servePage(port = 0, routes: Record<string, () => Promise<string>> = {}): Promise<{ url: string; server: Server }> {
+export async function servePage(
+  port = 0,
+  routes: Record<string, () => Promise<string>> = {},
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const route = routes[path];
@@ -45,7 +52,10 @@ export async function servePage(port = 0, routes: Record<string, () => Promise<s
       res.writeHead(404).end(`not found: ${path}`);
       return;
     }
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'content-length': statSync(file).size });
+    res.writeHead(200, {
+      'content-type': types[extname(file)] ?? 'application/octet-stream',
+      'content-length': statSync(file).size,
+    });
     createReadStream(file).pipe(res);
   });
   await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));

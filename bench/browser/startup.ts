@@ -32,7 +32,12 @@ const configFile = resolve(root, 'vite.config.ts');
 /** The dev server, or the built page (--dist, else built into a fresh temporary folder) under vite preview. */
 async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
   if (!built) {
-    const server = await createServer({ root, configFile, server: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+    const server = await createServer({
+      root,
+      configFile,
+      server: { host: '127.0.0.1', port: 0, strictPort: false },
+      logLevel: 'error',
+    });
     await server.listen();
     const address = server.httpServer?.address();
     if (!address || typeof address === 'string') throw new Error('the dev server has no port');
@@ -43,7 +48,13 @@ async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
     console.log(`building the page into ${outDir} ...`);
     await build({ root, configFile, build: { outDir, emptyOutDir: true }, logLevel: 'error' });
   }
-  const server = await preview({ root, configFile, build: { outDir }, preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+  const server = await preview({
+    root,
+    configFile,
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 0, strictPort: false },
+    logLevel: 'error',
+  });
   const address = server.httpServer.address();
   if (!address || typeof address === 'string') throw new Error('the preview server has no port');
   return { url: `http://127.0.0.1:${address.port}/${hash}`, close: () => server.close() };
@@ -61,15 +72,32 @@ async function load(): Promise<Record<string, number>> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.goto(url);
-  await page.waitForFunction(() => performance.getEntriesByName('rema:ready').length > 0 && performance.getEntriesByName('rema:first-rollout').length > 0, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () =>
+      performance.getEntriesByName('rema:ready').length > 0 &&
+      performance.getEntriesByName('rema:first-rollout').length > 0,
+    null,
+    { timeout: 120_000 },
+  );
   await page.getByTestId('train').waitFor({ state: 'visible' });
-  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('rema:')).map((m) => [m.name.slice(5), Math.round(m.startTime)])));
+  const marks = await page.evaluate(() =>
+    Object.fromEntries(
+      performance
+        .getEntriesByType('mark')
+        .filter((m) => m.name.startsWith('rema:'))
+        .map((m) => [m.name.slice(5), Math.round(m.startTime)]),
+    ),
+  );
   await context.close();
   return marks;
 }
 
 try {
-  console.log(`load average at the start (1, 5, 15 min): ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(
+    `load average at the start (1, 5, 15 min): ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
   console.log(`warming the ${built ? 'preview' : 'dev'} server (${url}) ...`);
   await load();
   const rows: Record<string, number>[] = [];
@@ -78,9 +106,17 @@ try {
     rows.push(marks);
     console.log(`load ${i + 1}: ${MARKS.map((m) => `${m} ${marks[m] ?? '-'} ms`).join(', ')}`);
   }
-  const summary = Object.fromEntries(MARKS.map((m) => [m, median(rows.map((r) => r[m]).filter((x) => x !== undefined))]));
-  console.log(`median of ${loads} loads (ms since navigation start): ${MARKS.map((m) => `${m} ${summary[m] ?? '-'}`).join(', ')}`);
-  console.log(`load average at the end (1, 5, 15 min): ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+  const summary = Object.fromEntries(
+    MARKS.map((m) => [m, median(rows.map((r) => r[m]).filter((x) => x !== undefined))]),
+  );
+  console.log(
+    `median of ${loads} loads (ms since navigation start): ${MARKS.map((m) => `${m} ${summary[m] ?? '-'}`).join(', ')}`,
+  );
+  console.log(
+    `load average at the end (1, 5, 15 min): ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', ')}`,
+  );
   console.log(JSON.stringify({ loads, url, built, median: summary, loadavg: loadavg(), rows }));
 } finally {
   await browser.close();

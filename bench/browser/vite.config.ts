@@ -11,7 +11,9 @@ import { defineConfig } from 'vite';
 
 const require = createRequire(import.meta.url);
 const transformersDir = dirname(require.resolve('@huggingface/transformers'));
-const ortForTransformers = dirname(require.resolve('onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm', { paths: [transformersDir] }));
+const ortForTransformers = dirname(
+  require.resolve('onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm', { paths: [transformersDir] }),
+);
 
 export default defineConfig({
   root: import.meta.dirname,

@@ -37,15 +37,20 @@ export function configDocs(): string {
     '',
     'A run is described by one flat config record (`ExperimentConfig`). Every field below can be set in a config file',
     '(`rema train --config run.json`, where `"extends": "<preset>"` picks the base and the other keys override it),',
-    'on the command line (`--set key=value`, read by the field\'s type: lists comma-separated or as a JSON array, a',
-    'quoted JSON string is that string) and in the page\'s link (`#preset=tiny-default&groupSize=4`). Values are',
-    'checked against the type and range given here; defaults are the ReMA code\'s algorithm settings (ziyuwan/ReMA-public,',
+    "on the command line (`--set key=value`, read by the field's type: lists comma-separated or as a JSON array, a",
+    "quoted JSON string is that string) and in the page's link (`#preset=tiny-default&groupSize=4`). Values are",
+    "checked against the type and range given here; defaults are the ReMA code's algorithm settings (ziyuwan/ReMA-public,",
     '`scripts/rl/rema/example_7b.sh` and `rema_trainer/config/ppo_trainer.yaml`) with sizes scaled down to the embedded',
     'tiny model; the presets (`src/rl/presets.ts`) state only what differs from them.',
     '',
     '| field | accepts | default |',
     '| --- | --- | --- |',
-    ...CONFIG_SECTIONS.flatMap((s) => Object.entries(s.fields as Record<string, FieldDef>).map(([k, f]) => `| [\`${k}\`](#${k.toLowerCase()}) | ${acceptedText(f).replaceAll('|', '\\|')} | ${code(f.default)} |`)),
+    ...CONFIG_SECTIONS.flatMap((s) =>
+      Object.entries(s.fields as Record<string, FieldDef>).map(
+        ([k, f]) =>
+          `| [\`${k}\`](#${k.toLowerCase()}) | ${acceptedText(f).replaceAll('|', '\\|')} | ${code(f.default)} |`,
+      ),
+    ),
   ];
   for (const s of CONFIG_SECTIONS) {
     parts.push('', `## ${s.title}`);

@@ -15,14 +15,17 @@ export function bytesToUnicode(): Map<number, string> {
     if (!map.has(b)) map.set(b, String.fromCharCode(256 + extra++));
   }
   // order ids the way GPT-2 / Qwen vocabularies do: the printable bytes first, then the remapped ones
-  return new Map([...printable, ...[...Array(256).keys()].filter((b) => !printable.includes(b))].map((b) => [b, map.get(b)!]));
+  return new Map(
+    [...printable, ...[...Array(256).keys()].filter((b) => !printable.includes(b))].map((b) => [b, map.get(b)!]),
+  );
 }
 
 /** Qwen2's pre-tokenizer regex (tokenizer.json, Split/Isolated). */
 export const QWEN2_SPLIT_REGEX =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 /** The same pieces in JavaScript syntax (no inline flag group), used only to learn merges. */
-const LEARNING_SPLIT = /'s|'t|'re|'ve|'m|'ll|'d|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+const LEARNING_SPLIT =
+  /'s|'t|'re|'ve|'m|'ll|'d|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
 
 export const TRAINING_CORPUS = `You are a helpful assistant. Think step by step, then give the final answer.
 The meta-thinking agent writes a plan; the reasoning agent follows the plan and answers the question.
@@ -112,7 +115,13 @@ export function buildTokenizer(style: TokenizerStyle, chatTemplate: string, merg
     normalizer: style === 'qwen2' ? { type: 'NFC' } : null,
     pre_tokenizer:
       style === 'qwen2'
-        ? { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: QWEN2_SPLIT_REGEX }, behavior: 'Isolated', invert: false }, byteLevel] }
+        ? {
+            type: 'Sequence',
+            pretokenizers: [
+              { type: 'Split', pattern: { Regex: QWEN2_SPLIT_REGEX }, behavior: 'Isolated', invert: false },
+              byteLevel,
+            ],
+          }
         : { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true }, byteLevel] },
     post_processor: { ...byteLevel, trim_offsets: false },
     decoder: { ...byteLevel, use_regex: true },
@@ -129,7 +138,12 @@ export function buildTokenizer(style: TokenizerStyle, chatTemplate: string, merg
       merges: merges.map(([a, b]) => [a, b]),
     },
   };
-  const addedTokensDecoder = Object.fromEntries(addedTokens.map(({ id, ...t }) => [String(id), { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true }]));
+  const addedTokensDecoder = Object.fromEntries(
+    addedTokens.map(({ id, ...t }) => [
+      String(id),
+      { content: t.content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true },
+    ]),
+  );
   const tokenizerConfig =
     style === 'qwen2'
       ? {
@@ -162,5 +176,10 @@ export function buildTokenizer(style: TokenizerStyle, chatTemplate: string, merg
           unk_token: '<|endoftext|>',
           vocab_size: size,
         };
-  return { tokenizerJson, tokenizerConfig, ids: { endoftext: specialIds[0], imStart: specialIds[1], imEnd: specialIds[2] }, size };
+  return {
+    tokenizerJson,
+    tokenizerConfig,
+    ids: { endoftext: specialIds[0], imStart: specialIds[1], imEnd: specialIds[2] },
+    size,
+  };
 }

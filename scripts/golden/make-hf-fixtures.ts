@@ -44,7 +44,17 @@ const PRESETS: Record<string, Preset> = {
   'tiny-qwen2.5-instruct': {
     style: 'qwen2',
     template: 'qwen2.5-instruct.jinja',
-    config: { ...qwen2Base, hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, max_position_embeddings: 2048, max_window_layers: 2, sliding_window: 2048 },
+    config: {
+      ...qwen2Base,
+      hidden_size: 64,
+      intermediate_size: 128,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      max_position_embeddings: 2048,
+      max_window_layers: 2,
+      sliding_window: 2048,
+    },
     dtype: 'BF16',
     shardBytes: 80_000,
     seed: 5,
@@ -54,9 +64,27 @@ const PRESETS: Record<string, Preset> = {
     style: 'smollm2',
     template: 'smollm2-instruct.jinja',
     config: {
-      architectures: ['LlamaForCausalLM'], attention_bias: false, attention_dropout: 0.0, hidden_act: 'silu', initializer_range: 0.04, mlp_bias: false,
-      model_type: 'llama', pretraining_tp: 1, rms_norm_eps: 1e-5, rope_scaling: null, rope_theta: 100000, tie_word_embeddings: true, torch_dtype: 'float16',
-      use_cache: true, hidden_size: 48, intermediate_size: 96, num_hidden_layers: 2, num_attention_heads: 3, num_key_value_heads: 1, head_dim: 16, max_position_embeddings: 2048,
+      architectures: ['LlamaForCausalLM'],
+      attention_bias: false,
+      attention_dropout: 0.0,
+      hidden_act: 'silu',
+      initializer_range: 0.04,
+      mlp_bias: false,
+      model_type: 'llama',
+      pretraining_tp: 1,
+      rms_norm_eps: 1e-5,
+      rope_scaling: null,
+      rope_theta: 100000,
+      tie_word_embeddings: true,
+      torch_dtype: 'float16',
+      use_cache: true,
+      hidden_size: 48,
+      intermediate_size: 96,
+      num_hidden_layers: 2,
+      num_attention_heads: 3,
+      num_key_value_heads: 1,
+      head_dim: 16,
+      max_position_embeddings: 2048,
     },
     dtype: 'F16',
     shardBytes: Infinity,
@@ -66,7 +94,20 @@ const PRESETS: Record<string, Preset> = {
   'qwen2.5-0.5b-instruct': {
     style: 'qwen2',
     template: 'qwen2.5-instruct.jinja',
-    config: { ...qwen2Base, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, max_position_embeddings: 32768, max_window_layers: 21, sliding_window: 32768, vocab_size: 151936, bos_token_id: 151643, eos_token_id: 151645 },
+    config: {
+      ...qwen2Base,
+      hidden_size: 896,
+      intermediate_size: 4864,
+      num_hidden_layers: 24,
+      num_attention_heads: 14,
+      num_key_value_heads: 2,
+      max_position_embeddings: 32768,
+      max_window_layers: 21,
+      sliding_window: 32768,
+      vocab_size: 151936,
+      bos_token_id: 151643,
+      eos_token_id: 151645,
+    },
     dtype: 'BF16',
     shardBytes: 300_000_000,
     seed: 7,
@@ -117,7 +158,11 @@ function parameterShapes(c: Record<string, number | boolean | string>): Array<[s
     out.push([`${p}self_attn.v_proj.weight`, [Hkv * Dh, D]]);
     if (bias) out.push([`${p}self_attn.v_proj.bias`, [Hkv * Dh]]);
     out.push([`${p}self_attn.o_proj.weight`, [D, H * Dh]]);
-    out.push([`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
+    out.push(
+      [`${p}mlp.gate_proj.weight`, [F, D]],
+      [`${p}mlp.up_proj.weight`, [F, D]],
+      [`${p}mlp.down_proj.weight`, [D, F]],
+    );
     out.push([`${p}input_layernorm.weight`, [D]], [`${p}post_attention_layernorm.weight`, [D]]);
   }
   out.push(['model.norm.weight', [D]]);
@@ -153,7 +198,10 @@ export function makeCheckpoint(presetName: string, outDir: string, overrides: Re
   };
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  writeJson(join(outDir, 'config.json'), Object.fromEntries(Object.entries(config).toSorted(([a], [b]) => (a < b ? -1 : 1))));
+  writeJson(
+    join(outDir, 'config.json'),
+    Object.fromEntries(Object.entries(config).toSorted(([a], [b]) => (a < b ? -1 : 1))),
+  );
   writeJson(join(outDir, 'generation_config.json'), {
     bos_token_id: config.bos_token_id,
     do_sample: true,
@@ -194,7 +242,10 @@ export function makeCheckpoint(presetName: string, outDir: string, overrides: Re
     for (const name of tensors.keys()) weightMap[name] = file;
   });
   const sortedMap = Object.fromEntries(Object.entries(weightMap).toSorted(([a], [b]) => (a < b ? -1 : 1)));
-  writeJson(join(outDir, 'model.safetensors.index.json'), { metadata: { total_size: totalSize }, weight_map: sortedMap });
+  writeJson(join(outDir, 'model.safetensors.index.json'), {
+    metadata: { total_size: totalSize },
+    weight_map: sortedMap,
+  });
 }
 
 function main(argv: string[]): void {

@@ -42,7 +42,9 @@ const { values } = parseArgs({
       const t0 = Date.now();
       const s = await runTrain({ config, out, backend: 'wasm', saveEvery: 5, progress: 'none' });
       const evals = s.evals;
-      console.log(`${name} seed ${seed}: ${s.steps} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min, eval ${evals[0]?.accuracy.toFixed(3)} -> ${evals.at(-1)?.accuracy.toFixed(3)}`);
+      console.log(
+        `${name} seed ${seed}: ${s.steps} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min, eval ${evals[0]?.accuracy.toFixed(3)} -> ${evals.at(-1)?.accuracy.toFixed(3)}`,
+      );
     }
   }
 }

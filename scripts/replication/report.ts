@@ -20,7 +20,18 @@ interface Run {
 }
 
 const readJsonl = <T>(path: string): T[] =>
-  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').flatMap((l) => { try { return [JSON.parse(l) as T]; } catch { return []; } }) : [];
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l) as T];
+          } catch {
+            return [];
+          }
+        })
+    : [];
 
 function runsOf(variant: string): Run[] {
   const dir = join(FIG6_ROOT, variant);
@@ -41,16 +52,27 @@ const std = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2))
 
 /** Mean and min-max over runs at each x that every run reached. */
 function band(name: string, series: { x: number; y: number }[][]): Curve {
-  const common = series.reduce<number[]>((xs, s) => xs.filter((x) => s.some((p) => p.x === x)), series[0]?.map((p) => p.x) ?? []);
+  const common = series.reduce<number[]>(
+    (xs, s) => xs.filter((x) => s.some((p) => p.x === x)),
+    series[0]?.map((p) => p.x) ?? [],
+  );
   const at = (x: number) => series.map((s) => s.find((p) => p.x === x)!.y);
-  return { name, x: common, mean: common.map((x) => mean(at(x))), lo: common.map((x) => Math.min(...at(x))), hi: common.map((x) => Math.max(...at(x))) };
+  return {
+    name,
+    x: common,
+    mean: common.map((x) => mean(at(x))),
+    lo: common.map((x) => Math.min(...at(x))),
+    hi: common.map((x) => Math.max(...at(x))),
+  };
 }
 
 /** Moving average over `k` steps, so that per-step noise (64 rollouts) does not hide the trend. */
-const smooth = (ys: { x: number; y: number }[], k = 5) => ys.map((p, i) => ({ x: p.x, y: mean(ys.slice(Math.max(0, i - k + 1), i + 1).map((q) => q.y)) }));
+const smooth = (ys: { x: number; y: number }[], k = 5) =>
+  ys.map((p, i) => ({ x: p.x, y: mean(ys.slice(Math.max(0, i - k + 1), i + 1).map((q) => q.y)) }));
 
 const fmt = (x: number, d = 3) => x.toFixed(d);
-const spread = (xs: number[], d = 3) => `${fmt(mean(xs), d)} ± ${fmt(std(xs), d)} (${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`;
+const spread = (xs: number[], d = 3) =>
+  `${fmt(mean(xs), d)} ± ${fmt(std(xs), d)} (${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`;
 
 const fig6 = ['turn-shared', 'token-shared', 'turn-separate'];
 const rows: string[] = [];
@@ -61,8 +83,18 @@ for (const variant of fig6) {
   if (runs.length === 0) continue;
   const steps = Math.min(...runs.map((r) => r.metrics.length));
   const target = VARIANTS[variant]().steps;
-  rewardCurves.push(band(variant, runs.map((r) => smooth(r.metrics.map((m) => ({ x: m.step, y: m.reward_mean }))))));
-  evalCurves.push(band(variant, runs.map((r) => r.evals.map((e) => ({ x: e.step, y: e.accuracy })))));
+  rewardCurves.push(
+    band(
+      variant,
+      runs.map((r) => smooth(r.metrics.map((m) => ({ x: m.step, y: m.reward_mean })))),
+    ),
+  );
+  evalCurves.push(
+    band(
+      variant,
+      runs.map((r) => r.evals.map((e) => ({ x: e.step, y: e.accuracy }))),
+    ),
+  );
   const auc = runs.map((r) => mean(r.metrics.slice(0, steps).map((m) => m.reward_mean)));
   const final = runs.map((r) => r.evals.at(-1)!.accuracy);
   const gain = runs.map((r) => r.evals.at(-1)!.accuracy - r.evals[0].accuracy);
@@ -79,12 +111,39 @@ const echoRows = echo.map((r) => {
   const e = r.evals;
   return `| ${r.seed} | ${r.metrics.length} | ${fmt(e[0]?.accuracy ?? NaN)} → ${fmt(e.at(-1)?.accuracy ?? NaN)} | ${fmt(rep.rewardStd.ratio, 2)} | ${fmt(rep.entropy.ratio, 2)} | ${fmt(rep.length.ratio, 2)} | ${rep.alarm ? `on since step ${rep.sinceStep}` : 'off'} |`;
 });
-const echoCurves = echo.length > 0 ? [band('echo-trap', echo.map((r) => smooth(r.metrics.map((m) => ({ x: m.step, y: m.reward_mean }))))), ...rewardCurves.filter((c) => c.name === 'turn-shared')] : [];
+const echoCurves =
+  echo.length > 0
+    ? [
+        band(
+          'echo-trap',
+          echo.map((r) => smooth(r.metrics.map((m) => ({ x: m.step, y: m.reward_mean })))),
+        ),
+        ...rewardCurves.filter((c) => c.name === 'turn-shared'),
+      ]
+    : [];
 
 mkdirSync(join(DOCS, 'figures'), { recursive: true });
-writeFileSync(join(DOCS, 'figures/fig6-reward.svg'), curvesSvg(rewardCurves, { title: 'rollout reward (5-step moving average), mean and min-max over seeds', xLabel: 'step', yLabel: 'reward' }));
-writeFileSync(join(DOCS, 'figures/fig6-eval.svg'), curvesSvg(evalCurves, { title: 'held-out greedy accuracy (128 problems), mean and min-max over seeds', xLabel: 'step', yLabel: 'accuracy' }));
-if (echoCurves.length > 0) writeFileSync(join(DOCS, 'figures/echo-trap-reward.svg'), curvesSvg(echoCurves, { title: 'Echo Trap setting vs default: rollout reward', xLabel: 'step', yLabel: 'reward' }));
+writeFileSync(
+  join(DOCS, 'figures/fig6-reward.svg'),
+  curvesSvg(rewardCurves, {
+    title: 'rollout reward (5-step moving average), mean and min-max over seeds',
+    xLabel: 'step',
+    yLabel: 'reward',
+  }),
+);
+writeFileSync(
+  join(DOCS, 'figures/fig6-eval.svg'),
+  curvesSvg(evalCurves, {
+    title: 'held-out greedy accuracy (128 problems), mean and min-max over seeds',
+    xLabel: 'step',
+    yLabel: 'accuracy',
+  }),
+);
+if (echoCurves.length > 0)
+  writeFileSync(
+    join(DOCS, 'figures/echo-trap-reward.svg'),
+    curvesSvg(echoCurves, { title: 'Echo Trap setting vs default: rollout reward', xLabel: 'step', yLabel: 'reward' }),
+  );
 
 const table = [
   '<!-- generated by scripts/replication/report.ts from results/fig6; do not edit by hand -->',

@@ -23,7 +23,10 @@ function ticks(lo: number, hi: number, n = 5): number[] {
   return out;
 }
 
-export function curvesSvg(curves: readonly Curve[], opts: { title: string; xLabel: string; yLabel: string; width?: number; height?: number }): string {
+export function curvesSvg(
+  curves: readonly Curve[],
+  opts: { title: string; xLabel: string; yLabel: string; width?: number; height?: number },
+): string {
   const W = opts.width ?? 720;
   const H = opts.height ?? 400;
   const m = { l: 56, r: 16, t: 36, b: 48 };
@@ -38,8 +41,14 @@ export function curvesSvg(curves: readonly Curve[], opts: { title: string; xLabe
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${esc(opts.title)}</text>`,
   ];
-  for (const t of ticks(x0, x1)) parts.push(`<line x1="${px(t)}" y1="${H - m.b}" x2="${px(t)}" y2="${H - m.b + 4}" stroke="#333"/><text x="${px(t)}" y="${H - m.b + 16}" text-anchor="middle">${t}</text>`);
-  for (const t of ticks(y0, y1)) parts.push(`<line x1="${m.l}" y1="${py(t)}" x2="${W - m.r}" y2="${py(t)}" stroke="#eee"/><text x="${m.l - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`);
+  for (const t of ticks(x0, x1))
+    parts.push(
+      `<line x1="${px(t)}" y1="${H - m.b}" x2="${px(t)}" y2="${H - m.b + 4}" stroke="#333"/><text x="${px(t)}" y="${H - m.b + 16}" text-anchor="middle">${t}</text>`,
+    );
+  for (const t of ticks(y0, y1))
+    parts.push(
+      `<line x1="${m.l}" y1="${py(t)}" x2="${W - m.r}" y2="${py(t)}" stroke="#eee"/><text x="${m.l - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`,
+    );
   parts.push(
     `<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="#333"/>`,
     `<text x="${(m.l + W - m.r) / 2}" y="${H - 10}" text-anchor="middle">${esc(opts.xLabel)}</text>`,

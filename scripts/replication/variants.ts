@@ -11,9 +11,14 @@ const base = (): ExperimentConfig => ({ ...getPreset('tiny-default'), miniBatche
 export const VARIANTS: Record<string, () => ExperimentConfig> = {
   'turn-shared': () => ({ ...base(), name: 'fig6-turn-shared' }),
   'token-shared': () => ({ ...base(), name: 'fig6-token-shared', ratio: 'token', aggregation: 'seq-mean-token-mean' }),
-  'turn-separate': () => ({ ...base(), name: 'fig6-turn-separate', paramMode: 'separate', switchEvery: 10, startAgent: 'meta' }),
+  'turn-separate': () => ({
+    ...base(),
+    name: 'fig6-turn-separate',
+    paramMode: 'separate',
+    switchEvery: 10,
+    startAgent: 'meta',
+  }),
   // short per-turn caps (24 tokens, above the ~15-token messages the embedded model writes, so turns are not cut at
   // the start) and as many turns (5) as its 256-token context holds
   'echo-trap': () => ({ ...base(), name: 'fig6-echo-trap', maxTokensPerTurn: 24, maxTurns: 5 }),
 };
-

@@ -17,7 +17,18 @@ export const RESULTS = 'results/sft-ablation';
 export const BASE_DIR = join(WORK, 'base');
 
 /** pretrain.ts flags of the base (from random weights; about 3 minutes on a 2-core CPU) */
-export const BASE_ARGS = ['--mix', 'direct', '--steps', '600', '--seed', '1', '--eval-every', '100000', '--eval-size', '60'];
+export const BASE_ARGS = [
+  '--mix',
+  'direct',
+  '--steps',
+  '600',
+  '--seed',
+  '1',
+  '--eval-every',
+  '100000',
+  '--eval-size',
+  '60',
+];
 
 export type Arm = 'meta' | 'cot';
 export const ARMS: readonly Arm[] = ['meta', 'cot'];

@@ -11,7 +11,12 @@ import { curvesSvg } from '../replication/svg.ts';
 import { ARMS, ARM_LABEL, BASE_ARGS, BUDGETS, REPO, RESULTS, RL_SET, SFT_SET, type Arm, type Budget } from './arms.ts';
 
 const readJsonl = <T>(path: string): T[] =>
-  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T) : [];
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as T)
+    : [];
 
 interface SeedRun {
   seed: number;
@@ -27,9 +32,18 @@ function runsOf(budget: Budget, arm: Arm): SeedRun[] {
     .filter((n) => /^seed-\d+$/.test(n))
     .map((n) => ({
       seed: Number(n.slice(5)),
-      sftLoss: readJsonl<{ step: number; loss: number }>(join(dir, n, 'sft', 'metrics.jsonl')).map((m) => ({ step: m.step, value: m.loss })),
-      reward: readJsonl<{ step: number; reward_mean: number }>(join(dir, n, 'metrics.jsonl')).map((m) => ({ step: m.step, value: m.reward_mean })),
-      evals: readJsonl<{ step: number; accuracy: number }>(join(dir, n, 'eval.jsonl')).map((e) => ({ step: e.step, value: e.accuracy })),
+      sftLoss: readJsonl<{ step: number; loss: number }>(join(dir, n, 'sft', 'metrics.jsonl')).map((m) => ({
+        step: m.step,
+        value: m.loss,
+      })),
+      reward: readJsonl<{ step: number; reward_mean: number }>(join(dir, n, 'metrics.jsonl')).map((m) => ({
+        step: m.step,
+        value: m.reward_mean,
+      })),
+      evals: readJsonl<{ step: number; accuracy: number }>(join(dir, n, 'eval.jsonl')).map((e) => ({
+        step: e.step,
+        value: e.accuracy,
+      })),
     }))
     .filter((r) => r.evals.length > 0)
     .toSorted((a, b) => a.seed - b.seed);
@@ -61,29 +75,55 @@ const trio = (xs: number[], f: (x: number) => string) => {
       const before = rs.map((r) => r.evals[0].value);
       const gain = after.map((a, i) => a - before[i]);
       const steps = rs.map((r) => r.evals.at(-1)!.step);
-      rows.push(`| ${budget} | ${ARM_LABEL[arm]} | ${rs.map((r) => r.seed).join(', ')} | ${Math.min(...steps)} | ${trio(before, pct)} | ${trio(after, pct)} | ${trio(gain, pts)} |`);
+      rows.push(
+        `| ${budget} | ${ARM_LABEL[arm]} | ${rs.map((r) => r.seed).join(', ')} | ${Math.min(...steps)} | ${trio(before, pct)} | ${trio(after, pct)} | ${trio(gain, pts)} |`,
+      );
       for (const r of rs)
         seedRows.push(
           `| ${budget} | ${arm} | ${r.seed} | ${r.sftLoss.length} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
         );
     }
     if (ARMS.every((a) => runs[a].length === 0)) continue;
-    const curves: RunCurves[] = ARMS.flatMap((a) => runs[a].map((r) => ({ config: ARM_LABEL[a], seed: r.seed, reward: r.reward, eval: r.evals })));
-    writeFileSync(join(REPO, `docs/figures/sft-ablation-${budget}-rl.svg`), ablationSvg(curves, `${budget} SFT, then RL (mean over seeds, min-max band)`));
+    const curves: RunCurves[] = ARMS.flatMap((a) =>
+      runs[a].map((r) => ({ config: ARM_LABEL[a], seed: r.seed, reward: r.reward, eval: r.evals })),
+    );
+    writeFileSync(
+      join(REPO, `docs/figures/sft-ablation-${budget}-rl.svg`),
+      ablationSvg(curves, `${budget} SFT, then RL (mean over seeds, min-max band)`),
+    );
     const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => {
       const b = band(runs[a].map((r) => r.sftLoss));
-      return { name: `${a} SFT`, x: b.map((p) => p.step), mean: b.map((p) => p.mean), lo: b.map((p) => p.min), hi: b.map((p) => p.max) };
+      return {
+        name: `${a} SFT`,
+        x: b.map((p) => p.step),
+        mean: b.map((p) => p.mean),
+        lo: b.map((p) => p.min),
+        hi: b.map((p) => p.max),
+      };
     });
     writeFileSync(
       join(REPO, `docs/figures/sft-ablation-${budget}-sft-loss.svg`),
-      curvesSvg(lossCurves, { title: `${budget} SFT: loss (mean NLL per trained token; mean over seeds, min-max band)`, xLabel: 'SFT step', yLabel: 'loss' }),
+      curvesSvg(lossCurves, {
+        title: `${budget} SFT: loss (mean NLL per trained token; mean over seeds, min-max band)`,
+        xLabel: 'SFT step',
+        yLabel: 'loss',
+      }),
     );
-    figures.push(`![${budget} SFT: RL reward and held-out accuracy per arm](figures/sft-ablation-${budget}-rl.svg)`, '', `![${budget} SFT: loss per arm](figures/sft-ablation-${budget}-sft-loss.svg)`, '');
+    figures.push(
+      `![${budget} SFT: RL reward and held-out accuracy per arm](figures/sft-ablation-${budget}-rl.svg)`,
+      '',
+      `![${budget} SFT: loss per arm](figures/sft-ablation-${budget}-sft-loss.svg)`,
+      '',
+    );
   }
 
   const baseLog = join(REPO, RESULTS, 'base/training-log.json');
   const baseEval = existsSync(baseLog)
-    ? (JSON.parse(readFileSync(baseLog, 'utf8')) as { finalEval: { accuracy: { all: { correct: number; total: number } } } }).finalEval.accuracy.all
+    ? (
+        JSON.parse(readFileSync(baseLog, 'utf8')) as {
+          finalEval: { accuracy: { all: { correct: number; total: number } } };
+        }
+      ).finalEval.accuracy.all
     : null;
   const doc = `# Ablation: meta-thinking SFT then RL vs CoT SFT then RL (embedded model)
 
@@ -103,7 +143,9 @@ SFT settings, metrics and evaluations are in \`results/sft-ablation/\` (no weigh
   the seed and, at two budgets, ${BUDGETS.map((b) => `${b}: \`${SFT_SET[b].join(' ')}\``).join('; ')}; full fine-tuning because the
   base knows neither format. The meta arm has two chats per problem, so twice the optimiser steps of the CoT arm.
 - **RL.** From each SFT model, \`rema train --preset tiny-default\` (LoRA rank 8, lr 1e-3, 8 problems x 8 samples a step)
-  with ${Object.entries(RL_SET).map(([k, v]) => `${k} ${v}`).join(', ')}: multi-turn ReMA after meta-thinking SFT; after
+  with ${Object.entries(RL_SET)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}: multi-turn ReMA after meta-thinking SFT; after
   CoT SFT the single-agent CoT baseline (mode \`vrp-rl\`, maxTurns 1), every other setting the same.
 - **Accuracy.** Greedy, on the same held-out problems, each arm in its own protocol (multi-turn ReMA / one CoT
   answer); correct = the final \\boxed{} equals the answer. "After SFT" is the RL run's step-0 evaluation.

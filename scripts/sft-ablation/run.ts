@@ -13,15 +13,39 @@ import { runTrain } from '../../src/cli/train.ts';
 import { useThreads } from '../../src/cli/setup.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { ARMS, BASE_ARGS, BASE_DIR, BUDGETS, REPO, RL_MODE, RL_SET, SFT_PRESET, SFT_SET, resultDir, rlDir, sftDir, type Arm, type Budget } from './arms.ts';
+import {
+  ARMS,
+  BASE_ARGS,
+  BASE_DIR,
+  BUDGETS,
+  REPO,
+  RL_MODE,
+  RL_SET,
+  SFT_PRESET,
+  SFT_SET,
+  resultDir,
+  rlDir,
+  sftDir,
+  type Arm,
+  type Budget,
+} from './arms.ts';
 
 const { values } = parseArgs({
-  options: { budgets: { type: 'string', default: BUDGETS.join(',') }, arms: { type: 'string', default: ARMS.join(',') }, seeds: { type: 'string', default: '0,1,2,3,4' } },
+  options: {
+    budgets: { type: 'string', default: BUDGETS.join(',') },
+    arms: { type: 'string', default: ARMS.join(',') },
+    seeds: { type: 'string', default: '0,1,2,3,4' },
+  },
 });
 process.chdir(REPO);
 useThreads('1');
 
-const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').length : 0);
+const lines = (path: string) =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '').length
+    : 0;
 const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json'];
 
 /** The base model folder: pretrain.ts writes weights and config; the tokenizer is the embedded model's. */
@@ -29,10 +53,25 @@ function makeBase(): void {
   const done = existsSync(join(BASE_DIR, 'model.safetensors')) && existsSync(join(BASE_DIR, 'training-log.json'));
   if (!done) {
     console.log(`base: scripts/tiny/pretrain.ts ${BASE_ARGS.join(' ')} --out ${BASE_DIR}`);
-    const r = spawnSync(process.execPath, ['--no-liftoff', '--experimental-wasm-relaxed-simd', '--import', 'tsx', 'scripts/tiny/pretrain.ts', ...BASE_ARGS, '--out', BASE_DIR], { stdio: 'inherit' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--no-liftoff',
+        '--experimental-wasm-relaxed-simd',
+        '--import',
+        'tsx',
+        'scripts/tiny/pretrain.ts',
+        ...BASE_ARGS,
+        '--out',
+        BASE_DIR,
+      ],
+      { stdio: 'inherit' },
+    );
     if (r.status !== 0) throw new Error(`base: scripts/tiny/pretrain.ts failed (${r.status ?? r.signal})`);
   }
-  for (const f of TOKENIZER_FILES) if (existsSync(join('public/models/tiny-rema', f))) copyFileSync(join('public/models/tiny-rema', f), join(BASE_DIR, f));
+  for (const f of TOKENIZER_FILES)
+    if (existsSync(join('public/models/tiny-rema', f)))
+      copyFileSync(join('public/models/tiny-rema', f), join(BASE_DIR, f));
   mkdirSync('results/sft-ablation/base', { recursive: true });
   copyFileSync(join(BASE_DIR, 'training-log.json'), 'results/sft-ablation/base/training-log.json');
 }
@@ -42,15 +81,27 @@ async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
   const sftOut = sftDir(budget, arm, seed);
   const model = join(sftOut, 'model');
   if (!existsSync(join(model, 'model.safetensors'))) {
-    const run = sftFromFlags({ preset: SFT_PRESET[arm], seed: String(seed), set: [...SFT_SET[budget], 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`] });
+    const run = sftFromFlags({
+      preset: SFT_PRESET[arm],
+      seed: String(seed),
+      set: [...SFT_SET[budget], 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`],
+    });
     const s = await runSft({ ...run, out: sftOut, backend: 'wasm', progress: 'none' });
-    console.log(`${budget} ${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`);
+    console.log(
+      `${budget} ${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`,
+    );
   }
-  const config = validateConfig({ ...RL_SET, ...RL_MODE[arm], seed, modelSource: 'local', model, name: `sft-ablation-${arm}` }, `arm ${arm}`, getPreset('tiny-default'));
+  const config = validateConfig(
+    { ...RL_SET, ...RL_MODE[arm], seed, modelSource: 'local', model, name: `sft-ablation-${arm}` },
+    `arm ${arm}`,
+    getPreset('tiny-default'),
+  );
   const rlOut = rlDir(budget, arm, seed);
   if (lines(join(rlOut, 'metrics.jsonl')) < config.steps) {
     const s = await runTrain({ config, out: rlOut, backend: 'wasm', saveEvery: 5, progress: 'none' });
-    console.log(`${budget} ${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`);
+    console.log(
+      `${budget} ${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
+    );
   }
   const dest = resultDir(budget, arm, seed);
   mkdirSync(join(dest, 'sft'), { recursive: true });
@@ -64,6 +115,8 @@ async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
   const arms = values.arms.split(',') as Arm[];
   for (const a of arms) if (!ARMS.includes(a)) throw new Error(`--arms: unknown arm "${a}"; arms: ${ARMS.join(', ')}`);
   const budgets = values.budgets.split(',') as Budget[];
-  for (const b of budgets) if (!BUDGETS.includes(b)) throw new Error(`--budgets: unknown budget "${b}"; budgets: ${BUDGETS.join(', ')}`);
-  for (const budget of budgets) for (const seed of values.seeds.split(',').map(Number)) for (const arm of arms) await runArm(budget, arm, seed);
+  for (const b of budgets)
+    if (!BUDGETS.includes(b)) throw new Error(`--budgets: unknown budget "${b}"; budgets: ${BUDGETS.join(', ')}`);
+  for (const budget of budgets)
+    for (const seed of values.seeds.split(',').map(Number)) for (const arm of arms) await runArm(budget, arm, seed);
 }

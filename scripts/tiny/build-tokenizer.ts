@@ -28,7 +28,11 @@ export function tokenizerCorpus(): string[] {
 }
 
 /** Learn the merges over the corpus and return the two files' contents (deterministic). */
-export function buildTinyTokenizer(corpus: readonly string[]): { tokenizerJson: object; tokenizerConfig: object; merges: number } {
+export function buildTinyTokenizer(corpus: readonly string[]): {
+  tokenizerJson: object;
+  tokenizerConfig: object;
+  merges: number;
+} {
   const special = new RegExp(TINY_ADDED_TOKENS.map((t) => t.content.replace(/[[\]|]/g, '\\$&')).join('|'), 'g');
   const counts = new Map<string, number>();
   for (const text of corpus) {

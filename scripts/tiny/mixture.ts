@@ -2,7 +2,14 @@
 // arithmetic dialogues (with the default shares of flawed and empty plans), some single-turn / MRP / CoT chats so
 // the baseline presets have a model that knows their format, and some judge dialogues.
 
-import { judgeChats, mrpChat, multiTurnChats, singleTurnChats, vrpChat, type SupervisedChat } from '../../src/data/tiny-task/corpus.ts';
+import {
+  judgeChats,
+  mrpChat,
+  multiTurnChats,
+  singleTurnChats,
+  vrpChat,
+  type SupervisedChat,
+} from '../../src/data/tiny-task/corpus.ts';
 import { generateSpec, splitOf, type TinyLevel, type TinyProblemSpec } from '../../src/data/tiny-task/generator.ts';
 import { generateJudgeItem } from '../../src/data/tiny-task/judge.ts';
 import { DEFAULT_MIX, drawVariant, multiTurnTrace, type TraceMix } from '../../src/data/tiny-task/traces.ts';
@@ -53,6 +60,21 @@ export function drawExample(rng: Rng, shares: MixtureShares = PRETRAIN_MIX): Sup
 export function drawDirectAnswer(rng: Rng): { messages: ChatMessage[] }[] {
   const spec = trainSpec(rng);
   const question = renderQuestion(spec);
-  if (rng.next() < 0.5) return [{ messages: [{ role: 'user', content: 'Write a problem.' }, { role: 'assistant', content: question }] }];
-  return [{ messages: [{ role: 'user', content: question }, { role: 'assistant', content: boxed(answerOf(spec)) }] }];
+  if (rng.next() < 0.5)
+    return [
+      {
+        messages: [
+          { role: 'user', content: 'Write a problem.' },
+          { role: 'assistant', content: question },
+        ],
+      },
+    ];
+  return [
+    {
+      messages: [
+        { role: 'user', content: question },
+        { role: 'assistant', content: boxed(answerOf(spec)) },
+      ],
+    },
+  ];
 }

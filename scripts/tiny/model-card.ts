@@ -17,14 +17,29 @@ export interface StageRecord {
 
 interface CardRecord {
   previousStages: StageRecord[];
-  args: { steps: number; scheduledSteps: number; batch: number; lr: number; seed: number; misread?: number; backend: string; shape: TinyShape };
+  args: {
+    steps: number;
+    scheduledSteps: number;
+    batch: number;
+    lr: number;
+    seed: number;
+    misread?: number;
+    backend: string;
+    shape: TinyShape;
+  };
   parameters: number;
   mixture: { judge: number; otherFormats: number };
   levels: Record<string, { equations: number; maxOperand: number; maxValue: number }>;
   tokensSeen: number;
   targetTokensSeen: number;
   trainSeconds: number;
-  finalEval: { size: number; accuracy: Acc; finished: number; plans: { exact: number; exactAndCorrect: number; empty: number }; caps: { maxRounds: number; maxTokensPerTurn: number } };
+  finalEval: {
+    size: number;
+    accuracy: Acc;
+    finished: number;
+    plans: { exact: number; exactAndCorrect: number; empty: number };
+    caps: { maxRounds: number; maxTokensPerTurn: number };
+  };
   judgeEval: { size: number; accuracy: Acc };
   regression: { size: number; correct: number };
 }
@@ -70,7 +85,10 @@ stage-2 weights' errors are mostly the reasoning agent's arithmetic, which RL on
       : '';
   const s = r.args.shape;
   const levels = Object.entries(r.levels)
-    .map(([k, v]) => `| L${k} | ${v.equations} | ≤ ${v.maxOperand} | ≤ ${v.maxValue} | ${pct(r.finalEval.accuracy[`L${k}`])} |`)
+    .map(
+      ([k, v]) =>
+        `| L${k} | ${v.equations} | ≤ ${v.maxOperand} | ≤ ${v.maxValue} | ${pct(r.finalEval.accuracy[`L${k}`])} |`,
+    )
     .join('\n');
   const stages: StageRecord[] = [...r.previousStages, r];
   const total = (k: 'tokensSeen' | 'targetTokensSeen' | 'trainSeconds') => stages.reduce((a, st) => a + st[k], 0);

@@ -35,7 +35,9 @@ for (const [i, args] of STAGES.entries()) {
   if (dryRun) continue;
   const r = spawnSync(process.execPath, command, { stdio: 'inherit' });
   if (r.status !== 0) {
-    process.stderr.write(`pretrain-all: stage ${i + 1} failed (${r.status === null ? `signal ${r.signal}` : `exit status ${r.status}`})\n`);
+    process.stderr.write(
+      `pretrain-all: stage ${i + 1} failed (${r.status === null ? `signal ${r.signal}` : `exit status ${r.status}`})\n`,
+    );
     process.exit(r.status ?? 1);
   }
 }

@@ -90,7 +90,9 @@ async function makeBackend(kind: string): Promise<Backend> {
 const readModelJson = (f: string) => JSON.parse(readFileSync(join(TINY_MODEL_DIR, f), 'utf8')) as object;
 
 function loadTokenizer(): ChatTokenizer {
-  return createHfTokenizer(readModelJson('tokenizer.json'), readModelJson('tokenizer_config.json'), { where: TINY_MODEL_DIR });
+  return createHfTokenizer(readModelJson('tokenizer.json'), readModelJson('tokenizer_config.json'), {
+    where: TINY_MODEL_DIR,
+  });
 }
 
 async function evaluate(policy: Policy, tok: ChatTokenizer, size: number, contextLength: number) {
@@ -138,7 +140,12 @@ async function main(): Promise<void> {
       eps: 1e-8,
       weightDecay: 0.1,
       gradClip: 1,
-      schedule: { kind: 'warmup-cosine', warmupSteps: Math.min(50, Math.ceil(steps / 10)), totalSteps: steps, minLrRatio: 0.1 },
+      schedule: {
+        kind: 'warmup-cosine',
+        warmupSteps: Math.min(50, Math.ceil(steps / 10)),
+        totalSteps: steps,
+        minLrRatio: 0.1,
+      },
     },
     seed,
   });
@@ -157,7 +164,9 @@ async function main(): Promise<void> {
   let previousStages: StageRecord[] = [];
   if (args.init) {
     const dir = args.init;
-    await policy.loadAdapter('full', { 'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))) });
+    await policy.loadAdapter('full', {
+      'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))),
+    });
     // a finished run's training-log.json, or a mid-run checkpoint's progress.json
     const prev = (
       existsSync(join(dir, 'training-log.json'))
@@ -166,13 +175,21 @@ async function main(): Promise<void> {
     ) as StageRecord & { previousStages?: StageRecord[]; finalEval: unknown };
     previousStages = [
       ...(prev.previousStages ?? []),
-      { args: prev.args, tokensSeen: prev.tokensSeen, targetTokensSeen: prev.targetTokensSeen, trainSeconds: prev.trainSeconds, finalEval: prev.finalEval },
+      {
+        args: prev.args,
+        tokensSeen: prev.tokensSeen,
+        targetTokensSeen: prev.targetTokensSeen,
+        trainSeconds: prev.trainSeconds,
+        finalEval: prev.finalEval,
+      },
     ];
     console.log(`continuing from ${dir} (${previousStages.length} earlier stage(s))`);
   }
   if (args['finalize-from']) {
     const dir = args['finalize-from'];
-    await policy.loadAdapter('full', { 'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))) });
+    await policy.loadAdapter('full', {
+      'model.safetensors': new Uint8Array(readFileSync(join(dir, 'model.safetensors'))),
+    });
     const progress = JSON.parse(readFileSync(join(dir, 'progress.json'), 'utf8')) as CheckpointProgress;
     ({ tokensSeen, targetsSeen, trainSeconds, log } = progress);
     stepsDone = progress.step;
@@ -190,7 +207,12 @@ async function main(): Promise<void> {
     const n = examples.reduce((s, e) => s + e.targets.length, 0);
     policy.zeroGrad('full');
     const results = await policy.accumulateGradients(
-      examples.map((e) => ({ tokens: e.tokens, positions: e.targets, adapter: 'full', coef: new Float32Array(e.targets.length).fill(-1 / n) })),
+      examples.map((e) => ({
+        tokens: e.tokens,
+        positions: e.targets,
+        adapter: 'full',
+        coef: new Float32Array(e.targets.length).fill(-1 / n),
+      })),
     );
     const { gradNorm, lr: stepLr } = await policy.optimizerStep('full');
     trainSeconds += (performance.now() - t0) / 1000;
@@ -229,14 +251,20 @@ async function main(): Promise<void> {
   // Evaluate on the plain-SIMD WebAssembly backend, the variant every Node runtime has (tests run there too),
   // so the recorded numbers are reproducible by tests/models/tiny-model.test.ts.
   const files = await policy.saveAdapter('full');
-  const evalPolicy = await greedyEvalPolicy(config, deserializeModelWeights(files['model.safetensors'], config), tok, seed);
+  const evalPolicy = await greedyEvalPolicy(
+    config,
+    deserializeModelWeights(files['model.safetensors'], config),
+    tok,
+    seed,
+  );
   const final = await evaluate(evalPolicy, tok, evalSize, config.maxPositionEmbeddings);
   console.log(
     `final eval (${final.episodes.length} held-out, greedy multi-turn): acc ${pct(final.acc.all)} L1 ${pct(final.acc.L1)} ` +
       `L2 ${pct(final.acc.L2)} L3 ${pct(final.acc.L3)}; finished ${(100 * final.finished).toFixed(0)}%; ` +
       `first plan = gold plan ${final.plans.exact} (${final.plans.exactAndCorrect} of them solved), empty ${final.plans.empty}`,
   );
-  for (const e of final.episodes.slice(0, 3)) console.log(JSON.stringify({ q: e.problem.question, turns: e.turns, gold: e.problem.answer }));
+  for (const e of final.episodes.slice(0, 3))
+    console.log(JSON.stringify({ q: e.problem.question, turns: e.turns, gold: e.problem.answer }));
   const judgeEpisodes = await greedyEpisodes(
     evalPolicy,
     tok,
@@ -245,7 +273,9 @@ async function main(): Promise<void> {
     config.maxPositionEmbeddings,
   );
   const judgeAcc = accuracyByLevel(judgeEpisodes);
-  console.log(`judge task (90 held-out, greedy multi-turn): acc ${pct(judgeAcc.all)} L1 ${pct(judgeAcc.L1)} L2 ${pct(judgeAcc.L2)} L3 ${pct(judgeAcc.L3)}`);
+  console.log(
+    `judge task (90 held-out, greedy multi-turn): acc ${pct(judgeAcc.all)} L1 ${pct(judgeAcc.L1)} L2 ${pct(judgeAcc.L2)} L3 ${pct(judgeAcc.L3)}`,
+  );
   const regression = await greedyEpisodes(evalPolicy, tok, REGRESSION_SAMPLE(), 'full', config.maxPositionEmbeddings);
   const regressionCorrect = regression.filter((e) => e.correct).length;
   console.log(`regression sample: ${regressionCorrect}/${regression.length} correct`);
@@ -258,7 +288,18 @@ async function main(): Promise<void> {
     `${JSON.stringify({ bos_token_id: 0, eos_token_id: [2, 0], pad_token_id: 0, do_sample: false }, null, 2)}\n`,
   );
   const record = {
-    args: { steps: stepsDone, scheduledSteps: steps, batch, lr, seed, misread, mix: args.mix, backend: backend.kind, shape, init: args.init ?? null },
+    args: {
+      steps: stepsDone,
+      scheduledSteps: steps,
+      batch,
+      lr,
+      seed,
+      misread,
+      mix: args.mix,
+      backend: backend.kind,
+      shape,
+      init: args.init ?? null,
+    },
     previousStages,
     parameters: params,
     mixture,
@@ -266,9 +307,19 @@ async function main(): Promise<void> {
     tokensSeen,
     targetTokensSeen: targetsSeen,
     trainSeconds,
-    finalEval: { size: final.episodes.length, accuracy: final.acc, finished: final.finished, plans: final.plans, caps: TINY_EVAL_CAPS },
+    finalEval: {
+      size: final.episodes.length,
+      accuracy: final.acc,
+      finished: final.finished,
+      plans: final.plans,
+      caps: TINY_EVAL_CAPS,
+    },
     judgeEval: { size: judgeEpisodes.length, accuracy: judgeAcc },
-    regression: { size: regression.length, correct: regressionCorrect, correctIds: regression.filter((e) => e.correct).map((e) => e.problem.id) },
+    regression: {
+      size: regression.length,
+      correct: regressionCorrect,
+      correctIds: regression.filter((e) => e.correct).map((e) => e.problem.id),
+    },
     log,
   };
   writeFileSync(join(outDir, 'training-log.json'), `${JSON.stringify(record, null, 1)}\n`);

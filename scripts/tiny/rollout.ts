@@ -24,14 +24,27 @@ import type { Policy, TokenDecoder } from '../../src/engine/policy/policy.ts';
  * The policy the tiny model's recorded accuracies are measured with: its full weights, frozen (lr 0), on the plain
  * SIMD WASM build (so a recorded number does not depend on whether relaxed SIMD is available).
  */
-export async function greedyEvalPolicy(config: ModelConfig, weights: ModelWeights, decoder: TokenDecoder, seed = 0): Promise<EnginePolicy> {
+export async function greedyEvalPolicy(
+  config: ModelConfig,
+  weights: ModelWeights,
+  decoder: TokenDecoder,
+  seed = 0,
+): Promise<EnginePolicy> {
   return createEnginePolicy({
     backend: await WasmBackend.create({ variant: 'simd' }),
     config,
     weights,
     decoder,
     training: { mode: 'full', adapters: ['full'] },
-    optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
+    optimizer: {
+      lr: 0,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 0,
+      schedule: { kind: 'constant' },
+    },
     seed,
   });
 }
@@ -93,7 +106,13 @@ export async function greedyEpisodes(
     const maxNewTokens = Math.min(caps.maxTokensPerTurn, contextLength - longest);
     const requests = encoded.filter((_, i) => fits[i]);
     const out = await policy.generate(
-      requests.map((prompt) => ({ prompt, adapter, maxNewTokens, stopStrings: [FINISH], stopTokenIds: tok.stopTokenIds })),
+      requests.map((prompt) => ({
+        prompt,
+        adapter,
+        maxNewTokens,
+        stopStrings: [FINISH],
+        stopTokenIds: tok.stopTokenIds,
+      })),
       sampling,
     );
     let next = 0;
@@ -103,9 +122,12 @@ export async function greedyEpisodes(
     const active = states.filter((s) => !s.done);
     if (active.length === 0) break;
     const metaPrompts = active.map((s) =>
-      tok.applyChatTemplate(metaChat(metaSystem, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1), {
-        addGenerationPrompt: true,
-      }),
+      tok.applyChatTemplate(
+        metaChat(metaSystem, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1),
+        {
+          addGenerationPrompt: true,
+        },
+      ),
     );
     const metas = await gen(metaPrompts);
     active.forEach((s, i) => s.turns.push({ meta: metas[i]?.text ?? '', reasoning: '' }));
@@ -129,7 +151,13 @@ export async function greedyEpisodes(
   return states.map((s) => {
     const last = s.turns.length > 0 ? s.turns[s.turns.length - 1].reasoning : '';
     const predicted = judge ? lastVerdict(last) : lastBoxed(last);
-    return { problem: s.problem, turns: s.turns, finished: s.finished, predicted, correct: s.finished && predicted === s.problem.answer };
+    return {
+      problem: s.problem,
+      turns: s.turns,
+      finished: s.finished,
+      predicted,
+      correct: s.finished && predicted === s.problem.answer,
+    };
   });
 }
 

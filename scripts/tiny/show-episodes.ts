@@ -18,5 +18,6 @@ const policy = await greedyEvalPolicy(config, weights, tok);
 const problems = tinyArithProblems({ split: 'heldout', count, seed: 12345 });
 for (const e of await greedyEpisodes(policy, tok, problems, 'full', config.maxPositionEmbeddings)) {
   console.log(`${e.correct ? 'RIGHT' : 'wrong'} ${e.problem.level} ${e.problem.question} (gold ${e.problem.answer})`);
-  for (const t of e.turns) console.log(`  meta: ${JSON.stringify(t.meta)}\n  reasoning: ${JSON.stringify(t.reasoning)}`);
+  for (const t of e.turns)
+    console.log(`  meta: ${JSON.stringify(t.meta)}\n  reasoning: ${JSON.stringify(t.reasoning)}`);
 }

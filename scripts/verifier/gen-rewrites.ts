@@ -47,7 +47,7 @@ function terminating(p: number, q: number): string | null {
   while (d % 5 === 0) d /= 5;
   if (d !== 1) return null;
   let places = 0;
-  while (((p * 10 ** places) % q) !== 0 && places < 12) places++;
+  while ((p * 10 ** places) % q !== 0 && places < 12) places++;
   return (p / q).toFixed(places);
 }
 
@@ -57,16 +57,34 @@ function general(g: string): Rewrite[] {
     { category: 'boxed', pred: boxed(g), label: true },
     { category: 'minerva', pred: `Final Answer: The final answer is $${g}$. I hope it is correct.`, label: true },
   ];
-  const spaced = g.replace(/,\s*/g, ', \\, ').replace(/\\frac/g, '\\dfrac').replace(/([+=])/g, ' $1 ');
-  if (spaced !== g && !/,\\!|\{,\}/.test(g) && !isThousands(g)) out.push({ category: 'latex-spacing', pred: `$$\\boxed{ ${spaced} }$$`, label: true });
+  const spaced = g
+    .replace(/,\s*/g, ', \\, ')
+    .replace(/\\frac/g, '\\dfrac')
+    .replace(/([+=])/g, ' $1 ');
+  if (spaced !== g && !/,\\!|\{,\}/.test(g) && !isThousands(g))
+    out.push({ category: 'latex-spacing', pred: `$$\\boxed{ ${spaced} }$$`, label: true });
   const wrong = bumpLastDigit(g);
   if (wrong) {
     out.push({ category: 'wrong-value', pred: boxed(wrong), label: false });
-    out.push({ category: 'wrong-value', pred: `Final Answer: The final answer is $${wrong}$. I hope it is correct.`, label: false });
+    out.push({
+      category: 'wrong-value',
+      pred: `Final Answer: The final answer is $${wrong}$. I hope it is correct.`,
+      label: false,
+    });
   }
   // two attempts: the last one counts
-  if (wrong) out.push({ category: 'multiple-boxes', pred: `First I got $\\boxed{${wrong}}$. Wait, let me recheck the arithmetic step by step. So it is $\\boxed{${g}}$.`, label: true });
-  if (wrong) out.push({ category: 'multiple-boxes', pred: `First I got $\\boxed{${g}}$. Wait, let me recheck the arithmetic step by step. So it is $\\boxed{${wrong}}$.`, label: false });
+  if (wrong)
+    out.push({
+      category: 'multiple-boxes',
+      pred: `First I got $\\boxed{${wrong}}$. Wait, let me recheck the arithmetic step by step. So it is $\\boxed{${g}}$.`,
+      label: true,
+    });
+  if (wrong)
+    out.push({
+      category: 'multiple-boxes',
+      pred: `First I got $\\boxed{${g}}$. Wait, let me recheck the arithmetic step by step. So it is $\\boxed{${wrong}}$.`,
+      label: false,
+    });
   return out;
 }
 
@@ -112,7 +130,11 @@ function decimal(g: string): Rewrite[] {
   return [
     { category: 'decimal-precision', pred: `$\\boxed{${g}0}$`, label: true },
     { category: 'decimal-precision', pred: `$\\boxed{${near}}$`, label: false },
-    { category: 'decimal-precision', pred: `$\\boxed{${Number(g).toFixed(Math.max(0, places - 1))}}$`, label: Number(Number(g).toFixed(Math.max(0, places - 1))) === Number(g) },
+    {
+      category: 'decimal-precision',
+      pred: `$\\boxed{${Number(g).toFixed(Math.max(0, places - 1))}}$`,
+      label: Number(Number(g).toFixed(Math.max(0, places - 1))) === Number(g),
+    },
     // a percent sign on a gold below 1 (a fraction or probability) changes the value: 0.25% is 0.0025
     ...(Math.abs(Number(g)) < 1 ? [{ category: 'percent', pred: `$\\boxed{${g}\\%}$`, label: false }] : []),
   ];
@@ -122,14 +144,20 @@ function fraction(m: RegExpExecArray): Rewrite[] {
   const [sign, p, q] = [m[1], Number(m[2]), Number(m[3])];
   const out: Rewrite[] = [
     { category: 'fraction-decimal', pred: `$\\boxed{${sign}${p}/${q}}$`, label: true },
-    { category: 'fraction-decimal', pred: `$\\boxed{${sign}\\frac${p < 10 && q < 10 ? `${p}${q}` : `{${p}}{${q}}`}}$`, label: true },
+    {
+      category: 'fraction-decimal',
+      pred: `$\\boxed{${sign}\\frac${p < 10 && q < 10 ? `${p}${q}` : `{${p}}{${q}}`}}$`,
+      label: true,
+    },
     { category: 'fraction-decimal', pred: `$\\boxed{${sign}\\frac{${q}}{${p}}}$`, label: p === q },
   ];
   if (p < q) out.push({ category: 'percent', pred: `$\\boxed{${sign}\\frac{${p}}{${q}}\\%}$`, label: false });
   const t = terminating(p, q);
   if (t) {
     out.push({ category: 'fraction-decimal', pred: `$\\boxed{${sign}${t}}$`, label: true });
-    const wrong = (Number(t) + 10 ** -Math.max(2, t.split('.')[1]?.length ?? 0)).toFixed(Math.max(2, t.split('.')[1]?.length ?? 0));
+    const wrong = (Number(t) + 10 ** -Math.max(2, t.split('.')[1]?.length ?? 0)).toFixed(
+      Math.max(2, t.split('.')[1]?.length ?? 0),
+    );
     out.push({ category: 'decimal-precision', pred: `$\\boxed{${sign}${wrong}}$`, label: false });
   } else {
     // a repeating decimal: six places (Math-Verify's rounding) is right, three places is not
@@ -214,8 +242,16 @@ function list(g: string): Rewrite[] {
     { category: 'braces', pred: `$\\boxed{\\{${fewer.join(', ')}\\}}$`, label: false },
     { category: 'list', pred: `Final answer: ${reversed.join(', ')}`, label: true },
     { category: 'list', pred: `Final answer: ${changed.join(', ')}`, label: false },
-    { category: 'multiple-boxes', pred: `The solutions are ${items.map((x) => `$\\boxed{${x}}$`).join(' and ')}.`, label: true },
-    { category: 'multiple-boxes', pred: `The solutions are ${fewer.map((x) => `$\\boxed{${x}}$`).join(' and ')}.`, label: false },
+    {
+      category: 'multiple-boxes',
+      pred: `The solutions are ${items.map((x) => `$\\boxed{${x}}$`).join(' and ')}.`,
+      label: true,
+    },
+    {
+      category: 'multiple-boxes',
+      pred: `The solutions are ${fewer.map((x) => `$\\boxed{${x}}$`).join(' and ')}.`,
+      label: false,
+    },
   ];
 }
 
@@ -232,7 +268,9 @@ function plusMinus(a: string, b: string): Rewrite[] {
 }
 
 function interval(g: string): Rewrite[] {
-  const m = /^\\left([[(])\s*(.+?)\s*,\s*(.+?)\s*\\right([\])])$/.exec(g) ?? /^([[(])\s*([^,]+?)\s*,\s*([^,]+?)\s*([\])])$/.exec(g);
+  const m =
+    /^\\left([[(])\s*(.+?)\s*,\s*(.+?)\s*\\right([\])])$/.exec(g) ??
+    /^([[(])\s*([^,]+?)\s*,\s*([^,]+?)\s*([\])])$/.exec(g);
   if (!m || (m[1] === '(' && m[4] === ')')) return []; // (a, b) is also a point: not an interval-only answer
   const [open, lo, hi, close] = [m[1], m[2], m[3], m[4]];
   const flipped = close === ']' ? ')' : ']';
@@ -246,9 +284,16 @@ function interval(g: string): Rewrite[] {
 function main(): void {
   const lines: string[] = [];
   const emit = (source: string, id: string, gold: string, rewrites: Rewrite[]) => {
-    rewrites.forEach((r, k) => lines.push(JSON.stringify({ source, id: `${id}#${k}`, category: r.category, gold, pred: r.pred, label: r.label })));
+    rewrites.forEach((r, k) =>
+      lines.push(
+        JSON.stringify({ source, id: `${id}#${k}`, category: r.category, gold, pred: r.pred, label: r.label }),
+      ),
+    );
   };
-  const math = readFileSync(new URL('math500_test.jsonl', DATA), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { answer: string; unique_id: string });
+  const math = readFileSync(new URL('math500_test.jsonl', DATA), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { answer: string; unique_id: string });
   const ints: string[] = [];
   for (const row of math) {
     const g = row.answer.trim();
@@ -265,10 +310,18 @@ function main(): void {
     if (pm) out.push(...plusMinus(pm[1], pm[2]));
     emit('math500', row.unique_id, g, out);
   }
-  const gsm = readFileSync(new URL('gsm8k.jsonl', DATA), 'utf8').trim().split('\n').slice(0, GSM8K_COUNT).map((l) => JSON.parse(l) as { idx: number; reward_model: { ground_truth: string } });
+  const gsm = readFileSync(new URL('gsm8k.jsonl', DATA), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(0, GSM8K_COUNT)
+    .map((l) => JSON.parse(l) as { idx: number; reward_model: { ground_truth: string } });
   for (const row of gsm) {
     const g = row.reward_model.ground_truth.trim();
-    emit('gsm8k', `gsm8k/${row.idx}`, g, [...general(g), ...(isInt(g) ? integer(g, true) : []), ...(isDecimal(g) ? decimal(g) : [])]);
+    emit('gsm8k', `gsm8k/${row.idx}`, g, [
+      ...general(g),
+      ...(isInt(g) ? integer(g, true) : []),
+      ...(isDecimal(g) ? decimal(g) : []),
+    ]);
   }
   // synthetic golds for the rarer shapes (MATH500 has 3 \pm answers and 6 complex numbers), built from integer golds
   for (let k = 0; k < 40; k++) {
@@ -279,7 +332,8 @@ function main(): void {
     const im = String(1 + (Math.abs(Number(ints[(k * 13 + 5) % ints.length])) % 29));
     const cg = `${a} ${k % 2 === 0 ? '+' : '-'} ${im}i`;
     emit('synthetic', `complex/${k}`, cg, complexNumber(cg));
-    const digits = String((Math.abs(Number(ints[(k * 5 + 1) % ints.length])) % 7) + 1) + String((k * 3) % 7) + String(k % 5);
+    const digits =
+      String((Math.abs(Number(ints[(k * 5 + 1) % ints.length])) % 7) + 1) + String((k * 3) % 7) + String(k % 5);
     const bg = `${digits}_${8 + (k % 2)}`;
     emit('synthetic', `base/${k}`, bg, base(bg));
   }

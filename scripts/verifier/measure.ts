@@ -43,7 +43,10 @@ export interface Outcome<C> {
 }
 
 export function loadMathVerifyCases(): { commit: string; cases: MathVerifyCase[] } {
-  const data = JSON.parse(readFileSync(new URL('math-verify-cases.json', FIXTURES), 'utf8')) as { commit: string; cases: MathVerifyCase[] };
+  const data = JSON.parse(readFileSync(new URL('math-verify-cases.json', FIXTURES), 'utf8')) as {
+    commit: string;
+    cases: MathVerifyCase[];
+  };
   return data;
 }
 
@@ -57,7 +60,11 @@ export function loadRewrites(): RewriteCase[] {
 /** Our verdict on one Math-Verify case (gold extracted as Math-Verify does, then read as the answer). */
 export function runMathVerifyCase(c: MathVerifyCase): Outcome<MathVerifyCase> {
   const gold = extractAnswer(c.gold) ?? c.gold;
-  const r = verifyMath(gold, c.pred, { timeoutMs: 5_000, floatRounding: c.precision, allowSetRelationComp: c.allow_set_relation_comp });
+  const r = verifyMath(gold, c.pred, {
+    timeoutMs: 5_000,
+    floatRounding: c.precision,
+    allowSetRelationComp: c.allow_set_relation_comp,
+  });
   return { case: c, ours: r.correct, reason: r.reason, agrees: r.correct === c.expected };
 }
 
@@ -74,13 +81,19 @@ export const caseKey = (c: MathVerifyCase): string => `${c.file}:${c.line}`;
  * not supported); the same list is in src/rl/verifier/README.md.
  */
 export const KNOWN_DIFFERENCES: Record<string, string> = {
-  'test_all.py:132': 'ours: a number right after "Answer" is the answer (their harness runs LaTeX extraction only, whose $...$ may not span lines)',
-  'test_all.py:133': 'ours: a number right after "Answer" is the answer (their harness runs LaTeX extraction only, whose \\(...\\) may not span lines)',
-  'test_yujianll.py:28': 'ours: 1 + 1/e is not 1 - 1/e (the upstream verdict 1 is wrong; e read as a symbol cancels there)',
-  'test_strict.py:8': 'ours: variables always matter, f(x) is not f(y) (the case runs Math-Verify with strict=False, an option we do not offer)',
-  'test_numina_cases.py:24': 'gap: 1 <= |z| <= 3/2 against its solution set needs solving an inequality (we have no solver)',
+  'test_all.py:132':
+    'ours: a number right after "Answer" is the answer (their harness runs LaTeX extraction only, whose $...$ may not span lines)',
+  'test_all.py:133':
+    'ours: a number right after "Answer" is the answer (their harness runs LaTeX extraction only, whose \\(...\\) may not span lines)',
+  'test_yujianll.py:28':
+    'ours: 1 + 1/e is not 1 - 1/e (the upstream verdict 1 is wrong; e read as a symbol cancels there)',
+  'test_strict.py:8':
+    'ours: variables always matter, f(x) is not f(y) (the case runs Math-Verify with strict=False, an option we do not offer)',
+  'test_numina_cases.py:24':
+    'gap: 1 <= |z| <= 3/2 against its solution set needs solving an inequality (we have no solver)',
   'test_numina_cases.py:54': 'gap: assignment groups separated by ";" (p=5,q=2;p=7,q=2) are not read as tuples',
-  'test_numina_cases.py:121': 'gap: plain-text alternatives glued to words (W(x)=1orW(x)=-1) are not split; the last number is read',
+  'test_numina_cases.py:121':
+    'gap: plain-text alternatives glued to words (W(x)=1orW(x)=-1) are not split; the last number is read',
 };
 
 export interface Tally {

@@ -51,7 +51,14 @@ function MainView({ view }: { view: ViewName }) {
 
 export function App() {
   const { view, setView, runCount, presenting, setPresenting, openExplain } = usePlayground(
-    useShallow((s) => ({ view: s.view, setView: s.setView, runCount: s.runs.length, presenting: s.presenting, setPresenting: s.setPresenting, openExplain: s.openExplain })),
+    useShallow((s) => ({
+      view: s.view,
+      setView: s.setView,
+      runCount: s.runs.length,
+      presenting: s.presenting,
+      setPresenting: s.setPresenting,
+      openExplain: s.openExplain,
+    })),
   );
   if (presenting) {
     return (

@@ -52,4 +52,7 @@ createRoot(document.getElementById('root')!).render(
   </ErrorBoundary>,
 );
 requestAnimationFrame(() => markStartup('paint'));
-void store.getState().start().then(() => store.getState().restoreAblation());
+void store
+  .getState()
+  .start()
+  .then(() => store.getState().restoreAblation());

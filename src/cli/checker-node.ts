@@ -2,7 +2,12 @@
 // terminated and restarted when a check runs past its hard limit (src/rl/verifier/checker.ts). Used by
 // `rema verify` and by the reward and evaluation steps of `rema train` / `rema eval`.
 import { Worker } from 'node:worker_threads';
-import { preemptibleChecker, type AnswerChecker, type CheckerWorker, type PreemptibleCheckerOptions } from '../rl/verifier/checker.ts';
+import {
+  preemptibleChecker,
+  type AnswerChecker,
+  type CheckerWorker,
+  type PreemptibleCheckerOptions,
+} from '../rl/verifier/checker.ts';
 
 /** One worker_threads Worker running the checker; unref'd, so an idle checker never keeps the process alive. */
 export function spawnNodeCheckerWorker(): CheckerWorker {

@@ -45,7 +45,12 @@ export interface SaveOptions {
 }
 
 /** Write a checkpoint of `trainer` + `policy` under `dir` (e.g. out/checkpoints) and point `latest` at it; keeps the newest `keep`. */
-export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'>, policy: TrainablePolicy, opts: SaveOptions = {}): Promise<string> {
+export async function saveCheckpoint(
+  dir: string,
+  trainer: Pick<Trainer, 'state'>,
+  policy: TrainablePolicy,
+  opts: SaveOptions = {},
+): Promise<string> {
   const keep = opts.keep ?? 2;
   const io = opts.io ?? nodeIo;
   const state = trainer.state();
@@ -68,7 +73,14 @@ export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'
       files[adapter] = Object.keys(adapterFiles);
       await put(`optimizer-${adapter}.bin`, await policy.saveOptimizerState(adapter));
     }
-    const meta: CheckpointMeta = { version: 1, trainer: state, adapters: [...policy.adapters], files, bytes, saved_at: new Date().toISOString() };
+    const meta: CheckpointMeta = {
+      version: 1,
+      trainer: state,
+      adapters: [...policy.adapters],
+      files,
+      bytes,
+      saved_at: new Date().toISOString(),
+    };
     await writeNamed(join(tmp, 'state.json'), JSON.stringify(meta, null, 2), io);
     await rm(final, { recursive: true, force: true });
     await rename(tmp, final);
@@ -78,14 +90,17 @@ export async function saveCheckpoint(dir: string, trainer: Pick<Trainer, 'state'
   }
   await replaceFile(join(dir, 'latest'), stepDir(state.step), io);
   const old = (await readdir(dir)).filter((n) => STEP_DIR.test(n)).toSorted();
-  for (const name of old.slice(0, Math.max(0, old.length - keep))) await rm(join(dir, name), { recursive: true, force: true });
+  for (const name of old.slice(0, Math.max(0, old.length - keep)))
+    await rm(join(dir, name), { recursive: true, force: true });
   return final;
 }
 
 /** Removes the temporary folders of checkpoints whose writing was interrupted (a kill, a full disk). */
 export async function removeUnfinishedCheckpoints(dir: string): Promise<void> {
   if (!existsSync(dir)) return;
-  for (const name of await readdir(dir)) if (name.startsWith('.tmp-step-') || name.startsWith('.latest-')) await rm(join(dir, name), { recursive: true, force: true });
+  for (const name of await readdir(dir))
+    if (name.startsWith('.tmp-step-') || name.startsWith('.latest-'))
+      await rm(join(dir, name), { recursive: true, force: true });
 }
 
 /** The checkpoint folders under `dir`, newest step first. */
@@ -106,7 +121,8 @@ async function readChecked(path: string, rel: string, meta: CheckpointMeta): Pro
     throw new Error(`${file}: cannot read (${(e as Error).message})`, { cause: e });
   }
   const want = meta.bytes?.[rel];
-  if (want !== undefined && want !== data.byteLength) throw new Error(`${file}: ${data.byteLength} bytes, but the checkpoint wrote ${want} (truncated or damaged)`);
+  if (want !== undefined && want !== data.byteLength)
+    throw new Error(`${file}: ${data.byteLength} bytes, but the checkpoint wrote ${want} (truncated or damaged)`);
   return data;
 }
 
@@ -119,14 +135,18 @@ export async function readCheckpoint(path: string, withOptimizers = true): Promi
   } catch (e) {
     throw new Error(`${stateFile}: cannot read the checkpoint (${(e as Error).message})`, { cause: e });
   }
-  if (typeof meta !== 'object' || meta === null || meta.version !== 1) throw new Error(`${stateFile}: unknown checkpoint version ${String((meta as { version?: unknown } | null)?.version)}`);
+  if (typeof meta !== 'object' || meta === null || meta.version !== 1)
+    throw new Error(
+      `${stateFile}: unknown checkpoint version ${String((meta as { version?: unknown } | null)?.version)}`,
+    );
   if (!Array.isArray(meta.adapters) || typeof meta.files !== 'object' || typeof meta.trainer?.step !== 'number')
     throw new Error(`${stateFile}: not a checkpoint state (adapters, files and trainer.step expected)`);
   const adapters: LoadedCheckpoint['adapters'] = {};
   const optimizers: LoadedCheckpoint['optimizers'] = {};
   for (const adapter of meta.adapters) {
     adapters[adapter] = {};
-    for (const name of meta.files[adapter] ?? []) adapters[adapter][name] = await readChecked(path, `adapters/${adapter}/${name}`, meta);
+    for (const name of meta.files[adapter] ?? [])
+      adapters[adapter][name] = await readChecked(path, `adapters/${adapter}/${name}`, meta);
     if (withOptimizers) optimizers[adapter] = await readChecked(path, `optimizer-${adapter}.bin`, meta);
   }
   return { path, meta, adapters, optimizers };
@@ -150,20 +170,29 @@ export async function loadIntoPolicy(ckpt: LoadedCheckpoint, policy: TrainablePo
     try {
       await policy.loadAdapter(adapter, ckpt.adapters[adapter]);
     } catch (e) {
-      throw new Error(`${join(ckpt.path, 'adapters', adapter)}: cannot load the adapter (${(e as Error).message})`, { cause: e });
+      throw new Error(`${join(ckpt.path, 'adapters', adapter)}: cannot load the adapter (${(e as Error).message})`, {
+        cause: e,
+      });
     }
     const opt = ckpt.optimizers[adapter];
     if (opt === undefined) continue;
     try {
       await policy.loadOptimizerState(adapter, opt);
     } catch (e) {
-      throw new Error(`${join(ckpt.path, `optimizer-${adapter}.bin`)}: cannot load the optimiser state (${(e as Error).message})`, { cause: e });
+      throw new Error(
+        `${join(ckpt.path, `optimizer-${adapter}.bin`)}: cannot load the optimiser state (${(e as Error).message})`,
+        { cause: e },
+      );
     }
   }
 }
 
 /** Load adapters, optimiser states and the trainer state of a checkpoint. */
-export async function restoreCheckpoint(ckpt: LoadedCheckpoint, trainer: Trainer, policy: TrainablePolicy): Promise<void> {
+export async function restoreCheckpoint(
+  ckpt: LoadedCheckpoint,
+  trainer: Trainer,
+  policy: TrainablePolicy,
+): Promise<void> {
   await loadIntoPolicy(ckpt, policy);
   trainer.restore(ckpt.meta.trainer);
 }
@@ -205,10 +234,13 @@ export async function newestIntactCheckpoint(
       skip(folder, e);
       continue;
     }
-    if (damaged.length > 0) warn(`using the newest intact checkpoint instead: ${folder} (step ${ckpt.meta.trainer.step})`);
+    if (damaged.length > 0)
+      warn(`using the newest intact checkpoint instead: ${folder} (step ${ckpt.meta.trainer.step})`);
     return { ckpt, damaged };
   }
   if (folders.length > 0)
-    throw new Error(`${dir}: no intact checkpoint to resume from:\n${problems.join('\n')}\n(remove the run folder to start again, or restore a checkpoint)`);
+    throw new Error(
+      `${dir}: no intact checkpoint to resume from:\n${problems.join('\n')}\n(remove the run folder to start again, or restore a checkpoint)`,
+    );
   return null;
 }

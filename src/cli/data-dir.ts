@@ -28,9 +28,10 @@ export function dataDirSource(names: readonly DataDirDataset[]): FileSource | un
   for (const name of names) {
     const { file, what } = DATA_DIR_DATASETS[name];
     if (dir !== null && existsSync(join(dir, file))) continue;
-    const where = dir === null
-      ? `no data folder is given (--data-dir DIR or REMA_DATA_DIR), so ${file} was not looked for`
-      : `looked for ${join(dir, file)}, which does not exist`;
+    const where =
+      dir === null
+        ? `no data folder is given (--data-dir DIR or REMA_DATA_DIR), so ${file} was not looked for`
+        : `looked for ${join(dir, file)}, which does not exist`;
     throw new Error(
       `dataset "${name}" (${what}) is not shipped with the playground: ${where}. ` +
         `Download ${file} from ${DATA_DIR_ORIGIN} into a folder DIR (as DIR/${file}) and pass --data-dir DIR or set REMA_DATA_DIR=DIR.`,

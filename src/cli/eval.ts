@@ -23,14 +23,22 @@ import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { contextMessage, type ContextFields } from '../rl/train/context.ts';
 import { createEvaluator, type FrozenAgentOptions } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
-import { checkAdapters, loadIntoPolicy, newestIntactCheckpoint, readCheckpoint, type LoadedCheckpoint } from './checkpoint.ts';
+import {
+  checkAdapters,
+  loadIntoPolicy,
+  newestIntactCheckpoint,
+  readCheckpoint,
+  type LoadedCheckpoint,
+} from './checkpoint.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
 import { writeNamed } from './run-files.ts';
 import { dataDirSource } from './data-dir.ts';
 import { loadModel, PUBLIC_DATA, userFile, type BackendKind } from './setup.ts';
 
-export const BENCHMARKS = [...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(DATA_DIR_DATASETS), 'tiny-arith', 'tiny-judge'])];
+export const BENCHMARKS = [
+  ...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(DATA_DIR_DATASETS), 'tiny-arith', 'tiny-judge']),
+];
 
 export interface EvalOptions {
   config: ExperimentConfig;
@@ -68,14 +76,25 @@ interface EvalPolicy {
 }
 
 /** The policies an evaluation runs: an ONNX model for every role, or the engine model (+ a frozen ONNX agent). */
-async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, say: (line: string) => void): Promise<EvalPolicy> {
+async function evalPolicies(
+  opts: EvalOptions,
+  ckpt: LoadedCheckpoint | null,
+  say: (line: string) => void,
+): Promise<EvalPolicy> {
   const { config } = opts;
   if (opts.onnx !== undefined) {
-    if (opts.frozenModel !== undefined) throw new Error('--onnx already runs every role; --frozen-model does not apply');
+    if (opts.frozenModel !== undefined)
+      throw new Error('--onnx already runs every role; --frozen-model does not apply');
     const agent = await loadCliOnnxAgent(opts.onnx);
     say(describeOnnxAgent('policy (every role)', agent));
     // one model for both roles: the shared-parameter protocol, no frozen partner
-    return { policy: agent.policy, adapters: [], tokenizer: agent.tokenizer, config: { ...config, paramMode: 'shared', frozenAgent: 'none' }, dispose: () => {} };
+    return {
+      policy: agent.policy,
+      adapters: [],
+      tokenizer: agent.tokenizer,
+      config: { ...config, paramMode: 'shared', frozenAgent: 'none' },
+      dispose: () => {},
+    };
   }
   if (config.frozenAgent !== 'none' && opts.frozenModel === undefined)
     throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name>`);
@@ -91,7 +110,11 @@ async function evalPolicies(opts: EvalOptions, ckpt: LoadedCheckpoint | null, sa
     frozen = { role: config.frozenAgent, policy: agent.policy, tokenizer: agent.tokenizer };
   }
   return {
-    policy, adapters: policy.adapters, tokenizer, config, ...(frozen ? { frozen } : {}),
+    policy,
+    adapters: policy.adapters,
+    tokenizer,
+    config,
+    ...(frozen ? { frozen } : {}),
     dispose: () => {
       policy.dispose();
       backend.destroy(); // stops the wasm backend's helper thread
@@ -108,9 +131,15 @@ export interface BenchmarkResult {
 }
 
 async function benchmarkProblems(name: string): Promise<Problem[]> {
-  if (name === 'tiny-arith') return tinyArithProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
-  if (name === 'tiny-judge') return tinyJudgeProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
-  if (name in SHIPPED_DATASETS) return loadProblems(directoryFileSource(PUBLIC_DATA, 'public/data'), SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS]);
+  if (name === 'tiny-arith')
+    return tinyArithProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
+  if (name === 'tiny-judge')
+    return tinyJudgeProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
+  if (name in SHIPPED_DATASETS)
+    return loadProblems(
+      directoryFileSource(PUBLIC_DATA, 'public/data'),
+      SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS],
+    );
   if (isDataDirDataset(name)) return loadProblems(dataDirSource([name])!, DATA_DIR_DATASETS[name].file);
   throw new Error(`unknown benchmark "${name}"; known: ${BENCHMARKS.join(', ')} (or pass --file F.jsonl)`);
 }
@@ -131,19 +160,35 @@ async function checkRunConfig(runDir: string, config: ExperimentConfig, given: s
   } catch (e) {
     throw new Error(`${file}: cannot read the run's config (${(e as Error).message})`, { cause: e });
   }
-  const fields: readonly (keyof ExperimentConfig)[] = [...RUN_FIELDS, ...(run.finetune === 'lora' && config.finetune === 'lora' ? LORA_FIELDS : [])];
-  const diffs = fields.filter((f) => f in run && show(run[f]) !== show(config[f])).map((f) => `${f} is ${show(run[f])} in ${file} but ${show(config[f])} here`);
+  const fields: readonly (keyof ExperimentConfig)[] = [
+    ...RUN_FIELDS,
+    ...(run.finetune === 'lora' && config.finetune === 'lora' ? LORA_FIELDS : []),
+  ];
+  const diffs = fields
+    .filter((f) => f in run && show(run[f]) !== show(config[f]))
+    .map((f) => `${f} is ${show(run[f])} in ${file} but ${show(config[f])} here`);
   if (diffs.length > 0)
-    throw new Error(`--checkpoint ${given}: the checkpoint does not match this evaluation's config: ${diffs.join('; ')} (evaluate it under the run's config: --config ${file})`);
+    throw new Error(
+      `--checkpoint ${given}: the checkpoint does not match this evaluation's config: ${diffs.join('; ')} (evaluate it under the run's config: --config ${file})`,
+    );
 }
 
 /** The checkpoint --checkpoint names (a run folder: its newest intact checkpoint; or one checkpoint folder), read and checked. */
-async function evalCheckpoint(given: string, config: ExperimentConfig, warn: (line: string) => void): Promise<LoadedCheckpoint> {
+async function evalCheckpoint(
+  given: string,
+  config: ExperimentConfig,
+  warn: (line: string) => void,
+): Promise<LoadedCheckpoint> {
   const adapters = adapterNames(config);
   if (existsSync(join(given, 'checkpoints'))) {
     await checkRunConfig(given, config, given);
-    const found = await newestIntactCheckpoint(join(given, 'checkpoints'), adapters, async () => {}, warn, { withOptimizers: false });
-    if (!found) throw new Error(`--checkpoint ${given}: the run has no checkpoint yet (${join(given, 'checkpoints')} holds none)`);
+    const found = await newestIntactCheckpoint(join(given, 'checkpoints'), adapters, async () => {}, warn, {
+      withOptimizers: false,
+    });
+    if (!found)
+      throw new Error(
+        `--checkpoint ${given}: the run has no checkpoint yet (${join(given, 'checkpoints')} holds none)`,
+      );
     return found.ckpt;
   }
   if (existsSync(join(given, 'state.json'))) {
@@ -152,7 +197,9 @@ async function evalCheckpoint(given: string, config: ExperimentConfig, warn: (li
     checkAdapters(ckpt, adapters);
     return ckpt;
   }
-  throw new Error(`--checkpoint ${given}: neither a run folder (with checkpoints/) nor a checkpoint folder (with state.json)`);
+  throw new Error(
+    `--checkpoint ${given}: neither a run folder (with checkpoints/) nor a checkpoint folder (with state.json)`,
+  );
 }
 
 /** --out must be a folder this process can write to: checked before the evaluation spends any time. */
@@ -179,7 +226,8 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
   }
   if (sets.length === 0) throw new Error('nothing to evaluate: give --benchmarks or --file');
   if (opts.out) await checkWritable(opts.out);
-  if (opts.checkpoint && opts.onnx !== undefined) throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
+  if (opts.checkpoint && opts.onnx !== undefined)
+    throw new Error('--onnx evaluates an ONNX model as it is: it has no adapters to load from --checkpoint');
   const ckpt = opts.checkpoint ? await evalCheckpoint(opts.checkpoint, config, warn) : null;
   const run = await evalPolicies(opts, ckpt, opts.log ?? (() => {}));
   const chunk = opts.chunk ?? 32;
@@ -188,7 +236,9 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
   try {
     for (const set of sets) {
       const problems = subset(set.problems, opts.limit, 2);
-      const bar = opts.progress ? new SingleBar({ format: ` ${set.name} {bar} {value}/{total} | acc {acc}`, stream: process.stderr }) : null;
+      const bar = opts.progress
+        ? new SingleBar({ format: ` ${set.name} {bar} {value}/{total} | acc {acc}`, stream: process.stderr })
+        : null;
       bar?.start(problems.length, 0, { acc: '-' });
       const t0 = Date.now();
       let correct = 0;
@@ -224,21 +274,42 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
           }
           transcripts.push({ ...roll, group: i + j });
         });
-        bar?.update(Math.min(i + chunk, problems.length), { acc: (correct / Math.min(i + chunk, problems.length)).toFixed(3) });
+        bar?.update(Math.min(i + chunk, problems.length), {
+          acc: (correct / Math.min(i + chunk, problems.length)).toFixed(3),
+        });
       }
       bar?.stop();
       // said whatever the progress mode: those episodes score 0 for a reason the accuracy alone does not show
-      if (context.context_limited > 0) process.stderr.write(`warning: ${contextMessage(context, problems.length, run.config.maxTokensPerTurn, set.name)}\n`);
-      const by_level = Object.fromEntries(Object.entries(levels).map(([k, v]) => [k, { n: v.n, accuracy: v.correct / v.n }]));
-      const res = { benchmark: set.name, n: problems.length, accuracy: problems.length > 0 ? correct / problems.length : 0, by_level, time_s: (Date.now() - t0) / 1000 };
+      if (context.context_limited > 0)
+        process.stderr.write(
+          `warning: ${contextMessage(context, problems.length, run.config.maxTokensPerTurn, set.name)}\n`,
+        );
+      const by_level = Object.fromEntries(
+        Object.entries(levels).map(([k, v]) => [k, { n: v.n, accuracy: v.correct / v.n }]),
+      );
+      const res = {
+        benchmark: set.name,
+        n: problems.length,
+        accuracy: problems.length > 0 ? correct / problems.length : 0,
+        by_level,
+        time_s: (Date.now() - t0) / 1000,
+      };
       results.push(res);
       opts.onResult?.(res);
-      if (opts.out) await writeNamed(join(opts.out, `${set.name}_rollouts.jsonl`), transcripts.map((t) => JSON.stringify(t)).join('\n') + '\n');
+      if (opts.out)
+        await writeNamed(
+          join(opts.out, `${set.name}_rollouts.jsonl`),
+          transcripts.map((t) => JSON.stringify(t)).join('\n') + '\n',
+        );
     }
   } finally {
     run.dispose();
     checker.close();
   }
-  if (opts.out) await writeNamed(join(opts.out, 'eval_summary.json'), JSON.stringify({ config: config.name, results }, null, 2) + '\n');
+  if (opts.out)
+    await writeNamed(
+      join(opts.out, 'eval_summary.json'),
+      JSON.stringify({ config: config.name, results }, null, 2) + '\n',
+    );
   return results;
 }

@@ -22,13 +22,15 @@ export function intFlag(name: string, value: string, range: IntRange = {}): numb
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
   const text = value.trim();
   const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`${name} must be ${rangeWords(min, max)}, got "${value}"`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be ${rangeWords(min, max)}, got "${value}"`);
   return n;
 }
 
 /** A comma-separated list of integers, each checked as intFlag does. */
 export function intListFlag(name: string, value: string, range: IntRange = {}): number[] {
   const parts = value.split(',');
-  if (parts.some((p) => p.trim() === '')) throw new Error(`${name} must be a comma-separated list of integers, got "${value}"`);
+  if (parts.some((p) => p.trim() === ''))
+    throw new Error(`${name} must be a comma-separated list of integers, got "${value}"`);
   return parts.map((p) => intFlag(name, p, range));
 }

@@ -13,7 +13,8 @@ export function directoryFileSource(directory: string, name = directory): FileSo
     name,
     async read(path, onProgress) {
       const full = resolve(join(root, path));
-      if (full !== root && !full.startsWith(root + sep)) throw new Error(`${name}: "${path}" is outside the model folder`);
+      if (full !== root && !full.startsWith(root + sep))
+        throw new Error(`${name}: "${path}" is outside the model folder`);
       let size: number;
       try {
         const info = await stat(full);

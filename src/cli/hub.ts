@@ -44,7 +44,8 @@ async function snapshotId(repoDir: string, revision: string): Promise<string> {
 export function diskHubStore(cacheDir: string = defaultHubCacheDir()): HubStore {
   const repoDir = (k: HubFileKey) => repoCacheDir(cacheDir, k.repo);
   const partialPath = (k: HubFileKey) => join(repoDir(k), '.incomplete', encodeURIComponent(k.revision), k.path);
-  const missingPath = async (k: HubFileKey) => join(repoDir(k), '.no_exist', await snapshotId(repoDir(k), k.revision), k.path);
+  const missingPath = async (k: HubFileKey) =>
+    join(repoDir(k), '.no_exist', await snapshotId(repoDir(k), k.revision), k.path);
   return {
     async get(k) {
       return readIfExists(join(repoDir(k), 'snapshots', await snapshotId(repoDir(k), k.revision), k.path));

@@ -14,8 +14,17 @@ import { useDataDir } from './data-dir.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
-  BACKENDS, SIMD_CHOICES, THREADS_CHOICES, type BackendKind, type SimdChoice, type ThreadsChoice, useSimd, useThreads,
-  WEIGHT_DTYPE_CHOICES, type WeightDtypeChoice, useWeightDtype,
+  BACKENDS,
+  SIMD_CHOICES,
+  THREADS_CHOICES,
+  type BackendKind,
+  type SimdChoice,
+  type ThreadsChoice,
+  useSimd,
+  useThreads,
+  WEIGHT_DTYPE_CHOICES,
+  type WeightDtypeChoice,
+  useWeightDtype,
 } from './setup.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
 import { formatPlan, parseBytes, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
@@ -34,29 +43,52 @@ function configOptions(cmd: Command): Command {
     .option('--seed <s>', 'override the seed');
 }
 
-const backendOption = () =>
-  new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
+const backendOption = () => new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
 
 const simdOption = () =>
-  new Option('--simd <build>', 'WebAssembly build of the wasm backend: auto = relaxed SIMD (fused multiply-add) when available, ' +
-    'else plain; relaxed or plain pin one (to reproduce a run recorded on that build)').choices([...SIMD_CHOICES]).default('auto');
+  new Option(
+    '--simd <build>',
+    'WebAssembly build of the wasm backend: auto = relaxed SIMD (fused multiply-add) when available, ' +
+      'else plain; relaxed or plain pin one (to reproduce a run recorded on that build)',
+  )
+    .choices([...SIMD_CHOICES])
+    .default('auto');
 
 const threadsOption = () =>
-  new Option('--threads <n>', 'threads of the wasm backend: auto = 2 on a machine with at least 2 cores (large matmuls ' +
-    'split over a helper thread, bit-identical results), 1 or 2 pins it').choices([...THREADS_CHOICES]).default('auto');
+  new Option(
+    '--threads <n>',
+    'threads of the wasm backend: auto = 2 on a machine with at least 2 cores (large matmuls ' +
+      'split over a helper thread, bit-identical results), 1 or 2 pins it',
+  )
+    .choices([...THREADS_CHOICES])
+    .default('auto');
 
 const weightDtypeOption = () =>
-  new Option('--weight-dtype <dtype>', 'storage of the frozen base weights: auto = f16 for LoRA on WebGPU with shader-f16, else f32; ' +
-    'f32; or f16 / bf16 halves (wasm backend; f16 also on WebGPU with shader-f16): half the memory, computed in f32; LoRA only').choices([...WEIGHT_DTYPE_CHOICES]).default('auto');
+  new Option(
+    '--weight-dtype <dtype>',
+    'storage of the frozen base weights: auto = f16 for LoRA on WebGPU with shader-f16, else f32; ' +
+      'f32; or f16 / bf16 halves (wasm backend; f16 also on WebGPU with shader-f16): half the memory, computed in f32; LoRA only',
+  )
+    .choices([...WEIGHT_DTYPE_CHOICES])
+    .default('auto');
 
 const dataDirOption = () =>
-  new Option('--data-dir <dir>', 'folder of the problem sets that are not shipped (math8k, aime24, ...: see README); default $REMA_DATA_DIR');
+  new Option(
+    '--data-dir <dir>',
+    'folder of the problem sets that are not shipped (math8k, aime24, ...: see README); default $REMA_DATA_DIR',
+  );
 
 const frozenAgentOption = () =>
-  new Option('--frozen-agent <role>', 'this agent never trains and is run by --frozen-model (sets config.frozenAgent)').choices(['meta', 'reasoning']);
+  new Option(
+    '--frozen-agent <role>',
+    'this agent never trains and is run by --frozen-model (sets config.frozenAgent)',
+  ).choices(['meta', 'reasoning']);
 
 const frozenModelOption = () =>
-  new Option('--frozen-model <folder|org/name>', 'the ONNX model (onnx/model.onnx + config and tokenizer files) that runs the frozen agent, on onnxruntime-node');
+  new Option(
+    '--frozen-model <folder|org/name>',
+    'the ONNX model (onnx/model.onnx + config and tokenizer files) that runs the frozen agent, on onnxruntime-node',
+  );
 
 function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
   if (quiet) return 'none';
@@ -68,14 +100,21 @@ export function buildProgram(): Command {
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
   // --simd and --threads (train, eval, sweep) apply to every backend the command opens, --data-dir to every set it reads
   program.hook('preAction', (_program, action) => {
-    const { simd, threads, weightDtype, dataDir } = action.opts<{ simd?: SimdChoice; threads?: ThreadsChoice; weightDtype?: WeightDtypeChoice; dataDir?: string }>();
+    const { simd, threads, weightDtype, dataDir } = action.opts<{
+      simd?: SimdChoice;
+      threads?: ThreadsChoice;
+      weightDtype?: WeightDtypeChoice;
+      dataDir?: string;
+    }>();
     if (dataDir !== undefined) useDataDir(dataDir);
     if (simd !== undefined) useSimd(simd);
     if (threads !== undefined) useThreads(threads);
     if (weightDtype !== undefined && action.name() !== 'plan') useWeightDtype(weightDtype);
   });
 
-  configOptions(program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'))
+  configOptions(
+    program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'),
+  )
     .option('--out <dir>', 'run folder (metrics.jsonl, rollouts.jsonl, eval.jsonl, checkpoints/)', 'runs/latest')
     .addOption(backendOption())
     .addOption(simdOption())
@@ -87,42 +126,70 @@ export function buildProgram(): Command {
     .addOption(frozenModelOption())
     .option('--quiet', 'no progress output')
     .addOption(
-      new Option('--explain <groups>', 'write explain.jsonl: what each update did to one problem group (one) or every group (all): rewards, advantages, ' +
-        'per-token ratio / clip / loss coefficient, gradient norm per layer, log-probs before and after (one extra scoring pass per step)').choices(['one', 'all']),
+      new Option(
+        '--explain <groups>',
+        'write explain.jsonl: what each update did to one problem group (one) or every group (all): rewards, advantages, ' +
+          'per-token ratio / clip / loss coefficient, gradient norm per layer, log-probs before and after (one extra scoring pass per step)',
+      ).choices(['one', 'all']),
     )
-    .action(async (o: ConfigFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean; frozenModel?: string; explain?: 'one' | 'all' }) => {
-      const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
-      const config = await configFromFlags(o);
-      const s = await runTrain({
-        config,
-        out: o.out,
-        backend: o.backend,
-        saveEvery,
-        progress: progressMode(o.quiet),
-        ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
-        ...(o.explain ? { explain: o.explain } : {}),
-      });
-      const last = s.metrics.at(-1);
-      const evals = s.evals;
-      process.stdout.write(
-        `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
-          (last ? `, last reward ${last.reward_mean.toFixed(3)}` : '') +
-          (evals.length > 0 ? `, eval accuracy ${evals[0].accuracy.toFixed(3)} (step ${evals[0].step}) -> ${evals.at(-1)!.accuracy.toFixed(3)} (step ${evals.at(-1)!.step})` : '') +
-          '\n',
-      );
-      if (s.stopped !== undefined) {
-        // the run diverged (config.maxNonFiniteSteps): its files are complete up to that step, but it did not finish
-        process.stderr.write(`rema train: stopped at step ${s.steps} of ${config.steps}: the run diverged (warnings above; maxNonFiniteSteps ${config.maxNonFiniteSteps})\n`);
-        process.exitCode = 3;
-      }
-    });
+    .action(
+      async (
+        o: ConfigFlags & {
+          out: string;
+          backend: BackendKind;
+          saveEvery: string;
+          quiet?: boolean;
+          frozenModel?: string;
+          explain?: 'one' | 'all';
+        },
+      ) => {
+        const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
+        const config = await configFromFlags(o);
+        const s = await runTrain({
+          config,
+          out: o.out,
+          backend: o.backend,
+          saveEvery,
+          progress: progressMode(o.quiet),
+          ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
+          ...(o.explain ? { explain: o.explain } : {}),
+        });
+        const last = s.metrics.at(-1);
+        const evals = s.evals;
+        process.stdout.write(
+          `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
+            (last ? `, last reward ${last.reward_mean.toFixed(3)}` : '') +
+            (evals.length > 0
+              ? `, eval accuracy ${evals[0].accuracy.toFixed(3)} (step ${evals[0].step}) -> ${evals.at(-1)!.accuracy.toFixed(3)} (step ${evals.at(-1)!.step})`
+              : '') +
+            '\n',
+        );
+        if (s.stopped !== undefined) {
+          // the run diverged (config.maxNonFiniteSteps): its files are complete up to that step, but it did not finish
+          process.stderr.write(
+            `rema train: stopped at step ${s.steps} of ${config.steps}: the run diverged (warnings above; maxNonFiniteSteps ${config.maxNonFiniteSteps})\n`,
+          );
+          process.exitCode = 3;
+        }
+      },
+    );
 
   program
     .command('sft')
-    .description('supervised fine-tuning on chats (loss on every assistant message); resumable; ends with a model folder rema train starts from')
+    .description(
+      'supervised fine-tuning on chats (loss on every assistant message); resumable; ends with a model folder rema train starts from',
+    )
     .option('--preset <name>', `an SFT preset (${SFT_PRESET_NAMES.join(', ')})`, 'tiny-sft-meta')
-    .option('--set <key=value>', 'override a config field, or an SFT setting as sft.<key> (data, files, tinyProblems, epochs, batchSize, cutoff)', collect)
-    .option('--data <file.jsonl>', 'chat JSONL to train on, OpenAI messages or alpaca-with-history layout (repeatable; sets sft.data=files)', collect)
+    .option(
+      '--set <key=value>',
+      'override a config field, or an SFT setting as sft.<key> (data, files, tinyProblems, epochs, batchSize, cutoff)',
+      collect,
+    )
+    .option(
+      '--data <file.jsonl>',
+      'chat JSONL to train on, OpenAI messages or alpaca-with-history layout (repeatable; sets sft.data=files)',
+      collect,
+    )
     .option('--steps <n>', 'stop after n optimiser steps (0 = the epochs decide)')
     .option('--seed <s>', 'override the seed')
     .option('--out <dir>', 'run folder (config.json, sft.json, metrics.jsonl, checkpoints/, model/)', 'runs/sft')
@@ -134,7 +201,13 @@ export function buildProgram(): Command {
     .action(async (o: SftFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean }) => {
       const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
       const run = sftFromFlags(o);
-      const s = await runSft({ ...run, out: o.out, backend: o.backend, saveEvery, progress: o.quiet ? 'none' : 'lines' });
+      const s = await runSft({
+        ...run,
+        out: o.out,
+        backend: o.backend,
+        saveEvery,
+        progress: o.quiet ? 'none' : 'lines',
+      });
       const first = s.metrics[0];
       const last = s.metrics.at(-1);
       process.stdout.write(
@@ -156,52 +229,103 @@ export function buildProgram(): Command {
     .addOption(threadsOption())
     .addOption(weightDtypeOption())
     .addOption(dataDirOption())
-    .option('--onnx <folder|org/name>', 'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node')
+    .option(
+      '--onnx <folder|org/name>',
+      'evaluate this ONNX model (onnx/model.onnx, onnx-community layout) as the policy of every role, on onnxruntime-node',
+    )
     .addOption(frozenAgentOption())
     .addOption(frozenModelOption())
     .option('--quiet', 'no progress bar')
-    .action(async (o: ConfigFlags & { benchmarks?: string; file?: string[]; limit: string; checkpoint?: string; out?: string; backend: BackendKind; quiet?: boolean; onnx?: string; frozenModel?: string }) => {
-      const limit = intFlag('--limit', o.limit);
-      const config = await configFromFlags(o);
-      // default: the config's own held-out set
-      const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
-      const benchmarks = o.benchmarks ? o.benchmarks.split(',').map((b) => b.trim()).filter(Boolean) : fromConfig && fromConfig !== 'file' ? [fromConfig] : [];
-      const files = o.file ?? (fromConfig === 'file' ? [config.evalFile] : []);
-      await runEval({
-        config,
-        backend: o.backend,
-        benchmarks,
-        files,
-        limit,
-        ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
-        ...(o.out ? { out: o.out } : {}),
-        progress: !o.quiet && process.stderr.isTTY,
-        ...(o.onnx !== undefined ? { onnx: o.onnx } : {}),
-        ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
-        ...(o.quiet ? {} : { log: (line: string) => process.stderr.write(line + '\n') }),
-        // each result is printed as soon as it is known: a failure to write --out files later loses nothing
-        onResult: (r) => process.stdout.write(`${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`),
-      });
-    });
+    .action(
+      async (
+        o: ConfigFlags & {
+          benchmarks?: string;
+          file?: string[];
+          limit: string;
+          checkpoint?: string;
+          out?: string;
+          backend: BackendKind;
+          quiet?: boolean;
+          onnx?: string;
+          frozenModel?: string;
+        },
+      ) => {
+        const limit = intFlag('--limit', o.limit);
+        const config = await configFromFlags(o);
+        // default: the config's own held-out set
+        const fromConfig = o.benchmarks || o.file ? null : config.evalSet;
+        const benchmarks = o.benchmarks
+          ? o.benchmarks
+              .split(',')
+              .map((b) => b.trim())
+              .filter(Boolean)
+          : fromConfig && fromConfig !== 'file'
+            ? [fromConfig]
+            : [];
+        const files = o.file ?? (fromConfig === 'file' ? [config.evalFile] : []);
+        await runEval({
+          config,
+          backend: o.backend,
+          benchmarks,
+          files,
+          limit,
+          ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
+          ...(o.out ? { out: o.out } : {}),
+          progress: !o.quiet && process.stderr.isTTY,
+          ...(o.onnx !== undefined ? { onnx: o.onnx } : {}),
+          ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
+          ...(o.quiet ? {} : { log: (line: string) => process.stderr.write(line + '\n') }),
+          // each result is printed as soon as it is known: a failure to write --out files later loses nothing
+          onResult: (r) =>
+            process.stdout.write(
+              `${r.benchmark.padEnd(16)} n=${String(r.n).padStart(5)}  pass@1 ${(100 * r.accuracy).toFixed(2)}%\n`,
+            ),
+        });
+      },
+    );
 
-  configOptions(program.command('plan').description('memory a config needs (weights, lora, optimizer, kv_cache, activations, peak) and whether it fits, before any download'))
+  configOptions(
+    program
+      .command('plan')
+      .description(
+        'memory a config needs (weights, lora, optimizer, kv_cache, activations, peak) and whether it fits, before any download',
+      ),
+  )
     .addOption(new Option('--backend <kind>', 'backend to plan for').choices([...PLAN_BACKENDS]).default('wasm'))
-    .option('--memory <bytes>', 'bytes the device allows (e.g. 8GiB); default: the wasm backend\'s 4 GiB, the cpu backend\'s 8 GiB; webgpu needs it')
-    .addOption(new Option('--weight-dtype <dtype>', 'storage of the frozen base weights').choices([...WEIGHT_DTYPES]).default('f32'))
+    .option(
+      '--memory <bytes>',
+      "bytes the device allows (e.g. 8GiB); default: the wasm backend's 4 GiB, the cpu backend's 8 GiB; webgpu needs it",
+    )
+    .addOption(
+      new Option('--weight-dtype <dtype>', 'storage of the frozen base weights')
+        .choices([...WEIGHT_DTYPES])
+        .default('f32'),
+    )
     .option('--json', 'print one JSON object (parameters, bytes, fits, suggestion, ...)')
-    .action(async (o: ConfigFlags & { backend: PlanBackend; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
-      const config = await configFromFlags(o);
-      const plan = await runPlan({
-        config,
-        backend: o.backend,
-        weightDtype: o.weightDtype,
-        ...(o.memory !== undefined ? { memoryBytes: parseBytes('--memory', o.memory) } : {}),
-      });
-      process.stdout.write(o.json ? JSON.stringify(plan) + '\n' : formatPlan(plan));
-    });
+    .action(
+      async (o: ConfigFlags & { backend: PlanBackend; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
+        const config = await configFromFlags(o);
+        const plan = await runPlan({
+          config,
+          backend: o.backend,
+          weightDtype: o.weightDtype,
+          ...(o.memory !== undefined ? { memoryBytes: parseBytes('--memory', o.memory) } : {}),
+        });
+        process.stdout.write(o.json ? JSON.stringify(plan) + '\n' : formatPlan(plan));
+      },
+    );
 
-  configOptions(program.command('sweep').description('a grid of config overrides x seeds; writes summary.csv (per run and per config over seeds) and curves.svg'))
-    .requiredOption('--grid <json|file>', 'JSON object field -> list of values, e.g. {"ratio":["token","turn-geometric"]}')
+  configOptions(
+    program
+      .command('sweep')
+      .description(
+        'a grid of config overrides x seeds; writes summary.csv (per run and per config over seeds) and curves.svg',
+      ),
+  )
+    .requiredOption(
+      '--grid <json|file>',
+      'JSON object field -> list of values, e.g. {"ratio":["token","turn-geometric"]}',
+    )
     .option('--seeds <list>', 'comma-separated seeds', '0')
     .option('--out <dir>', 'sweep folder', 'runs/sweep')
     .addOption(backendOption())
@@ -210,29 +334,43 @@ export function buildProgram(): Command {
     .addOption(weightDtypeOption())
     .addOption(dataDirOption())
     .option('--quiet', 'no per-step lines')
-    .action(async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
-      const seeds = intListFlag('--seeds', o.seeds);
-      const base = await configFromFlags(o);
-      const text = existsSync(o.grid) ? await readFile(o.grid, 'utf8') : o.grid;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (e) {
-        throw new Error(`--grid: not JSON (${(e as Error).message})`, { cause: e });
-      }
-      const rows = await runSweep({ base, grid: parseGrid(json, '--grid'), seeds, out: o.out, backend: o.backend, progress: o.quiet ? 'none' : 'lines' });
-      process.stdout.write(`${o.out}/summary.csv: ${rows.length} runs\n`);
-    });
+    .action(
+      async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
+        const seeds = intListFlag('--seeds', o.seeds);
+        const base = await configFromFlags(o);
+        const text = existsSync(o.grid) ? await readFile(o.grid, 'utf8') : o.grid;
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch (e) {
+          throw new Error(`--grid: not JSON (${(e as Error).message})`, { cause: e });
+        }
+        const rows = await runSweep({
+          base,
+          grid: parseGrid(json, '--grid'),
+          seeds,
+          out: o.out,
+          backend: o.backend,
+          progress: o.quiet ? 'none' : 'lines',
+        });
+        process.stdout.write(`${o.out}/summary.csv: ${rows.length} runs\n`);
+      },
+    );
 
   program
     .command('verify')
     .description('check answers: reads {"gold", "pred"} lines, writes {verdict, extracted} lines in order')
     .requiredOption('--in <file>', 'input JSONL')
     .option('--out <file>', 'output JSONL (default: stdout)')
-    .option('--limit-ms <ms>', 'hard wall-clock limit of one check; past it the verdict is false, reason "timeout"', '3000')
+    .option(
+      '--limit-ms <ms>',
+      'hard wall-clock limit of one check; past it the verdict is false, reason "timeout"',
+      '3000',
+    )
     .action(async (o: { in: string; out?: string; limitMs: string }) => {
       const limitMs = Number(o.limitMs);
-      if (!Number.isInteger(limitMs) || limitMs < 1) throw new Error(`--limit-ms: expected a positive whole number of milliseconds, got "${o.limitMs}"`);
+      if (!Number.isInteger(limitMs) || limitMs < 1)
+        throw new Error(`--limit-ms: expected a positive whole number of milliseconds, got "${o.limitMs}"`);
       const s = await runVerify(o.in, o.out, { limitMs });
       process.stderr.write(`${s.correct}/${s.total} correct\n`);
     });
@@ -240,7 +378,10 @@ export function buildProgram(): Command {
   configOptions(program.command('export').description('export a config to another trainer'))
     .option('--verl', 'the ReMA verl fork (ziyuwan/ReMA-public)')
     .addOption(
-      new Option('--format <form>', 'yaml: keys to merge into the fork\'s ppo_trainer.yaml; overrides: the Hydra command line (python -m verl.rema_trainer.main_ppo key=value ...)')
+      new Option(
+        '--format <form>',
+        "yaml: keys to merge into the fork's ppo_trainer.yaml; overrides: the Hydra command line (python -m verl.rema_trainer.main_ppo key=value ...)",
+      )
         .choices(['yaml', 'overrides'])
         .default('yaml'),
     )
@@ -252,7 +393,8 @@ export function buildProgram(): Command {
       const text = o.format === 'overrides' ? e.command : e.yaml;
       if (o.out) await writeFile(o.out, text);
       else process.stdout.write(text);
-      if (e.notPorted.length > 0) process.stderr.write(`knobs that do not port:\n${e.notPorted.map((n) => `  - ${n}`).join('\n')}\n`);
+      if (e.notPorted.length > 0)
+        process.stderr.write(`knobs that do not port:\n${e.notPorted.map((n) => `  - ${n}`).join('\n')}\n`);
     });
   return program;
 }

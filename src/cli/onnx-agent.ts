@@ -28,7 +28,12 @@ export async function loadCliOnnxAgent(spec: string): Promise<CliOnnxAgent> {
   const files = openModelSource(spec);
   const agent = await loadOnnxAgent(files, ortNode, { executionProviders: ['cpu'] });
   const version = (ort.env.versions as { node?: string }).node ?? 'unknown version';
-  return { ...agent, spec, source: files.name, runtime: `onnxruntime-node ${version}, ${agent.executionProvider} execution provider` };
+  return {
+    ...agent,
+    spec,
+    source: files.name,
+    runtime: `onnxruntime-node ${version}, ${agent.executionProvider} execution provider`,
+  };
 }
 
 /** One line for stderr: what runs the agent. */

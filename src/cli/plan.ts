@@ -20,14 +20,26 @@ import { loadConfigProblems, REPO_ROOT } from './setup.ts';
 export const PLAN_BACKENDS: readonly PlanBackend[] = ['wasm', 'webgpu', 'cpu'];
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
 
-const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+};
 
 /** "4294967296", "4GiB", "512 MiB", "8GB" -> bytes; anything else is refused naming the flag. */
 export function parseBytes(flag: string, text: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$/i.exec(text);
   const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
   const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : Number.NaN;
-  if (!(bytes > 0) || !Number.isSafeInteger(bytes)) throw new Error(`${flag}: "${text}" is not a positive number of bytes (e.g. 4294967296, 4GiB, 512MiB)`);
+  if (!(bytes > 0) || !Number.isSafeInteger(bytes))
+    throw new Error(`${flag}: "${text}" is not a positive number of bytes (e.g. 4294967296, 4GiB, 512MiB)`);
   return bytes;
 }
 
@@ -127,7 +139,9 @@ export function formatPlan(plan: Plan): string {
     row('kv_cache', b.kv_cache),
     row('activations', b.activations),
     row('total (peak)', b.total),
-    plan.limit === null ? 'fits: unknown' : `fits: ${plan.fits ? 'yes' : 'no'} (limit ${plan.limit} B, ${formatBytes(plan.limit)})`,
+    plan.limit === null
+      ? 'fits: unknown'
+      : `fits: ${plan.fits ? 'yes' : 'no'} (limit ${plan.limit} B, ${formatBytes(plan.limit)})`,
   ];
   if (plan.suggestion) lines.push(`suggestion: ${plan.suggestion.flags} (peak ${formatBytes(plan.suggestion.total)})`);
   if (plan.note) lines.push(plan.note);

@@ -33,14 +33,22 @@ async function readHolder(path: string): Promise<LockHolder | null> {
     return typeof h.pid === 'number' && typeof h.host === 'string' ? h : null;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new Error(`${path}: unreadable lock file (${(e as Error).message}); delete it if no rema train runs on this folder`, { cause: e });
+    throw new Error(
+      `${path}: unreadable lock file (${(e as Error).message}); delete it if no rema train runs on this folder`,
+      { cause: e },
+    );
   }
 }
 
 /** Takes `out`'s lock or throws naming the process that holds it; returns the function that releases it. */
 export async function lockRunFolder(out: string): Promise<() => Promise<void>> {
   const path = join(out, LOCK_FILE);
-  const me: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: process.argv.slice(2).join(' ') };
+  const me: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    command: process.argv.slice(2).join(' '),
+  };
   const tmp = `${path}.${process.pid}`;
   try {
     await writeFile(tmp, JSON.stringify(me) + '\n');

@@ -52,7 +52,7 @@ async function readLog(path: string): Promise<{ lines: LogLine[]; torn: boolean 
 /** "3, 5-7" */
 function ranges(steps: number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < steps.length; ) {
+  for (let i = 0; i < steps.length;) {
     let j = i;
     while (j + 1 < steps.length && steps[j + 1] === steps[j] + 1) j++;
     out.push(i === j ? `${steps[i]}` : `${steps[i]}-${steps[j]}`);
@@ -74,7 +74,13 @@ function missing(path: string, want: number[], have: Set<number>, step: number, 
  * Before a run resumes from `step` (0 = a fresh start): checks that the logs cover steps 1..step (and the
  * evaluations, with step 0's when `evalAtStart`), then drops what was logged after it.
  */
-export async function prepareLogs(logs: RunLogs, step: number, checkpoint: string, evalAtStart: boolean, io: WriteIo = nodeIo): Promise<void> {
+export async function prepareLogs(
+  logs: RunLogs,
+  step: number,
+  checkpoint: string,
+  evalAtStart: boolean,
+  io: WriteIo = nodeIo,
+): Promise<void> {
   if (step === 0) {
     for (const f of Object.values(logs)) await writeNamed(f, '', io);
     return;
@@ -91,11 +97,17 @@ export async function prepareLogs(logs: RunLogs, step: number, checkpoint: strin
   missing(logs.metrics, upTo, new Set(metrics.map((l) => l.step)), step, checkpoint);
   const seen = new Set<number>();
   for (const l of metrics) {
-    if (seen.has(l.step)) throw new Error(`${logs.metrics}: step ${l.step} is logged twice (two runs wrote this folder?); the log is not one run's history`);
+    if (seen.has(l.step))
+      throw new Error(
+        `${logs.metrics}: step ${l.step} is logged twice (two runs wrote this folder?); the log is not one run's history`,
+      );
     seen.add(l.step);
   }
   missing(logs.rollouts, upTo, new Set(kept('rollouts').map((l) => l.step)), step, checkpoint);
-  const evalSteps = [...(evalAtStart ? [0] : []), ...metrics.filter((l) => l.record.eval_accuracy !== undefined).map((l) => l.step)];
+  const evalSteps = [
+    ...(evalAtStart ? [0] : []),
+    ...metrics.filter((l) => l.record.eval_accuracy !== undefined).map((l) => l.step),
+  ];
   missing(logs.evals, evalSteps, new Set(kept('evals').map((l) => l.step)), step, checkpoint);
   missing(logs.evalRollouts, evalSteps, new Set(kept('evalRollouts').map((l) => l.step)), step, checkpoint);
   for (const k of Object.keys(logs) as (keyof RunLogs)[]) {
@@ -109,14 +121,27 @@ export async function prepareLogs(logs: RunLogs, step: number, checkpoint: strin
  * The same for a run with one log of one record per step (`rema sft`'s metrics.jsonl): before resuming from `step`
  * (0 = a fresh start) it must hold steps 1..step once each; lines after them are dropped.
  */
-export async function prepareStepLog(path: string, step: number, checkpoint: string, io: WriteIo = nodeIo): Promise<void> {
+export async function prepareStepLog(
+  path: string,
+  step: number,
+  checkpoint: string,
+  io: WriteIo = nodeIo,
+): Promise<void> {
   if (step === 0) {
     await writeNamed(path, '', io);
     return;
   }
   const read = await readLog(path);
   const lines = read.lines.filter((l) => l.step <= step);
-  missing(path, Array.from({ length: step }, (_, i) => i + 1), new Set(lines.map((l) => l.step)), step, checkpoint);
-  if (lines.length !== step) throw new Error(`${path}: a step is logged twice (two runs wrote this folder?); the log is not one run's history`);
-  if (lines.length !== read.lines.length || read.torn) await replaceFile(path, lines.map((l) => l.text + '\n').join(''), io);
+  missing(
+    path,
+    Array.from({ length: step }, (_, i) => i + 1),
+    new Set(lines.map((l) => l.step)),
+    step,
+    checkpoint,
+  );
+  if (lines.length !== step)
+    throw new Error(`${path}: a step is logged twice (two runs wrote this folder?); the log is not one run's history`);
+  if (lines.length !== read.lines.length || read.torn)
+    await replaceFile(path, lines.map((l) => l.text + '\n').join(''), io);
 }

@@ -47,7 +47,8 @@ let threadsChoice: ThreadsChoice = 'auto';
 
 /** Sets the thread count every later openBackend('wasm') uses (the command line's --threads). */
 export function useThreads(choice: ThreadsChoice): void {
-  if (!THREADS_CHOICES.includes(choice)) throw new Error(`--threads: "${choice}" is not one of ${THREADS_CHOICES.join(', ')}`);
+  if (!THREADS_CHOICES.includes(choice))
+    throw new Error(`--threads: "${choice}" is not one of ${THREADS_CHOICES.join(', ')}`);
   threadsChoice = choice;
 }
 
@@ -59,7 +60,8 @@ export const WEIGHT_DTYPE_CHOICES: readonly WeightDtypeChoice[] = ['auto', 'f32'
 let weightDtypeChoice: WeightDtypeChoice = 'auto';
 
 export function useWeightDtype(choice: WeightDtypeChoice): void {
-  if (!WEIGHT_DTYPE_CHOICES.includes(choice)) throw new Error(`--weight-dtype: "${choice}" is not one of ${WEIGHT_DTYPE_CHOICES.join(', ')}`);
+  if (!WEIGHT_DTYPE_CHOICES.includes(choice))
+    throw new Error(`--weight-dtype: "${choice}" is not one of ${WEIGHT_DTYPE_CHOICES.join(', ')}`);
   weightDtypeChoice = choice;
 }
 
@@ -106,7 +108,13 @@ export async function loadModel(config: ExperimentConfig, backendKind: BackendKi
   const source = modelSource(config);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
   const backend = await openBackend(backendKind);
-  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model, baseDtype: weightDtypeChoice });
+  const policy = policyForConfig(config, {
+    backend,
+    checkpoint,
+    decoder: tokenizer,
+    baseModelName: config.model,
+    baseDtype: weightDtypeChoice,
+  });
   return { policy, tokenizer, backend };
 }
 

@@ -70,7 +70,14 @@ export interface SftSummary {
 }
 
 /** Model-folder files copied next to the trained weights (when the source has them). */
-const MODEL_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'chat_template.jinja'];
+const MODEL_FILES = [
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'chat_template.jinja',
+];
 
 /** `--preset` (an SFT preset), then `--set key=value` (config fields, or `sft.<key>` for the SFT settings), `--steps`, `--seed`, `--data FILE` (repeatable). */
 export function sftFromFlags(flags: SftFlags): SftPreset {
@@ -81,7 +88,12 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
     const [k, v] = parseSetFlag(s);
     if (k.startsWith('sft.')) {
       const key = k.slice(4);
-      if (!(key in run.sft)) throw new Error(`--set ${k}: unknown SFT setting "${key}"; settings: ${Object.keys(run.sft).map((x) => `sft.${x}`).join(', ')}`);
+      if (!(key in run.sft))
+        throw new Error(
+          `--set ${k}: unknown SFT setting "${key}"; settings: ${Object.keys(run.sft)
+            .map((x) => `sft.${x}`)
+            .join(', ')}`,
+        );
       sft[key] = v;
     } else overrides[k] = v;
   }
@@ -96,7 +108,10 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
 }
 
 /** The chats of a run: generated for the tiny task, else read from the files (file:line:field errors). */
-export async function loadSftChats(config: ExperimentConfig, sft: SftSettings): Promise<{ file: string; chats: SftChat[] }[]> {
+export async function loadSftChats(
+  config: ExperimentConfig,
+  sft: SftSettings,
+): Promise<{ file: string; chats: SftChat[] }[]> {
   if (sft.data !== 'files') {
     const kind = sft.data === 'tiny-meta' ? 'meta' : 'cot';
     const chats = tinySftChats(kind, { split: 'train', seed: config.seed, problems: sft.tinyProblems });
@@ -117,17 +132,26 @@ export async function loadSftChats(config: ExperimentConfig, sft: SftSettings): 
 }
 
 /** The same SFT settings, whatever their keys' order. */
-const sameSettings = (a: SftSettings, b: SftSettings) => JSON.stringify(a, Object.keys(a).toSorted()) === JSON.stringify(b, Object.keys(b).toSorted());
+const sameSettings = (a: SftSettings, b: SftSettings) =>
+  JSON.stringify(a, Object.keys(a).toSorted()) === JSON.stringify(b, Object.keys(b).toSorted());
 
 /** A run folder holds one run: the config (as `rema train` compares it) and settings it started with must match. */
-async function checkSameRun(files: { config: string; sft: string }, config: ExperimentConfig, sft: SftSettings): Promise<void> {
+async function checkSameRun(
+  files: { config: string; sft: string },
+  config: ExperimentConfig,
+  sft: SftSettings,
+): Promise<void> {
   if (!existsSync(files.config)) return;
   const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
   if (!sameRun(previous, config))
-    throw new Error(`${files.config}: this folder holds an SFT run with a different config; use another --out (or the same config)`);
+    throw new Error(
+      `${files.config}: this folder holds an SFT run with a different config; use another --out (or the same config)`,
+    );
   const before = existsSync(files.sft) ? (JSON.parse(await readFile(files.sft, 'utf8')) as SftSettings) : null;
   if (before === null || !sameSettings(before, sft))
-    throw new Error(`${files.sft}: this folder holds an SFT run with different SFT settings; use another --out (or the same settings)`);
+    throw new Error(
+      `${files.sft}: this folder holds an SFT run with different SFT settings; use another --out (or the same settings)`,
+    );
 }
 
 export async function runSft(opts: SftRunOptions): Promise<SftSummary> {
@@ -165,9 +189,15 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
     const made = sftExamples(tokenizer, chats, sft.cutoff, file);
     examples.push(...made.examples);
     truncated += made.examples.filter((e) => e.truncated).length;
-    if (made.dropped.length > 0) say(`${file}: ${made.dropped.length} chats have no trained token within the cutoff (${sft.cutoff}) and are skipped (lines ${made.dropped.slice(0, 5).join(', ')}${made.dropped.length > 5 ? ', ...' : ''})`);
+    if (made.dropped.length > 0)
+      say(
+        `${file}: ${made.dropped.length} chats have no trained token within the cutoff (${sft.cutoff}) and are skipped (lines ${made.dropped.slice(0, 5).join(', ')}${made.dropped.length > 5 ? ', ...' : ''})`,
+      );
   }
-  if (examples.length === 0) throw new Error(`no chat to train on: every chat of ${sets.map((s) => s.file).join(', ')} is empty after the cutoff (${sft.cutoff} tokens)`);
+  if (examples.length === 0)
+    throw new Error(
+      `no chat to train on: every chat of ${sets.map((s) => s.file).join(', ')} is empty after the cutoff (${sft.cutoff} tokens)`,
+    );
   const perEpoch = sftStepCount(examples.length, { batchSize: sft.batchSize, epochs: 1 });
   const totalSteps = config.steps > 0 ? Math.min(config.steps, perEpoch * sft.epochs) : perEpoch * sft.epochs;
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
@@ -176,13 +206,23 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   const checkpoint = await loadHfCheckpoint(source);
   const backend = await openBackend(opts.backend);
   // the schedule (cosine) runs over this run's optimiser steps
-  const policy = policyForConfig({ ...config, steps: totalSteps, ppoEpochs: 1, miniBatches: 1 }, { backend, checkpoint, decoder: tokenizer, baseModelName: config.model });
+  const policy = policyForConfig(
+    { ...config, steps: totalSteps, ppoEpochs: 1, miniBatches: 1 },
+    { backend, checkpoint, decoder: tokenizer, baseModelName: config.model },
+  );
   const adapter = policy.adapters[0];
   say(`backend: ${backend.description}`);
-  say(`${examples.length} chats (${truncated} cut at ${sft.cutoff} tokens), ${sft.batchSize} per step, ${totalSteps} steps (${sft.epochs} epoch${sft.epochs > 1 ? 's' : ''} of ${perEpoch})`);
+  say(
+    `${examples.length} chats (${truncated} cut at ${sft.cutoff} tokens), ${sft.batchSize} per step, ${totalSteps} steps (${sft.epochs} epoch${sft.epochs > 1 ? 's' : ''} of ${perEpoch})`,
+  );
 
   await removeUnfinishedCheckpoints(files.checkpoints);
-  const found = await newestIntactCheckpoint(files.checkpoints, policy.adapters, (c) => loadIntoPolicy(c, policy), (l) => process.stderr.write(`rema: ${l}\n`));
+  const found = await newestIntactCheckpoint(
+    files.checkpoints,
+    policy.adapters,
+    (c) => loadIntoPolicy(c, policy),
+    (l) => process.stderr.write(`rema: ${l}\n`),
+  );
   let step = found ? found.ckpt.meta.trainer.step : 0;
   const resumedFrom = step;
   await prepareStepLog(files.metrics, step, found ? found.ckpt.path : '');
@@ -191,18 +231,41 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   const state = () => ({ version: 1 as const, step, cursor: 0, epoch: 0 });
   const schedule = { batchSize: sft.batchSize, epochs: sft.epochs, cutoff: sft.cutoff, seed: config.seed };
   const metrics: SftMetrics[] = [];
-  step = await runSftSteps(policy, adapter, examples, schedule, { from: step, to: totalSteps }, {
-    stop: () => opts.maxNewSteps !== undefined && metrics.length >= opts.maxNewSteps,
-    onStep: async (r) => {
-      const m: SftMetrics = { step: r.step, epoch: r.epoch, loss: r.loss, tokens: r.tokens, examples: r.examples, grad_norm: r.gradNorm, lr: r.lr, applied: r.applied, time_s: r.time_s };
-      metrics.push(m);
-      step = r.step;
-      await appendNamed(files.metrics, JSON.stringify(m) + '\n');
-      if (!r.applied) process.stderr.write(`warning: step ${r.step}: non-finite loss or gradients, the update was skipped (lower lr)\n`);
-      if (r.step % saveEvery === 0 || r.step === totalSteps) await saveCheckpoint(files.checkpoints, { state }, policy);
-      say(`step ${r.step}/${totalSteps}: loss ${r.loss.toFixed(4)} (${r.tokens} tokens) grad_norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${m.time_s.toFixed(1)} s)`);
+  step = await runSftSteps(
+    policy,
+    adapter,
+    examples,
+    schedule,
+    { from: step, to: totalSteps },
+    {
+      stop: () => opts.maxNewSteps !== undefined && metrics.length >= opts.maxNewSteps,
+      onStep: async (r) => {
+        const m: SftMetrics = {
+          step: r.step,
+          epoch: r.epoch,
+          loss: r.loss,
+          tokens: r.tokens,
+          examples: r.examples,
+          grad_norm: r.gradNorm,
+          lr: r.lr,
+          applied: r.applied,
+          time_s: r.time_s,
+        };
+        metrics.push(m);
+        step = r.step;
+        await appendNamed(files.metrics, JSON.stringify(m) + '\n');
+        if (!r.applied)
+          process.stderr.write(
+            `warning: step ${r.step}: non-finite loss or gradients, the update was skipped (lower lr)\n`,
+          );
+        if (r.step % saveEvery === 0 || r.step === totalSteps)
+          await saveCheckpoint(files.checkpoints, { state }, policy);
+        say(
+          `step ${r.step}/${totalSteps}: loss ${r.loss.toFixed(4)} (${r.tokens} tokens) grad_norm ${r.gradNorm.toFixed(3)} lr ${r.lr.toExponential(2)} (${m.time_s.toFixed(1)} s)`,
+        );
+      },
     },
-  });
+  );
   const summary: SftSummary = { out, resumedFrom, steps: step, totalSteps, metrics };
   if (step < totalSteps) return summary;
 

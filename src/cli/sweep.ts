@@ -10,7 +10,19 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ablationSvg, spread } from '../rl/ablation-curves.ts';
-import { gridPoints, metricSpread, pointLabel, pointOverrides, summarizeRun, summaryCsv, toCsv, valueLabel, type Grid, type RunMetric, type RunRow } from '../rl/ablation.ts';
+import {
+  gridPoints,
+  metricSpread,
+  pointLabel,
+  pointOverrides,
+  summarizeRun,
+  summaryCsv,
+  toCsv,
+  valueLabel,
+  type Grid,
+  type RunMetric,
+  type RunRow,
+} from '../rl/ablation.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain } from './train.ts';
@@ -19,10 +31,12 @@ import type { BackendKind } from './setup.ts';
 export { gridPoints, pointLabel, pointOverrides, summarizeRun, toCsv, type Grid, type RunRow };
 
 export function parseGrid(json: unknown, source: string): Grid {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${source}: the grid must be a JSON object of field -> list of values`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`${source}: the grid must be a JSON object of field -> list of values`);
   const grid: Grid = {};
   for (const [k, v] of Object.entries(json)) {
-    if (!Array.isArray(v) || v.length === 0) throw new Error(`${source}: grid field "${k}" must be a non-empty list of values`);
+    if (!Array.isArray(v) || v.length === 0)
+      throw new Error(`${source}: grid field "${k}" must be a non-empty list of values`);
     grid[k] = v;
   }
   return grid;
@@ -57,24 +71,61 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
       const label = pointLabel(points[i]);
       const config = { ...configs[i], seed, name: `${opts.base.name} ${label} seed ${seed}` };
       process.stderr.write(`sweep: ${label} seed ${seed}\n`);
-      const summary = await runTrain({ config, out: join(opts.out, folderName(label, seed)), backend: opts.backend, progress: opts.progress ?? 'lines' });
+      const summary = await runTrain({
+        config,
+        out: join(opts.out, folderName(label, seed)),
+        backend: opts.backend,
+        progress: opts.progress ?? 'lines',
+      });
       rows.push(summarizeRun(label, points[i], seed, summary));
     }
   }
   const pointRows = points.map((p) => ({ p, label: pointLabel(p), rs: rows.filter((r) => r.label === pointLabel(p)) }));
   await writeNamed(join(opts.out, 'summary.csv'), summaryCsv(keys, points, rows));
   const byPoint = pointRows.map(({ p, label, rs }) => {
-    const gain = spread(rs.map((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : Number.NaN)));
+    const gain = spread(
+      rs.map((r) => (r.eval_last !== null && r.eval_first !== null ? r.eval_last - r.eval_first : Number.NaN)),
+    );
     const ms = (k: RunMetric) => {
       const st = metricSpread(rs, k);
       return [st.mean, st.std, st.min, st.max];
     };
-    return [label, ...keys.map((k) => valueLabel(p[k])), rs.length, ...ms('reward_last'), ...ms('reward_auc'), ...ms('eval_first'), ...ms('eval_last'), gain.mean, gain.std, gain.min, gain.max];
+    return [
+      label,
+      ...keys.map((k) => valueLabel(p[k])),
+      rs.length,
+      ...ms('reward_last'),
+      ...ms('reward_auc'),
+      ...ms('eval_first'),
+      ...ms('eval_last'),
+      gain.mean,
+      gain.std,
+      gain.min,
+      gain.max,
+    ];
   });
   await writeNamed(
     join(opts.out, 'summary_by_config.csv'),
-    toCsv(['label', ...keys, 'seeds', ...msHeader('reward_last'), ...msHeader('reward_auc'), ...msHeader('eval_first'), ...msHeader('eval_last'), ...msHeader('eval_gain')], byPoint),
+    toCsv(
+      [
+        'label',
+        ...keys,
+        'seeds',
+        ...msHeader('reward_last'),
+        ...msHeader('reward_auc'),
+        ...msHeader('eval_first'),
+        ...msHeader('eval_last'),
+        ...msHeader('eval_gain'),
+      ],
+      byPoint,
+    ),
   );
-  await writeNamed(join(opts.out, 'curves.svg'), ablationSvg(rows.map((r) => r.curves), `${opts.base.name}: ${keys.join(' x ') || 'base'}`));
+  await writeNamed(
+    join(opts.out, 'curves.svg'),
+    ablationSvg(
+      rows.map((r) => r.curves),
+      `${opts.base.name}: ${keys.join(' x ') || 'base'}`,
+    ),
+  );
   return rows;
 }

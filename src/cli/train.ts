@@ -30,7 +30,12 @@ import type { ExplainGroups } from '../rl/train/explain.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
 import { trimExplainLog } from './explain-log.ts';
-import { newestIntactCheckpoint, removeUnfinishedCheckpoints, restoreCheckpoint, saveCheckpoint } from './checkpoint.ts';
+import {
+  newestIntactCheckpoint,
+  removeUnfinishedCheckpoints,
+  restoreCheckpoint,
+  saveCheckpoint,
+} from './checkpoint.ts';
 import { describeOnnxAgent, loadCliOnnxAgent, type CliOnnxAgent } from './onnx-agent.ts';
 import { appendNamed, replaceFile } from './run-files.ts';
 import { sameRun } from './run-config.ts';
@@ -89,8 +94,22 @@ export interface EvalLine {
 }
 
 function evalLine(e: EvalResult): EvalLine {
-  const context = e.context_limited ? { context_limited: e.context_limited, context_length: e.context_length, context_prompt_tokens: e.context_prompt_tokens } : {};
-  return { step: e.step, accuracy: e.accuracy, reward_mean: e.reward_mean, n: e.n, by_level: e.by_level, time_s: e.time_s, ...context };
+  const context = e.context_limited
+    ? {
+        context_limited: e.context_limited,
+        context_length: e.context_length,
+        context_prompt_tokens: e.context_prompt_tokens,
+      }
+    : {};
+  return {
+    step: e.step,
+    accuracy: e.accuracy,
+    reward_mean: e.reward_mean,
+    n: e.n,
+    by_level: e.by_level,
+    time_s: e.time_s,
+    ...context,
+  };
 }
 
 async function readJsonl<T>(path: string): Promise<T[]> {
@@ -102,19 +121,35 @@ async function readJsonl<T>(path: string): Promise<T[]> {
 }
 
 /** The frozen agent the config asks for, loaded from --frozen-model; a resumed run must name the model it started with. */
-async function openFrozenAgent(config: ExperimentConfig, model: string | undefined, recordPath: string): Promise<CliOnnxAgent | null> {
+async function openFrozenAgent(
+  config: ExperimentConfig,
+  model: string | undefined,
+  recordPath: string,
+): Promise<CliOnnxAgent | null> {
   if (config.frozenAgent === 'none') {
-    if (model !== undefined) throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
+    if (model !== undefined)
+      throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
     return null;
   }
-  if (model === undefined) throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name> (an ONNX model in the onnx-community layout)`);
+  if (model === undefined)
+    throw new Error(
+      `config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name> (an ONNX model in the onnx-community layout)`,
+    );
   if (existsSync(recordPath)) {
     const recorded = JSON.parse(await readFile(recordPath, 'utf8')) as FrozenAgentRecord;
     if (recorded.model !== model)
-      throw new Error(`${recordPath}: this run's frozen agent is "${recorded.model}", not "${model}"; resume with the same --frozen-model or use another --out`);
+      throw new Error(
+        `${recordPath}: this run's frozen agent is "${recorded.model}", not "${model}"; resume with the same --frozen-model or use another --out`,
+      );
   }
   const agent = await loadCliOnnxAgent(model);
-  const record: FrozenAgentRecord = { role: config.frozenAgent, model, source: agent.source, modelFile: agent.modelFile, runtime: agent.runtime };
+  const record: FrozenAgentRecord = {
+    role: config.frozenAgent,
+    model,
+    source: agent.source,
+    modelFile: agent.modelFile,
+    runtime: agent.runtime,
+  };
   await replaceFile(recordPath, JSON.stringify(record, null, 2) + '\n');
   return agent;
 }
@@ -134,7 +169,8 @@ async function setAside(damaged: string[], warn: (line: string) => void): Promis
 
 export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
   const saveEvery = opts.saveEvery ?? 1;
-  if (!Number.isSafeInteger(saveEvery) || saveEvery < 1) throw new Error(`saveEvery must be a positive integer, got ${saveEvery}`);
+  if (!Number.isSafeInteger(saveEvery) || saveEvery < 1)
+    throw new Error(`saveEvery must be a positive integer, got ${saveEvery}`);
   await mkdir(opts.out, { recursive: true });
   const release = await lockRunFolder(opts.out);
   try {
@@ -159,7 +195,9 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   if (existsSync(files.config)) {
     const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
     if (!sameRun(previous, config))
-      throw new Error(`${files.config}: this folder holds a run with a different config; use another --out (or the same config)`);
+      throw new Error(
+        `${files.config}: this folder holds a run with a different config; use another --out (or the same config)`,
+      );
   }
   // the problem sets first: a set that is not there is reported before a model loads or a file is written
   const problems = await loadConfigProblems(config);
@@ -169,7 +207,8 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
-  if (progress !== 'none' && frozen) process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
+  if (progress !== 'none' && frozen)
+    process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
   let phase = '';
   const checker = nodeAnswerChecker();
   const trainer = createTrainer({
@@ -178,7 +217,9 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     tokenizer,
     train: problems.train,
     eval: problems.eval,
-    ...(frozen ? { frozen: { role: config.frozenAgent as AgentRole, policy: frozen.policy, tokenizer: frozen.tokenizer } } : {}),
+    ...(frozen
+      ? { frozen: { role: config.frozenAgent as AgentRole, policy: frozen.policy, tokenizer: frozen.tokenizer } }
+      : {}),
     ...(opts.explain ? { explain: opts.explain } : {}),
     checker, // rewards graded in a worker thread with a hard limit per answer: no answer can stall the run
     onEvent: (e) => {
@@ -188,10 +229,20 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
 
   // this process holds the folder: a temporary checkpoint folder is what a killed or failed save left
   await removeUnfinishedCheckpoints(files.checkpoints);
-  const found = await newestIntactCheckpoint(files.checkpoints, policy.adapters, (c) => restoreCheckpoint(c, trainer, policy), notice);
+  const found = await newestIntactCheckpoint(
+    files.checkpoints,
+    policy.adapters,
+    (c) => restoreCheckpoint(c, trainer, policy),
+    notice,
+  );
   const resumedFrom = found ? found.ckpt.meta.trainer.step : 0;
   const evalAtStart = config.evalBeforeTrain && problems.eval.length > 0;
-  await prepareLogs({ metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts }, resumedFrom, found ? found.ckpt.path : '', evalAtStart);
+  await prepareLogs(
+    { metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts },
+    resumedFrom,
+    found ? found.ckpt.path : '',
+    evalAtStart,
+  );
   if (found) await setAside(found.damaged, notice);
   await trimExplainLog(files.explain, resumedFrom);
 
@@ -199,7 +250,9 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   const warnContext = (kind: 'step' | 'eval', f: EvalLine | MetricsRecord, total: number, where: string) => {
     if (!f.context_limited || warned[kind]) return;
     warned[kind] = true;
-    warn(`warning: ${contextMessage(f, total, config.maxTokensPerTurn, where)} (counted at every ${kind === 'step' ? 'step in metrics.jsonl' : 'evaluation in eval.jsonl'}: context_limited)`);
+    warn(
+      `warning: ${contextMessage(f, total, config.maxTokensPerTurn, where)} (counted at every ${kind === 'step' ? 'step in metrics.jsonl' : 'evaluation in eval.jsonl'}: context_limited)`,
+    );
   };
   const writeEval = async (e: EvalResult) => {
     warnContext('eval', e, e.n, `evaluation at step ${e.step}`);

@@ -39,9 +39,11 @@ export function parseVerifyInput(text: string, source: string): VerifyInput[] {
     } catch (e) {
       throw new Error(`${where}: not valid JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
     }
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new Error(`${where}: expected an object {"gold", "pred"}`);
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
+      throw new Error(`${where}: expected an object {"gold", "pred"}`);
     const { gold, pred } = obj as Record<string, unknown>;
-    if (typeof gold !== 'string' && typeof gold !== 'number') throw new Error(`${where}: field "gold" must be a string or a number`);
+    if (typeof gold !== 'string' && typeof gold !== 'number')
+      throw new Error(`${where}: field "gold" must be a string or a number`);
     if (typeof pred !== 'string') throw new Error(`${where}: field "pred" must be a string`);
     rows.push({ gold: String(gold), pred });
   }
@@ -50,7 +52,10 @@ export function parseVerifyInput(text: string, source: string): VerifyInput[] {
 
 /** Verify parsed rows through `checker`, one record per row, in order. */
 export async function verifyRows(rows: readonly VerifyInput[], checker: AnswerChecker): Promise<VerifyRecord[]> {
-  const results = await checkAll(checker, rows.map(({ gold, pred }) => ({ gold, prediction: pred })));
+  const results = await checkAll(
+    checker,
+    rows.map(({ gold, pred }) => ({ gold, prediction: pred })),
+  );
   return results.map((r) => ({ verdict: r.correct, extracted: r.extracted, reason: r.reason }));
 }
 
@@ -59,7 +64,11 @@ export async function verifyRows(rows: readonly VerifyInput[], checker: AnswerCh
  * `limitMs` is the hard wall-clock limit of one check (default: the checker's, 3 s).
  * Returns how many lines were checked and how many were correct.
  */
-export async function runVerify(inPath: string, outPath?: string, opts: { limitMs?: number } = {}): Promise<VerifySummary> {
+export async function runVerify(
+  inPath: string,
+  outPath?: string,
+  opts: { limitMs?: number } = {},
+): Promise<VerifySummary> {
   let text: string;
   try {
     text = await readFile(inPath, 'utf8');

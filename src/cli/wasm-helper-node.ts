@@ -10,7 +10,10 @@ const START_TIMEOUT_MS = 30_000;
 
 export const spawnNodeWasmHelper: SpawnWasmHelper = (init) =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./wasm-helper-thread.mjs', import.meta.url), { workerData: init, name: 'rema-wasm-helper' });
+    const worker = new Worker(new URL('./wasm-helper-thread.mjs', import.meta.url), {
+      workerData: init,
+      name: 'rema-wasm-helper',
+    });
     const failed = (e: Error) => {
       clearTimeout(timer);
       void worker.terminate();

@@ -21,7 +21,6 @@ export interface DawnDeviceOptions {
 
 let gpu: GPU | undefined;
 
-
 export function describeAdapter(info: GPUAdapterInfo, isFallback: boolean): string {
   const parts = [info.vendor || 'unknown vendor', info.architecture || info.device || 'unknown device'];
   return `${parts.join(' / ')}${isFallback ? ' (fallback)' : ''}`;
@@ -36,7 +35,8 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   if (!adapter) return null;
   const device = await adapter.requestDevice(engineDeviceDescriptor(adapter));
   const adapterInfo = adapter.info;
-  const isFallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
+  const isFallback =
+    (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
     /swiftshader/i.test(`${adapterInfo.vendor} ${adapterInfo.architecture} ${adapterInfo.description}`);
   return { device, adapterInfo, description: describeAdapter(adapterInfo, isFallback) };
 }

@@ -49,7 +49,8 @@ export function isDataDirDataset(name: string): name is DataDirDataset {
 
 function answerOf(row: Record<string, unknown>): unknown {
   const rm = row.reward_model;
-  if (typeof rm === 'object' && rm !== null && 'ground_truth' in rm) return (rm as { ground_truth: unknown }).ground_truth;
+  if (typeof rm === 'object' && rm !== null && 'ground_truth' in rm)
+    return (rm as { ground_truth: unknown }).ground_truth;
   return row.answer ?? row.gold ?? row.ground_truth;
 }
 
@@ -81,14 +82,21 @@ function judgePairFromRecord(row: Record<string, unknown>, where: string, id: st
   if (!fields) return null;
   const text = (field: string): string => {
     const v = row[field];
-    if (typeof v !== 'string' || v.trim() === '') throw new DataFormatError(`${where}: field "${field}" must be a non-empty string`);
+    if (typeof v !== 'string' || v.trim() === '')
+      throw new DataFormatError(`${where}: field "${field}" must be a non-empty string`);
     return v;
   };
-  const pair: JudgePair = { instruction: text(fields.instruction), responseA: text(fields.a), responseB: text(fields.b) };
+  const pair: JudgePair = {
+    instruction: text(fields.instruction),
+    responseA: text(fields.a),
+    responseB: text(fields.b),
+  };
   const label = row.label;
   const answer = label === 'A' || label === 'A>B' ? 'A' : label === 'B' || label === 'B>A' ? 'B' : null;
   if (answer === null)
-    throw new DataFormatError(`${where}: field "label" must name the better response: "A" or "B" (JudgeBench: "A>B" or "B>A"), got ${JSON.stringify(label)}`);
+    throw new DataFormatError(
+      `${where}: field "label" must name the better response: "A" or "B" (JudgeBench: "A>B" or "B>A"), got ${JSON.stringify(label)}`,
+    );
   const problem: Problem = { id, task: 'judge', question: renderJudgePair(pair), answer, judge: pair };
   const subset = row.subset ?? row.source;
   if (typeof subset === 'string' && subset !== '') problem.subject = subset;
@@ -106,11 +114,14 @@ export function problemFromRecord(value: unknown, where: string, id: string): Pr
     throw new DataFormatError(`${where}: field "question" must be a non-empty string`);
   const rawAnswer = answerOf(row);
   if (typeof rawAnswer !== 'string' && typeof rawAnswer !== 'number')
-    throw new DataFormatError(`${where}: missing answer: give "reward_model.ground_truth" or "answer" (a string or number)`);
+    throw new DataFormatError(
+      `${where}: missing answer: give "reward_model.ground_truth" or "answer" (a string or number)`,
+    );
   const answer = String(rawAnswer).trim();
   if (answer === '') throw new DataFormatError(`${where}: the answer is empty`);
   const task = row.task === undefined ? 'math' : row.task;
-  if (task !== 'math' && task !== 'judge') throw new DataFormatError(`${where}: field "task" must be "math" or "judge", got ${JSON.stringify(row.task)}`);
+  if (task !== 'math' && task !== 'judge')
+    throw new DataFormatError(`${where}: field "task" must be "math" or "judge", got ${JSON.stringify(row.task)}`);
   if (task === 'judge' && answer !== 'A' && answer !== 'B')
     throw new DataFormatError(`${where}: a judge problem's answer must be "A" or "B", got ${JSON.stringify(answer)}`);
   const problem: Problem = { id, task, question: row.question, answer };
@@ -124,7 +135,10 @@ export function problemFromRecord(value: unknown, where: string, id: string): Pr
 
 /** Parse a whole JSONL file of problems; ids must be unique. */
 export function parseProblems(text: string, file: string): Problem[] {
-  const name = file.split(/[\\/]/).pop()!.replace(/\.jsonl$/, '');
+  const name = file
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.jsonl$/, '');
   const rows = parseJsonl(text, file);
   if (rows.length === 0) throw new DataFormatError(`${file}: no problems (the file is empty)`);
   const seen = new Map<string, number>();

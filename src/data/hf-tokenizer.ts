@@ -65,7 +65,9 @@ export function createHfTokenizer(
   const templateSource =
     'chat_template' in config ? selectChatTemplate(config.chat_template, configFile) : extras.chatTemplate;
   if (templateSource === undefined || templateSource === null) {
-    throw new Error(`${configFile}: missing chat_template (and no chat_template.jinja); this model cannot render chats`);
+    throw new Error(
+      `${configFile}: missing chat_template (and no chat_template.jinja); this model cannot render chats`,
+    );
   }
   const template = compileChatTemplate(templateSource, specialTokens, configFile);
 

@@ -18,11 +18,13 @@ const ROLES = new Set(['system', 'user', 'assistant']);
 function fromMessages(value: unknown[], where: string): ChatMessage[] {
   return value.map((m, i) => {
     const at = `${where}: messages[${i}]`;
-    if (typeof m !== 'object' || m === null) throw new DataFormatError(`${at} must be an object with "role" and "content"`);
+    if (typeof m !== 'object' || m === null)
+      throw new DataFormatError(`${at} must be an object with "role" and "content"`);
     const { role, content } = m as Record<string, unknown>;
     if (typeof role !== 'string' || !ROLES.has(role))
       throw new DataFormatError(`${at}.role must be "system", "user" or "assistant", got ${JSON.stringify(role)}`);
-    if (typeof content !== 'string') throw new DataFormatError(`${at}.content must be a string, got ${JSON.stringify(content)}`);
+    if (typeof content !== 'string')
+      throw new DataFormatError(`${at}.content must be a string, got ${JSON.stringify(content)}`);
     return { role: role as ChatMessage['role'], content };
   });
 }
@@ -32,13 +34,16 @@ function fromAlpaca(row: Record<string, unknown>, where: string): ChatMessage[] 
   const { system, history, instruction, input, output } = row;
   const text = (v: unknown, field: string): string => {
     if (v === undefined) throw new DataFormatError(`${where}: "${field}" is missing`);
-    if (typeof v !== 'string') throw new DataFormatError(`${where}: "${field}" must be a string, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'string')
+      throw new DataFormatError(`${where}: "${field}" must be a string, got ${JSON.stringify(v)}`);
     return v;
   };
   const messages: ChatMessage[] = [];
-  if (system !== undefined && system !== null && system !== '') messages.push({ role: 'system', content: text(system, 'system') });
+  if (system !== undefined && system !== null && system !== '')
+    messages.push({ role: 'system', content: text(system, 'system') });
   if (history !== undefined && history !== null) {
-    if (!Array.isArray(history)) throw new DataFormatError(`${where}: "history" must be a list of [user, assistant] pairs`);
+    if (!Array.isArray(history))
+      throw new DataFormatError(`${where}: "history" must be a list of [user, assistant] pairs`);
     history.forEach((pair, i) => {
       if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string')
         throw new DataFormatError(`${where}: history[${i}] must be a [user, assistant] pair of strings`);
@@ -47,7 +52,10 @@ function fromAlpaca(row: Record<string, unknown>, where: string): ChatMessage[] 
   }
   const query = text(instruction, 'instruction');
   const extra = input === undefined || input === null ? '' : text(input, 'input');
-  messages.push({ role: 'user', content: extra === '' ? query : `${query}\n${extra}` }, { role: 'assistant', content: text(output, 'output') });
+  messages.push(
+    { role: 'user', content: extra === '' ? query : `${query}\n${extra}` },
+    { role: 'assistant', content: text(output, 'output') },
+  );
   return messages;
 }
 
@@ -67,9 +75,12 @@ export function parseSftChats(text: string, file: string): SftChat[] {
     } else if ('instruction' in row || 'output' in row) {
       messages = fromAlpaca(row, where);
     } else {
-      throw new DataFormatError(`${where}: expected "messages" (OpenAI layout) or "instruction" and "output" (alpaca layout)`);
+      throw new DataFormatError(
+        `${where}: expected "messages" (OpenAI layout) or "instruction" and "output" (alpaca layout)`,
+      );
     }
-    if (!messages.some((m) => m.role === 'assistant')) throw new DataFormatError(`${where}: no assistant message to train on`);
+    if (!messages.some((m) => m.role === 'assistant'))
+      throw new DataFormatError(`${where}: no assistant message to train on`);
     const firstAssistant = messages.findIndex((m) => m.role === 'assistant');
     if (!messages.slice(0, firstAssistant).some((m) => m.role === 'user'))
       throw new DataFormatError(`${where}: the first assistant message has no user message before it`);

@@ -23,7 +23,8 @@ export function argmax(logits: Float32Array): number {
 }
 
 export function validateSampling(params: SamplingParams): void {
-  if (!(params.temperature >= 0) || !Number.isFinite(params.temperature)) throw new Error(`sampling: temperature must be >= 0, got ${params.temperature}`);
+  if (!(params.temperature >= 0) || !Number.isFinite(params.temperature))
+    throw new Error(`sampling: temperature must be >= 0, got ${params.temperature}`);
   if (!(params.topP > 0 && params.topP <= 1)) throw new Error(`sampling: topP must be in (0, 1], got ${params.topP}`);
   if (!Number.isFinite(params.topK)) throw new Error(`sampling: topK must be a finite number, got ${params.topK}`);
 }
@@ -35,7 +36,13 @@ export function validateSampling(params: SamplingParams): void {
  * the topK-th (topK > 0; ties at the edge kept), then to the highest logit threshold whose mass reaches topP, and
  * drawn in id order with u = uniform01(seed, stream, counter).
  */
-export function sampleToken(logits: Float32Array, params: SamplingParams, stream: number, counter: number, allowed: Uint32Array | null = null): number {
+export function sampleToken(
+  logits: Float32Array,
+  params: SamplingParams,
+  stream: number,
+  counter: number,
+  allowed: Uint32Array | null = null,
+): number {
   const mask: RowMask | null = allowed ? { words: allowed, off: 0 } : null;
   if (params.temperature <= 0 && mask === null) return argmax(logits);
   return sampleRow(logits, 0, logits.length, params, uniform01(params.seed, stream, counter), mask).token;

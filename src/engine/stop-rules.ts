@@ -8,12 +8,25 @@ import { logSoftmaxAt } from './sampling.ts';
  * Takes `token`, sampled from `logits`, into `gen` under the request's stop rules (recording its log-prob and
  * setting gen.finish). Returns the token when the sequence goes on, null when it has finished.
  */
-export function acceptToken(req: GenerateRequest, gen: Generation, logits: Float32Array, token: number, decoder: TokenDecoder, allowed: Uint32Array | null = null): number | null {
+export function acceptToken(
+  req: GenerateRequest,
+  gen: Generation,
+  logits: Float32Array,
+  token: number,
+  decoder: TokenDecoder,
+  allowed: Uint32Array | null = null,
+): number | null {
   return acceptSampled(req, gen, token, () => logSoftmaxAt(logits, token, allowed), decoder);
 }
 
 /** acceptToken for a token drawn elsewhere (on the device): `logp` is its log-prob, or computes it when needed. */
-export function acceptSampled(req: GenerateRequest, gen: Generation, token: number, logp: number | (() => number), decoder: TokenDecoder): number | null {
+export function acceptSampled(
+  req: GenerateRequest,
+  gen: Generation,
+  token: number,
+  logp: number | (() => number),
+  decoder: TokenDecoder,
+): number | null {
   if (req.stopTokenIds.includes(token)) {
     gen.finish = 'stop_token';
     return null;

@@ -47,11 +47,23 @@ export function meanArea(curve: ReadonlyArray<{ step: number; value: number }>):
   if (pts.length === 0) return Number.NaN;
   if (pts.length === 1) return pts[0].value;
   let area = 0;
-  for (let i = 1; i < pts.length; i++) area += ((pts[i].value + pts[i - 1].value) / 2) * (pts[i].step - pts[i - 1].step);
+  for (let i = 1; i < pts.length; i++)
+    area += ((pts[i].value + pts[i - 1].value) / 2) * (pts[i].step - pts[i - 1].step);
   return area / (pts[pts.length - 1].step - pts[0].step);
 }
 
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
+const COLORS = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#9467bd',
+  '#ff7f0e',
+  '#17becf',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+];
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -66,16 +78,29 @@ interface Panel {
   series: Array<{ config: string; points: BandPoint[] }>;
 }
 
-function drawPanel(p: Panel, x0: number, y0: number, w: number, h: number, colorOf: (config: string) => string): string {
+function drawPanel(
+  p: Panel,
+  x0: number,
+  y0: number,
+  w: number,
+  h: number,
+  colorOf: (config: string) => string,
+): string {
   const all = p.series.flatMap((s) => s.points);
-  const out: string[] = [`<g class="panel" data-quantity="${esc(p.title)}">`, `<text x="${x0}" y="${y0 - 8}" font-size="13">${esc(p.title)}</text>`];
+  const out: string[] = [
+    `<g class="panel" data-quantity="${esc(p.title)}">`,
+    `<text x="${x0}" y="${y0 - 8}" font-size="13">${esc(p.title)}</text>`,
+  ];
   out.push(`<rect x="${x0}" y="${y0}" width="${w}" height="${h}" fill="none" stroke="#999"/>`);
   if (all.length === 0) return out.concat('</g>').join('\n');
   const s0 = Math.min(...all.map((q) => q.step));
   const s1 = Math.max(...all.map((q) => q.step));
   let lo = Math.min(...all.map((q) => q.min));
   let hi = Math.max(...all.map((q) => q.max));
-  if (hi - lo < 1e-9) { lo -= 0.5; hi += 0.5; }
+  if (hi - lo < 1e-9) {
+    lo -= 0.5;
+    hi += 0.5;
+  }
   const X = (step: number) => x0 + (s1 === s0 ? w / 2 : ((step - s0) / (s1 - s0)) * w);
   const Y = (v: number) => y0 + h - ((v - lo) / (hi - lo)) * h;
   out.push(`<text x="${x0 - 4}" y="${y0 + 10}" font-size="10" text-anchor="end">${num(hi)}</text>`);
@@ -89,10 +114,14 @@ function drawPanel(p: Panel, x0: number, y0: number, w: number, h: number, color
     const lower = s.points.map((q) => `${num(X(q.step))},${num(Y(q.min))}`).toReversed();
     const mean = s.points.map((q, i) => `${i === 0 ? 'M' : 'L'}${num(X(q.step))},${num(Y(q.mean))}`).join(' ');
     out.push(`<g class="series" data-config="${esc(s.config)}">`);
-    out.push(`<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.18" stroke="none"/>`);
-    out.push(s.points.length === 1
-      ? `<circle class="mean" cx="${num(X(s.points[0].step))}" cy="${num(Y(s.points[0].mean))}" r="3" fill="${color}"/>`
-      : `<path class="mean" d="${mean}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    out.push(
+      `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.18" stroke="none"/>`,
+    );
+    out.push(
+      s.points.length === 1
+        ? `<circle class="mean" cx="${num(X(s.points[0].step))}" cy="${num(Y(s.points[0].mean))}" r="3" fill="${color}"/>`
+        : `<path class="mean" d="${mean}" fill="none" stroke="${color}" stroke-width="2"/>`,
+    );
     out.push('</g>');
   }
   out.push('</g>');
@@ -103,11 +132,27 @@ function drawPanel(p: Panel, x0: number, y0: number, w: number, h: number, color
 export function ablationSvg(runs: readonly RunCurves[], title = 'ablation'): string {
   const configs = [...new Set(runs.map((r) => r.config))];
   const colorOf = (c: string) => COLORS[configs.indexOf(c) % COLORS.length];
-  const panels: Panel[] = [{ title: 'training reward (mean over the step\'s rollouts)', series: configs.map((c) => ({ config: c, points: band(runs.filter((r) => r.config === c).map((r) => r.reward)) })) }];
+  const panels: Panel[] = [
+    {
+      title: "training reward (mean over the step's rollouts)",
+      series: configs.map((c) => ({
+        config: c,
+        points: band(runs.filter((r) => r.config === c).map((r) => r.reward)),
+      })),
+    },
+  ];
   if (runs.some((r) => r.eval.length > 0)) {
-    panels.push({ title: 'held-out accuracy (greedy)', series: configs.map((c) => ({ config: c, points: band(runs.filter((r) => r.config === c).map((r) => r.eval)) })) });
+    panels.push({
+      title: 'held-out accuracy (greedy)',
+      series: configs.map((c) => ({ config: c, points: band(runs.filter((r) => r.config === c).map((r) => r.eval)) })),
+    });
   }
-  const W = 720, ph = 220, left = 60, top = 40, gap = 60, legendRow = 18;
+  const W = 720,
+    ph = 220,
+    left = 60,
+    top = 40,
+    gap = 60,
+    legendRow = 18;
   const legendTop = top + panels.length * (ph + gap);
   const H = legendTop + configs.length * legendRow + 20;
   const seeds = new Set(runs.map((r) => r.seed)).size;

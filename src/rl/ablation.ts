@@ -18,7 +18,10 @@ export function gridPoints(grid: Grid): Record<string, unknown>[] {
 const isBundle = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function valueLabel(v: unknown): string {
-  if (isBundle(v)) return Object.entries(v).map(([k, x]) => `${k}:${typeof x === 'string' ? x : JSON.stringify(x)}`).join('+');
+  if (isBundle(v))
+    return Object.entries(v)
+      .map(([k, x]) => `${k}:${typeof x === 'string' ? x : JSON.stringify(x)}`)
+      .join('+');
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
@@ -91,7 +94,16 @@ export function summarizeRun(label: string, point: Record<string, unknown>, seed
 }
 
 function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : typeof v === 'number' ? (Number.isFinite(v) ? String(Number(v.toFixed(6))) : '') : typeof v === 'string' ? v : JSON.stringify(v);
+  const s =
+    v === null || v === undefined
+      ? ''
+      : typeof v === 'number'
+        ? Number.isFinite(v)
+          ? String(Number(v.toFixed(6)))
+          : ''
+        : typeof v === 'string'
+          ? v
+          : JSON.stringify(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
@@ -99,7 +111,16 @@ export function toCsv(header: string[], rows: unknown[][]): string {
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
 }
 
-export const RUN_METRICS = ['steps', 'reward_first', 'reward_last', 'reward_auc', 'eval_first', 'eval_last', 'eval_best', 'train_time_s'] as const;
+export const RUN_METRICS = [
+  'steps',
+  'reward_first',
+  'reward_last',
+  'reward_auc',
+  'eval_first',
+  'eval_last',
+  'eval_best',
+  'train_time_s',
+] as const;
 export const SPREAD_METRICS = ['reward_last', 'reward_auc', 'eval_last', 'eval_best'] as const;
 export type RunMetric = (typeof RUN_METRICS)[number];
 
@@ -112,14 +133,35 @@ export function metricSpread(rows: readonly RunRow[], k: RunMetric) {
  * summary.csv: one row per run, then one row per grid point (seed "all": each column's mean over its seeds,
  * with the min, max and std of the spread metrics). `keys` are the grid's fields (one column each).
  */
-export function summaryCsv(keys: readonly string[], points: readonly Record<string, unknown>[], rows: readonly RunRow[]): string {
-  const header = ['label', ...keys, 'seed', ...RUN_METRICS, 'seeds', ...SPREAD_METRICS.flatMap((k) => [`${k}_min`, `${k}_max`, `${k}_std`])];
+export function summaryCsv(
+  keys: readonly string[],
+  points: readonly Record<string, unknown>[],
+  rows: readonly RunRow[],
+): string {
+  const header = [
+    'label',
+    ...keys,
+    'seed',
+    ...RUN_METRICS,
+    'seeds',
+    ...SPREAD_METRICS.flatMap((k) => [`${k}_min`, `${k}_max`, `${k}_std`]),
+  ];
   const blanks = Array.from({ length: 1 + 3 * SPREAD_METRICS.length }, () => null);
-  const runLines = rows.map((r) => [r.label, ...keys.map((k) => valueLabel(r.point[k])), r.seed, ...RUN_METRICS.map((k) => r[k]), ...blanks]);
+  const runLines = rows.map((r) => [
+    r.label,
+    ...keys.map((k) => valueLabel(r.point[k])),
+    r.seed,
+    ...RUN_METRICS.map((k) => r[k]),
+    ...blanks,
+  ]);
   const configLines = points.map((p) => {
     const rs = rows.filter((r) => r.label === pointLabel(p));
     return [
-      pointLabel(p), ...keys.map((k) => valueLabel(p[k])), 'all', ...RUN_METRICS.map((k) => metricSpread(rs, k).mean), rs.length,
+      pointLabel(p),
+      ...keys.map((k) => valueLabel(p[k])),
+      'all',
+      ...RUN_METRICS.map((k) => metricSpread(rs, k).mean),
+      rs.length,
       ...SPREAD_METRICS.flatMap((k) => {
         const st = metricSpread(rs, k);
         return [st.min, st.max, st.std];
@@ -178,11 +220,13 @@ export interface AblationRunPlan {
 
 /** Checks a spec against a base config, naming the field or value at fault; returns its points. */
 export function validateAblation(spec: AblationSpec, base: ExperimentConfig): Record<string, unknown>[] {
-  if (spec.axes.length < 1 || spec.axes.length > 2) throw new Error(`ablation: choose one or two fields (got ${spec.axes.length})`);
+  if (spec.axes.length < 1 || spec.axes.length > 2)
+    throw new Error(`ablation: choose one or two fields (got ${spec.axes.length})`);
   const fields = ablationFields();
   const seen = new Set<string>();
   for (const axis of spec.axes) {
-    if (!fields.includes(axis.field)) throw new Error(`ablation: "${axis.field}" is not a config field an ablation can vary`);
+    if (!fields.includes(axis.field))
+      throw new Error(`ablation: "${axis.field}" is not a config field an ablation can vary`);
     if (seen.has(axis.field)) throw new Error(`ablation: field "${axis.field}" is chosen twice`);
     seen.add(axis.field);
     if (axis.values.length === 0) throw new Error(`ablation: field "${axis.field}" has no values`);
@@ -190,7 +234,9 @@ export function validateAblation(spec: AblationSpec, base: ExperimentConfig): Re
     if (distinct.size !== axis.values.length) throw new Error(`ablation: field "${axis.field}" lists a value twice`);
   }
   if (spec.seeds.length === 0) throw new Error('ablation: seeds: give at least one seed');
-  for (const s of spec.seeds) if (!Number.isInteger(s) || s < 0 || s > 0xffffffff) throw new Error(`ablation: seeds: ${JSON.stringify(s)} is not a whole number from 0 to 4294967295`);
+  for (const s of spec.seeds)
+    if (!Number.isInteger(s) || s < 0 || s > 0xffffffff)
+      throw new Error(`ablation: seeds: ${JSON.stringify(s)} is not a whole number from 0 to 4294967295`);
   if (new Set(spec.seeds).size !== spec.seeds.length) throw new Error('ablation: seeds: a seed is listed twice');
   const grid: Grid = Object.fromEntries(spec.axes.map((a) => [a.field, a.values]));
   const points = gridPoints(grid);
@@ -205,7 +251,11 @@ export function ablationRuns(spec: AblationSpec, base: ExperimentConfig): Ablati
   return spec.seeds.flatMap((seed) =>
     points.map((point) => {
       const label = pointLabel(point);
-      const config = { ...validateConfig(pointOverrides(point), `ablation ${label}`, base), seed, name: `${base.name} ${label} seed ${seed}` };
+      const config = {
+        ...validateConfig(pointOverrides(point), `ablation ${label}`, base),
+        seed,
+        name: `${base.name} ${label} seed ${seed}`,
+      };
       return { key: `${label}#${seed}`, label, point, seed, config };
     }),
   );
@@ -275,7 +325,14 @@ export function decodeAblation(text: string): AblationSpec {
     throw new Error('URL: ablation is not JSON of the form {"axes":{"field":[values]},"seeds":[0,1]}');
   }
   const o = json as { axes?: unknown; seeds?: unknown };
-  if (typeof o !== 'object' || o === null || typeof o.axes !== 'object' || o.axes === null || Array.isArray(o.axes) || !Array.isArray(o.seeds)) {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    typeof o.axes !== 'object' ||
+    o.axes === null ||
+    Array.isArray(o.axes) ||
+    !Array.isArray(o.seeds)
+  ) {
     throw new Error('URL: ablation must be {"axes":{"field":[values]},"seeds":[0,1]}');
   }
   const axes = Object.entries(o.axes as Record<string, unknown>).map(([field, values]) => {

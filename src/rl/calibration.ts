@@ -38,22 +38,36 @@ export function estimateRun(config: ExperimentConfig, model: ModelConfig, t: Cal
   const message_s = t.prefill_s + Math.max(0, shape.decode.newTokens - 1) * t.per_token_s;
   const rollouts = config.problemsPerStep * config.groupSize;
   const rollout_s = Math.ceil(rollouts / shape.decode.sequences) * messages * message_s;
-  const agents = config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
+  const agents =
+    config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
   const chunks = Math.ceil((rollouts * agents) / shape.gradient.sequences);
   const scoring_s = chunks * t.score_chunk_s * (config.klBeta > 0 ? 2 : 1);
   const update_s = chunks * config.ppoEpochs * t.gradient_chunk_s;
   const step_s = rollout_s + scoring_s + update_s;
   const evalCalls = Math.ceil(Math.max(1, config.evalSize || 1) / shape.decode.sequences);
   const eval_s = evalCalls * messages * message_s;
-  const evaluations = (config.evalBeforeTrain ? 1 : 0) + (config.evalEvery > 0 ? Math.floor(config.steps / config.evalEvery) : 0);
-  return { ...t, step_s, run_s: config.steps * step_s + evaluations * eval_s, parts: { rollout_s, scoring_s, update_s }, eval_s, evaluations };
+  const evaluations =
+    (config.evalBeforeTrain ? 1 : 0) + (config.evalEvery > 0 ? Math.floor(config.steps / config.evalEvery) : 0);
+  return {
+    ...t,
+    step_s,
+    run_s: config.steps * step_s + evaluations * eval_s,
+    parts: { rollout_s, scoring_s, update_s },
+    eval_s,
+    evaluations,
+  };
 }
 
 const DECODE_STEPS = 4;
 
 /** Times one decode call (1 and 1 + DECODE_STEPS new tokens), one scoring pass and one gradient chunk of the
  *  config's step shape on the policy; the gradients it accumulates are cleared. */
-export async function calibrate(policy: TrainablePolicy, config: ExperimentConfig, model: ModelConfig, clock: () => number = () => performance.now()): Promise<CalibrationEstimate> {
+export async function calibrate(
+  policy: TrainablePolicy,
+  config: ExperimentConfig,
+  model: ModelConfig,
+  clock: () => number = () => performance.now(),
+): Promise<CalibrationEstimate> {
   const shape = stepShape(config, model, 'f32');
   const V = policy.vocabSize;
   const adapter = policy.adapters[0] ?? null;
@@ -76,7 +90,10 @@ export async function calibrate(policy: TrainablePolicy, config: ExperimentConfi
   const prefill_s = await time(() => policy.generate(requests(1), sampling));
   const longer_s = await time(() => policy.generate(requests(1 + DECODE_STEPS), sampling));
   const per_token_s = Math.max(0, longer_s - prefill_s) / DECODE_STEPS;
-  const trained = Math.max(1, Math.min(shape.gradient.tokens - 1, Math.floor(shape.gradient.selected / shape.gradient.sequences)));
+  const trained = Math.max(
+    1,
+    Math.min(shape.gradient.tokens - 1, Math.floor(shape.gradient.selected / shape.gradient.sequences)),
+  );
   const rows: GradientRequest[] = Array.from({ length: shape.gradient.sequences }, (_, r) => ({
     tokens: Array.from({ length: shape.gradient.tokens }, (_x, i) => token(r * 11 + i * 3)),
     positions: Array.from({ length: trained }, (_x, i) => shape.gradient.tokens - trained + i),

@@ -2,7 +2,15 @@
 // its type and range, default, doc with the paper / code source, and how the page shows it); the TypeScript type,
 // the validator, the page's knobs, the link codec, the CLI's --set parsing and docs/config.md are derived from it.
 // This file re-exports the parts so that importers name one module.
-export { CONFIG_GROUPS, CONFIG_VERSION, type ConfigGroup, type FieldDef, type FieldSpec, type FieldUi, type FieldValue } from './config/field.ts';
+export {
+  CONFIG_GROUPS,
+  CONFIG_VERSION,
+  type ConfigGroup,
+  type FieldDef,
+  type FieldSpec,
+  type FieldUi,
+  type FieldValue,
+} from './config/field.ts';
 export * from './config/table.ts';
 export * from './config/validate.ts';
 export * from './config/text.ts';

@@ -83,8 +83,11 @@ function aggMode(c: ExperimentConfig, turnRatio: boolean, notPorted: string[]): 
       'aggregation "trajectory" with the token ratio: the fork\'s agg_mode trajectory with clip_mode token is a per-row token mean (seq-mean-token-mean), not a mean of turn means; exported as trajectory',
     );
   else if (turnRatio && a === 'token-mean')
-    notPorted.push('aggregation "token-mean" with a turn ratio: the fork raises for agg_mode token with clip_mode turn; exported as trajectory');
-  else notPorted.push(`aggregation "${a}": the fork has agg_mode token | turn | trajectory only; exported as trajectory`);
+    notPorted.push(
+      'aggregation "token-mean" with a turn ratio: the fork raises for agg_mode token with clip_mode turn; exported as trajectory',
+    );
+  else
+    notPorted.push(`aggregation "${a}": the fork has agg_mode token | turn | trajectory only; exported as trajectory`);
   return 'trajectory';
 }
 
@@ -108,31 +111,51 @@ export function exportVerl(c: ExperimentConfig): VerlExport {
   const trainer: VerlTrainer = separate ? 'rema_separated_trainer' : 'rema_trainer';
   const turnRatio = c.ratio !== 'token';
   if (c.ratio === 'turn-arithmetic')
-    notPorted.push('ratio "turn-arithmetic" (paper Eq. 13): the code implements only the geometric turn ratio (clip_mode: turn); exported as turn');
+    notPorted.push(
+      'ratio "turn-arithmetic" (paper Eq. 13): the code implements only the geometric turn ratio (clip_mode: turn); exported as turn',
+    );
   const agg = aggMode(c, turnRatio, notPorted);
   if (c.clipLow !== c.clipHigh)
     notPorted.push(
       `asymmetric clip (clipLow ${c.clipLow}, clipHigh ${c.clipHigh}): the fork's actor passes one clip_ratio to the loss; exported clip_ratio ${c.clipLow}`,
     );
   if (c.mode !== 'multi-turn')
-    notPorted.push(`mode "${c.mode}": the released code trains multi-turn ReMA only (its max_num_turns=1 path has a broken reward); the paper's single-turn / baseline runs used unreleased OpenRLHF code`);
-  if (c.stdScaling !== 'group') notPorted.push(`stdScaling "${c.stdScaling}": the fork always divides by the group std (verl core: algorithm.norm_adv_by_std_in_grpo=false for "none")`);
+    notPorted.push(
+      `mode "${c.mode}": the released code trains multi-turn ReMA only (its max_num_turns=1 path has a broken reward); the paper's single-turn / baseline runs used unreleased OpenRLHF code`,
+    );
+  if (c.stdScaling !== 'group')
+    notPorted.push(
+      `stdScaling "${c.stdScaling}": the fork always divides by the group std (verl core: algorithm.norm_adv_by_std_in_grpo=false for "none")`,
+    );
   if (c.advEps !== 1e-6) notPorted.push(`advEps ${c.advEps}: fixed at 1e-6 in the code`);
-  if (c.finetune === 'lora') notPorted.push('finetune "lora": the fork trains all weights (upstream verl has actor_rollout_ref.model.lora_rank)');
-  if (c.filterGroups) notPorted.push('filterGroups (Algorithm 1 success-rate filter): not in the fork (algorithm.filter_groups is DAPO-style, off)');
+  if (c.finetune === 'lora')
+    notPorted.push(
+      'finetune "lora": the fork trains all weights (upstream verl has actor_rollout_ref.model.lora_rank)',
+    );
+  if (c.filterGroups)
+    notPorted.push(
+      'filterGroups (Algorithm 1 success-rate filter): not in the fork (algorithm.filter_groups is DAPO-style, off)',
+    );
   if (c.trainSet.startsWith('tiny') || c.evalSet.startsWith('tiny') || c.prompts === 'tiny')
-    notPorted.push('the tiny task and its prompts exist only in this playground; export the problems to parquet and use the code prompts');
-  if (c.modelSource === 'embedded') notPorted.push(`model: the embedded "${c.model}" must be copied to a local path for verl`);
-  if (c.oldLogProbs === 'auto') notPorted.push('oldLogProbs "auto": verl always recomputes old log-probs (same result, one more forward pass)');
+    notPorted.push(
+      'the tiny task and its prompts exist only in this playground; export the problems to parquet and use the code prompts',
+    );
+  if (c.modelSource === 'embedded')
+    notPorted.push(`model: the embedded "${c.model}" must be copied to a local path for verl`);
+  if (c.oldLogProbs === 'auto')
+    notPorted.push('oldLogProbs "auto": verl always recomputes old log-probs (same result, one more forward pass)');
   if (c.evalSize > 0) notPorted.push(`evalSize ${c.evalSize}: verl validates on the whole val_files`);
-  if (!c.maskUnfinishedReward && c.mode === 'multi-turn') notPorted.push('maskUnfinishedReward=false is exported, but the paper always masks');
+  if (!c.maskUnfinishedReward && c.mode === 'multi-turn')
+    notPorted.push('maskUnfinishedReward=false is exported, but the paper always masks');
   if (c.dualClip === null) notPorted.push('dualClip null: exported as clip_ratio_c 1e9 (dual clip never binds)');
   if (c.klBeta > 0 && c.klPlacement === 'reward')
     notPorted.push(
       'klPlacement "reward" (OpenRLHF REINFORCE++): the fork\'s KL-in-reward step is commented out (rema_trainer/ppo/ray_trainer.py, apply_kl_penalty); exported as the KL loss (use_kl_loss)',
     );
   if (c.frozenAgent !== 'none')
-    notPorted.push(`frozenAgent "${c.frozenAgent}": the fork has no permanently frozen external agent (its separated trainer alternates both agents)`);
+    notPorted.push(
+      `frozenAgent "${c.frozenAgent}": the fork has no permanently frozen external agent (its separated trainer alternates both agents)`,
+    );
 
   const known = new Set(VERL_FORK_KEYS[trainer]);
   const overrides: VerlOverride[] = [];
@@ -210,26 +233,40 @@ export function exportVerl(c: ExperimentConfig): VerlExport {
   set(`${rollout}.val_kwargs.n`, 1);
 
   const module = `verl.${trainer}.main_ppo`;
-  const names: Record<string, string> = { [PLACEHOLDERS.project]: 'rema-playground', [PLACEHOLDERS.experiment]: c.name, [PLACEHOLDERS.model]: c.model };
+  const names: Record<string, string> = {
+    [PLACEHOLDERS.project]: 'rema-playground',
+    [PLACEHOLDERS.experiment]: c.name,
+    [PLACEHOLDERS.model]: c.model,
+  };
   const resolve = (v: VerlValue): VerlValue =>
-    typeof v === 'string' ? (names[v] ?? v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? (names[x] ?? x) : x)) : v;
+    typeof v === 'string'
+      ? (names[v] ?? v)
+      : Array.isArray(v)
+        ? v.map((x) => (typeof x === 'string' ? (names[x] ?? x) : x))
+        : v;
   const keys = nest(overrides.map((o) => ({ ...o, value: resolve(o.value) })));
   const header = [
     `# ReMA verl-fork config generated by ReMA Playground from "${c.name}" (config version ${c.version}, seed ${c.seed})`,
     `# for ziyuwan/ReMA-public@${VERL_FORK_COMMIT.slice(0, 7)} (python -m ${module})`,
-    ...(notPorted.length > 0 ? ['# knobs that do not port:', ...notPorted.map((n) => `#  - ${n}`)] : ['# every knob ports']),
+    ...(notPorted.length > 0
+      ? ['# knobs that do not port:', ...notPorted.map((n) => `#  - ${n}`)]
+      : ['# every knob ports']),
   ];
-  const yaml = [...header, '# merge into the fork\'s ppo_trainer.yaml (keys it lacks are new there)'].join('\n') + '\n' + stringify(keys);
-  const command = [
-    ...header,
-    '',
-    `PROJECT_NAME=${names[PLACEHOLDERS.project]}`,
-    `EXPERIMENT_NAME=${shellWord(c.name)}`,
-    `MODEL_PATH=${shellWord(c.model)}`,
-    '',
-    `python -m ${module} \\`,
-    overrides.map((o) => `    ${o.added ? '+' : ''}${o.key}=${hydraValue(o.value)}`).join(' \\\n'),
-  ].join('\n') + '\n';
+  const yaml =
+    [...header, "# merge into the fork's ppo_trainer.yaml (keys it lacks are new there)"].join('\n') +
+    '\n' +
+    stringify(keys);
+  const command =
+    [
+      ...header,
+      '',
+      `PROJECT_NAME=${names[PLACEHOLDERS.project]}`,
+      `EXPERIMENT_NAME=${shellWord(c.name)}`,
+      `MODEL_PATH=${shellWord(c.model)}`,
+      '',
+      `python -m ${module} \\`,
+      overrides.map((o) => `    ${o.added ? '+' : ''}${o.key}=${hydraValue(o.value)}`).join(' \\\n'),
+    ].join('\n') + '\n';
   return { trainer, module, overrides, keys, yaml, command, notPorted };
 }
 

@@ -57,7 +57,8 @@ function readTracked(files: FileSource, path: string, opts: LoadOnnxAgentOptions
 async function readConfig(files: FileSource, opts: LoadOnnxAgentOptions): Promise<ModelConfig> {
   const where = `${files.name}/config.json`;
   const bytes = await readTracked(files, 'config.json', opts);
-  if (bytes === null) throw new Error(`${where}: file not found (an ONNX agent folder needs config.json beside onnx/model.onnx)`);
+  if (bytes === null)
+    throw new Error(`${where}: file not found (an ONNX agent folder needs config.json beside onnx/model.onnx)`);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
@@ -75,11 +76,16 @@ async function createSession(
   where: string,
 ): Promise<{ session: OrtSessionLike; executionProvider: string; fallbacks: string[] }> {
   const base: OrtCreateOptions = externalData ? { externalData } : {};
-  if (!providers || providers.length === 0) return { session: await ort.InferenceSession.create(graph, base), executionProvider: 'default', fallbacks: [] };
+  if (!providers || providers.length === 0)
+    return { session: await ort.InferenceSession.create(graph, base), executionProvider: 'default', fallbacks: [] };
   const failures: string[] = [];
   for (const ep of providers) {
     try {
-      return { session: await ort.InferenceSession.create(graph, { ...base, executionProviders: [ep] }), executionProvider: ep, fallbacks: failures };
+      return {
+        session: await ort.InferenceSession.create(graph, { ...base, executionProviders: [ep] }),
+        executionProvider: ep,
+        fallbacks: failures,
+      };
     } catch (e) {
       failures.push(`${ep}: ${(e as Error).message}`);
     }
@@ -91,7 +97,11 @@ async function createSession(
  * Reads config.json, the tokenizer files and the ONNX graph of `files`, opens an onnxruntime session on the first
  * execution provider that accepts it, and wraps it as a frozen Policy. Errors name the folder and the missing file.
  */
-export async function loadOnnxAgent(files: FileSource, ort: OrtModuleLike, opts: LoadOnnxAgentOptions = {}): Promise<OnnxAgent> {
+export async function loadOnnxAgent(
+  files: FileSource,
+  ort: OrtModuleLike,
+  opts: LoadOnnxAgentOptions = {},
+): Promise<OnnxAgent> {
   const config = await readConfig(files, opts);
   const tokenizer = await loadHfTokenizer(files);
   let modelFile: string | null = null;
@@ -103,19 +113,33 @@ export async function loadOnnxAgent(files: FileSource, ort: OrtModuleLike, opts:
       break;
     }
   }
-  if (graph === null || modelFile === null) throw new Error(`${files.name}: no ONNX model (looked for ${ONNX_MODEL_PATHS.join(' and ')})`);
+  if (graph === null || modelFile === null)
+    throw new Error(`${files.name}: no ONNX model (looked for ${ONNX_MODEL_PATHS.join(' and ')})`);
   const dataName = `${modelFile.split('/').pop()!}_data`;
   const data = await readTracked(files, `${modelFile}_data`, opts);
   const externalData = data ? [{ path: dataName, data }] : undefined;
   const where = `${files.name}/${modelFile}`;
-  const { session, executionProvider, fallbacks } = await createSession(ort, graph, externalData, opts.executionProviders, where);
+  const { session, executionProvider, fallbacks } = await createSession(
+    ort,
+    graph,
+    externalData,
+    opts.executionProviders,
+    where,
+  );
   let policy: OnnxFrozenPolicy;
   try {
-    policy = new OnnxFrozenPolicy({ session, tensor: (type, d, dims) => new ort.Tensor(type, d, dims), config, decoder: tokenizer });
+    policy = new OnnxFrozenPolicy({
+      session,
+      tensor: (type, d, dims) => new ort.Tensor(type, d, dims),
+      config,
+      decoder: tokenizer,
+    });
   } catch (e) {
     throw new Error(`${where}: ${(e as Error).message}`, { cause: e });
   }
   if (tokenizer.vocabSize > config.vocabSize)
-    throw new Error(`${files.name}: tokenizer.json has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocabSize}`);
+    throw new Error(
+      `${files.name}: tokenizer.json has ${tokenizer.vocabSize} tokens but config.json's vocab_size is ${config.vocabSize}`,
+    );
   return { policy, tokenizer, config, executionProvider, modelFile, fallbacks };
 }

@@ -16,7 +16,13 @@ export function gradeAnswer(problem: Problem, text: string): Grade {
 }
 
 /** scoreGraded with each final answer graded here (gradeAnswer), unless `given` grades are passed. */
-export function scoreEpisodes(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean, given?: readonly Grade[]): ScoredEpisode[] {
-  const grades = given ?? episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
+export function scoreEpisodes(
+  config: ExperimentConfig,
+  episodes: readonly Episode[],
+  onePlanPerGroup: boolean,
+  given?: readonly Grade[],
+): ScoredEpisode[] {
+  const grades =
+    given ?? episodes.map((e) => gradeAnswer(e.problem, finalAnswerText(e, config.overflowAnswer === 'empty')));
   return scoreGraded(config, episodes, onePlanPerGroup, grades);
 }

@@ -23,7 +23,11 @@ export function judgeGrade(problem: Problem, text: string): Grade {
   if (problem.answer !== 'A' && problem.answer !== 'B')
     throw new Error(`problem ${problem.id}: a judge problem's answer must be "A" or "B", got "${problem.answer}"`);
   const v = verifyJudgeVerdict(problem.answer, text);
-  return { correct: v.correct, hasFormat: hasVerdictTag(text), ...(v.verdict !== null ? { extracted: v.verdict } : {}) };
+  return {
+    correct: v.correct,
+    hasFormat: hasVerdictTag(text),
+    ...(v.verdict !== null ? { extracted: v.verdict } : {}),
+  };
 }
 
 /** A math problem's grade from the checker's verdict on `text`. */
@@ -35,7 +39,10 @@ export function mathGrade(v: VerifyResult, text: string): Grade {
  * The grade of each (problem, text), the math answers through `checker` (the pre-emptible worker of the CLI and
  * the page, so no answer can stall a step); grades in input order. Judge verdicts need no checker.
  */
-export async function gradeAnswers(items: ReadonlyArray<{ problem: Problem; text: string }>, checker: AnswerChecker): Promise<Grade[]> {
+export async function gradeAnswers(
+  items: ReadonlyArray<{ problem: Problem; text: string }>,
+  checker: AnswerChecker,
+): Promise<Grade[]> {
   return Promise.all(
     items.map(async ({ problem, text }) => {
       if (problem.task === 'judge') return judgeGrade(problem, text);

@@ -12,7 +12,13 @@ import { promptsFor } from './prompts/index.ts';
 import { FINISH_FLAG } from './prompts/paper.ts';
 import { encodeChat } from './protocol/encode.ts';
 import { chatFor, finalAnswerText, type Episode } from './protocol/episode.ts';
-import { cutAfterStop, multiTurnRollout, stripFinish, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import {
+  cutAfterStop,
+  multiTurnRollout,
+  stripFinish,
+  type FrozenActor,
+  type RolloutSettings,
+} from './protocol/rollout.ts';
 import { inThreadChecker, type AnswerChecker } from './verifier/checker.ts';
 
 /** One reasoning-agent run under a given plan. */
@@ -32,7 +38,11 @@ export interface InterventionTrace {
  * run trains on the tiny judge task and the gold is a verdict ("A" or "B"), so the judge prompts and grading
  * apply; otherwise a math problem (graded by the math verifier against the gold).
  */
-export function interventionProblem(question: string, gold: string, config: Pick<ExperimentConfig, 'trainSet'>): Problem {
+export function interventionProblem(
+  question: string,
+  gold: string,
+  config: Pick<ExperimentConfig, 'trainSet'>,
+): Problem {
   const judge = /^[AB]$/.test(gold) && config.trainSet === 'tiny-judge';
   return { id: 'intervention', task: judge ? 'judge' : 'math', question, answer: gold };
 }
@@ -64,7 +74,11 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   const policy = frozenReasoner?.policy ?? ctx.policy;
   const tokenizer = frozenReasoner?.tokenizer ?? ctx.tokenizer;
   const maxContext = frozenReasoner?.maxContext ?? ctx.maxContext;
-  const prompts = promptsFor(config.prompts, config.mode === 'single-turn' ? 'single-turn' : 'multi-turn', problem.task);
+  const prompts = promptsFor(
+    config.prompts,
+    config.mode === 'single-turn' ? 'single-turn' : 'multi-turn',
+    problem.task,
+  );
   const episode: Episode = {
     problem,
     group: 0,
@@ -76,16 +90,20 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   // 1. the reasoning agent answers the given plan
   const prompt = encodeChat(tokenizer, chatFor(episode, 'reasoning', prompts), [], true).tokens;
   if (prompt.length >= Math.min(config.maxPromptTokens, maxContext)) {
-    throw new Error(`the plan makes the reasoning agent's prompt ${prompt.length} tokens long; the cap is ${Math.min(config.maxPromptTokens, maxContext)}`);
+    throw new Error(
+      `the plan makes the reasoning agent's prompt ${prompt.length} tokens long; the cap is ${Math.min(config.maxPromptTokens, maxContext)}`,
+    );
   }
   const [g] = await policy.generate(
-    [{
-      prompt,
-      adapter: frozenReasoner ? null : adapterFor(ctx.policy, 'reasoning'),
-      maxNewTokens: Math.min(config.maxTokensPerTurn, maxContext - prompt.length),
-      stopStrings: [FINISH_FLAG],
-      stopTokenIds: tokenizer.stopTokenIds,
-    }],
+    [
+      {
+        prompt,
+        adapter: frozenReasoner ? null : adapterFor(ctx.policy, 'reasoning'),
+        maxNewTokens: Math.min(config.maxTokensPerTurn, maxContext - prompt.length),
+        stopStrings: [FINISH_FLAG],
+        stopTokenIds: tokenizer.stopTokenIds,
+      },
+    ],
     greedy,
   );
   episode.messages.push({
@@ -112,7 +130,10 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
     };
     await multiTurnRollout(settings, [episode], { meta: greedy, reasoning: greedy });
   }
-  const later = episode.messages.slice(2).filter((m) => !m.dummy).map((m) => ({ role: m.role, text: m.text }));
+  const later = episode.messages
+    .slice(2)
+    .filter((m) => !m.dummy)
+    .map((m) => ({ role: m.role, text: m.text }));
   const [grade] = await gradeAnswers([{ problem, text: finalAnswerText(episode) }], ctx.checker ?? inThreadChecker());
   const tokens = episode.messages.slice(1).reduce((n, m) => n + m.generated, 0);
   return {

@@ -54,7 +54,7 @@ export interface MetricsRecord {
   /** consecutive non-finite steps up to and including this one (the run stops at config.maxNonFiniteSteps) */
   nonfinite_streak?: number;
   /** optimiser steps skipped this step because the gradients were not finite (the weights did not move) */
-  updates_skipped?: number;  // A model context shorter than the prompts (train/context.ts); present only on steps where it happened.
+  updates_skipped?: number; // A model context shorter than the prompts (train/context.ts); present only on steps where it happened.
   /** episodes in which some turn's prompt + maxTokensPerTurn did not fit the model's context (cut short, or ended) */
   context_limited?: number;
   /** the model's context length (max_position_embeddings) those turns ran into */

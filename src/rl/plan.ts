@@ -73,7 +73,10 @@ export interface Plan {
 
 /** The model shape a config names, without downloading: a catalog entry, else `readConfigJson` (a local folder's
  *  config.json), else an error naming the model. */
-export function modelConfigFor(config: ExperimentConfig, readConfigJson?: (model: string) => unknown): { config: ModelConfig; name: string } {
+export function modelConfigFor(
+  config: ExperimentConfig,
+  readConfigJson?: (model: string) => unknown,
+): { config: ModelConfig; name: string } {
   const entry = config.modelSource === 'hub' ? findCatalogModel(config.model) : null;
   if (entry) return { config: parseHfConfig(entry.config, `catalog ${entry.name}`), name: entry.repo };
   const json = readConfigJson?.(config.model);
@@ -88,7 +91,8 @@ export function modelConfigFor(config: ExperimentConfig, readConfigJson?: (model
 
 /** Messages already in the chat when the last message of an episode is generated, and in a whole training row. */
 function messagesBefore(config: ExperimentConfig): { lastPrompt: number; row: number; trained: number } {
-  if (config.mode === 'multi-turn') return { lastPrompt: 2 * config.maxTurns - 1, row: 2 * config.maxTurns, trained: config.maxTurns };
+  if (config.mode === 'multi-turn')
+    return { lastPrompt: 2 * config.maxTurns - 1, row: 2 * config.maxTurns, trained: config.maxTurns };
   if (config.mode === 'single-turn') return { lastPrompt: 1, row: 2, trained: 1 };
   return { lastPrompt: 0, row: 1, trained: 1 };
 }
@@ -99,19 +103,38 @@ function messagesBefore(config: ExperimentConfig): { lastPrompt: number; row: nu
  * counted with the model's tokenizer: for each agent that starts a chat, with an empty plan for the reasoning agent
  * (the plan is counted as a message). 0 when there are no problems.
  */
-export function promptBaseTokens(config: ExperimentConfig, tokenizer: ChatTokenizer, problems: readonly Problem[]): number {
+export function promptBaseTokens(
+  config: ExperimentConfig,
+  tokenizer: ChatTokenizer,
+  problems: readonly Problem[],
+): number {
   let most = 0;
-  const count = (chat: ChatMessage[]) => tokenizer.encode(tokenizer.applyChatTemplate(chat, { addGenerationPrompt: true })).length;
+  const count = (chat: ChatMessage[]) =>
+    tokenizer.encode(tokenizer.applyChatTemplate(chat, { addGenerationPrompt: true })).length;
   for (const p of problems) {
     const plain = promptsFor(config.prompts, config.mode, p.task);
     const prompts = config.metaActions === 'json' ? jsonActionPrompts(plain, config.prompts) : plain;
     const q = p.question;
     if (isTwoAgent(config)) {
-      most = Math.max(most,
-        count([{ role: 'system', content: prompts.metaSystem }, { role: 'user', content: prompts.metaUser(q, p) }]),
-        count([{ role: 'system', content: prompts.reasoningSystem }, { role: 'user', content: prompts.reasoningUser(q, '', p) }]));
+      most = Math.max(
+        most,
+        count([
+          { role: 'system', content: prompts.metaSystem },
+          { role: 'user', content: prompts.metaUser(q, p) },
+        ]),
+        count([
+          { role: 'system', content: prompts.reasoningSystem },
+          { role: 'user', content: prompts.reasoningUser(q, '', p) },
+        ]),
+      );
     } else {
-      most = Math.max(most, count([{ role: 'system', content: prompts.singleSystem }, { role: 'user', content: prompts.singleUser(q, p) }]));
+      most = Math.max(
+        most,
+        count([
+          { role: 'system', content: prompts.singleSystem },
+          { role: 'user', content: prompts.singleUser(q, p) },
+        ]),
+      );
     }
   }
   return most;
@@ -125,10 +148,20 @@ function evalProblems(config: ExperimentConfig): number {
 /** One step's workload as EnginePolicy runs it (the largest decode call of the rollout and of the held-out
  *  evaluation, which the trainer runs on the last step and every evalEvery steps, and the largest gradient chunk).
  *  `measuredBase`: promptBaseTokens when the tokenizer is at hand. */
-export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDtype: WeightDtype, measuredBase?: number): MemoryShape {
+export function stepShape(
+  config: ExperimentConfig,
+  model: ModelConfig,
+  weightDtype: WeightDtype,
+  measuredBase?: number,
+): MemoryShape {
   const adapters = adapterNames(config).length;
   const context = model.maxPositionEmbeddings;
-  const base = measuredBase !== undefined && measuredBase > 0 ? measuredBase : config.prompts === 'tiny' ? TINY_PROMPT_BASE_TOKENS : PROMPT_BASE_TOKENS;
+  const base =
+    measuredBase !== undefined && measuredBase > 0
+      ? measuredBase
+      : config.prompts === 'tiny'
+        ? TINY_PROMPT_BASE_TOKENS
+        : PROMPT_BASE_TOKENS;
   const m = messagesBefore(config);
   const N = config.maxTokensPerTurn;
   // the last message's prompt: every earlier message at full length, up to the prompt cap and the context
@@ -139,20 +172,26 @@ export function stepShape(config: ExperimentConfig, model: ModelConfig, weightDt
   // the evaluation: greedy, one episode per held-out problem, every prompt distinct, decoded decodeBatch at once
   const evalSequences = Math.min(config.decodeBatch, evalProblems(config));
   // rows: one per trained agent and episode (shared multi-turn / single-turn: both agents' conversations)
-  const trainedAgents = config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
+  const trainedAgents =
+    config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
   const rows = rollouts * trainedAgents;
   const rowsPerMiniBatch = Math.ceil(rows / Math.min(config.miniBatches, rows));
   const rowTokens = Math.max(1, Math.min(config.maxPromptTokens + N, base + m.row * N, context));
   const chunkRows = Math.max(1, Math.min(rowsPerMiniBatch, Math.floor(MAX_BATCH_TOKENS / rowTokens)));
-  const training: MemoryShape['training'] = config.finetune === 'full'
-    ? { mode: 'full', adapters }
-    : { mode: 'lora', adapters, rank: config.loraRank, targets: config.loraTargets };
+  const training: MemoryShape['training'] =
+    config.finetune === 'full'
+      ? { mode: 'full', adapters }
+      : { mode: 'lora', adapters, rank: config.loraRank, targets: config.loraTargets };
   return {
     weightDtype,
     training,
     decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens },
     evalDecode: { sequences: evalSequences, uniquePrompts: evalSequences, promptTokens, newTokens },
-    gradient: { sequences: chunkRows, tokens: rowTokens, selected: chunkRows * Math.min(rowTokens - 1, m.trained * (N + 1)) },
+    gradient: {
+      sequences: chunkRows,
+      tokens: rowTokens,
+      selected: chunkRows * Math.min(rowTokens - 1, m.trained * (N + 1)),
+    },
   };
 }
 
@@ -198,14 +237,17 @@ function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: Plan
   const out: Change[] = [];
   const decoded = Math.min(c.decodeBatch, Math.max(c.problemsPerStep * c.groupSize, evalProblems(c)));
   for (const [b, k] of halvings(decoded, 1)) out.push({ set: { decodeBatch: b }, cost: k / 2 });
-  if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16')) out.push({ set: {}, weightDtype: 'f16', cost: 1 });
+  if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16'))
+    out.push({ set: {}, weightDtype: 'f16', cost: 1 });
   for (const [g, k] of halvings(c.groupSize, 2)) out.push({ set: { groupSize: g }, cost: k });
   for (const [n, k] of halvings(c.maxTokensPerTurn, 32)) out.push({ set: { maxTokensPerTurn: n }, cost: k });
   for (const [p, k] of halvings(c.problemsPerStep, 1)) out.push({ set: { problemsPerStep: p }, cost: k });
-  if (c.finetune === 'lora' && c.loraTargets.length > 2) out.push({ set: { loraTargets: ['q_proj', 'v_proj'] }, cost: 1 });
+  if (c.finetune === 'lora' && c.loraTargets.length > 2)
+    out.push({ set: { loraTargets: ['q_proj', 'v_proj'] }, cost: 1 });
   for (const [p, k] of halvings(c.maxPromptTokens, 256)) out.push({ set: { maxPromptTokens: p }, cost: k });
   for (const [e, k] of halvings(evalProblems(c), 8)) out.push({ set: { evalSize: e }, cost: k });
-  if (c.mode === 'multi-turn') for (const [t, k] of halvings(c.maxTurns, 1)) out.push({ set: { maxTurns: t }, cost: k });
+  if (c.mode === 'multi-turn')
+    for (const [t, k] of halvings(c.maxTurns, 1)) out.push({ set: { maxTurns: t }, cost: k });
   return out;
 }
 
@@ -220,7 +262,14 @@ function flagsOf(set: Record<string, unknown>, weightDtype?: WeightDtype): strin
  * peak, i.e. the least cut); when none fits alone, the change that saves the most bytes per unit of cost is kept
  * and the search goes on from there (at most 8 rounds).
  */
-function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtype, backend: PlanBackend, limit: number, base?: number): PlanSuggestion | null {
+function suggest(
+  config: ExperimentConfig,
+  model: ModelConfig,
+  dtype: WeightDtype,
+  backend: PlanBackend,
+  limit: number,
+  base?: number,
+): PlanSuggestion | null {
   let set: Record<string, unknown> = {};
   let weightDtype = dtype;
   let current = config;
@@ -235,14 +284,23 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
         continue; // a change the config does not allow (e.g. fewer rollouts than mini-batches)
       }
       const d = change.weightDtype ?? weightDtype;
-      tried.push({ ...change, config: c, total: planMemory(model, backendShape(stepShape(c, model, d, base), backend)).bytes.total });
+      tried.push({
+        ...change,
+        config: c,
+        total: planMemory(model, backendShape(stepShape(c, model, d, base), backend)).bytes.total,
+      });
     }
     const fitting = tried.filter((t) => t.total <= limit).toSorted((a, b) => a.cost - b.cost || b.total - a.total);
     if (fitting.length > 0) {
       const f = fitting[0];
       const s = { ...set, ...f.set };
       const d = f.weightDtype ?? weightDtype;
-      return { set: s, ...(d !== dtype ? { weightDtype: d } : {}), total: f.total, flags: flagsOf(s, d !== dtype ? d : undefined) };
+      return {
+        set: s,
+        ...(d !== dtype ? { weightDtype: d } : {}),
+        total: f.total,
+        flags: flagsOf(s, d !== dtype ? d : undefined),
+      };
     }
     const best = tried.toSorted((a, b) => (currentTotal - b.total) / b.cost - (currentTotal - a.total) / a.cost)[0];
     if (!best || best.total >= currentTotal) return null;
@@ -254,19 +312,37 @@ function suggest(config: ExperimentConfig, model: ModelConfig, dtype: WeightDtyp
   return null;
 }
 
-export function planConfig(config: ExperimentConfig, model: { config: ModelConfig; name: string }, options: PlanOptions): Plan {
+export function planConfig(
+  config: ExperimentConfig,
+  model: { config: ModelConfig; name: string },
+  options: PlanOptions,
+): Plan {
   const weightDtype = options.weightDtype ?? 'f32';
-  if (!dtypesFor(options.backend).includes(weightDtype)) throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
-  if (config.finetune === 'full' && weightDtype !== 'f32') throw new Error(`plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`);
+  if (!dtypesFor(options.backend).includes(weightDtype))
+    throw new Error(`plan: the ${options.backend} backend stores weights as f32 only, not ${weightDtype}`);
+  if (config.finetune === 'full' && weightDtype !== 'f32')
+    throw new Error(
+      `plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`,
+    );
   const shape = backendShape(stepShape(config, model.config, weightDtype, options.promptBaseTokens), options.backend);
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
   const fits = limit === null ? null : mem.bytes.total <= limit;
-  const plan: Plan = { model: model.name, parameters: mem.parameters, weightDtype, bytes: mem.bytes, limit, fits, suggestion: null, shape };
-  if (limit === null) plan.note = 'the WebGPU adapter\'s memory is only known in the page: pass --memory BYTES';
+  const plan: Plan = {
+    model: model.name,
+    parameters: mem.parameters,
+    weightDtype,
+    bytes: mem.bytes,
+    limit,
+    fits,
+    suggestion: null,
+    shape,
+  };
+  if (limit === null) plan.note = "the WebGPU adapter's memory is only known in the page: pass --memory BYTES";
   else if (!fits) {
     plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit, options.promptBaseTokens);
-    if (!plan.suggestion) plan.note = `no nearby config fits ${limit} bytes: the weights alone take ${mem.bytes.weights} bytes; pick a smaller model`;
+    if (!plan.suggestion)
+      plan.note = `no nearby config fits ${limit} bytes: the weights alone take ${mem.bytes.weights} bytes; pick a smaller model`;
   }
   return plan;
 }

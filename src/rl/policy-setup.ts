@@ -3,7 +3,12 @@
 // the run's optimiser steps. Shared by the page's worker and the CLI so that both train the same thing.
 
 import type { Backend } from '../engine/backend.ts';
-import { createEnginePolicy, type EnginePolicy, type OptimizerSetup, type TrainingSetup } from '../engine/policy/engine-policy.ts';
+import {
+  createEnginePolicy,
+  type EnginePolicy,
+  type OptimizerSetup,
+  type TrainingSetup,
+} from '../engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
 import type { TokenDecoder } from '../engine/policy/policy.ts';
 import type { ExperimentConfig } from './config.ts';
@@ -12,7 +17,8 @@ import type { ExperimentConfig } from './config.ts';
 export function adapterNames(config: ExperimentConfig): string[] {
   const twoAgent = config.mode === 'multi-turn' || config.mode === 'single-turn';
   // a frozen agent (config.frozenAgent) is another model: only the trained agent gets an adapter
-  if (config.paramMode === 'separate' && twoAgent) return (['meta', 'reasoning'] as const).filter((r) => r !== config.frozenAgent);
+  if (config.paramMode === 'separate' && twoAgent)
+    return (['meta', 'reasoning'] as const).filter((r) => r !== config.frozenAgent);
   return [config.finetune === 'full' ? 'full' : 'shared'];
 }
 

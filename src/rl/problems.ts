@@ -32,9 +32,13 @@ async function loadNamed(name: DatasetName, file: string, sources: ProblemSource
     const { source, path } = sources.userFile(file);
     return loadProblems(source, path);
   }
-  if (name in SHIPPED_DATASETS) return loadProblems(sources.shipped, SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS]);
+  if (name in SHIPPED_DATASETS)
+    return loadProblems(sources.shipped, SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS]);
   if (isDataDirDataset(name)) {
-    if (!sources.dataDir) throw new Error(`dataset "${name}" is not shipped: it is read from a data folder the user downloads it into (command line: --data-dir)`);
+    if (!sources.dataDir)
+      throw new Error(
+        `dataset "${name}" is not shipped: it is read from a data folder the user downloads it into (command line: --data-dir)`,
+      );
     return loadProblems(sources.dataDir, DATA_DIR_DATASETS[name].file);
   }
   throw new Error(`dataset "${name}" cannot be loaded from files`);
@@ -53,7 +57,10 @@ export function subset(problems: Problem[], size: number, seed: number): Problem
 
 const isTiny = (n: DatasetName) => n === 'tiny-arith' || n === 'tiny-judge';
 
-export async function problemsForConfig(config: ExperimentConfig, sources: ProblemSources): Promise<{ train: Problem[]; eval: Problem[] }> {
+export async function problemsForConfig(
+  config: ExperimentConfig,
+  sources: ProblemSources,
+): Promise<{ train: Problem[]; eval: Problem[] }> {
   const train = isTiny(config.trainSet)
     ? tiny(config.trainSet, 'train', config.trainSize || TINY_DEFAULT_TRAIN)
     : subset(await loadNamed(config.trainSet, config.trainFile, sources), config.trainSize, 1);

@@ -59,7 +59,8 @@ export const SFT_PRESET_NAMES: readonly string[] = Object.keys(SFT_PRESETS);
 
 export function getSftPreset(name: string): SftPreset {
   const preset = SFT_PRESETS[name];
-  if (preset === undefined) throw new ConfigError(`unknown SFT preset "${name}"; SFT presets: ${SFT_PRESET_NAMES.join(', ')}`);
+  if (preset === undefined)
+    throw new ConfigError(`unknown SFT preset "${name}"; SFT presets: ${SFT_PRESET_NAMES.join(', ')}`);
   return structuredClone(preset);
 }
 
@@ -68,10 +69,13 @@ export function validateSftSettings(s: SftSettings, source: string): SftSettings
   const problems: string[] = [];
   const int = (key: keyof SftSettings, min: number) => {
     const v = s[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) problems.push(`"${key}" must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+      problems.push(`"${key}" must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   };
-  if (!['tiny-meta', 'tiny-cot', 'files'].includes(s.data)) problems.push(`"data" must be tiny-meta | tiny-cot | files, got ${JSON.stringify(s.data)}`);
-  if (s.data === 'files' && s.files.length === 0) problems.push('"files" must name at least one chat JSONL file when data is "files"');
+  if (!['tiny-meta', 'tiny-cot', 'files'].includes(s.data))
+    problems.push(`"data" must be tiny-meta | tiny-cot | files, got ${JSON.stringify(s.data)}`);
+  if (s.data === 'files' && s.files.length === 0)
+    problems.push('"files" must name at least one chat JSONL file when data is "files"');
   if (s.data !== 'files') int('tinyProblems', 1);
   int('epochs', 1);
   int('batchSize', 1);

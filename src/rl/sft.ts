@@ -45,7 +45,12 @@ export interface SftStepResult {
 }
 
 /** Tokenise chats with the model's chat template; chats left with no trained token after the cutoff are dropped. */
-export function sftExamples(tok: ChatTokenizer, chats: readonly SftChat[], cutoff: number, file: string): { examples: SftExample[]; dropped: number[] } {
+export function sftExamples(
+  tok: ChatTokenizer,
+  chats: readonly SftChat[],
+  cutoff: number,
+  file: string,
+): { examples: SftExample[]; dropped: number[] } {
   const examples: SftExample[] = [];
   const dropped: number[] = [];
   for (const chat of chats) {
@@ -81,7 +86,11 @@ export function sftBatch(examples: number, opts: SftOptions, step: number): numb
 }
 
 /** One optimiser step on a batch of examples for `adapter` ("full" or a LoRA adapter name). */
-export async function sftStep(policy: TrainablePolicy, adapter: string, batch: readonly SftExample[]): Promise<SftStepResult> {
+export async function sftStep(
+  policy: TrainablePolicy,
+  adapter: string,
+  batch: readonly SftExample[],
+): Promise<SftStepResult> {
   const tokens = batch.reduce((s, e) => s + e.targets.length, 0);
   policy.zeroGrad(adapter);
   let sumLogp = 0;
@@ -123,13 +132,23 @@ export async function runSftSteps(
     const batch = sftBatch(examples.length, schedule, step).map((i) => examples[i]);
     const r = await sftStep(policy, adapter, batch);
     step += 1;
-    await hooks.onStep?.({ ...r, step, epoch: Math.floor((step - 1) / perEpoch) + 1, examples: batch.length, time_s: (performance.now() - t0) / 1000 });
+    await hooks.onStep?.({
+      ...r,
+      step,
+      epoch: Math.floor((step - 1) / perEpoch) + 1,
+      examples: batch.length,
+      time_s: (performance.now() - t0) / 1000,
+    });
   }
   return step;
 }
 
 /** The trained model's weights: the full weights, or the base with the LoRA adapter merged in. */
-export async function sftWeights(policy: TrainablePolicy, adapter: string, base: { weights: ModelWeights; config: ModelConfig }): Promise<ModelWeights> {
+export async function sftWeights(
+  policy: TrainablePolicy,
+  adapter: string,
+  base: { weights: ModelWeights; config: ModelConfig },
+): Promise<ModelWeights> {
   const saved = await policy.saveAdapter(adapter);
   if (adapter === 'full') {
     const bytes = saved['model.safetensors'];

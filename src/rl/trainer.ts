@@ -30,19 +30,56 @@ import { jsonActionPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
-import { freshEpisodes, gradeEpisodes, groupsInWindow, isTwoAgent, runEpisodes, scoreGraded, stepPlan, trainableRoles } from './train/episodes.ts';
+import {
+  freshEpisodes,
+  gradeEpisodes,
+  groupsInWindow,
+  isTwoAgent,
+  runEpisodes,
+  scoreGraded,
+  stepPlan,
+  trainableRoles,
+} from './train/episodes.ts';
 import { inThreadChecker } from './verifier/checker.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
 import { checkFirstPromptFits, contextMessage, ContextTally } from './train/context.ts';
 import { divergenceMessage } from './train/divergence.ts';
 import { StepExplainer } from './train/explain.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
-import { checkPhaseState, phaseAgent, phaseBatch, phaseDone, phaseStepPlan, probePlan, probeSeed, usesPhases, type PhaseState } from './train/phases.ts';
+import {
+  checkPhaseState,
+  phaseAgent,
+  phaseBatch,
+  phaseDone,
+  phaseStepPlan,
+  probePlan,
+  probeSeed,
+  usesPhases,
+  type PhaseState,
+} from './train/phases.ts';
 import { logprobTemperature, needsOldLogProbs, scoreRequests, sortByLength, updatePolicy } from './train/update.ts';
-import type { EvalResult, Evaluator, EvaluatorOptions, PhaseName, StepResult, Trainer, TrainerOptions, TrainerState } from './train/types.ts';
+import type {
+  EvalResult,
+  Evaluator,
+  EvaluatorOptions,
+  PhaseName,
+  StepResult,
+  Trainer,
+  TrainerOptions,
+  TrainerState,
+} from './train/types.ts';
 
 export type {
-  EvalResult, Evaluator, EvaluatorOptions, FrozenAgentOptions, PhaseName, StepResult, Trainer, TrainerEvent, TrainerOptions, TrainerState,
+  EvalResult,
+  Evaluator,
+  EvaluatorOptions,
+  FrozenAgentOptions,
+  PhaseName,
+  StepResult,
+  Trainer,
+  TrainerEvent,
+  TrainerOptions,
+  TrainerState,
 } from './train/types.ts';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -51,7 +88,10 @@ function taskOf(problems: readonly Problem[], what: string): TaskKind {
   if (problems.length === 0) throw new Error(`createTrainer: the ${what} set is empty`);
   const task = problems[0].task;
   const other = problems.find((p) => p.task !== task);
-  if (other) throw new Error(`createTrainer: the ${what} set mixes tasks ("${task}" and "${other.task}" in problem ${other.id})`);
+  if (other)
+    throw new Error(
+      `createTrainer: the ${what} set mixes tasks ("${task}" and "${other.task}" in problem ${other.id})`,
+    );
   return task;
 }
 
@@ -60,11 +100,18 @@ function frozenActor(opts: Omit<TrainerOptions, 'policy'>): FrozenActor | null {
   const wanted = opts.config.frozenAgent;
   const given = opts.frozen;
   if (wanted === 'none') {
-    if (given) throw new Error(`createTrainer: a frozen ${given.role} agent was given but config.frozenAgent is "none"`);
+    if (given)
+      throw new Error(`createTrainer: a frozen ${given.role} agent was given but config.frozenAgent is "none"`);
     return null;
   }
-  if (!given) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`);
-  if (given.role !== wanted) throw new Error(`createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`);
+  if (!given)
+    throw new Error(
+      `createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`,
+    );
+  if (given.role !== wanted)
+    throw new Error(
+      `createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`,
+    );
   const maxContext = given.maxContext ?? given.policy.contextLength ?? Number.POSITIVE_INFINITY;
   return { role: given.role, policy: given.policy, tokenizer: given.tokenizer, maxContext };
 }
@@ -83,7 +130,12 @@ export function createEvaluator(opts: EvaluatorOptions): Evaluator {
 }
 
 /** The trainer over `policy` acting with `adapters`; `trainable` is the same policy when steps may train it. */
-function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapters: readonly string[], trainable: TrainablePolicy | null): Trainer {
+function createRun(
+  opts: Omit<TrainerOptions, 'policy'>,
+  policy: Policy,
+  adapters: readonly string[],
+  trainable: TrainablePolicy | null,
+): Trainer {
   const { config, tokenizer, onEvent } = opts;
   const checker = opts.checker ?? inThreadChecker();
   const train = opts.train;
@@ -92,14 +144,20 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
   if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
   const jsonActions = config.metaActions === 'json';
   if (jsonActions && (config.mode !== 'single-turn' || task !== 'math'))
-    throw new Error(`createTrainer: metaActions "json" runs single-turn ReMA on a math task (paper Sec. 4.2.2); this run is mode "${config.mode}" on a ${task} task`);
-  const prompts = jsonActions ? jsonActionPrompts(promptsFor(config.prompts, config.mode, task), config.prompts) : promptsFor(config.prompts, config.mode, task);
+    throw new Error(
+      `createTrainer: metaActions "json" runs single-turn ReMA on a math task (paper Sec. 4.2.2); this run is mode "${config.mode}" on a ${task} task`,
+    );
+  const prompts = jsonActions
+    ? jsonActionPrompts(promptsFor(config.prompts, config.mode, task), config.prompts)
+    : promptsFor(config.prompts, config.mode, task);
   const shared = adapters[0];
   if (config.paramMode === 'separate' && isTwoAgent(config)) {
     const needed = trainableRoles(config);
     for (const a of needed)
       if (!adapters.includes(a))
-        throw new Error(`createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${adapters.join(', ')}]`);
+        throw new Error(
+          `createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${adapters.join(', ')}]`,
+        );
   }
   const frozen = frozenActor(opts);
   const adapterFor = (role: AgentRole): string =>
@@ -111,7 +169,15 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
   const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
   const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };
   try {
-    checkFirstPromptFits([...train, ...evalSet], isTwoAgent(config) ? 'two-agent' : 'single', firstRole, firstActor.tokenizer, prompts, firstActor.maxContext, config.maxPromptTokens);
+    checkFirstPromptFits(
+      [...train, ...evalSet],
+      isTwoAgent(config) ? 'two-agent' : 'single',
+      firstRole,
+      firstActor.tokenizer,
+      prompts,
+      firstActor.maxContext,
+      config.maxPromptTokens,
+    );
   } catch (e) {
     throw new Error(`createTrainer: ${(e as Error).message}`, { cause: e });
   }
@@ -120,7 +186,12 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
 
   const emit = onEvent ?? (() => {});
   /** rollout settings for `episodes` (progress: how many of them are finished, and the tokens generated) */
-  const settings = (atStep: number, phase: PhaseName, tally: ContextTally, episodes: readonly Episode[]): RolloutSettings => ({
+  const settings = (
+    atStep: number,
+    phase: PhaseName,
+    tally: ContextTally,
+    episodes: readonly Episode[],
+  ): RolloutSettings => ({
     policy,
     tokenizer,
     prompts,
@@ -132,7 +203,14 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     stopWhenTruncated: config.stopWhenTruncated,
     overflowDummy: config.overflowAnswer === 'empty',
     onTokens: (tokens) =>
-      emit({ type: 'progress', step: atStep, phase, done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0), total: episodes.length, tokens }),
+      emit({
+        type: 'progress',
+        step: atStep,
+        phase,
+        done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0),
+        total: episodes.length,
+        tokens,
+      }),
     onContextLimit: tally.add,
     ...(frozen ? { frozen } : {}),
     ...(jsonActions ? { metaConstraint: metaActionConstraint } : {}),
@@ -173,9 +251,17 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     const episodes = freshEpisodes(evalSet, 1, isTwoAgent(config) ? 'two-agent' : 'single');
     const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
     const tally = new ContextTally();
-    await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, { greedy: { meta: true, reasoning: true }, onePlanPerGroup: false });
+    await runEpisodes(settings(atStep, 'eval', tally, episodes), config, episodes, greedy, {
+      greedy: { meta: true, reasoning: true },
+      onePlanPerGroup: false,
+    });
     const context = tally.fields();
-    if (context.context_limited) emit({ type: 'log', step: atStep, message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`) });
+    if (context.context_limited)
+      emit({
+        type: 'log',
+        step: atStep,
+        message: contextMessage(context, episodes.length, config.maxTokensPerTurn, `evaluation at step ${atStep}`),
+      });
     const scored = scoreGraded(config, episodes, false, await gradeEpisodes(config, episodes, checker));
     const byLevel: Record<string, { n: number; accuracy: number }> = {};
     for (const s of scored) {
@@ -207,7 +293,12 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     const all = train.map((_, i) => i);
     if (!config.filterGroups) return { index, agent, problems: all, probed: 0, step: 0 };
     const eps = freshEpisodes(train, config.probeSamples, 'two-agent');
-    const sampling: SamplingParams = { temperature: config.temperature, topP: config.topP, topK: config.topK, seed: probeSeed(config, index) };
+    const sampling: SamplingParams = {
+      temperature: config.temperature,
+      topP: config.topP,
+      topK: config.topK,
+      seed: probeSeed(config, index),
+    };
     const probePlanned = probePlan(agent);
     await runEpisodes(settings(atStep, 'rollout', new ContextTally(), eps), config, eps, sampling, probePlanned);
     const graded = scoreGraded(config, eps, probePlanned.onePlanPerGroup, await gradeEpisodes(config, eps, checker));
@@ -222,7 +313,8 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
   }
 
   async function step(): Promise<StepResult> {
-    if (config.mode === 'vrp') throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
+    if (config.mode === 'vrp')
+      throw new Error('mode "vrp" is evaluation only (no RL); use evaluate(), or mode "vrp-rl" to train');
     // createEvaluator hands out evaluate() only, so a step always has the policy it trains
     if (trainable === null) throw new Error('createEvaluator: an evaluator does not train');
     const learner = trainable;
@@ -242,9 +334,16 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     const plan = phase ? phaseStepPlan(config, phase.agent) : stepPlan(config, k, shared);
 
     const episodes = await timed(times, stepNo, 'rollout', async () => {
-      const problems = phase ? (phaseDone(config, phase) ? [] : phaseBatch(config, phase).map((i) => train[i])) : takeProblems();
+      const problems = phase
+        ? phaseDone(config, phase)
+          ? []
+          : phaseBatch(config, phase).map((i) => train[i])
+        : takeProblems();
       // the reasoning agent's phase: planSamples sampled plans per problem, one GRPO group of groupSize answers each
-      const inputs = phase && phase.agent === 'reasoning' && config.planSamples > 0 ? problems.flatMap((p) => Array<Problem>(config.planSamples).fill(p)) : problems;
+      const inputs =
+        phase && phase.agent === 'reasoning' && config.planSamples > 0
+          ? problems.flatMap((p) => Array<Problem>(config.planSamples).fill(p))
+          : problems;
       const eps = freshEpisodes(inputs, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
       const sampling: SamplingParams = {
         temperature: config.temperature,
@@ -257,18 +356,44 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     });
 
     const { scored, statRows, rows, fracFiltered } = await timed(times, stepNo, 'reward', async () => {
-      const graded = scoreGraded(config, episodes, plan.onePlanPerGroup, await gradeEpisodes(config, episodes, checker));
+      const graded = scoreGraded(
+        config,
+        episodes,
+        plan.onePlanPerGroup,
+        await gradeEpisodes(config, episodes, checker),
+      );
       // the earlier schedule filters the step's own samples; Algorithm 1 phases filtered in the probe
-      const kept = config.filterGroups && !phase ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
+      const kept =
+        config.filterGroups && !phase ? groupsInWindow(graded, config.filterEpsMin, config.filterEpsMax) : null;
       const groups = new Set(graded.map((s) => s.episode.group)).size;
       // rows ordered by length so the engine's padded chunks waste little (the loss does not depend on the order)
-      const all = buildRows(tokenizer, prompts, graded, plan.trained, (s) => kept === null || kept.has(s.episode.group), adapterFor, config.groupStatsRows === 'all', endToken);
+      const all = buildRows(
+        tokenizer,
+        prompts,
+        graded,
+        plan.trained,
+        (s) => kept === null || kept.has(s.episode.group),
+        adapterFor,
+        config.groupStatsRows === 'all',
+        endToken,
+      );
       // rows without trained tokens only count in the group statistics (groupStatsRows "all")
       const built = sortByLength(all.filter((r) => r.positions.length > 0));
-      const filtered = phase ? (phase.probed > 0 ? 1 - phase.problems.length / phase.probed : 0) : kept === null ? 0 : 1 - kept.size / groups;
+      const filtered = phase
+        ? phase.probed > 0
+          ? 1 - phase.problems.length / phase.probed
+          : 0
+        : kept === null
+          ? 0
+          : 1 - kept.size / groups;
       return { scored: graded, statRows: all, rows: built, fracFiltered: filtered };
     });
-    if (rows.length === 0) emit({ type: 'log', step: stepNo, message: 'no rows to train this step (all groups filtered out or nothing trainable)' });
+    if (rows.length === 0)
+      emit({
+        type: 'log',
+        step: stepNo,
+        message: 'no rows to train this step (all groups filtered out or nothing trainable)',
+      });
 
     if (rows.length > 0 && needsOldLogProbs(config))
       await timed(times, stepNo, 'old', async () => {
@@ -277,7 +402,10 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
       });
     if (rows.length > 0 && config.klBeta > 0)
       await timed(times, stepNo, 'ref', async () => {
-        const res = await policy.score(scoreRequests(rows), { reference: true, temperature: logprobTemperature(config) });
+        const res = await policy.score(scoreRequests(rows), {
+          reference: true,
+          temperature: logprobTemperature(config),
+        });
         rows.forEach((r, i) => (r.refLogp = res[i].logprobs));
       });
     const fracZeroStd = await timed(times, stepNo, 'adv', () => assignAdvantages(statRows, config));
@@ -295,14 +423,23 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
             explainer?.probe,
           ),
     );
-    const explain = explainer && upd ? await explainer.finish(stepNo, learner, config, upd.gradNorm, (ids) => tokenizer.decode(ids)) : null;
+    const explain =
+      explainer && upd
+        ? await explainer.finish(stepNo, learner, config, upd.gradNorm, (ids) => tokenizer.decode(ids))
+        : null;
     const nonfinite = upd?.nonfinite ?? [];
     const streak = nonfinite.length > 0 ? (state.nonfiniteStreak ?? 0) + 1 : 0;
-    state = { ...state, step: stepNo, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase: { ...phase, step: phase.step + 1 } } : {}) };
+    state = {
+      ...state,
+      step: stepNo,
+      ...(streak > 0 ? { nonfiniteStreak: streak } : {}),
+      ...(phase ? { phase: { ...phase, step: phase.step + 1 } } : {}),
+    };
     if (streak === 0) delete state.nonfiniteStreak;
 
     let evalResult: EvalResult | null = null;
-    const evalNow = evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
+    const evalNow =
+      evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
     if (evalNow) evalResult = await timed(times, stepNo, 'eval', evaluate);
 
     const rewards = scored.flatMap((s) => plan.trained.map((role) => s.reward[role]));
@@ -329,12 +466,25 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
       ...tally.fields(),
       ...(jsonActions ? actionStats(scored.map((s) => s.episode)) : {}),
       ...(streak > 0
-        ? { nonfinite: true as const, nonfinite_quantities: nonfinite, nonfinite_streak: streak, updates_skipped: upd?.skippedUpdates ?? 0 }
+        ? {
+            nonfinite: true as const,
+            nonfinite_quantities: nonfinite,
+            nonfinite_streak: streak,
+            updates_skipped: upd?.skippedUpdates ?? 0,
+          }
         : {}),
     };
-    const stop = streak > 0 && config.maxNonFiniteSteps > 0 && streak >= config.maxNonFiniteSteps ? divergenceMessage(metrics, config) : null;
+    const stop =
+      streak > 0 && config.maxNonFiniteSteps > 0 && streak >= config.maxNonFiniteSteps
+        ? divergenceMessage(metrics, config)
+        : null;
     if (streak > 0) emit({ type: 'log', step: stepNo, message: divergenceMessage(metrics, config) });
-    if (metrics.context_limited) emit({ type: 'log', step: stepNo, message: contextMessage(metrics, episodes.length, config.maxTokensPerTurn, `step ${stepNo}`) });
+    if (metrics.context_limited)
+      emit({
+        type: 'log',
+        step: stepNo,
+        message: contextMessage(metrics, episodes.length, config.maxTokensPerTurn, `step ${stepNo}`),
+      });
     return {
       metrics,
       rollouts: rolloutRecords(stepNo, scored, rows, (ids) => tokenizer.decode(ids)),
@@ -352,11 +502,22 @@ function createRun(opts: Omit<TrainerOptions, 'policy'>, policy: Policy, adapter
     restore(s: TrainerState) {
       if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
       for (const key of ['step', 'cursor', 'epoch'] as const)
-        if (!Number.isInteger(s[key]) || s[key] < 0) throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
+        if (!Number.isInteger(s[key]) || s[key] < 0)
+          throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
       const streak = s.nonfiniteStreak ?? 0;
-      if (!Number.isInteger(streak) || streak < 0) throw new Error(`trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`);
+      if (!Number.isInteger(streak) || streak < 0)
+        throw new Error(
+          `trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`,
+        );
       const phase = s.phase === undefined ? undefined : checkPhaseState(s.phase, train.length);
-      state = { version: 1, step: s.step, cursor: s.cursor, epoch: s.epoch, ...(streak > 0 ? { nonfiniteStreak: streak } : {}), ...(phase ? { phase } : {}) };
+      state = {
+        version: 1,
+        step: s.step,
+        cursor: s.cursor,
+        epoch: s.epoch,
+        ...(streak > 0 ? { nonfiniteStreak: streak } : {}),
+        ...(phase ? { phase } : {}),
+      };
     },
   };
 }

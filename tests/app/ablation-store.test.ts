@@ -23,14 +23,31 @@ function makeStore(sent: WorkerRequest[]): { store: PlaygroundStore; close(): vo
   const store = createPlaygroundStore(
     {
       createClient: () => {
-        const c = createInProcessClient((e) => createSession(e, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' }));
+        const c = createInProcessClient((e) =>
+          createSession(e, {
+            gpu: undefined,
+            modelsUrl: 'http://127.0.0.1:1/models/',
+            dataUrl: 'http://127.0.0.1:1/data',
+          }),
+        );
         client = c;
-        return { send: (r) => (sent.push(r), c.send(r)), subscribe: (l) => c.subscribe((e) => open && l(e)), terminate: () => c.terminate() };
+        return {
+          send: (r) => (sent.push(r), c.send(r)),
+          subscribe: (l) => c.subscribe((e) => open && l(e)),
+          terminate: () => c.terminate(),
+        };
       },
       openDb: () => openRunsDb('ablation-runs'),
       openAblationDb: () => openAblationDb('ablation-store'),
     },
-    { config, preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) }, ablation: spec },
+    {
+      config,
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'cpu',
+      modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
+      ablation: spec,
+    },
   );
   return {
     store,
@@ -57,7 +74,7 @@ it('runs 2 configs x 2 seeds one after another and resumes after a reload withou
   await until(() => first.getState().status === 'idle' && first.getState().model !== null, 'the model');
   await first.getState().runAblation();
   // cut off while the second run trains: the first is finished and stored
-  await until(() => first.getState().ablation?.runs[1].metrics.length === 1, 'the second run\'s first step');
+  await until(() => first.getState().ablation?.runs[1].metrics.length === 1, "the second run's first step");
   const before = first.getState().ablation!;
   expect(before.runs.map((r) => r.status)).toEqual(['done', 'running', 'pending', 'pending']);
   const finished = before.runs[0];
@@ -65,7 +82,10 @@ it('runs 2 configs x 2 seeds one after another and resumes after a reload withou
   expect(finished.evals.map((e) => e.step)).toEqual([2]);
   // every run is its own reset with its own config and seed
   const resets1 = sent1.filter((r) => r.type === 'reset');
-  expect(resets1.map((r) => [r.config.ratio, r.config.seed])).toEqual([['token', 0], ['turn-geometric', 0]]);
+  expect(resets1.map((r) => [r.config.ratio, r.config.seed])).toEqual([
+    ['token', 0],
+    ['turn-geometric', 0],
+  ]);
   close();
   await new Promise((r) => setTimeout(r, 100));
 
@@ -81,7 +101,11 @@ it('runs 2 configs x 2 seeds one after another and resumes after a reload withou
   expect(after.runs[0]).toEqual(finished);
   expect(after.runs.every((r) => r.metrics.map((m) => m.step).join() === '1,2' && r.evals.length === 1)).toBe(true);
   const resets2 = sent2.filter((r) => r.type === 'reset');
-  expect(resets2.map((r) => [r.config.ratio, r.config.seed])).toEqual([['turn-geometric', 0], ['token', 1], ['turn-geometric', 1]]);
+  expect(resets2.map((r) => [r.config.ratio, r.config.seed])).toEqual([
+    ['turn-geometric', 0],
+    ['token', 1],
+    ['turn-geometric', 1],
+  ]);
   // stored for the next reload too
   const stored = await (await openAblationDb('ablation-store')).get(after.id);
   expect(stored?.status).toBe('done');

@@ -22,9 +22,20 @@ it('keeps the query in step with the store', () => {
   const client: TrainerClient = { send: () => {}, subscribe: () => () => {}, terminate: () => {} };
   const store = createPlaygroundStore(
     { createClient: () => client, openDb: () => Promise.reject(new Error('no database in this test')) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    {
+      config: getPreset('tiny-default'),
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'auto',
+      modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+    },
   );
-  const target = { search: '', replace(s: string) { this.search = s; } };
+  const target = {
+    search: '',
+    replace(s: string) {
+      this.search = s;
+    },
+  };
   syncAblationUrl(store, target);
   store.getState().setAblationSpec(spec);
   expect(readAblationParam(target.search).spec).toEqual(spec);

@@ -14,7 +14,10 @@ const run = (metrics: MetricsRecord[]) => ({ metrics }) as SavedRun;
 describe('meta-action views', () => {
   it('per level: fractions weighted by turns over the window, levels in numeric order', () => {
     const metrics = [
-      step(1, { 'Level 10': { DECOMPOSE: 1, REWRITE: 0, EMPTY: 0, n: 2 }, 'Level 2': { DECOMPOSE: 0.5, REWRITE: 0.5, EMPTY: 0, n: 2 } }),
+      step(1, {
+        'Level 10': { DECOMPOSE: 1, REWRITE: 0, EMPTY: 0, n: 2 },
+        'Level 2': { DECOMPOSE: 0.5, REWRITE: 0.5, EMPTY: 0, n: 2 },
+      }),
       step(2, { 'Level 2': { DECOMPOSE: 0, REWRITE: 0, EMPTY: 1, n: 6 } }),
     ];
     expect(actionsByLevel(metrics, 0)).toEqual([

@@ -29,7 +29,9 @@ it('loads a local folder and shows a real training step', async () => {
     evalSize: 2,
   };
   const store = await renderInProcessApp({ config, files, modelName: 'tiny-qwen', db: 'in-process', view: 'rollouts' });
-  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), { timeout: 30_000 });
+  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), {
+    timeout: 30_000,
+  });
   expect(screen.getByTestId('model').textContent).toContain('local: tiny-qwen');
   expect(screen.getByTestId('backend').textContent).toContain('CPU backend');
   fireEvent.click(screen.getByTestId('step'));

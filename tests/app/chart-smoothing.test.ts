@@ -17,7 +17,12 @@ describe('chart smoothing', () => {
     });
     // the first point is not pulled towards 0, and a constant series stays constant
     expect(out[0].value).toBeCloseTo(3, 12);
-    expect(emaSmooth(pts.map((p) => ({ ...p, value: 2 })), 0.9).every((p) => Math.abs(p.value - 2) < 1e-12)).toBe(true);
+    expect(
+      emaSmooth(
+        pts.map((p) => ({ ...p, value: 2 })),
+        0.9,
+      ).every((p) => Math.abs(p.value - 2) < 1e-12),
+    ).toBe(true);
   });
 
   it('puts each step at the minutes of training when it ended', () => {

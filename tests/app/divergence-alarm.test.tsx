@@ -12,7 +12,9 @@ import { renderInProcessApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-const files = folderFiles(resolve(import.meta.dirname, '../../public/models/tiny-rema'), (path) => path.startsWith('onnx'));
+const files = folderFiles(resolve(import.meta.dirname, '../../public/models/tiny-rema'), (path) =>
+  path.startsWith('onnx'),
+);
 
 it('shows the divergence banner and stops training after maxNonFiniteSteps non-finite steps', async () => {
   const config = {
@@ -28,14 +30,18 @@ it('shows the divergence banner and stops training after maxNonFiniteSteps non-f
     evalSize: 2,
   };
   const store = await renderInProcessApp({ config, files, modelName: 'tiny-rema', db: 'divergence' });
-  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), { timeout: 30_000 });
+  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), {
+    timeout: 30_000,
+  });
   expect(screen.queryByTestId('divergence')).toBeNull();
   fireEvent.click(screen.getByTestId('train'));
   const banner = await screen.findByTestId('divergence', {}, { timeout: 60_000 });
   expect(banner.textContent).toMatch(/The run diverged.*diverged at step \d+: non-finite logprobs/);
   // training stops by itself once the streak reaches maxNonFiniteSteps, and the banner says so
   await waitFor(() => expect(store.getState().wantsTraining).toBe(false), { timeout: 60_000 });
-  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), { timeout: 30_000 });
+  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), {
+    timeout: 30_000,
+  });
   const metrics = store.getState().currentRun!.metrics;
   const last = metrics.at(-1)!;
   expect(last.nonfinite_streak).toBe(2);
@@ -43,6 +49,8 @@ it('shows the divergence banner and stops training after maxNonFiniteSteps non-f
   const text = screen.getByTestId('divergence').textContent!;
   expect(text).toContain(`(since step ${last.step - 1})`);
   expect(text).toContain(`diverged at step ${last.step}`);
-  expect(text).toMatch(/training stopped after 2 such steps in a row \(maxNonFiniteSteps 2\)\. Lower the learning rate \(lr 1e\+30\)/);
+  expect(text).toMatch(
+    /training stopped after 2 such steps in a row \(maxNonFiniteSteps 2\)\. Lower the learning rate \(lr 1e\+30\)/,
+  );
   expect(screen.getByTestId('train')).toBeDefined();
 });

@@ -9,12 +9,16 @@ describe('detectEchoTrap', () => {
   it('stays quiet on a healthy run and on too few steps', () => {
     expect(detectEchoTrap(healthy).alarm).toBe(false);
     expect(detectEchoTrap([...healthy, ...[3, 4, 5].map((s) => metrics(s))]).alarm).toBe(false);
-    const collapsed = [3, 4].map((s) => metrics(s, { reward_std: 0, entropy: 0.1, len_meta_mean: 1, len_reason_mean: 1 }));
+    const collapsed = [3, 4].map((s) =>
+      metrics(s, { reward_std: 0, entropy: 0.1, len_meta_mean: 1, len_reason_mean: 1 }),
+    );
     expect(detectEchoTrap([...healthy.slice(0, 2), ...collapsed]).alarm).toBe(false);
   });
 
   it('fires when all three collapse, naming the first step of the window', () => {
-    const collapsed = [3, 4, 5].map((s) => metrics(s, { reward_std: 0.02, entropy: 0.1, len_meta_mean: 2, len_reason_mean: 3 }));
+    const collapsed = [3, 4, 5].map((s) =>
+      metrics(s, { reward_std: 0.02, entropy: 0.1, len_meta_mean: 2, len_reason_mean: 3 }),
+    );
     const report = detectEchoTrap([...healthy, ...collapsed]);
     expect(report.alarm).toBe(true);
     expect(report.sinceStep).toBe(3);

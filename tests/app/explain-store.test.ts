@@ -24,7 +24,13 @@ async function setup() {
   };
   const store = createPlaygroundStore(
     { createClient: () => client, openDb: () => openRunsDb(`explain-${dbCounter++}`) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    {
+      config: getPreset('tiny-default'),
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'cpu',
+      modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+    },
   );
   await store.getState().start();
   return { store, emit: (e: WorkerEvent) => listeners.forEach((l) => l(e)) };
@@ -33,7 +39,21 @@ async function setup() {
 function record(step: number): ExplainRecord {
   return {
     step,
-    settings: { advantage: 'grpo', stdScaling: 'group', advEps: 1e-6, ratio: 'token', clipLow: 0.2, clipHigh: 0.2, aggregation: 'token-mean', miniBatches: 1, ppoEpochs: 1, klBeta: 0, entropyCoef: 0, gradClip: 1, temperature: 1 },
+    settings: {
+      advantage: 'grpo',
+      stdScaling: 'group',
+      advEps: 1e-6,
+      ratio: 'token',
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      aggregation: 'token-mean',
+      miniBatches: 1,
+      ppoEpochs: 1,
+      klBeta: 0,
+      entropyCoef: 0,
+      gradClip: 1,
+      temperature: 1,
+    },
     groups: [],
     optimizerSteps: [],
     gradNorm: step / 10,
@@ -41,7 +61,12 @@ function record(step: number): ExplainRecord {
   };
 }
 
-const step = (n: number, explain = true): WorkerEvent => ({ type: 'step', metrics: metrics(n), rollouts: [], ...(explain ? { explain: record(n) } : {}) });
+const step = (n: number, explain = true): WorkerEvent => ({
+  type: 'step',
+  metrics: metrics(n),
+  rollouts: [],
+  ...(explain ? { explain: record(n) } : {}),
+});
 
 describe('explain slice', () => {
   it('keeps the last 50 records and opens the asked, nearest earlier or latest step', async () => {

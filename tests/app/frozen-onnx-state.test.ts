@@ -29,9 +29,19 @@ describe('onnxModel and frozenAgent in the URL', () => {
     const s = decodeUrlState('#preset=tiny-default');
     expect(s.onnxModel).toEqual({ kind: 'embedded', name: 'tiny-rema' });
     expect(s.config.frozenAgent).toBe('none');
-    const hash = encodeUrlState({ preset: 'tiny-default', config: s.config, view: 'curves', backend: 'auto', onnxModel: s.onnxModel });
+    const hash = encodeUrlState({
+      preset: 'tiny-default',
+      config: s.config,
+      view: 'curves',
+      backend: 'auto',
+      onnxModel: s.onnxModel,
+    });
     expect(hash).not.toContain('onnxModel');
-    expect(decodeUrlState('#onnxModel=hub:org/name').onnxModel).toEqual({ kind: 'hub', repo: 'org/name', revision: 'main' });
+    expect(decodeUrlState('#onnxModel=hub:org/name').onnxModel).toEqual({
+      kind: 'hub',
+      repo: 'org/name',
+      revision: 'main',
+    });
   });
 
   it.each([
@@ -60,7 +70,11 @@ describe('onnxModel and frozenAgent in the URL', () => {
 function recordingClient() {
   const sent: WorkerRequest[] = [];
   const listeners = new Set<(e: WorkerEvent) => void>();
-  const client: TrainerClient = { send: (r) => sent.push(r), subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
+  const client: TrainerClient = {
+    send: (r) => sent.push(r),
+    subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
+    terminate: () => {},
+  };
   return { client, sent, emit: (e: WorkerEvent) => listeners.forEach((l) => l(e)) };
 }
 
@@ -69,7 +83,13 @@ async function setup() {
   const worker = recordingClient();
   const store = createPlaygroundStore(
     { createClient: () => worker.client, openDb: () => openRunsDb(`frozen-${dbCounter++}`) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    {
+      config: getPreset('tiny-default'),
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'auto',
+      modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+    },
   );
   await store.getState().start();
   worker.emit({
@@ -81,7 +101,14 @@ async function setup() {
   return { store, worker };
 }
 
-const onnxInfo: OnnxInfo = { name: 'tiny-rema (ONNX)', architecture: 'llama', layers: 3, ep: 'wasm', runtime: 'onnxruntime-web 1.30.0 WASM EP', notice: null };
+const onnxInfo: OnnxInfo = {
+  name: 'tiny-rema (ONNX)',
+  architecture: 'llama',
+  layers: 3,
+  ep: 'wasm',
+  runtime: 'onnxruntime-web 1.30.0 WASM EP',
+  notice: null,
+};
 
 describe('the store and the frozen ONNX agent', () => {
   it('loads with the ONNX source; choosing a frozen agent starts a new run with it', async () => {
@@ -119,17 +146,29 @@ describe('the store and the frozen ONNX agent', () => {
     expect(store.getState().onnxModel).toEqual(spec);
     store.getState().setConfigField('frozenAgent', 'meta');
     store.getState().setOnnxModel({ kind: 'embedded', name: 'tiny-rema' });
-    expect(worker.sent.at(-1)).toMatchObject({ type: 'reset', onnxModel: { kind: 'embedded', name: 'tiny-rema' }, config: { frozenAgent: 'meta' } });
+    expect(worker.sent.at(-1)).toMatchObject({
+      type: 'reset',
+      onnxModel: { kind: 'embedded', name: 'tiny-rema' },
+      config: { frozenAgent: 'meta' },
+    });
   });
 
   it('after a fatal error a new ONNX source reloads the whole session', async () => {
     const { store, worker } = await setup();
-    worker.emit({ type: 'error', message: 'could not load the ONNX model "local: x": no ONNX model', fatal: true, requestId: null });
+    worker.emit({
+      type: 'error',
+      message: 'could not load the ONNX model "local: x": no ONNX model',
+      fatal: true,
+      requestId: null,
+    });
     expect(store.getState().status).toBe('failed');
     const sent = worker.sent.length;
     store.getState().setOnnxModel({ kind: 'embedded', name: 'tiny-rema' });
     // a load (followed by the page's follow request)
-    expect(worker.sent.slice(sent).find((m) => m.type === 'load')).toMatchObject({ type: 'load', onnxModel: { kind: 'embedded', name: 'tiny-rema' } });
+    expect(worker.sent.slice(sent).find((m) => m.type === 'load')).toMatchObject({
+      type: 'load',
+      onnxModel: { kind: 'embedded', name: 'tiny-rema' },
+    });
   });
 
   it('keeps what the worker reports: the frozen agent, its ONNX model and the VRP baseline', async () => {
@@ -137,8 +176,19 @@ describe('the store and the frozen ONNX agent', () => {
     worker.emit({ type: 'frozen', role: 'reasoning', onnx: onnxInfo });
     expect(store.getState().frozen).toEqual({ role: 'reasoning', onnx: onnxInfo });
     store.getState().evaluateOnnx();
-    expect(worker.sent.at(-1)).toMatchObject({ type: 'evaluateOnnx', onnxModel: { kind: 'embedded', name: 'tiny-rema' }, config: { name: 'tiny-default' } });
-    const result = { onnx: onnxInfo, mode: 'vrp' as const, accuracy: 0.375, reward_mean: 0.2, n: 8, rollouts: [rollout(0, 0, 0)] };
+    expect(worker.sent.at(-1)).toMatchObject({
+      type: 'evaluateOnnx',
+      onnxModel: { kind: 'embedded', name: 'tiny-rema' },
+      config: { name: 'tiny-default' },
+    });
+    const result = {
+      onnx: onnxInfo,
+      mode: 'vrp' as const,
+      accuracy: 0.375,
+      reward_mean: 0.2,
+      n: 8,
+      rollouts: [rollout(0, 0, 0)],
+    };
     worker.emit({ type: 'onnxEvaluation', result });
     expect(store.getState().onnxEvaluation).toEqual(result);
     expect(store.getState().phase).toContain('37.5%');
@@ -153,16 +203,29 @@ describe('the store and the frozen ONNX agent', () => {
     store.getState().setFrozenAgent('reasoning');
     worker.emit({ type: 'frozen', role: 'reasoning', onnx: onnxInfo });
     worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
-    expect(store.getState().currentRun?.frozenModel).toBe('reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP');
+    expect(store.getState().currentRun?.frozenModel).toBe(
+      'reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP',
+    );
     const exported = { ...store.getState().currentRun!, format: 'rema-playground-run', version: 1 };
-    expect(importRunFile(JSON.stringify(exported), 'run.json').frozenModel).toBe('reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP');
+    expect(importRunFile(JSON.stringify(exported), 'run.json').frozenModel).toBe(
+      'reasoning: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP',
+    );
   });
 
   it('the link follows the ONNX source', async () => {
     const { store } = await setup();
     const written: string[] = [];
-    syncUrl(store, { get hash() { return written.at(-1) ?? ''; }, replace: (h) => written.push(h) });
+    syncUrl(store, {
+      get hash() {
+        return written.at(-1) ?? '';
+      },
+      replace: (h) => written.push(h),
+    });
     store.getState().setOnnxModel({ kind: 'hub', repo: 'org/onnx-model', revision: 'main' });
-    expect(decodeUrlState(written.at(-1)!).onnxModel).toEqual({ kind: 'hub', repo: 'org/onnx-model', revision: 'main' });
+    expect(decodeUrlState(written.at(-1)!).onnxModel).toEqual({
+      kind: 'hub',
+      repo: 'org/onnx-model',
+      revision: 'main',
+    });
   });
 });

@@ -13,12 +13,29 @@ import { renderApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-const wasm: OnnxInfo = { name: 'tiny-rema (ONNX)', architecture: 'llama', layers: 3, ep: 'wasm', runtime: 'onnxruntime-web 1.30.0 WASM EP', notice: null };
+const wasm: OnnxInfo = {
+  name: 'tiny-rema (ONNX)',
+  architecture: 'llama',
+  layers: 3,
+  ep: 'wasm',
+  runtime: 'onnxruntime-web 1.30.0 WASM EP',
+  notice: null,
+};
 
 /** A turn as the trainer records it for the trained agent: per-token pieces and advantages. */
 function trained(text: string): TurnRecord {
   const pieces = text.split(/(?<= )/);
-  return { role: 'meta', text, tokens: pieces.length, truncated: false, pieces, logprobs: pieces.map(() => -1), ratio: pieces.map(() => 1), clip: pieces.map(() => 0), advantage: pieces.map(() => 0.8) };
+  return {
+    role: 'meta',
+    text,
+    tokens: pieces.length,
+    truncated: false,
+    pieces,
+    logprobs: pieces.map(() => -1),
+    ratio: pieces.map(() => 1),
+    clip: pieces.map(() => 0),
+    advantage: pieces.map(() => 0.8),
+  };
 }
 
 /** A training-step rollout whose meta-thinking turns were trained (the reasoning turns are the frozen agent's). */
@@ -32,9 +49,15 @@ describe('frozen ONNX agent views', () => {
     const { emit } = await renderApp('frozen-views');
     expect(screen.queryByTestId('frozen-badge')).toBeNull();
     emit({ type: 'frozen', role: 'reasoning', onnx: wasm });
-    expect(screen.getByTestId('frozen-badge').textContent).toBe('frozen reasoning agent: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP');
+    expect(screen.getByTestId('frozen-badge').textContent).toBe(
+      'frozen reasoning agent: tiny-rema (ONNX) · onnxruntime-web 1.30.0 WASM EP',
+    );
     expect(screen.queryByTestId('onnx-notice')).toBeNull();
-    const fallback = { ...wasm, notice: "onnxruntime-web's WebGPU execution provider could not open tiny-rema/onnx/model.onnx; it runs on the WASM execution provider instead (slower)." };
+    const fallback = {
+      ...wasm,
+      notice:
+        "onnxruntime-web's WebGPU execution provider could not open tiny-rema/onnx/model.onnx; it runs on the WASM execution provider instead (slower).",
+    };
     emit({ type: 'frozen', role: 'meta', onnx: fallback });
     expect(screen.getByTestId('frozen-badge').textContent).toContain('frozen meta-thinking agent');
     expect(screen.getByTestId('onnx-notice').textContent).toContain('runs on the WASM execution provider instead');
@@ -44,7 +67,7 @@ describe('frozen ONNX agent views', () => {
     expect(screen.getByTestId('onnx-loaded').textContent).toContain('onnxruntime-web 1.30.0 WASM EP');
   });
 
-  it('the inspector marks the frozen agent\'s turns and colours only the trained agent\'s tokens', async () => {
+  it("the inspector marks the frozen agent's turns and colours only the trained agent's tokens", async () => {
     const { emit, store } = await renderApp('frozen-views');
     act(() => store.getState().setFrozenAgent('reasoning'));
     emit({ type: 'step', metrics: metrics(1), rollouts: [withTokens(0, 0), withTokens(0, 1)] });
@@ -62,16 +85,27 @@ describe('frozen ONNX agent views', () => {
   it('the model panel shows the VRP baseline accuracy of the ONNX model', async () => {
     const { emit } = await renderApp('frozen-views');
     expect(screen.queryByTestId('onnx-eval')).toBeNull();
-    emit({ type: 'onnxEvaluation', result: { onnx: wasm, mode: 'vrp', accuracy: 0.25, reward_mean: -0.1, n: 8, rollouts: [] } });
-    expect(screen.getByTestId('onnx-eval').textContent).toContain('VRP baseline (greedy): 25.0% of 8 held-out problems');
+    emit({
+      type: 'onnxEvaluation',
+      result: { onnx: wasm, mode: 'vrp', accuracy: 0.25, reward_mean: -0.1, n: 8, rollouts: [] },
+    });
+    expect(screen.getByTestId('onnx-eval').textContent).toContain(
+      'VRP baseline (greedy): 25.0% of 8 held-out problems',
+    );
     expect(screen.getByTestId('onnx-eval').textContent).toContain('WASM EP');
   });
 
-  it('the inspector can show the VRP baseline\'s answers next to the training step', async () => {
+  it("the inspector can show the VRP baseline's answers next to the training step", async () => {
     const { emit, store } = await renderApp('frozen-views');
     emit({ type: 'step', metrics: metrics(1), rollouts: [rollout(1, 0, 0), rollout(1, 0, 1)] });
-    const answer = { ...rollout(0, 0, 0), turns: [{ role: 'reasoning' as const, text: 'so \\boxed{5}', tokens: 5, truncated: false }] };
-    emit({ type: 'onnxEvaluation', result: { onnx: wasm, mode: 'vrp', accuracy: 1, reward_mean: 1, n: 1, rollouts: [answer] } });
+    const answer = {
+      ...rollout(0, 0, 0),
+      turns: [{ role: 'reasoning' as const, text: 'so \\boxed{5}', tokens: 5, truncated: false }],
+    };
+    emit({
+      type: 'onnxEvaluation',
+      result: { onnx: wasm, mode: 'vrp', accuracy: 1, reward_mean: 1, n: 1, rollouts: [answer] },
+    });
     act(() => store.getState().setView('rollouts'));
     expect(screen.getByTestId('inspector-source').textContent).toContain('training step 1');
     fireEvent.change(screen.getByTestId('inspector-source-select'), { target: { value: 'onnx' } });

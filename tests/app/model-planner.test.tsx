@@ -23,7 +23,11 @@ it('offers the catalog by name with size, template and licence, and loads a choi
   fireEvent.change(screen.getByTestId('catalog-model'), { target: { value: 'smollm2-360m-instruct' } });
   expect(screen.getByTestId('catalog-details').textContent).toContain('HuggingFaceTB/SmolLM2-360M-Instruct');
   fireEvent.click(screen.getByTestId('catalog-load'));
-  expect(store.getState().modelSpec).toEqual({ kind: 'hub', repo: 'HuggingFaceTB/SmolLM2-360M-Instruct', revision: 'main' });
+  expect(store.getState().modelSpec).toEqual({
+    kind: 'hub',
+    repo: 'HuggingFaceTB/SmolLM2-360M-Instruct',
+    revision: 'main',
+  });
   expect(store.getState().config.model).toBe('HuggingFaceTB/SmolLM2-360M-Instruct');
 });
 
@@ -58,7 +62,9 @@ it('plans the chosen model with the current config before downloading: parameter
   // a smaller model with the tiny default fits
   await act(async () => store.getState().applyPreset('tiny-default'));
   fireEvent.change(screen.getByTestId('catalog-model'), { target: { value: 'smollm2-135m-instruct' } });
-  expect(screen.getByTestId('planner-parameters').textContent).toContain(`${findCatalogModel('smollm2-135m-instruct')!.parameters.toLocaleString('en-US')} parameters`);
+  expect(screen.getByTestId('planner-parameters').textContent).toContain(
+    `${findCatalogModel('smollm2-135m-instruct')!.parameters.toLocaleString('en-US')} parameters`,
+  );
   expect(screen.getByTestId('planner-fits').textContent).toContain('fits: yes');
   expect(screen.queryByTestId('planner-suggestion')).toBeNull();
 });

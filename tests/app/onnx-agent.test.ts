@@ -39,11 +39,23 @@ describe('openOnnxModel', () => {
   it('describes the model and the execution provider that runs it, with per-file progress', async () => {
     const files: string[] = [];
     const { agent, info } = await openOnnxModel(source, 'tiny-rema', 'wasm', loader, (file) => files.push(file));
-    expect(info).toEqual({ name: 'tiny-rema (ONNX)', architecture: 'llama', layers: 3, ep: 'cpu', runtime: `onnxruntime-node ${ortNode.env.versions.node} CPU EP`, notice: null });
+    expect(info).toEqual({
+      name: 'tiny-rema (ONNX)',
+      architecture: 'llama',
+      layers: 3,
+      ep: 'cpu',
+      runtime: `onnxruntime-node ${ortNode.env.versions.node} CPU EP`,
+      notice: null,
+    });
     expect(new Set(files)).toEqual(new Set(['config.json', 'onnx/model.onnx']));
     // the policy answers: one greedy token from the chat-templated prompt
-    const prompt = agent.tokenizer.encode(agent.tokenizer.applyChatTemplate([{ role: 'user', content: 'What is 2 + 3?' }], { addGenerationPrompt: true }));
-    const [gen] = await agent.policy.generate([{ prompt, maxNewTokens: 1, stopTokenIds: [], stopStrings: [], adapter: null }], { temperature: 0, topP: 1, topK: 0, seed: 0 });
+    const prompt = agent.tokenizer.encode(
+      agent.tokenizer.applyChatTemplate([{ role: 'user', content: 'What is 2 + 3?' }], { addGenerationPrompt: true }),
+    );
+    const [gen] = await agent.policy.generate(
+      [{ prompt, maxNewTokens: 1, stopTokenIds: [], stopStrings: [], adapter: null }],
+      { temperature: 0, topP: 1, topK: 0, seed: 0 },
+    );
     expect(gen.tokens).toHaveLength(1);
   });
 
@@ -51,7 +63,7 @@ describe('openOnnxModel', () => {
     const { info } = await openOnnxModel(source, 'tiny-rema', 'webgpu', loader);
     expect(info.ep).toBe('cpu');
     expect(info.runtime).toMatch(/CPU EP$/);
-    expect(info.notice).toContain("WebGPU execution provider could not open tiny-rema/onnx/model.onnx");
+    expect(info.notice).toContain('WebGPU execution provider could not open tiny-rema/onnx/model.onnx');
     // and says what onnxruntime answered, naming the provider it tried
     expect(info.notice).toMatch(/tiny-rema\/onnx\/model\.onnx \(no-such-webgpu-ep: .+\); it runs/);
   });

@@ -2,7 +2,13 @@
 // every held-out problem with a loss, its plan misread as the embedded model does, flags exactly the misread steps
 // and the equations that follow them; gold plans flag nothing.
 import { describe, expect, it } from 'vitest';
-import { alignPlan, lossAsGainCount, questionEvents, reasoningSteps, stepFacts } from '../../src/app/analysis/plan-alignment.ts';
+import {
+  alignPlan,
+  lossAsGainCount,
+  questionEvents,
+  reasoningSteps,
+  stepFacts,
+} from '../../src/app/analysis/plan-alignment.ts';
 import { tinySpecs } from '../../src/data/tiny-task/index.ts';
 import type { TinyProblemSpec } from '../../src/data/tiny-task/generator.ts';
 import { renderComputation, renderPlan, renderQuestion } from '../../src/data/tiny-task/text.ts';
@@ -14,7 +20,12 @@ const ann: TinyProblemSpec = {
   name: 'Ann',
   pronoun: 'She',
   item: 'figs',
-  steps: [{ kind: 'start', value: 7 }, { kind: 'add', n: 5 }, { kind: 'sub', n: 3 }, { kind: 'mul', factor: 2 }],
+  steps: [
+    { kind: 'start', value: 7 },
+    { kind: 'add', n: 5 },
+    { kind: 'sub', n: 3 },
+    { kind: 'mul', factor: 2 },
+  ],
 };
 
 describe('stepFacts and questionEvents', () => {
@@ -22,7 +33,11 @@ describe('stepFacts and questionEvents', () => {
     expect(stepFacts('Double it.')).toEqual({ text: 'Double it.', ops: ['*'], numbers: [2] });
     expect(stepFacts('Add 3*4.')).toEqual({ text: 'Add 3*4.', ops: ['+', '*'], numbers: [3, 4] });
     expect(stepFacts('Divide by 3.').ops).toEqual(['/']);
-    expect(stepFacts('Confirm the answer. [FINISH]')).toEqual({ text: 'Confirm the answer. [FINISH]', ops: [], numbers: [] });
+    expect(stepFacts('Confirm the answer. [FINISH]')).toEqual({
+      text: 'Confirm the answer. [FINISH]',
+      ops: [],
+      numbers: [],
+    });
   });
 
   it('turns the question into events, with losses marked', () => {
@@ -68,7 +83,12 @@ describe('alignPlan', () => {
     expect(row.plan?.text).toBe('Add 3.');
     expect(row.note).toContain('a loss');
     expect(a.astray?.text).toBe('12+3=15');
-    expect(a.rows.flatMap((r) => r.reasoning).filter((s) => s.followsFlaw).map((s) => s.text)).toEqual(['12+3=15']);
+    expect(
+      a.rows
+        .flatMap((r) => r.reasoning)
+        .filter((s) => s.followsFlaw)
+        .map((s) => s.text),
+    ).toEqual(['12+3=15']);
     expect(lossAsGainCount(a)).toBe(1);
   });
 
@@ -82,7 +102,8 @@ describe('alignPlan', () => {
       expect(lossAsGainCount(a), renderQuestion(spec)).toBe(losses);
       expect(a.rows.filter((r) => r.flaw !== null && r.flaw !== 'loss-as-gain')).toEqual([]);
       // each misread step is carried out by the equation under it, and that is where the reasoning went astray
-      for (const r of a.rows.filter((x) => x.flaw === 'loss-as-gain')) expect(r.reasoning.map((s) => s.equation?.op)).toEqual(['+']);
+      for (const r of a.rows.filter((x) => x.flaw === 'loss-as-gain'))
+        expect(r.reasoning.map((s) => s.equation?.op)).toEqual(['+']);
       expect(a.astray).toBe(a.rows[a.firstFlawRow!].reasoning[0]);
       const gold = alignPlan(renderQuestion(spec), renderPlan(spec.steps), renderComputation(spec.steps));
       expect(gold.firstFlawRow, renderQuestion(spec)).toBeNull();

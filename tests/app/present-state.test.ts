@@ -6,13 +6,18 @@ import { decodeUrlState, encodeUrlState } from '../../src/app/url/url-state.ts';
 
 describe('present keys in the link', () => {
   it('round-trips and leaves the rest of the link to url-state', () => {
-    const { rest, state, errors } = splitPresentState('#preset=tiny-default&groupSize=4&present=1&autoReset=200&follow=3&followEvery=2');
+    const { rest, state, errors } = splitPresentState(
+      '#preset=tiny-default&groupSize=4&present=1&autoReset=200&follow=3&followEvery=2',
+    );
     expect(errors).toEqual([]);
     expect(state).toEqual({ presenting: true, autoReset: 200, followIndex: 3, followEvery: 2 });
     const decoded = decodeUrlState(rest);
     expect(decoded.errors).toEqual([]);
     expect(decoded.config.groupSize).toBe(4);
-    const hash = withPresentState(encodeUrlState({ preset: decoded.preset, config: decoded.config, view: 'curves', backend: 'auto' }), state);
+    const hash = withPresentState(
+      encodeUrlState({ preset: decoded.preset, config: decoded.config, view: 'curves', backend: 'auto' }),
+      state,
+    );
     expect(hash).toContain('present=1&autoReset=200&follow=3&followEvery=2');
     expect(splitPresentState(hash).state).toEqual(state);
   });
@@ -39,6 +44,8 @@ describe('the plan view in the link', () => {
     const decoded = decodeUrlState('#preset=tiny-default&view=plan');
     expect(decoded.errors).toEqual([]);
     expect(decoded.view).toBe('plan');
-    expect(encodeUrlState({ preset: 'tiny-default', config: decoded.config, view: 'plan', backend: 'auto' })).toContain('view=plan');
+    expect(encodeUrlState({ preset: 'tiny-default', config: decoded.config, view: 'plan', backend: 'auto' })).toContain(
+      'view=plan',
+    );
   });
 });

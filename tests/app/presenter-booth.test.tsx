@@ -21,7 +21,11 @@ let n = 0;
 function setup(autoReset: number) {
   const sent: WorkerRequest[] = [];
   const listeners = new Set<(e: WorkerEvent) => void>();
-  const client: TrainerClient = { send: (r) => sent.push(r), subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
+  const client: TrainerClient = {
+    send: (r) => sent.push(r),
+    subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
+    terminate: () => {},
+  };
   let openDb!: () => void;
   const dbOpened = new Promise<void>((r) => (openDb = r));
   const store = createPlaygroundStore(
@@ -40,7 +44,13 @@ function setup(autoReset: number) {
   const ready = () =>
     emit({
       type: 'ready',
-      backend: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: null, cpuReason: 'chosen in the backend menu.' },
+      backend: {
+        kind: 'cpu',
+        description: 'JavaScript',
+        f16: false,
+        adapter: null,
+        cpuReason: 'chosen in the backend menu.',
+      },
       model: { name: 'tiny-rema', architecture: 'llama', parameters: 1e5, layers: 3, hiddenSize: 64, vocabSize: 256 },
       dataset: { name: 'tiny-arith', train: 100, heldOut: 20 },
     });

@@ -17,10 +17,20 @@ let n = 0;
 /** `dbPrefix` keeps each test's IndexedDB database apart. */
 export async function renderApp(dbPrefix: string) {
   const listeners = new Set<(e: WorkerEvent) => void>();
-  const client: TrainerClient = { send: () => {}, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), terminate: () => {} };
+  const client: TrainerClient = {
+    send: () => {},
+    subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
+    terminate: () => {},
+  };
   const store = createPlaygroundStore(
     { createClient: () => client, openDb: () => openRunsDb(`${dbPrefix}-${n++}`) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    {
+      config: getPreset('tiny-default'),
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'auto',
+      modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+    },
   );
   await store.getState().start();
   render(
@@ -36,13 +46,32 @@ export async function renderApp(dbPrefix: string) {
  * Renders the whole page against the real worker session run in-process (createInProcessClient, the Web Worker's
  * twin) with a local model folder on the CPU backend; resolves once the store has started (the model loads after).
  */
-export async function renderInProcessApp(opts: { config: ExperimentConfig; files: Map<string, File>; modelName: string; db: string; view?: 'curves' | 'rollouts' }) {
+export async function renderInProcessApp(opts: {
+  config: ExperimentConfig;
+  files: Map<string, File>;
+  modelName: string;
+  db: string;
+  view?: 'curves' | 'rollouts';
+}) {
   const store = createPlaygroundStore(
     {
-      createClient: () => createInProcessClient((e) => createSession(e, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' })),
+      createClient: () =>
+        createInProcessClient((e) =>
+          createSession(e, {
+            gpu: undefined,
+            modelsUrl: 'http://127.0.0.1:1/models/',
+            dataUrl: 'http://127.0.0.1:1/data',
+          }),
+        ),
       openDb: () => openRunsDb(opts.db),
     },
-    { config: opts.config, preset: 'tiny-default', view: opts.view ?? 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: opts.modelName, files: opts.files } },
+    {
+      config: opts.config,
+      preset: 'tiny-default',
+      view: opts.view ?? 'curves',
+      backendPreference: 'cpu',
+      modelSpec: { kind: 'local', name: opts.modelName, files: opts.files },
+    },
   );
   await act(() => store.getState().start());
   render(

@@ -26,13 +26,25 @@ it('a step that was running when Reset was pressed is not saved as a run, and th
   const store = createPlaygroundStore(
     {
       createClient: () => {
-        const c = createInProcessClient((emit) => createSession(emit, { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data' }));
+        const c = createInProcessClient((emit) =>
+          createSession(emit, {
+            gpu: undefined,
+            modelsUrl: 'http://127.0.0.1:1/models/',
+            dataUrl: 'http://127.0.0.1:1/data',
+          }),
+        );
         c.subscribe((e) => events.push(e));
         return c;
       },
       openDb: () => openRunsDb('reset-during-step'),
     },
-    { config, preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) } },
+    {
+      config,
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'cpu',
+      modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
+    },
   );
   await store.getState().start();
   await until(() => store.getState().status === 'idle' && store.getState().model !== null, 'the model');
@@ -50,7 +62,10 @@ it('a step that was running when Reset was pressed is not saved as a run, and th
   store.getState().step();
   await until(() => pressed, 'the step to start');
   unsubscribe();
-  await until(() => events.some((e) => e.type === 'phase' && e.phase.startsWith('reset')) && store.getState().status === 'idle', 'the reset');
+  await until(
+    () => events.some((e) => e.type === 'phase' && e.phase.startsWith('reset')) && store.getState().status === 'idle',
+    'the reset',
+  );
   // the old trainer's step did finish after the Reset (the case this test is about) ...
   const stepEvents = events.filter((e) => e.type === 'step');
   expect(stepEvents).toHaveLength(1);
@@ -63,16 +78,31 @@ it('a step that was running when Reset was pressed is not saved as a run, and th
 
   // the new run's first step is its own step 1, in a run of its own
   store.getState().step();
-  await until(() => store.getState().currentRun !== null && store.getState().status === 'idle', 'the new run\'s first step');
+  await until(
+    () => store.getState().currentRun !== null && store.getState().status === 'idle',
+    "the new run's first step",
+  );
   expect(store.getState().runs).toHaveLength(1);
   expect(store.getState().currentRun!.metrics.map((m) => m.step)).toEqual([1]);
 }, 120_000);
 
 it('a Reset whose trainer cannot be built leaves the running trainer, which takes the new run id', async () => {
   const s = startSession();
-  await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) }, backend: 'cpu', config, run: 1 }, 'ready');
+  await s.request(
+    {
+      type: 'load',
+      model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
+      backend: 'cpu',
+      config,
+      run: 1,
+    },
+    'ready',
+  );
   expect((await s.request({ type: 'step' }, 'step')).run).toBe(1);
-  await s.request({ type: 'reset', config: { ...config, trainSet: 'file', trainFile: '/home/me/train.jsonl' }, run: 2 }, 'error');
+  await s.request(
+    { type: 'reset', config: { ...config, trainSet: 'file', trainFile: '/home/me/train.jsonl' }, run: 2 },
+    'error',
+  );
   const step = await s.request({ type: 'step' }, 'step');
   expect(step.metrics.step).toBe(2);
   expect(step.run).toBe(2);

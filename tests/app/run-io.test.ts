@@ -48,8 +48,12 @@ describe('run export and import', () => {
     const imported = importRunFile(jsonl, 'metrics.jsonl');
     expect(imported.metrics.map((m) => m.reward_mean)).toEqual([0.1, 0.3]);
     expect(imported.metrics[0].finish_reasons.finished).toBe(0);
-    expect(() => parseMetricsJsonl('{"step":1,"reward_mean":0}\n{oops', 'm.jsonl')).toThrow(/m\.jsonl line 2: not valid JSON/);
-    expect(() => parseMetricsJsonl('{"step":"one","reward_mean":0}', 'm.jsonl')).toThrow(/line 1: field "step" must be a number/);
+    expect(() => parseMetricsJsonl('{"step":1,"reward_mean":0}\n{oops', 'm.jsonl')).toThrow(
+      /m\.jsonl line 2: not valid JSON/,
+    );
+    expect(() => parseMetricsJsonl('{"step":"one","reward_mean":0}', 'm.jsonl')).toThrow(
+      /line 1: field "step" must be a number/,
+    );
     expect(() => importRunFile('{"format":"something-else"}', 'r.json')).toThrow();
   });
 });

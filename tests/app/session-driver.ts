@@ -20,10 +20,17 @@ export function startSession(loadOrt?: OrtLoader) {
         else waiters.push(w);
       }
     },
-    { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/', dataUrl: 'http://127.0.0.1:1/data', ...(loadOrt ? { loadOrt } : {}) },
+    {
+      gpu: undefined,
+      modelsUrl: 'http://127.0.0.1:1/models/',
+      dataUrl: 'http://127.0.0.1:1/data',
+      ...(loadOrt ? { loadOrt } : {}),
+    },
   );
   const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {
-    const wait = new Promise<WorkerEvent>((res) => waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }));
+    const wait = new Promise<WorkerEvent>((res) =>
+      waiters.push({ test: (e) => e.type === type || e.type === 'error', resolve: res }),
+    );
     handle(r);
     const e = await wait;
     if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
@@ -74,5 +81,13 @@ export function fixtureConfig(over: Partial<ExperimentConfig> = {}): ExperimentC
 
 /** Loads the fixture folder into a session on the CPU backend and waits until it is ready. */
 export function loadFixture(s: ReturnType<typeof startSession>, config: ExperimentConfig) {
-  return s.request({ type: 'load', model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) }, backend: 'cpu', config }, 'ready');
+  return s.request(
+    {
+      type: 'load',
+      model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
+      backend: 'cpu',
+      config,
+    },
+    'ready',
+  );
 }

@@ -10,7 +10,13 @@ function queue() {
   const jobs = createJobQueue((e) => events.push(e));
   /** events as short strings: "status:idle", "error:boom:fatal", ... */
   const log = () =>
-    events.map((e) => (e.type === 'status' ? `status:${e.status}` : e.type === 'error' ? `error:${e.message}${e.fatal ? ':fatal' : ''}:${e.requestId}` : e.type));
+    events.map((e) =>
+      e.type === 'status'
+        ? `status:${e.status}`
+        : e.type === 'error'
+          ? `error:${e.message}${e.fatal ? ':fatal' : ''}:${e.requestId}`
+          : e.type,
+    );
   /** enqueue and wait until the job has run (and settled) */
   const run = (job: Job, options?: JobOptions) =>
     new Promise<void>((resolve) => {
@@ -39,20 +45,26 @@ describe('session job queue', () => {
 
   it('a job that throws: the error event, then the resting status once', async () => {
     const q = queue();
-    await q.run(async (busy) => {
-      busy('stepping');
-      await boom();
-    }, { requestId: 4 });
+    await q.run(
+      async (busy) => {
+        busy('stepping');
+        await boom();
+      },
+      { requestId: 4 },
+    );
     expect(q.log()).toEqual(['status:stepping', 'error:boom:4', 'status:idle']);
   });
 
   it('a fatal failure rests at failed; fatal may be decided after the failure', async () => {
     const q = queue();
     let alive = true;
-    await q.run(async () => {
-      alive = false;
-      await boom();
-    }, { fatal: () => !alive });
+    await q.run(
+      async () => {
+        alive = false;
+        await boom();
+      },
+      { fatal: () => !alive },
+    );
     expect(q.log()).toEqual(['error:boom:fatal:null', 'status:failed']);
   });
 
@@ -67,13 +79,19 @@ describe('session job queue', () => {
   it('a computed resting status is read when the job ends', async () => {
     const q = queue();
     let active = false;
-    await q.run(async () => {
-      active = true;
-    }, { rest: () => (active ? 'idle' : 'failed') });
-    await q.run(async () => {
-      active = false;
-      await boom();
-    }, { rest: () => (active ? 'idle' : 'failed') });
+    await q.run(
+      async () => {
+        active = true;
+      },
+      { rest: () => (active ? 'idle' : 'failed') },
+    );
+    await q.run(
+      async () => {
+        active = false;
+        await boom();
+      },
+      { rest: () => (active ? 'idle' : 'failed') },
+    );
     expect(q.log()).toEqual(['status:idle', 'error:boom:null', 'status:failed']);
   });
 

@@ -41,10 +41,16 @@ describe('in-process session with a frozen ONNX agent', () => {
     const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config, onnxModel: onnxSource }, 'ready');
     const frozen = s.events.find((e) => e.type === 'frozen') ?? (await s.request({ type: 'pause' }, 'frozen'));
-    expect(frozen).toMatchObject({ type: 'frozen', role: 'reasoning', onnx: { name: 'local: tiny-rema-onnx (ONNX)', architecture: 'llama', layers: 3, ep: 'cpu', notice: null } });
+    expect(frozen).toMatchObject({
+      type: 'frozen',
+      role: 'reasoning',
+      onnx: { name: 'local: tiny-rema-onnx (ONNX)', architecture: 'llama', layers: 3, ep: 'cpu', notice: null },
+    });
     if (frozen.type === 'frozen') expect(frozen.onnx?.runtime).toMatch(/^onnxruntime-node \d+\.\d+\.\d+ CPU EP$/);
     // the ONNX files were read with progress, the graph among them
-    expect(s.events.some((e) => e.type === 'progress' && e.stage === 'ONNX model' && e.file === 'onnx/model.onnx')).toBe(true);
+    expect(
+      s.events.some((e) => e.type === 'progress' && e.stage === 'ONNX model' && e.file === 'onnx/model.onnx'),
+    ).toBe(true);
 
     const step = await s.request({ type: 'step' }, 'step');
     expect(step.metrics.step).toBe(1);
@@ -58,7 +64,17 @@ describe('in-process session with a frozen ONNX agent', () => {
 
     // plan intervention: the frozen ONNX reasoning agent answers an edited plan
     const problem = step.rollouts[0];
-    const iv = await s.request({ type: 'intervene', requestId: 3, question: problem.question, gold: problem.gold, plan: 'Add the numbers.', originalPlan: problem.turns[0].text }, 'intervention');
+    const iv = await s.request(
+      {
+        type: 'intervene',
+        requestId: 3,
+        question: problem.question,
+        gold: problem.gold,
+        plan: 'Add the numbers.',
+        originalPlan: problem.turns[0].text,
+      },
+      'intervention',
+    );
     expect(iv.result.edited.plan).toBe('Add the numbers.');
     expect(iv.result.edited.tokens).toBeGreaterThan(0);
 
@@ -81,7 +97,10 @@ describe('in-process session with a frozen ONNX agent', () => {
 
   it('a frozen ONNX meta-thinking agent: the reasoning agent trains, the plans come from the ONNX model', async () => {
     const s = startSession(loadOrt);
-    await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, onnxModel: onnxSource }, 'ready');
+    await s.request(
+      { type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, onnxModel: onnxSource },
+      'ready',
+    );
     const step = await s.request({ type: 'step' }, 'step');
     const turns = step.rollouts.flatMap((r) => r.turns);
     expect(turns.filter((t) => t.role === 'meta').every((t) => t.pieces === undefined)).toBe(true);
@@ -92,7 +111,11 @@ describe('in-process session with a frozen ONNX agent', () => {
   it('a folder without onnx/model.onnx, and a config.json that does not match the graph, are explained', async () => {
     const s = startSession(loadOrt);
     await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'none' } }, 'ready');
-    const noGraph = { kind: 'local' as const, name: 'weights-only', files: folderFiles(tinyRema, (p) => p.startsWith('onnx/')) };
+    const noGraph = {
+      kind: 'local' as const,
+      name: 'weights-only',
+      files: folderFiles(tinyRema, (p) => p.startsWith('onnx/')),
+    };
     const missing = await s.request({ type: 'loadOnnx', onnxModel: noGraph }, 'error');
     expect(missing).toMatchObject({ type: 'error', fatal: false });
     if (missing.type === 'error') {
@@ -103,7 +126,10 @@ describe('in-process session with a frozen ONNX agent', () => {
     const files = folderFiles(tinyRema);
     const wrongConfig = { ...JSON.parse(readFileSync(join(tinyRema, 'config.json'), 'utf8')), num_hidden_layers: 2 };
     files.set('config.json', new File([JSON.stringify(wrongConfig)], 'config.json'));
-    const mismatch = await s.request({ type: 'loadOnnx', onnxModel: { kind: 'local', name: 'mismatch', files } }, 'error');
+    const mismatch = await s.request(
+      { type: 'loadOnnx', onnxModel: { kind: 'local', name: 'mismatch', files } },
+      'error',
+    );
     expect(mismatch).toMatchObject({ type: 'error', fatal: false });
     if (mismatch.type === 'error') {
       expect(mismatch.message).toContain('local: mismatch/onnx/model.onnx');

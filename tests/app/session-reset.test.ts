@@ -10,7 +10,10 @@ describe('Reset to a train set the page cannot open', () => {
     const s = startSession();
     await loadFixture(s, config);
     await s.request({ type: 'step' }, 'step');
-    const err = await s.request({ type: 'reset', config: { ...config, trainSet: 'file', trainFile: '/home/me/train.jsonl' } }, 'error');
+    const err = await s.request(
+      { type: 'reset', config: { ...config, trainSet: 'file', trainFile: '/home/me/train.jsonl' } },
+      'error',
+    );
     expect(err).toMatchObject({ type: 'error', fatal: false });
     if (err.type === 'error') expect(err.message).toContain('file');
     const step = await s.request({ type: 'step' }, 'step');

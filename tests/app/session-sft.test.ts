@@ -10,18 +10,30 @@ import { getPreset } from '../../src/rl/presets.ts';
 import { folderFiles, startSession } from './session-driver.ts';
 
 const TINY = resolve(import.meta.dirname, '../../public/models/tiny-rema');
-const config = { ...getPreset('tiny-default'), problemsPerStep: 1, groupSize: 2, evalBeforeTrain: false, evalEvery: 0, evalSize: 2, steps: 5 };
+const config = {
+  ...getPreset('tiny-default'),
+  problemsPerStep: 1,
+  groupSize: 2,
+  evalBeforeTrain: false,
+  evalEvery: 0,
+  evalSize: 2,
+  steps: 5,
+};
 
 async function loaded() {
   const s = startSession();
   s.request({ type: 'follow', index: -1, every: 0, minIntervalMs: 0 }, 'followed').catch(() => {});
-  await s.request({ type: 'load', model: { kind: 'local', name: 'tiny-rema', files: folderFiles(TINY) }, backend: 'cpu', config }, 'ready');
+  await s.request(
+    { type: 'load', model: { kind: 'local', name: 'tiny-rema', files: folderFiles(TINY) }, backend: 'cpu', config },
+    'ready',
+  );
   return s;
 }
-const followed = (events: WorkerEvent[]) => events.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout] : []));
+const followed = (events: WorkerEvent[]) =>
+  events.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout] : []));
 
 describe('SFT mode in the worker', () => {
-  it('trains with a loss per step, then the RL run starts from the SFT\'d weights', async () => {
+  it("trains with a loss per step, then the RL run starts from the SFT'd weights", async () => {
     const s = await loaded();
     const settings = { data: { kind: 'tiny-meta' as const }, problems: 16, steps: 4, batchSize: 4, lr: 2e-2, seed: 0 };
     const done = await s.request({ type: 'sft', requestId: 7, settings }, 'sftDone');
@@ -29,7 +41,9 @@ describe('SFT mode in the worker', () => {
     const before = followed(s.events);
     const steps = s.events.flatMap((e) => (e.type === 'sftStep' ? [e] : []));
     expect(steps.map((e) => e.step)).toEqual([1, 2, 3, 4]);
-    expect(steps.every((e) => e.requestId === 7 && e.total === 4 && Number.isFinite(e.loss) && e.loss > 0 && e.tokens > 0)).toBe(true);
+    expect(
+      steps.every((e) => e.requestId === 7 && e.total === 4 && Number.isFinite(e.loss) && e.loss > 0 && e.tokens > 0),
+    ).toBe(true);
     expect(done).toMatchObject({ steps: 4, chats: 32 });
     expect(done.checksum).toMatch(/^[0-9a-f]{8}$/);
     expect(done.checksum).not.toBe(done.baseChecksum);
@@ -65,8 +79,16 @@ describe('SFT mode in the worker', () => {
 
   it('names the file and line of a bad chat', async () => {
     const s = await loaded();
-    const text = '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}\n{"messages": [{"role": "bot", "content": "x"}]}\n';
-    const settings = { data: { kind: 'file' as const, name: 'chats.jsonl', text }, problems: 1, steps: 2, batchSize: 1, lr: 1e-3, seed: 0 };
+    const text =
+      '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}\n{"messages": [{"role": "bot", "content": "x"}]}\n';
+    const settings = {
+      data: { kind: 'file' as const, name: 'chats.jsonl', text },
+      problems: 1,
+      steps: 2,
+      batchSize: 1,
+      lr: 1e-3,
+      seed: 0,
+    };
     const err = await s.request({ type: 'sft', requestId: 9, settings }, 'error');
     expect(err).toMatchObject({ type: 'error', fatal: false, requestId: 9 });
     if (err.type === 'error') expect(err.message).toContain('chats.jsonl:2');

@@ -14,7 +14,8 @@ describe('in-process session on the real engine', () => {
     expect(ready.backend.cpuReason).toContain('backend menu');
     expect(ready.model).toMatchObject({ name: 'local: tiny-qwen', architecture: 'qwen2' });
     // evalBeforeTrain: the baseline evaluation follows the load and brings the first rollouts
-    const baseline = s.events.find((e) => e.type === 'evaluation') ?? (await s.request({ type: 'pause' }, 'evaluation'));
+    const baseline =
+      s.events.find((e) => e.type === 'evaluation') ?? (await s.request({ type: 'pause' }, 'evaluation'));
     expect(baseline).toMatchObject({ type: 'evaluation', step: 0, n: 2 });
     if (baseline.type === 'evaluation') expect(baseline.rollouts).toHaveLength(2);
 
@@ -25,7 +26,17 @@ describe('in-process session on the real engine', () => {
 
     const problem = step.rollouts[0];
     const plan = 'Add the numbers.';
-    const iv = await s.request({ type: 'intervene', requestId: 7, question: problem.question, gold: problem.gold, plan, originalPlan: problem.turns[0].text }, 'intervention');
+    const iv = await s.request(
+      {
+        type: 'intervene',
+        requestId: 7,
+        question: problem.question,
+        gold: problem.gold,
+        plan,
+        originalPlan: problem.turns[0].text,
+      },
+      'intervention',
+    );
     expect(iv.requestId).toBe(7);
     expect(iv.result.edited.plan).toBe(plan);
     expect(iv.result.edited.tokens).toBeGreaterThan(0);
@@ -34,7 +45,9 @@ describe('in-process session on the real engine', () => {
     // Train runs until the config's step count, then says it stopped
     const stopped = await s.request({ type: 'train' }, 'stopped');
     expect(stopped).toEqual({ type: 'stopped', reason: 'finished' });
-    expect(s.events.filter((e) => e.type === 'step').map((e) => (e.type === 'step' ? e.metrics.step : 0))).toEqual([1, 2]);
+    expect(s.events.filter((e) => e.type === 'step').map((e) => (e.type === 'step' ? e.metrics.step : 0))).toEqual([
+      1, 2,
+    ]);
 
     const adapter = await s.request({ type: 'exportAdapter', requestId: 8 }, 'adapter');
     expect(Object.keys(adapter.files).toSorted()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
@@ -45,7 +58,10 @@ describe('in-process session on the real engine', () => {
   it('a folder that is not a model gives a fatal error naming the file', async () => {
     const s = startSession();
     const bad = new Map([['config.json', new File(['{ not json'], 'config.json')]]);
-    const err = await s.request({ type: 'load', model: { kind: 'local', name: 'broken', files: bad }, backend: 'cpu', config }, 'error');
+    const err = await s.request(
+      { type: 'load', model: { kind: 'local', name: 'broken', files: bad }, backend: 'cpu', config },
+      'error',
+    );
     expect(err.type).toBe('error');
     if (err.type === 'error') {
       expect(err.fatal).toBe(true);

@@ -29,12 +29,24 @@ async function setup() {
   const dbName = `test-${dbCounter++}`;
   const store = createPlaygroundStore(
     { createClient: () => worker.client, openDb: () => openRunsDb(dbName) },
-    { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'cpu', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+    {
+      config: getPreset('tiny-default'),
+      preset: 'tiny-default',
+      view: 'curves',
+      backendPreference: 'cpu',
+      modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+    },
   );
   await store.getState().start();
   const ready: WorkerEvent = {
     type: 'ready',
-    backend: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: null, cpuReason: 'chosen in the backend menu.' },
+    backend: {
+      kind: 'cpu',
+      description: 'JavaScript',
+      f16: false,
+      adapter: null,
+      cpuReason: 'chosen in the backend menu.',
+    },
     model: { name: 'tiny-rema', architecture: 'llama', parameters: 1e6, layers: 2, hiddenSize: 64, vocabSize: 300 },
     dataset: { name: 'tiny-arith', train: 100, heldOut: 20 },
   };
@@ -48,7 +60,11 @@ const flush = () => new Promise((r) => setTimeout(r, 150));
 describe('playground store', () => {
   it('loads on start with the config, model and backend preference', async () => {
     const { store, worker } = await setup();
-    expect(worker.sent[0]).toMatchObject({ type: 'load', backend: 'cpu', model: { kind: 'embedded', name: 'tiny-rema' } });
+    expect(worker.sent[0]).toMatchObject({
+      type: 'load',
+      backend: 'cpu',
+      model: { kind: 'embedded', name: 'tiny-rema' },
+    });
     expect(store.getState().status).toBe('idle');
     expect(store.getState().backend?.kind).toBe('cpu');
   });
@@ -74,7 +90,13 @@ describe('playground store', () => {
     const worker2 = recordingClient();
     const reloaded = createPlaygroundStore(
       { createClient: () => worker2.client, openDb: () => openRunsDb(dbName) },
-      { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'runs', backendPreference: 'cpu', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+      {
+        config: getPreset('tiny-default'),
+        preset: 'tiny-default',
+        view: 'runs',
+        backendPreference: 'cpu',
+        modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+      },
     );
     await reloaded.getState().start();
     expect(reloaded.getState().runs.map((r) => [r.id, r.status])).toEqual([[run.id, 'stopped']]);
@@ -144,7 +166,11 @@ describe('playground store', () => {
     const { store, worker } = await setup();
     const pending = store.getState().requestAdapter();
     const req = worker.sent.at(-1) as Extract<WorkerRequest, { type: 'exportAdapter' }>;
-    worker.emit({ type: 'adapter', requestId: req.requestId, files: { 'adapter_config.json': new Uint8Array([123, 125]) } });
+    worker.emit({
+      type: 'adapter',
+      requestId: req.requestId,
+      files: { 'adapter_config.json': new Uint8Array([123, 125]) },
+    });
     expect(Object.keys(await pending)).toEqual(['adapter_config.json']);
 
     store.getState().intervene('q', '5', 'my plan', 'old plan');

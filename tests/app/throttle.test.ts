@@ -43,7 +43,12 @@ describe('throttleLatest', () => {
       th.push(i);
     }
     advance(1000);
-    expect(got).toEqual([[0, 1], [500, 50], [1000, 100], [1500, 101]]);
+    expect(got).toEqual([
+      [0, 1],
+      [500, 50],
+      [1000, 100],
+      [1500, 101],
+    ]);
   });
 
   it('after a quiet period the next value goes out at once', () => {

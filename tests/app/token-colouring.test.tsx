@@ -12,7 +12,6 @@ import { renderApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-
 const tokenTurn: TurnRecord = {
   role: 'meta',
   text: 'Add 3 and 2.',
@@ -28,7 +27,9 @@ const tokenTurn: TurnRecord = {
 describe('inspector token colouring', () => {
   it('token modes render one span per piece, coloured by value, with a tooltip; turns without data stay KaTeX', async () => {
     const { emit, store } = await renderApp('tokens');
-    const withTokens = rollout(1, 0, 0, { turns: [tokenTurn, { role: 'reasoning', text: '3 + 2 = \\boxed{5}', tokens: 8, truncated: false }] });
+    const withTokens = rollout(1, 0, 0, {
+      turns: [tokenTurn, { role: 'reasoning', text: '3 + 2 = \\boxed{5}', tokens: 8, truncated: false }],
+    });
     emit({ type: 'step', metrics: metrics(1), rollouts: [withTokens, rollout(1, 0, 1)] });
     act(() => store.getState().setView('rollouts'));
     expect(screen.queryAllByTestId('token')).toHaveLength(0); // card-level colouring by default

@@ -47,13 +47,22 @@ describe("the training worker's static imports", () => {
 
   it('reach the trainer and the grading entry points', () => {
     // the walk is real: it reaches the trainer, the checker's host side and the grading code
-    for (const f of ['src/rl/trainer.ts', 'src/rl/grade.ts', 'src/rl/verifier/checker.ts', 'src/app/worker/checker-web.ts']) {
+    for (const f of [
+      'src/rl/trainer.ts',
+      'src/rl/grade.ts',
+      'src/rl/verifier/checker.ts',
+      'src/app/worker/checker-web.ts',
+    ]) {
       expect(graph.has(resolve(root, f)), f).toBe(true);
     }
   });
 
   it('do not load the LaTeX parser or the verifier that uses it', () => {
-    const heavy = ['@cortex-js/compute-engine', resolve(root, 'src/rl/verifier/index.ts'), resolve(root, 'src/rl/verifier/parse.ts')];
+    const heavy = [
+      '@cortex-js/compute-engine',
+      resolve(root, 'src/rl/verifier/index.ts'),
+      resolve(root, 'src/rl/verifier/parse.ts'),
+    ];
     expect(heavy.filter((h) => graph.has(h)).map((h) => rel(graph.get(h)!))).toEqual([]);
   });
 

@@ -8,7 +8,15 @@ import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 describe('URL state', () => {
   it('round-trips edits of every kind of field', () => {
     const base = getPreset('rema-multiturn');
-    const config = { ...base, groupSize: 4, ratio: 'token' as const, dualClip: null, stopWhenTruncated: false, loraTargets: ['q_proj', 'v_proj'], lr: 1.5e-4 };
+    const config = {
+      ...base,
+      groupSize: 4,
+      ratio: 'token' as const,
+      dualClip: null,
+      stopWhenTruncated: false,
+      loraTargets: ['q_proj', 'v_proj'],
+      lr: 1.5e-4,
+    };
     const hash = encodeUrlState({ preset: 'rema-multiturn', config, view: 'rollouts', backend: 'cpu' });
     expect(hash).toContain('groupSize=4');
     expect(hash).not.toContain('maxTurns');
@@ -39,33 +47,63 @@ describe('URL state', () => {
 
   it('carries the inspector colouring (card or token mode); a bad one is explained and falls back', () => {
     const config = getPreset('tiny-default');
-    expect(encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'advantage' })).not.toContain('colour');
-    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'token-ratio' });
+    expect(
+      encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'advantage' }),
+    ).not.toContain('colour');
+    const hash = encodeUrlState({
+      preset: 'tiny-default',
+      config,
+      view: 'rollouts',
+      backend: 'auto',
+      colouring: 'token-ratio',
+    });
     expect(hash).toContain('colouring=token-ratio');
     expect(hash).not.toContain('colour=');
     expect(decodeUrlState(hash).colouring).toBe('token-ratio');
     expect(decodeUrlState('#preset=tiny-default').colouring).toBe('advantage');
     const bad = decodeUrlState('#preset=tiny-default&colouring=rainbow');
     expect(bad.colouring).toBe('advantage');
-    expect(bad.errors.join()).toContain('colouring must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")');
+    expect(bad.errors.join()).toContain(
+      'colouring must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")',
+    );
   });
 
-  it('an old link\'s colour key still sets the colouring, without a notice; it is written back as colouring', () => {
+  it("an old link's colour key still sets the colouring, without a notice; it is written back as colouring", () => {
     const old = decodeUrlState('#preset=tiny-default&view=rollouts&colour=token-clip');
     expect(old.colouring).toBe('token-clip');
     expect(old.errors).toEqual([]);
-    const again = encodeUrlState({ preset: old.preset, config: old.config, view: old.view, backend: old.backend, colouring: old.colouring });
+    const again = encodeUrlState({
+      preset: old.preset,
+      config: old.config,
+      view: old.view,
+      backend: old.backend,
+      colouring: old.colouring,
+    });
     expect(again).toContain('colouring=token-clip');
     expect(again).not.toContain('colour=');
     // a link with both (hand-edited) follows the current name
     expect(decodeUrlState('#preset=tiny-default&colour=reward&colouring=none').colouring).toBe('none');
   });
 
-  it('carries the curves\' smoothing and x axis; bad ones are explained and fall back', () => {
+  it("carries the curves' smoothing and x axis; bad ones are explained and fall back", () => {
     const config = getPreset('tiny-default');
-    const plain = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'auto', smooth: 0, x: 'step' });
+    const plain = encodeUrlState({
+      preset: 'tiny-default',
+      config,
+      view: 'curves',
+      backend: 'auto',
+      smooth: 0,
+      x: 'step',
+    });
     expect(plain).not.toMatch(/smooth=|x=/);
-    const hash = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'auto', smooth: 0.9, x: 'minutes' });
+    const hash = encodeUrlState({
+      preset: 'tiny-default',
+      config,
+      view: 'curves',
+      backend: 'auto',
+      smooth: 0.9,
+      x: 'minutes',
+    });
     expect(decodeUrlState(hash)).toMatchObject({ smoothing: 0.9, chartX: 'minutes', errors: [] });
     expect(decodeUrlState(plain)).toMatchObject({ smoothing: 0, chartX: 'step' });
     const bad = decodeUrlState('#preset=tiny-default&smooth=0.5&x=hours');
@@ -74,14 +112,18 @@ describe('URL state', () => {
     expect(bad.errors.join('\n')).toContain('x must be step or minutes (got "hours")');
   });
 
-  it('a link with trainSet=file falls back to the preset\'s train set, keeps the other edits, and says to pick the file again', () => {
-    const s = decodeUrlState('#preset=tiny-default&trainSet=file&trainFile=/home/me/train.jsonl&groupSize=4&evalSet=file');
+  it("a link with trainSet=file falls back to the preset's train set, keeps the other edits, and says to pick the file again", () => {
+    const s = decodeUrlState(
+      '#preset=tiny-default&trainSet=file&trainFile=/home/me/train.jsonl&groupSize=4&evalSet=file',
+    );
     expect(s.config.trainSet).toBe(getPreset('tiny-default').trainSet);
     expect(s.config.trainFile).toBe('');
     expect(s.config.evalSet).toBe(getPreset('tiny-default').evalSet);
     expect(s.config.groupSize).toBe(4);
     const text = s.errors.join('\n');
-    expect(text).toContain('trainSet=file (trainFile "/home/me/train.jsonl") cannot be reopened from a link: the file must be picked again');
+    expect(text).toContain(
+      'trainSet=file (trainFile "/home/me/train.jsonl") cannot be reopened from a link: the file must be picked again',
+    );
     expect(text).toContain('using the train set "tiny-arith" instead');
     expect(text).toContain('evalSet=file cannot be reopened');
   });
@@ -106,11 +148,27 @@ describe('URL state', () => {
 describe('URL sync', () => {
   it('rewrites the hash on config, preset and view changes, and the hash reproduces the setup', () => {
     const store = createPlaygroundStore(
-      { createClient: () => ({ send: () => {}, subscribe: () => () => {}, terminate: () => {} }), openDb: async () => { throw new Error('unused'); } },
-      { config: getPreset('tiny-default'), preset: 'tiny-default', view: 'curves', backendPreference: 'auto', modelSpec: { kind: 'embedded', name: 'tiny-rema' } },
+      {
+        createClient: () => ({ send: () => {}, subscribe: () => () => {}, terminate: () => {} }),
+        openDb: async () => {
+          throw new Error('unused');
+        },
+      },
+      {
+        config: getPreset('tiny-default'),
+        preset: 'tiny-default',
+        view: 'curves',
+        backendPreference: 'auto',
+        modelSpec: { kind: 'embedded', name: 'tiny-rema' },
+      },
     );
     const written: string[] = [];
-    const target = { get hash() { return written.at(-1) ?? ''; }, replace: (h: string) => written.push(h) };
+    const target = {
+      get hash() {
+        return written.at(-1) ?? '';
+      },
+      replace: (h: string) => written.push(h),
+    };
     syncUrl(store, target);
     store.getState().setConfigField('groupSize', 4);
     store.getState().setView('rollouts');

@@ -12,11 +12,12 @@ import { renderApp } from './render-app.tsx';
 
 afterEach(cleanup);
 
-
 describe('playground views', () => {
   it('every config field except version has a knob with a note', () => {
     const keys = new Set(knobs.map((k) => k.key));
-    const missing = Object.keys(FIELD_SPECS).filter((k) => k !== 'version' && k !== 'model' && k !== 'modelSource' && !keys.has(k as never));
+    const missing = Object.keys(FIELD_SPECS).filter(
+      (k) => k !== 'version' && k !== 'model' && k !== 'modelSource' && !keys.has(k as never),
+    );
     expect(missing).toEqual([]);
     for (const k of knobs) expect(k.note.length).toBeGreaterThan(15);
   });
@@ -27,15 +28,18 @@ describe('playground views', () => {
       const spec = FIELD_SPECS[k.key];
       const c = k.control;
       if (c.kind === 'select') {
-        if (spec.kind !== 'enum' || c.options.join('|') !== spec.values.join('|')) problems.push(`${k.key}: options ${c.options.join('|')}`);
+        if (spec.kind !== 'enum' || c.options.join('|') !== spec.values.join('|'))
+          problems.push(`${k.key}: options ${c.options.join('|')}`);
       } else if (c.kind === 'number' || c.kind === 'nullable-number') {
         if (!('min' in spec)) {
           problems.push(`${k.key}: a number control for a ${spec.kind} field`);
           continue;
         }
         const max = 'max' in spec ? spec.max : undefined;
-        if (c.min < spec.min || (max !== undefined && c.max > max)) problems.push(`${k.key}: range [${c.min}, ${c.max}] outside the field's`);
-        if (c.kind === 'number' && c.integer !== (spec.kind === 'int')) problems.push(`${k.key}: integer control ${c.integer} for a ${spec.kind} field`);
+        if (c.min < spec.min || (max !== undefined && c.max > max))
+          problems.push(`${k.key}: range [${c.min}, ${c.max}] outside the field's`);
+        if (c.kind === 'number' && c.integer !== (spec.kind === 'int'))
+          problems.push(`${k.key}: integer control ${c.integer} for a ${spec.kind} field`);
       }
     }
     expect(problems).toEqual([]);
@@ -45,8 +49,21 @@ describe('playground views', () => {
     const { emit } = await renderApp('views');
     emit({
       type: 'ready',
-      backend: { kind: 'cpu', description: 'JavaScript', f16: false, adapter: 'google / swiftshader (software fallback)', cpuReason: 'the only WebGPU adapter is a software fallback' },
-      model: { name: 'tiny-rema', architecture: 'llama', parameters: 2_500_000, layers: 4, hiddenSize: 128, vocabSize: 512 },
+      backend: {
+        kind: 'cpu',
+        description: 'JavaScript',
+        f16: false,
+        adapter: 'google / swiftshader (software fallback)',
+        cpuReason: 'the only WebGPU adapter is a software fallback',
+      },
+      model: {
+        name: 'tiny-rema',
+        architecture: 'llama',
+        parameters: 2_500_000,
+        layers: 4,
+        hiddenSize: 128,
+        vocabSize: 512,
+      },
       dataset: { name: 'tiny-arith', train: 2000, heldOut: 64 },
     });
     expect(screen.getByTestId('backend').textContent).toContain('CPU backend');
@@ -56,7 +73,11 @@ describe('playground views', () => {
 
   it('the inspector shows each sample with MTA and RA turns interleaved, reward and finish reason', async () => {
     const { emit, store } = await renderApp('views');
-    emit({ type: 'step', metrics: metrics(1), rollouts: [0, 1, 2].flatMap((g) => [0, 1].map((s) => rollout(1, g, s))) });
+    emit({
+      type: 'step',
+      metrics: metrics(1),
+      rollouts: [0, 1, 2].flatMap((g) => [0, 1].map((s) => rollout(1, g, s))),
+    });
     act(() => store.getState().setView('rollouts'));
     const samples = screen.getAllByTestId('sample');
     expect(samples).toHaveLength(2);
@@ -74,7 +95,12 @@ describe('playground views', () => {
     const { emit } = await renderApp('views');
     for (const s of [1, 2, 3]) emit({ type: 'step', metrics: metrics(s), rollouts: [] });
     expect(screen.queryByTestId('echo-trap')).toBeNull();
-    for (const s of [4, 5, 6]) emit({ type: 'step', metrics: metrics(s, { reward_std: 0, entropy: 0.05, len_meta_mean: 1, len_reason_mean: 2 }), rollouts: [] });
+    for (const s of [4, 5, 6])
+      emit({
+        type: 'step',
+        metrics: metrics(s, { reward_std: 0, entropy: 0.05, len_meta_mean: 1, len_reason_mean: 2 }),
+        rollouts: [],
+      });
     expect(screen.getByTestId('echo-trap').textContent).toContain('since step 4');
   });
 
@@ -98,7 +124,12 @@ describe('playground views', () => {
 
   it('a fatal error shows the message and a restart button', async () => {
     const { emit } = await renderApp('views');
-    emit({ type: 'error', message: 'could not load the model "x": config.json: file not found', fatal: true, requestId: null });
+    emit({
+      type: 'error',
+      message: 'could not load the model "x": config.json: file not found',
+      fatal: true,
+      requestId: null,
+    });
     expect(screen.getByTestId('error-banner').textContent).toContain('config.json');
     expect(screen.getByTestId('restart-worker')).toBeTruthy();
   });

@@ -7,18 +7,29 @@ import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 
-const STORAGE = 0x80, COPY_SRC = 0x4, COPY_DST = 0x8, MAP_READ = 0x1;
+const STORAGE = 0x80,
+  COPY_SRC = 0x4,
+  COPY_DST = 0x8,
+  MAP_READ = 0x1;
 const SHADER = `@group(0) @binding(0) var<storage, read_write> x: array<f32>;
 @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) id: vec3u) { x[id.x] = x[id.x] * 2.0; }`;
 
-async function doubledThreeTimes(execute: boolean): Promise<{ values: number[]; counts: ReturnType<ReturnType<typeof countGpuCalls>['snapshot']> }> {
+async function doubledThreeTimes(
+  execute: boolean,
+): Promise<{ values: number[]; counts: ReturnType<ReturnType<typeof countGpuCalls>['snapshot']> }> {
   const { device } = requireDawnDevice(await tryRequestDawnDevice());
   const counted = countGpuCalls(device, { execute });
   const x = device.createBuffer({ size: 16, usage: STORAGE | COPY_SRC | COPY_DST });
   device.queue.writeBuffer(x, 0, Float32Array.of(1, 2, 3, 4));
   device.queue.writeBuffer(x, 4, new Float32Array([9, 2, 9]), 1, 1); // one element: bytes 4..8 := 2
-  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' } });
-  const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: x } }] });
+  const pipeline = device.createComputePipeline({
+    layout: 'auto',
+    compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' },
+  });
+  const group = device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: [{ binding: 0, resource: { buffer: x } }],
+  });
   const encoder = device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   pass.setPipeline(pipeline);
@@ -41,8 +52,19 @@ describe('countGpuCalls', () => {
     const { values, counts } = await doubledThreeTimes(true);
     expect(values).toEqual([8, 16, 24]);
     expect(counts).toMatchObject({
-      dispatches: 3, submits: 1, commandBuffers: 1, readbacks: 1, readbackBytes: 12, bindGroupsCreated: 1,
-      hostUploadBytes: 16 + 4, writeBuffers: 2, buffersCreated: 2, encoders: 1, computePasses: 1, copies: 1, clearBuffers: 0,
+      dispatches: 3,
+      submits: 1,
+      commandBuffers: 1,
+      readbacks: 1,
+      readbackBytes: 12,
+      bindGroupsCreated: 1,
+      hostUploadBytes: 16 + 4,
+      writeBuffers: 2,
+      buffersCreated: 2,
+      encoders: 1,
+      computePasses: 1,
+      copies: 1,
+      clearBuffers: 0,
       pipelinesCreated: 1,
     });
   });
@@ -61,7 +83,7 @@ describe('countGpuCalls', () => {
     expect(writeBufferBytes(new ArrayBuffer(64), 8, undefined)).toBe(56);
   });
 
-  it('sees the engine backend\'s kernels, submits and readbacks', async () => {
+  it("sees the engine backend's kernels, submits and readbacks", async () => {
     const { device } = requireDawnDevice(await tryRequestDawnDevice());
     const counted = countGpuCalls(device);
     const be = WebGpuBackend.create(device);

@@ -13,8 +13,15 @@ const root = resolve(import.meta.dirname, '../..');
 describe('bench:gpu --smoke', () => {
   it('runs every part and writes the result file', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'gpu-real-')), 'gpu-real.json');
-    const env = { ...process.env, LD_LIBRARY_PATH: [process.env.LD_LIBRARY_PATH, '/usr/lib/chromium'].filter(Boolean).join(':') };
-    const r = spawnSync('npx', ['tsx', 'bench/gpu-real.ts', '--smoke', '--only', '0.5b', '--peak-gbs', '100', '--timestamps', '--out', out], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
+    const env = {
+      ...process.env,
+      LD_LIBRARY_PATH: [process.env.LD_LIBRARY_PATH, '/usr/lib/chromium'].filter(Boolean).join(':'),
+    };
+    const r = spawnSync(
+      'npx',
+      ['tsx', 'bench/gpu-real.ts', '--smoke', '--only', '0.5b', '--peak-gbs', '100', '--timestamps', '--out', out],
+      { cwd: root, encoding: 'utf8', env, timeout: 120_000 },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const res = JSON.parse(readFileSync(out, 'utf8'));
@@ -30,11 +37,19 @@ describe('bench:gpu --smoke', () => {
     }
     expect([0, 2, 4]).toContain(m.autotune.best);
     expect(m.matmul_tiles[0].results.map((x: { tiled: number }) => x.tiled)).toEqual([0, 2, 4]);
-    expect(Object.keys(m.grpo.phases_ms)).toEqual(['generate', 'score_reference', 'score_old_policy', 'gradient', 'adamw']);
+    expect(Object.keys(m.grpo.phases_ms)).toEqual([
+      'generate',
+      'score_reference',
+      'score_old_policy',
+      'gradient',
+      'adamw',
+    ]);
     expect(m.grpo.rollouts).toBe(4);
     expect(m.peak_bytes).toBeGreaterThan(0);
     expect(m.kernel_ms.decode_g4.rmsnorm.dispatches).toBeGreaterThan(0);
     expect(Object.keys(m.kernel_ms.gradient).length).toBeGreaterThan(3);
-    expect(m.kernels.decode_g1['qkvRope:wg64'] ?? Object.keys(m.kernels.decode_g1).find((k) => k.startsWith('qkvRope'))).toBeTruthy();
+    expect(
+      m.kernels.decode_g1['qkvRope:wg64'] ?? Object.keys(m.kernels.decode_g1).find((k) => k.startsWith('qkvRope')),
+    ).toBeTruthy();
   }, 120_000);
 });

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import {
-  benchTokens, engineForward, engineGeneration, measureSpeeds, ortForward, ortGeneration, speedRatios,
+  benchTokens,
+  engineForward,
+  engineGeneration,
+  measureSpeeds,
+  ortForward,
+  ortGeneration,
+  speedRatios,
 } from '../../bench/browser/measure.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
@@ -15,7 +21,8 @@ import { uploadParams } from '../../src/engine/model/params.ts';
 import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
 const folders = goldenFixtures('model_kv.onnx');
-const tensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) => new ort.Tensor(type, data, dims);
+const tensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) =>
+  new ort.Tensor(type, data, dims);
 
 describe('bench/browser/measure.ts', () => {
   it('finds the golden models', () => expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN));
@@ -47,14 +54,32 @@ describe('bench/browser/measure.ts', () => {
     const be = await WasmBackend.create();
     const w = { params: uploadParams(be, cfg, weights), lora: null };
     const plan = { forwardB: 2, forwardT: 8, promptLength: 4, maxNew: 3, G: 4, repeats: 1 };
-    const ortSpeeds = await measureSpeeds('ort', {
-      forward: (seqs) => ortForward(full, tensor, seqs), generate: (p, n) => ortGeneration(cached, tensor, cfg, p, n),
-    }, cfg.vocabSize, plan);
-    const ours = await measureSpeeds('engine', {
-      forward: (seqs) => engineForward(be, cfg, w, seqs), generate: (p, n) => engineGeneration(be, cfg, w, p, n),
-    }, cfg.vocabSize, plan);
+    const ortSpeeds = await measureSpeeds(
+      'ort',
+      {
+        forward: (seqs) => ortForward(full, tensor, seqs),
+        generate: (p, n) => ortGeneration(cached, tensor, cfg, p, n),
+      },
+      cfg.vocabSize,
+      plan,
+    );
+    const ours = await measureSpeeds(
+      'engine',
+      {
+        forward: (seqs) => engineForward(be, cfg, w, seqs),
+        generate: (p, n) => engineGeneration(be, cfg, w, p, n),
+      },
+      cfg.vocabSize,
+      plan,
+    );
     for (const s of [ortSpeeds, ours]) {
-      for (const k of ['forward_tok_s', 'prefill_tok_s_B1', 'prefill_tok_s_G', 'decode_tok_s_G1', 'decode_tok_s_G'] as const) {
+      for (const k of [
+        'forward_tok_s',
+        'prefill_tok_s_B1',
+        'prefill_tok_s_G',
+        'decode_tok_s_G1',
+        'decode_tok_s_G',
+      ] as const) {
         expect(Number.isFinite(s[k]) && s[k] > 0, `${s.runtime} ${k} = ${s[k]}`).toBe(true);
       }
     }

@@ -12,7 +12,11 @@ import { join, resolve } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  benchTokens, engineGeneration, transformersForward, transformersGeneration, type TransformersTensorClass,
+  benchTokens,
+  engineGeneration,
+  transformersForward,
+  transformersGeneration,
+  type TransformersTensorClass,
 } from '../../bench/browser/measure.ts';
 import { hfOnnxLayout } from '../../bench/browser/models.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
@@ -90,7 +94,9 @@ describe('transformers.js (onnxruntime-node) vs our engine, greedy', () => {
       const problems = tinyArithProblems({ split: 'heldout', count: 2, seed: 3 });
       const chats = problems.flatMap((p) => [
         metaChat(TINY_META_SYSTEM, p.question, []),
-        reasoningChat(TINY_REASONING_SYSTEM, p.question, [{ meta: 'Add the numbers in order. [FINISH]', reasoning: '' }]).slice(0, 2),
+        reasoningChat(TINY_REASONING_SYSTEM, p.question, [
+          { meta: 'Add the numbers in order. [FINISH]', reasoning: '' },
+        ]).slice(0, 2),
       ]);
       let turnsEnded = 0;
       for (const chat of chats) {
@@ -101,7 +107,10 @@ describe('transformers.js (onnxruntime-node) vs our engine, greedy', () => {
         expect(theirs.encode(theirText, { add_special_tokens: false })).toEqual(ids);
         const maxNew = 48;
         const a = untilStop((await engineGeneration(be, cfg, w, [ids], maxNew)).tokens[0], ours.stopTokenIds);
-        const b = untilStop((await transformersGeneration(model, TensorClass, [ids], maxNew)).tokens[0], ours.stopTokenIds);
+        const b = untilStop(
+          (await transformersGeneration(model, TensorClass, [ids], maxNew)).tokens[0],
+          ours.stopTokenIds,
+        );
         expect(b, `${JSON.stringify(ourText)} -> ${JSON.stringify(ours.decode(a))}`).toEqual(a);
         expect(a.length).toBeGreaterThan(4);
         if (ours.stopTokenIds.includes(a.at(-1)!)) turnsEnded++;

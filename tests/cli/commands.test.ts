@@ -17,12 +17,29 @@ describe('rema eval / sweep / verify / export', () => {
   it('eval: greedy pass@1 on a user file, with transcripts', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-eval-'));
     const file = join(tmp, 'mine.jsonl');
-    writeFileSync(file, '{"question":"What is 2+3?","answer":"5","level":1}\n{"question":"What is 4*4?","answer":16,"level":2}\n');
-    const r = rema('eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--out', join(tmp, 'out'), '--backend', 'cpu', '--quiet');
+    writeFileSync(
+      file,
+      '{"question":"What is 2+3?","answer":"5","level":1}\n{"question":"What is 4*4?","answer":16,"level":2}\n',
+    );
+    const r = rema(
+      'eval',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--file',
+      file,
+      '--out',
+      join(tmp, 'out'),
+      '--backend',
+      'cpu',
+      '--quiet',
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^mine\s+n=\s+2\s+pass@1 0\.00%/m);
-    const summary = JSON.parse(readFileSync(join(tmp, 'out/eval_summary.json'), 'utf8')) as { results: { benchmark: string; n: number; by_level: Record<string, unknown> }[] };
+    const summary = JSON.parse(readFileSync(join(tmp, 'out/eval_summary.json'), 'utf8')) as {
+      results: { benchmark: string; n: number; by_level: Record<string, unknown> }[];
+    };
     expect(summary.results[0]).toMatchObject({ benchmark: 'mine', n: 2 });
     expect(Object.keys(summary.results[0].by_level).toSorted()).toEqual(['Level 1', 'Level 2']);
     const transcripts = readFileSync(join(tmp, 'out/mine_rollouts.jsonl'), 'utf8').trim().split('\n');
@@ -34,15 +51,42 @@ describe('rema eval / sweep / verify / export', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-eval-'));
     const file = join(tmp, 'bad.jsonl');
     writeFileSync(file, '{"question":"q","answer":"1"}\n{"question":"q2"}\n');
-    const r = rema('eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'cpu', '--quiet');
+    const r = rema(
+      'eval',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--file',
+      file,
+      '--backend',
+      'cpu',
+      '--quiet',
+    );
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/bad\.jsonl:2: missing answer/);
   });
 
   it('sweep: grid x seeds -> one run each and CSV summaries', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rema-sweep-')), 'sweep');
-    const r = rema('sweep', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '1', '--set', 'evalEvery=1',
-      '--grid', '{"ratio":["token","turn-geometric"]}', '--seeds', '0,1', '--out', out, '--backend', 'cpu', '--quiet');
+    const r = rema(
+      'sweep',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--steps',
+      '1',
+      '--set',
+      'evalEvery=1',
+      '--grid',
+      '{"ratio":["token","turn-geometric"]}',
+      '--seeds',
+      '0,1',
+      '--out',
+      out,
+      '--backend',
+      'cpu',
+      '--quiet',
+    );
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/summary\.csv: 4 runs/);
     expect(readdirSync(out).filter((d) => d.includes('__seed')).length).toBe(4);
@@ -56,7 +100,10 @@ describe('rema eval / sweep / verify / export', () => {
     expect(csv.length).toBe(7);
     expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,0,[\d.]+,,,,,,,,,,,,,$/);
     const header = csv[0].split(',');
-    for (const [i, label] of [[5, 'ratio=token'], [6, 'ratio=turn-geometric']] as const) {
+    for (const [i, label] of [
+      [5, 'ratio=token'],
+      [6, 'ratio=turn-geometric'],
+    ] as const) {
       const c = csv[i].split(',');
       expect(c.slice(0, 3)).toEqual([label, label.split('=')[1], 'all']);
       expect(c[11]).toBe('2');
@@ -72,9 +119,15 @@ describe('rema eval / sweep / verify / export', () => {
     const svg = readFileSync(join(out, 'curves.svg'), 'utf8');
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect([...svg.matchAll(/<g class="series" data-config="([^"]+)">/g)].map((m) => m[1])).toEqual([
-      'ratio=token', 'ratio=turn-geometric', 'ratio=token', 'ratio=turn-geometric',
+      'ratio=token',
+      'ratio=turn-geometric',
+      'ratio=token',
+      'ratio=turn-geometric',
     ]);
-    expect([...svg.matchAll(/<g class="legend" data-config="([^"]+)">/g)].map((m) => m[1])).toEqual(['ratio=token', 'ratio=turn-geometric']);
+    expect([...svg.matchAll(/<g class="legend" data-config="([^"]+)">/g)].map((m) => m[1])).toEqual([
+      'ratio=token',
+      'ratio=turn-geometric',
+    ]);
     expect(svg.match(/class="band"/g)?.length).toBe(4);
     const bad = rema('sweep', '--preset', 'tiny-default', '--grid', '{"ratio":["diagonal"]}', '--out', out);
     expect(bad.status).toBe(1);
@@ -83,10 +136,16 @@ describe('rema eval / sweep / verify / export', () => {
 
   it('verify: one verdict per input line, in order', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-verify-'));
-    writeFileSync(join(tmp, 'in.jsonl'), '{"gold":"\\\\frac{1}{2}","pred":"so the answer is \\\\boxed{0.5}"}\n{"gold":"3","pred":"\\\\boxed{4}"}\n');
+    writeFileSync(
+      join(tmp, 'in.jsonl'),
+      '{"gold":"\\\\frac{1}{2}","pred":"so the answer is \\\\boxed{0.5}"}\n{"gold":"3","pred":"\\\\boxed{4}"}\n',
+    );
     const r = rema('verify', '--in', join(tmp, 'in.jsonl'), '--out', join(tmp, 'out.jsonl'));
     expect(r.status).toBe(0);
-    const out = readFileSync(join(tmp, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { verdict: boolean });
+    const out = readFileSync(join(tmp, 'out.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { verdict: boolean });
     expect(out.map((o) => o.verdict)).toEqual([true, false]);
   });
 

@@ -22,11 +22,32 @@ function modelWithContext(context: number): string {
 
 function train(model: string) {
   const out = join(mkdtempSync(join(tmpdir(), 'rema-context-')), 'run');
-  const r = spawnSync('node', [bin, 'train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '2', '--backend', 'cpu', '--out', out, '--quiet'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    'node',
+    [
+      bin,
+      'train',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--steps',
+      '2',
+      '--backend',
+      'cpu',
+      '--out',
+      out,
+      '--quiet',
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
   return { ...r, out };
 }
 
-const jsonl = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const jsonl = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('rema train with a model context shorter than the prompts', () => {
   it('warns naming the context length and the prompt tokens, and counts the episodes in metrics.jsonl and eval.jsonl', () => {
@@ -34,8 +55,12 @@ describe('rema train with a model context shorter than the prompts', () => {
     expect(r.status, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings).toHaveLength(2); // the first evaluation and the first training step, not every step
-    expect(warnings[0]).toMatch(/^warning: evaluation at step 0: \d+ of 2 episodes did not fit the model's context of 52 tokens \(prompt up to \d+ tokens \+ 6 tokens per turn\)/);
-    expect(warnings[1]).toMatch(/^warning: step 1: \d+ of 4 episodes did not fit the model's context of 52 tokens .*\(counted at every step in metrics\.jsonl: context_limited\)$/);
+    expect(warnings[0]).toMatch(
+      /^warning: evaluation at step 0: \d+ of 2 episodes did not fit the model's context of 52 tokens \(prompt up to \d+ tokens \+ 6 tokens per turn\)/,
+    );
+    expect(warnings[1]).toMatch(
+      /^warning: step 1: \d+ of 4 episodes did not fit the model's context of 52 tokens .*\(counted at every step in metrics\.jsonl: context_limited\)$/,
+    );
     const metrics = jsonl(join(r.out, 'metrics.jsonl'));
     expect(metrics[0]).toMatchObject({ context_length: 52 });
     expect(metrics[0].context_limited).toBeGreaterThan(0);
@@ -45,15 +70,23 @@ describe('rema train with a model context shorter than the prompts', () => {
 
   it('rema eval warns once per benchmark, naming the context and the prompt tokens', () => {
     const model = modelWithContext(52);
-    const r = spawnSync('node', [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--limit', '4', '--backend', 'cpu', '--quiet'], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(
+      'node',
+      [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--limit', '4', '--backend', 'cpu', '--quiet'],
+      { cwd: root, encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr.trim()).toMatch(/^warning: tiny-arith: \d+ of 4 episodes did not fit the model's context of 52 tokens \(prompt up to \d+ tokens \+ 6 tokens per turn\)/);
+    expect(r.stderr.trim()).toMatch(
+      /^warning: tiny-arith: \d+ of 4 episodes did not fit the model's context of 52 tokens \(prompt up to \d+ tokens \+ 6 tokens per turn\)/,
+    );
     expect(r.stdout).toMatch(/tiny-arith +n= +4 +pass@1/);
   });
 
   it('refuses at start when the shortest first prompt fills the context', () => {
     const r = train(modelWithContext(30));
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/rema: createTrainer: the model's context is 30 tokens \(max_position_embeddings\), but the first meta prompt of the shortest problem \("[^"]+"\) already takes \d+ tokens: no episode could generate a token/);
+    expect(r.stderr).toMatch(
+      /rema: createTrainer: the model's context is 30 tokens \(max_position_embeddings\), but the first meta prompt of the shortest problem \("[^"]+"\) already takes \d+ tokens: no episode could generate a token/,
+    );
   });
 });

@@ -15,7 +15,10 @@ const bin = join(root, 'bin/rema.mjs');
 const model = writeRandomModel();
 const { REMA_DATA_DIR: _ignored, ...baseEnv } = process.env;
 /** runs `rema args` in a child process; independent runs go concurrently */
-function rema(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function rema(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn('node', [bin, ...args], { cwd: root, env: { ...baseEnv, ...env } });
     let stdout = '';
@@ -34,7 +37,10 @@ const empty = join(tmp, 'empty');
 mkdirSync(empty);
 const data = join(tmp, 'data');
 mkdirSync(join(data, 'eval'), { recursive: true });
-const rows = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ question: `What is ${i}+1?`, answer: String(i + 1) })).join('\n') + '\n';
+const rows = (n: number) =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ question: `What is ${i}+1?`, answer: String(i + 1) })).join(
+    '\n',
+  ) + '\n';
 writeFileSync(join(data, 'eval/aime24.jsonl'), rows(3));
 writeFileSync(join(data, 'math_train_lv3to5_8k.min.jsonl'), rows(4));
 
@@ -43,10 +49,36 @@ describe('sets that are not shipped', () => {
     const out = join(tmp, 'refused-run');
     const [none, train, viaEnv, flagWins, sweep] = await Promise.all([
       rema(['eval', '--preset', 'tiny-default', '--benchmarks', 'aime24', ...noModel]),
-      rema(['train', '--preset', 'tiny-default', '--set', 'trainSet=math8k', '--data-dir', empty, '--out', out, ...noModel]),
+      rema([
+        'train',
+        '--preset',
+        'tiny-default',
+        '--set',
+        'trainSet=math8k',
+        '--data-dir',
+        empty,
+        '--out',
+        out,
+        ...noModel,
+      ]),
       rema(['eval', '--preset', 'tiny-default', '--benchmarks', 'olympiadbench', ...noModel], { REMA_DATA_DIR: empty }),
-      rema(['eval', '--preset', 'tiny-default', '--benchmarks', 'aime24', '--data-dir', empty, ...noModel], { REMA_DATA_DIR: data }),
-      rema(['sweep', '--preset', 'tiny-default', '--set', 'evalSet=math8k', '--grid', '{"lr":[0.01]}', '--data-dir', empty, '--out', join(tmp, 'refused-sweep'), ...noModel]),
+      rema(['eval', '--preset', 'tiny-default', '--benchmarks', 'aime24', '--data-dir', empty, ...noModel], {
+        REMA_DATA_DIR: data,
+      }),
+      rema([
+        'sweep',
+        '--preset',
+        'tiny-default',
+        '--set',
+        'evalSet=math8k',
+        '--grid',
+        '{"lr":[0.01]}',
+        '--data-dir',
+        empty,
+        '--out',
+        join(tmp, 'refused-sweep'),
+        ...noModel,
+      ]),
     ]);
     expect(none.status).toBe(1);
     expect(none.stderr).toBe(
@@ -68,9 +100,36 @@ describe('sets that are not shipped', () => {
 
   it('are read from the folder: REMA_DATA_DIR (eval) or --data-dir (train)', async () => {
     const run = join(tmp, 'run');
-    const math8k = ['--set', 'trainSet=math8k', '--set', 'trainSize=0', '--set', 'evalSet=math8k', '--set', 'evalSize=0', '--steps', '1', '--backend', 'cpu', '--quiet'];
+    const math8k = [
+      '--set',
+      'trainSet=math8k',
+      '--set',
+      'trainSize=0',
+      '--set',
+      'evalSet=math8k',
+      '--set',
+      'evalSize=0',
+      '--steps',
+      '1',
+      '--backend',
+      'cpu',
+      '--quiet',
+    ];
     const [evaluated, trained] = await Promise.all([
-      rema(['eval', '--preset', 'tiny-default', ...fastFlags(model), '--backend', 'cpu', '--quiet', '--benchmarks', 'aime24'], { REMA_DATA_DIR: data }),
+      rema(
+        [
+          'eval',
+          '--preset',
+          'tiny-default',
+          ...fastFlags(model),
+          '--backend',
+          'cpu',
+          '--quiet',
+          '--benchmarks',
+          'aime24',
+        ],
+        { REMA_DATA_DIR: data },
+      ),
       rema(['train', '--preset', 'tiny-default', ...fastFlags(model), ...math8k, '--data-dir', data, '--out', run]),
     ]);
     expect(evaluated.stderr).toBe('');
@@ -78,7 +137,10 @@ describe('sets that are not shipped', () => {
     expect(trained.stderr).toBe('');
     expect(trained.status).toBe(0);
     // the evaluations ran on the 4 problems of the folder's math8k
-    const evals = readFileSync(join(run, 'eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { n: number });
+    const evals = readFileSync(join(run, 'eval.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { n: number });
     expect(evals.length).toBeGreaterThan(0);
     for (const e of evals) expect(e.n).toBe(4);
   });

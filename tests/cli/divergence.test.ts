@@ -13,14 +13,45 @@ const bin = join(root, 'bin/rema.mjs');
 
 it('rema train warns on every non-finite step and stops with status 3 after maxNonFiniteSteps', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'rema-diverge-')), 'run');
-  const sets = { lr: 1e30, maxNonFiniteSteps: 2, problemsPerStep: 2, groupSize: 4, evalEvery: 0, evalBeforeTrain: false, trainSize: 16, evalSize: 2 };
+  const sets = {
+    lr: 1e30,
+    maxNonFiniteSteps: 2,
+    problemsPerStep: 2,
+    groupSize: 4,
+    evalEvery: 0,
+    evalBeforeTrain: false,
+    trainSize: 16,
+    evalSize: 2,
+  };
   const flags = Object.entries(sets).flatMap(([k, v]) => ['--set', `${k}=${String(v)}`]);
-  const r = spawnSync('node', [bin, 'train', '--preset', 'tiny-default', ...flags, '--steps', '20', '--backend', 'wasm', '--threads', '1', '--out', out, '--quiet'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'node',
+    [
+      bin,
+      'train',
+      '--preset',
+      'tiny-default',
+      ...flags,
+      '--steps',
+      '20',
+      '--backend',
+      'wasm',
+      '--threads',
+      '1',
+      '--out',
+      out,
+      '--quiet',
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   expect(r.status, r.stderr).toBe(3);
-  const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const last = metrics.at(-1)!;
   expect(metrics.length).toBeLessThan(20);
   expect(metrics[0].nonfinite).toBeUndefined();
@@ -32,8 +63,16 @@ it('rema train warns on every non-finite step and stops with status 3 after maxN
     const quantities = (m.nonfinite_quantities as string[]).join(', ');
     expect(warnings[i]).toContain(`non-finite ${quantities} (NaN or infinite, 1 optimiser update skipped)`);
   }
-  expect(last).toMatchObject({ nonfinite: true, nonfinite_streak: 2, loss: null, grad_norm: null, nonfinite_quantities: ['logprobs', 'entropy', 'loss', 'grad_norm'] });
-  expect(warnings.at(-1)).toMatch(/training stopped after 2 such steps in a row \(maxNonFiniteSteps 2\)\. Lower the learning rate \(lr 1e\+30\)/);
+  expect(last).toMatchObject({
+    nonfinite: true,
+    nonfinite_streak: 2,
+    loss: null,
+    grad_norm: null,
+    nonfinite_quantities: ['logprobs', 'entropy', 'loss', 'grad_norm'],
+  });
+  expect(warnings.at(-1)).toMatch(
+    /training stopped after 2 such steps in a row \(maxNonFiniteSteps 2\)\. Lower the learning rate \(lr 1e\+30\)/,
+  );
   expect(r.stderr).toContain(`rema train: stopped at step ${String(last.step)} of 20: the run diverged`);
   expect(readFileSync(join(out, 'checkpoints/latest'), 'utf8')).toBe(`step-${String(last.step).padStart(6, '0')}`);
 });

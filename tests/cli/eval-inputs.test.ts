@@ -14,9 +14,21 @@ const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
 const model = writeRandomModel();
 const rema = (...args: string[]) => spawnSync('node', [bin, ...args], { cwd: root, encoding: 'utf8' });
-const evaluate = (...args: string[]) => rema('eval', '--preset', 'tiny-default', ...fastFlags(model), '--backend', 'cpu', '--quiet', ...args);
+const evaluate = (...args: string[]) =>
+  rema('eval', '--preset', 'tiny-default', ...fastFlags(model), '--backend', 'cpu', '--quiet', ...args);
 /** an eval whose model does not exist: anything that gets as far as loading it fails with "does not exist" */
-const noModel = (...args: string[]) => rema('eval', '--preset', 'tiny-default', '--set', 'modelSource=local', '--set', `model=${join(tmpdir(), 'rema-no-such-model')}`, '--quiet', ...args);
+const noModel = (...args: string[]) =>
+  rema(
+    'eval',
+    '--preset',
+    'tiny-default',
+    '--set',
+    'modelSource=local',
+    '--set',
+    `model=${join(tmpdir(), 'rema-no-such-model')}`,
+    '--quiet',
+    ...args,
+  );
 
 let tmp = '';
 let run = '';
@@ -27,7 +39,19 @@ beforeAll(() => {
   problems = join(tmp, 'mine.jsonl');
   writeFileSync(problems, '{"question":"What is 2+3?","answer":"5"}\n');
   run = join(tmp, 'run');
-  const trained = rema('train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '1', '--backend', 'cpu', '--out', run, '--quiet');
+  const trained = rema(
+    'train',
+    '--preset',
+    'tiny-default',
+    ...fastFlags(model),
+    '--steps',
+    '1',
+    '--backend',
+    'cpu',
+    '--out',
+    run,
+    '--quiet',
+  );
   expect(trained.status).toBe(0);
 });
 
@@ -44,7 +68,9 @@ describe('rema eval inputs', () => {
     expect(full.status).toBe(1);
     expect(full.stderr).toMatch(/finetune is "lora" in .*run\/config\.json but "full" here/);
     const rank = evaluate('--file', problems, '--checkpoint', run, '--set', 'loraRank=4', '--set', 'loraAlpha=3');
-    expect(rank.stderr).toMatch(/loraRank is 8 in .*config\.json but 4 here; loraAlpha is 16 in .*config\.json but 3 here/);
+    expect(rank.stderr).toMatch(
+      /loraRank is 8 in .*config\.json but 4 here; loraAlpha is 16 in .*config\.json but 3 here/,
+    );
     // the run's own config evaluates it
     const same = evaluate('--file', problems, '--checkpoint', run);
     expect(same.stderr).toBe('');
@@ -64,7 +90,9 @@ describe('rema eval inputs', () => {
     writeFileSync(notDir, '');
     const out = noModel('--file', problems, '--out', join(notDir, 'sub'));
     expect(out.status).toBe(1);
-    expect(out.stderr).toBe(`rema: --out ${join(notDir, 'sub')}: cannot write there (ENOTDIR: not a directory, mkdir '${join(notDir, 'sub')}')\n`);
+    expect(out.stderr).toBe(
+      `rema: --out ${join(notDir, 'sub')}: cannot write there (ENOTDIR: not a directory, mkdir '${join(notDir, 'sub')}')\n`,
+    );
   });
 
   it('prints the results before writing the files, so a full disk loses no result', () => {
@@ -74,17 +102,25 @@ describe('rema eval inputs', () => {
     const r = evaluate('--file', problems, '--out', out);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^mine\s+n=\s+1\s+pass@1 0\.00%$/m);
-    expect(r.stderr).toBe(`rema: ${join(out, 'mine_rollouts.jsonl')}: cannot write (ENOSPC: no space left on device, write)\n`);
+    expect(r.stderr).toBe(
+      `rema: ${join(out, 'mine_rollouts.jsonl')}: cannot write (ENOSPC: no space left on device, write)\n`,
+    );
   });
 
   it('evaluates a problem of a few hundred KB (over the prompt cap: an overflow, not a crash)', () => {
     const big = join(tmp, 'big.jsonl');
-    writeFileSync(big, `${JSON.stringify({ question: 'Ann has 3 apples and buys 12 more. '.repeat(10_000) + 'How many?', answer: '15' })}\n`);
+    writeFileSync(
+      big,
+      `${JSON.stringify({ question: 'Ann has 3 apples and buys 12 more. '.repeat(10_000) + 'How many?', answer: '15' })}\n`,
+    );
     const r = evaluate('--file', big, '--out', join(tmp, 'out-big'));
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^big\s+n=\s+1\s+pass@1 0\.00%$/m);
-    const transcript = JSON.parse(readFileSync(join(tmp, 'out-big/big_rollouts.jsonl'), 'utf8')) as { finish_reason: string; turns: unknown[] };
+    const transcript = JSON.parse(readFileSync(join(tmp, 'out-big/big_rollouts.jsonl'), 'utf8')) as {
+      finish_reason: string;
+      turns: unknown[];
+    };
     // the protocol's prompt cap: the episode ends before any turn is generated (ReMA's completion_token_exceeded)
     expect(transcript.finish_reason).toBe('completion_token_exceeded');
     expect(transcript.turns).toEqual([]);

@@ -14,11 +14,35 @@ const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
 const model = writeRandomModel();
 const train = (out: string, steps: number, extra: string[] = []) =>
-  spawnSync('node', [bin, 'train', '--preset', 'tiny-default', ...fastFlags(model), '--set', 'evalEvery=0', '--steps', String(steps), '--backend', 'cpu', '--out', out, '--quiet', ...extra], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-const lines = <T>(path: string): T[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+  spawnSync(
+    'node',
+    [
+      bin,
+      'train',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--set',
+      'evalEvery=0',
+      '--steps',
+      String(steps),
+      '--backend',
+      'cpu',
+      '--out',
+      out,
+      '--quiet',
+      ...extra,
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
+const lines = <T>(path: string): T[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
 
 describe('rema train --explain', () => {
   it('writes one record per step, and a resume continues the file', () => {

@@ -7,15 +7,29 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const rema = (...args: string[]) => spawnSync('node', [join(root, 'bin/rema.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+const rema = (...args: string[]) =>
+  spawnSync('node', [join(root, 'bin/rema.mjs'), ...args], { cwd: root, encoding: 'utf8' });
 
 describe('rema export --verl --format overrides', () => {
   it('prints a runnable command line holding every line of the paper script', () => {
-    const r = rema('export', '--verl', '--preset', 'paper-multiturn-7b', '--set', 'oldLogProbs="score"', '--format', 'overrides');
+    const r = rema(
+      'export',
+      '--verl',
+      '--preset',
+      'paper-multiturn-7b',
+      '--set',
+      'oldLogProbs="score"',
+      '--format',
+      'overrides',
+    );
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^PROJECT_NAME=.*\nEXPERIMENT_NAME=paper-multiturn-7b\nMODEL_PATH=Qwen\/Qwen2.5-7B\n\npython -m verl.rema_trainer.main_ppo \\\n/m);
+    expect(r.stdout).toMatch(
+      /^PROJECT_NAME=.*\nEXPERIMENT_NAME=paper-multiturn-7b\nMODEL_PATH=Qwen\/Qwen2.5-7B\n\npython -m verl.rema_trainer.main_ppo \\\n/m,
+    );
     const lines = new Set(r.stdout.split('\n').map((l) => l.trim().replace(/ \\$/, '')));
-    const script = readFileSync(resolve(root, 'tests/fixtures/verl/rema.example_7b.overrides'), 'utf8').trim().split('\n');
+    const script = readFileSync(resolve(root, 'tests/fixtures/verl/rema.example_7b.overrides'), 'utf8')
+      .trim()
+      .split('\n');
     expect(script.filter((l) => !lines.has(l))).toEqual([]);
     expect(r.stderr).toBe('');
   });

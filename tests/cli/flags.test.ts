@@ -27,8 +27,32 @@ describe('numeric flags', () => {
   it('refuses values a flag cannot mean, naming the flag and the text', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-flags-'));
     const file = join(tmp, 'p.jsonl');
-    const train = (out: string, ...extra: string[]) => ['train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '1', '--backend', 'cpu', '--quiet', '--out', join(tmp, out), ...extra];
-    const evaluate = (...extra: string[]) => ['eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'cpu', '--quiet', ...extra];
+    const train = (out: string, ...extra: string[]) => [
+      'train',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--steps',
+      '1',
+      '--backend',
+      'cpu',
+      '--quiet',
+      '--out',
+      join(tmp, out),
+      ...extra,
+    ];
+    const evaluate = (...extra: string[]) => [
+      'eval',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--file',
+      file,
+      '--backend',
+      'cpu',
+      '--quiet',
+      ...extra,
+    ];
     const cases: [string[], string][] = [
       [train('a', '--save-every', '0'), '--save-every must be a positive integer, got "0"'],
       [train('b', '--save-every', 'abc'), '--save-every must be a positive integer, got "abc"'],
@@ -36,11 +60,28 @@ describe('numeric flags', () => {
       [evaluate('--limit', 'abc'), '--limit must be a non-negative integer, got "abc"'],
       [evaluate('--limit', '-3'), '--limit must be a non-negative integer, got "-3"'],
       [train('d', '--set', 'lr=1e400'), '--set lr=1e400: not a finite number'],
-      [['sweep', '--preset', 'tiny-default', '--grid', '{"ratio":["token"]}', '--seeds', '0,1.5', '--out', join(tmp, 'sweep')], '--seeds must be a non-negative integer, got "1.5"'],
+      [
+        [
+          'sweep',
+          '--preset',
+          'tiny-default',
+          '--grid',
+          '{"ratio":["token"]}',
+          '--seeds',
+          '0,1.5',
+          '--out',
+          join(tmp, 'sweep'),
+        ],
+        '--seeds must be a non-negative integer, got "1.5"',
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => rema(args)));
     results.forEach((r, i) => {
-      expect({ args: cases[i][0].slice(-2), status: r.status, stderr: r.stderr }).toEqual({ args: cases[i][0].slice(-2), status: 1, stderr: `rema: ${cases[i][1]}\n` });
+      expect({ args: cases[i][0].slice(-2), status: r.status, stderr: r.stderr }).toEqual({
+        args: cases[i][0].slice(-2),
+        status: 1,
+        stderr: `rema: ${cases[i][1]}\n`,
+      });
     });
     // nothing ran: no run folder was created
     for (const out of ['a', 'b', 'c', 'd', 'sweep']) expect(existsSync(join(tmp, out))).toBe(false);

@@ -10,15 +10,40 @@ import type { MetricsRecord, RolloutRecord } from '../../src/rl/metrics.ts';
 import { parseMetaAction } from '../../src/rl/protocol/json-actions/grammar.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const lines = <T,>(file: string): T[] => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const lines = <T>(file: string): T[] =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 describe('rema train --preset tiny-json-actions (embedded model)', () => {
   it('writes action_DECOMPOSE / action_REWRITE / action_EMPTY summing to 1 per step, by level too', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rema-json-')), 'run');
-    const r = spawnSync('node', [
-      join(root, 'bin/rema.mjs'), 'train', '--preset', 'tiny-json-actions', '--steps', '2', '--set', 'problemsPerStep=3',
-      '--set', 'groupSize=4', '--set', 'evalSize=4', '--set', 'evalBeforeTrain=false', '--backend', 'wasm', '--out', out, '--quiet',
-    ], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(
+      'node',
+      [
+        join(root, 'bin/rema.mjs'),
+        'train',
+        '--preset',
+        'tiny-json-actions',
+        '--steps',
+        '2',
+        '--set',
+        'problemsPerStep=3',
+        '--set',
+        'groupSize=4',
+        '--set',
+        'evalSize=4',
+        '--set',
+        'evalBeforeTrain=false',
+        '--backend',
+        'wasm',
+        '--out',
+        out,
+        '--quiet',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const metrics = lines<MetricsRecord>(join(out, 'metrics.jsonl'));
@@ -32,7 +57,9 @@ describe('rema train --preset tiny-json-actions (embedded model)', () => {
       expect(levels.reduce((s, l) => s + l.n, 0)).toBe(3 * 4);
       for (const l of levels) expect(l.DECOMPOSE + l.REWRITE + l.EMPTY).toBeCloseTo(1, 12);
       // the fractions count the step's meta-thinking turns as rollouts.jsonl shows them
-      const plans = rollouts.filter((x) => x.step === m.step).map((x) => parseMetaAction(x.turns.find((t) => t.role === 'meta')!.text));
+      const plans = rollouts
+        .filter((x) => x.step === m.step)
+        .map((x) => parseMetaAction(x.turns.find((t) => t.role === 'meta')!.text));
       expect(plans).toHaveLength(12);
       for (const a of ['DECOMPOSE', 'REWRITE', 'EMPTY'] as const) {
         expect(m[`action_${a}`]).toBeCloseTo(plans.filter((p) => p?.action === a).length / 12, 12);

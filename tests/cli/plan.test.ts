@@ -28,7 +28,10 @@ interface PlanJson {
   suggestion: { set: Record<string, unknown>; weightDtype?: string; total: number; flags: string } | null;
   limit: number | null;
   weightDtype: string;
-  shape: { decode: { sequences: number; promptTokens: number }; evalDecode?: { sequences: number; uniquePrompts: number; promptTokens: number } };
+  shape: {
+    decode: { sequences: number; promptTokens: number };
+    evalDecode?: { sequences: number; uniquePrompts: number; promptTokens: number };
+  };
 }
 
 function plan(...args: string[]): PlanJson {
@@ -41,7 +44,7 @@ function plan(...args: string[]): PlanJson {
 }
 
 describe('rema plan', () => {
-  it('math133-qwen0.5b offline: Qwen2.5-0.5B-Instruct\'s 494,032,768 parameters, bytes by category, fits, suggestion', () => {
+  it("math133-qwen0.5b offline: Qwen2.5-0.5B-Instruct's 494,032,768 parameters, bytes by category, fits, suggestion", () => {
     // all 64 rollouts decoded at once (the preset decodes 32 at a time)
     const p = plan('--preset', 'math133-qwen0.5b', '--set', 'decodeBatch=64');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['parameters', 'bytes', 'fits', 'suggestion']));
@@ -100,23 +103,41 @@ describe('rema plan', () => {
     expect(bad.stderr).toMatch(/--memory: "lots" is not a positive number of bytes/);
     const unknown = rema('--preset', 'math133-qwen0.5b', '--set', 'model=someone/not-cached');
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toMatch(/"someone\/not-cached" is not in the model catalog and its config\.json is not available offline/);
+    expect(unknown.stderr).toMatch(
+      /"someone\/not-cached" is not in the model catalog and its config\.json is not available offline/,
+    );
     const cpu = rema('--preset', 'tiny-default', '--backend', 'cpu', '--weight-dtype', 'f16');
     expect(cpu.status).toBe(1);
     expect(cpu.stderr).toMatch(/the cpu backend stores weights as f32 only/);
   });
 
-  it('counts the prompts with the model\'s own tokenizer when it is on disk (a byte-level vocabulary)', async () => {
+  it("counts the prompts with the model's own tokenizer when it is on disk (a byte-level vocabulary)", async () => {
     const fixture = 'tests/fixtures/hf/tiny-smollm2-instruct';
-    const sets = ['--set', 'modelSource=local', '--set', `model=${fixture}`, '--set', 'maxTurns=1', '--set', 'maxTokensPerTurn=32', '--set', 'maxPromptTokens=4096'];
+    const sets = [
+      '--set',
+      'modelSource=local',
+      '--set',
+      `model=${fixture}`,
+      '--set',
+      'maxTurns=1',
+      '--set',
+      'maxTokensPerTurn=32',
+      '--set',
+      'maxPromptTokens=4096',
+    ];
     const p = plan('--preset', 'math133-smollm360m', ...sets);
     // the trainer's first prompt of every problem (meta agent: system + question), through the fixture's tokenizer
     const config = { ...getPreset('math133-smollm360m'), maxTurns: 1, maxTokensPerTurn: 32, maxPromptTokens: 4096 };
     const tokenizer = await loadHfTokenizer(directoryFileSource(join(root, fixture)));
     const { train, eval: held } = await loadConfigProblems(config);
     const prompts = promptsFor(config.prompts, config.mode, 'math');
-    const longest = Math.max(...freshEpisodes([...train, ...held], 1, 'two-agent').map((e) =>
-      tokenizer.encode(tokenizer.applyChatTemplate(chatFor(e, 'meta', prompts), { addGenerationPrompt: true })).length));
+    const longest = Math.max(
+      ...freshEpisodes([...train, ...held], 1, 'two-agent').map(
+        (e) =>
+          tokenizer.encode(tokenizer.applyChatTemplate(chatFor(e, 'meta', prompts), { addGenerationPrompt: true }))
+            .length,
+      ),
+    );
     expect(longest).toBeGreaterThan(256 + 32); // the estimate (256 tokens before the first message) falls short here
     // the reasoning agent's prompt also holds the plan (32 tokens); the fixture's context is 2,048 tokens
     expect(p.shape.decode.promptTokens).toBeGreaterThanOrEqual(Math.min(longest, 2047));
@@ -124,7 +145,16 @@ describe('rema plan', () => {
   });
 
   it('sizes the held-out evaluation: evalSize distinct prompts decoded together, a phase of its own', () => {
-    const sets = ['--set', 'groupSize=2', '--set', 'problemsPerStep=1', '--set', 'miniBatches=1', '--set', 'decodeBatch=64'];
+    const sets = [
+      '--set',
+      'groupSize=2',
+      '--set',
+      'problemsPerStep=1',
+      '--set',
+      'miniBatches=1',
+      '--set',
+      'decodeBatch=64',
+    ];
     const small = plan('--preset', 'math133-qwen0.5b', ...sets, '--set', 'evalSize=8');
     const big = plan('--preset', 'math133-qwen0.5b', ...sets, '--set', 'evalSize=48');
     expect(small.shape.decode.sequences).toBe(2);
@@ -137,7 +167,7 @@ describe('rema plan', () => {
     expect(capped.bytes.kv_cache).toBe(2 * small.bytes.kv_cache);
   });
 
-  it('every math133 preset fits WebAssembly\'s 4 GiB with f16 / bf16 weights; decoding all 64 rollouts at once, the suggestion is a smaller decodeBatch', () => {
+  it("every math133 preset fits WebAssembly's 4 GiB with f16 / bf16 weights; decoding all 64 rollouts at once, the suggestion is a smaller decodeBatch", () => {
     for (const preset of ['math133-qwen0.5b', 'math133-vrp-rl', 'math133-smollm360m', 'math133-vrp-rl-smollm360m']) {
       for (const dtype of ['f16', 'bf16']) {
         const p = plan('--preset', preset, '--backend', 'wasm', '--weight-dtype', dtype);
@@ -151,7 +181,13 @@ describe('rema plan', () => {
     expect(all.shape.decode.sequences).toBe(64);
     expect(all.suggestion!.set).toEqual({ decodeBatch: 16 });
     expect(all.suggestion!.flags).toBe('--set decodeBatch=16');
-    const applied = plan('--preset', 'math133-smollm360m', '--set', 'decodeBatch=64', ...all.suggestion!.flags.split(' '));
+    const applied = plan(
+      '--preset',
+      'math133-smollm360m',
+      '--set',
+      'decodeBatch=64',
+      ...all.suggestion!.flags.split(' '),
+    );
     expect(applied.fits).toBe(true);
     expect(applied.bytes.kv_cache).toBe(all.bytes.kv_cache / 4);
   });

@@ -12,7 +12,8 @@ import { prepareLogs } from '../../src/cli/run-logs.ts';
 import { makeTrainer, smallConfig } from '../rl/trainer-setup.ts';
 
 /** The error Node's fs gives when the disk is full (it names no file). */
-const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+const enospc = () =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
 
 /** The real file system, except that writing a file whose path matches `failing` runs out of space. */
 function fullDiskFor(failing: RegExp): WriteIo {
@@ -36,19 +37,28 @@ describe('checkpoints and logs on a failing disk', () => {
     await saveCheckpoint(dir, trainer, policy);
     await trainer.step();
     const failed = saveCheckpoint(dir, trainer, policy, { io: fullDiskFor(/optimizer-shared\.bin$/) });
-    await expect(failed).rejects.toThrow(/\.tmp-step-000002-\d+\/optimizer-shared\.bin: cannot write \(ENOSPC: no space left on device, write\)/);
+    await expect(failed).rejects.toThrow(
+      /\.tmp-step-000002-\d+\/optimizer-shared\.bin: cannot write \(ENOSPC: no space left on device, write\)/,
+    );
     await expect(failed).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(readdirSync(dir).toSorted()).toEqual(['latest', 'step-000001']);
     expect(readFileSync(join(dir, 'latest'), 'utf8')).toBe('step-000001');
     // the pointer's rewrite failing leaves the old pointer and no temporary file
-    await expect(saveCheckpoint(dir, trainer, policy, { io: fullDiskFor(/latest\.tmp-\d+$/) })).rejects.toThrow(/checkpoints\/latest: cannot write \(ENOSPC/);
+    await expect(saveCheckpoint(dir, trainer, policy, { io: fullDiskFor(/latest\.tmp-\d+$/) })).rejects.toThrow(
+      /checkpoints\/latest: cannot write \(ENOSPC/,
+    );
     expect(readdirSync(dir).filter((n) => n.includes('tmp'))).toEqual([]);
     expect(readFileSync(join(dir, 'latest'), 'utf8')).toBe('step-000001');
   });
 
   it('a log rewrite that fails on resume leaves the log whole', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-logs-'));
-    const logs = { metrics: join(tmp, 'metrics.jsonl'), rollouts: join(tmp, 'rollouts.jsonl'), evals: join(tmp, 'eval.jsonl'), evalRollouts: join(tmp, 'eval_rollouts.jsonl') };
+    const logs = {
+      metrics: join(tmp, 'metrics.jsonl'),
+      rollouts: join(tmp, 'rollouts.jsonl'),
+      evals: join(tmp, 'eval.jsonl'),
+      evalRollouts: join(tmp, 'eval_rollouts.jsonl'),
+    };
     const metrics = '{"step":1}\n{"step":2}\n{"step":3}\n';
     writeFileSync(logs.metrics, metrics);
     writeFileSync(logs.rollouts, '{"step":1}\n{"step":2}\n');
@@ -75,15 +85,29 @@ describe('checkpoints and logs on a failing disk', () => {
     truncateSync(adapterFile, 100);
     const fresh = makeTrainer(config);
     const said: string[] = [];
-    const found = await newestIntactCheckpoint(dir, fresh.policy.adapters, (c) => restoreCheckpoint(c, fresh.trainer, fresh.policy), (l) => said.push(l));
+    const found = await newestIntactCheckpoint(
+      dir,
+      fresh.policy.adapters,
+      (c) => restoreCheckpoint(c, fresh.trainer, fresh.policy),
+      (l) => said.push(l),
+    );
     expect(found?.ckpt.meta.trainer.step).toBe(1);
     expect(fresh.trainer.state().step).toBe(1);
     expect(found?.damaged).toEqual([join(dir, 'step-000003'), join(dir, 'step-000002')]);
     expect(said[0]).toMatch(/step-000003\/state\.json: cannot read the checkpoint/);
-    expect(said[1]).toMatch(/step-000002\/adapters\/shared\/adapter_model\.safetensors: 100 bytes, but the checkpoint wrote \d+ \(truncated or damaged\)/);
+    expect(said[1]).toMatch(
+      /step-000002\/adapters\/shared\/adapter_model\.safetensors: 100 bytes, but the checkpoint wrote \d+ \(truncated or damaged\)/,
+    );
     expect(said[2]).toMatch(/using the newest intact checkpoint instead: .*step-000001 \(step 1\)/);
     // nothing intact: refuse, listing every damaged checkpoint
     writeFileSync(join(dir, 'step-000001/state.json'), 'not json');
-    await expect(newestIntactCheckpoint(dir, fresh.policy.adapters, async () => {}, () => {})).rejects.toThrow(/no intact checkpoint to resume from:\n.*step-000003.*\n.*step-000002.*\n.*step-000001/);
+    await expect(
+      newestIntactCheckpoint(
+        dir,
+        fresh.policy.adapters,
+        async () => {},
+        () => {},
+      ),
+    ).rejects.toThrow(/no intact checkpoint to resume from:\n.*step-000003.*\n.*step-000002.*\n.*step-000001/);
   });
 });

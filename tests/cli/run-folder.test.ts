@@ -3,7 +3,16 @@
 // resume, a damaged latest checkpoint falls back to the newest intact one, and a full disk (a log that is a
 // link to /dev/full, which fails every write with ENOSPC) is reported with the file's name.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +21,26 @@ import { fastFlags, writeRandomModel } from './random-model.ts';
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
 const model = writeRandomModel();
-const train = (out: string, steps: number, ...extra: string[]) =>
-  ['train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', String(steps), '--backend', 'cpu', '--out', out, '--quiet', ...extra];
+const train = (out: string, steps: number, ...extra: string[]) => [
+  'train',
+  '--preset',
+  'tiny-default',
+  ...fastFlags(model),
+  '--steps',
+  String(steps),
+  '--backend',
+  'cpu',
+  '--out',
+  out,
+  '--quiet',
+  ...extra,
+];
 const rema = (args: string[]) => spawnSync('node', [bin, ...args], { cwd: root, encoding: 'utf8' });
-const steps = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => (JSON.parse(l) as { step: number }).step);
+const steps = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { step: number }).step);
 
 function waitFor(check: () => boolean, what: string): Promise<void> {
   return new Promise((done, fail) => {
@@ -41,7 +66,11 @@ describe('rema train run folders', () => {
       await waitFor(() => existsSync(join(out, 'checkpoints/latest')), 'the first checkpoint');
       const second = rema(train(out, 500));
       expect(second.status).toBe(1);
-      expect(second.stderr).toMatch(new RegExp(`in use by another rema train \\(pid ${holder.pid} on host ${hostname()}, started \\d{4}-\\d\\d-\\d\\dT[^)]*\\)`));
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `in use by another rema train \\(pid ${holder.pid} on host ${hostname()}, started \\d{4}-\\d\\d-\\d\\dT[^)]*\\)`,
+        ),
+      );
       expect(second.stderr.trim().split('\n').length).toBe(1);
     } finally {
       holder.kill('SIGKILL');
@@ -61,7 +90,9 @@ describe('rema train run folders', () => {
     writeFileSync(join(out, 'metrics.jsonl'), ''); // what a kill in the middle of a rewrite in place left
     const r = rema(train(out, 4));
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/metrics\.jsonl: no record of steps 1-3, which the checkpoint .*step-000003 \(step 3\) covers/);
+    expect(r.stderr).toMatch(
+      /metrics\.jsonl: no record of steps 1-3, which the checkpoint .*step-000003 \(step 3\) covers/,
+    );
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toBe('');
     expect(steps(join(out, 'rollouts.jsonl'))).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
   });
@@ -73,7 +104,9 @@ describe('rema train run folders', () => {
     truncateSync(weights, Math.floor(statSync(weights).size / 2));
     const r = rema(train(out, 4));
     expect(r.status).toBe(0);
-    expect(r.stderr).toMatch(/damaged checkpoint skipped: .*step-000003\/adapters\/shared\/adapter_model\.safetensors: \d+ bytes, but the checkpoint wrote \d+/);
+    expect(r.stderr).toMatch(
+      /damaged checkpoint skipped: .*step-000003\/adapters\/shared\/adapter_model\.safetensors: \d+ bytes, but the checkpoint wrote \d+/,
+    );
     expect(r.stderr).toMatch(/using the newest intact checkpoint instead: .*step-000002 \(step 2\)/);
     expect(r.stdout).toMatch(/resumed from step 2/);
     expect(steps(join(out, 'metrics.jsonl'))).toEqual([1, 2, 3, 4]);

@@ -11,7 +11,20 @@ const rema = (...args: string[]) => spawnSync('node', [bin, ...args], { cwd: roo
 
 describe('--set', () => {
   it('reads each value by its field type', () => {
-    const r = rema('export', '--verl', '--preset', 'tiny-default', '--set', 'name=123', '--set', 'loraTargets=q_proj,v_proj', '--set', 'dualClip=null', '--format', 'overrides');
+    const r = rema(
+      'export',
+      '--verl',
+      '--preset',
+      'tiny-default',
+      '--set',
+      'name=123',
+      '--set',
+      'loraTargets=q_proj,v_proj',
+      '--set',
+      'dualClip=null',
+      '--format',
+      'overrides',
+    );
     expect(r.stderr).not.toMatch(/invalid config/);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('EXPERIMENT_NAME=123\n');

@@ -9,15 +9,35 @@ import { describe, expect, it } from 'vitest';
 import { runSft, sftFromFlags } from '../../src/cli/sft.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const rema = (...args: string[]) => spawnSync('node', [join(root, 'bin/rema.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+const rema = (...args: string[]) =>
+  spawnSync('node', [join(root, 'bin/rema.mjs'), ...args], { cwd: root, encoding: 'utf8' });
 const tmp = () => mkdtempSync(join(tmpdir(), 'rema-sft-'));
-const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const withoutTime = (rows: Record<string, unknown>[]) => rows.map(({ time_s: _t, ...rest }) => rest);
 
 describe('rema sft', () => {
   it('trains, logs a loss per step and writes a model folder that rema eval loads', () => {
     const out = tmp();
-    const r = rema('sft', '--preset', 'tiny-sft-cot', '--set', 'finetune="full"', '--set', 'sft.tinyProblems=8', '--set', 'sft.batchSize=4', '--set', 'sft.epochs=2', '--out', out, '--quiet');
+    const r = rema(
+      'sft',
+      '--preset',
+      'tiny-sft-cot',
+      '--set',
+      'finetune="full"',
+      '--set',
+      'sft.tinyProblems=8',
+      '--set',
+      'sft.batchSize=4',
+      '--set',
+      'sft.epochs=2',
+      '--out',
+      out,
+      '--quiet',
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const m = lines(join(out, 'metrics.jsonl'));
@@ -27,13 +47,27 @@ describe('rema sft', () => {
     // the second epoch sees the same chats after one pass over them: they are more likely now
     expect((m[2].loss as number) + (m[3].loss as number)).toBeLessThan((m[0].loss as number) + (m[1].loss as number));
     expect(r.stdout).toContain(`model ${join(out, 'model')}`);
-    const ev = rema('eval', '--preset', 'tiny-default', '--set', 'modelSource="local"', '--set', `model="${join(out, 'model')}"`, '--limit', '4', '--quiet');
+    const ev = rema(
+      'eval',
+      '--preset',
+      'tiny-default',
+      '--set',
+      'modelSource="local"',
+      '--set',
+      `model="${join(out, 'model')}"`,
+      '--limit',
+      '4',
+      '--quiet',
+    );
     expect(ev.stderr).toBe('');
     expect(ev.stdout).toMatch(/tiny-arith +n= +4 +pass@1/);
   });
 
   it('resumes after a kill and ends with the files of an uninterrupted run', async () => {
-    const run = sftFromFlags({ preset: 'tiny-sft-meta', set: ['sft.tinyProblems=6', 'sft.batchSize=4', 'sft.epochs=2'] });
+    const run = sftFromFlags({
+      preset: 'tiny-sft-meta',
+      set: ['sft.tinyProblems=6', 'sft.batchSize=4', 'sft.epochs=2'],
+    });
     const whole = tmp();
     const cut = tmp();
     const a = await runSft({ ...run, out: whole, backend: 'wasm', saveEvery: 1, progress: 'none' });
@@ -44,9 +78,13 @@ describe('rema sft', () => {
     const second = await runSft({ ...run, out: cut, backend: 'wasm', saveEvery: 2, progress: 'none' });
     expect(second.resumedFrom).toBe(2);
     expect(withoutTime(lines(join(cut, 'metrics.jsonl')))).toEqual(withoutTime(lines(join(whole, 'metrics.jsonl'))));
-    expect(readFileSync(join(cut, 'model/model.safetensors'))).toEqual(readFileSync(join(whole, 'model/model.safetensors')));
+    expect(readFileSync(join(cut, 'model/model.safetensors'))).toEqual(
+      readFileSync(join(whole, 'model/model.safetensors')),
+    );
     const other = sftFromFlags({ preset: 'tiny-sft-meta', set: ['sft.tinyProblems=6', 'sft.batchSize=2'] });
-    await expect(runSft({ ...other, out: cut, backend: 'wasm', progress: 'none' })).rejects.toThrow(/sft\.json: this folder holds an SFT run with different SFT settings/);
+    await expect(runSft({ ...other, out: cut, backend: 'wasm', progress: 'none' })).rejects.toThrow(
+      /sft\.json: this folder holds an SFT run with different SFT settings/,
+    );
   });
 
   it('resumes a folder whose config.json predates a config field, reading it at its default as rema train does', async () => {
@@ -63,7 +101,10 @@ describe('rema sft', () => {
   it('names a bad chat line and an unknown setting before loading anything', () => {
     const dir = tmp();
     const file = join(dir, 'chats.jsonl');
-    writeFileSync(file, '{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}\n{"instruction":"q"}\n');
+    writeFileSync(
+      file,
+      '{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]}\n{"instruction":"q"}\n',
+    );
     const r = rema('sft', '--data', file, '--out', join(dir, 'run'), '--quiet');
     expect(r.status).not.toBe(0);
     expect(r.stderr.trim()).toBe(`rema: ${file}:2: "output" is missing`);

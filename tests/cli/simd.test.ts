@@ -15,8 +15,11 @@ const file = join(mkdtempSync(join(tmpdir(), 'rema-simd-')), 'one.jsonl');
 writeFileSync(file, '{"question":"What is 2+3?","answer":"5"}\n');
 /** stderr of `rema eval` on one problem with the wasm backend (not quiet: it prints the backend line) */
 const evalLog = (...extra: string[]) => {
-  const r = spawnSync('node', [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'wasm', ...extra],
-    { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    'node',
+    [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'wasm', ...extra],
+    { cwd: root, encoding: 'utf8' },
+  );
   return { status: r.status, log: r.stderr, out: r.stdout };
 };
 

@@ -23,25 +23,34 @@ describe('sweep grids', () => {
   it('rejects malformed grids and quotes CSV cells that need it', () => {
     expect(() => parseGrid({ ratio: [] }, 'g')).toThrow(/g: grid field "ratio" must be a non-empty list/);
     expect(() => parseGrid([1], 'g')).toThrow(/g: the grid must be a JSON object/);
-    expect(toCsv(['a', 'b'], [['x,y', 0.1234567891], [null, 'q"']])).toBe('a,b\n"x,y",0.123457\n,"q"""\n');
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['x,y', 0.1234567891],
+          [null, 'q"'],
+        ],
+      ),
+    ).toBe('a,b\n"x,y",0.123457\n,"q"""\n');
   });
 });
 
 function run(config: string, seed: number, rewards: number[], evals: Array<[number, number]> = []): RunCurves {
   return {
-    config, seed,
+    config,
+    seed,
     reward: rewards.map((value, i) => ({ step: i + 1, value })),
     eval: evals.map(([step, value]) => ({ step, value })),
   };
 }
 
-describe('ablation curves over seeds (the sweep\'s summary and chart)', () => {
+describe("ablation curves over seeds (the sweep's summary and chart)", () => {
   it('spread: mean, min, max and sample std over seeds, skipping missing values', () => {
     const s = spread([0.2, 0.4, Number.NaN, 0.9]);
     expect(s.n).toBe(3);
     expect(s.mean).toBeCloseTo(0.5, 12);
     expect([s.min, s.max]).toEqual([0.2, 0.9]);
-    expect(s.std).toBeCloseTo(Math.sqrt(((0.3 ** 2) + (0.1 ** 2) + (0.4 ** 2)) / 2), 12);
+    expect(s.std).toBeCloseTo(Math.sqrt((0.3 ** 2 + 0.1 ** 2 + 0.4 ** 2) / 2), 12);
     expect(spread([3]).std).toBe(0);
     expect(spread([]).n).toBe(0);
   });
@@ -57,13 +66,36 @@ describe('ablation curves over seeds (the sweep\'s summary and chart)', () => {
   });
 
   it('the SVG overlays one series per config (mean line + min-max band) per panel, with a legend', () => {
-    const svg = ablationSvg([
-      run('ratio=token', 0, [0, 0.5, 1], [[0, 0.1], [2, 0.3]]),
-      run('ratio=token', 1, [0.2, 0.3, 0.4], [[0, 0.2], [2, 0.2]]),
-      run('ratio=turn<geo>', 0, [1, 1, 0]),
-      run('ratio=turn<geo>', 1, [0, 1, 0]),
-    ], 'tiny');
-    const series = [...svg.matchAll(/<g class="series" data-config="([^"]+)">\n<polygon class="band" points="([^"]+)"[^>]*>\n<(path|circle) class="mean"/g)];
+    const svg = ablationSvg(
+      [
+        run(
+          'ratio=token',
+          0,
+          [0, 0.5, 1],
+          [
+            [0, 0.1],
+            [2, 0.3],
+          ],
+        ),
+        run(
+          'ratio=token',
+          1,
+          [0.2, 0.3, 0.4],
+          [
+            [0, 0.2],
+            [2, 0.2],
+          ],
+        ),
+        run('ratio=turn<geo>', 0, [1, 1, 0]),
+        run('ratio=turn<geo>', 1, [0, 1, 0]),
+      ],
+      'tiny',
+    );
+    const series = [
+      ...svg.matchAll(
+        /<g class="series" data-config="([^"]+)">\n<polygon class="band" points="([^"]+)"[^>]*>\n<(path|circle) class="mean"/g,
+      ),
+    ];
     // reward panel: both configs; accuracy panel: only the config with evaluations
     expect(series.map((m) => m[1])).toEqual(['ratio=token', 'ratio=turn&lt;geo&gt;', 'ratio=token']);
     // a band has an upper and a lower point per step

@@ -13,8 +13,11 @@ const model = writeRandomModel();
 const file = join(mkdtempSync(join(tmpdir(), 'rema-threads-')), 'two.jsonl');
 writeFileSync(file, '{"question":"What is 2+3?","answer":"5"}\n{"question":"What is 4+4?","answer":"8"}\n');
 const evalRun = (...extra: string[]) => {
-  const r = spawnSync('node', [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'wasm', ...extra],
-    { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    'node',
+    [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(model), '--file', file, '--backend', 'wasm', ...extra],
+    { cwd: root, encoding: 'utf8' },
+  );
   return { status: r.status, log: r.stderr, out: r.stdout };
 };
 

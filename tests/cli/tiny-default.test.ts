@@ -10,14 +10,34 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
 const args = (out: string) => [
-  bin, 'train', '--preset', 'tiny-default', '--steps', '2', '--set', 'problemsPerStep=2', '--set', 'groupSize=4',
-  '--set', 'evalSize=8', '--set', 'evalEvery=2', '--backend', 'wasm', '--out', out, '--quiet',
+  bin,
+  'train',
+  '--preset',
+  'tiny-default',
+  '--steps',
+  '2',
+  '--set',
+  'problemsPerStep=2',
+  '--set',
+  'groupSize=4',
+  '--set',
+  'evalSize=8',
+  '--set',
+  'evalEvery=2',
+  '--backend',
+  'wasm',
+  '--out',
+  out,
+  '--quiet',
 ];
 const metrics = (dir: string) =>
-  readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => {
-    const { time_s: _t, ...rest } = JSON.parse(l) as Record<string, unknown>;
-    return rest;
-  });
+  readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const { time_s: _t, ...rest } = JSON.parse(l) as Record<string, unknown>;
+      return rest;
+    });
 
 describe('rema train --preset tiny-default (embedded model)', () => {
   it('trains, and resumes after a kill with nothing lost', async () => {

@@ -11,10 +11,25 @@ import { fastFlags, writeRandomModel } from './random-model.ts';
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
 const model = writeRandomModel();
-const args = (out: string) => ['train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '4', '--backend', 'cpu', '--out', out, '--quiet'];
+const args = (out: string) => [
+  'train',
+  '--preset',
+  'tiny-default',
+  ...fastFlags(model),
+  '--steps',
+  '4',
+  '--backend',
+  'cpu',
+  '--out',
+  out,
+  '--quiet',
+];
 
 function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 const stripTimes = (rows: Record<string, unknown>[]) => rows.map(({ time_s: _t, ...rest }) => rest);
 
@@ -28,7 +43,8 @@ describe('rema train', () => {
     expect(full.stdout).toMatch(/4 steps/);
     const refMetrics = lines(join(reference, 'metrics.jsonl'));
     expect(refMetrics.map((m) => m.step)).toEqual([1, 2, 3, 4]);
-    for (const m of refMetrics) for (const k of ['reward_mean', 'accuracy', 'grad_norm', 'finish_reasons']) expect(m[k]).toBeDefined();
+    for (const m of refMetrics)
+      for (const k of ['reward_mean', 'accuracy', 'grad_norm', 'finish_reasons']) expect(m[k]).toBeDefined();
     expect(refMetrics[1].eval_accuracy).toBeDefined();
     expect(lines(join(reference, 'eval.jsonl')).map((e) => e.step)).toEqual([0, 2, 4]);
     expect(lines(join(reference, 'rollouts.jsonl')).length).toBe(4 * 4);
@@ -70,7 +86,10 @@ describe('rema train', () => {
   });
 
   it('reports config errors with the field name', () => {
-    const r = spawnSync('node', [bin, 'train', '--preset', 'tiny-default', '--set', 'clipLow=2', '--quiet'], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync('node', [bin, 'train', '--preset', 'tiny-default', '--set', 'clipLow=2', '--quiet'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/field "clipLow" must be a number in \[0, 1\), got 2/);
   });

@@ -12,16 +12,34 @@ import { requireDawnDevice } from '../helpers/webgpu.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');
-const small = ['--steps', '1', '--set', 'problemsPerStep=2', '--set', 'groupSize=2', '--set', 'evalSize=2', '--set', 'maxTokensPerTurn=24'];
+const small = [
+  '--steps',
+  '1',
+  '--set',
+  'problemsPerStep=2',
+  '--set',
+  'groupSize=2',
+  '--set',
+  'evalSize=2',
+  '--set',
+  'maxTokensPerTurn=24',
+];
 
 function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 function train(backend: string, out: string): string {
   // f32 weights on both: the default ('auto') stores the base as f16 on a GPU with shader-f16, whose rounded weights
   // move the logits by ~1e-3 (tests/engine/golden-f16.test.ts), enough for seeded sampling to pick other tokens
-  const run = spawnSync('node', [bin, 'train', '--preset', 'tiny-default', ...small, '--backend', backend, '--weight-dtype', 'f32', '--out', out], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(
+    'node',
+    [bin, 'train', '--preset', 'tiny-default', ...small, '--backend', backend, '--weight-dtype', 'f32', '--out', out],
+    { cwd: root, encoding: 'utf8' },
+  );
   expect(run.stderr).not.toMatch(/error/i);
   expect(run.status).toBe(0);
   // progress and the backend line go to stderr, the summary to stdout
@@ -29,7 +47,8 @@ function train(backend: string, out: string): string {
 }
 
 type Turn = { role: string; text: string };
-const turnTexts = (rows: Record<string, unknown>[]) => rows.map((r) => (r.turns as Turn[]).map((t) => `${t.role}: ${t.text}`));
+const turnTexts = (rows: Record<string, unknown>[]) =>
+  rows.map((r) => (r.turns as Turn[]).map((t) => `${t.role}: ${t.text}`));
 
 const device = requireDawnDevice(await tryRequestDawnDevice());
 device.device.destroy();
@@ -45,12 +64,24 @@ describe('rema train --backend webgpu', () => {
     expect(gpu.length).toBe(4);
     expect(turnTexts(gpu)).toEqual(turnTexts(cpu));
     expect(gpu.map((r) => r.reward)).toEqual(cpu.map((r) => r.reward));
-    expect(turnTexts(lines(join(tmp, 'webgpu/eval_rollouts.jsonl')))).toEqual(turnTexts(lines(join(tmp, 'wasm/eval_rollouts.jsonl'))));
+    expect(turnTexts(lines(join(tmp, 'webgpu/eval_rollouts.jsonl')))).toEqual(
+      turnTexts(lines(join(tmp, 'wasm/eval_rollouts.jsonl'))),
+    );
     const [mg, mc] = [lines(join(tmp, 'webgpu/metrics.jsonl'))[0], lines(join(tmp, 'wasm/metrics.jsonl'))[0]];
     expect(mg.step).toBe(1);
-    for (const key of ['entropy', 'loss', 'grad_norm', 'len_meta_mean', 'len_reason_mean', 'reward_mean', 'eval_accuracy']) {
+    for (const key of [
+      'entropy',
+      'loss',
+      'grad_norm',
+      'len_meta_mean',
+      'len_reason_mean',
+      'reward_mean',
+      'eval_accuracy',
+    ]) {
       expect(typeof mc[key]).toBe('number');
-      expect(Math.abs((mg[key] as number) - (mc[key] as number))).toBeLessThan(1e-3 * Math.max(1, Math.abs(mc[key] as number)));
+      expect(Math.abs((mg[key] as number) - (mc[key] as number))).toBeLessThan(
+        1e-3 * Math.max(1, Math.abs(mc[key] as number)),
+      );
     }
     expect(readFileSync(join(tmp, 'webgpu/checkpoints/latest'), 'utf8')).toBe('step-000001');
     expect(existsSync(join(tmp, 'webgpu/checkpoints/step-000001'))).toBe(true);

@@ -15,18 +15,54 @@ const rema = (...args: string[]) => spawnSync('node', [bin, ...args], { cwd: roo
 describe('rema train --weight-dtype', () => {
   it.each(['f16', 'bf16'])('%s base weights on the wasm backend: a step trains', (dtype) => {
     const out = join(mkdtempSync(join(tmpdir(), `rema-${dtype}-`)), 'run');
-    const r = rema('train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '1', '--set', 'evalEvery=0', '--set', 'evalBeforeTrain=false',
-      '--backend', 'wasm', '--threads', '1', '--weight-dtype', dtype, '--out', out, '--quiet');
+    const r = rema(
+      'train',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--steps',
+      '1',
+      '--set',
+      'evalEvery=0',
+      '--set',
+      'evalBeforeTrain=false',
+      '--backend',
+      'wasm',
+      '--threads',
+      '1',
+      '--weight-dtype',
+      dtype,
+      '--out',
+      out,
+      '--quiet',
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; nonfinite?: boolean });
+    const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: number; nonfinite?: boolean });
     expect(metrics.map((m) => m.step)).toEqual([1]);
     expect(metrics[0].nonfinite ?? false).toBe(false);
   });
 
   it('the cpu backend keeps f32 weights and says so', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rema-f16-cpu-')), 'run');
-    const r = rema('train', '--preset', 'tiny-default', ...fastFlags(model), '--steps', '1', '--backend', 'cpu', '--weight-dtype', 'f16', '--out', out, '--quiet');
+    const r = rema(
+      'train',
+      '--preset',
+      'tiny-default',
+      ...fastFlags(model),
+      '--steps',
+      '1',
+      '--backend',
+      'cpu',
+      '--weight-dtype',
+      'f16',
+      '--out',
+      out,
+      '--quiet',
+    );
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/does not support f16 weights/);
   });

@@ -37,12 +37,18 @@ describe('validation errors', () => {
     expect(() => parseJsonl('{"a":1}\n\n{oops}\n', 'x.jsonl')).toThrow(/^x\.jsonl:3: not valid JSON/);
   });
   it('names the missing or malformed field', () => {
-    expect(() => parseProblems('{"question":"1+1?","answer":"2"}\n{"answer":"3"}\n', 'u.jsonl')).toThrow(/u\.jsonl:2: field "question"/);
+    expect(() => parseProblems('{"question":"1+1?","answer":"2"}\n{"answer":"3"}\n', 'u.jsonl')).toThrow(
+      /u\.jsonl:2: field "question"/,
+    );
     expect(() => parseProblems('{"question":"1+1?"}\n', 'u.jsonl')).toThrow(/u\.jsonl:1: missing answer/);
-    expect(() => parseProblems('{"question":"q","answer":"C","task":"judge"}\n', 'j.jsonl')).toThrow(/j\.jsonl:1: a judge problem's answer must be "A" or "B"/);
+    expect(() => parseProblems('{"question":"q","answer":"C","task":"judge"}\n', 'j.jsonl')).toThrow(
+      /j\.jsonl:1: a judge problem's answer must be "A" or "B"/,
+    );
     expect(() => parseProblems('[1,2]\n', 'a.jsonl')).toThrow(/a\.jsonl:1: expected a JSON object/);
     expect(() => parseProblems('\n', 'e.jsonl')).toThrow(/e\.jsonl: no problems/);
-    expect(() => parseProblems('{"id":"a","question":"q","answer":1}\n{"id":"a","question":"r","answer":2}\n', 'd.jsonl')).toThrow(/d\.jsonl:2: id "a" repeats line 1/);
+    expect(() =>
+      parseProblems('{"id":"a","question":"q","answer":1}\n{"id":"a","question":"r","answer":2}\n', 'd.jsonl'),
+    ).toThrow(/d\.jsonl:2: id "a" repeats line 1/);
   });
   it('accepts minimal rows with numeric answers', () => {
     const [p] = parseProblems('{"question":"What is 6*7?","answer":42}\n', 'mine.jsonl');

@@ -14,8 +14,12 @@ import { parameterCount } from '../../src/engine/plan/memory.ts';
 describe('model catalog', () => {
   it('lists the known models, each with a licence, a template family and its sources', () => {
     expect(MODEL_CATALOG.map((m) => m.repo)).toEqual([
-      'Qwen/Qwen2.5-0.5B-Instruct', 'Qwen/Qwen2.5-1.5B-Instruct', 'Qwen/Qwen2.5-Math-1.5B-Instruct',
-      'HuggingFaceTB/SmolLM2-135M-Instruct', 'HuggingFaceTB/SmolLM2-360M-Instruct', 'HuggingFaceTB/SmolLM2-1.7B-Instruct',
+      'Qwen/Qwen2.5-0.5B-Instruct',
+      'Qwen/Qwen2.5-1.5B-Instruct',
+      'Qwen/Qwen2.5-Math-1.5B-Instruct',
+      'HuggingFaceTB/SmolLM2-135M-Instruct',
+      'HuggingFaceTB/SmolLM2-360M-Instruct',
+      'HuggingFaceTB/SmolLM2-1.7B-Instruct',
       'meta-llama/Llama-3.2-1B-Instruct',
     ]);
     for (const m of MODEL_CATALOG) {
@@ -25,7 +29,7 @@ describe('model catalog', () => {
     }
   });
 
-  it('Qwen2.5-0.5B-Instruct has 494,032,768 parameters through the engine\'s config parser', () => {
+  it("Qwen2.5-0.5B-Instruct has 494,032,768 parameters through the engine's config parser", () => {
     const config = parseHfConfig(findCatalogModel('Qwen/Qwen2.5-0.5B-Instruct')!.config, 'qwen2.5-0.5b-instruct.json');
     expect(config.tieWordEmbeddings).toBe(true);
     expect(parameterCount(config)).toBe(494_032_768);

@@ -173,7 +173,9 @@ describe('tiny traces', () => {
       misread++;
       expect(losses).toBeGreaterThan(0);
       expect(t.turns[0].meta).not.toMatch(/Subtract/);
-      expect(t.turns[0].meta.match(/Add \d+\./g)?.length).toBe((gold.turns[0].meta.match(/(Add|Subtract) \d+\./g) ?? []).length);
+      expect(t.turns[0].meta.match(/Add \d+\./g)?.length).toBe(
+        (gold.turns[0].meta.match(/(Add|Subtract) \d+\./g) ?? []).length,
+      );
       const result = checkEquations(t.turns[0].reasoning);
       expect(result).toBeGreaterThan(t.answer);
       expect(t.turns[1].reasoning).toBe(`\\boxed{${result}}`);
@@ -209,7 +211,9 @@ describe('tiny judge task', () => {
       const [question, lineA, lineB] = item.question.split('\n');
       expect(question).toBe(renderQuestion(item.spec));
       const wrongIn = (line: string) =>
-        [...line.matchAll(/(\d+)([-+*/])(\d+)=(\d+)/g)].filter(([, a, op, b, c]) => evaluate([`=${a}`, `${op}${b}`])[1] !== Number(c));
+        [...line.matchAll(/(\d+)([-+*/])(\d+)=(\d+)/g)].filter(
+          ([, a, op, b, c]) => evaluate([`=${a}`, `${op}${b}`])[1] !== Number(c),
+        );
       const wrongA = wrongIn(lineA.slice(3));
       const wrongB = wrongIn(lineB.slice(3));
       expect(wrongA.length + wrongB.length).toBe(1);

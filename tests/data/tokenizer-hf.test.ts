@@ -54,7 +54,13 @@ const CHARS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 /** A BPE tokenizer.json: single characters, a few merges, and the given special tokens after the base vocab. */
 function bpeTokenizerJson(specials: string[]): object {
-  const merges = [['h', 'e'], ['l', 'l'], ['he', 'll'], ['hell', 'o'], [' ', 'w']];
+  const merges = [
+    ['h', 'e'],
+    ['l', 'l'],
+    ['he', 'll'],
+    ['hell', 'o'],
+    [' ', 'w'],
+  ];
   const vocab: Record<string, number> = { '<unk>': 0 };
   for (const c of CHARS) vocab[c] = Object.keys(vocab).length;
   for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;
@@ -121,7 +127,9 @@ describe('createHfTokenizer with a Qwen2.5-style ChatML template', () => {
       ],
       { addGenerationPrompt: false },
     );
-    expect(multi).toBe('<|im_start|>system\nplan<|im_end|>\n<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\na<|im_end|>\n');
+    expect(multi).toBe(
+      '<|im_start|>system\nplan<|im_end|>\n<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\na<|im_end|>\n',
+    );
   });
 
   it('encodes special tokens as single ids, applies BPE merges, and round-trips', () => {
@@ -183,14 +191,21 @@ describe('loadHfTokenizer errors name the file', () => {
     ).rejects.toThrow(/\/m\/z\/tokenizer_config.json: missing chat_template/);
     await expect(
       loadHfTokenizer(
-        memorySource('/m/w', { 'tokenizer.json': json, 'tokenizer_config.json': { ...qwenConfig, chat_template: '{% if %}' } }),
+        memorySource('/m/w', {
+          'tokenizer.json': json,
+          'tokenizer_config.json': { ...qwenConfig, chat_template: '{% if %}' },
+        }),
       ),
     ).rejects.toThrow(/\/m\/w\/tokenizer_config.json: chat_template is not valid Jinja/);
   });
   it('falls back to chat_template.jinja, as newer HF folders store it', async () => {
     const { chat_template: _omit, ...noTemplate } = qwenConfig;
     const tok = await loadHfTokenizer(
-      memorySource('/m/j', { 'tokenizer.json': json, 'tokenizer_config.json': noTemplate, 'chat_template.jinja': QWEN25_TEMPLATE }),
+      memorySource('/m/j', {
+        'tokenizer.json': json,
+        'tokenizer_config.json': noTemplate,
+        'chat_template.jinja': QWEN25_TEMPLATE,
+      }),
     );
     expect(tok.applyChatTemplate([{ role: 'user', content: 'q' }], { addGenerationPrompt: false })).toContain(
       '<|im_start|>user\nq<|im_end|>\n',

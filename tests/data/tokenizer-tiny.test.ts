@@ -24,7 +24,9 @@ beforeAll(async () => {
 describe('tiny tokenizer', () => {
   it('has the ChatML special tokens; <|im_end|> ends a turn and stops generation', () => {
     expect(tok.vocabSize).toBe(256);
-    const [imStart, imEnd, eot, finish] = ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '[FINISH]'].map((t) => tok.encode(t));
+    const [imStart, imEnd, eot, finish] = ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '[FINISH]'].map((t) =>
+      tok.encode(t),
+    );
     for (const ids of [imStart, imEnd, eot, finish]) expect(ids).toHaveLength(1);
     expect(tok.endOfTurnTokenId).toBe(imEnd[0]);
     expect(tok.stopTokenIds).toContain(imEnd[0]);
@@ -66,7 +68,10 @@ describe('tiny tokenizer', () => {
   it('supervised targets are exactly the assistant messages and their end-of-turn tokens', () => {
     for (const chat of supervisedChats({ split: 'train', seed: 2, problems: 20, judgeItems: 5, formatsEvery: 1 })) {
       const ex = supervisedExample(tok, chat.messages);
-      const expected = chat.messages.filter((m) => m.role === 'assistant').map((m) => `${m.content}<|im_end|>`).join('');
+      const expected = chat.messages
+        .filter((m) => m.role === 'assistant')
+        .map((m) => `${m.content}<|im_end|>`)
+        .join('');
       expect(tok.decode(ex.targets.map((t) => ex.tokens[t]))).toBe(expected);
     }
   });

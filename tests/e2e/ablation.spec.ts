@@ -11,7 +11,8 @@ import { waitForReady } from './helpers.ts';
 
 const folder = fileURLToPath(new URL('../fixtures/hf/tiny-qwen2.5-instruct', import.meta.url));
 /** math133-qwen0.5b cut to seconds: 1 problem x G 2, one round of 8 tokens, 2 steps, held-out accuracy on 2 MATH500 problems at step 2 */
-const HASH = '#preset=math133-qwen0.5b&modelSource=embedded&model=tiny-rema&problemsPerStep=1&groupSize=2&maxTurns=1&maxTokensPerTurn=8&steps=2&evalEvery=2&evalSize=2&evalBeforeTrain=false&miniBatches=1';
+const HASH =
+  '#preset=math133-qwen0.5b&modelSource=embedded&model=tiny-rema&problemsPerStep=1&groupSize=2&maxTurns=1&maxTokensPerTurn=8&steps=2&evalEvery=2&evalSize=2&evalBeforeTrain=false&miniBatches=1';
 
 /** The link's model cannot take the 133 set (tiny-rema's context is too short) and a link cannot reopen a local
  *  folder (after the reload the page tries the preset's hub model, offline here): its load fails, then the folder
@@ -22,7 +23,8 @@ async function pickFolder(page: Page) {
   await expect(page.getByTestId('model')).toContainText('local: tiny-qwen2.5-instruct', { timeout: 30_000 });
 }
 
-const statuses = (page: Page) => page.getByTestId('ablation-run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+const statuses = (page: Page) =>
+  page.getByTestId('ablation-run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
 
 async function download(page: Page, testId: string): Promise<{ name: string; bytes: Buffer }> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
@@ -30,7 +32,9 @@ async function download(page: Page, testId: string): Promise<{ name: string; byt
   return { name: d.suggestedFilename(), bytes: readFileSync(path) };
 }
 
-test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload resumes it', async ({ page }, info) => {
+test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload resumes it', async ({
+  page,
+}, info) => {
   test.setTimeout(150_000);
   await page.goto(`/${HASH}`);
   await pickFolder(page);
@@ -42,7 +46,9 @@ test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload
   await page.getByTestId('ablation-values1').fill('token, turn-geometric');
   await page.getByTestId('ablation-seeds').fill('0, 1');
   // the ablation is in the link
-  await expect.poll(() => decodeURIComponent(new URL(page.url()).searchParams.get('ablation') ?? '')).toBe('{"axes":{"ratio":["token","turn-geometric"]},"seeds":[0,1]}');
+  await expect
+    .poll(() => decodeURIComponent(new URL(page.url()).searchParams.get('ablation') ?? ''))
+    .toBe('{"axes":{"ratio":["token","turn-geometric"]},"seeds":[0,1]}');
   await page.getByTestId('ablation-run').click();
 
   // reload as soon as the first run is finished (the second is then under way)
@@ -79,7 +85,9 @@ test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload
   expect(record.runs.map((r: { status: string }) => r.status)).toEqual(['done', 'done', 'done', 'done']);
   // the run finished before the reload was not run again
   expect(record.runs[0]).toEqual(firstRun);
-  expect(record.runs.every((r: { metrics: unknown[]; evals: unknown[] }) => r.metrics.length === 2 && r.evals.length === 1)).toBe(true);
+  expect(
+    record.runs.every((r: { metrics: unknown[]; evals: unknown[] }) => r.metrics.length === 2 && r.evals.length === 1),
+  ).toBe(true);
   const csv = (await download(page, 'ablation-export-csv')).bytes.toString().trim().split('\n');
   expect(csv[0]).toMatch(/^label,ratio,seed,steps,/);
   expect(csv).toHaveLength(1 + 4 + 2);
@@ -93,5 +101,8 @@ test('2 configs x 2 seeds x 2 steps: overlay, band, table, exports, and a reload
   await page.getByTestId('catalog-model').selectOption('qwen2.5-0.5b-instruct');
   await expect(page.getByTestId('planner-parameters')).toContainText('494,032,768 parameters');
   await page.getByTestId('calibrate').click();
-  await expect(page.getByTestId('planner-estimate')).toContainText(/about \d+\.\d s per step, \d+\.\d min for the run \(measured on local: tiny-qwen2.5-instruct\)/, { timeout: 30_000 });
+  await expect(page.getByTestId('planner-estimate')).toContainText(
+    /about \d+\.\d s per step, \d+\.\d min for the run \(measured on local: tiny-qwen2.5-instruct\)/,
+    { timeout: 30_000 },
+  );
 });

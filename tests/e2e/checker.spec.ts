@@ -19,7 +19,11 @@ test.afterEach(() => {
 
 test('the page checker cuts an overrunning check at its limit and keeps answering', async ({ page }) => {
   let output = '';
-  server = spawn('npx', ['vite', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  server = spawn('npx', ['vite', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   server.stdout?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   server.stderr?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   await expect.poll(() => output, { timeout: 60_000 }).toContain(`http://127.0.0.1:${port}/`);

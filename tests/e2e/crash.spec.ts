@@ -12,7 +12,13 @@ test('a worker crash loses no finished step, and the worker can be restarted', a
 
   // throw from inside the training worker, as a bug in the engine would
   const worker = page.workers().find((w) => w.url().includes('trainer.worker'));
-  expect(worker, `workers: ${page.workers().map((w) => w.url()).join(', ')}`).toBeDefined();
+  expect(
+    worker,
+    `workers: ${page
+      .workers()
+      .map((w) => w.url())
+      .join(', ')}`,
+  ).toBeDefined();
   await worker!.evaluate(() => {
     setTimeout(() => {
       throw new Error('injected crash for the test');

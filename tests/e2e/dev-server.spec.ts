@@ -20,7 +20,11 @@ test.afterEach(() => {
 });
 
 test('npm start serves the page with a clean console', async ({ page }) => {
-  server = spawn('npm', ['start', '--', '--port', String(port), '--strictPort'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  server = spawn('npm', ['start', '--', '--port', String(port), '--strictPort'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   server.stdout?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   server.stderr?.on('data', (d: Buffer) => (output += stripVTControlCharacters(d.toString())));
   await expect.poll(() => output, { timeout: 60_000 }).toContain(`http://127.0.0.1:${port}/`);
@@ -30,10 +34,18 @@ test('npm start serves the page with a clean console', async ({ page }) => {
   // The scan and any pre-bundling happen while the page loads; give the server a moment to report them.
   await page.waitForTimeout(1500);
 
-  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   // vite's own start lines, and on a first start (no .vite cache) its one-time pre-bundling notices; a later
   // "dependencies optimized ... reloading" would mean the scan missed imports and the page reloaded under the user.
-  const expected = [/^> /, /^VITE v\S+ +ready in/, /^➜ +Local:/, /\[optimizer\] (scanning|bundling) dependencies\.\.\.$/];
+  const expected = [
+    /^> /,
+    /^VITE v\S+ +ready in/,
+    /^➜ +Local:/,
+    /\[optimizer\] (scanning|bundling) dependencies\.\.\.$/,
+  ];
   const unexpected = lines.filter((l) => !expected.some((re) => re.test(l)));
   expect(unexpected, `npm start printed:\n${output}`).toEqual([]);
 });

@@ -27,7 +27,9 @@ test('thousands of unknown link keys make a one-line notice, not a banner pages 
   const junk = Array.from({ length: 3000 }, (_, i) => `unknownKey${i}=1`).join('&');
   await page.goto(`/${FAST_HASH}&${junk}`);
   const banner = page.getByTestId('error-banner');
-  await expect(banner).toContainText('3000 unknown keys ignored: "unknownKey0", "unknownKey1", "unknownKey2" and 2997 more');
+  await expect(banner).toContainText(
+    '3000 unknown keys ignored: "unknownKey0", "unknownKey1", "unknownKey2" and 2997 more',
+  );
   const box = await banner.boundingBox();
   expect(box?.height).toBeLessThan(150);
   await waitForReady(page);

@@ -8,7 +8,8 @@ import type { ExplainRecord, ExplainRollout } from '../../src/rl/train/explain.t
 import { fmt } from '../../src/app/components/explain/format.ts';
 import { waitForReady, waitForSteps } from './helpers.ts';
 
-const HASH = '#preset=tiny-default&problemsPerStep=3&groupSize=4&miniBatches=2&steps=1000&evalEvery=0&evalBeforeTrain=false';
+const HASH =
+  '#preset=tiny-default&problemsPerStep=3&groupSize=4&miniBatches=2&steps=1000&evalEvery=0&evalBeforeTrain=false';
 const SIZES = [
   { width: 1920, height: 1080 },
   { width: 1440, height: 900 },
@@ -69,7 +70,10 @@ test('explain a step: every screen shows the trainer’s record of that step', a
   const record = JSON.parse((await dialog.getAttribute('data-record'))!) as ExplainRecord;
   expect(record.step).toBe(2);
   expect(record.settings.miniBatches).toBe(2);
-  info.annotations.push({ type: 'explain: after-update scoring of the group (s)', description: record.rescoreSeconds.toFixed(3) });
+  info.annotations.push({
+    type: 'explain: after-update scoring of the group (s)',
+    description: record.rescoreSeconds.toFixed(3),
+  });
   const group = record.groups[0];
   expect(group.rollouts).toHaveLength(4);
 
@@ -92,24 +96,33 @@ test('explain a step: every screen shows the trainer’s record of that step', a
         break;
       case 'advantage':
         expect(await texts(page, 'explain-adv')).toEqual(
-          group.rollouts.flatMap((r) => group.stats.flatMap((s) => r.rows.filter((x) => x.role === s.role).map((x) => fmt(x.advantage)))),
+          group.rollouts.flatMap((r) =>
+            group.stats.flatMap((s) => r.rows.filter((x) => x.role === s.role).map((x) => fmt(x.advantage))),
+          ),
         );
         break;
       case 'ratio':
         await expect(page.locator('.explain-body [data-testid="token"]').first()).toBeVisible();
-        expect(await page.locator('.explain-body [data-testid="token"]').first().getAttribute('title')).toMatch(/ratio \d/);
+        expect(await page.locator('.explain-body [data-testid="token"]').first().getAttribute('title')).toMatch(
+          /ratio \d/,
+        );
         await shoot(page, '4-ratio', (f) => info.outputPath(f));
         break;
       case 'coef':
-        expect(await page.locator('.explain-body [data-testid="token"]').first().getAttribute('title')).toMatch(/coefficient -?\d/);
+        expect(await page.locator('.explain-body [data-testid="token"]').first().getAttribute('title')).toMatch(
+          /coefficient -?\d/,
+        );
         break;
       case 'grad':
         expect(await texts(page, 'explain-gradnorm')).toEqual(record.optimizerSteps.map((s) => fmt(s.gradNorm)));
-        expect(await texts(page, 'explain-layer-norm')).toEqual(record.optimizerSteps.flatMap((s) => s.layers.map((l) => fmt(l.norm))));
+        expect(await texts(page, 'explain-layer-norm')).toEqual(
+          record.optimizerSteps.flatMap((s) => s.layers.map((l) => fmt(l.norm))),
+        );
         expect(await page.getByTestId('explain-step-gradnorm').textContent()).toBe(fmt(record.gradNorm));
         // two mini-batches: two optimiser steps, each the root-sum-square of its layers
         expect(record.optimizerSteps).toHaveLength(2);
-        for (const s of record.optimizerSteps) expect(Math.hypot(...s.layers.map((l) => l.norm))).toBeCloseTo(s.gradNorm, 4);
+        for (const s of record.optimizerSteps)
+          expect(Math.hypot(...s.layers.map((l) => l.norm))).toBeCloseTo(s.gradNorm, 4);
         await shoot(page, '6-grad', (f) => info.outputPath(f));
         break;
       case 'after':

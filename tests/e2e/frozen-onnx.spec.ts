@@ -27,7 +27,10 @@ async function showGroupWith(page: Page, turns: Locator): Promise<boolean> {
 /** the fast experiment, a frozen reasoning agent, and a small held-out set for the evaluations */
 const FROZEN_HASH = `${FAST_HASH}&frozenAgent=reasoning&evalSize=8`;
 
-test('a frozen reasoning agent on the shipped ONNX model: a training step, marked turns, EP in the header, VRP baseline', async ({ page, baseURL }, info) => {
+test('a frozen reasoning agent on the shipped ONNX model: a training step, marked turns, EP in the header, VRP baseline', async ({
+  page,
+  baseURL,
+}, info) => {
   const requests = recordRequests(page);
   await page.goto(`/${FROZEN_HASH}`);
   await waitForReady(page);
@@ -67,7 +70,9 @@ test('a frozen reasoning agent on the shipped ONNX model: a training step, marke
 
   // Evaluate: the trained meta-thinking agent with the frozen reasoning agent on the held-out set
   await page.getByTestId('evaluate').click();
-  await expect(page.getByTestId('inspector-source-select').locator('option[value="eval"]')).toHaveCount(1, { timeout: 60_000 });
+  await expect(page.getByTestId('inspector-source-select').locator('option[value="eval"]')).toHaveCount(1, {
+    timeout: 60_000,
+  });
   await waitForReady(page);
   await page.getByTestId('inspector-source-select').selectOption('eval');
   await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 1 updates');
@@ -75,7 +80,10 @@ test('a frozen reasoning agent on the shipped ONNX model: a training step, marke
 
   // the VRP baseline: the ONNX model alone on the held-out set
   await page.getByTestId('evaluate-onnx').click();
-  await expect(page.getByTestId('onnx-eval')).toContainText(/VRP baseline \(greedy\): \d+\.\d% of 8 held-out problems/, { timeout: 60_000 });
+  await expect(page.getByTestId('onnx-eval')).toContainText(
+    /VRP baseline \(greedy\): \d+\.\d% of 8 held-out problems/,
+    { timeout: 60_000 },
+  );
   await expect(page.getByTestId('onnx-eval')).toContainText('WASM EP');
   await waitForReady(page);
   await screenshotBoth(page, info, '11-onnx-vrp-baseline');
@@ -85,13 +93,17 @@ test('a frozen reasoning agent on the shipped ONNX model: a training step, marke
   expect(foreignRequests(requests, new URL(baseURL!).origin)).toEqual([]);
 });
 
-test('a folder that is not an ONNX model is explained, naming the file; the shipped model loads again', async ({ page }, info) => {
+test('a folder that is not an ONNX model is explained, naming the file; the shipped model loads again', async ({
+  page,
+}, info) => {
   await page.goto(`/${FAST_HASH}&evalSize=4`);
   await waitForReady(page);
   // a Hugging Face folder with safetensors weights but no onnx/model.onnx
   await page.getByTestId('onnx-folder-input').setInputFiles(fixture('tiny-qwen2.5-instruct'));
   const banner = page.getByTestId('error-banner');
-  await expect(banner).toContainText('could not load the ONNX model "local: tiny-qwen2.5-instruct"', { timeout: 30_000 });
+  await expect(banner).toContainText('could not load the ONNX model "local: tiny-qwen2.5-instruct"', {
+    timeout: 30_000,
+  });
   await expect(banner).toContainText('onnx/model.onnx');
   await screenshotBoth(page, info, '12-onnx-bad-folder');
   // a folder without even a config.json
@@ -105,7 +117,9 @@ test('a folder that is not an ONNX model is explained, naming the file; the ship
   await expect(page.getByTestId('onnx-source')).toHaveText('tiny-rema');
 });
 
-test('an ONNX model from a Hugging Face repo id downloads into the page cache, and a reload finds it there', async ({ page }) => {
+test('an ONNX model from a Hugging Face repo id downloads into the page cache, and a reload finds it there', async ({
+  page,
+}) => {
   // the hub, answered by this test from the shipped tiny-rema folder (nothing can be downloaded here)
   const served: string[] = [];
   const cors = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
@@ -117,14 +131,22 @@ test('an ONNX model from a Hugging Face repo id downloads into the page cache, a
       return;
     }
     served.push(m[1]);
-    await route.fulfill({ status: 200, headers: { ...cors, 'content-type': 'application/octet-stream' }, body: readFileSync(file) });
+    await route.fulfill({
+      status: 200,
+      headers: { ...cors, 'content-type': 'application/octet-stream' },
+      body: readFileSync(file),
+    });
   });
   await page.goto(`/${FAST_HASH}&evalSize=4`);
   await waitForReady(page);
   await page.getByTestId('onnx-hf-repo').fill('onnx-community/tiny-rema-onnx');
   await page.getByTestId('onnx-hf-load').click();
-  await expect(page.getByTestId('onnx-loaded')).toContainText('hf://onnx-community/tiny-rema-onnx (ONNX)', { timeout: 30_000 });
-  expect(served).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']));
+  await expect(page.getByTestId('onnx-loaded')).toContainText('hf://onnx-community/tiny-rema-onnx (ONNX)', {
+    timeout: 30_000,
+  });
+  expect(served).toEqual(
+    expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']),
+  );
   await expect.poll(() => decodeURIComponent(page.url())).toContain('onnxModel=hub:onnx-community/tiny-rema-onnx');
 
   // the link reopens the same source; its files come from IndexedDB
@@ -138,7 +160,10 @@ test('an ONNX model from a Hugging Face repo id downloads into the page cache, a
   expect(served).toEqual([]);
 });
 
-test('on a WebGPU page the ONNX model runs on onnxruntime-web\'s WebGPU execution provider', async ({ page, baseURL }, info) => {
+test("on a WebGPU page the ONNX model runs on onnxruntime-web's WebGPU execution provider", async ({
+  page,
+  baseURL,
+}, info) => {
   test.setTimeout(120_000);
   const requests = recordRequests(page);
   // WebGPU picked in the backend menu (Chromium's only adapter here is SwiftShader); one short problem

@@ -6,7 +6,8 @@ import { expect, type Page, type TestInfo } from '@playwright/test';
  * Small steps so the 2-core CI machine finishes several in seconds: 2 problems x group 4, 3 turns of 32 tokens,
  * and enough steps that training never ends on its own during a test.
  */
-export const FAST_HASH = '#preset=tiny-default&problemsPerStep=2&groupSize=4&maxTurns=3&maxTokensPerTurn=32&steps=1000&evalEvery=0&evalBeforeTrain=false';
+export const FAST_HASH =
+  '#preset=tiny-default&problemsPerStep=2&groupSize=4&maxTurns=3&maxTokensPerTurn=32&steps=1000&evalEvery=0&evalBeforeTrain=false';
 
 export const viewports = { desktop: { width: 1440, height: 900 }, laptop: { width: 1280, height: 720 } } as const;
 

@@ -36,7 +36,9 @@ async function drawnFractions(chart: Locator): Promise<Array<Record<string, numb
 }
 
 test('meta-action histogram and per-difficulty view equal the metrics the worker reported', async ({ page }, info) => {
-  await page.goto('/#preset=tiny-json-actions&problemsPerStep=3&groupSize=4&steps=1000&evalEvery=0&evalBeforeTrain=false');
+  await page.goto(
+    '/#preset=tiny-json-actions&problemsPerStep=3&groupSize=4&steps=1000&evalEvery=0&evalBeforeTrain=false',
+  );
   await waitForReady(page);
   // not a JSON-mode run yet: no histogram before the first step
   await expect(page.locator('[data-chart="actions"]')).toHaveCount(0);
@@ -74,7 +76,9 @@ test('meta-action histogram and per-difficulty view equal the metrics the worker
       sums.set(level, s);
     }
   }
-  const expected = [...sums.entries()].toSorted(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([, s]) => s);
+  const expected = [...sums.entries()]
+    .toSorted(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    .map(([, s]) => s);
   const drawnLevels = await drawnFractions(levels);
   expect(drawnLevels).toHaveLength(expected.length);
   drawnLevels.forEach((d, i) => {

@@ -51,21 +51,39 @@ test('the golden models have ONNX exports, and Chromium a WebGPU adapter', async
 });
 
 for (const folder of folders) {
-  const runtimes: BrowserRuntime[] = ['engine-wasm', 'ort-wasm', 'engine-webgpu', ...(folder === ORT_WEBGPU_ON ? ['ort-webgpu' as const] : [])];
+  const runtimes: BrowserRuntime[] = [
+    'engine-wasm',
+    'ort-wasm',
+    'engine-webgpu',
+    ...(folder === ORT_WEBGPU_ON ? ['ort-webgpu' as const] : []),
+  ];
   test(`${folder}: ${runtimes.join(', ')} agree with each other and with the float64 golden logits`, async () => {
-    const r = await page.evaluate(([u, rts]) => window.rema.crosscheck(u, rts), [`/golden/${folder}/`, runtimes] as const);
-    console.log(`${folder} B=${r.B} T=${r.T} V=${r.V} max|logit|=${r.maxAbsGolden.toFixed(2)} vs f64: ${JSON.stringify(r.vsGolden)} pairs: ${JSON.stringify(r.pairs)} seconds: ${JSON.stringify(r.seconds)}`);
+    const r = await page.evaluate(([u, rts]) => window.rema.crosscheck(u, rts), [
+      `/golden/${folder}/`,
+      runtimes,
+    ] as const);
+    console.log(
+      `${folder} B=${r.B} T=${r.T} V=${r.V} max|logit|=${r.maxAbsGolden.toFixed(2)} vs f64: ${JSON.stringify(r.vsGolden)} pairs: ${JSON.stringify(r.pairs)} seconds: ${JSON.stringify(r.seconds)}`,
+    );
     expect(r.maxAbsGolden).toBeGreaterThan(1); // the logits are far from zero: the comparison is not vacuous
     expect(Object.keys(r.vsGolden).toSorted()).toEqual([...runtimes].toSorted());
-    for (const [runtime, err] of Object.entries(r.vsGolden)) expect(err, `${runtime} vs float64 golden`).toBeLessThan(TOL);
+    for (const [runtime, err] of Object.entries(r.vsGolden))
+      expect(err, `${runtime} vs float64 golden`).toBeLessThan(TOL);
     for (const [pair, err] of Object.entries(r.pairs)) expect(err, pair).toBeLessThan(TOL);
   });
 }
 
-test('tiny-rema: transformers.js (wasm) in the page gives our engine\'s greedy tokens on chat-templated prompts', async () => {
-  const chats = tinyArithProblems({ split: 'heldout', count: 2, seed: 5 }).map((p) => metaChat(TINY_META_SYSTEM, p.question, []));
-  const r = await page.evaluate(([u, c]) => window.rema.transformersAgreement(u, c, 32), ['/public-models/tiny-rema/', chats] as const);
-  console.log(`transformers.js ${r.version} on tiny-rema, ${r.seconds} s: ${r.results.map((x) => JSON.stringify(x.text)).join(' | ')}`);
+test("tiny-rema: transformers.js (wasm) in the page gives our engine's greedy tokens on chat-templated prompts", async () => {
+  const chats = tinyArithProblems({ split: 'heldout', count: 2, seed: 5 }).map((p) =>
+    metaChat(TINY_META_SYSTEM, p.question, []),
+  );
+  const r = await page.evaluate(([u, c]) => window.rema.transformersAgreement(u, c, 32), [
+    '/public-models/tiny-rema/',
+    chats,
+  ] as const);
+  console.log(
+    `transformers.js ${r.version} on tiny-rema, ${r.seconds} s: ${r.results.map((x) => JSON.stringify(x.text)).join(' | ')}`,
+  );
   for (const x of r.results) {
     expect(x.theirIds).toEqual(x.ourIds);
     // up to the end of the turn (after it the untrained continuation is compared too, but near-ties may differ)

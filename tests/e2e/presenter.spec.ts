@@ -6,7 +6,9 @@ import { FAST_HASH } from './helpers.ts';
 
 const step = async (page: Page) => Number(await page.getByTestId('presenter').getAttribute('data-step'));
 
-test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset after N steps, state in the link', async ({ page }, info) => {
+test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset after N steps, state in the link', async ({
+  page,
+}, info) => {
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.goto(`/${FAST_HASH}&present=1&autoReset=8&followEvery=2`);
   const presenter = page.getByTestId('presenter');
@@ -31,7 +33,10 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
   // the followed problem was refreshed while training: earlier plans are listed under the live one
   await expect(page.getByTestId('presenter-history').locator('li')).not.toHaveCount(0);
   await page.screenshot({ path: info.outputPath('presenter-1920x1080.png') });
-  for (const size of [{ width: 1440, height: 900 }, { width: 1280, height: 720 }]) {
+  for (const size of [
+    { width: 1440, height: 900 },
+    { width: 1280, height: 720 },
+  ]) {
     await page.setViewportSize(size);
     await page.waitForTimeout(300);
     await page.screenshot({ path: info.outputPath(`presenter-${size.width}x${size.height}.png`) });

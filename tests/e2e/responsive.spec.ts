@@ -5,7 +5,8 @@ import { expect, test } from '@playwright/test';
 import { stepsDone, waitForReady, waitForSteps } from './helpers.ts';
 
 /** The smallest steps the config allows: 1 problem x 2 samples, one turn of 4 tokens, no evaluation. */
-const TINY_STEPS = '#preset=tiny-default&problemsPerStep=1&groupSize=2&miniBatches=1&maxTurns=1&maxTokensPerTurn=4&steps=100000&evalEvery=0&evalBeforeTrain=false&view=curves';
+const TINY_STEPS =
+  '#preset=tiny-default&problemsPerStep=1&groupSize=2&miniBatches=1&maxTurns=1&maxTokensPerTurn=4&steps=100000&evalEvery=0&evalBeforeTrain=false&view=curves';
 
 test('Pause responds within 2 s while fast steps stream into the Curves view', async ({ page }, info) => {
   await page.goto(`/${TINY_STEPS}`);
@@ -49,7 +50,9 @@ test('Train opens while the start-up evaluation runs, and the steps follow it', 
   await page.getByTestId('train').click();
   await expect(page.getByTestId('status')).toContainText('training starts after it');
   // the evaluation's rollouts come first, then the steps
-  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', { timeout: 60_000 });
+  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', {
+    timeout: 60_000,
+  });
   await waitForSteps(page, 1);
   await page.getByTestId('pause').click();
   await waitForReady(page);

@@ -13,9 +13,17 @@ declare global {
   }
 }
 
-const events = (page: Page) => page.evaluate(() => window.recordedWorkerEvents.filter((e) => e.type.startsWith('sft') || e.type === 'followed'));
-const chat = (q: string, a: string) => JSON.stringify({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });
-const graded = (es: WorkerEvent[]): FollowedRollout[] => es.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout] : []));
+const events = (page: Page) =>
+  page.evaluate(() => window.recordedWorkerEvents.filter((e) => e.type.startsWith('sft') || e.type === 'followed'));
+const chat = (q: string, a: string) =>
+  JSON.stringify({
+    messages: [
+      { role: 'user', content: q },
+      { role: 'assistant', content: a },
+    ],
+  });
+const graded = (es: WorkerEvent[]): FollowedRollout[] =>
+  es.flatMap((e) => (e.type === 'followed' && e.rollout.correct !== null ? [e.rollout] : []));
 
 test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the SFT model', async ({ page }, info) => {
   await page.addInitScript(() => {
@@ -25,7 +33,8 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
       constructor(url: string | URL, options?: WorkerOptions) {
         super(url, options);
         this.addEventListener('message', (e: MessageEvent<WorkerEvent>) => {
-          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'phase' && e.data.type !== 'step') window.recordedWorkerEvents.push(e.data);
+          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'phase' && e.data.type !== 'step')
+            window.recordedWorkerEvents.push(e.data);
         });
       }
     };
@@ -45,9 +54,13 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
   const steps = sent.flatMap((e) => (e.type === 'sftStep' ? [e] : []));
   expect(steps.map((e) => e.step)).toEqual([1, 2, 3, 4]);
   const chart = page.getByTestId('sft-loss-chart');
-  expect(JSON.parse((await chart.getAttribute('data-losses'))!)).toEqual(steps.map((e) => ({ step: e.step, loss: e.loss })));
+  expect(JSON.parse((await chart.getAttribute('data-losses'))!)).toEqual(
+    steps.map((e) => ({ step: e.step, loss: e.loss })),
+  );
   // the polyline's points are the reported losses on the chart's scale (height 120, padding 6, top = the largest)
-  const points = ((await page.getByTestId('sft-loss-line').getAttribute('points')) ?? '').split(' ').map((p) => p.split(',').map(Number));
+  const points = ((await page.getByTestId('sft-loss-line').getAttribute('points')) ?? '')
+    .split(' ')
+    .map((p) => p.split(',').map(Number));
   const top = Math.max(...steps.map((e) => e.loss));
   expect(points.length).toBe(4);
   points.forEach(([x, y], i) => {
@@ -80,12 +93,20 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
   // a chat JSONL file the user picks: a bad line is named, a good file trains
   await waitForReady(page);
   await page.getByTestId('sft-data-file').check();
-  await page.getByTestId('sft-file').setInputFiles({ name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${chat('1+1?', '2')}\n{"messages": 3}\n`) });
+  await page.getByTestId('sft-file').setInputFiles({
+    name: 'bad.jsonl',
+    mimeType: 'application/jsonl',
+    buffer: Buffer.from(`${chat('1+1?', '2')}\n{"messages": 3}\n`),
+  });
   await page.getByTestId('sft-steps').fill('1');
   await page.getByTestId('sft-run').click();
   await expect(page.getByTestId('sft-error')).toContainText('bad.jsonl:2', { timeout: 30_000 });
   await waitForReady(page);
-  await page.getByTestId('sft-file').setInputFiles({ name: 'alpaca.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${JSON.stringify({ instruction: '2+2?', output: '4' })}\n${chat('3+3?', '6')}\n`) });
+  await page.getByTestId('sft-file').setInputFiles({
+    name: 'alpaca.jsonl',
+    mimeType: 'application/jsonl',
+    buffer: Buffer.from(`${JSON.stringify({ instruction: '2+2?', output: '4' })}\n${chat('3+3?', '6')}\n`),
+  });
   await page.getByTestId('sft-run').click();
   await expect(page.getByTestId('sft-done')).toContainText('1 steps on 2 chats', { timeout: 30_000 });
 });

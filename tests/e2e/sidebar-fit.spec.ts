@@ -16,7 +16,10 @@ function overflow(page: Page) {
     const right = box.left + bar.clientLeft + bar.clientWidth - parseFloat(getComputedStyle(bar).paddingRight) + 0.5;
     const past = [...bar.querySelectorAll<HTMLElement>('*')]
       .filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > right)
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}: right ${Math.round(el.getBoundingClientRect().right)} > ${Math.round(right)}`);
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}: right ${Math.round(el.getBoundingClientRect().right)} > ${Math.round(right)}`,
+      );
     return { past, scrollWidth: bar.scrollWidth, clientWidth: bar.clientWidth };
   });
 }
@@ -27,9 +30,15 @@ for (const size of sizes) {
     await page.goto('/');
     await expect(page.getByTestId('catalog-model')).toBeVisible({ timeout: 60_000 });
     // the longest option chosen, and every folded section of the sidebar open
-    const longest = await page.getByTestId('catalog-model').evaluate((s: HTMLSelectElement) => [...s.options].reduce((a, b) => (b.text.length > a.text.length ? b : a)).value);
+    const longest = await page
+      .getByTestId('catalog-model')
+      .evaluate(
+        (s: HTMLSelectElement) => [...s.options].reduce((a, b) => (b.text.length > a.text.length ? b : a)).value,
+      );
     await page.getByTestId('catalog-model').selectOption(longest);
-    await page.locator('.sidebar details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await page
+      .locator('.sidebar details')
+      .evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
     await page.screenshot({ path: info.outputPath(`sidebar-${size.width}x${size.height}.png`) });
     const o = await overflow(page);
     expect(o.past).toEqual([]);

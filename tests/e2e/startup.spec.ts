@@ -7,7 +7,14 @@ test('the page is ready to train with a rollout on screen soon after opening', a
   await page.goto('/');
   await expect(page.getByTestId('followed-card')).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId('train')).toBeEnabled();
-  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('rema:')).map((m) => [m.name.slice(5), Math.round(m.startTime)])));
+  const marks = await page.evaluate(() =>
+    Object.fromEntries(
+      performance
+        .getEntriesByType('mark')
+        .filter((m) => m.name.startsWith('rema:'))
+        .map((m) => [m.name.slice(5), Math.round(m.startTime)]),
+    ),
+  );
   const line = ['script', 'paint', 'backend', 'ready', 'first-rollout'].map((m) => `${m} ${marks[m]} ms`).join(', ');
   info.annotations.push({ type: 'start-up (ms since navigation)', description: line });
   console.log(`start-up: ${line}`);

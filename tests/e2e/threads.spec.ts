@@ -9,7 +9,9 @@ test('cross-origin isolated page: the CPU backend runs 2 threads and trains a st
   expect(await page.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
   await waitForReady(page);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-  await expect(page.getByTestId('backend')).toContainText(cores >= 2 ? /WebAssembly .*SIMD kernels, 2 threads/ : /1 thread/);
+  await expect(page.getByTestId('backend')).toContainText(
+    cores >= 2 ? /WebAssembly .*SIMD kernels, 2 threads/ : /1 thread/,
+  );
   await page.getByTestId('train').click();
   await waitForSteps(page, 1);
 });
@@ -17,7 +19,9 @@ test('cross-origin isolated page: the CPU backend runs 2 threads and trains a st
 /** The held-out greedy rollouts the page shows on opening, as text (one entry per sample card). */
 async function firstRollouts(page: import('@playwright/test').Page): Promise<string[]> {
   await page.goto('/#preset=tiny-default&evalSize=8&view=rollouts&backend=cpu');
-  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', { timeout: 60_000 });
+  await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', {
+    timeout: 60_000,
+  });
   await waitForReady(page);
   return page.getByTestId('sample').allTextContents();
 }

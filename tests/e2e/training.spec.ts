@@ -2,7 +2,15 @@
 // rollouts fill, pause and resume, reload and find the run, export it as JSON; no request leaves the origin.
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, stepsDone, waitForReady, waitForSteps } from './helpers.ts';
+import {
+  FAST_HASH,
+  foreignRequests,
+  recordRequests,
+  screenshotBoth,
+  stepsDone,
+  waitForReady,
+  waitForSteps,
+} from './helpers.ts';
 
 test('the first rollouts appear after opening, without training', async ({ page, baseURL }, info) => {
   const requests = recordRequests(page);
@@ -33,7 +41,9 @@ test('train, pause, resume, reload, export: all on the page origin', async ({ pa
   await waitForSteps(page, 2);
   await expect(page.locator('[data-chart="reward"] .recharts-line')).not.toHaveCount(0);
   // mean and std, at least two steps each (the charts redraw at most twice a second, so the second step may lag)
-  await expect.poll(() => page.locator('[data-chart="reward"] .recharts-line-dots circle').count()).toBeGreaterThanOrEqual(2 * 2);
+  await expect
+    .poll(() => page.locator('[data-chart="reward"] .recharts-line-dots circle').count())
+    .toBeGreaterThanOrEqual(2 * 2);
 
   // pause: the step in flight finishes, then nothing more happens
   await page.getByTestId('pause').click();

@@ -24,6 +24,7 @@ test('auto: WebGPU on a hardware adapter, else the CPU backend with a visible no
   await page.goto(`/${FAST_HASH}`);
   await waitForReady(page);
   const text = (await page.getByTestId('backend').textContent()) ?? '';
-  if (text.includes('CPU backend')) await expect(page.getByTestId('cpu-notice')).toContainText(/software fallback|no WebGPU/);
+  if (text.includes('CPU backend'))
+    await expect(page.getByTestId('cpu-notice')).toContainText(/software fallback|no WebGPU/);
   else expect(text).toContain('WebGPU');
 });

@@ -13,7 +13,15 @@ import { AdamW, type AdamWOptions, type ParamSlot } from '../../src/engine/optim
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 
-const options: AdamWOptions = { lr: 0.05, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, gradClip: 1.5, schedule: { kind: 'constant' } };
+const options: AdamWOptions = {
+  lr: 0.05,
+  beta1: 0.9,
+  beta2: 0.99,
+  eps: 1e-8,
+  weightDecay: 0.1,
+  gradClip: 1.5,
+  schedule: { kind: 'constant' },
+};
 const rng = new Rng(9);
 const randn = (n: number, s = 1) => Float32Array.from({ length: n }, () => s * rng.normal());
 
@@ -29,17 +37,34 @@ describe('adamwClipped and packTensors: CPU twins', () => {
     const n = 37;
     const [p0, g0, m0, v0] = [randn(n), randn(n, 3), randn(n, 0.1), randn(n, 0.1).map(Math.abs)];
     const sq = g0.reduce((s, x) => s + x * x, 0);
-    for (const [normSq, clip] of [[sq, 1.5], [sq, 1e6], [sq, 0], [NaN, 1.5], [Infinity, 1.5]]) {
+    for (const [normSq, clip] of [
+      [sq, 1.5],
+      [sq, 1e6],
+      [sq, 0],
+      [NaN, 1.5],
+      [Infinity, 1.5],
+    ]) {
       const [p, g, m, v] = [p0, g0, m0, v0].map((x, i) => put(be, x, `x${i}`));
       const ns = put(be, Float32Array.of(normSq), 'normSq');
-      be.run('adamwClipped', { t: { p, g, m, v, normSq: ns }, p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3, clip } });
+      be.run('adamwClipped', {
+        t: { p, g, m, v, normSq: ns },
+        p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3, clip },
+      });
       const norm = Math.sqrt(be.f32(ns)[0]);
       const [p2, g2, m2, v2] = [p0, g0, m0, v0].map((x, i) => put(be, x, `y${i}`));
       if (Number.isFinite(norm)) {
         const scale = clip > 0 && norm > clip ? clip / (norm + 1e-6) : 1;
-        be.run('adamw', { t: { p: p2, g: g2, m: m2, v: v2 }, p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3, gradScale: scale } });
+        be.run('adamw', {
+          t: { p: p2, g: g2, m: m2, v: v2 },
+          p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 3, gradScale: scale },
+        });
       }
-      for (const [a, b] of [[p, p2], [m, m2], [v, v2]]) expect(Array.from(be.f32(a))).toEqual(Array.from(be.f32(b)));
+      for (const [a, b] of [
+        [p, p2],
+        [m, m2],
+        [v, v2],
+      ])
+        expect(Array.from(be.f32(a))).toEqual(Array.from(be.f32(b)));
       if (!Number.isFinite(norm)) expect(Array.from(be.f32(p))).toEqual(Array.from(p0));
     }
   });
@@ -53,13 +78,20 @@ describe('adamwClipped and packTensors: CPU twins', () => {
     const back = parts.map((t) => be.alloc([t.size]));
     be.run('packTensors', { t: { parts: back, flat }, p: { unpack: 1 } });
     back.forEach((t, i) => expect(Array.from(be.f32(t))).toEqual(Array.from(be.f32(parts[i]))));
-    expect(() => be.run('packTensors', { t: { parts, flat: be.alloc([8]) }, p: { unpack: 0 } })).toThrow(/packTensors: tensor 'flat'.*the parameters need 9/);
+    expect(() => be.run('packTensors', { t: { parts, flat: be.alloc([8]) }, p: { unpack: 0 } })).toThrow(
+      /packTensors: tensor 'flat'.*the parameters need 9/,
+    );
   });
 });
 
 /** Slots of these sizes on `be` (matrices decay, vectors do not), from fixed initial values. */
 function makeSlots(be: Backend, init: Float32Array[]): ParamSlot[] {
-  return init.map((x, i) => ({ name: `s${i}`, param: put(be, x, `p${i}`), grad: be.alloc([x.length], 'f32', `g${i}`), decay: i % 3 !== 2 }));
+  return init.map((x, i) => ({
+    name: `s${i}`,
+    param: put(be, x, `p${i}`),
+    grad: be.alloc([x.length], 'f32', `g${i}`),
+    decay: i % 3 !== 2,
+  }));
 }
 
 describe('multi-tensor AdamW on WebGPU', () => {
@@ -97,17 +129,23 @@ describe('multi-tensor AdamW on WebGPU', () => {
       }
       expect(steps.map((r) => r.applied)).toEqual([true, true, false, true]);
       expect(opt.stepCount).toBe(3);
-      results.push({ steps, params: await Promise.all(slots.map(async (s) => Array.from(await be.download(s.param)))) });
+      results.push({
+        steps,
+        params: await Promise.all(slots.map(async (s) => Array.from(await be.download(s.param)))),
+      });
       opt.free();
     }
     const [c, g] = results;
     g.steps.forEach((r, i) => {
-      if (Number.isFinite(c.steps[i].gradNorm)) expect(Math.abs(r.gradNorm - c.steps[i].gradNorm)).toBeLessThan(1e-5 * c.steps[i].gradNorm);
+      if (Number.isFinite(c.steps[i].gradNorm))
+        expect(Math.abs(r.gradNorm - c.steps[i].gradNorm)).toBeLessThan(1e-5 * c.steps[i].gradNorm);
       else expect(Number.isFinite(r.gradNorm)).toBe(false);
     });
     // step 2 was clipped (norm well above 1.5)
     expect(c.steps[1].gradNorm).toBeGreaterThan(3);
-    g.params.forEach((p, i) => p.forEach((x, j) => expect(Math.abs(x - c.params[i][j]), `slot ${i}[${j}]`).toBeLessThan(1e-5)));
+    g.params.forEach((p, i) =>
+      p.forEach((x, j) => expect(Math.abs(x - c.params[i][j]), `slot ${i}[${j}]`).toBeLessThan(1e-5)),
+    );
     gpu.destroy();
   });
 });
@@ -120,10 +158,16 @@ describe('multi-tensor AdamW on the WASM backend', () => {
     const [p0, g0, m0, v0] = [randn(n), randn(n, 3), randn(n, 0.1), randn(n, 0.1).map(Math.abs)];
     const sq = g0.reduce((s, x) => s + x * x, 0);
     const [p, g, m, v] = [p0, g0, m0, v0].map((x, i) => put(be, x, `x${i}`));
-    be.run('adamwClipped', { t: { p, g, m, v, normSq: put(be, Float32Array.of(sq), 'normSq') }, p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 2, clip: 1.5 } });
+    be.run('adamwClipped', {
+      t: { p, g, m, v, normSq: put(be, Float32Array.of(sq), 'normSq') },
+      p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 2, clip: 1.5 },
+    });
     const [p2, g2, m2, v2] = [p0, g0, m0, v0].map((x, i) => put(be, x, `y${i}`));
     const norm = Math.sqrt(Math.fround(sq));
-    be.run('adamw', { t: { p: p2, g: g2, m: m2, v: v2 }, p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 2, gradScale: 1.5 / (norm + 1e-6) } });
+    be.run('adamw', {
+      t: { p: p2, g: g2, m: m2, v: v2 },
+      p: { n, lr: 0.01, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, step: 2, gradScale: 1.5 / (norm + 1e-6) },
+    });
     expect(Array.from(await be.download(p))).toEqual(Array.from(await be.download(p2)));
     be.destroy();
   });

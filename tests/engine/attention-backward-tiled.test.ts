@@ -13,13 +13,22 @@ import { getTestDevice } from '../helpers/webgpu.ts';
 
 const TOL = 1e-4;
 const rng = new Rng(5);
-const f32 = (shape: number[], scale = 1): TensorInput => ({ shape, data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => scale * rng.normal()) });
-const nan = (shape: number[]): TensorInput => ({ shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(NaN) });
+const f32 = (shape: number[], scale = 1): TensorInput => ({
+  shape,
+  data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => scale * rng.normal()),
+});
+const nan = (shape: number[]): TensorInput => ({
+  shape,
+  data: new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(NaN),
+});
 const i32 = (v: number[]): TensorInput => ({ shape: [v.length], data: Int32Array.from(v), dtype: 'i32' });
 
 let gpu: WebGpuBackend;
 const cpu = new CpuBackend();
-const tiledDispatches = () => Object.entries(gpu.dispatchesByProgram()).filter(([k]) => k.startsWith('attentionD') && k.includes('Tiled')).reduce((s, [, n]) => s + n, 0);
+const tiledDispatches = () =>
+  Object.entries(gpu.dispatchesByProgram())
+    .filter(([k]) => k.startsWith('attentionD') && k.includes('Tiled'))
+    .reduce((s, [, n]) => s + n, 0);
 
 describe('tiled attention backward vs the CPU twin', () => {
   beforeAll(async () => {
@@ -36,13 +45,39 @@ describe('tiled attention backward vs the CPU twin', () => {
       [2, 9, 3, 3, 6, [2, 0]],
     ];
     for (const [B, T, H, Hkv, Dh, keyStart] of cases) {
-      const q = f32([B, T, H, Dh], 0.5), k = f32([B, T, Hkv, Dh], 0.5), v = f32([B, T, Hkv, Dh]), ks = i32(keyStart);
-      const fwd = await compareKernel(cpu, gpu, 'attention', { q, k, v, keyStart: ks, o: f32([B, T, H, Dh]), lse: f32([B, H, T]) }, { B, T, S: T, past: 0, H, Hkv, Dh }, ['o', 'lse']);
-      const r = await compareKernel(cpu, gpu, 'attentionBackward', {
-        q, k, v, keyStart: ks, o: { shape: [B, T, H, Dh], data: fwd.ref.o }, lse: { shape: [B, H, T], data: fwd.ref.lse },
-        dout: f32([B, T, H, Dh]), dq: nan([B, T, H, Dh]), dk: nan([B, T, Hkv, Dh]), dv: nan([B, T, Hkv, Dh]),
-      }, { B, T, H, Hkv, Dh }, ['dq', 'dk', 'dv']);
-      for (const name of ['dq', 'dk', 'dv']) expect(r.err[name], `${name} T=${T} ${H}/${Hkv} Dh=${Dh}`).toBeLessThan(TOL);
+      const q = f32([B, T, H, Dh], 0.5),
+        k = f32([B, T, Hkv, Dh], 0.5),
+        v = f32([B, T, Hkv, Dh]),
+        ks = i32(keyStart);
+      const fwd = await compareKernel(
+        cpu,
+        gpu,
+        'attention',
+        { q, k, v, keyStart: ks, o: f32([B, T, H, Dh]), lse: f32([B, H, T]) },
+        { B, T, S: T, past: 0, H, Hkv, Dh },
+        ['o', 'lse'],
+      );
+      const r = await compareKernel(
+        cpu,
+        gpu,
+        'attentionBackward',
+        {
+          q,
+          k,
+          v,
+          keyStart: ks,
+          o: { shape: [B, T, H, Dh], data: fwd.ref.o },
+          lse: { shape: [B, H, T], data: fwd.ref.lse },
+          dout: f32([B, T, H, Dh]),
+          dq: nan([B, T, H, Dh]),
+          dk: nan([B, T, Hkv, Dh]),
+          dv: nan([B, T, Hkv, Dh]),
+        },
+        { B, T, H, Hkv, Dh },
+        ['dq', 'dk', 'dv'],
+      );
+      for (const name of ['dq', 'dk', 'dv'])
+        expect(r.err[name], `${name} T=${T} ${H}/${Hkv} Dh=${Dh}`).toBeLessThan(TOL);
     }
     expect(tiledDispatches() - before).toBe(2 * cases.length);
   });

@@ -42,21 +42,38 @@ describe('fused inference kernels: CPU twins', () => {
       };
       // fused
       const q = be.alloc([B, T, H, Dh]);
-      const k = fresh(cacheInit), v = fresh(cacheInit);
-      be.run('qkvRope', { t: { qkv, pos, ...(invFreq ? { invFreq } : {}), q, k, v }, p: { B, T, H, Hkv, Dh, Sdst, dstRow0, theta: 1e6 } });
+      const k = fresh(cacheInit),
+        v = fresh(cacheInit);
+      be.run('qkvRope', {
+        t: { qkv, pos, ...(invFreq ? { invFreq } : {}), q, k, v },
+        p: { B, T, H, Hkv, Dh, Sdst, dstRow0, theta: 1e6 },
+      });
       // unfused
-      const q2 = be.alloc([B, T, H, Dh]), k2 = be.alloc([B, T, Hkv, Dh]), v2 = be.alloc([B, T, Hkv, Dh]);
-      const [qh, kh, vh] = [new Float32Array(B * T * H * Dh), new Float32Array(B * T * Hkv * Dh), new Float32Array(B * T * Hkv * Dh)];
+      const q2 = be.alloc([B, T, H, Dh]),
+        k2 = be.alloc([B, T, Hkv, Dh]),
+        v2 = be.alloc([B, T, Hkv, Dh]);
+      const [qh, kh, vh] = [
+        new Float32Array(B * T * H * Dh),
+        new Float32Array(B * T * Hkv * Dh),
+        new Float32Array(B * T * Hkv * Dh),
+      ];
       for (let r = 0; r < B * T; r++) {
         qh.set(qkvHost.subarray(r * W, r * W + H * Dh), r * H * Dh);
         kh.set(qkvHost.subarray(r * W + H * Dh, r * W + (H + Hkv) * Dh), r * Hkv * Dh);
         vh.set(qkvHost.subarray(r * W + (H + Hkv) * Dh, (r + 1) * W), r * Hkv * Dh);
       }
-      be.upload(q2, qh); be.upload(k2, kh); be.upload(v2, vh);
-      const ropeT = (x: typeof q2, nHeads: number) => be.run('rope', { t: { x, pos, ...(invFreq ? { invFreq } : {}) }, p: { R: B * T, nHeads, Dh, theta: 1e6, inverse: 0 } });
+      be.upload(q2, qh);
+      be.upload(k2, kh);
+      be.upload(v2, vh);
+      const ropeT = (x: typeof q2, nHeads: number) =>
+        be.run('rope', {
+          t: { x, pos, ...(invFreq ? { invFreq } : {}) },
+          p: { R: B * T, nHeads, Dh, theta: 1e6, inverse: 0 },
+        });
       ropeT(q2, H);
       ropeT(k2, Hkv);
-      const kc = fresh(cacheInit), vc = fresh(cacheInit);
+      const kc = fresh(cacheInit),
+        vc = fresh(cacheInit);
       be.run('copyRows', { t: { src: k2, dst: kc }, p: { B, T, W: Hkv * Dh, Sdst, dstRow0 } });
       be.run('copyRows', { t: { src: v2, dst: vc }, p: { B, T, W: Hkv * Dh, Sdst, dstRow0 } });
       expect(Array.from(be.f32(q))).toEqual(Array.from(be.f32(q2)));
@@ -65,10 +82,18 @@ describe('fused inference kernels: CPU twins', () => {
       // rows outside [dstRow0, dstRow0 + T) are untouched
       expect(be.f32(k)[0]).toBe(cacheInit[0]);
     }
-    expect(() => be.run('qkvRope', {
-      t: { qkv: be.alloc([1, W]), pos: be.alloc([1], 'i32'), q: be.alloc([1, H * Dh]), k: be.alloc([1, 2, Hkv, Dh]), v: be.alloc([1, 2, Hkv, Dh]) },
-      p: { B: 1, T: 1, H, Hkv, Dh, Sdst: 2, dstRow0: 2, theta: 1e4 },
-    })).toThrow(/qkvRope: rows \[2, 3\) do not fit a destination of 2 rows/);
+    expect(() =>
+      be.run('qkvRope', {
+        t: {
+          qkv: be.alloc([1, W]),
+          pos: be.alloc([1], 'i32'),
+          q: be.alloc([1, H * Dh]),
+          k: be.alloc([1, 2, Hkv, Dh]),
+          v: be.alloc([1, 2, Hkv, Dh]),
+        },
+        p: { B: 1, T: 1, H, Hkv, Dh, Sdst: 2, dstRow0: 2, theta: 1e4 },
+      }),
+    ).toThrow(/qkvRope: rows \[2, 3\) do not fit a destination of 2 rows/);
   });
 
   it('swigluPacked equals swiglu on the two halves of each row (bit for bit)', () => {
@@ -79,9 +104,17 @@ describe('fused inference kernels: CPU twins', () => {
     be.upload(gu, guHost);
     const h = be.alloc([R, F]);
     be.run('swigluPacked', { t: { gu, h }, p: { R, F } });
-    const g = be.alloc([R, F]), u = be.alloc([R, F]), h2 = be.alloc([R, F]);
-    be.upload(g, Float32Array.from({ length: R * F }, (_, i) => guHost[Math.floor(i / F) * 2 * F + (i % F)]));
-    be.upload(u, Float32Array.from({ length: R * F }, (_, i) => guHost[Math.floor(i / F) * 2 * F + F + (i % F)]));
+    const g = be.alloc([R, F]),
+      u = be.alloc([R, F]),
+      h2 = be.alloc([R, F]);
+    be.upload(
+      g,
+      Float32Array.from({ length: R * F }, (_, i) => guHost[Math.floor(i / F) * 2 * F + (i % F)]),
+    );
+    be.upload(
+      u,
+      Float32Array.from({ length: R * F }, (_, i) => guHost[Math.floor(i / F) * 2 * F + F + (i % F)]),
+    );
     be.run('swiglu', { t: { g, u, h: h2 }, p: { R, F } });
     expect(Array.from(be.f32(h))).toEqual(Array.from(be.f32(h2)));
   });
@@ -89,16 +122,38 @@ describe('fused inference kernels: CPU twins', () => {
 
 /** Qwen2-like (attention biases, GQA) at a tiny size. */
 function qwenLike(layers: number): ModelConfig {
-  return tinyConfig({ architecture: 'qwen2', numLayers: layers, attentionBias: true, hiddenSize: 32, intermediateSize: 48, numHeads: 4, numKvHeads: 2, headDim: 8, vocabSize: 97 });
+  return tinyConfig({
+    architecture: 'qwen2',
+    numLayers: layers,
+    attentionBias: true,
+    hiddenSize: 32,
+    intermediateSize: 48,
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 8,
+    vocabSize: 97,
+  });
 }
 
 function policy(be: Backend, cfg: ModelConfig, merge: boolean, baseDtype: 'f32' | 'f16' = 'f32'): EnginePolicy {
   return new EnginePolicy({
     baseDtype,
-    backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') },
+    backend: be,
+    config: cfg,
+    weights: randomWeights(cfg, 4),
+    decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-    optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 3, mergeLoraForInference: merge,
+    optimizer: {
+      lr: 5e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
+    seed: 3,
+    mergeLoraForInference: merge,
   });
 }
 
@@ -112,7 +167,11 @@ describe('decode with the merged LoRA on WebGPU', () => {
     const perStep = async (layers: number, merge: boolean) => {
       const p = policy(gpu, qwenLike(layers), merge);
       const snaps: GpuCounts[] = [];
-      await p.generate([{ prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] }], greedy, () => snaps.push(counted.snapshot()));
+      await p.generate(
+        [{ prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] }],
+        greedy,
+        () => snaps.push(counted.snapshot()),
+      );
       p.dispose();
       return snaps.slice(1).map((s, i) => diffCounts(snaps[i], s).dispatches);
     };
@@ -131,9 +190,14 @@ describe('decode with the merged LoRA on WebGPU', () => {
       const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, fewRowsMatmul: decodeKernels });
       const before = gpu.dispatchesByProgram();
       const p = policy(gpu, cfg, true);
-      const [g] = await p.generate([{ prompt: [2, 9, 4, 11], adapter: 'a', maxNewTokens: 3, stopStrings: [], stopTokenIds: [] }], greedy);
+      const [g] = await p.generate(
+        [{ prompt: [2, 9, 4, 11], adapter: 'a', maxNewTokens: 3, stopStrings: [], stopTokenIds: [] }],
+        greedy,
+      );
       for (const kind of ['matvec:', 'rmsnormRows:']) {
-        const used = Object.entries(gpu.dispatchesByProgram()).filter(([k, n]) => k.startsWith(kind) && n > (before[k] ?? 0)).length;
+        const used = Object.entries(gpu.dispatchesByProgram()).filter(
+          ([k, n]) => k.startsWith(kind) && n > (before[k] ?? 0),
+        ).length;
         expect(used > 0, `${kind} used: ${decodeKernels}`).toBe(decodeKernels);
       }
       runs.push(g);
@@ -154,7 +218,9 @@ describe('decode with the merged LoRA on WebGPU', () => {
     for (const merge of [true, false]) {
       const p = policy(gpu, cfg, merge, 'f16');
       p.zeroGrad('a');
-      await p.accumulateGradients([{ tokens: [5, 8, 13, 21], positions: [1, 2, 3], adapter: 'a', coef: new Float32Array(3).fill(-1) }]);
+      await p.accumulateGradients([
+        { tokens: [5, 8, 13, 21], positions: [1, 2, 3], adapter: 'a', coef: new Float32Array(3).fill(-1) },
+      ]);
       await p.optimizerStep('a');
       const live = gpu.ledger().liveBytes;
       runs.push((await p.generate([prompt], greedy))[0]);
@@ -177,12 +243,38 @@ describe('decode with the merged LoRA on WebGPU', () => {
       for (const merge of [true, false]) {
         const be = await WasmBackend.create();
         const p = new EnginePolicy({
-          backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') }, baseDtype: dtype,
-          training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-          optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
-          seed: 3, mergeLoraForInference: merge,
+          backend: be,
+          config: cfg,
+          weights: randomWeights(cfg, 4),
+          decoder: { decode: (ids) => ids.join(' ') },
+          baseDtype: dtype,
+          training: {
+            mode: 'lora',
+            adapters: ['a'],
+            rank: 4,
+            alpha: 8,
+            targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+          },
+          optimizer: {
+            lr: 5e-2,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weightDecay: 0,
+            gradClip: 1,
+            schedule: { kind: 'constant' },
+          },
+          seed: 3,
+          mergeLoraForInference: merge,
         });
-        runs.push((await p.generate([{ prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] }], greedy))[0]);
+        runs.push(
+          (
+            await p.generate(
+              [{ prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] }],
+              greedy,
+            )
+          )[0],
+        );
         be.destroy();
       }
       expect(runs[0].tokens, dtype).toEqual(runs[1].tokens);
@@ -201,7 +293,9 @@ describe('decode with the merged LoRA on WebGPU', () => {
     for (const p of [merged, unmerged]) {
       for (let step = 0; step < 3; step++) {
         p.zeroGrad('a');
-        await p.accumulateGradients([{ tokens, positions: [1, 2, 3, 4, 5, 6], adapter: 'a', coef: new Float32Array(6).fill(-1 / 6) }]);
+        await p.accumulateGradients([
+          { tokens, positions: [1, 2, 3, 4, 5, 6], adapter: 'a', coef: new Float32Array(6).fill(-1 / 6) },
+        ]);
         await p.optimizerStep('a');
       }
     }

@@ -30,17 +30,26 @@ let onnx: OnnxAgent;
 let gpu: WebGpuBackend;
 
 beforeAll(async () => {
-  [checkpoint, tokenizer, onnx] = await Promise.all([loadHfCheckpoint(files), loadHfTokenizer(files), loadOnnxAgent(files, ortNode)]);
+  [checkpoint, tokenizer, onnx] = await Promise.all([
+    loadHfCheckpoint(files),
+    loadHfTokenizer(files),
+    loadOnnxAgent(files, ortNode),
+  ]);
   const dawn = requireDawnDevice(await tryRequestDawnDevice());
   gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
 });
 afterAll(() => gpu?.destroy());
 
 function requests(constraint: ActionTokenMask, cap: number): GenerateRequest[] {
-  const prompt = tokenizer.encode(tokenizer.applyChatTemplate(
-    [{ role: 'system', content: 'You plan. Answer in JSON.' }, { role: 'user', content: 'Ann has 3 apples. She buys 4 more. How many apples does she have now?' }],
-    { addGenerationPrompt: true },
-  ));
+  const prompt = tokenizer.encode(
+    tokenizer.applyChatTemplate(
+      [
+        { role: 'system', content: 'You plan. Answer in JSON.' },
+        { role: 'user', content: 'Ann has 3 apples. She buys 4 more. How many apples does she have now?' },
+      ],
+      { addGenerationPrompt: true },
+    ),
+  );
   const one = { prompt, adapter: null, maxNewTokens: cap, stopStrings: [], stopTokenIds: tokenizer.stopTokenIds };
   return [...Array.from({ length: 5 }, () => ({ ...one, constraint })), { ...one, maxNewTokens: 12 }];
 }
@@ -62,16 +71,26 @@ describe('constrained generation (meta-action JSON) on every runtime', () => {
     const mask = ActionTokenMask.forTokenizer(tokenizer, checkpoint.config.vocabSize);
     const wasm = await WasmBackend.create();
     const runtimes: Array<[string, Policy]> = [
-      ['cpu', enginePolicy(new CpuBackend())], ['wasm', enginePolicy(wasm)], ['webgpu', enginePolicy(gpu)], ['onnx', onnx.policy],
+      ['cpu', enginePolicy(new CpuBackend())],
+      ['wasm', enginePolicy(wasm)],
+      ['webgpu', enginePolicy(gpu)],
+      ['onnx', onnx.policy],
     ];
-    for (const [temperature, cap] of [[0, 60], [1, 40], [2.5, 36]] as const) {
+    for (const [temperature, cap] of [
+      [0, 60],
+      [1, 40],
+      [2.5, 36],
+    ] as const) {
       const byRuntime = new Map<string, Generation[]>();
       for (const [name, policy] of runtimes) {
         const out = await policy.generate(requests(mask, cap), { temperature, topK: 0, topP: 1, seed: 5 });
         expectValid(out, cap, `${name} T=${temperature} cap ${cap}`);
         byRuntime.set(name, out);
       }
-      expect(byRuntime.get('wasm')!.map((g) => g.tokens), `T=${temperature}`).toEqual(byRuntime.get('cpu')!.map((g) => g.tokens));
+      expect(
+        byRuntime.get('wasm')!.map((g) => g.tokens),
+        `T=${temperature}`,
+      ).toEqual(byRuntime.get('cpu')!.map((g) => g.tokens));
       // the unconstrained request: the tiny model's own plan text, not JSON
       expect(byRuntime.get('cpu')![5].text.startsWith('{"action"')).toBe(false);
     }

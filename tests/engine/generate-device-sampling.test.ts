@@ -18,10 +18,22 @@ const weights = randomWeights(cfg, 21);
 
 function policy(be: Backend): EnginePolicy {
   return new EnginePolicy({
-    backend: be, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') },
+    backend: be,
+    config: cfg,
+    weights,
+    decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'v', 'down'] },
-    optimizer: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 3, mergeLoraForInference: false,
+    optimizer: {
+      lr: 1e-3,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
+    seed: 3,
+    mergeLoraForInference: false,
   });
 }
 
@@ -33,7 +45,7 @@ const requests: GenerateRequest[] = [
 const sampling: SamplingParams = { temperature: 1.2, topP: 0.95, topK: 50, seed: 17 };
 
 describe('generation with the sample kernel', () => {
-  it('reads back 16 bytes per sequence per step on WebGPU and draws the CPU twin\'s tokens', async () => {
+  it("reads back 16 bytes per sequence per step on WebGPU and draws the CPU twin's tokens", async () => {
     const dawn = requireDawnDevice(await tryRequestDawnDevice());
     const counted = countGpuCalls(dawn.device);
     const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
@@ -58,15 +70,23 @@ describe('generation with the sample kernel', () => {
     const other = await pg.generate(requests, { ...sampling, seed: 18 });
     expect(other.map((g) => g.tokens)).not.toEqual(onGpu.map((g) => g.tokens));
 
-    const scored = await pg.score(onGpu.map((g, i) => ({
-      tokens: [...requests[i].prompt, ...g.tokens], positions: g.tokens.map((_t, k) => requests[i].prompt.length + k), adapter: 'a',
-    })));
-    onGpu.forEach((g, i) => g.logprobs.forEach((lp, k) => expect(Math.abs(lp - scored[i].logprobs[k])).toBeLessThan(1e-4)));
+    const scored = await pg.score(
+      onGpu.map((g, i) => ({
+        tokens: [...requests[i].prompt, ...g.tokens],
+        positions: g.tokens.map((_t, k) => requests[i].prompt.length + k),
+        adapter: 'a',
+      })),
+    );
+    onGpu.forEach((g, i) =>
+      g.logprobs.forEach((lp, k) => expect(Math.abs(lp - scored[i].logprobs[k])).toBeLessThan(1e-4)),
+    );
 
     const pc = policy(new CpuBackend());
     const onCpu = await pc.generate(requests, sampling);
     expect(onGpu.map((g) => g.tokens)).toEqual(onCpu.map((g) => g.tokens));
-    onGpu.forEach((g, i) => g.logprobs.forEach((lp, k) => expect(Math.abs(lp - onCpu[i].logprobs[k])).toBeLessThan(1e-4)));
+    onGpu.forEach((g, i) =>
+      g.logprobs.forEach((lp, k) => expect(Math.abs(lp - onCpu[i].logprobs[k])).toBeLessThan(1e-4)),
+    );
     pg.dispose();
     gpu.destroy();
     dawn.device.destroy();

@@ -23,14 +23,24 @@ const device: DeviceSampler = {
 };
 
 /** Runs the decode under a limit of `limit` bytes; returns the error (or null) and the live tensors left after. */
-async function decodeUnder(limit: number, chooser: NextToken | DeviceSampler): Promise<{ error: Error | null; leftover: number; peak: number; weightBytes: number }> {
+async function decodeUnder(
+  limit: number,
+  chooser: NextToken | DeviceSampler,
+): Promise<{ error: Error | null; leftover: number; peak: number; weightBytes: number }> {
   const be = new CpuBackend({ maxTotalBytes: limit });
   const params = uploadParams(be, cfg, weights);
   const before = be.ledger().liveTensors;
   const weightBytes = be.ledger().liveBytes;
   let error: Error | null = null;
   try {
-    await decodeBatch(be, cfg, { params, lora: null }, Array.from({ length: B }, () => prompt), chooser, { maxNewTokens });
+    await decodeBatch(
+      be,
+      cfg,
+      { params, lora: null },
+      Array.from({ length: B }, () => prompt),
+      chooser,
+      { maxNewTokens },
+    );
   } catch (e) {
     error = e as Error;
   }
@@ -38,7 +48,10 @@ async function decodeUnder(limit: number, chooser: NextToken | DeviceSampler): P
 }
 
 describe('decodeBatch out of memory during cache compaction', () => {
-  it.each([['host chooser', host], ['device sampler', device]] as const)('surfaces the allocation error and frees everything, at every limit (%s)', async (_name, chooser) => {
+  it.each([
+    ['host chooser', host],
+    ['device sampler', device],
+  ] as const)('surfaces the allocation error and frees everything, at every limit (%s)', async (_name, chooser) => {
     const free = await decodeUnder(1 << 30, chooser);
     expect(free.error).toBeNull();
     const cacheBytes = B * (prompt.length + maxNewTokens) * cfg.numKvHeads * cfg.headDim * 4; // one compacted cache
@@ -47,7 +60,9 @@ describe('decodeBatch out of memory during cache compaction', () => {
       const { error, leftover } = await decodeUnder(limit, chooser);
       expect(leftover, `limit ${limit}: ${error?.message}`).toBe(0);
       if (error === null) continue;
-      expect(error.message, `limit ${limit}`).toMatch(/^CpuBackend\.alloc '[^']*' \[[\d,]+\] \w+: needs \d+ bytes but only \d+ of \d+ bytes are available/);
+      expect(error.message, `limit ${limit}`).toMatch(
+        /^CpuBackend\.alloc '[^']*' \[[\d,]+\] \w+: needs \d+ bytes but only \d+ of \d+ bytes are available/,
+      );
       // a compaction allocation after the first one: some caches were already replaced when it failed
       if (/alloc 'cache\.(k\.[1-9]|v\.\d)' \[8,/.test(error.message)) midway.push(error.message);
     }

@@ -20,7 +20,13 @@ import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
-import { createLoraAdapter, LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
+import {
+  createLoraAdapter,
+  LORA_MODULE,
+  loraKey,
+  namedLoraParameters,
+  zerosLikeAdapter,
+} from '../../src/engine/model/lora.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
 import { Rng } from '../../src/util/rng.ts';
@@ -32,17 +38,21 @@ const TOL_OUT = 2e-3;
 const TOL_GRAD = 2e-2;
 
 const backends: Array<[string, () => Promise<Backend>]> = [
-  ['webgpu', async () => {
-    const dawn = await getTestDevice();
-    return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
-  }],
+  [
+    'webgpu',
+    async () => {
+      const dawn = await getTestDevice();
+      return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
+    },
+  ],
   ['wasm', () => WasmBackend.create({ threads: 1 })],
 ];
 
 /** max|got - want| / max|want|, checked against tol. */
 function relErr(label: string, got: ArrayLike<number>, want: ArrayLike<number>, tol: number): number {
   expect(got.length, label).toBe(want.length);
-  let d = 0, m = 0;
+  let d = 0,
+    m = 0;
   for (let i = 0; i < want.length; i++) {
     d = Math.max(d, Math.abs(got[i] - want[i]));
     m = Math.max(m, Math.abs(want[i]));
@@ -53,69 +63,106 @@ function relErr(label: string, got: ArrayLike<number>, want: ArrayLike<number>, 
 }
 
 describe.each(fixtures)('golden fixture %s with an f16 base', (name) => {
-  it.each(backends)('%s: logits, log-probs, entropies and LoRA gradients within the f16 tolerance', async (backendName, make) => {
-    const dir = join(root, name);
-    const files: Record<string, Uint8Array> = {};
-    for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
-    const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
-    const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), `${name}/golden.safetensors`).tensors;
-    const f64 = (key: string) => Float64Array.from(golden.get(key)!.data as ArrayLike<number>);
-    const [B, T] = golden.get('input_ids')!.shape;
-    const flat = Array.from(golden.get('input_ids')!.data as ArrayLike<number>);
-    const mask = f64('loss_mask');
-    const adv = f64('advantages');
-    const cfg = ckpt.config;
-    const be = await make();
-    const params = uploadParams(be, cfg, ckpt.weights, 'base', 'f16');
-    expect(params.layers[0].q.dtype).toBe('f16');
-    // a rank-2 LoRA with B·A = 0 exactly (A's rows equal, B's columns opposite): the adapted model is the base
-    const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 2, alpha: 3, targets: Object.keys(LORA_MODULE), seed: 1 });
-    const rng = new Rng(17);
-    const host = new Map<string, Float32Array>();
-    for (const [key, t] of namedLoraParameters(adapter)) {
-      const [rows, cols] = t.shape;
-      const data = new Float32Array(rows * cols);
-      if (key.endsWith('lora_A.weight')) for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
-      else for (let o = 0; o < rows; o++) data[o * 2 + 1] = -(data[o * 2] = 0.5 * rng.normal());
-      be.upload(t, data);
-      host.set(key, data);
-    }
-    const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
-    const seqs = Array.from({ length: B }, (_, b) => ({ tokens: flat.slice(b * T, (b + 1) * T), positions: Array.from({ length: T - 1 }, (_x, i) => i + 1) }));
-    const batch = packSequences(seqs, cfg.vocabSize);
-    const coef = Float32Array.from({ length: B * (T - 1) }, (_, q) => mask[q] * adv[Math.floor(q / (T - 1))]);
-    const logits = await computeLogits(be, cfg, { params, lora: null }, batch);
-    const r = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: null, sinks: { full: null, lora: grads } });
-    const worstOut = Math.max(
-      relErr('logits', logits, f64('logits'), TOL_OUT),
-      relErr('token_logprobs', r.logprobs, f64('token_logprobs'), TOL_OUT),
-      ...(golden.has('token_entropy') ? [relErr('token_entropy', r.entropy, f64('token_entropy'), TOL_OUT)] : []),
-    );
-    const gradByKey = new Map(namedLoraParameters(grads));
-    let worstGrad = 0;
-    for (let l = 0; l < cfg.numLayers; l++) {
-      for (const target of adapter.targets) {
-        const key = loraKey(l, target);
-        const A = host.get(`${key}.lora_A.weight`)!;
-        const Bm = host.get(`${key}.lora_B.weight`)!;
-        const dW = f64(`grad.model.layers.${l}.${LORA_MODULE[target]}.weight`);
-        const nOut = Bm.length / 2, nIn = A.length / 2;
-        const dA = new Float64Array(2 * nIn), dB = new Float64Array(nOut * 2);
-        for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
-          const g = dW[o * nIn + i];
-          for (let k = 0; k < 2; k++) {
-            dB[o * 2 + k] += adapter.scale * g * A[k * nIn + i];
-            dA[k * nIn + i] += adapter.scale * Bm[o * 2 + k] * g;
-          }
-        }
-        worstGrad = Math.max(worstGrad,
-          relErr(`${key}.lora_A grad`, await be.download(gradByKey.get(`${key}.lora_A.weight`)!) as Float32Array, dA, TOL_GRAD),
-          relErr(`${key}.lora_B grad`, await be.download(gradByKey.get(`${key}.lora_B.weight`)!) as Float32Array, dB, TOL_GRAD));
+  it.each(backends)(
+    '%s: logits, log-probs, entropies and LoRA gradients within the f16 tolerance',
+    async (backendName, make) => {
+      const dir = join(root, name);
+      const files: Record<string, Uint8Array> = {};
+      for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
+      const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
+      const golden = parseSafetensors(
+        new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))),
+        `${name}/golden.safetensors`,
+      ).tensors;
+      const f64 = (key: string) => Float64Array.from(golden.get(key)!.data as ArrayLike<number>);
+      const [B, T] = golden.get('input_ids')!.shape;
+      const flat = Array.from(golden.get('input_ids')!.data as ArrayLike<number>);
+      const mask = f64('loss_mask');
+      const adv = f64('advantages');
+      const cfg = ckpt.config;
+      const be = await make();
+      const params = uploadParams(be, cfg, ckpt.weights, 'base', 'f16');
+      expect(params.layers[0].q.dtype).toBe('f16');
+      // a rank-2 LoRA with B·A = 0 exactly (A's rows equal, B's columns opposite): the adapted model is the base
+      const adapter = createLoraAdapter(be, cfg, {
+        name: 'x',
+        rank: 2,
+        alpha: 3,
+        targets: Object.keys(LORA_MODULE),
+        seed: 1,
+      });
+      const rng = new Rng(17);
+      const host = new Map<string, Float32Array>();
+      for (const [key, t] of namedLoraParameters(adapter)) {
+        const [rows, cols] = t.shape;
+        const data = new Float32Array(rows * cols);
+        if (key.endsWith('lora_A.weight'))
+          for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
+        else for (let o = 0; o < rows; o++) data[o * 2 + 1] = -(data[o * 2] = 0.5 * rng.normal());
+        be.upload(t, data);
+        host.set(key, data);
       }
-    }
-    console.info(`${name}/${backendName} f16 base: worst outputs ${worstOut.toExponential(1)}, LoRA gradients ${worstGrad.toExponential(1)} of max`);
-    be.destroy();
-  });
+      const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
+      const seqs = Array.from({ length: B }, (_, b) => ({
+        tokens: flat.slice(b * T, (b + 1) * T),
+        positions: Array.from({ length: T - 1 }, (_x, i) => i + 1),
+      }));
+      const batch = packSequences(seqs, cfg.vocabSize);
+      const coef = Float32Array.from({ length: B * (T - 1) }, (_, q) => mask[q] * adv[Math.floor(q / (T - 1))]);
+      const logits = await computeLogits(be, cfg, { params, lora: null }, batch);
+      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, {
+        coef,
+        entropyCoef: null,
+        sinks: { full: null, lora: grads },
+      });
+      const worstOut = Math.max(
+        relErr('logits', logits, f64('logits'), TOL_OUT),
+        relErr('token_logprobs', r.logprobs, f64('token_logprobs'), TOL_OUT),
+        ...(golden.has('token_entropy') ? [relErr('token_entropy', r.entropy, f64('token_entropy'), TOL_OUT)] : []),
+      );
+      const gradByKey = new Map(namedLoraParameters(grads));
+      let worstGrad = 0;
+      for (let l = 0; l < cfg.numLayers; l++) {
+        for (const target of adapter.targets) {
+          const key = loraKey(l, target);
+          const A = host.get(`${key}.lora_A.weight`)!;
+          const Bm = host.get(`${key}.lora_B.weight`)!;
+          const dW = f64(`grad.model.layers.${l}.${LORA_MODULE[target]}.weight`);
+          const nOut = Bm.length / 2,
+            nIn = A.length / 2;
+          const dA = new Float64Array(2 * nIn),
+            dB = new Float64Array(nOut * 2);
+          for (let o = 0; o < nOut; o++)
+            for (let i = 0; i < nIn; i++) {
+              const g = dW[o * nIn + i];
+              for (let k = 0; k < 2; k++) {
+                dB[o * 2 + k] += adapter.scale * g * A[k * nIn + i];
+                dA[k * nIn + i] += adapter.scale * Bm[o * 2 + k] * g;
+              }
+            }
+          worstGrad = Math.max(
+            worstGrad,
+            relErr(
+              `${key}.lora_A grad`,
+              (await be.download(gradByKey.get(`${key}.lora_A.weight`)!)) as Float32Array,
+              dA,
+              TOL_GRAD,
+            ),
+            relErr(
+              `${key}.lora_B grad`,
+              (await be.download(gradByKey.get(`${key}.lora_B.weight`)!)) as Float32Array,
+              dB,
+              TOL_GRAD,
+            ),
+          );
+        }
+      }
+      console.info(
+        `${name}/${backendName} f16 base: worst outputs ${worstOut.toExponential(1)}, LoRA gradients ${worstGrad.toExponential(1)} of max`,
+      );
+      be.destroy();
+    },
+  );
 });
 
 describe("baseDtype 'auto'", () => {

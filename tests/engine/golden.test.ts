@@ -32,7 +32,13 @@ import { computeLogits, runSequences, type ActiveWeights } from '../../src/engin
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import { allocMerged } from '../../src/engine/model/lora-merge.ts';
 import { decodeBatch } from '../../src/engine/model/generate.ts';
-import { createLoraAdapter, LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
+import {
+  createLoraAdapter,
+  LORA_MODULE,
+  loraKey,
+  namedLoraParameters,
+  zerosLikeAdapter,
+} from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
@@ -51,9 +57,17 @@ const backends: Array<[string, BackendFactory, number]> = [
   ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
   // the kernels with workgroup memory that a hardware adapter runs and SwiftShader does not by default (its barriers
   // are slow there): the tiled matmul (M, N >= 16), the tiled attention backward and flash-decoding (KV-cache tests)
-  ['webgpu (workgroup-memory kernels)', async () => WebGpuBackend.create(dawn.device, {
-    adapterInfo: dawn.adapterInfo, tiledMatmul: 2, tiledAttention: true, flashDecode: true,
-  }), 2],
+  [
+    'webgpu (workgroup-memory kernels)',
+    async () =>
+      WebGpuBackend.create(dawn.device, {
+        adapterInfo: dawn.adapterInfo,
+        tiledMatmul: 2,
+        tiledAttention: true,
+        flashDecode: true,
+      }),
+    2,
+  ],
 ];
 /** backends that also run the fused-copy test (the workgroup-memory backend runs the KV-cache decoding ones) */
 const decodes = (backendName: string) => backendName !== 'webgpu (workgroup-memory kernels)';
@@ -77,14 +91,19 @@ async function loadFixture(name: string): Promise<Fixture> {
   const files: Record<string, Uint8Array> = {};
   for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
   const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
-  const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), `${name}/golden.safetensors`).tensors;
+  const golden = parseSafetensors(
+    new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))),
+    `${name}/golden.safetensors`,
+  ).tensors;
   const idsT = golden.get('input_ids')!;
   const [B, T] = idsT.shape;
   const flat = Array.from(idsT.data as ArrayLike<number>);
   const ids = Array.from({ length: B }, (_, b) => flat.slice(b * T, (b + 1) * T));
   const mask = f64(golden, 'loss_mask');
   const adv = f64(golden, 'advantages');
-  const coef = Array.from({ length: B }, (_b, b) => Array.from({ length: T - 1 }, (_t, t) => mask[b * (T - 1) + t] * adv[b]));
+  const coef = Array.from({ length: B }, (_b, b) =>
+    Array.from({ length: T - 1 }, (_t, t) => mask[b * (T - 1) + t] * adv[b]),
+  );
   return { ckpt, golden, B, T, ids, coef };
 }
 
@@ -106,7 +125,9 @@ function compare(label: string, got: ArrayLike<number>, want: ArrayLike<number>,
   let d = 0;
   for (let i = 0; i < want.length; i++) d = Math.max(d, Math.abs(got[i] - want[i]));
   const scale = maxAbs(want);
-  expect(d, `${label}: max|Δ| ${d.toExponential(2)} vs max|golden| ${scale.toExponential(2)}`).toBeLessThanOrEqual(rel * scale + abs);
+  expect(d, `${label}: max|Δ| ${d.toExponential(2)} vs max|golden| ${scale.toExponential(2)}`).toBeLessThanOrEqual(
+    rel * scale + abs,
+  );
   return scale > 0 ? d / scale : d;
 }
 
@@ -118,7 +139,13 @@ function allPositions(fx: Fixture) {
 /** A rank-2 LoRA on every projection with A's two rows equal and B's two columns opposite: B·A = 0 exactly in
  *  f32 (b·a + (-b)·a), so the adapted model is the golden model while A and B are not zero. */
 function cancellingAdapter(be: Backend, cfg: ModelConfig) {
-  const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 2, alpha: 3, targets: Object.keys(LORA_MODULE), seed: 1 });
+  const adapter = createLoraAdapter(be, cfg, {
+    name: 'x',
+    rank: 2,
+    alpha: 3,
+    targets: Object.keys(LORA_MODULE),
+    seed: 1,
+  });
   const rng = new Rng(17);
   const host = new Map<string, Float32Array>();
   for (const [key, t] of namedLoraParameters(adapter)) {
@@ -156,7 +183,8 @@ describe.each(fixtures)('golden fixture %s', (name) => {
         compare('logits', logits, f64(fx.golden, 'logits'), 2e-5 * slack, 2e-5 * slack),
         compare('token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack),
       ];
-      if (fx.golden.has('token_entropy')) worst.push(compare('token_entropy', r.entropy, f64(fx.golden, 'token_entropy'), 2e-5 * slack, 2e-5 * slack));
+      if (fx.golden.has('token_entropy'))
+        worst.push(compare('token_entropy', r.entropy, f64(fx.golden, 'token_entropy'), 2e-5 * slack, 2e-5 * slack));
       let loss = 0;
       let magnitude = 0;
       fx.coef.flat().forEach((c, q) => {
@@ -165,7 +193,9 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       });
       const want = f64(fx.golden, 'loss')[0];
       expect(Math.abs(loss - want)).toBeLessThanOrEqual(2e-5 * slack * magnitude + 1e-6);
-      console.info(`${name}/${backendName}: worst relative error logits/logp/entropy ${worst.map((x) => x.toExponential(1)).join(' / ')}, loss Δ ${Math.abs(loss - want).toExponential(1)}`);
+      console.info(
+        `${name}/${backendName}: worst relative error logits/logp/entropy ${worst.map((x) => x.toExponential(1)).join(' / ')}, loss Δ ${Math.abs(loss - want).toExponential(1)}`,
+      );
       be.destroy();
     });
 
@@ -176,7 +206,11 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       const params = uploadParams(be, cfg, fx.ckpt.weights);
       const grads = zerosLikeParams(be, cfg, 'grad');
       const batch = packSequences(allPositions(fx), cfg.vocabSize);
-      await runSequences(be, cfg, { params, lora: null }, batch, { coef: Float32Array.from(fx.coef.flat()), entropyCoef: null, sinks: { full: grads, lora: null } });
+      await runSequences(be, cfg, { params, lora: null }, batch, {
+        coef: Float32Array.from(fx.coef.flat()),
+        entropyCoef: null,
+        sinks: { full: grads, lora: null },
+      });
       const named = namedParameters(grads);
       const goldenGrads = [...fx.golden.keys()].filter((k) => k.startsWith('grad.'));
       expect(named.map(([n]) => `grad.${n}`).toSorted()).toEqual(goldenGrads.toSorted());
@@ -199,7 +233,11 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       const { adapter, host } = cancellingAdapter(be, cfg);
       const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
       const batch = packSequences(allPositions(fx), cfg.vocabSize);
-      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef: Float32Array.from(fx.coef.flat()), entropyCoef: null, sinks: { full: null, lora: grads } });
+      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, {
+        coef: Float32Array.from(fx.coef.flat()),
+        entropyCoef: null,
+        sinks: { full: null, lora: grads },
+      });
       compare('token_logprobs with B·A = 0', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
       const gradByKey = new Map(namedLoraParameters(grads));
       const s = adapter.scale;
@@ -214,64 +252,102 @@ describe.each(fixtures)('golden fixture %s', (name) => {
           const nIn = A.length / 2;
           const dA = new Float64Array(2 * nIn);
           const dB = new Float64Array(nOut * 2);
-          for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
-            const g = dW[o * nIn + i];
-            for (let k = 0; k < 2; k++) {
-              dB[o * 2 + k] += s * g * A[k * nIn + i];
-              dA[k * nIn + i] += s * B[o * 2 + k] * g;
+          for (let o = 0; o < nOut; o++)
+            for (let i = 0; i < nIn; i++) {
+              const g = dW[o * nIn + i];
+              for (let k = 0; k < 2; k++) {
+                dB[o * 2 + k] += s * g * A[k * nIn + i];
+                dA[k * nIn + i] += s * B[o * 2 + k] * g;
+              }
             }
-          }
-          worst = Math.max(worst, compare(`${key}.lora_A grad`, await be.download(gradByKey.get(`${key}.lora_A.weight`)!), dA, 2e-4 * slack, 1e-7));
-          worst = Math.max(worst, compare(`${key}.lora_B grad`, await be.download(gradByKey.get(`${key}.lora_B.weight`)!), dB, 2e-4 * slack, 1e-7));
+          worst = Math.max(
+            worst,
+            compare(
+              `${key}.lora_A grad`,
+              await be.download(gradByKey.get(`${key}.lora_A.weight`)!),
+              dA,
+              2e-4 * slack,
+              1e-7,
+            ),
+          );
+          worst = Math.max(
+            worst,
+            compare(
+              `${key}.lora_B grad`,
+              await be.download(gradByKey.get(`${key}.lora_B.weight`)!),
+              dB,
+              2e-4 * slack,
+              1e-7,
+            ),
+          );
         }
       }
       console.info(`${name}/${backendName}: worst LoRA gradient error ${worst.toExponential(1)} of the tensor's max`);
       be.destroy();
     });
 
-    if (decodes(backendName)) it('the fused inference copy (a LoRA with B·A = 0 merged: [q;k;v], [gate;up], qkvRope, swigluPacked, residual epilogues) gives the golden logits and log-probs', async () => {
-      const fx = await loadFixture(name);
-      const be = await makeBackend();
-      const cfg = fx.ckpt.config;
-      const params = uploadParams(be, cfg, fx.ckpt.weights);
-      const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
-      const w = { params: merged.params, lora: null, fused: merged.fused };
-      const batch = packSequences(allPositions(fx), cfg.vocabSize);
-      compare('fused logits', await computeLogits(be, cfg, w, batch), f64(fx.golden, 'logits'), 2e-5 * slack, 2e-5 * slack);
-      const r = await runSequences(be, cfg, w, batch, null);
-      compare('fused token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
-      be.destroy();
-    });
-
-    it.each([false, true])('KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)', async (fused) => {
-      const fx = await loadFixture(name);
-      const be = await makeBackend();
-      const cfg = fx.ckpt.config;
-      const params = uploadParams(be, cfg, fx.ckpt.weights);
-      let w: ActiveWeights = { params, lora: null };
-      if (fused) {
+    if (decodes(backendName))
+      it('the fused inference copy (a LoRA with B·A = 0 merged: [q;k;v], [gate;up], qkvRope, swigluPacked, residual epilogues) gives the golden logits and log-probs', async () => {
+        const fx = await loadFixture(name);
+        const be = await makeBackend();
+        const cfg = fx.ckpt.config;
+        const params = uploadParams(be, cfg, fx.ckpt.weights);
         const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
-        w = { params: merged.params, lora: null, fused: merged.fused };
-      }
-      // sequence b keeps a prompt of 2 + b tokens (left padding differs per sequence), then is forced through
-      // the rest of its golden tokens one decode step at a time
-      const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
-      const got: number[][] = fx.ids.map(() => []);
-      await decodeBatch(be, cfg, w, prompts, (b, logits, step) => {
-        const t = prompts[b].length + step; // token being predicted
-        if (t >= fx.T) return null;
-        let max = -Infinity;
-        for (const x of logits) max = Math.max(max, x);
-        let sum = 0;
-        for (const x of logits) sum += Math.exp(x - max);
-        got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
-        return fx.ids[b][t];
-      }, { maxNewTokens: fx.T });
-      const golden = f64(fx.golden, 'token_logprobs');
-      const want = fx.ids.flatMap((_, b) => Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))));
-      compare('decode log-probs', got.flat(), want, 2e-5 * slack, 2e-5 * slack);
-      be.destroy();
-    });
+        const w = { params: merged.params, lora: null, fused: merged.fused };
+        const batch = packSequences(allPositions(fx), cfg.vocabSize);
+        compare(
+          'fused logits',
+          await computeLogits(be, cfg, w, batch),
+          f64(fx.golden, 'logits'),
+          2e-5 * slack,
+          2e-5 * slack,
+        );
+        const r = await runSequences(be, cfg, w, batch, null);
+        compare('fused token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
+        be.destroy();
+      });
+
+    it.each([false, true])(
+      'KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)',
+      async (fused) => {
+        const fx = await loadFixture(name);
+        const be = await makeBackend();
+        const cfg = fx.ckpt.config;
+        const params = uploadParams(be, cfg, fx.ckpt.weights);
+        let w: ActiveWeights = { params, lora: null };
+        if (fused) {
+          const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
+          w = { params: merged.params, lora: null, fused: merged.fused };
+        }
+        // sequence b keeps a prompt of 2 + b tokens (left padding differs per sequence), then is forced through
+        // the rest of its golden tokens one decode step at a time
+        const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
+        const got: number[][] = fx.ids.map(() => []);
+        await decodeBatch(
+          be,
+          cfg,
+          w,
+          prompts,
+          (b, logits, step) => {
+            const t = prompts[b].length + step; // token being predicted
+            if (t >= fx.T) return null;
+            let max = -Infinity;
+            for (const x of logits) max = Math.max(max, x);
+            let sum = 0;
+            for (const x of logits) sum += Math.exp(x - max);
+            got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
+            return fx.ids[b][t];
+          },
+          { maxNewTokens: fx.T },
+        );
+        const golden = f64(fx.golden, 'token_logprobs');
+        const want = fx.ids.flatMap((_, b) =>
+          Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))),
+        );
+        compare('decode log-probs', got.flat(), want, 2e-5 * slack, 2e-5 * slack);
+        be.destroy();
+      },
+    );
   });
 
   it('finite differences of the f32 CPU forward agree with the golden gradients', async () => {
@@ -285,14 +361,21 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       const r = await runSequences(be, cfg, { params, lora: null }, batch, null);
       return coef.reduce((s, c, q) => s + c * r.logprobs[q], 0);
     };
-    const probes = ['model.layers.0.self_attn.q_proj.weight', 'model.layers.0.mlp.down_proj.weight', 'model.norm.weight', 'model.embed_tokens.weight'];
+    const probes = [
+      'model.layers.0.self_attn.q_proj.weight',
+      'model.layers.0.mlp.down_proj.weight',
+      'model.norm.weight',
+      'model.embed_tokens.weight',
+    ];
     const h = 1e-2;
     for (const [pname, t] of namedParameters(params)) {
       if (!probes.includes(pname)) continue;
       const want = f64(fx.golden, `grad.${pname}`);
       const i = want.reduce((best, g, j) => (Math.abs(g) > Math.abs(want[best]) ? j : best), 0);
       const fd = await centralDifference(be.f32(t), i, h, loss);
-      expect(Math.abs(fd - want[i]), `${pname}[${i}]: fd ${fd} vs golden ${want[i]}`).toBeLessThan(2e-2 * Math.abs(want[i]) + 1e-4);
+      expect(Math.abs(fd - want[i]), `${pname}[${i}]: fd ${fd} vs golden ${want[i]}`).toBeLessThan(
+        2e-2 * Math.abs(want[i]) + 1e-4,
+      );
     }
   });
 });

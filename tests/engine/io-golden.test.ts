@@ -14,7 +14,9 @@ const folders = goldenFixtures('config.json');
 describe('golden fixtures', () => {
   it('cover the required model families', async () => {
     expect(folders.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
-    const configs = await Promise.all(folders.map(async (f) => (await loadHfCheckpoint(directoryFileSource(join(goldenRoot, f)))).config));
+    const configs = await Promise.all(
+      folders.map(async (f) => (await loadHfCheckpoint(directoryFileSource(join(goldenRoot, f)))).config),
+    );
     expect(configs.some((c) => c.architecture === 'llama' && !c.tieWordEmbeddings)).toBe(true);
     expect(configs.some((c) => c.architecture === 'qwen2' && c.attentionBias && c.tieWordEmbeddings)).toBe(true);
     expect(configs.some((c) => c.numHeads === c.numKvHeads)).toBe(true);
@@ -28,7 +30,10 @@ describe('golden fixtures', () => {
       const { config, weights, storedDtypes } = await loadHfCheckpoint(directoryFileSource(dir));
       expect(storedDtypes).toEqual(new Set(['F32']));
       expect(existsSync(join(dir, 'model.onnx'))).toBe(true);
-      const { tensors } = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), `${folder}/golden.safetensors`);
+      const { tensors } = parseSafetensors(
+        new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))),
+        `${folder}/golden.safetensors`,
+      );
       const get = (n: string) => {
         const t = tensors.get(n);
         if (!t) throw new Error(`${folder}: golden.safetensors lacks ${n}`);

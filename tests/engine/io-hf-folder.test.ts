@@ -33,11 +33,18 @@ describe('HF-layout fixtures', () => {
       '<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n' +
         '<|im_start|>user\nWhat is 12 + 7?<|im_end|>\n<|im_start|>assistant\n',
     );
-    const withSystem = [{ role: 'system' as const, content: 'Plan first.' }, ...chat, { role: 'assistant' as const, content: '19' }];
+    const withSystem = [
+      { role: 'system' as const, content: 'Plan first.' },
+      ...chat,
+      { role: 'assistant' as const, content: '19' },
+    ];
     expect(tok.applyChatTemplate(withSystem, { addGenerationPrompt: false })).toBe(
       '<|im_start|>system\nPlan first.<|im_end|>\n<|im_start|>user\nWhat is 12 + 7?<|im_end|>\n<|im_start|>assistant\n19<|im_end|>\n',
     );
-    const vocab = JSON.parse(readFileSync(join(qwenDir, 'tokenizer.json'), 'utf8')).added_tokens as Array<{ id: number; content: string }>;
+    const vocab = JSON.parse(readFileSync(join(qwenDir, 'tokenizer.json'), 'utf8')).added_tokens as Array<{
+      id: number;
+      content: string;
+    }>;
     const imEnd = vocab.find((t) => t.content === '<|im_end|>')!.id;
     expect(tok.endOfTurnTokenId).toBe(imEnd);
     expect(ckpt.config.eosTokenIds).toEqual([imEnd]);
@@ -51,7 +58,15 @@ describe('HF-layout fixtures', () => {
     const source = directoryFileSource(smolDir);
     const ckpt = await loadHfCheckpoint(source);
     expect(ckpt.storedDtypes).toEqual(new Set(['F16']));
-    expect(ckpt.config).toMatchObject({ architecture: 'llama', attentionBias: false, tieWordEmbeddings: true, numKvHeads: 1, headDim: 16, bosTokenId: 1, eosTokenIds: [2] });
+    expect(ckpt.config).toMatchObject({
+      architecture: 'llama',
+      attentionBias: false,
+      tieWordEmbeddings: true,
+      numKvHeads: 1,
+      headDim: 16,
+      bosTokenId: 1,
+      eosTokenIds: [2],
+    });
     const tok = await loadHfTokenizer(source);
     expect(tok.applyChatTemplate([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true })).toBe(
       '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n',
@@ -70,10 +85,20 @@ describe('HF-layout fixtures', () => {
       weights,
       decoder: tok,
       training: { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+      optimizer: {
+        lr: 1e-3,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0,
+        gradClip: 1,
+        schedule: { kind: 'constant' },
+      },
       seed: 3,
     });
-    const prompt = tok.encode(tok.applyChatTemplate([{ role: 'user', content: 'What is 2 + 2?' }], { addGenerationPrompt: true }));
+    const prompt = tok.encode(
+      tok.applyChatTemplate([{ role: 'user', content: 'What is 2 + 2?' }], { addGenerationPrompt: true }),
+    );
     const [gen] = await policy.generate(
       [{ prompt, adapter: 'meta', maxNewTokens: 12, stopStrings: [], stopTokenIds: tok.stopTokenIds }],
       { temperature: 1, topP: 1, topK: 0, seed: 9 },
@@ -81,7 +106,9 @@ describe('HF-layout fixtures', () => {
     expect(gen.tokens.length).toBeGreaterThan(0);
     expect(gen.tokens.every((t) => !tok.stopTokenIds.includes(t))).toBe(true);
     expect(gen.finish === 'length' ? gen.tokens.length === 12 : gen.finish === 'stop_token').toBe(true);
-    const [scored] = await policy.score([{ tokens: [...prompt, ...gen.tokens], positions: gen.tokens.map((_, i) => prompt.length + i), adapter: 'meta' }]);
+    const [scored] = await policy.score([
+      { tokens: [...prompt, ...gen.tokens], positions: gen.tokens.map((_, i) => prompt.length + i), adapter: 'meta' },
+    ]);
     scored.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(gen.logprobs[i], 4));
   });
 });

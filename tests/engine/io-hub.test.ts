@@ -4,7 +4,16 @@
 // Range, the on-disk cache layout (and reading a huggingface_hub-made cache offline), and HTTP errors.
 import 'fake-indexeddb/auto';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,7 +58,10 @@ beforeAll(async () => {
       return;
     }
     const body = readFileSync(file);
-    const headers: Record<string, string> = { 'x-repo-commit': COMMIT, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+    const headers: Record<string, string> = {
+      'x-repo-commit': COMMIT,
+      etag: `"${createHash('sha256').update(body).digest('hex')}"`,
+    };
     let start = 0;
     const range = req.headers.range?.match(/^bytes=(\d+)-$/);
     if (range) {
@@ -88,8 +100,12 @@ afterAll(() => tmpDirs.forEach((d) => rmSync(d, { recursive: true, force: true }
 
 describe('hub download', () => {
   it('builds resolve URLs like huggingface.co', () => {
-    expect(hubFileUrl('Qwen/Qwen2.5-0.5B-Instruct', 'main', 'model.safetensors')).toBe('https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/resolve/main/model.safetensors');
-    expect(hubFileUrl('org/m', 'refs/pr/1', 'sub dir/a.json', 'http://h/')).toBe('http://h/org/m/resolve/refs%2Fpr%2F1/sub%20dir/a.json');
+    expect(hubFileUrl('Qwen/Qwen2.5-0.5B-Instruct', 'main', 'model.safetensors')).toBe(
+      'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/resolve/main/model.safetensors',
+    );
+    expect(hubFileUrl('org/m', 'refs/pr/1', 'sub dir/a.json', 'http://h/')).toBe(
+      'http://h/org/m/resolve/refs%2Fpr%2F1/sub%20dir/a.json',
+    );
     expect(() => hubFileUrl('../etc', 'main', 'x')).toThrow(/not a Hugging Face repository id/);
   });
 
@@ -97,7 +113,9 @@ describe('hub download', () => {
     requests.length = 0;
     const source = hubFileSource({ repo: 'tiny/qwen', endpoint, store: memoryHubStore(), token: 'hf_test' });
     const progress = new Map<string, number[]>();
-    const ckpt = await loadHfCheckpoint(source, { onProgress: (p) => progress.set(p.file, [...(progress.get(p.file) ?? []), p.loadedBytes]) });
+    const ckpt = await loadHfCheckpoint(source, {
+      onProgress: (p) => progress.set(p.file, [...(progress.get(p.file) ?? []), p.loadedBytes]),
+    });
     const local = await loadHfCheckpoint(directoryFileSource(join(fixtures, 'tiny-qwen2.5-instruct')));
     expect(ckpt.weights).toEqual(local.weights);
     expect(ckpt.config).toEqual(local.config);
@@ -124,7 +142,13 @@ describe('hub download', () => {
     const full = readFileSync(join(fixtures, 'tiny-qwen2.5-instruct', file));
     cutAfter.set(file, 30_000);
     const seen: number[] = [];
-    const bytes = await downloadHubFile({ repo: 'tiny/qwen', path: file, endpoint, store: memoryHubStore(), onProgress: (n) => seen.push(n) });
+    const bytes = await downloadHubFile({
+      repo: 'tiny/qwen',
+      path: file,
+      endpoint,
+      store: memoryHubStore(),
+      onProgress: (n) => seen.push(n),
+    });
     expect(Buffer.from(bytes!).equals(full)).toBe(true);
     const ranges = requests.filter((r) => r.path.endsWith(file)).map((r) => r.range);
     expect(ranges[0]).toBeUndefined();
@@ -151,9 +175,13 @@ describe('hub download', () => {
     expect(readFileSync(join(repoDir, 'snapshots', COMMIT, 'model.safetensors')).equals(weights)).toBe(true);
     expect(existsSync(join(repoDir, '.no_exist', COMMIT, 'model.safetensors.index.json'))).toBe(true);
     // offline, with a network that fails loudly: everything comes from the cache, including the known-absent index
-    const offline = await loadHfCheckpoint(openModelSource('tiny/smollm', { cacheDir, offline: true, fetch: noNetwork }));
+    const offline = await loadHfCheckpoint(
+      openModelSource('tiny/smollm', { cacheDir, offline: true, fetch: noNetwork }),
+    );
     expect(offline.weights).toEqual(online.weights);
-    const cachedOnly = await loadHfCheckpoint(openModelSource('tiny/smollm', { cacheDir, offline: false, fetch: noNetwork }));
+    const cachedOnly = await loadHfCheckpoint(
+      openModelSource('tiny/smollm', { cacheDir, offline: false, fetch: noNetwork }),
+    );
     expect(cachedOnly.config).toEqual(online.config);
   });
 
@@ -176,12 +204,18 @@ describe('hub download', () => {
     const ckpt = await loadHfCheckpoint(source);
     expect(ckpt.storedDtypes).toEqual(new Set(['BF16']));
     const tok = await loadHfTokenizer(source);
-    expect(tok.applyChatTemplate([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true })).toContain('<|im_start|>assistant\n');
+    expect(tok.applyChatTemplate([{ role: 'user', content: 'hi' }], { addGenerationPrompt: true })).toContain(
+      '<|im_start|>assistant\n',
+    );
     // a commit hash as the revision goes straight to its snapshot
-    const byCommit = await loadHfCheckpoint(openModelSource(`Qwen/Tiny-Instruct@${COMMIT}`, { cacheDir, offline: true }));
+    const byCommit = await loadHfCheckpoint(
+      openModelSource(`Qwen/Tiny-Instruct@${COMMIT}`, { cacheDir, offline: true }),
+    );
     expect(byCommit.weights.size).toBe(ckpt.weights.size);
     // offline and not cached: a clear error from the loader
-    await expect(loadHfCheckpoint(openModelSource('Qwen/Other', { cacheDir, offline: true }))).rejects.toThrow('hf://Qwen/Other@main/config.json: file not found');
+    await expect(loadHfCheckpoint(openModelSource('Qwen/Other', { cacheDir, offline: true }))).rejects.toThrow(
+      'hf://Qwen/Other@main/config.json: file not found',
+    );
   });
 
   it('IndexedDB store (browser): a download interrupted in one page load resumes in the next, then loads offline', async () => {
@@ -190,7 +224,9 @@ describe('hub download', () => {
     const full = readFileSync(join(fixtures, 'tiny-qwen2.5-instruct', file));
     cutAfter.set(file, 40_000);
     const firstVisit = indexedDbHubStore({ databaseName: 'hub-test', partBytes: 4096 });
-    await expect(downloadHubFile({ repo: 'tiny/qwen', path: file, endpoint, store: firstVisit, retries: 0 })).rejects.toThrow(/download failed after 1 attempts/);
+    await expect(
+      downloadHubFile({ repo: 'tiny/qwen', path: file, endpoint, store: firstVisit, retries: 0 }),
+    ).rejects.toThrow(/download failed after 1 attempts/);
     const secondVisit = indexedDbHubStore({ databaseName: 'hub-test', partBytes: 4096 });
     const stored = await secondVisit.partialSize({ repo: 'tiny/qwen', revision: 'main', path: file });
     expect(stored).toBeGreaterThan(0);
@@ -199,9 +235,18 @@ describe('hub download', () => {
     expect(Buffer.from(bytes!).equals(full)).toBe(true);
     expect(requests.filter((r) => r.path.endsWith(file)).map((r) => r.range)).toEqual([undefined, `bytes=${stored}-`]);
     // third visit, no network: the whole model loads from IndexedDB (the index probe included)
-    const source = hubFileSource({ repo: 'tiny/qwen', endpoint, store: indexedDbHubStore({ databaseName: 'hub-test' }) });
+    const source = hubFileSource({
+      repo: 'tiny/qwen',
+      endpoint,
+      store: indexedDbHubStore({ databaseName: 'hub-test' }),
+    });
     await loadHfCheckpoint(source);
-    const thirdVisit = hubFileSource({ repo: 'tiny/qwen', offline: true, fetch: noNetwork, store: indexedDbHubStore({ databaseName: 'hub-test' }) });
+    const thirdVisit = hubFileSource({
+      repo: 'tiny/qwen',
+      offline: true,
+      fetch: noNetwork,
+      store: indexedDbHubStore({ databaseName: 'hub-test' }),
+    });
     const ckpt = await loadHfCheckpoint(thirdVisit);
     expect(ckpt.storedDtypes).toEqual(new Set(['BF16']));
   });
@@ -210,18 +255,22 @@ describe('hub download', () => {
     const store = memoryHubStore();
     forcedStatus = 401;
     try {
-      await expect(downloadHubFile({ repo: 'meta-llama/Llama-3.2-1B-Instruct', path: 'config.json', endpoint, store })).rejects.toThrow(
+      await expect(
+        downloadHubFile({ repo: 'meta-llama/Llama-3.2-1B-Instruct', path: 'config.json', endpoint, store }),
+      ).rejects.toThrow(
         `${endpoint}/meta-llama/Llama-3.2-1B-Instruct/resolve/main/config.json: HTTP 401: the repository is gated or private`,
       );
       forcedStatus = 500;
-      await expect(downloadHubFile({ repo: 'tiny/qwen', path: 'config.json', endpoint, store })).rejects.toThrow(/resolve\/main\/config\.json: HTTP 500/);
+      await expect(downloadHubFile({ repo: 'tiny/qwen', path: 'config.json', endpoint, store })).rejects.toThrow(
+        /resolve\/main\/config\.json: HTTP 500/,
+      );
     } finally {
       forcedStatus = null;
     }
     expect(await downloadHubFile({ repo: 'tiny/qwen', path: 'nope.json', endpoint, store })).toBeNull();
-    await expect(downloadHubFile({ repo: 'tiny/qwen', path: 'config.json', endpoint, store, fetch: refused, retries: 1 })).rejects.toThrow(
-      /config\.json: download failed after 2 attempts: connect ECONNREFUSED/,
-    );
+    await expect(
+      downloadHubFile({ repo: 'tiny/qwen', path: 'config.json', endpoint, store, fetch: refused, retries: 1 }),
+    ).rejects.toThrow(/config\.json: download failed after 2 attempts: connect ECONNREFUSED/);
     expect(() => diskHubStore(tmp())).not.toThrow();
   });
 });

@@ -11,7 +11,12 @@ import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { firstNonFinite } from '../../src/engine/io/finite.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { ADAPTER_WEIGHTS_FILE, parsePeftAdapter } from '../../src/engine/io/peft.ts';
-import { parseSafetensors, writeSafetensors, type SafetensorsDType, type WritableTensor } from '../../src/engine/io/safetensors.ts';
+import {
+  parseSafetensors,
+  writeSafetensors,
+  type SafetensorsDType,
+  type WritableTensor,
+} from '../../src/engine/io/safetensors.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
 import { llamaConfigJson, randomWeights, tinyConfig } from './model-random.ts';
 
@@ -19,7 +24,11 @@ const cfg = tinyConfig();
 const configJson = JSON.stringify(llamaConfigJson(cfg));
 
 function tensors(weights: ModelWeights, dtype: SafetensorsDType, names?: string[]): Map<string, WritableTensor> {
-  return new Map([...weights].filter(([n]) => !names || names.includes(n)).map(([n, t]) => [n, { dtype, shape: t.shape, data: t.data }]));
+  return new Map(
+    [...weights]
+      .filter(([n]) => !names || names.includes(n))
+      .map(([n, t]) => [n, { dtype, shape: t.shape, data: t.data }]),
+  );
 }
 
 const shardName = (i: number) => `model-0000${i + 1}-of-00002.safetensors`;
@@ -52,8 +61,19 @@ function policy(config: ModelConfig, mode: 'lora' | 'full') {
     config,
     weights: randomWeights(config, 3),
     decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
-    training: mode === 'full' ? { mode: 'full', adapters: ['full'] } : { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-    optimizer: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+    training:
+      mode === 'full'
+        ? { mode: 'full', adapters: ['full'] }
+        : { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
+    optimizer: {
+      lr: 1e-3,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
     seed: 0,
   });
 }
@@ -70,10 +90,19 @@ describe('non-finite weights are refused', () => {
       `${nan}/model.safetensors: tensor "model.layers.1.mlp.down_proj.weight" holds 1 non-finite value (first: NaN at index 17 of 384)`,
     );
     const inf = writeModel(withValue(weights, 'model.norm.weight', 3, Number.POSITIVE_INFINITY), 'BF16');
-    await expect(loadHfCheckpoint(directoryFileSource(inf))).rejects.toThrow(/model\.safetensors: tensor "model\.norm\.weight" holds 1 non-finite value \(first: Infinity at index 3 of 16\)/);
+    await expect(loadHfCheckpoint(directoryFileSource(inf))).rejects.toThrow(
+      /model\.safetensors: tensor "model\.norm\.weight" holds 1 non-finite value \(first: Infinity at index 3 of 16\)/,
+    );
     const f64 = writeModel(withValue(weights, 'model.embed_tokens.weight', 39, Number.NaN), 'F64');
-    await expect(loadHfCheckpoint(directoryFileSource(f64))).rejects.toThrow(/tensor "model\.embed_tokens\.weight" holds 1 non-finite value \(first: NaN at index 39 of 640\)/);
-    const shardedBad = withValue(withValue(weights, 'lm_head.weight', 0, Number.NEGATIVE_INFINITY), 'lm_head.weight', 5, Number.NaN);
+    await expect(loadHfCheckpoint(directoryFileSource(f64))).rejects.toThrow(
+      /tensor "model\.embed_tokens\.weight" holds 1 non-finite value \(first: NaN at index 39 of 640\)/,
+    );
+    const shardedBad = withValue(
+      withValue(weights, 'lm_head.weight', 0, Number.NEGATIVE_INFINITY),
+      'lm_head.weight',
+      5,
+      Number.NaN,
+    );
     const sharded = writeModel(shardedBad, 'F16', true);
     await expect(loadHfCheckpoint(directoryFileSource(sharded))).rejects.toThrow(
       /model-00002-of-00002\.safetensors: tensor "lm_head\.weight" holds 2 non-finite values \(first: -Infinity at index 0 of 640\); refusing to load NaN \/ infinite weights/,
@@ -86,10 +115,17 @@ describe('non-finite weights are refused', () => {
     await p.loadAdapter('shared', files); // the saved adapter loads back
     const parsed = parseSafetensors(files[ADAPTER_WEIGHTS_FILE], ADAPTER_WEIGHTS_FILE);
     const name = 'base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight';
-    const bad = new Map([...parsed.tensors].map(([n, t]) => [n, { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) }]));
+    const bad = new Map(
+      [...parsed.tensors].map(([n, t]) => [
+        n,
+        { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) },
+      ]),
+    );
     bad.get(name)!.data[2] = Number.NaN;
     const badFiles = { ...files, [ADAPTER_WEIGHTS_FILE]: writeSafetensors(bad) };
-    expect(() => parsePeftAdapter(badFiles, cfg)).toThrow(`${ADAPTER_WEIGHTS_FILE}: tensor "${name}" holds 1 non-finite value (first: NaN at index 2`);
+    expect(() => parsePeftAdapter(badFiles, cfg)).toThrow(
+      `${ADAPTER_WEIGHTS_FILE}: tensor "${name}" holds 1 non-finite value (first: NaN at index 2`,
+    );
     await expect(p.loadAdapter('shared', badFiles)).rejects.toThrow(`tensor "${name}" holds 1 non-finite value`);
   });
 
@@ -98,17 +134,31 @@ describe('non-finite weights are refused', () => {
     const files = await p.saveAdapter('full');
     const [file] = Object.keys(files);
     const full = parseSafetensors(files[file], file);
-    const bad = new Map([...full.tensors].map(([n, t]) => [n, { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) }]));
+    const bad = new Map(
+      [...full.tensors].map(([n, t]) => [
+        n,
+        { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) },
+      ]),
+    );
     bad.get('model.layers.0.self_attn.o_proj.weight')!.data[7] = Number.POSITIVE_INFINITY;
-    await expect(p.loadAdapter('full', { [file]: writeSafetensors(bad) })).rejects.toThrow(`${file}: tensor "model.layers.0.self_attn.o_proj.weight" holds 1 non-finite value (first: Infinity at index 7`);
+    await expect(p.loadAdapter('full', { [file]: writeSafetensors(bad) })).rejects.toThrow(
+      `${file}: tensor "model.layers.0.self_attn.o_proj.weight" holds 1 non-finite value (first: Infinity at index 7`,
+    );
 
     const state = await p.saveOptimizerState('full');
     await p.loadOptimizerState('full', state);
     const moments = parseSafetensors(state, 'optimizer.safetensors');
     const key = 'v.model.norm.weight';
-    const badMoments = new Map([...moments.tensors].map(([n, t]) => [n, { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) }]));
+    const badMoments = new Map(
+      [...moments.tensors].map(([n, t]) => [
+        n,
+        { dtype: t.dtype, shape: t.shape, data: Float32Array.from(t.data as Float32Array) },
+      ]),
+    );
     badMoments.get(key)!.data[0] = Number.NaN;
-    await expect(p.loadOptimizerState('full', writeSafetensors(badMoments, moments.metadata))).rejects.toThrow(`tensor "${key}" holds 1 non-finite value (first: NaN at index 0`);
+    await expect(p.loadOptimizerState('full', writeSafetensors(badMoments, moments.metadata))).rejects.toThrow(
+      `tensor "${key}" holds 1 non-finite value (first: NaN at index 0`,
+    );
   });
 
   it('firstNonFinite finds the first NaN or infinity and passes every finite float, including the extremes', () => {

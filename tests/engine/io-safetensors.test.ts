@@ -10,7 +10,12 @@ import {
   floatToHalfBits,
   halfBitsToFloat,
 } from '../../src/engine/io/half-float.ts';
-import { parseSafetensors, readSafetensorsHeader, toFloat32, writeSafetensors } from '../../src/engine/io/safetensors.ts';
+import {
+  parseSafetensors,
+  readSafetensorsHeader,
+  toFloat32,
+  writeSafetensors,
+} from '../../src/engine/io/safetensors.ts';
 
 /** Build a file by hand from a header object and a data block (to make corrupt files the writer refuses to). */
 function handMade(header: unknown, data: Uint8Array, rawJson?: string): Uint8Array {
@@ -77,7 +82,10 @@ describe('safetensors round trip', () => {
   });
 
   it('toFloat32 widens halves and narrows F64 but refuses integer tensors', () => {
-    const bytes = writeSafetensors({ a: { dtype: 'F64', shape: [1], data: [0.1] }, ids: { dtype: 'I64', shape: [1], data: [3] } });
+    const bytes = writeSafetensors({
+      a: { dtype: 'F64', shape: [1], data: [0.1] },
+      ids: { dtype: 'I64', shape: [1], data: [3] },
+    });
     const { tensors } = parseSafetensors(bytes, 'x.safetensors');
     expect(toFloat32(tensors.get('a')!, 'x.safetensors', 'a')[0]).toBe(Math.fround(0.1));
     expect(() => toFloat32(tensors.get('ids')!, 'x.safetensors', 'ids')).toThrow(/x\.safetensors.*"ids".*I64/);
@@ -105,7 +113,8 @@ describe('16-bit float conversion', () => {
     for (let h = 0; h < 65536; h++) {
       if (!Number.isNaN(half[h]) && floatToHalfBits(half[h]) !== h) wrong.push(`f16 ${h}`);
       if (!Number.isNaN(brain[h]) && floatToBF16Bits(brain[h]) !== h) wrong.push(`bf16 ${h}`);
-      if (Number.isNaN(brain[h]) && !Number.isNaN(decodeBF16(Uint16Array.of(floatToBF16Bits(brain[h])))[0])) wrong.push(`bf16 NaN ${h}`);
+      if (Number.isNaN(brain[h]) && !Number.isNaN(decodeBF16(Uint16Array.of(floatToBF16Bits(brain[h])))[0]))
+        wrong.push(`bf16 NaN ${h}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -140,10 +149,14 @@ describe('safetensors errors name the file and the problem', () => {
   const f32Data = new Uint8Array(16);
 
   it('truncated before the header length', () => {
-    expect(() => parseSafetensors(new Uint8Array(5), 'tiny.safetensors')).toThrow(/tiny\.safetensors: truncated.*5 bytes/);
+    expect(() => parseSafetensors(new Uint8Array(5), 'tiny.safetensors')).toThrow(
+      /tiny\.safetensors: truncated.*5 bytes/,
+    );
   });
   it('header length past the end of the file', () => {
-    expect(() => parseSafetensors(good.subarray(0, 20), 'cut.safetensors')).toThrow(/cut\.safetensors: truncated.*header length \d+ runs past the end/);
+    expect(() => parseSafetensors(good.subarray(0, 20), 'cut.safetensors')).toThrow(
+      /cut\.safetensors: truncated.*header length \d+ runs past the end/,
+    );
   });
   it('data cut short (offsets past the data block)', () => {
     expect(() => parseSafetensors(good.subarray(0, good.length - 4), 'short.safetensors')).toThrow(
@@ -151,12 +164,18 @@ describe('safetensors errors name the file and the problem', () => {
     );
   });
   it('invalid JSON header', () => {
-    expect(() => parseSafetensors(handMade(null, f32Data, '{"w": {"dtype": "F32",'), 'bad.safetensors')).toThrow(/bad\.safetensors: invalid JSON/);
-    expect(() => parseSafetensors(handMade([1, 2], f32Data), 'arr.safetensors')).toThrow(/arr\.safetensors: .*not a JSON object/);
+    expect(() => parseSafetensors(handMade(null, f32Data, '{"w": {"dtype": "F32",'), 'bad.safetensors')).toThrow(
+      /bad\.safetensors: invalid JSON/,
+    );
+    expect(() => parseSafetensors(handMade([1, 2], f32Data), 'arr.safetensors')).toThrow(
+      /arr\.safetensors: .*not a JSON object/,
+    );
   });
   it('unknown dtype', () => {
     const h = { w: { dtype: 'F8_E4M3', shape: [4], data_offsets: [0, 4] } };
-    expect(() => parseSafetensors(handMade(h, f32Data), 'f8.safetensors')).toThrow(/f8\.safetensors: tensor "w": unsupported dtype "F8_E4M3"/);
+    expect(() => parseSafetensors(handMade(h, f32Data), 'f8.safetensors')).toThrow(
+      /f8\.safetensors: tensor "w": unsupported dtype "F8_E4M3"/,
+    );
   });
   it('shape times dtype size differs from the byte length', () => {
     const h = { w: { dtype: 'F32', shape: [3], data_offsets: [0, 16] } };
@@ -165,16 +184,27 @@ describe('safetensors errors name the file and the problem', () => {
     );
   });
   it('overlapping tensors', () => {
-    const h = { a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] } };
-    expect(() => parseSafetensors(handMade(h, f32Data), 'lap.safetensors')).toThrow(/lap\.safetensors: tensors "a" and "b" have overlapping/);
+    const h = {
+      a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] },
+      b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] },
+    };
+    expect(() => parseSafetensors(handMade(h, f32Data), 'lap.safetensors')).toThrow(
+      /lap\.safetensors: tensors "a" and "b" have overlapping/,
+    );
   });
   it('malformed shape or offsets', () => {
     const h1 = { w: { dtype: 'F32', shape: [-1], data_offsets: [0, 4] } };
-    expect(() => parseSafetensors(handMade(h1, f32Data), 'neg.safetensors')).toThrow(/neg\.safetensors: tensor "w": shape \[-1\]/);
+    expect(() => parseSafetensors(handMade(h1, f32Data), 'neg.safetensors')).toThrow(
+      /neg\.safetensors: tensor "w": shape \[-1\]/,
+    );
     const h2 = { w: { dtype: 'F32', shape: [1], data_offsets: [8, 4] } };
-    expect(() => parseSafetensors(handMade(h2, f32Data), 'rev.safetensors')).toThrow(/rev\.safetensors: tensor "w": data_offsets \[8, 4\] out of range/);
+    expect(() => parseSafetensors(handMade(h2, f32Data), 'rev.safetensors')).toThrow(
+      /rev\.safetensors: tensor "w": data_offsets \[8, 4\] out of range/,
+    );
   });
   it('writer refuses data that does not match the shape', () => {
-    expect(() => writeSafetensors({ w: { dtype: 'F32', shape: [2, 2], data: [1, 2, 3] } })).toThrow(/"w".*4 elements but data has 3/);
+    expect(() => writeSafetensors({ w: { dtype: 'F32', shape: [2, 2], data: [1, 2, 3] } })).toThrow(
+      /"w".*4 elements but data has 3/,
+    );
   });
 });

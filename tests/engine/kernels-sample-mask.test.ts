@@ -7,7 +7,13 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { Backend } from '../../src/engine/backend.ts';
-import { maskAllows, maskWords, sampleMargin, sampleRow, type SampleParams } from '../../src/engine/kernels/cpu/sample.ts';
+import {
+  maskAllows,
+  maskWords,
+  sampleMargin,
+  sampleRow,
+  type SampleParams,
+} from '../../src/engine/kernels/cpu/sample.ts';
 import { Rng, uniform01 } from '../../src/util/rng.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 
@@ -34,7 +40,17 @@ function randomMasks(R: number, V: number, density: number, seed: number): Int32
   return words;
 }
 
-async function run(be: Backend, logits: Float32Array, L: number, V: number, rowOf: number[], stream: number[], mask: Int32Array, p: SampleParams, counter: number) {
+async function run(
+  be: Backend,
+  logits: Float32Array,
+  L: number,
+  V: number,
+  rowOf: number[],
+  stream: number[],
+  mask: Int32Array,
+  p: SampleParams,
+  counter: number,
+) {
   const R = rowOf.length;
   const lt = be.alloc([L, V], 'f32', 'logits');
   const ro = be.alloc([R], 'i32', 'rowOf');
@@ -49,11 +65,22 @@ async function run(be: Backend, logits: Float32Array, L: number, V: number, rowO
   const raw = (await be.download(out)) as Int32Array;
   for (const t of [lt, ro, st, mk, out]) be.free(t);
   const f = new Float32Array(raw.buffer, raw.byteOffset, raw.length);
-  return Array.from({ length: R }, (_, r) => ({ token: raw[r * 4], logp: f[r * 4 + 1], entropy: f[r * 4 + 2], kept: raw[r * 4 + 3] }));
+  return Array.from({ length: R }, (_, r) => ({
+    token: raw[r * 4],
+    logp: f[r * 4 + 1],
+    entropy: f[r * 4 + 2],
+    kept: raw[r * 4 + 3],
+  }));
 }
 
 /** log-prob of `token` and entropy of softmax(logits) restricted to the allowed tokens, in float64. */
-function masked64(x: Float32Array, off: number, V: number, allowed: (i: number) => boolean, token: number): { logp: number; entropy: number } {
+function masked64(
+  x: Float32Array,
+  off: number,
+  V: number,
+  allowed: (i: number) => boolean,
+  token: number,
+): { logp: number; entropy: number } {
   let m = -Infinity;
   for (let i = 0; i < V; i++) if (allowed(i)) m = Math.max(m, x[off + i]);
   let s = 0;
@@ -76,7 +103,11 @@ const CASES: Array<[string, SampleParams]> = [
 ];
 
 describe('sample kernel with a token mask: WebGPU and WASM against the CPU twin', () => {
-  for (const [V, density] of [[300, 0.3], [5000, 0.05], [151936, 0.5]] as Array<[number, number]>) {
+  for (const [V, density] of [
+    [300, 0.3],
+    [5000, 0.05],
+    [151936, 0.5],
+  ] as Array<[number, number]>) {
     it(`V=${V}, mask density ${density}: only allowed tokens, masked-renormalised logp and entropy, the twin's tokens`, async () => {
       const L = 2;
       const rng = new Rng(V);
@@ -112,7 +143,9 @@ describe('sample kernel with a token mask: WebGPU and WASM against the CPU twin'
             if (r === 0) expect(c[r].kept, `${what}: one allowed token`).toBe(1);
             if (g[r].token !== c[r].token) {
               const margin = sampleMargin(logits, rowOf[r] * V, V, p, uniform01(p.seed, stream[r], counter), rowMask);
-              expect(margin, `${what}: tokens ${g[r].token} vs ${c[r].token} differ away from a near-tie`).toBeLessThan(1e-5);
+              expect(margin, `${what}: tokens ${g[r].token} vs ${c[r].token} differ away from a near-tie`).toBeLessThan(
+                1e-5,
+              );
               nearTies++;
             } else expect(Math.abs(g[r].logp - c[r].logp), what).toBeLessThan(2e-5);
           }
@@ -135,6 +168,8 @@ describe('sample kernel with a token mask: WebGPU and WASM against the CPU twin'
   });
 
   it('a mask that allows nothing is refused by the twin', () => {
-    expect(() => sampleRow(new Float32Array(40), 0, 40, CASES[1][1], 0.5, { words: new Int32Array(2), off: 0 })).toThrow(/allows no token/);
+    expect(() =>
+      sampleRow(new Float32Array(40), 0, 40, CASES[1][1], 0.5, { words: new Int32Array(2), off: 0 }),
+    ).toThrow(/allows no token/);
   });
 });

@@ -24,7 +24,16 @@ function fixedLogits(L: number, V: number, seed: number, scale: number, ties = f
   return x;
 }
 
-async function run(be: Backend, logits: Float32Array, L: number, V: number, rowOf: number[], stream: number[], p: SampleParams, counter: number) {
+async function run(
+  be: Backend,
+  logits: Float32Array,
+  L: number,
+  V: number,
+  rowOf: number[],
+  stream: number[],
+  p: SampleParams,
+  counter: number,
+) {
   const R = rowOf.length;
   const lt = be.alloc([L, V], 'f32', 'logits');
   const ro = be.alloc([R], 'i32', 'rowOf');
@@ -37,7 +46,12 @@ async function run(be: Backend, logits: Float32Array, L: number, V: number, rowO
   const raw = (await be.download(out)) as Int32Array;
   for (const t of [lt, ro, st, out]) be.free(t);
   const f = new Float32Array(raw.buffer, raw.byteOffset, raw.length);
-  return Array.from({ length: R }, (_, r) => ({ token: raw[r * 4], logp: f[r * 4 + 1], entropy: f[r * 4 + 2], kept: raw[r * 4 + 3] }));
+  return Array.from({ length: R }, (_, r) => ({
+    token: raw[r * 4],
+    logp: f[r * 4 + 1],
+    entropy: f[r * 4 + 2],
+    kept: raw[r * 4 + 3],
+  }));
 }
 
 const CASES: Array<[string, SampleParams]> = [
@@ -50,7 +64,10 @@ const CASES: Array<[string, SampleParams]> = [
 
 describe('sample kernel: WebGPU against the CPU twin', () => {
   for (const [V, L, scale, counters, ties] of [
-    [40, 3, 2, 6, true], [5000, 3, 3, 4, false], [5000, 2, 1, 3, true], [151936, 1, 2, 2, false],
+    [40, 3, 2, 6, true],
+    [5000, 3, 3, 4, false],
+    [5000, 2, 1, 3, true],
+    [151936, 1, 2, 2, false],
   ] as Array<[number, number, number, number, boolean]>) {
     it(`V=${V}, ${L} logits rows${ties ? ' with ties' : ''}: same tokens except near-ties, same log-probs and entropies`, async () => {
       const logits = fixedLogits(L, V, V + L, scale, ties);
@@ -62,7 +79,10 @@ describe('sample kernel: WebGPU against the CPU twin', () => {
       for (const [name, p] of CASES) {
         if (V === 151936 && name.startsWith('T=1.3')) continue; // keep SwiftShader's time down; top-p is covered above
         for (let counter = 0; counter < counters; counter++) {
-          const [a, b] = [await run(gpu, logits, L, V, rowOf, stream, p, counter), await run(cpu, logits, L, V, rowOf, stream, p, counter)];
+          const [a, b] = [
+            await run(gpu, logits, L, V, rowOf, stream, p, counter),
+            await run(cpu, logits, L, V, rowOf, stream, p, counter),
+          ];
           for (let r = 0; r < rowOf.length; r++) {
             const what = `${name} row ${r} counter ${counter}`;
             compared++;
@@ -71,7 +91,9 @@ describe('sample kernel: WebGPU against the CPU twin', () => {
             if (p.topP === 1) expect(a[r].kept, what).toBe(b[r].kept); // counts are exact
             if (a[r].token !== b[r].token) {
               const margin = sampleMargin(logits, rowOf[r] * V, V, p, uniform01(p.seed, stream[r], counter));
-              expect(margin, `${what}: tokens ${a[r].token} vs ${b[r].token} differ away from a near-tie`).toBeLessThan(1e-5);
+              expect(margin, `${what}: tokens ${a[r].token} vs ${b[r].token} differ away from a near-tie`).toBeLessThan(
+                1e-5,
+              );
               nearTies++;
             } else {
               expect(Math.abs(a[r].logp - b[r].logp), what).toBeLessThan(2e-5);

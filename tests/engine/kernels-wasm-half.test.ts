@@ -44,7 +44,9 @@ function close(label: string, got: ArrayLike<number>, want: ArrayLike<number>, r
   let d = 0;
   for (let i = 0; i < want.length; i++) d = Math.max(d, Math.abs(got[i] - want[i]));
   const scale = maxAbs(want);
-  expect(d, `${label}: max|Δ| ${d.toExponential(2)}, max|want| ${scale.toExponential(2)}`).toBeLessThanOrEqual(rel * scale + abs);
+  expect(d, `${label}: max|Δ| ${d.toExponential(2)}, max|want| ${scale.toExponential(2)}`).toBeLessThanOrEqual(
+    rel * scale + abs,
+  );
   return scale > 0 ? d / scale : d;
 }
 
@@ -61,7 +63,8 @@ function put(be: Backend, shape: number[], data: Float32Array, dtype: 'f32' | Ha
 /** The weights as the WASM backend holds them: matrices rounded to the half format, vectors (norms, biases) f32. */
 function roundedWeights(weights: ModelWeights, h: Half): ModelWeights {
   const out: ModelWeights = new Map();
-  for (const [name, t] of weights) out.set(name, { shape: t.shape, data: t.shape.length >= 2 ? round(t.data, h) : t.data });
+  for (const [name, t] of weights)
+    out.set(name, { shape: t.shape, data: t.shape.length >= 2 ? round(t.data, h) : t.data });
   return out;
 }
 
@@ -84,7 +87,9 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
       expect(be.ledger().liveBytes).toBe(before);
     }
     const big = be.alloc([1, 2], 'f16', 'base:model.layers.0.mlp.down_proj.weight');
-    expect(() => be.upload(big, Float32Array.from([1, 70000]))).toThrow(/'base:model\.layers\.0\.mlp\.down_proj\.weight': element 1 = 70000 does not fit f16/);
+    expect(() => be.upload(big, Float32Array.from([1, 70000]))).toThrow(
+      /'base:model\.layers\.0\.mlp\.down_proj\.weight': element 1 = 70000 does not fit f16/,
+    );
     be.destroy();
   });
 
@@ -98,13 +103,18 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
     const out = be.alloc([2, D]);
     be.run('embedding', { t: { ids, table, out }, p: { R: 2, D } });
     const want = round(Float32Array.from([...row.map((x) => -x), ...row]), h);
-    expect(Array.from(await readF32(be, out)).map((x) => Object.is(x, -0) ? '-0' : x)).toEqual(Array.from(want).map((x) => Object.is(x, -0) ? '-0' : x));
+    expect(Array.from(await readF32(be, out)).map((x) => (Object.is(x, -0) ? '-0' : x))).toEqual(
+      Array.from(want).map((x) => (Object.is(x, -0) ? '-0' : x)),
+    );
     // the same values as B of a few-rows matmul and of a packed one: x = one-hot rows pick them out
     for (const M of [2, 40]) {
       const a = new Float32Array(M * 2);
       for (let i = 0; i < M; i++) a[i * 2 + (i % 2)] = 1;
       const c = be.alloc([M, D]);
-      be.run('matmul', { t: { a: put(be, [M, 2], a), b: table, c }, p: { M, N: D, K: 2, transA: 0, transB: 0, alpha: 1, beta: 0 } });
+      be.run('matmul', {
+        t: { a: put(be, [M, 2], a), b: table, c },
+        p: { M, N: D, K: 2, transA: 0, transB: 0, alpha: 1, beta: 0 },
+      });
       const got = await readF32(be, c);
       const rounded = round(Float32Array.from([...row, ...row.map((x) => -x)]), h);
       for (let i = 0; i < M; i++) for (let j = 0; j < D; j++) expect(got[i * D + j]).toBe(rounded[(i % 2) * D + j] + 0);
@@ -118,16 +128,36 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
       const cpu = new CpuBackend();
       const rng = new Rng(7);
       let worst = 0;
-      for (const [M, N, K] of [[1, 5, 7], [2, 13, 19], [3, 1, 64], [17, 37, 5], [33, 9, 33], [130, 21, 18], [40, 100, 1]]) {
+      for (const [M, N, K] of [
+        [1, 5, 7],
+        [2, 13, 19],
+        [3, 1, 64],
+        [17, 37, 5],
+        [33, 9, 33],
+        [130, 21, 18],
+        [40, 100, 1],
+      ]) {
         for (const transB of [0, 1] as const) {
-          const a = randn(M * K, rng), b = randn(N * K, rng, 0.5), c0 = randn(M * N, rng), bias = randn(N, rng);
+          const a = randn(M * K, rng),
+            b = randn(N * K, rng, 0.5),
+            c0 = randn(M * N, rng),
+            bias = randn(N, rng);
           const bShape = transB ? [N, K] : [K, N];
           const p = { M, N, K, transA: 0 as const, transB, alpha: 0.7, beta: 0.5 };
           const wc = put(wasm, [M, N], c0);
-          wasm.run('matmul', { t: { a: put(wasm, [M, K], a), b: put(wasm, bShape, b, h), c: wc, bias: put(wasm, [N], bias) }, p });
+          wasm.run('matmul', {
+            t: { a: put(wasm, [M, K], a), b: put(wasm, bShape, b, h), c: wc, bias: put(wasm, [N], bias) },
+            p,
+          });
           const cc = put(cpu, [M, N], c0);
-          cpu.run('matmul', { t: { a: put(cpu, [M, K], a), b: put(cpu, bShape, round(b, h)), c: cc, bias: put(cpu, [N], bias) }, p });
-          worst = Math.max(worst, close(`${M}x${N}x${K} transB ${transB}`, await readF32(wasm, wc), await readF32(cpu, cc), 1e-5, 1e-6));
+          cpu.run('matmul', {
+            t: { a: put(cpu, [M, K], a), b: put(cpu, bShape, round(b, h)), c: cc, bias: put(cpu, [N], bias) },
+            p,
+          });
+          worst = Math.max(
+            worst,
+            close(`${M}x${N}x${K} transB ${transB}`, await readF32(wasm, wc), await readF32(cpu, cc), 1e-5, 1e-6),
+          );
         }
       }
       expect(wasm.runtime.stats.halfMatmuls).toBeGreaterThan(10);
@@ -140,10 +170,15 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
       const wasm = await WasmBackend.create();
       const cpu = new CpuBackend();
       const rng = new Rng(11);
-      for (const [R, D, V] of [[3, 12, 37], [40, 20, 1500]]) {
-        const hid = randn(R * D, rng), w = randn(V * D, rng, 0.3);
+      for (const [R, D, V] of [
+        [3, 12, 37],
+        [40, 20, 1500],
+      ]) {
+        const hid = randn(R * D, rng),
+          w = randn(V * D, rng, 0.3);
         const target = Int32Array.from({ length: R }, (_, r) => (r * 7) % V);
-        const coef = randn(R, rng), entCoef = randn(R, rng, 0.1);
+        const coef = randn(R, rng),
+          entCoef = randn(R, rng, 0.1);
         const run = async (be: Backend, weights: Tensor) => {
           const logits = be.alloc([R, V]);
           be.run('lmHead', { t: { h: put(be, [R, D], hid), w: weights, logits }, p: { R, D, V } });
@@ -153,7 +188,19 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
           const hh = put(be, [R, D], hid);
           be.run('logprob', { t: { h: hh, w: weights, target: tt, ...o }, p: { R, D, V } });
           const dh = be.alloc([R, D]);
-          be.run('logprobBackward', { t: { h: hh, w: weights, target: tt, lse: o.lse, entropy: o.entropy, coef: put(be, [R], coef), entCoef: put(be, [R], entCoef), dh }, p: { R, D, V } });
+          be.run('logprobBackward', {
+            t: {
+              h: hh,
+              w: weights,
+              target: tt,
+              lse: o.lse,
+              entropy: o.entropy,
+              coef: put(be, [R], coef),
+              entCoef: put(be, [R], entCoef),
+              dh,
+            },
+            p: { R, D, V },
+          });
           const ids = be.alloc([R], 'i32');
           be.upload(ids, target);
           const emb = be.alloc([R, D]);
@@ -162,7 +209,9 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
         };
         const got = await run(wasm, put(wasm, [V, D], w, h));
         const want = await run(cpu, put(cpu, [V, D], round(w, h)));
-        ['logits', 'logp', 'entropy', 'dh', 'embedding'].forEach((name, i) => close(`${name} R${R} D${D} V${V}`, got[i], want[i], 1e-5, 1e-6));
+        ['logits', 'logp', 'entropy', 'dh', 'embedding'].forEach((name, i) =>
+          close(`${name} R${R} D${D} V${V}`, got[i], want[i], 1e-5, 1e-6),
+        );
       }
       wasm.destroy();
     });
@@ -171,48 +220,106 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
   const goldens = goldenFixtures('golden.safetensors');
 
   describe.each(goldens)('golden fixture %s', (name) => {
-    it.each(HALVES)('logits and log-probs with %s weights: vs the CPU on the rounded weights, vs float64 PyTorch', async (h) => {
-      const dir = join(goldenRoot, name);
-      const files: Record<string, Uint8Array> = {};
-      for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
-      const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
-      const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), 'golden').tensors;
-      const [B, T] = golden.get('input_ids')!.shape;
-      const flat = Array.from(golden.get('input_ids')!.data as ArrayLike<number>);
-      const seqs = Array.from({ length: B }, (_, b) => ({ tokens: flat.slice(b * T, (b + 1) * T), positions: Array.from({ length: T - 1 }, (_x, i) => i + 1) }));
-      const cfg = ckpt.config;
-      const batch = packSequences(seqs, cfg.vocabSize);
-      const wasm = await WasmBackend.create();
-      const w = { params: uploadParams(wasm, cfg, ckpt.weights, 'base', h), lora: null };
-      const logits = await computeLogits(wasm, cfg, w, batch);
-      const r = await runSequences(wasm, cfg, w, batch, null);
-      const cpu = new CpuBackend();
-      const wc = { params: uploadParams(cpu, cfg, roundedWeights(ckpt.weights, h)), lora: null };
-      close('logits vs CPU', logits, await computeLogits(cpu, cfg, wc, batch), 1e-5, 1e-6);
-      close('logp vs CPU', r.logprobs, (await runSequences(cpu, cfg, wc, batch, null)).logprobs, 1e-5, 1e-6);
-      const tol = h === 'f16' ? 4e-3 : 3e-2;
-      const e1 = close('logits vs golden', logits, Float64Array.from(golden.get('logits')!.data as ArrayLike<number>), tol);
-      const e2 = close('logp vs golden', r.logprobs, Float64Array.from(golden.get('token_logprobs')!.data as ArrayLike<number>), tol);
-      console.info(`${name} ${h}: relative error vs float64 golden logits ${e1.toExponential(1)}, log-probs ${e2.toExponential(1)}`);
-      wasm.destroy();
-    });
+    it.each(HALVES)(
+      'logits and log-probs with %s weights: vs the CPU on the rounded weights, vs float64 PyTorch',
+      async (h) => {
+        const dir = join(goldenRoot, name);
+        const files: Record<string, Uint8Array> = {};
+        for (const f of ['config.json', 'model.safetensors']) files[f] = new Uint8Array(readFileSync(join(dir, f)));
+        const ckpt = await loadHfCheckpoint(memoryFileSource(dir, files));
+        const golden = parseSafetensors(
+          new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))),
+          'golden',
+        ).tensors;
+        const [B, T] = golden.get('input_ids')!.shape;
+        const flat = Array.from(golden.get('input_ids')!.data as ArrayLike<number>);
+        const seqs = Array.from({ length: B }, (_, b) => ({
+          tokens: flat.slice(b * T, (b + 1) * T),
+          positions: Array.from({ length: T - 1 }, (_x, i) => i + 1),
+        }));
+        const cfg = ckpt.config;
+        const batch = packSequences(seqs, cfg.vocabSize);
+        const wasm = await WasmBackend.create();
+        const w = { params: uploadParams(wasm, cfg, ckpt.weights, 'base', h), lora: null };
+        const logits = await computeLogits(wasm, cfg, w, batch);
+        const r = await runSequences(wasm, cfg, w, batch, null);
+        const cpu = new CpuBackend();
+        const wc = { params: uploadParams(cpu, cfg, roundedWeights(ckpt.weights, h)), lora: null };
+        close('logits vs CPU', logits, await computeLogits(cpu, cfg, wc, batch), 1e-5, 1e-6);
+        close('logp vs CPU', r.logprobs, (await runSequences(cpu, cfg, wc, batch, null)).logprobs, 1e-5, 1e-6);
+        const tol = h === 'f16' ? 4e-3 : 3e-2;
+        const e1 = close(
+          'logits vs golden',
+          logits,
+          Float64Array.from(golden.get('logits')!.data as ArrayLike<number>),
+          tol,
+        );
+        const e2 = close(
+          'logp vs golden',
+          r.logprobs,
+          Float64Array.from(golden.get('token_logprobs')!.data as ArrayLike<number>),
+          tol,
+        );
+        console.info(
+          `${name} ${h}: relative error vs float64 golden logits ${e1.toExponential(1)}, log-probs ${e2.toExponential(1)}`,
+        );
+        wasm.destroy();
+      },
+    );
   });
 
   it('a LoRA step over an f16 base: generation, gradients and AdamW match the CPU on the rounded base; the ledger counts 2 bytes a weight', async () => {
-    const cfg: ModelConfig = tinyConfig({ architecture: 'qwen2', attentionBias: true, tieWordEmbeddings: true, hiddenSize: 32, intermediateSize: 48, vocabSize: 70, numHeads: 4, numKvHeads: 2, headDim: 8 });
-    const weights = randomWeights(cfg, 3);
-    const make = (backend: Backend, w: ModelWeights, baseDtype: 'f32' | 'f16') => createEnginePolicy({
-      backend, config: cfg, weights: w, decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
-      training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-      optimizer: { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant', warmupSteps: 0 } },
-      seed: 1, baseDtype,
+    const cfg: ModelConfig = tinyConfig({
+      architecture: 'qwen2',
+      attentionBias: true,
+      tieWordEmbeddings: true,
+      hiddenSize: 32,
+      intermediateSize: 48,
+      vocabSize: 70,
+      numHeads: 4,
+      numKvHeads: 2,
+      headDim: 8,
     });
+    const weights = randomWeights(cfg, 3);
+    const make = (backend: Backend, w: ModelWeights, baseDtype: 'f32' | 'f16') =>
+      createEnginePolicy({
+        backend,
+        config: cfg,
+        weights: w,
+        decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
+        training: {
+          mode: 'lora',
+          adapters: ['a'],
+          rank: 4,
+          alpha: 8,
+          targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+        },
+        optimizer: {
+          lr: 1e-2,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: 0,
+          gradClip: 0,
+          schedule: { kind: 'constant', warmupSteps: 0 },
+        },
+        seed: 1,
+        baseDtype,
+      });
     const step = async (backend: Backend, w: ModelWeights, baseDtype: 'f32' | 'f16') => {
       const policy = make(backend, w, baseDtype);
       const loaded = backend.ledger().liveBytes;
-      const gen = await policy.generate([{ prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 6, stopStrings: [], stopTokenIds: [] }], { temperature: 0, topP: 1, topK: 0, seed: 0 });
+      const gen = await policy.generate(
+        [{ prompt: [3, 4, 5], adapter: 'a', maxNewTokens: 6, stopStrings: [], stopTokenIds: [] }],
+        { temperature: 0, topP: 1, topK: 0, seed: 0 },
+      );
       policy.zeroGrad('a');
-      const req = { tokens: [3, 4, 5, 9, 10, 11, 12], positions: [3, 4, 5, 6], adapter: 'a', coef: Float32Array.from([0.5, -0.2, 0.3, 0.1]) };
+      const req = {
+        tokens: [3, 4, 5, 9, 10, 11, 12],
+        positions: [3, 4, 5, 6],
+        adapter: 'a',
+        coef: Float32Array.from([0.5, -0.2, 0.3, 0.1]),
+      };
       await policy.accumulateGradients([req]);
       const opt = await policy.optimizerStep('a');
       const after = await policy.score([req]);

@@ -10,7 +10,9 @@ function heap(maxBytes = 1 << 22): WasmHeap {
 describe('WasmHeap', () => {
   it('aligns blocks to 64 bytes above the base and reuses a freed block first-fit', () => {
     const h = heap();
-    const a = h.alloc(10), b = h.alloc(100), c = h.alloc(64);
+    const a = h.alloc(10),
+      b = h.alloc(100),
+      c = h.alloc(64);
     expect([a, b, c]).toEqual([1024, 1088, 1216]);
     h.release(b);
     expect(h.alloc(70)).toBe(1088); // rounds up to 128 bytes: exactly the hole b left
@@ -20,7 +22,9 @@ describe('WasmHeap', () => {
 
   it('merges free neighbours and lowers the top when the last block is released', () => {
     const h = heap();
-    const a = h.alloc(64), b = h.alloc(64), c = h.alloc(64);
+    const a = h.alloc(64),
+      b = h.alloc(64),
+      c = h.alloc(64);
     h.release(a);
     h.release(b); // merges with a: one 128-byte hole
     expect(h.alloc(128)).toBe(a);

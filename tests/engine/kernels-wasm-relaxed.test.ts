@@ -12,7 +12,9 @@ describe('relaxed-SIMD WebAssembly kernels', () => {
     const auto = await WasmBackend.create();
     expect(auto.variant).toBe(support['relaxed-simd'] ? 'relaxed-simd' : 'simd');
     if (!support['relaxed-simd']) {
-      await expect(WasmBackend.create({ variant: 'relaxed-simd' })).rejects.toThrow(/relaxed-simd kernels are not supported/);
+      await expect(WasmBackend.create({ variant: 'relaxed-simd' })).rejects.toThrow(
+        /relaxed-simd kernels are not supported/,
+      );
     }
   });
 
@@ -23,7 +25,9 @@ describe('relaxed-SIMD WebAssembly kernels', () => {
       timeout: 60_000,
     });
     const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
-      variant: string; wasmMatmuls: number; errors: Record<string, number>;
+      variant: string;
+      wasmMatmuls: number;
+      errors: Record<string, number>;
     };
     expect(result.variant).toBe('relaxed-simd');
     expect(result.wasmMatmuls).toBeGreaterThan(12);

@@ -43,21 +43,43 @@ describe('WASM dlogitsChunk: no subnormal gradients', () => {
   });
 
   it('logprobBackward with extreme logits matches the CPU reference', async () => {
-    const R = 6, D = 16, V = 300;
+    const R = 6,
+      D = 16,
+      V = 300;
     const h = Float32Array.from({ length: R * D }, (_, i) => Math.sin(i) * 4);
     const w = Float32Array.from({ length: V * D }, (_, i) => Math.cos(i * 1.7) * 6); // logits spread over hundreds
     const run = async (be: Backend) => {
       const o = { logp: be.alloc([R]), entropy: be.alloc([R]), lse: be.alloc([R]) };
-      const args = { h: put(be, [R, D], h), w: put(be, [V, D], w), target: put(be, [R], Int32Array.from({ length: R }, (_, r) => r * 37), 'i32') };
+      const args = {
+        h: put(be, [R, D], h),
+        w: put(be, [V, D], w),
+        target: put(
+          be,
+          [R],
+          Int32Array.from({ length: R }, (_, r) => r * 37),
+          'i32',
+        ),
+      };
       be.run('logprob', { t: { ...args, ...o }, p: { R, D, V } });
       const dh = be.alloc([R, D]);
-      be.run('logprobBackward', { t: { ...args, lse: o.lse, entropy: o.entropy, coef: put(be, [R], new Float32Array(R).fill(0.01)), entCoef: put(be, [R], new Float32Array(R).fill(0.001)), dh }, p: { R, D, V } });
+      be.run('logprobBackward', {
+        t: {
+          ...args,
+          lse: o.lse,
+          entropy: o.entropy,
+          coef: put(be, [R], new Float32Array(R).fill(0.01)),
+          entCoef: put(be, [R], new Float32Array(R).fill(0.001)),
+          dh,
+        },
+        p: { R, D, V },
+      });
       return (await be.download(dh)) as Float32Array;
     };
     const wasm = await WasmBackend.create({ threads: 1 });
     const got = await run(wasm);
     const want = await run(new CpuBackend());
-    let scale = 0, d = 0;
+    let scale = 0,
+      d = 0;
     for (let i = 0; i < want.length; i++) {
       scale = Math.max(scale, Math.abs(want[i]));
       d = Math.max(d, Math.abs(got[i] - want[i]));

@@ -38,20 +38,37 @@ describe('f16 base weights on WebGPU vs the CPU with the same rounded weights', 
       positions: Array.from({ length: T - 1 }, (_, i) => i + 1),
     }));
     const coef = Float32Array.from({ length: 2 * (T - 1) }, (_, i) => Math.sin(i + 1));
-    const dev = (await getTestDevice());
+    const dev = await getTestDevice();
     const gpu = WebGpuBackend.create(dev.device, { f16Storage: 'always' });
     const results = [];
-    for (const [be, dtype] of [[new CpuBackend(), 'f32'], [gpu, 'f16']] as Array<[Backend, 'f32' | 'f16']>) {
+    for (const [be, dtype] of [
+      [new CpuBackend(), 'f32'],
+      [gpu, 'f16'],
+    ] as Array<[Backend, 'f32' | 'f16']>) {
       const params = uploadParams(be, cfg, rounded, 'base', dtype);
       if (dtype === 'f16') expect(params.lmHead.dtype).toBe('f16');
-      const adapter = createLoraAdapter(be, cfg, { name: 'a', rank: 2, alpha: 4, targets: Object.keys(LORA_MODULE), seed: 3 });
+      const adapter = createLoraAdapter(be, cfg, {
+        name: 'a',
+        rank: 2,
+        alpha: 4,
+        targets: Object.keys(LORA_MODULE),
+        seed: 3,
+      });
       // lora_B starts at zero; give it values so the adapter changes the output and both factors get gradients
       for (const [key, t] of namedLoraParameters(adapter)) {
-        if (key.endsWith('lora_B.weight')) be.upload(t, Float32Array.from({ length: t.size }, (_, i) => 0.05 * Math.cos(i)));
+        if (key.endsWith('lora_B.weight'))
+          be.upload(
+            t,
+            Float32Array.from({ length: t.size }, (_, i) => 0.05 * Math.cos(i)),
+          );
       }
       const grads = zerosLikeAdapter(be, cfg, adapter, 'g');
       const batch = packSequences(seqs, cfg.vocabSize);
-      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: null, sinks: { full: null, lora: grads } });
+      const r = await runSequences(be, cfg, { params, lora: adapter }, batch, {
+        coef,
+        entropyCoef: null,
+        sinks: { full: null, lora: grads },
+      });
       const g = new Map<string, Float32Array>();
       for (const [key, t] of namedLoraParameters(grads)) g.set(key, (await be.download(t)) as Float32Array);
       results.push({ logprobs: r.logprobs, entropy: r.entropy, grads: g });

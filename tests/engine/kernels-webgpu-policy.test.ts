@@ -15,22 +15,53 @@ import { randomWeights, tinyConfig } from './model-random.ts';
 const cfg = tinyConfig({ vocabSize: 37, hiddenSize: 20, intermediateSize: 28, headDim: 6, numHeads: 4, numKvHeads: 2 });
 const weights = randomWeights(cfg, 5);
 const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
-const gen = (prompt: number[], adapter: string | null): GenerateRequest =>
-  ({ prompt, adapter, maxNewTokens: 7, stopStrings: [], stopTokenIds: [] });
+const gen = (prompt: number[], adapter: string | null): GenerateRequest => ({
+  prompt,
+  adapter,
+  maxNewTokens: 7,
+  stopStrings: [],
+  stopTokenIds: [],
+});
 
 async function run(backend: Backend, training: TrainingSetup) {
   const policy = createEnginePolicy({
-    backend, config: cfg, weights, decoder: { decode: (ids) => ids.join(' ') }, training, seed: 1,
-    optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 0.5, schedule: { kind: 'constant' } },
+    backend,
+    config: cfg,
+    weights,
+    decoder: { decode: (ids) => ids.join(' ') },
+    training,
+    seed: 1,
+    optimizer: {
+      lr: 5e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0.01,
+      gradClip: 0.5,
+      schedule: { kind: 'constant' },
+    },
   });
   const adapter = training.adapters[0];
-  const generations = await policy.generate([gen([1, 2, 3], adapter), gen([4, 5], adapter), gen([9, 8, 7, 6, 5], null)], greedy);
+  const generations = await policy.generate(
+    [gen([1, 2, 3], adapter), gen([4, 5], adapter), gen([9, 8, 7, 6, 5], null)],
+    greedy,
+  );
   const scoreReqs = generations.map((g, i) => {
-    const tokens = [...[[1, 2, 3], [4, 5], [9, 8, 7, 6, 5]][i], ...g.tokens];
+    const tokens = [
+      ...[
+        [1, 2, 3],
+        [4, 5],
+        [9, 8, 7, 6, 5],
+      ][i],
+      ...g.tokens,
+    ];
     return { tokens, positions: Array.from({ length: tokens.length - 1 }, (_, p) => p + 1), adapter };
   });
   const before = await policy.score(scoreReqs);
-  const grads: GradientRequest[] = scoreReqs.map((r, i) => ({ ...r, coef: Float32Array.from(r.positions, (_, p) => Math.cos(p + i)) }));
+  const grads: GradientRequest[] = scoreReqs.map((r, i) => ({
+    ...r,
+    coef: Float32Array.from(r.positions, (_, p) => Math.cos(p + i)),
+  }));
   const steps = [];
   for (let s = 0; s < 2; s++) {
     policy.zeroGrad(adapter);
@@ -39,28 +70,66 @@ async function run(backend: Backend, training: TrainingSetup) {
   }
   const after = await policy.score(scoreReqs);
   policy.dispose();
-  return { tokens: generations.map((g) => g.tokens), genLogprobs: generations.flatMap((g) => g.logprobs), before, after, steps };
+  return {
+    tokens: generations.map((g) => g.tokens),
+    genLogprobs: generations.flatMap((g) => g.logprobs),
+    before,
+    after,
+    steps,
+  };
 }
 
 const setups: Array<[string, TrainingSetup]> = [
-  ['lora', { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 3, alpha: 6, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] }],
+  [
+    'lora',
+    {
+      mode: 'lora',
+      adapters: ['meta', 'reasoning'],
+      rank: 3,
+      alpha: 6,
+      targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+    },
+  ],
   ['full', { mode: 'full', adapters: ['all'] }],
 ];
 
 describe('the engine Policy on WebGPU vs CPU', () => {
-  it.each(setups)('%s: greedy tokens, log-probs, gradient norms and log-probs after two AdamW steps', async (_name, training) => {
-    const dev = (await getTestDevice());
-    const gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
-    const ref = await run(new CpuBackend(), training);
-    const got = await run(gpu, training);
-    expect(got.tokens).toEqual(ref.tokens);
-    expect(relMaxErr(got.genLogprobs, ref.genLogprobs)).toBeLessThan(1e-4);
-    expect(relMaxErr(got.before.flatMap((r) => [...r.logprobs]), ref.before.flatMap((r) => [...r.logprobs]))).toBeLessThan(1e-4);
-    expect(relMaxErr(got.before.flatMap((r) => [...r.entropy]), ref.before.flatMap((r) => [...r.entropy]))).toBeLessThan(1e-4);
-    for (let s = 0; s < 2; s++) expect(got.steps[s].gradNorm).toBeCloseTo(ref.steps[s].gradNorm, 4);
-    // the steps changed the model, identically on both backends
-    expect(relMaxErr(ref.after.flatMap((r) => [...r.logprobs]), ref.before.flatMap((r) => [...r.logprobs]))).toBeGreaterThan(1e-3);
-    expect(relMaxErr(got.after.flatMap((r) => [...r.logprobs]), ref.after.flatMap((r) => [...r.logprobs]))).toBeLessThan(1e-4);
-    gpu.destroy();
-  });
+  it.each(setups)(
+    '%s: greedy tokens, log-probs, gradient norms and log-probs after two AdamW steps',
+    async (_name, training) => {
+      const dev = await getTestDevice();
+      const gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
+      const ref = await run(new CpuBackend(), training);
+      const got = await run(gpu, training);
+      expect(got.tokens).toEqual(ref.tokens);
+      expect(relMaxErr(got.genLogprobs, ref.genLogprobs)).toBeLessThan(1e-4);
+      expect(
+        relMaxErr(
+          got.before.flatMap((r) => [...r.logprobs]),
+          ref.before.flatMap((r) => [...r.logprobs]),
+        ),
+      ).toBeLessThan(1e-4);
+      expect(
+        relMaxErr(
+          got.before.flatMap((r) => [...r.entropy]),
+          ref.before.flatMap((r) => [...r.entropy]),
+        ),
+      ).toBeLessThan(1e-4);
+      for (let s = 0; s < 2; s++) expect(got.steps[s].gradNorm).toBeCloseTo(ref.steps[s].gradNorm, 4);
+      // the steps changed the model, identically on both backends
+      expect(
+        relMaxErr(
+          ref.after.flatMap((r) => [...r.logprobs]),
+          ref.before.flatMap((r) => [...r.logprobs]),
+        ),
+      ).toBeGreaterThan(1e-3);
+      expect(
+        relMaxErr(
+          got.after.flatMap((r) => [...r.logprobs]),
+          ref.after.flatMap((r) => [...r.logprobs]),
+        ),
+      ).toBeLessThan(1e-4);
+      gpu.destroy();
+    },
+  );
 });

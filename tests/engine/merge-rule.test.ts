@@ -11,7 +11,13 @@ import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
-import { MERGE_CPU_MAX_BYTES, MERGE_WEBGPU_MAX_BYTES, mergedFloats, mergeLoraAuto, type MergeRuleInput } from '../../src/engine/model/lora-merge.ts';
+import {
+  MERGE_CPU_MAX_BYTES,
+  MERGE_WEBGPU_MAX_BYTES,
+  mergedFloats,
+  mergeLoraAuto,
+  type MergeRuleInput,
+} from '../../src/engine/model/lora-merge.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
@@ -21,7 +27,14 @@ const ALL = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;
 const GiB = 1024 ** 3;
 
 describe('mergeLoraAuto', () => {
-  const base: MergeRuleInput = { backend: 'webgpu', baseF32: true, copyBytes: 1.4e9, fitsBinding: true, maxTotalBytes: Infinity, liveBytes: 2e9 };
+  const base: MergeRuleInput = {
+    backend: 'webgpu',
+    baseF32: true,
+    copyBytes: 1.4e9,
+    fitsBinding: true,
+    maxTotalBytes: Infinity,
+    liveBytes: 2e9,
+  };
   it('WebGPU: any base dtype, up to the cap, when memory is unknown', () => {
     expect(mergeLoraAuto(base)).toBe(true);
     expect(mergeLoraAuto({ ...base, baseF32: false })).toBe(true);
@@ -43,15 +56,21 @@ describe('mergeLoraAuto', () => {
 });
 
 const planShape = (backend: 'webgpu' | 'wasm', weightDtype: 'f32' | 'f16'): MemoryShape => ({
-  weightDtype, backend, training: { mode: 'lora', adapters: 1, rank: 8, targets: ALL.map((t) => `${t}_proj`) },
-  decode: { sequences: 8, uniquePrompts: 1, promptTokens: 16, newTokens: 16 }, gradient: { sequences: 8, tokens: 64, selected: 504 },
+  weightDtype,
+  backend,
+  training: { mode: 'lora', adapters: 1, rank: 8, targets: ALL.map((t) => `${t}_proj`) },
+  decode: { sequences: 8, uniquePrompts: 1, promptTokens: 16, newTokens: 16 },
+  gradient: { sequences: 8, tokens: 64, selected: 504 },
 });
 
 describe('the planner counts the copy where the engine makes it', () => {
   const shape = planShape;
   it('Qwen2.5-0.5B shape: the copy on WebGPU (1.4 GB in f32 over an f32 base, 0.7 GB in f16 over an f16 base), none on WASM', () => {
     const biases = 24 * (14 + 2 * 2) * 64;
-    const copy = { f32: 4 * mergedFloats(QWEN25_05B, [...ALL]), f16: 2 * (mergedFloats(QWEN25_05B, [...ALL]) - biases) + 4 * biases };
+    const copy = {
+      f32: 4 * mergedFloats(QWEN25_05B, [...ALL]),
+      f16: 2 * (mergedFloats(QWEN25_05B, [...ALL]) - biases) + 4 * biases,
+    };
     expect(copy.f32).toBeGreaterThan(1.4e9);
     expect(copy.f16).toBeLessThan(0.72e9);
     const lora = 4 * 2 * 24 * 8 * (2 * (896 + 896) + 2 * (896 + 128) + 3 * (896 + 4864));
@@ -65,16 +84,37 @@ describe('the planner counts the copy where the engine makes it', () => {
 });
 
 /** Qwen2-like (attention biases, GQA) at a tiny size. */
-const qwenLike = (layers: number): ModelConfig => tinyConfig({
-  architecture: 'qwen2', numLayers: layers, attentionBias: true, hiddenSize: 32, intermediateSize: 48, numHeads: 4, numKvHeads: 2, headDim: 8, vocabSize: 97,
-});
+const qwenLike = (layers: number): ModelConfig =>
+  tinyConfig({
+    architecture: 'qwen2',
+    numLayers: layers,
+    attentionBias: true,
+    hiddenSize: 32,
+    intermediateSize: 48,
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 8,
+    vocabSize: 97,
+  });
 
 function policy(be: Backend, cfg: ModelConfig, baseDtype: 'f32' | 'f16'): EnginePolicy {
   return new EnginePolicy({
-    backend: be, config: cfg, weights: randomWeights(cfg, 4), decoder: { decode: (ids) => ids.join(' ') },
+    backend: be,
+    config: cfg,
+    weights: randomWeights(cfg, 4),
+    decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: [...ALL] },
-    optimizer: { lr: 5e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
-    seed: 3, baseDtype,
+    optimizer: {
+      lr: 5e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
+    seed: 3,
+    baseDtype,
   });
 }
 
@@ -103,7 +143,7 @@ describe('copyRows into an f16 destination (how the copy is written over an f16 
     expect(written.length).toBe(B * T * W);
     const srcSorted = src.map((x, i) => Math.abs(written[i] - x) / Math.abs(x));
     expect(Math.max(...srcSorted)).toBeLessThanOrEqual(2 ** -11);
-    expect(srcSorted.filter((e) => e > 0).length).toBeGreaterThan(B * T * W / 2);
+    expect(srcSorted.filter((e) => e > 0).length).toBeGreaterThan((B * T * W) / 2);
     gpu.destroy();
   });
 });
@@ -118,7 +158,8 @@ describe('EnginePolicy follows the rule', () => {
       const snaps: GpuCounts[] = [];
       await p.generate([request], greedy, () => snaps.push(counted.snapshot()));
       p.dispose();
-      for (const [i, s] of snaps.slice(1).entries()) expect(diffCounts(snaps[i], s).dispatches, `${layers} layers`).toBe(9 * layers + 4);
+      for (const [i, s] of snaps.slice(1).entries())
+        expect(diffCounts(snaps[i], s).dispatches, `${layers} layers`).toBe(9 * layers + 4);
     }
     gpu.destroy();
   });
@@ -140,10 +181,15 @@ describe('EnginePolicy follows the rule', () => {
     const tight = live + 2 * copy - 1024;
     expect((await measure(roomy)).grown).toBe(copy);
     expect((await measure(tight)).grown).toBe(0);
-    const plan = (deviceBytes: number) => planMemory(cfg, {
-      weightDtype: 'f32', backend: 'cpu', deviceBytes, training: { mode: 'lora', adapters: 1, rank: 4, targets: ALL.map((t) => `${t}_proj`) },
-      decode: { sequences: 1, uniquePrompts: 1, promptTokens: 3, newTokens: 4 }, gradient: { sequences: 0, tokens: 0, selected: 0 },
-    }).bytes.lora;
+    const plan = (deviceBytes: number) =>
+      planMemory(cfg, {
+        weightDtype: 'f32',
+        backend: 'cpu',
+        deviceBytes,
+        training: { mode: 'lora', adapters: 1, rank: 4, targets: ALL.map((t) => `${t}_proj`) },
+        decode: { sequences: 1, uniquePrompts: 1, promptTokens: 3, newTokens: 4 },
+        gradient: { sequences: 0, tokens: 0, selected: 0 },
+      }).bytes.lora;
     expect(plan(roomy) - plan(tight)).toBe(copy);
   });
 });

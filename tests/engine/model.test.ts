@@ -15,11 +15,18 @@ import { centralDifference } from '../helpers/finite-difference.ts';
 
 const variants: Array<[string, ModelConfig]> = [
   ['llama untied GQA 2:1', tinyConfig()],
-  ['qwen2 tied + bias, MHA', tinyConfig({ architecture: 'qwen2', tieWordEmbeddings: true, attentionBias: true, numKvHeads: 4 })],
-  ['llama3 RoPE scaling, GQA 4:1', tinyConfig({
-    numKvHeads: 1, ropeTheta: 500000,
-    ropeScaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8 },
-  })],
+  [
+    'qwen2 tied + bias, MHA',
+    tinyConfig({ architecture: 'qwen2', tieWordEmbeddings: true, attentionBias: true, numKvHeads: 4 }),
+  ],
+  [
+    'llama3 RoPE scaling, GQA 4:1',
+    tinyConfig({
+      numKvHeads: 1,
+      ropeTheta: 500000,
+      ropeScaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8 },
+    }),
+  ],
 ];
 
 function randomSequences(cfg: ModelConfig, seed: number, lengths: number[]): SequenceInput[] {
@@ -92,14 +99,25 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       for (let q = 0; q < Rq; q++) L += coef[q] * r.logprobs[q] + entCoef[q] * r.entropy[q];
       return L;
     };
-    await runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: entCoef, sinks: { full: grads, lora: null } });
+    await runSequences(be, cfg, { params, lora: null }, batch, {
+      coef,
+      entropyCoef: entCoef,
+      sinks: { full: grads, lora: null },
+    });
     const named = new Map(namedParameters(params));
     const gradNamed = new Map(namedParameters(grads));
     const probes = [
-      'model.embed_tokens.weight', 'model.layers.0.self_attn.q_proj.weight', 'model.layers.0.self_attn.k_proj.weight',
-      'model.layers.1.self_attn.v_proj.weight', 'model.layers.0.self_attn.o_proj.weight', 'model.layers.1.mlp.gate_proj.weight',
-      'model.layers.0.mlp.up_proj.weight', 'model.layers.1.mlp.down_proj.weight', 'model.layers.0.input_layernorm.weight',
-      'model.layers.1.post_attention_layernorm.weight', 'model.norm.weight',
+      'model.embed_tokens.weight',
+      'model.layers.0.self_attn.q_proj.weight',
+      'model.layers.0.self_attn.k_proj.weight',
+      'model.layers.1.self_attn.v_proj.weight',
+      'model.layers.0.self_attn.o_proj.weight',
+      'model.layers.1.mlp.gate_proj.weight',
+      'model.layers.0.mlp.up_proj.weight',
+      'model.layers.1.mlp.down_proj.weight',
+      'model.layers.0.input_layernorm.weight',
+      'model.layers.1.post_attention_layernorm.weight',
+      'model.norm.weight',
       ...(cfg.tieWordEmbeddings ? [] : ['lm_head.weight']),
       ...(cfg.attentionBias ? ['model.layers.0.self_attn.q_proj.bias', 'model.layers.1.self_attn.k_proj.bias'] : []),
     ];
@@ -111,7 +129,9 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       const scale = maxAbs(g);
       expect(scale, name).toBeGreaterThan(0);
       // probe the 3 largest-gradient entries (well-conditioned) and one random entry
-      const idx = Array.from(g.keys()).toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
+      const idx = Array.from(g.keys())
+        .toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a]))
+        .slice(0, 3);
       idx.push(rng.int(0, g.length - 1));
       for (const i of idx) {
         const fd = await centralDifference(data, i, h, loss);
@@ -120,7 +140,7 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     }
   });
 
-  it('keeping every layer\'s activations gives the same gradients as recomputing them', async () => {
+  it("keeping every layer's activations gives the same gradients as recomputing them", async () => {
     const be = new CpuBackend();
     const params = uploadParams(be, cfg, weights);
     const adapter = createLoraAdapter(be, cfg, { name: 'a', rank: 2, alpha: 2, targets: ['q', 'o', 'up'], seed: 3 });
@@ -129,7 +149,14 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     const run = async (budget: number) => {
       const full = zerosLikeParams(be, cfg, `g${budget}`);
       const lora = zerosLikeAdapter(be, cfg, adapter, `l${budget}`);
-      await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: null, sinks: { full, lora } }, { activationBudgetBytes: budget });
+      await runSequences(
+        be,
+        cfg,
+        { params, lora: adapter },
+        batch,
+        { coef, entropyCoef: null, sinks: { full, lora } },
+        { activationBudgetBytes: budget },
+      );
       return [...namedParameters(full), ...namedLoraParameters(lora)].map(([n, t]) => [n, be.f32(t)] as const);
     };
     const before = be.ledger().peakBytes;
@@ -143,11 +170,21 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
   it('LoRA gradients equal the chain rule applied to full-weight gradients (dB = s·dW·Aᵀ, dA = s·Bᵀ·dW)', async () => {
     const be = new CpuBackend();
     const base = uploadParams(be, cfg, weights);
-    const adapter = createLoraAdapter(be, cfg, { name: 'a', rank: 3, alpha: 6, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], seed: 5 });
+    const adapter = createLoraAdapter(be, cfg, {
+      name: 'a',
+      rank: 3,
+      alpha: 6,
+      targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+      seed: 5,
+    });
     // give B non-zero values so every term is exercised
     const rng = new Rng(11);
     for (const [name, t] of namedLoraParameters(adapter)) {
-      if (name.endsWith('lora_B.weight')) be.upload(t, Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()));
+      if (name.endsWith('lora_B.weight'))
+        be.upload(
+          t,
+          Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()),
+        );
     }
     // the merged model W' = W + s·B·A as plain weights
     const merged: ModelWeights = new Map([...weights].map(([k, v]) => [k, { shape: v.shape, data: v.data.slice() }]));
@@ -161,19 +198,28 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       const W = merged.get(`${mod}.weight`)!;
       const [nOut, nIn] = W.shape;
       const r = adapter.rank;
-      for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
-        let acc = 0;
-        for (let k = 0; k < r; k++) acc += B[o * r + k] * A[k * nIn + i];
-        W.data[o * nIn + i] += s * acc;
-      }
+      for (let o = 0; o < nOut; o++)
+        for (let i = 0; i < nIn; i++) {
+          let acc = 0;
+          for (let k = 0; k < r; k++) acc += B[o * r + k] * A[k * nIn + i];
+          W.data[o * nIn + i] += s * acc;
+        }
     }
     const mergedParams = uploadParams(be, cfg, merged, 'merged');
     const batch = packSequences(randomSequences(cfg, 4, [8, 6]), cfg.vocabSize);
     const coef = Float32Array.from({ length: batch.selectedRows.length }, () => rng.normal());
     const fullGrads = zerosLikeParams(be, cfg, 'gfull');
     const loraGrads = zerosLikeAdapter(be, cfg, adapter, 'glora');
-    const viaLora = await runSequences(be, cfg, { params: base, lora: adapter }, batch, { coef, entropyCoef: null, sinks: { full: null, lora: loraGrads } });
-    const viaMerged = await runSequences(be, cfg, { params: mergedParams, lora: null }, batch, { coef, entropyCoef: null, sinks: { full: fullGrads, lora: null } });
+    const viaLora = await runSequences(be, cfg, { params: base, lora: adapter }, batch, {
+      coef,
+      entropyCoef: null,
+      sinks: { full: null, lora: loraGrads },
+    });
+    const viaMerged = await runSequences(be, cfg, { params: mergedParams, lora: null }, batch, {
+      coef,
+      entropyCoef: null,
+      sinks: { full: fullGrads, lora: null },
+    });
     expect(maxAbsDiff(viaLora.logprobs, viaMerged.logprobs)).toBeLessThan(1e-5);
     const fullByName = new Map(namedParameters(fullGrads));
     const loraGradByName = new Map(namedLoraParameters(loraGrads));
@@ -187,13 +233,14 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
       const r = adapter.rank;
       const dA = new Float64Array(r * nIn);
       const dB = new Float64Array(nOut * r);
-      for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
-        const g = dW[o * nIn + i];
-        for (let k = 0; k < r; k++) {
-          dB[o * r + k] += s * g * A[k * nIn + i];
-          dA[k * nIn + i] += s * B[o * r + k] * g;
+      for (let o = 0; o < nOut; o++)
+        for (let i = 0; i < nIn; i++) {
+          const g = dW[o * nIn + i];
+          for (let k = 0; k < r; k++) {
+            dB[o * r + k] += s * g * A[k * nIn + i];
+            dA[k * nIn + i] += s * B[o * r + k] * g;
+          }
         }
-      }
       const gotA = be.f32(loraGradByName.get(name)!);
       const gotB = be.f32(loraGradByName.get(name.replace('lora_A', 'lora_B'))!);
       expect(maxAbsDiff(gotA, dA), `${name}`).toBeLessThan(1e-4 * maxAbs(dA) + 1e-6);
@@ -207,27 +254,43 @@ describe.each(variants)('decoder (%s)', (_name, cfg) => {
     const adapter = createLoraAdapter(be, cfg, { name: 'a', rank: 2, alpha: 4, targets: ['q', 'v', 'down'], seed: 9 });
     const rng = new Rng(13);
     for (const [name, t] of namedLoraParameters(adapter)) {
-      if (name.endsWith('lora_B.weight')) be.upload(t, Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()));
+      if (name.endsWith('lora_B.weight'))
+        be.upload(
+          t,
+          Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()),
+        );
     }
     const w = { params, lora: adapter };
-    const prompts = [[3, 5, 7, 9, 11], [2, 4], [3, 5, 7, 9, 11], [8, 1, 6]];
+    const prompts = [
+      [3, 5, 7, 9, 11],
+      [2, 4],
+      [3, 5, 7, 9, 11],
+      [8, 1, 6],
+    ];
     const liveBefore = be.ledger().liveTensors;
     const maxNew = 6;
     // sequences 1 and 2 finish early: once half the rows are done the caches are compacted
     const stopAfter = [6, 2, 3, 6];
     const gen: number[][] = prompts.map(() => []);
     const lp: number[][] = prompts.map(() => []);
-    await decodeBatch(be, cfg, w, prompts, (b, logits, step) => {
-      if (step >= stopAfter[b]) return null;
-      // deterministic but varied choice: the (b + step) % 3 -th most likely token
-      const order = Array.from(logits.keys()).toSorted((x, y) => logits[y] - logits[x]);
-      const tok = order[(b + step) % 3];
-      const row = Float32Array.from(logits);
-      const ls = logSoftmaxRow(row, 0, cfg.vocabSize);
-      gen[b].push(tok);
-      lp[b].push(ls[tok]);
-      return tok;
-    }, { maxNewTokens: maxNew });
+    await decodeBatch(
+      be,
+      cfg,
+      w,
+      prompts,
+      (b, logits, step) => {
+        if (step >= stopAfter[b]) return null;
+        // deterministic but varied choice: the (b + step) % 3 -th most likely token
+        const order = Array.from(logits.keys()).toSorted((x, y) => logits[y] - logits[x]);
+        const tok = order[(b + step) % 3];
+        const row = Float32Array.from(logits);
+        const ls = logSoftmaxRow(row, 0, cfg.vocabSize);
+        gen[b].push(tok);
+        lp[b].push(ls[tok]);
+        return tok;
+      },
+      { maxNewTokens: maxNew },
+    );
     expect(be.ledger().liveTensors).toBe(liveBefore);
     const seqs = prompts.map((p, b) => ({ tokens: [...p, ...gen[b]], positions: gen[b].map((_, i) => p.length + i) }));
     const full = await runSequences(be, cfg, w, packSequences(seqs, cfg.vocabSize), null);

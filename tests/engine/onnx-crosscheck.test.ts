@@ -45,7 +45,11 @@ async function ortLogits(session: ort.InferenceSession, batch: number[][]): Prom
 }
 
 function int64(values: number[], dims: number[]): ort.Tensor {
-  return new ort.Tensor('int64', BigInt64Array.from(values, (x) => BigInt(x)), dims);
+  return new ort.Tensor(
+    'int64',
+    BigInt64Array.from(values, (x) => BigInt(x)),
+    dims,
+  );
 }
 
 function argmax(row: Float32Array): number {
@@ -67,7 +71,10 @@ describe('engine vs onnxruntime-node on the golden models', () => {
       const V = config.vocabSize;
 
       // 1. onnxruntime reproduces the float64 oracle on the golden batch
-      const golden = parseSafetensors(new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))), 'golden.safetensors').tensors;
+      const golden = parseSafetensors(
+        new Uint8Array(readFileSync(join(dir, 'golden.safetensors'))),
+        'golden.safetensors',
+      ).tensors;
       const [B, T] = golden.get('input_ids')!.shape;
       const ids = golden.get('input_ids')!.data as number[];
       const batch = Array.from({ length: B }, (_, b) => ids.slice(b * T, (b + 1) * T));
@@ -84,7 +91,15 @@ describe('engine vs onnxruntime-node on the golden models', () => {
         weights,
         decoder: { decode: (t) => t.join(' ') },
         training: { mode: 'lora', adapters: ['unused'], rank: 2, alpha: 4, targets: ['q'] },
-        optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
+        optimizer: {
+          lr: 0,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: 0,
+          gradClip: 0,
+          schedule: { kind: 'constant' },
+        },
         seed: 0,
       });
       const rng = new Rng(folder.length * 7919);
@@ -114,7 +129,9 @@ describe('engine vs onnxruntime-node on the golden models', () => {
         context.push(argmax(logits.subarray((context.length - 1) * V, context.length * V)));
       }
       expect(gen.tokens).toEqual(context.slice(prompt.length));
-      console.log(`${folder}: onnx vs f64 golden ${ortErr.toExponential(1)}, engine vs onnx logprob ${lpErr.toExponential(1)}, entropy ${entErr.toExponential(1)}`);
+      console.log(
+        `${folder}: onnx vs f64 golden ${ortErr.toExponential(1)}, engine vs onnx logprob ${lpErr.toExponential(1)}, entropy ${entErr.toExponential(1)}`,
+      );
       await session.release();
     });
   }
@@ -142,11 +159,16 @@ describe('engine vs onnxruntime-node on the golden models', () => {
         };
         for (let l = 0; l < L; l++) {
           for (const [i, kind] of ['key', 'value'].entries()) {
-            feeds[`past_key_values.${l}.${kind}`] = past ? past[2 * l + i] : new ort.Tensor('float32', new Float32Array(0), [1, Hkv, 0, Dh]);
+            feeds[`past_key_values.${l}.${kind}`] = past
+              ? past[2 * l + i]
+              : new ort.Tensor('float32', new Float32Array(0), [1, Hkv, 0, Dh]);
           }
         }
         const out = await cached.run(feeds);
-        const present = Array.from({ length: L }, (_, l) => [out[`present.${l}.key`], out[`present.${l}.value`]]).flat();
+        const present = Array.from({ length: L }, (_, l) => [
+          out[`present.${l}.key`],
+          out[`present.${l}.value`],
+        ]).flat();
         return { logits: out.logits.data as Float32Array, present };
       }
 
@@ -155,13 +177,23 @@ describe('engine vs onnxruntime-node on the golden models', () => {
       let err = 0;
       for (let i = 0; i < 6 * V; i++) err = Math.max(err, Math.abs(got.logits[i] - want[i]));
       for (let t = 6; t < 9; t++) {
-        got = await step([tokens[t]], [t], Array.from({ length: t + 1 }, () => 1), got.present);
+        got = await step(
+          [tokens[t]],
+          [t],
+          Array.from({ length: t + 1 }, () => 1),
+          got.present,
+        );
         for (let i = 0; i < V; i++) err = Math.max(err, Math.abs(got.logits[i] - want[t * V + i]));
       }
       expect(err).toBeLessThan(TOL);
 
       // two padding tokens in front, masked out: the real tokens' logits are unchanged
-      const padded = await step([0, 0, ...tokens.slice(0, 6)], [0, 0, 0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 1, 1, 1, 1], null);
+      const padded = await step(
+        [0, 0, ...tokens.slice(0, 6)],
+        [0, 0, 0, 1, 2, 3, 4, 5],
+        [0, 0, 1, 1, 1, 1, 1, 1],
+        null,
+      );
       let padErr = 0;
       for (let i = 0; i < 6 * V; i++) padErr = Math.max(padErr, Math.abs(padded.logits[2 * V + i] - want[i]));
       expect(padErr).toBeLessThan(TOL);

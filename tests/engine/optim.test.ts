@@ -31,7 +31,12 @@ function reference(p: Float64Array[], grads: Float64Array[][], o: AdamWOptions, 
 
 describe('AdamW', () => {
   const options: AdamWOptions = {
-    lr: 0.05, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.1, gradClip: 1.5,
+    lr: 0.05,
+    beta1: 0.9,
+    beta2: 0.99,
+    eps: 1e-8,
+    weightDecay: 0.1,
+    gradClip: 1.5,
     schedule: { kind: 'warmup-cosine', warmupSteps: 2, totalSteps: 6, minLrRatio: 0.1 },
   };
 
@@ -50,7 +55,9 @@ describe('AdamW', () => {
     const grads: Float64Array[][] = [];
     const lrs: number[] = [];
     for (let step = 0; step < 5; step++) {
-      const g = shapes.map((_, i) => Float64Array.from({ length: init[i].length }, () => (step === 1 ? 3 : 0.5) * rng.normal()));
+      const g = shapes.map((_, i) =>
+        Float64Array.from({ length: init[i].length }, () => (step === 1 ? 3 : 0.5) * rng.normal()),
+      );
       grads.push(g);
       opt.zeroGrad();
       slots.forEach((s, i) => be.upload(s.grad, Float32Array.from(g[i])));
@@ -61,7 +68,12 @@ describe('AdamW', () => {
     }
     expect(lrs.slice(0, 2)).toEqual([0.025, 0.05]);
     expect(lrs[4]).toBeCloseTo(0.05 * (0.1 + 0.9 * 0.5 * (1 + Math.cos((Math.PI * 3) / 4))), 12);
-    const want = reference(init, grads, options, slots.map((s) => s.decay));
+    const want = reference(
+      init,
+      grads,
+      options,
+      slots.map((s) => s.decay),
+    );
     slots.forEach((s, i) => {
       const got = be.f32(s.param);
       for (let j = 0; j < got.length; j++) expect(Math.abs(got[j] - want[i][j])).toBeLessThan(1e-5);
@@ -74,7 +86,9 @@ describe('AdamW', () => {
     be.upload(param, Float32Array.of(1, 2));
     const grad = be.alloc([2], 'f32', 'g');
     be.upload(grad, Float32Array.of(Number.NaN, 1));
-    const opt = new AdamW(be, { ...options, schedule: { kind: 'constant' } }, [{ name: 'p', param, grad, decay: false }]);
+    const opt = new AdamW(be, { ...options, schedule: { kind: 'constant' } }, [
+      { name: 'p', param, grad, decay: false },
+    ]);
     const r = await opt.step();
     expect(r.applied).toBe(false);
     expect(Array.from(be.f32(param))).toEqual([1, 2]);
@@ -103,13 +117,17 @@ describe('AdamW', () => {
     await optB.step();
     expect(Array.from(be.f32(b.param))).toEqual(Array.from(be.f32(a.param)));
     const other = new AdamW(be, options, [{ ...mk(), name: 'other' }]);
-    await expect(async () => other.loadState(await optA.saveState(), 'opt.safetensors')).rejects.toThrow(/opt.safetensors: missing tensor "m.other"/);
+    await expect(async () => other.loadState(await optA.saveState(), 'opt.safetensors')).rejects.toThrow(
+      /opt.safetensors: missing tensor "m.other"/,
+    );
   });
 
   it('validates its options', () => {
     const be = new CpuBackend();
     expect(() => new AdamW(be, { ...options, beta1: 1 }, [])).toThrow(/beta1 must be in \[0, 1\)/);
-    expect(() => new AdamW(be, { ...options, schedule: { kind: 'warmup-cosine', warmupSteps: 1, totalSteps: 0 } }, [])).toThrow(/totalSteps/);
+    expect(
+      () => new AdamW(be, { ...options, schedule: { kind: 'warmup-cosine', warmupSteps: 1, totalSteps: 0 } }, []),
+    ).toThrow(/totalSteps/);
   });
 });
 

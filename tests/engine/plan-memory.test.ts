@@ -20,7 +20,15 @@ import { GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fix
 
 const goldens = goldenFixtures('config.json');
 
-const optimizer = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1, schedule: { kind: 'constant' as const, warmupSteps: 0 } };
+const optimizer = {
+  lr: 1e-3,
+  beta1: 0.9,
+  beta2: 0.999,
+  eps: 1e-8,
+  weightDecay: 0.01,
+  gradClip: 1,
+  schedule: { kind: 'constant' as const, warmupSteps: 0 },
+};
 
 interface Step {
   /** GRPO: problems x group samples decoded in one call */
@@ -46,13 +54,17 @@ interface Step {
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
 async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Promise<number> {
-  const backend: Backend = (s.weightDtype ?? 'f32') === 'f32' ? new CpuBackend() : await WasmBackend.create({ threads: 1 });
+  const backend: Backend =
+    (s.weightDtype ?? 'f32') === 'f32' ? new CpuBackend() : await WasmBackend.create({ threads: 1 });
   const policy = createEnginePolicy({
-    backend, config, weights,
+    backend,
+    config,
+    weights,
     decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
-    training: s.training.mode === 'lora'
-      ? { mode: 'lora', adapters: ['shared'], rank: s.training.rank, alpha: 16, targets: [...s.training.targets] }
-      : { mode: 'full', adapters: ['shared'] },
+    training:
+      s.training.mode === 'lora'
+        ? { mode: 'lora', adapters: ['shared'], rank: s.training.rank, alpha: 16, targets: [...s.training.targets] }
+        : { mode: 'full', adapters: ['shared'] },
     optimizer,
     seed: 1,
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
@@ -71,14 +83,22 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
   }));
   await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 3 });
   policy.zeroGrad('shared');
-  await policy.accumulateGradients(Array.from({ length: s.rows }, (_, r) => {
-    const tokens = Array.from({ length: s.rowTokens }, (_x, i) => 3 + ((r * 11 + i * 3) % (V - 3)));
-    const positions = Array.from({ length: s.trained }, (_x, i) => s.rowTokens - s.trained + i);
-    return { tokens, positions, adapter: 'shared', coef: new Float32Array(s.trained).fill(0.1) };
-  }));
+  await policy.accumulateGradients(
+    Array.from({ length: s.rows }, (_, r) => {
+      const tokens = Array.from({ length: s.rowTokens }, (_x, i) => 3 + ((r * 11 + i * 3) % (V - 3)));
+      const positions = Array.from({ length: s.trained }, (_x, i) => s.rowTokens - s.trained + i);
+      return { tokens, positions, adapter: 'shared', coef: new Float32Array(s.trained).fill(0.1) };
+    }),
+  );
   await policy.optimizerStep('shared');
   if (s.evalPrompts !== undefined) {
-    const held = Array.from({ length: s.evalPrompts }, (_, i) => ({ prompt: prompt(100 + i), adapter: 'shared', maxNewTokens: s.newTokens, stopStrings: [], stopTokenIds: [] }));
+    const held = Array.from({ length: s.evalPrompts }, (_, i) => ({
+      prompt: prompt(100 + i),
+      adapter: 'shared',
+      maxNewTokens: s.newTokens,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
     await policy.generate(held, { temperature: 0, topP: 1, topK: 0, seed: 0 });
   }
   const peak = backend.ledger().peakBytes;
@@ -93,13 +113,24 @@ function predict(config: ModelConfig, s: Step) {
     halfVectors: false,
     training: s.training,
     decode: {
-      sequences: s.problems * s.group, uniquePrompts: s.problems, promptTokens: s.promptTokens, newTokens: s.newTokens,
+      sequences: s.problems * s.group,
+      uniquePrompts: s.problems,
+      promptTokens: s.promptTokens,
+      newTokens: s.newTokens,
       ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
       ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}),
     },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
     ...(s.evalPrompts !== undefined
-      ? { evalDecode: { sequences: s.evalPrompts, uniquePrompts: s.evalPrompts, promptTokens: s.promptTokens, newTokens: s.newTokens, ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}) } }
+      ? {
+          evalDecode: {
+            sequences: s.evalPrompts,
+            uniquePrompts: s.evalPrompts,
+            promptTokens: s.promptTokens,
+            newTokens: s.newTokens,
+            ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}),
+          },
+        }
       : {}),
     ...(s.activationBudgetBytes !== undefined ? { activationBudgetBytes: s.activationBudgetBytes } : {}),
   });
@@ -109,21 +140,90 @@ const ALL = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'do
 const lora = (rank: number, targets = ALL): MemoryShape['training'] => ({ mode: 'lora', adapters: 1, rank, targets });
 
 const steps: Record<string, Step> = {
-  'lora, decode-heavy': { problems: 3, group: 4, promptTokens: 30, newTokens: 40, rows: 2, rowTokens: 16, trained: 6, training: lora(4) },
-  'lora, distinct prompts': { problems: 6, group: 1, promptTokens: 24, newTokens: 30, rows: 2, rowTokens: 12, trained: 6, training: lora(8) },
-  'lora, gradient-heavy, layers kept': { problems: 2, group: 2, promptTokens: 8, newTokens: 6, rows: 4, rowTokens: 30, trained: 12, training: lora(4) },
+  'lora, decode-heavy': {
+    problems: 3,
+    group: 4,
+    promptTokens: 30,
+    newTokens: 40,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+  },
+  'lora, distinct prompts': {
+    problems: 6,
+    group: 1,
+    promptTokens: 24,
+    newTokens: 30,
+    rows: 2,
+    rowTokens: 12,
+    trained: 6,
+    training: lora(8),
+  },
+  'lora, gradient-heavy, layers kept': {
+    problems: 2,
+    group: 2,
+    promptTokens: 8,
+    newTokens: 6,
+    rows: 4,
+    rowTokens: 30,
+    trained: 12,
+    training: lora(4),
+  },
   'lora q/v, gradient-heavy, recompute': {
-    problems: 1, group: 2, promptTokens: 6, newTokens: 4, rows: 6, rowTokens: 60, trained: 40, training: lora(2, ['q_proj', 'v_proj']), activationBudgetBytes: 0,
+    problems: 1,
+    group: 2,
+    promptTokens: 6,
+    newTokens: 4,
+    rows: 6,
+    rowTokens: 60,
+    trained: 40,
+    training: lora(2, ['q_proj', 'v_proj']),
+    activationBudgetBytes: 0,
   },
   'lora, long distinct prompts, prefill in passes of 2 prompts': {
-    problems: 8, group: 1, promptTokens: 40, newTokens: 4, rows: 2, rowTokens: 16, trained: 6, training: lora(4), prefillTokens: 80,
+    problems: 8,
+    group: 1,
+    promptTokens: 40,
+    newTokens: 4,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+    prefillTokens: 80,
   },
   'lora, held-out evaluation of 24 distinct prompts after a group of 4': {
-    problems: 1, group: 4, promptTokens: 30, newTokens: 30, rows: 2, rowTokens: 16, trained: 6, training: lora(4), evalPrompts: 24,
+    problems: 1,
+    group: 4,
+    promptTokens: 30,
+    newTokens: 30,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+    evalPrompts: 24,
   },
-  'full fine-tuning': { problems: 2, group: 2, promptTokens: 10, newTokens: 8, rows: 3, rowTokens: 24, trained: 10, training: { mode: 'full', adapters: 1 } },
+  'full fine-tuning': {
+    problems: 2,
+    group: 2,
+    promptTokens: 10,
+    newTokens: 8,
+    rows: 3,
+    rowTokens: 24,
+    trained: 10,
+    training: { mode: 'full', adapters: 1 },
+  },
   'lora, 4 problems x G 4 and 12 held-out prompts decoded 5 at a time (decodeBatch)': {
-    problems: 4, group: 4, promptTokens: 30, newTokens: 40, rows: 2, rowTokens: 16, trained: 6, training: lora(4), evalPrompts: 12, decodeBatch: 5,
+    problems: 4,
+    group: 4,
+    promptTokens: 30,
+    newTokens: 40,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+    evalPrompts: 12,
+    decodeBatch: 5,
   },
 };
 
@@ -131,7 +231,9 @@ async function check(config: ModelConfig, weights: ModelWeights, s: Step): Promi
   const peak = await measure(config, weights, s);
   const plan = predict(config, s);
   const err = Math.abs(plan.bytes.total - peak) / peak;
-  expect(err, `planned ${plan.bytes.total} B vs ledger peak ${peak} B (${plan.peakPhase} phase)`).toBeLessThanOrEqual(0.15);
+  expect(err, `planned ${plan.bytes.total} B vs ledger peak ${peak} B (${plan.peakPhase} phase)`).toBeLessThanOrEqual(
+    0.15,
+  );
 }
 
 describe('planMemory vs the allocation ledger', () => {
@@ -145,8 +247,17 @@ describe('planMemory vs the allocation ledger', () => {
   }
 
   const qwen = tinyConfig({
-    architecture: 'qwen2', hiddenSize: 56, intermediateSize: 304, numLayers: 3, numHeads: 7, numKvHeads: 1, headDim: 8,
-    vocabSize: 300, attentionBias: true, tieWordEmbeddings: true, ropeTheta: 1e6,
+    architecture: 'qwen2',
+    hiddenSize: 56,
+    intermediateSize: 304,
+    numLayers: 3,
+    numHeads: 7,
+    numKvHeads: 1,
+    headDim: 8,
+    vocabSize: 300,
+    attentionBias: true,
+    tieWordEmbeddings: true,
+    ropeTheta: 1e6,
   });
   for (const [label, step] of Object.entries(steps)) {
     it(`Qwen-shaped random model: ${label}`, async () => {
@@ -154,7 +265,14 @@ describe('planMemory vs the allocation ledger', () => {
     });
   }
   const llama3 = tinyConfig({
-    hiddenSize: 32, intermediateSize: 64, numLayers: 2, numHeads: 8, numKvHeads: 2, headDim: 4, vocabSize: 90, tieWordEmbeddings: true,
+    hiddenSize: 32,
+    intermediateSize: 64,
+    numLayers: 2,
+    numHeads: 8,
+    numKvHeads: 2,
+    headDim: 4,
+    vocabSize: 90,
+    tieWordEmbeddings: true,
     ropeScaling: { type: 'llama3', factor: 32, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 64 },
   });
   it('Llama-3-shaped random model with scaled RoPE', async () => {
@@ -196,7 +314,7 @@ describe('planMemory vs the allocation ledger', () => {
     const [pc, pa] = [predict(llama3, s), predict(llama3, whole)];
     expect(pc.bytes.kv_cache).toBeLessThan(pa.bytes.kv_cache);
     expect(Math.abs(pc.bytes.total - capped) / capped).toBeLessThanOrEqual(0.15);
-    expect(Math.abs((pa.bytes.total - pc.bytes.total) - (all - capped))).toBeLessThanOrEqual(0.15 * (all - capped));
+    expect(Math.abs(pa.bytes.total - pc.bytes.total - (all - capped))).toBeLessThanOrEqual(0.15 * (all - capped));
   });
 
   it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {

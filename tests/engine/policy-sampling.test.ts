@@ -55,7 +55,8 @@ describe('sampleToken', () => {
   it('temperature 0 is argmax; top-k 1 is argmax at any temperature', () => {
     expect(argmax(logits)).toBe(1);
     expect(sampleToken(logits, { temperature: 0, topP: 1, topK: 0, seed: 1 }, 0, 0)).toBe(1);
-    for (let c = 0; c < 50; c++) expect(sampleToken(logits, { temperature: 2, topP: 1, topK: 1, seed: 3 }, 0, c)).toBe(1);
+    for (let c = 0; c < 50; c++)
+      expect(sampleToken(logits, { temperature: 2, topP: 1, topK: 1, seed: 3 }, 0, c)).toBe(1);
   });
 
   it('plain temperature sampling follows softmax(logits / T)', () => {
@@ -82,13 +83,19 @@ describe('sampleToken', () => {
   it('matches a full-sort reference on a large vocabulary, except at near-ties (float rounding at a CDF boundary)', () => {
     const rng = new Rng(99);
     const V = 3000;
-    for (const [temperature, topP, topK] of [[1, 0.9, 0], [0.7, 1, 40], [1.3, 0.5, 200], [1, 0.95, 5]]) {
+    for (const [temperature, topP, topK] of [
+      [1, 0.9, 0],
+      [0.7, 1, 40],
+      [1.3, 0.5, 200],
+      [1, 0.95, 5],
+    ]) {
       for (let trial = 0; trial < 5; trial++) {
         const big = Float32Array.from({ length: V }, () => 3 * rng.normal());
         for (let c = 0; c < 20; c++) {
           const params = { temperature, topP, topK, seed: trial };
           const u = uniform01(trial, 1, c);
-          if (sampleToken(big, params, 1, c) !== reference(big, params, u)) expect(sampleMargin(big, 0, V, params, u)).toBeLessThan(1e-5);
+          if (sampleToken(big, params, 1, c) !== reference(big, params, u))
+            expect(sampleMargin(big, 0, V, params, u)).toBeLessThan(1e-5);
         }
       }
     }

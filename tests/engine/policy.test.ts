@@ -3,7 +3,11 @@
 // (LoRA and full fine-tuning), and adapter / optimiser state round-trips.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { createEnginePolicy, type EnginePolicyOptions, type TrainingSetup } from '../../src/engine/policy/engine-policy.ts';
+import {
+  createEnginePolicy,
+  type EnginePolicyOptions,
+  type TrainingSetup,
+} from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../src/engine/policy/policy.ts';
 import { parsePeftAdapter } from '../../src/engine/io/peft.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
@@ -29,7 +33,13 @@ function baseOptions(training: TrainingSetup, lr = 1e-2): EnginePolicyOptions {
   };
 }
 
-const lora: TrainingSetup = { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] };
+const lora: TrainingSetup = {
+  mode: 'lora',
+  adapters: ['meta', 'reasoning'],
+  rank: 4,
+  alpha: 8,
+  targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+};
 const sample: SamplingParams = { temperature: 1, topP: 0.9, topK: 10, seed: 42 };
 
 function req(prompt: number[], extra: Partial<GenerateRequest> = {}): GenerateRequest {
@@ -61,7 +71,8 @@ describe('EnginePolicy generation', () => {
     expect(free.text).toBe(letters.decode(free.tokens));
     const tokens = [3, 1, 4, ...free.tokens];
     const [scored] = await policy.score([{ tokens, positions: free.tokens.map((_, i) => 3 + i), adapter: 'meta' }]);
-    for (let i = 0; i < free.tokens.length; i++) expect(Math.abs(scored.logprobs[i] - free.logprobs[i])).toBeLessThan(1e-4);
+    for (let i = 0; i < free.tokens.length; i++)
+      expect(Math.abs(scored.logprobs[i] - free.logprobs[i])).toBeLessThan(1e-4);
 
     // stop at the 4th greedy token's id: it is not returned
     const stopId = free.tokens[3];
@@ -127,7 +138,9 @@ describe('EnginePolicy training', () => {
     // the untrained adapter (B = 0) scores as the base, up to rounding: it runs the merged inference copy, whose
     // residual adds are matmul epilogues (on the CPU one rounding of the f64 sum, where the base path rounds the
     // matmul and then the add), so the two may differ in the last bit
-    reasoning.logprobs.forEach((x, i) => expect(Math.abs(x - base.logprobs[i])).toBeLessThanOrEqual(4 * 2 ** -24 * Math.abs(base.logprobs[i])));
+    reasoning.logprobs.forEach((x, i) =>
+      expect(Math.abs(x - base.logprobs[i])).toBeLessThanOrEqual(4 * 2 ** -24 * Math.abs(base.logprobs[i])),
+    );
     expect(Array.from(meta.logprobs)).not.toEqual(Array.from(base.logprobs));
 
     const files = await policy.saveAdapter('meta');
@@ -168,11 +181,12 @@ describe('EnginePolicy training', () => {
       const W = merged.get(`${path}.weight`)!;
       const [nOut, nIn] = W.shape;
       const r = peft.config.rank;
-      for (let o = 0; o < nOut; o++) for (let i = 0; i < nIn; i++) {
-        let acc = 0;
-        for (let k = 0; k < r; k++) acc += b[o * r + k] * a[k * nIn + i];
-        W.data[o * nIn + i] += scale * acc;
-      }
+      for (let o = 0; o < nOut; o++)
+        for (let i = 0; i < nIn; i++) {
+          let acc = 0;
+          for (let k = 0; k < r; k++) acc += b[o * r + k] * a[k * nIn + i];
+          W.data[o * nIn + i] += scale * acc;
+        }
     }
     const plain = createEnginePolicy({ ...baseOptions(lora), weights: merged });
     const [viaMerge] = await plain.score([{ ...sft, adapter: null }]);
@@ -272,15 +286,29 @@ describe('EnginePolicy training', () => {
 
   it('rejects bad requests with clear errors', async () => {
     const policy = makePolicy(lora);
-    await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(/token 2: id 99 is outside the vocabulary/);
-    await expect(policy.score([{ tokens: [1, 2, 3], positions: [2, 1], adapter: 'meta' }])).rejects.toThrow(/ascending/);
-    await expect(policy.accumulateGradients([{ ...sft, adapter: null, coef: new Float32Array(n) }])).rejects.toThrow(/frozen base/);
+    await expect(policy.score([{ tokens: [1, 2, 99], positions: [1, 2], adapter: 'meta' }])).rejects.toThrow(
+      /token 2: id 99 is outside the vocabulary/,
+    );
+    await expect(policy.score([{ tokens: [1, 2, 3], positions: [2, 1], adapter: 'meta' }])).rejects.toThrow(
+      /ascending/,
+    );
+    await expect(policy.accumulateGradients([{ ...sft, adapter: null, coef: new Float32Array(n) }])).rejects.toThrow(
+      /frozen base/,
+    );
     await expect(policy.optimizerStep('nope')).rejects.toThrow(/unknown adapter "nope"/);
-    expect(() => createEnginePolicy({ ...baseOptions(lora), baseDtype: 'f16' })).toThrow(/does not support f16 weights/);
-    expect(() => createEnginePolicy({ ...baseOptions({ mode: 'full', adapters: ['a', 'a'] }) })).toThrow(/duplicate adapter names/);
+    expect(() => createEnginePolicy({ ...baseOptions(lora), baseDtype: 'f16' })).toThrow(
+      /does not support f16 weights/,
+    );
+    expect(() => createEnginePolicy({ ...baseOptions({ mode: 'full', adapters: ['a', 'a'] }) })).toThrow(
+      /duplicate adapter names/,
+    );
     const bad = baseOptions(lora);
-    expect(() => createEnginePolicy({ ...bad, optimizer: { ...bad.optimizer, lr: -1 } })).toThrow(/optimizer: lr must be >= 0/);
-    expect(() => createEnginePolicy({ ...bad, training: { ...lora, targets: ['qkv'] } as TrainingSetup })).toThrow(/LoRA target "qkv"/);
+    expect(() => createEnginePolicy({ ...bad, optimizer: { ...bad.optimizer, lr: -1 } })).toThrow(
+      /optimizer: lr must be >= 0/,
+    );
+    expect(() => createEnginePolicy({ ...bad, training: { ...lora, targets: ['qkv'] } as TrainingSetup })).toThrow(
+      /LoRA target "qkv"/,
+    );
     expect(bad.backend.ledger().liveTensors).toBe(0);
   });
 });

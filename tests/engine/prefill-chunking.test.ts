@@ -20,24 +20,45 @@ import { randomWeights, tinyConfig } from './model-random.ts';
 const cfg = tinyConfig({ architecture: 'qwen2', attentionBias: true, vocabSize: 48 });
 const weights = randomWeights(cfg, 21);
 // 7 prompts, 6 distinct (prompt 5 repeats prompt 0), padded to P = 9
-const prompts = [[3, 5, 7, 9, 11], [2, 4], [8, 1, 6, 30, 31, 32, 33, 2, 9], [12], [40, 41, 42], [3, 5, 7, 9, 11], [7, 7, 7, 7]];
+const prompts = [
+  [3, 5, 7, 9, 11],
+  [2, 4],
+  [8, 1, 6, 30, 31, 32, 33, 2, 9],
+  [12],
+  [40, 41, 42],
+  [3, 5, 7, 9, 11],
+  [7, 7, 7, 7],
+];
 const P = 9;
 
 const backends: Array<[string, () => Promise<Backend>]> = [
   ['cpu', async () => new CpuBackend()],
   ['wasm', () => WasmBackend.create()],
-  ['webgpu', async () => {
-    const dawn = await getTestDevice();
-    return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
-  }],
+  [
+    'webgpu',
+    async () => {
+      const dawn = await getTestDevice();
+      return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    },
+  ],
 ];
 
 function weightsOn(be: Backend, fused: boolean): ActiveWeights {
   const params = uploadParams(be, cfg, weights);
-  const lora = createLoraAdapter(be, cfg, { name: 'a', rank: 2, alpha: 4, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], seed: 3 });
+  const lora = createLoraAdapter(be, cfg, {
+    name: 'a',
+    rank: 2,
+    alpha: 4,
+    targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
+    seed: 3,
+  });
   const rng = new Rng(8);
   for (const [name, t] of namedLoraParameters(lora)) {
-    if (name.endsWith('lora_B.weight')) be.upload(t, Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()));
+    if (name.endsWith('lora_B.weight'))
+      be.upload(
+        t,
+        Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()),
+      );
   }
   if (!fused) return { params, lora };
   const merged = allocMerged(be, cfg, params, lora);
@@ -45,13 +66,24 @@ function weightsOn(be: Backend, fused: boolean): ActiveWeights {
 }
 
 /** Every logits row the chooser sees (as raw bits) and the ledger's peak during the call. */
-async function run(be: Backend, w: ActiveWeights, prefillTokens: number | undefined): Promise<{ rows: Uint32Array[]; peak: number }> {
+async function run(
+  be: Backend,
+  w: ActiveWeights,
+  prefillTokens: number | undefined,
+): Promise<{ rows: Uint32Array[]; peak: number }> {
   const rows: Uint32Array[] = [];
   const before = be.ledger();
-  await decodeBatch(be, cfg, w, prompts, (b, logits, step) => {
-    rows.push(new Uint32Array(Float32Array.from(logits).buffer));
-    return step < 3 ? (b * 7 + step * 5) % cfg.vocabSize : null;
-  }, { maxNewTokens: 4, ...(prefillTokens === undefined ? {} : { prefillTokens }) });
+  await decodeBatch(
+    be,
+    cfg,
+    w,
+    prompts,
+    (b, logits, step) => {
+      rows.push(new Uint32Array(Float32Array.from(logits).buffer));
+      return step < 3 ? (b * 7 + step * 5) % cfg.vocabSize : null;
+    },
+    { maxNewTokens: 4, ...(prefillTokens === undefined ? {} : { prefillTokens }) },
+  );
   const after = be.ledger();
   expect(after.liveTensors).toBe(before.liveTensors);
   return { rows, peak: after.peakBytes };
@@ -96,16 +128,23 @@ describe('chunked prefill', () => {
       const be = await make();
       const [B, T, W, Sdst, dstRow0, dstB0] = [2, 3, 4, 5, 1, 1];
       const src = be.alloc([B, T, W], 'f32', 'src');
-      be.upload(src, Float32Array.from({ length: B * T * W }, (_, i) => i + 1));
+      be.upload(
+        src,
+        Float32Array.from({ length: B * T * W }, (_, i) => i + 1),
+      );
       const dst = be.alloc([dstB0 + B + 1, Sdst, W], 'f32', 'dst');
       be.upload(dst, new Float32Array(dst.size).fill(-1));
       be.run('copyRows', { t: { src, dst }, p: { B, T, W, Sdst, dstRow0, dstB0 } });
-      const got = await be.download(dst) as Float32Array;
+      const got = (await be.download(dst)) as Float32Array;
       const want = new Float32Array(dst.size).fill(-1);
-      for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) for (let i = 0; i < W; i++) want[((dstB0 + b) * Sdst + dstRow0 + t) * W + i] = (b * T + t) * W + i + 1;
+      for (let b = 0; b < B; b++)
+        for (let t = 0; t < T; t++)
+          for (let i = 0; i < W; i++) want[((dstB0 + b) * Sdst + dstRow0 + t) * W + i] = (b * T + t) * W + i + 1;
       expect(Array.from(got)).toEqual(Array.from(want));
       const small = be.alloc([B, Sdst, W], 'f32', 'small');
-      expect(() => be.run('copyRows', { t: { src, dst: small }, p: { B, T, W, Sdst, dstRow0, dstB0 } })).toThrow(/copyRows.*dst/);
+      expect(() => be.run('copyRows', { t: { src, dst: small }, p: { B, T, W, Sdst, dstRow0, dstB0 } })).toThrow(
+        /copyRows.*dst/,
+      );
       be.destroy();
     });
   }

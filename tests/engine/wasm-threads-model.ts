@@ -38,7 +38,10 @@ export async function modelRun(be: Backend, name: string) {
   const idsT = golden.get('input_ids')!;
   const [B, T] = idsT.shape;
   const flat = Array.from(idsT.data as ArrayLike<number>);
-  const seqs = Array.from({ length: B }, (_, b) => ({ tokens: flat.slice(b * T, (b + 1) * T), positions: Array.from({ length: T - 1 }, (_x, i) => i + 1) }));
+  const seqs = Array.from({ length: B }, (_, b) => ({
+    tokens: flat.slice(b * T, (b + 1) * T),
+    positions: Array.from({ length: T - 1 }, (_x, i) => i + 1),
+  }));
   const coef = Float32Array.from({ length: B * (T - 1) }, (_, q) => ((q * 7919) % 13) / 13 - 0.4);
   const cfg = ckpt.config;
   const params = uploadParams(be, cfg, ckpt.weights);
@@ -46,18 +49,35 @@ export async function modelRun(be: Backend, name: string) {
   const out = new Map<string, Float32Array>();
   out.set('logits', await computeLogits(be, cfg, { params, lora: null }, batch));
   const grads = zerosLikeParams(be, cfg, 'grad');
-  const full = await runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: null, sinks: { full: grads, lora: null } });
+  const full = await runSequences(be, cfg, { params, lora: null }, batch, {
+    coef,
+    entropyCoef: null,
+    sinks: { full: grads, lora: null },
+  });
   out.set('logprobs', full.logprobs);
   out.set('entropy', full.entropy);
   for (const [key, t] of namedParameters(grads)) out.set(`grad.${key}`, Float32Array.from(await be.download(t)));
   // a LoRA adapter with non-zero B so the adapted forward differs from the base model
-  const adapter = createLoraAdapter(be, cfg, { name: 'x', rank: 3, alpha: 6, targets: Object.keys(LORA_MODULE), seed: 1 });
+  const adapter = createLoraAdapter(be, cfg, {
+    name: 'x',
+    rank: 3,
+    alpha: 6,
+    targets: Object.keys(LORA_MODULE),
+    seed: 1,
+  });
   const rng = new Rng(11);
-  for (const [, t] of namedLoraParameters(adapter)) be.upload(t, Float32Array.from({ length: t.shape[0] * t.shape[1] }, () => 0.1 * rng.normal()));
+  for (const [, t] of namedLoraParameters(adapter))
+    be.upload(
+      t,
+      Float32Array.from({ length: t.shape[0] * t.shape[1] }, () => 0.1 * rng.normal()),
+    );
   const lgrads = zerosLikeAdapter(be, cfg, adapter, 'glora');
-  const lora = await runSequences(be, cfg, { params, lora: adapter }, batch, { coef, entropyCoef: Float32Array.from(coef, (c) => 0.01 * c), sinks: { full: null, lora: lgrads } });
+  const lora = await runSequences(be, cfg, { params, lora: adapter }, batch, {
+    coef,
+    entropyCoef: Float32Array.from(coef, (c) => 0.01 * c),
+    sinks: { full: null, lora: lgrads },
+  });
   out.set('lora.logprobs', lora.logprobs);
   for (const [key, t] of namedLoraParameters(lgrads)) out.set(`lora.${key}`, Float32Array.from(await be.download(t)));
   return out;
 }
-

@@ -8,7 +8,14 @@ import { firstDifference, goldenFixtures, modelRun } from './wasm-threads-model.
 
 const name = goldenFixtures()[0];
 const make = (threads: 1 | 2, helperOnly = false) =>
-  WasmBackend.create({ variant: 'relaxed-simd', threads, spawnHelper: spawnNodeWasmHelper, cores: 2, splitMinWork: 0, helperOnly });
+  WasmBackend.create({
+    variant: 'relaxed-simd',
+    threads,
+    spawnHelper: spawnNodeWasmHelper,
+    cores: 2,
+    splitMinWork: 0,
+    helperOnly,
+  });
 const one = await make(1);
 const want = await modelRun(one, name);
 const differing: string[] = [];
@@ -18,7 +25,9 @@ for (const two of [await make(2), await make(2, true)]) {
   if (two.threads !== 2) differing.push('no second thread');
   if (two.variant !== one.variant) variant = 'mixed';
   const got = await modelRun(two, name);
-  for (const [key, w] of want) if (!got.has(key) || firstDifference(got.get(key)!, w) !== -1) differing.push(`${key}${two.runtime.helperJobs.alone ? '' : ' (helper only)'}`);
+  for (const [key, w] of want)
+    if (!got.has(key) || firstDifference(got.get(key)!, w) !== -1)
+      differing.push(`${key}${two.runtime.helperJobs.alone ? '' : ' (helper only)'}`);
   split.push(two.runtime.stats.splitMatmuls);
   two.destroy();
 }

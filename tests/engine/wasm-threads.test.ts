@@ -18,7 +18,13 @@ import { firstDifference, goldenFixtures, modelRun } from './wasm-threads-model.
 const open: WasmBackend[] = [];
 /** threads 2 with helperOnly: the helper thread runs every chunk (its path is then tested on every call) */
 async function backend(threads: 1 | 2, splitMinWork = 0, helperOnly = false): Promise<WasmBackend> {
-  const be = await WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: 2, splitMinWork, helperOnly });
+  const be = await WasmBackend.create({
+    threads,
+    spawnHelper: spawnNodeWasmHelper,
+    cores: 2,
+    splitMinWork,
+    helperOnly,
+  });
   open.push(be);
   return be;
 }
@@ -32,11 +38,23 @@ function random(n: number, rng: Rng): Float32Array {
 
 /** C after one matmul on the backend's runtime, with C starting from `c0` (beta != 0 reads it). */
 function runMatmul(
-  rt: WasmRuntime, a: Float32Array, b: Float32Array, c0: Float32Array, bias: Float32Array | null,
-  M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+  rt: WasmRuntime,
+  a: Float32Array,
+  b: Float32Array,
+  c0: Float32Array,
+  bias: Float32Array | null,
+  M: number,
+  N: number,
+  K: number,
+  transA: 0 | 1,
+  transB: 0 | 1,
+  alpha: number,
+  beta: number,
 ): Float32Array {
   rt.reserveMatmul(M, N, K);
-  const pa = rt.heap.alloc(a.length * 4), pb = rt.heap.alloc(b.length * 4), pc = rt.heap.alloc(c0.length * 4);
+  const pa = rt.heap.alloc(a.length * 4),
+    pb = rt.heap.alloc(b.length * 4),
+    pc = rt.heap.alloc(c0.length * 4);
   const pbias = bias ? rt.heap.alloc(bias.length * 4) : 0;
   rt.f32At(pa, a.length).set(a);
   rt.f32At(pb, b.length).set(b);
@@ -62,44 +80,84 @@ describe('two-thread WASM matmul', () => {
 
   // packed path (M > 128, or transA, or transB = 0 with M > 32) and few-rows path (M <= 32, or transB with M <= 128)
   const shapes: Array<[number, number, number, 0 | 1, 0 | 1]> = [
-    [133, 37, 29, 0, 1], [133, 37, 29, 0, 0], [137, 45, 19, 1, 0], [135, 23, 41, 1, 1], [66, 77, 53, 0, 0],
-    [31, 45, 67, 0, 0], [29, 13, 9, 0, 1], [97, 131, 35, 0, 1], [7, 9, 5, 0, 1], [201, 8, 3, 0, 1],
+    [133, 37, 29, 0, 1],
+    [133, 37, 29, 0, 0],
+    [137, 45, 19, 1, 0],
+    [135, 23, 41, 1, 1],
+    [66, 77, 53, 0, 0],
+    [31, 45, 67, 0, 0],
+    [29, 13, 9, 0, 1],
+    [97, 131, 35, 0, 1],
+    [7, 9, 5, 0, 1],
+    [201, 8, 3, 0, 1],
   ];
-  it.each(shapes)('M %i N %i K %i transA %i transB %i: 2 threads == 1 thread bit for bit', async (M, N, K, transA, transB) => {
-    const one = await backend(1);
-    const rng = new Rng(M * 1000 + N);
-    const a = random(M * K, rng), b = random(K * N, rng), c0 = random(M * N, rng), bias = random(N, rng);
-    // chunks shared between the threads, and every chunk on the helper
-    for (const two of [await backend(2), await backend(2, 0, true)]) {
-      for (const [alpha, beta, withBias] of [[1, 0, false], [0.7, 0.3, true]] as const) {
-        const before = two.runtime.stats.splitMatmuls;
-        const want = runMatmul(one.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
-        const got = runMatmul(two.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
-        expect(two.runtime.stats.splitMatmuls, 'the call was split').toBe(before + 1);
-        expect(firstDifference(got, want), `alpha ${alpha} beta ${beta}`).toBe(-1);
+  it.each(shapes)(
+    'M %i N %i K %i transA %i transB %i: 2 threads == 1 thread bit for bit',
+    async (M, N, K, transA, transB) => {
+      const one = await backend(1);
+      const rng = new Rng(M * 1000 + N);
+      const a = random(M * K, rng),
+        b = random(K * N, rng),
+        c0 = random(M * N, rng),
+        bias = random(N, rng);
+      // chunks shared between the threads, and every chunk on the helper
+      for (const two of [await backend(2), await backend(2, 0, true)]) {
+        for (const [alpha, beta, withBias] of [
+          [1, 0, false],
+          [0.7, 0.3, true],
+        ] as const) {
+          const before = two.runtime.stats.splitMatmuls;
+          const want = runMatmul(one.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+          const got = runMatmul(two.runtime, a, b, c0, withBias ? bias : null, M, N, K, transA, transB, alpha, beta);
+          expect(two.runtime.stats.splitMatmuls, 'the call was split').toBe(before + 1);
+          expect(firstDifference(got, want), `alpha ${alpha} beta ${beta}`).toBe(-1);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('by default only matmuls with at least SPLIT_MIN_WORK multiply-adds are split', async () => {
     const two = await backend(2, SPLIT_MIN_WORK);
     const rng = new Rng(5);
     const small = [64, 64, 64] as const; // the tiny model's q projection in a decode step of 64 sequences
     expect(small[0] * small[1] * small[2]).toBeLessThan(SPLIT_MIN_WORK);
-    runMatmul(two.runtime, random(64 * 64, rng), random(64 * 64, rng), new Float32Array(64 * 64), null, ...small, 0, 1, 1, 0);
+    runMatmul(
+      two.runtime,
+      random(64 * 64, rng),
+      random(64 * 64, rng),
+      new Float32Array(64 * 64),
+      null,
+      ...small,
+      0,
+      1,
+      1,
+      0,
+    );
     expect(two.runtime.stats.splitMatmuls).toBe(0);
     const [M, N, K] = [512, 256, 64];
     expect(M * N * K).toBeGreaterThanOrEqual(SPLIT_MIN_WORK);
-    const a = random(M * K, rng), b = random(N * K, rng);
+    const a = random(M * K, rng),
+      b = random(N * K, rng);
     const got = runMatmul(two.runtime, a, b, new Float32Array(M * N), null, M, N, K, 0, 1, 1, 0);
     expect(two.runtime.stats.splitMatmuls).toBe(1);
     const one = await backend(1);
-    expect(firstDifference(got, runMatmul(one.runtime, a, b, new Float32Array(M * N), null, M, N, K, 0, 1, 1, 0))).toBe(-1);
+    expect(firstDifference(got, runMatmul(one.runtime, a, b, new Float32Array(M * N), null, M, N, K, 0, 1, 1, 0))).toBe(
+      -1,
+    );
   });
 });
 
 /** o, lse of attention and dq, dk, dv of its backward on one runtime, from the same random inputs */
-function runAttention(rt: WasmRuntime, B: number, T: number, past: number, H: number, Hkv: number, Dh: number, keyStart: number[]) {
+function runAttention(
+  rt: WasmRuntime,
+  B: number,
+  T: number,
+  past: number,
+  H: number,
+  Hkv: number,
+  Dh: number,
+  keyStart: number[],
+) {
   const S = past + T;
   const rng = new Rng(B * 100 + T);
   const alloc = (n: number, fill: boolean) => {
@@ -109,36 +167,51 @@ function runAttention(rt: WasmRuntime, B: number, T: number, past: number, H: nu
     else v.fill(0);
     return p;
   };
-  const q = alloc(B * T * H * Dh, true), k = alloc(B * S * Hkv * Dh, true), v = alloc(B * S * Hkv * Dh, true);
+  const q = alloc(B * T * H * Dh, true),
+    k = alloc(B * S * Hkv * Dh, true),
+    v = alloc(B * S * Hkv * Dh, true);
   const dout = alloc(B * T * H * Dh, true);
-  const o = alloc(B * T * H * Dh, false), lse = alloc(B * H * T, false), scores = alloc(S, false);
-  const dq = alloc(B * T * H * Dh, false), dk = alloc(B * S * Hkv * Dh, false), dv = alloc(B * S * Hkv * Dh, false);
+  const o = alloc(B * T * H * Dh, false),
+    lse = alloc(B * H * T, false),
+    scores = alloc(S, false);
+  const dq = alloc(B * T * H * Dh, false),
+    dk = alloc(B * S * Hkv * Dh, false),
+    dv = alloc(B * S * Hkv * Dh, false);
   const ks = rt.heap.alloc(B * 4);
   new Int32Array(rt.memory.buffer, ks, B).set(keyStart);
   rt.attention(q, k, v, ks, o, lse, scores, B, T, S, past, H, Hkv, Dh);
   const out: Float32Array[] = [rt.f32At(o, B * T * H * Dh).slice(), rt.f32At(lse, B * H * T).slice()];
   if (past === 0) {
     rt.attentionBackward(q, k, v, ks, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
-    out.push(rt.f32At(dq, B * T * H * Dh).slice(), rt.f32At(dk, B * S * Hkv * Dh).slice(), rt.f32At(dv, B * S * Hkv * Dh).slice());
+    out.push(
+      rt.f32At(dq, B * T * H * Dh).slice(),
+      rt.f32At(dk, B * S * Hkv * Dh).slice(),
+      rt.f32At(dv, B * S * Hkv * Dh).slice(),
+    );
   }
   return out;
 }
 
 describe('two-thread WASM attention (split by sequences)', () => {
-
   const cases: Array<[number, number, number, number, number, number, number[]]> = [
-    [3, 7, 0, 4, 2, 7, [0, 2, 5]], [5, 9, 0, 6, 3, 5, [1, 0, 0, 8, 3]], [4, 1, 11, 4, 1, 9, [0, 3, 12, 2]], [2, 6, 5, 2, 2, 16, [0, 4]],
+    [3, 7, 0, 4, 2, 7, [0, 2, 5]],
+    [5, 9, 0, 6, 3, 5, [1, 0, 0, 8, 3]],
+    [4, 1, 11, 4, 1, 9, [0, 3, 12, 2]],
+    [2, 6, 5, 2, 2, 16, [0, 4]],
   ];
-  it.each(cases)('B %i T %i past %i H %i Hkv %i Dh %i: forward (and backward) 2 threads == 1 thread bit for bit', async (B, T, past, H, Hkv, Dh, ks) => {
-    const one = await backend(1);
-    const want = runAttention(one.runtime, B, T, past, H, Hkv, Dh, ks);
-    for (const two of [await backend(2), await backend(2, 0, true)]) {
-      const before = two.runtime.stats.splitAttention;
-      const got = runAttention(two.runtime, B, T, past, H, Hkv, Dh, ks);
-      expect(two.runtime.stats.splitAttention).toBe(before + (past === 0 ? 2 : 1));
-      want.forEach((w, i) => expect(firstDifference(got[i], w), ['o', 'lse', 'dq', 'dk', 'dv'][i]).toBe(-1));
-    }
-  });
+  it.each(cases)(
+    'B %i T %i past %i H %i Hkv %i Dh %i: forward (and backward) 2 threads == 1 thread bit for bit',
+    async (B, T, past, H, Hkv, Dh, ks) => {
+      const one = await backend(1);
+      const want = runAttention(one.runtime, B, T, past, H, Hkv, Dh, ks);
+      for (const two of [await backend(2), await backend(2, 0, true)]) {
+        const before = two.runtime.stats.splitAttention;
+        const got = runAttention(two.runtime, B, T, past, H, Hkv, Dh, ks);
+        expect(two.runtime.stats.splitAttention).toBe(before + (past === 0 ? 2 : 1));
+        want.forEach((w, i) => expect(firstDifference(got[i], w), ['o', 'lse', 'dq', 'dk', 'dv'][i]).toBe(-1));
+      }
+    },
+  );
 });
 
 describe('single-thread fallback', () => {
@@ -157,16 +230,23 @@ describe('single-thread fallback', () => {
   });
 
   it('a helper thread that fails to start leaves a working one-thread backend', async () => {
-    const be = await WasmBackend.create({ threads: 2, cores: 2, spawnHelper: () => Promise.reject(new Error('no workers here')) });
+    const be = await WasmBackend.create({
+      threads: 2,
+      cores: 2,
+      spawnHelper: () => Promise.reject(new Error('no workers here')),
+    });
     open.push(be);
     expect(be.threads).toBe(1);
     const rng = new Rng(3);
-    const a = random(40 * 20, rng), b = random(20 * 30, rng);
+    const a = random(40 * 20, rng),
+      b = random(20 * 30, rng);
     const one = await backend(1);
-    expect(firstDifference(
-      runMatmul(be.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
-      runMatmul(one.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
-    )).toBe(-1);
+    expect(
+      firstDifference(
+        runMatmul(be.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
+        runMatmul(one.runtime, a, b, new Float32Array(40 * 30), null, 40, 30, 20, 0, 0, 1, 0),
+      ),
+    ).toBe(-1);
   });
 });
 
@@ -186,8 +266,16 @@ describe.each(goldenFixtures().slice(0, 2))('whole model on golden fixture %s', 
 describe('relaxed SIMD (fused multiply-add) on two threads', () => {
   it('whole model with --experimental-wasm-relaxed-simd: 2 threads == 1 thread bit for bit (child process)', () => {
     const script = resolve(import.meta.dirname, 'wasm-threads-relaxed-check.ts');
-    const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--import', 'tsx', script], { encoding: 'utf8', timeout: 120_000 });
-    const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { variant: string; compared: number; differing: string[]; split: number[] };
+    const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--import', 'tsx', script], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+      variant: string;
+      compared: number;
+      differing: string[];
+      split: number[];
+    };
     expect(result.variant).toBe('relaxed-simd');
     expect(result.compared).toBeGreaterThan(10);
     expect(result.differing).toEqual([]);

@@ -18,7 +18,10 @@ describe('matmul tile autotune', () => {
     expect(r.best).toBe(fastest.tiled);
     expect(gpu.tuning.tiled).toBe(r.best);
     expect(gpu.ledger().liveTensors).toBe(0);
-    const other = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, tiledMatmul: r.best === 4 ? 2 : 4 });
+    const other = WebGpuBackend.create(dawn.device, {
+      adapterInfo: dawn.description,
+      tiledMatmul: r.best === 4 ? 2 : 4,
+    });
     const again = await autotuneTiles(other, shape, 2);
     expect(again.cached).toBe(true);
     expect(other.tuning.tiled).toBe(r.best);

@@ -3,7 +3,11 @@
 // the device Dawn returns has them.
 import { describe, expect, it } from 'vitest';
 import { globals, create } from 'webgpu';
-import { ENGINE_FEATURES, RAISED_LIMITS, engineDeviceDescriptor } from '../../src/engine/backends/webgpu/device-request.ts';
+import {
+  ENGINE_FEATURES,
+  RAISED_LIMITS,
+  engineDeviceDescriptor,
+} from '../../src/engine/backends/webgpu/device-request.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 
 describe('engineDeviceDescriptor', () => {
@@ -13,7 +17,8 @@ describe('engineDeviceDescriptor', () => {
     expect(adapter).not.toBeNull();
     const d = engineDeviceDescriptor(adapter);
     expect(d.requiredFeatures).toEqual(ENGINE_FEATURES.filter((f) => adapter.features.has(f)));
-    for (const name of RAISED_LIMITS) expect((d.requiredLimits as Record<string, number>)[name]).toBe(adapter.limits[name]);
+    for (const name of RAISED_LIMITS)
+      expect((d.requiredLimits as Record<string, number>)[name]).toBe(adapter.limits[name]);
     const { device } = await getTestDevice();
     for (const f of d.requiredFeatures!) expect(device.features.has(f)).toBe(true);
     expect(device.limits.maxStorageBufferBindingSize).toBe(adapter.limits.maxStorageBufferBindingSize);

@@ -17,9 +17,20 @@ describe('kernel timestamps', () => {
     expect(await gpu.kernelTimes()).toBeNull();
     gpu.profileKernels();
     const [M, N, K] = [9, 13, 21];
-    const inputs = { a: { shape: [M, K], data: data(M * K, 0.3) }, b: { shape: [N, K], data: data(N * K, 0.7) }, c: { shape: [M, N], data: new Float32Array(M * N) } };
+    const inputs = {
+      a: { shape: [M, K], data: data(M * K, 0.3) },
+      b: { shape: [N, K], data: data(N * K, 0.7) },
+      c: { shape: [M, N], data: new Float32Array(M * N) },
+    };
     for (let i = 0; i < 3; i++) {
-      const r = await compareKernel(new CpuBackend(), gpu, 'matmul', inputs, { M, N, K, transA: 0, transB: 1, alpha: 1, beta: 0 }, ['c']);
+      const r = await compareKernel(
+        new CpuBackend(),
+        gpu,
+        'matmul',
+        inputs,
+        { M, N, K, transA: 0, transB: 1, alpha: 1, beta: 0 },
+        ['c'],
+      );
       expect(r.err.c).toBeLessThan(1e-5);
     }
     const x = gpu.alloc([64, 32], 'f32', 'x');

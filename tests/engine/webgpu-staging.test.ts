@@ -16,14 +16,33 @@ describe('WebGPU staging ring', () => {
     const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
     const cfg = tinyConfig({ vocabSize: 97, numLayers: 2 });
     const policy = new EnginePolicy({
-      backend: gpu, config: cfg, weights: randomWeights(cfg, 2), decoder: { decode: (ids) => ids.join(' ') },
+      backend: gpu,
+      config: cfg,
+      weights: randomWeights(cfg, 2),
+      decoder: { decode: (ids) => ids.join(' ') },
       training: { mode: 'lora', adapters: ['a'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+      optimizer: {
+        lr: 1e-3,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0,
+        gradClip: 1,
+        schedule: { kind: 'constant' },
+      },
       seed: 1,
     });
-    const requests = Array.from({ length: 3 }, (_, i) => ({ prompt: [3 + i, 5, 8], adapter: 'a', maxNewTokens: 6, stopStrings: [], stopTokenIds: [] }));
+    const requests = Array.from({ length: 3 }, (_, i) => ({
+      prompt: [3 + i, 5, 8],
+      adapter: 'a',
+      maxNewTokens: 6,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
     const snaps: GpuCounts[] = [];
-    await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 4 }, () => snaps.push(counted.snapshot()));
+    await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 4 }, () =>
+      snaps.push(counted.snapshot()),
+    );
     const steps = snaps.slice(1).map((s, i) => diffCounts(snaps[i], s));
     expect(steps.length).toBe(5);
     for (const d of steps.slice(1)) {
@@ -41,14 +60,20 @@ describe('WebGPU staging ring', () => {
     const sizes = [1, 300, 64, 3, 1000, 64];
     const tensors = sizes.map((n, i) => {
       const t = gpu.alloc([n], 'f32', `t${i}`);
-      gpu.upload(t, Float32Array.from({ length: n }, (_, j) => i * 10000 + j));
+      gpu.upload(
+        t,
+        Float32Array.from({ length: n }, (_, j) => i * 10000 + j),
+      );
       return t;
     });
     for (let round = 0; round < 2; round++) {
-      for (const [i, t] of tensors.entries()) expect(Array.from(await gpu.download(t))).toEqual(Array.from({ length: sizes[i] }, (_, j) => i * 10000 + j));
+      for (const [i, t] of tensors.entries())
+        expect(Array.from(await gpu.download(t))).toEqual(Array.from({ length: sizes[i] }, (_, j) => i * 10000 + j));
     }
     const all = await Promise.all(tensors.map((t) => gpu.download(t)));
-    all.forEach((data, i) => expect(Array.from(data)).toEqual(Array.from({ length: sizes[i] }, (_, j) => i * 10000 + j)));
+    all.forEach((data, i) =>
+      expect(Array.from(data)).toEqual(Array.from({ length: sizes[i] }, (_, j) => i * 10000 + j)),
+    );
     gpu.destroy();
   });
 });

@@ -15,7 +15,10 @@ import { requireDawnDevice } from '../helpers/webgpu.ts';
 async function zeroBetweenKernels(be: Backend, n: number): Promise<Float32Array> {
   const x = be.alloc([n]);
   const y = be.alloc([n]);
-  be.upload(x, Float32Array.from({ length: n }, (_, i) => i + 1));
+  be.upload(
+    x,
+    Float32Array.from({ length: n }, (_, i) => i + 1),
+  );
   be.run('axpby', { t: { x, y }, p: { n, a: 1, b: 0 } });
   zeroTensor(be, y);
   be.run('axpby', { t: { x, y }, p: { n, a: 2, b: 1 } });

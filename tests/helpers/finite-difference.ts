@@ -2,7 +2,12 @@
 // gradient test makes against the backward pass: (L(x + h) - L(x - h)) / 2h, the entry restored afterwards.
 
 /** Central difference of `loss` in data[i] with step h; data[i] is restored before returning. */
-export async function centralDifference(data: Float32Array, i: number, h: number, loss: () => Promise<number>): Promise<number> {
+export async function centralDifference(
+  data: Float32Array,
+  i: number,
+  h: number,
+  loss: () => Promise<number>,
+): Promise<number> {
   const orig = data[i];
   data[i] = orig + h;
   const lp = await loss();

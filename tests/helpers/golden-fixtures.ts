@@ -10,7 +10,11 @@ export const GOLDEN_FIXTURES_MIN = 4;
 
 /** The sorted names of the golden folders holding `file`; throws when fewer than GOLDEN_FIXTURES_MIN do. */
 export function goldenFixtures(file: string): string[] {
-  const names = existsSync(GOLDEN_ROOT) ? readdirSync(GOLDEN_ROOT).filter((d) => existsSync(join(GOLDEN_ROOT, d, file))).toSorted() : [];
+  const names = existsSync(GOLDEN_ROOT)
+    ? readdirSync(GOLDEN_ROOT)
+        .filter((d) => existsSync(join(GOLDEN_ROOT, d, file)))
+        .toSorted()
+    : [];
   if (names.length < GOLDEN_FIXTURES_MIN) {
     throw new Error(
       `tests/fixtures/golden: ${names.length} folder(s) hold ${file} (${names.join(', ') || 'none'}), expected at least ` +

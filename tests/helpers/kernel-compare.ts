@@ -25,7 +25,8 @@ function put(b: Backend, input: TensorInput, name: string): Tensor {
 
 export function relMaxErr(test: ArrayLike<number>, ref: ArrayLike<number>): number {
   if (test.length !== ref.length) throw new Error(`length ${test.length} vs ${ref.length}`);
-  let maxRef = 0, maxDiff = 0;
+  let maxRef = 0,
+    maxDiff = 0;
   for (let i = 0; i < ref.length; i++) {
     maxRef = Math.max(maxRef, Math.abs(ref[i]));
     const d = Math.abs(test[i] - ref[i]);
@@ -35,7 +36,12 @@ export function relMaxErr(test: ArrayLike<number>, ref: ArrayLike<number>): numb
 }
 
 export async function compareKernel<K extends KernelName>(
-  ref: Backend, test: Backend, kernel: K, inputs: Record<string, TensorInput>, p: KernelArgs<K>['p'], outputs: string[],
+  ref: Backend,
+  test: Backend,
+  kernel: K,
+  inputs: Record<string, TensorInput>,
+  p: KernelArgs<K>['p'],
+  outputs: string[],
 ): Promise<CompareResult> {
   const result: CompareResult = { err: {}, ref: {}, test: {} };
   const got: Record<string, HostArray>[] = [];

@@ -9,7 +9,7 @@ let cached: Promise<DawnDevice | null> | undefined;
 export function requireDawnDevice(found: DawnDevice | null): DawnDevice {
   if (!found) {
     throw new Error(
-      'WebGPU has no adapter: install Debian\'s chromium (apt-get install -y chromium), whose SwiftShader Vulkan ' +
+      "WebGPU has no adapter: install Debian's chromium (apt-get install -y chromium), whose SwiftShader Vulkan " +
         'driver vitest.config.ts points Dawn at (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json).',
     );
   }
@@ -21,4 +21,3 @@ export async function getTestDevice(): Promise<DawnDevice> {
   cached ??= tryRequestDawnDevice();
   return requireDawnDevice(await cached);
 }
-

@@ -33,7 +33,10 @@ describe('shipped tiny-rema model', () => {
     expect(config.architecture).toBe('llama');
     expect(config.vocabSize).toBe(tok.vocabSize);
     expect(config.eosTokenIds).toContain(tok.endOfTurnTokenId);
-    const header = readSafetensorsHeader(new Uint8Array(readFileSync(join(MODEL_DIR, 'model.safetensors'))), 'model.safetensors');
+    const header = readSafetensorsHeader(
+      new Uint8Array(readFileSync(join(MODEL_DIR, 'model.safetensors'))),
+      'model.safetensors',
+    );
     for (const [name, entry] of header.entries) {
       expect(entry.dtype, name).toBe('F32');
       expect(weights.has(name), name).toBe(true);

@@ -4,7 +4,17 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIG_FIELDS } from '../../src/rl/config.ts';
 import {
-  ablationFieldList, ablationFields, ablationId, ablationRuns, decodeAblation, encodeAblation, parseSeeds, parseValueList, summarizeRun, summaryCsv, validateAblation,
+  ablationFieldList,
+  ablationFields,
+  ablationId,
+  ablationRuns,
+  decodeAblation,
+  encodeAblation,
+  parseSeeds,
+  parseValueList,
+  summarizeRun,
+  summaryCsv,
+  validateAblation,
 } from '../../src/rl/ablation.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
@@ -14,32 +24,74 @@ const spec = { axes: [{ field: 'ratio', values: ['token', 'turn-geometric'] }], 
 describe('ablation runs', () => {
   it('runs every config of a seed before the next seed, each config = base + point + seed', () => {
     const runs = ablationRuns(spec, base);
-    expect(runs.map((r) => r.key)).toEqual(['ratio=token#0', 'ratio=turn-geometric#0', 'ratio=token#1', 'ratio=turn-geometric#1']);
-    expect(runs.map((r) => [r.config.ratio, r.config.seed])).toEqual([['token', 0], ['turn-geometric', 0], ['token', 1], ['turn-geometric', 1]]);
+    expect(runs.map((r) => r.key)).toEqual([
+      'ratio=token#0',
+      'ratio=turn-geometric#0',
+      'ratio=token#1',
+      'ratio=turn-geometric#1',
+    ]);
+    expect(runs.map((r) => [r.config.ratio, r.config.seed])).toEqual([
+      ['token', 0],
+      ['turn-geometric', 0],
+      ['token', 1],
+      ['turn-geometric', 1],
+    ]);
     expect(runs[0].config.groupSize).toBe(base.groupSize);
   });
 
   it('two fields make their product', () => {
-    const runs = ablationRuns({ axes: [{ field: 'ratio', values: ['token', 'turn-geometric'] }, { field: 'groupSize', values: [2, 4] }], seeds: [3] }, base);
-    expect(runs.map((r) => r.label)).toEqual(['ratio=token,groupSize=2', 'ratio=token,groupSize=4', 'ratio=turn-geometric,groupSize=2', 'ratio=turn-geometric,groupSize=4']);
+    const runs = ablationRuns(
+      {
+        axes: [
+          { field: 'ratio', values: ['token', 'turn-geometric'] },
+          { field: 'groupSize', values: [2, 4] },
+        ],
+        seeds: [3],
+      },
+      base,
+    );
+    expect(runs.map((r) => r.label)).toEqual([
+      'ratio=token,groupSize=2',
+      'ratio=token,groupSize=4',
+      'ratio=turn-geometric,groupSize=2',
+      'ratio=turn-geometric,groupSize=4',
+    ]);
   });
 
   it('names what is wrong', () => {
-    expect(() => validateAblation({ axes: [{ field: 'nope', values: [1] }], seeds: [0] }, base)).toThrow('"nope" is not a config field');
-    expect(() => validateAblation({ axes: [{ field: 'model', values: ['x'] }], seeds: [0] }, base)).toThrow('"model" is not a config field an ablation can vary');
-    expect(() => validateAblation({ axes: [{ field: 'ratio', values: ['sideways'] }], seeds: [0] }, base)).toThrow(/ablation ratio=sideways[\s\S]*field "ratio"/);
+    expect(() => validateAblation({ axes: [{ field: 'nope', values: [1] }], seeds: [0] }, base)).toThrow(
+      '"nope" is not a config field',
+    );
+    expect(() => validateAblation({ axes: [{ field: 'model', values: ['x'] }], seeds: [0] }, base)).toThrow(
+      '"model" is not a config field an ablation can vary',
+    );
+    expect(() => validateAblation({ axes: [{ field: 'ratio', values: ['sideways'] }], seeds: [0] }, base)).toThrow(
+      /ablation ratio=sideways[\s\S]*field "ratio"/,
+    );
     expect(() => validateAblation({ axes: [], seeds: [0] }, base)).toThrow('one or two fields');
-    expect(() => validateAblation({ axes: [{ field: 'lr', values: [1e-3] }], seeds: [0, 0] }, base)).toThrow('a seed is listed twice');
-    expect(() => validateAblation({ axes: [{ field: 'lr', values: [1e-3, 1e-3] }], seeds: [0] }, base)).toThrow('"lr" lists a value twice');
+    expect(() => validateAblation({ axes: [{ field: 'lr', values: [1e-3] }], seeds: [0, 0] }, base)).toThrow(
+      'a seed is listed twice',
+    );
+    expect(() => validateAblation({ axes: [{ field: 'lr', values: [1e-3, 1e-3] }], seeds: [0] }, base)).toThrow(
+      '"lr" lists a value twice',
+    );
     expect(ablationFields()).toContain('ratio');
     expect(ablationFields()).not.toContain('seed');
   });
 
   it('offers the fields of the config field table that have a knob, with its label and group', () => {
     const list = ablationFieldList();
-    expect(list.find((f) => f.field === 'ratio')).toEqual({ field: 'ratio', label: CONFIG_FIELDS.ratio.ui.label, group: CONFIG_FIELDS.ratio.ui.group });
-    const withKnob = Object.entries(CONFIG_FIELDS).filter(([, d]) => 'ui' in d).map(([k]) => k);
-    expect(list.map((f) => f.field)).toEqual(withKnob.filter((k) => !['name', 'seed', 'trainFile', 'evalFile'].includes(k)));
+    expect(list.find((f) => f.field === 'ratio')).toEqual({
+      field: 'ratio',
+      label: CONFIG_FIELDS.ratio.ui.label,
+      group: CONFIG_FIELDS.ratio.ui.group,
+    });
+    const withKnob = Object.entries(CONFIG_FIELDS)
+      .filter(([, d]) => 'ui' in d)
+      .map(([k]) => k);
+    expect(list.map((f) => f.field)).toEqual(
+      withKnob.filter((k) => !['name', 'seed', 'trainFile', 'evalFile'].includes(k)),
+    );
     expect(list.map((f) => f.field)).not.toContain('model');
   });
 });
@@ -47,7 +99,13 @@ describe('ablation runs', () => {
 describe('ablation text', () => {
   it('reads values as JSON or plain strings, split outside brackets', () => {
     expect(parseValueList('token, turn-geometric')).toEqual(['token', 'turn-geometric']);
-    expect(parseValueList('4, 0.5, true, null, ["q_proj","v_proj"]')).toEqual([4, 0.5, true, null, ['q_proj', 'v_proj']]);
+    expect(parseValueList('4, 0.5, true, null, ["q_proj","v_proj"]')).toEqual([
+      4,
+      0.5,
+      true,
+      null,
+      ['q_proj', 'v_proj'],
+    ]);
     expect(parseSeeds('0, 2')).toEqual([0, 2]);
     expect(parseSeeds('1-3')).toEqual([1, 2, 3]);
     expect(() => parseSeeds('0, x')).toThrow('"x" is not a whole number');

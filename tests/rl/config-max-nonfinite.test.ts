@@ -15,8 +15,12 @@ describe('maxNonFiniteSteps', () => {
 
   it('is validated with the field named', () => {
     const base = getPreset('tiny-default');
-    expect(() => validateConfig({ maxNonFiniteSteps: -1 }, 'f.json', base)).toThrow(/f\.json: invalid config:\n {2}field "maxNonFiniteSteps" must be an integer in \[0, inf\), got -1/);
-    expect(() => validateConfig({ maxNonFiniteSteps: 1.5 }, 'f.json', base)).toThrow(/field "maxNonFiniteSteps" must be an integer/);
+    expect(() => validateConfig({ maxNonFiniteSteps: -1 }, 'f.json', base)).toThrow(
+      /f\.json: invalid config:\n {2}field "maxNonFiniteSteps" must be an integer in \[0, inf\), got -1/,
+    );
+    expect(() => validateConfig({ maxNonFiniteSteps: 1.5 }, 'f.json', base)).toThrow(
+      /field "maxNonFiniteSteps" must be an integer/,
+    );
     expect(validateConfig({ maxNonFiniteSteps: 0 }, 'f.json', base).maxNonFiniteSteps).toBe(0);
   });
 

@@ -13,25 +13,66 @@ describe('presets', () => {
     }
   });
   it('include the ones the paper and the issues name', () => {
-    for (const name of ['tiny-default', 'rema-multiturn', 'rema-singleturn', 'vrp', 'vrp-rl', 'mrp-rl', 'ablation-token-ratio', 'ablation-separate-params'])
+    for (const name of [
+      'tiny-default',
+      'rema-multiturn',
+      'rema-singleturn',
+      'vrp',
+      'vrp-rl',
+      'mrp-rl',
+      'ablation-token-ratio',
+      'ablation-separate-params',
+    ])
       expect(PRESET_NAMES).toContain(name);
   });
   it('rema-multiturn keeps the released code algorithm settings', () => {
     const c = getPreset('rema-multiturn');
     expect(c).toMatchObject({
-      mode: 'multi-turn', paramMode: 'shared', advantage: 'grpo', stdScaling: 'group', advEps: 1e-6, ratio: 'turn-geometric',
-      aggregation: 'trajectory', clipLow: 0.2, clipHigh: 0.2, dualClip: 3, logRatioClip: 3, klBeta: 0, entropyCoef: 0,
-      ppoEpochs: 1, miniBatches: 1, temperature: 1, stopWhenTruncated: true, maskUnfinishedReward: true,
+      mode: 'multi-turn',
+      paramMode: 'shared',
+      advantage: 'grpo',
+      stdScaling: 'group',
+      advEps: 1e-6,
+      ratio: 'turn-geometric',
+      aggregation: 'trajectory',
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClip: 3,
+      logRatioClip: 3,
+      klBeta: 0,
+      entropyCoef: 0,
+      ppoEpochs: 1,
+      miniBatches: 1,
+      temperature: 1,
+      stopWhenTruncated: true,
+      maskUnfinishedReward: true,
     });
     const paper = getPreset('paper-multiturn-7b');
-    expect(paper).toMatchObject({ problemsPerStep: 128, groupSize: 16, maxTurns: 30, maxTokensPerTurn: 512, maxPromptTokens: 4096, lr: 1e-6 });
+    expect(paper).toMatchObject({
+      problemsPerStep: 128,
+      groupSize: 16,
+      maxTurns: 30,
+      maxTokensPerTurn: 512,
+      maxPromptTokens: 4096,
+      lr: 1e-6,
+    });
   });
   it('tiny-default is 8 problems x group 8, multi-turn, on the embedded model', () => {
-    expect(getPreset('tiny-default')).toMatchObject({ problemsPerStep: 8, groupSize: 8, mode: 'multi-turn', modelSource: 'embedded', prompts: 'tiny' });
+    expect(getPreset('tiny-default')).toMatchObject({
+      problemsPerStep: 8,
+      groupSize: 8,
+      mode: 'multi-turn',
+      modelSource: 'embedded',
+      prompts: 'tiny',
+    });
   });
   it('the ablations change only what they name', () => {
     const base = getPreset('rema-multiturn');
-    const diff = (name: string) => Object.entries(getPreset(name)).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(base[k as keyof typeof base])).map(([k]) => k).toSorted();
+    const diff = (name: string) =>
+      Object.entries(getPreset(name))
+        .filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(base[k as keyof typeof base]))
+        .map(([k]) => k)
+        .toSorted();
     expect(diff('ablation-token-ratio')).toEqual(['aggregation', 'name', 'ratio']);
     expect(diff('ablation-separate-params')).toEqual(['name', 'paramMode']);
   });
@@ -64,12 +105,18 @@ describe('validateConfig', () => {
   });
   it('checks rules across fields', () => {
     const base = getPreset('rema-multiturn');
-    expect(() => validateConfig({ filterEpsMin: 0.9, filterEpsMax: 0.1 }, 'x', base)).toThrow(/filterEpsMin.*must be <= filterEpsMax/);
+    expect(() => validateConfig({ filterEpsMin: 0.9, filterEpsMax: 0.1 }, 'x', base)).toThrow(
+      /filterEpsMin.*must be <= filterEpsMax/,
+    );
     expect(() => validateConfig({ trainSet: 'file' }, 'x', base)).toThrow(/field "trainFile" must name a JSONL file/);
-    expect(() => validateConfig({ mode: 'vrp-rl', paramMode: 'separate', maxTurns: 1 }, 'x', base)).toThrow(/paramMode" must be "shared"/);
+    expect(() => validateConfig({ mode: 'vrp-rl', paramMode: 'separate', maxTurns: 1 }, 'x', base)).toThrow(
+      /paramMode" must be "shared"/,
+    );
     expect(() => validateConfig({ mode: 'single-turn' }, 'x', base)).toThrow(/field "maxTurns" must be 1/);
     expect(() => validateConfig({ mode: 'vrp', maxTurns: 1 }, 'x', base)).toThrow(/"steps" must be 0 for mode "vrp"/);
-    expect(() => validateConfig({ dualClip: 1 }, 'x', base)).toThrow(/dualClip" must be null or a number in \(1, inf\)/);
+    expect(() => validateConfig({ dualClip: 1 }, 'x', base)).toThrow(
+      /dualClip" must be null or a number in \(1, inf\)/,
+    );
     expect(validateConfig({ dualClip: null }, 'x', base).dualClip).toBeNull();
   });
 });

@@ -26,8 +26,20 @@ beforeAll(async () => {
 
 function config(decodeBatch: number): ExperimentConfig {
   return validateConfig(
-    { problemsPerStep: 4, groupSize: 2, maxTurns: 2, maxTokensPerTurn: 24, evalSize: 5, evalEvery: 0, evalBeforeTrain: false, temperature: 1, seed: 7, decodeBatch },
-    'test', getPreset('tiny-default'),
+    {
+      problemsPerStep: 4,
+      groupSize: 2,
+      maxTurns: 2,
+      maxTokensPerTurn: 24,
+      evalSize: 5,
+      evalEvery: 0,
+      evalBeforeTrain: false,
+      temperature: 1,
+      seed: 7,
+      decodeBatch,
+    },
+    'test',
+    getPreset('tiny-default'),
   );
 }
 
@@ -37,7 +49,9 @@ async function run(decodeBatch: number) {
   const c = config(decodeBatch);
   const policy = policyForConfig(c, { backend, checkpoint, decoder: tokenizer });
   const trainer = createTrainer({
-    config: c, policy, tokenizer,
+    config: c,
+    policy,
+    tokenizer,
     train: tinyArithProblems({ split: 'train', count: 8, seed: 3 }),
     eval: tinyArithProblems({ split: 'heldout', count: 5, seed: 3 }),
   });
@@ -48,7 +62,8 @@ async function run(decodeBatch: number) {
   return { step, held, peak };
 }
 
-const episodes = (rs: readonly RolloutRecord[]) => rs.map((r) => ({ reward: r.reward, turns: r.turns.map((t) => `${t.role}: ${t.text}`) }));
+const episodes = (rs: readonly RolloutRecord[]) =>
+  rs.map((r) => ({ reward: r.reward, turns: r.turns.map((t) => `${t.role}: ${t.text}`) }));
 
 describe('config.decodeBatch', () => {
   it('a cap of 3 sequences gives the same sampled rollouts and greedy evaluation as the default, with a smaller peak', async () => {
@@ -65,8 +80,8 @@ describe('config.decodeBatch', () => {
     expect(() => config(0)).toThrow(/decodeBatch/);
     expect(() => config(2.5)).toThrow(/decodeBatch/);
     // past the validator (a hand-made config), the engine refuses it instead of looping forever
-    expect(() => policyForConfig({ ...config(3), decodeBatch: 0 }, { backend: new CpuBackend(), checkpoint, decoder: tokenizer })).toThrow(
-      'createEnginePolicy: maxDecodeBatch must be a positive integer, got 0',
-    );
+    expect(() =>
+      policyForConfig({ ...config(3), decodeBatch: 0 }, { backend: new CpuBackend(), checkpoint, decoder: tokenizer }),
+    ).toThrow('createEnginePolicy: maxDecodeBatch must be a positive integer, got 0');
   });
 });

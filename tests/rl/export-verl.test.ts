@@ -20,7 +20,11 @@ function scriptOverrides(name: string): Map<string, string> {
 /** The command form's override lines, parsed back. */
 function commandOverrides(command: string): Map<string, string> {
   const lines = command.split('\n').filter((l) => /^ {4}\+?[a-z_]+\.[\w.]+=/.test(l));
-  return new Map(lines.map((l) => l.trim().replace(/ \\$/, '')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return new Map(
+    lines
+      .map((l) => l.trim().replace(/ \\$/, ''))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 /** Hydra reads True/False, 1e-3 and 0.001 alike: compare values, not spellings. */
@@ -40,7 +44,9 @@ describe('exportVerl', () => {
     const ours = commandOverrides(e.command);
     const script = scriptOverrides('rema.example_7b.overrides');
     expect(script.size).toBe(43);
-    const differing = [...script].filter(([k, v]) => !ours.has(k) || !sameValue(ours.get(k)!, v)).map(([k, v]) => `${k}: script ${v}, ours ${ours.get(k)}`);
+    const differing = [...script]
+      .filter(([k, v]) => !ours.has(k) || !sameValue(ours.get(k)!, v))
+      .map(([k, v]) => `${k}: script ${v}, ours ${ours.get(k)}`);
     expect(differing).toEqual([]);
     // the script's order first, then the keys it leaves at the fork's defaults
     expect([...ours.keys()].slice(0, script.size)).toEqual([...script.keys()]);
@@ -54,7 +60,9 @@ describe('exportVerl', () => {
     const ours = commandOverrides(e.command);
     const script = scriptOverrides('separated_rema.example_7b.overrides');
     expect(script.get('algorithm.switch_agent.model_paths')).toBe('[$MODEL_PATH,$MODEL_PATH]');
-    const differing = [...script].filter(([k, v]) => !ours.has(k) || !sameValue(ours.get(k)!, v)).map(([k, v]) => `${k}: script ${v}, ours ${ours.get(k)}`);
+    const differing = [...script]
+      .filter(([k, v]) => !ours.has(k) || !sameValue(ours.get(k)!, v))
+      .map(([k, v]) => `${k}: script ${v}, ours ${ours.get(k)}`);
     expect(differing).toEqual([]);
     expect(ours.get('algorithm.switch_agent.start_agent')).toBe('meta_thinking');
   });
@@ -62,7 +70,14 @@ describe('exportVerl', () => {
   it('writes every key the fork config has plainly and every other key with +, for every preset', () => {
     expect(VERL_FORK_COMMIT).toMatch(/^24b5b47[0-9a-f]{33}$/);
     const trainers = new Set<string>();
-    for (const name of ['paper-multiturn-7b', 'rema-multiturn', 'tiny-default', 'ablation-separate-params', 'ablation-token-ratio', 'rema-singleturn']) {
+    for (const name of [
+      'paper-multiturn-7b',
+      'rema-multiturn',
+      'tiny-default',
+      'ablation-separate-params',
+      'ablation-token-ratio',
+      'rema-singleturn',
+    ]) {
       const e = exportVerl(getPreset(name));
       trainers.add(e.trainer);
       const known = new Set(VERL_FORK_KEYS[e.trainer]);
@@ -84,30 +99,59 @@ describe('exportVerl', () => {
     expect(y).toEqual(e.keys);
     expect(y.actor_rollout_ref.model.path).toBe('Qwen/Qwen2.5-7B');
     expect(y.reward_model).toEqual({ reward_manager: 'rema', mask_unfinished_reward: true });
-    expect(y.actor_rollout_ref.actor).toMatchObject({ use_dynamic_bsz: true, ppo_mini_batch_size: 512, ppo_micro_batch_size_per_gpu: 8 });
+    expect(y.actor_rollout_ref.actor).toMatchObject({
+      use_dynamic_bsz: true,
+      ppo_mini_batch_size: 512,
+      ppo_micro_batch_size_per_gpu: 8,
+    });
   });
 
   it('counts mini-batches as the fork does: ceil(train_batch_size / ppo_mini_batch_size) optimiser steps', () => {
-    const p = (m: number, b = 128) => exportVerl({ ...paper, miniBatches: m, problemsPerStep: b }).keys as { actor_rollout_ref: { actor: { ppo_mini_batch_size: number } } };
+    const p = (m: number, b = 128) =>
+      exportVerl({ ...paper, miniBatches: m, problemsPerStep: b }).keys as {
+        actor_rollout_ref: { actor: { ppo_mini_batch_size: number } };
+      };
     for (const m of [1, 2, 4, 8]) expect(Math.ceil(128 / p(m).actor_rollout_ref.actor.ppo_mini_batch_size)).toBe(m);
     expect(p(4, 8).actor_rollout_ref.actor.ppo_mini_batch_size).toBe(2);
-    expect(exportVerl({ ...paper, miniBatches: 3, problemsPerStep: 8 }).notPorted.join('\n')).toMatch(/miniBatches 3 does not divide problemsPerStep 8/);
+    expect(exportVerl({ ...paper, miniBatches: 3, problemsPerStep: 8 }).notPorted.join('\n')).toMatch(
+      /miniBatches 3 does not divide problemsPerStep 8/,
+    );
   });
 
   it('lists the knobs that do not port instead of mapping them silently', () => {
     const joined = (c: Partial<ExperimentConfig>) => exportVerl({ ...paper, ...c }).notPorted.join('\n');
     expect(joined({ clipLow: 0.2, clipHigh: 0.28 })).toMatch(/asymmetric clip \(clipLow 0.2, clipHigh 0.28\)/);
-    expect(joined({ ratio: 'token', aggregation: 'trajectory' })).toMatch(/aggregation "trajectory" with the token ratio/);
+    expect(joined({ ratio: 'token', aggregation: 'trajectory' })).toMatch(
+      /aggregation "trajectory" with the token ratio/,
+    );
     expect(joined({ ratio: 'token', aggregation: 'seq-mean-token-mean' })).toBe('');
-    expect(joined({ ratio: 'turn-geometric', aggregation: 'token-mean' })).toMatch(/raises for agg_mode token with clip_mode turn/);
+    expect(joined({ ratio: 'turn-geometric', aggregation: 'token-mean' })).toMatch(
+      /raises for agg_mode token with clip_mode turn/,
+    );
     expect(joined({ ratio: 'turn-arithmetic' })).toMatch(/turn-arithmetic/);
     expect(joined({ aggregation: 'seq-mean-token-sum' })).toMatch(/aggregation "seq-mean-token-sum"/);
     expect(joined({ stdScaling: 'none', finetune: 'lora' })).toMatch(/stdScaling "none"[\s\S]*finetune "lora"/);
     expect(joined({ mode: 'single-turn' })).toMatch(/mode "single-turn"/);
     expect(joined({ klBeta: 0.01, klPlacement: 'reward' })).toMatch(/klPlacement "reward" .*exported as the KL loss/);
     expect(joined({ klBeta: 0.01, klPlacement: 'loss' })).toBe('');
-    const token = exportVerl({ ...paper, ratio: 'token', aggregation: 'seq-mean-token-mean', klBeta: 0.01, klEstimator: 'k1' });
-    expect(token.keys).toMatchObject({ actor_rollout_ref: { actor: { clip_mode: 'token', agg_mode: 'trajectory', use_kl_loss: true, kl_loss_coef: 0.01, kl_loss_type: 'kl' } } });
+    const token = exportVerl({
+      ...paper,
+      ratio: 'token',
+      aggregation: 'seq-mean-token-mean',
+      klBeta: 0.01,
+      klEstimator: 'k1',
+    });
+    expect(token.keys).toMatchObject({
+      actor_rollout_ref: {
+        actor: {
+          clip_mode: 'token',
+          agg_mode: 'trajectory',
+          use_kl_loss: true,
+          kl_loss_coef: 0.01,
+          kl_loss_type: 'kl',
+        },
+      },
+    });
   });
 
   it('writes values in Hydra override syntax', () => {

@@ -31,7 +31,15 @@ async function enginePolicy() {
     weights,
     decoder: tokenizer,
     training: { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q'] },
-    optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 0, schedule: { kind: 'constant' } },
+    optimizer: {
+      lr: 0,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 0,
+      schedule: { kind: 'constant' },
+    },
     seed: 0,
   });
   return { policy, tokenizer };
@@ -48,19 +56,42 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
     // the meta-thinking agent's first prompt for three held-out problems, as the rollout renders it
     const prompts = promptsFor('tiny', 'multi-turn', 'math');
     const episodes: Episode[] = tinyArithProblems({ split: 'heldout', count: 3, seed: 7 }).map((problem, i) => ({
-      problem, group: i, sample: 0, kind: 'two-agent', messages: [], finish: null,
+      problem,
+      group: i,
+      sample: 0,
+      kind: 'two-agent',
+      messages: [],
+      finish: null,
     }));
     const promptIds = episodes.map((e) => encodeChat(onnx.tokenizer, chatFor(e, 'meta', prompts), [], true).tokens);
     const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
-    const requests = promptIds.map((prompt) => ({ prompt, adapter: null, maxNewTokens: 48, stopStrings: [], stopTokenIds: onnx.tokenizer.stopTokenIds }));
+    const requests = promptIds.map((prompt) => ({
+      prompt,
+      adapter: null,
+      maxNewTokens: 48,
+      stopStrings: [],
+      stopTokenIds: onnx.tokenizer.stopTokenIds,
+    }));
     const [a, b] = [await onnx.policy.generate(requests, greedy), await engine.policy.generate(requests, greedy)];
     expect(a.map((g) => g.text)).toEqual(b.map((g) => g.text));
     expect(a.map((g) => g.finish)).toEqual(b.map((g) => g.finish));
     expect(a.every((g) => g.tokens.length > 3)).toBe(true); // the trained model writes a plan, not nothing
 
     // then the reasoning agent's prompt (question + that plan), scored at every position of prompt + plan
-    episodes.forEach((e, i) => e.messages.push({ role: 'meta', text: a[i].text, generated: a[i].tokens.length, truncated: false, endedNormally: true, dummy: false }));
-    const seqs = episodes.map((e, i) => [...encodeChat(onnx.tokenizer, chatFor(e, 'reasoning', prompts), [], true).tokens, ...a[i].tokens]);
+    episodes.forEach((e, i) =>
+      e.messages.push({
+        role: 'meta',
+        text: a[i].text,
+        generated: a[i].tokens.length,
+        truncated: false,
+        endedNormally: true,
+        dummy: false,
+      }),
+    );
+    const seqs = episodes.map((e, i) => [
+      ...encodeChat(onnx.tokenizer, chatFor(e, 'reasoning', prompts), [], true).tokens,
+      ...a[i].tokens,
+    ]);
     const score = seqs.map((tokens) => ({ tokens, positions: tokens.slice(1).map((_, t) => t + 1), adapter: null }));
     const [x, y] = [await onnx.policy.score(score), await engine.policy.score(score)];
     let worst = 0;
@@ -90,7 +121,10 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
 
   it('reads weights stored beside the graph (onnx/model.onnx_data), on node and web, as the single-file model', async () => {
     // tests/fixtures/onnx-external/tiny-rema: export_hf_onnx.py --external-data of the same weights
-    const external = directoryFileSource(resolve(import.meta.dirname, '../fixtures/onnx-external/tiny-rema'), 'onnx-external/tiny-rema');
+    const external = directoryFileSource(
+      resolve(import.meta.dirname, '../fixtures/onnx-external/tiny-rema'),
+      'onnx-external/tiny-rema',
+    );
     ort.env.wasm.numThreads = 1;
     const loaded: string[] = [];
     const [single, onNode, onWeb] = [
@@ -99,7 +133,11 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
       await loadOnnxAgent(external, ort as unknown as OrtModuleLike, { executionProviders: ['wasm'] }),
     ];
     expect(new Set(loaded)).toContain('onnx/model.onnx_data');
-    const tokens = single.tokenizer.encode(single.tokenizer.applyChatTemplate([{ role: 'user', content: 'Tom has 5 cards. He buys 3 more.' }], { addGenerationPrompt: true }));
+    const tokens = single.tokenizer.encode(
+      single.tokenizer.applyChatTemplate([{ role: 'user', content: 'Tom has 5 cards. He buys 3 more.' }], {
+        addGenerationPrompt: true,
+      }),
+    );
     const req = [{ tokens, positions: tokens.slice(1).map((_, t) => t + 1), adapter: null }];
     const [a, b, c] = [await single.policy.score(req), await onNode.policy.score(req), await onWeb.policy.score(req)];
     a[0].logprobs.forEach((lp, j) => {
@@ -111,12 +149,18 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
 
   it('names the missing file or the inconsistent field', async () => {
     const all = Object.fromEntries(
-      ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'].map((f) => [f, new Uint8Array(readFileSync(resolve(dir, f)))]),
+      ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'].map((f) => [
+        f,
+        new Uint8Array(readFileSync(resolve(dir, f))),
+      ]),
     );
-    const without = (name: string) => memoryFileSource('m', Object.fromEntries(Object.entries(all).filter(([k]) => k !== name)));
+    const without = (name: string) =>
+      memoryFileSource('m', Object.fromEntries(Object.entries(all).filter(([k]) => k !== name)));
     await expect(loadOnnxAgent(without('config.json'), ortNode)).rejects.toThrow('m/config.json: file not found');
     await expect(loadOnnxAgent(without('tokenizer.json'), ortNode)).rejects.toThrow(/tokenizer\.json/);
-    await expect(loadOnnxAgent(without('onnx/model.onnx'), ortNode)).rejects.toThrow('m: no ONNX model (looked for onnx/model.onnx and model.onnx)');
+    await expect(loadOnnxAgent(without('onnx/model.onnx'), ortNode)).rejects.toThrow(
+      'm: no ONNX model (looked for onnx/model.onnx and model.onnx)',
+    );
     // a graph at the folder's root is accepted
     const root = { ...all, 'model.onnx': all['onnx/model.onnx'] };
     delete (root as Record<string, Uint8Array>)['onnx/model.onnx'];
@@ -127,6 +171,8 @@ describe('loadOnnxAgent on the shipped tiny-rema ONNX export', () => {
     await expect(loadOnnxAgent(memoryFileSource('m', wrong), ortNode)).rejects.toThrow(
       'm/onnx/model.onnx: ONNX model: 3 past_key_values inputs but config.json has 2 layers',
     );
-    await expect(loadOnnxAgent(files, ortNode, { executionProviders: ['no-such-ep'] })).rejects.toThrow(/no execution provider could run the model \(no-such-ep: /);
+    await expect(loadOnnxAgent(files, ortNode, { executionProviders: ['no-such-ep'] })).rejects.toThrow(
+      /no execution provider could run the model \(no-such-ep: /,
+    );
   });
 });

@@ -75,7 +75,15 @@ const TOKENIZERS: Array<[string, string]> = [
 const bit = (m: Uint32Array, id: number) => (m[id >>> 5] >>> (id & 31)) & 1;
 
 /** Draw under the mask until an end id (or the cap) with the host twin of the sample kernel. */
-function decode(mask: ActionTokenMask, tok: ChatTokenizer, V: number, rng: Rng, temperature: number, cap: number, seed: number) {
+function decode(
+  mask: ActionTokenMask,
+  tok: ChatTokenizer,
+  V: number,
+  rng: Rng,
+  temperature: number,
+  cap: number,
+  seed: number,
+) {
   const generated: number[] = [];
   for (let step = 0; step < cap; step++) {
     const logits = Float32Array.from({ length: V }, () => 4 * rng.normal());
@@ -119,7 +127,8 @@ describe('meta-action token mask on real tokenizers', () => {
     const answer = tok.encode('{"action": "EMPTY", "output": "x"}');
     for (let k = 0; k <= answer.length; k++) {
       const m = mask.allowed(answer.slice(0, k), 200);
-      for (const id of tok.stopTokenIds) expect(bit(m, id), `end id ${id} after ${k} tokens`).toBe(k === answer.length ? 1 : 0);
+      for (const id of tok.stopTokenIds)
+        expect(bit(m, id), `end id ${id} after ${k} tokens`).toBe(k === answer.length ? 1 : 0);
       for (const id of tok.addedTokenIds ?? []) if (!tok.stopTokenIds.includes(id)) expect(bit(m, id)).toBe(0);
       if (k < answer.length) expect(bit(m, answer[k]), `token ${k} of the answer`).toBe(1);
     }

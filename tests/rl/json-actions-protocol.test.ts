@@ -34,13 +34,29 @@ beforeAll(async () => {
 });
 
 const episode = (problem: Problem, group: number, sample: number, messages: Message[] = []): Episode => ({
-  problem, group, sample, kind: 'two-agent', messages, finish: null,
+  problem,
+  group,
+  sample,
+  kind: 'two-agent',
+  messages,
+  finish: null,
 });
-const meta = (text: string): Message => ({ role: 'meta', text, generated: 1, truncated: false, endedNormally: true, dummy: false });
+const meta = (text: string): Message => ({
+  role: 'meta',
+  text,
+  generated: 1,
+  truncated: false,
+  endedNormally: true,
+  dummy: false,
+});
 
 describe('meta-action JSON protocol', () => {
   it('on the tiny model: every plan parses, the reasoning agent gets the chat of its action, statistics match', async () => {
-    const policy = policyForConfig(getPreset('tiny-default'), { backend: new CpuBackend(), checkpoint, decoder: tokenizer });
+    const policy = policyForConfig(getPreset('tiny-default'), {
+      backend: new CpuBackend(),
+      checkpoint,
+      decoder: tokenizer,
+    });
     const prompts = jsonActionPrompts(promptsFor('tiny', 'single-turn', 'math'), 'tiny');
     const problems = tinyArithProblems({ split: 'train', count: 6, seed: 4 });
     const episodes = problems.flatMap((p, g) => [0, 1, 2].map((s) => episode(p, g, s)));
@@ -59,11 +75,22 @@ describe('meta-action JSON protocol', () => {
     };
     await singleTurnRollout(
       {
-        policy: counting, tokenizer, prompts, adapterFor: () => null, maxTurns: 1, maxTokensPerTurn: 64, maxPromptTokens: 200,
-        maxContext: policy.contextLength, stopWhenTruncated: true, metaConstraint: metaActionConstraint,
+        policy: counting,
+        tokenizer,
+        prompts,
+        adapterFor: () => null,
+        maxTurns: 1,
+        maxTokensPerTurn: 64,
+        maxPromptTokens: 200,
+        maxContext: policy.contextLength,
+        stopWhenTruncated: true,
+        metaConstraint: metaActionConstraint,
       },
       episodes,
-      { meta: { temperature: 1.5, topK: 0, topP: 1, seed: 9 }, reasoning: { temperature: 1, topK: 0, topP: 1, seed: 10 } },
+      {
+        meta: { temperature: 1.5, topK: 0, topP: 1, seed: 9 },
+        reasoning: { temperature: 1, topK: 0, topP: 1, seed: 10 },
+      },
     );
     expect(generateCalls).toBe(2);
     const counts = { DECOMPOSE: 0, REWRITE: 0, EMPTY: 0 };
@@ -74,7 +101,9 @@ describe('meta-action JSON protocol', () => {
       expect(answer, plan.text).not.toBeNull();
       counts[answer!.action]++;
       const firstUser = chatFor(e, 'reasoning', prompts)[1].content;
-      expect(firstUser).toBe(answer!.action === 'EMPTY' ? e.problem.question : reasoningFirstUserMessage(e.problem.question, answer!.output));
+      expect(firstUser).toBe(
+        answer!.action === 'EMPTY' ? e.problem.question : reasoningFirstUserMessage(e.problem.question, answer!.output),
+      );
       expect(e.messages[1].role).toBe('reasoning');
     }
     const stats = actionStats(episodes);
@@ -95,12 +124,20 @@ describe('meta-action JSON protocol', () => {
     const r = '{"action": "REWRITE", "output": "b"}';
     const x = '{"action": "EMPTY", "output": ""}';
     const stats = actionStats([
-      episode(p1, 0, 0, [meta(d)]), episode(p1, 0, 1, [meta(d)]), episode(p1, 0, 2, [meta(x)]),
-      episode(p2, 1, 0, [meta(r)]), episode(p2, 1, 1, [meta('{"action": "REWRITE", "out')]),
+      episode(p1, 0, 0, [meta(d)]),
+      episode(p1, 0, 1, [meta(d)]),
+      episode(p1, 0, 2, [meta(x)]),
+      episode(p2, 1, 0, [meta(r)]),
+      episode(p2, 1, 1, [meta('{"action": "REWRITE", "out')]),
     ]);
     expect(stats).toEqual({
-      action_DECOMPOSE: 0.5, action_REWRITE: 0.25, action_EMPTY: 0.25,
-      action_by_level: { L1: { DECOMPOSE: 2 / 3, REWRITE: 0, EMPTY: 1 / 3, n: 3 }, L2: { DECOMPOSE: 0, REWRITE: 1, EMPTY: 0, n: 1 } },
+      action_DECOMPOSE: 0.5,
+      action_REWRITE: 0.25,
+      action_EMPTY: 0.25,
+      action_by_level: {
+        L1: { DECOMPOSE: 2 / 3, REWRITE: 0, EMPTY: 1 / 3, n: 3 },
+        L2: { DECOMPOSE: 0, REWRITE: 1, EMPTY: 0, n: 1 },
+      },
       action_invalid: 1,
     });
   });
@@ -108,19 +145,32 @@ describe('meta-action JSON protocol', () => {
   it('with the paper prompts: App. G.1.1 answer-generation message for DECOMPOSE / REWRITE, the VRP message for EMPTY', () => {
     const prompts = jsonActionPrompts(promptsFor('paper', 'single-turn', 'math'), 'paper');
     const q = 'What is 2 + 3?';
-    expect(prompts.reasoningUser(q, '{"action": "REWRITE", "output": "Add 2 and 3."}')).toBe(jsonActionReasoningUser(q, 'Add 2 and 3.'));
-    expect(jsonActionReasoningUser(q, 'Add 2 and 3.')).toBe('Here is the question and instructions:\nQuestion\nWhat is 2 + 3?\nProvided Instruction\nAdd 2 and 3.');
+    expect(prompts.reasoningUser(q, '{"action": "REWRITE", "output": "Add 2 and 3."}')).toBe(
+      jsonActionReasoningUser(q, 'Add 2 and 3.'),
+    );
+    expect(jsonActionReasoningUser(q, 'Add 2 and 3.')).toBe(
+      'Here is the question and instructions:\nQuestion\nWhat is 2 + 3?\nProvided Instruction\nAdd 2 and 3.',
+    );
     expect(prompts.reasoningUser(q, '{"action": "EMPTY", "output": ""}')).toBe(vrpUser(q));
     expect(prompts.metaUser(q)).toBe('Here is the question: What is 2 + 3?');
     expect(prompts.metaSystem).toContain('{"action": "REWRITE", "output": "{clearer question content}"}');
   });
 
   it('metaActions "json" is refused outside single-turn mode and on a judge task, naming the field', () => {
-    expect(() => validateConfig({ metaActions: 'json' }, 'test', getPreset('tiny-default'))).toThrow(/field "metaActions".*needs mode "single-turn", not "multi-turn"/);
+    expect(() => validateConfig({ metaActions: 'json' }, 'test', getPreset('tiny-default'))).toThrow(
+      /field "metaActions".*needs mode "single-turn", not "multi-turn"/,
+    );
     const config = getPreset('tiny-json-actions');
     const policy = policyForConfig(config, { backend: new CpuBackend(), checkpoint, decoder: tokenizer });
     const judge = tinyJudgeProblems({ split: 'train', count: 2, seed: 0 });
-    expect(() => createTrainer({ config: { ...config, trainSet: 'tiny-judge', evalSet: 'tiny-judge' }, policy, tokenizer, train: judge, eval: judge }))
-      .toThrow(/metaActions "json" runs single-turn ReMA on a math task .* judge task/);
+    expect(() =>
+      createTrainer({
+        config: { ...config, trainSet: 'tiny-judge', evalSet: 'tiny-judge' },
+        policy,
+        tokenizer,
+        train: judge,
+        eval: judge,
+      }),
+    ).toThrow(/metaActions "json" runs single-turn ReMA on a math task .* judge task/);
   });
 });

@@ -24,7 +24,12 @@ describe('learning on the embedded model', () => {
     const source = directoryFileSource(TINY_MODEL_DIR);
     const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
     const config = { ...getPreset('tiny-default'), problemsPerStep: 4, groupSize: 8, lr: 3e-3, evalEvery: 0, seed: 3 };
-    const policy = policyForConfig(config, { backend: await WasmBackend.create(), checkpoint, decoder: tokenizer, seed: 0 });
+    const policy = policyForConfig(config, {
+      backend: await WasmBackend.create(),
+      checkpoint,
+      decoder: tokenizer,
+      seed: 0,
+    });
     const problems = tinyArithProblems({ split: 'train', count: 4, seed: 7 });
     const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems });
     const rewards: number[] = [];

@@ -33,15 +33,29 @@ async function measuredPeak(config: ExperimentConfig, evalCount = 8): Promise<{ 
 describe('planConfig vs a real trainer step', () => {
   const cases: Array<[string, Partial<ExperimentConfig> & { preset: string }]> = [
     ['tiny-default (multi-turn, 2 problems x G 4)', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4 }],
-    ['tiny-default with 2 mini-batches and 3 rounds', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4, miniBatches: 2, maxTurns: 3 }],
+    [
+      'tiny-default with 2 mini-batches and 3 rounds',
+      { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4, miniBatches: 2, maxTurns: 3 },
+    ],
     ['vrp-rl', { preset: 'vrp-rl', problemsPerStep: 2, groupSize: 4, prompts: 'tiny' }],
   ];
   it('a held-out evaluation of 64 problems after a step of 1 problem x G 4: the plan bounds the ledger peak', async () => {
     // the last step evaluates: 64 distinct prompts decoded together, 16 times the rollout's 4 sequences
-    const config: ExperimentConfig = { ...getPreset('tiny-default'), evalEvery: 1, evalBeforeTrain: false, steps: 1, problemsPerStep: 1, groupSize: 4, miniBatches: 4, evalSize: 64 };
+    const config: ExperimentConfig = {
+      ...getPreset('tiny-default'),
+      evalEvery: 1,
+      evalBeforeTrain: false,
+      steps: 1,
+      problemsPerStep: 1,
+      groupSize: 4,
+      miniBatches: 4,
+      evalSize: 64,
+    };
     const { peak, planned } = await measuredPeak(config, 64);
     const { peak: trainingOnly } = await measuredPeak({ ...config, evalSize: 1 }, 1);
-    console.info(`with the evaluation: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); without: ledger peak ${trainingOnly} B`);
+    console.info(
+      `with the evaluation: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); without: ledger peak ${trainingOnly} B`,
+    );
     expect(peak).toBeGreaterThan(trainingOnly); // the evaluation is the step's peak
     expect(planned).toBeGreaterThanOrEqual(peak);
     expect(planned).toBeLessThanOrEqual(1.15 * peak); // greedy messages of the tiny model run near their caps
@@ -49,11 +63,25 @@ describe('planConfig vs a real trainer step', () => {
 
   it('the same evaluation decoded 16 at a time (decodeBatch): the plan follows the smaller ledger peak within 15%', async () => {
     const config: ExperimentConfig = {
-      ...getPreset('tiny-default'), evalEvery: 1, evalBeforeTrain: false, steps: 1, problemsPerStep: 1, groupSize: 4, miniBatches: 4, evalSize: 64, decodeBatch: 16,
+      ...getPreset('tiny-default'),
+      evalEvery: 1,
+      evalBeforeTrain: false,
+      steps: 1,
+      problemsPerStep: 1,
+      groupSize: 4,
+      miniBatches: 4,
+      evalSize: 64,
+      decodeBatch: 16,
     };
     const { peak, planned } = await measuredPeak(config, 64);
-    const uncapped = planConfig({ ...config, decodeBatch: 64 }, { config: (await loadHfCheckpoint(directoryFileSource(TINY_MODEL_DIR))).config, name: 'tiny-rema' }, { backend: 'cpu' });
-    console.info(`decodeBatch 16: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); planned at 64: ${uncapped.bytes.total} B`);
+    const uncapped = planConfig(
+      { ...config, decodeBatch: 64 },
+      { config: (await loadHfCheckpoint(directoryFileSource(TINY_MODEL_DIR))).config, name: 'tiny-rema' },
+      { backend: 'cpu' },
+    );
+    console.info(
+      `decodeBatch 16: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); planned at 64: ${uncapped.bytes.total} B`,
+    );
     expect(uncapped.bytes.total).toBeGreaterThan(1.15 * peak); // the cap matters here
     expect(planned).toBeGreaterThanOrEqual(peak);
     expect(planned).toBeLessThanOrEqual(1.15 * peak);

@@ -23,7 +23,9 @@ describe('paper prompts', () => {
     expect(paper.SINGLE_TURN_CODE_META_SYSTEM.endsWith('output your final instruction.')).toBe(true);
     expect(paper.SINGLE_TURN_CODE_REASONING_SYSTEM.endsWith('within \\boxed{{}}.')).toBe(true);
     expect(paper.SINGLE_TURN_PAPER_REASONING_SYSTEM.endsWith('within \\boxed{}.')).toBe(true);
-    expect(paper.VRP_CODE_SYSTEM).toBe('You are a math expert tasked with solving problems step by step. \nPresent the final answer within \\boxed{}.');
+    expect(paper.VRP_CODE_SYSTEM).toBe(
+      'You are a math expert tasked with solving problems step by step. \nPresent the final answer within \\boxed{}.',
+    );
   });
   it('user-message formats', () => {
     expect(paper.codeReasoningFirstUser('Q?', 'Plan.')).toBe('Question:\nQ?\n\nInstruction:\nPlan.');
@@ -33,7 +35,9 @@ describe('paper prompts', () => {
       "[User Question]\nI\n[End of User Question]\n[The Start of Assistant A's Answer]\na\n[The End of Assistant A's Answer]\n" +
         "[The Start of Assistant B's Answer]\nb\n[The End of Assistant B's Answer]\n[The Start of Evaluation Plan]\nP\n[The End of Evaluation Plan]",
     );
-    expect(paper.JUDGE_VRP_SYSTEM.endsWith('"[[A]]" if assistant A is better, "[[B]]" if assistant B is better.')).toBe(true);
+    expect(paper.JUDGE_VRP_SYSTEM.endsWith('"[[A]]" if assistant A is better, "[[B]]" if assistant B is better.')).toBe(
+      true,
+    );
   });
 });
 

@@ -1,6 +1,12 @@
 // Reward rules: multi-turn sparse reward (code + paper App. D.2) and single-turn base reward (App. C.2).
 import { describe, expect, it } from 'vitest';
-import { baseMetaReward, baseReasoningReward, binaryReward, hasVerdictTag, multiTurnReward } from '../../src/rl/rewards.ts';
+import {
+  baseMetaReward,
+  baseReasoningReward,
+  binaryReward,
+  hasVerdictTag,
+  multiTurnReward,
+} from '../../src/rl/rewards.ts';
 
 describe('multiTurnReward', () => {
   it('is 1 only for a correct answer in an episode that finished normally', () => {

@@ -6,17 +6,33 @@ import { parseSftChats } from '../../src/data/sft-chats.ts';
 import { supervisedChats } from '../../src/data/tiny-task/corpus.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
-import { runSftSteps, sftBatch, sftExamples, sftStep, sftStepCount, sftWeights, weightsChecksum, type SftStepRecord } from '../../src/rl/sft.ts';
+import {
+  runSftSteps,
+  sftBatch,
+  sftExamples,
+  sftStep,
+  sftStepCount,
+  sftWeights,
+  weightsChecksum,
+  type SftStepRecord,
+} from '../../src/rl/sft.ts';
 import { randomWeights, tinyConfig } from '../engine/model-random.ts';
 import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
 
-const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 })
-  .map((c, i) => ({ line: i + 1, messages: c.messages }));
+const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 }).map((c, i) => ({
+  line: i + 1,
+  messages: c.messages,
+}));
 
 describe('SFT', () => {
   it('trains every assistant message and its end-of-turn token, nothing else', () => {
     const [chat] = parseSftChats(
-      JSON.stringify({ system: 'You plan.', history: [['What is 2+3?', 'Add them.']], instruction: 'Sum is 5.', output: 'Confirm. [FINISH]' }),
+      JSON.stringify({
+        system: 'You plan.',
+        history: [['What is 2+3?', 'Add them.']],
+        instruction: 'Sum is 5.',
+        output: 'Confirm. [FINISH]',
+      }),
       'x.jsonl',
     );
     const { examples } = sftExamples(tok, [chat], 10_000, 'x.jsonl');
@@ -72,20 +88,24 @@ describe('SFT', () => {
       expect(losses.slice(1).every((l, i) => l < losses[i])).toBe(true);
       // the reported loss is the mean NLL the model assigns after the update, as a fresh score confirms
       const scored = await policy.score(examples.map((e) => ({ tokens: e.tokens, positions: e.targets, adapter })));
-      const nll = -scored.reduce((s, r) => s + r.logprobs.reduce((a, b) => a + b, 0), 0) / examples.reduce((n, e) => n + e.targets.length, 0);
+      const nll =
+        -scored.reduce((s, r) => s + r.logprobs.reduce((a, b) => a + b, 0), 0) /
+        examples.reduce((n, e) => n + e.targets.length, 0);
       const next = await sftStep(policy, adapter, examples);
       expect(next.loss).toBeCloseTo(nll, 4);
     });
   }
 
-  it('runs the step loop in ranges: a stopped run resumed from its last step gives the uninterrupted run\'s losses', async () => {
+  it("runs the step loop in ranges: a stopped run resumed from its last step gives the uninterrupted run's losses", async () => {
     const { examples } = sftExamples(tok, chats, 10_000, 'c');
     const schedule = { batchSize: 3, epochs: 3, cutoff: 10_000, seed: 4 };
     expect(examples.length).toBe(4);
     const config = smallConfig('tiny-default', { finetune: 'full', lr: 1e-2 });
     const whole: SftStepRecord[] = [];
     const a = makePolicy(config);
-    expect(await runSftSteps(a, 'full', examples, schedule, { from: 0, to: 5 }, { onStep: (r) => void whole.push(r) })).toBe(5);
+    expect(
+      await runSftSteps(a, 'full', examples, schedule, { from: 0, to: 5 }, { onStep: (r) => void whole.push(r) }),
+    ).toBe(5);
     expect(whole.map((r) => r.step)).toEqual([1, 2, 3, 4, 5]);
     expect(whole.map((r) => r.epoch)).toEqual([1, 1, 2, 2, 3]);
     expect(whole.map((r) => r.examples)).toEqual([3, 1, 3, 1, 3]);
@@ -94,9 +114,18 @@ describe('SFT', () => {
     const b = makePolicy(config);
     const parts: SftStepRecord[] = [];
     // stop is asked before each step: after the second step it says stop
-    const stopped = await runSftSteps(b, 'full', examples, schedule, { from: 0, to: 5 }, { onStep: (r) => void parts.push(r), stop: () => parts.length >= 2 });
+    const stopped = await runSftSteps(
+      b,
+      'full',
+      examples,
+      schedule,
+      { from: 0, to: 5 },
+      { onStep: (r) => void parts.push(r), stop: () => parts.length >= 2 },
+    );
     expect(stopped).toBe(2);
-    expect(await runSftSteps(b, 'full', examples, schedule, { from: stopped, to: 5 }, { onStep: (r) => void parts.push(r) })).toBe(5);
+    expect(
+      await runSftSteps(b, 'full', examples, schedule, { from: stopped, to: 5 }, { onStep: (r) => void parts.push(r) }),
+    ).toBe(5);
     expect(parts.map((r) => r.step)).toEqual([1, 2, 3, 4, 5]);
     expect(parts.map((r) => r.loss)).toEqual(whole.map((r) => r.loss));
   });
@@ -118,7 +147,15 @@ describe('SFT', () => {
         weights,
         decoder: tok,
         training: { mode: 'full', adapters: ['full'] },
-        optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+        optimizer: {
+          lr: 0,
+          beta1: 0.9,
+          beta2: 0.999,
+          eps: 1e-8,
+          weightDecay: 0,
+          gradClip: 1,
+          schedule: { kind: 'constant' },
+        },
         seed: 0,
       });
       const items = examples.map((e) => ({ tokens: e.tokens, positions: e.targets }));

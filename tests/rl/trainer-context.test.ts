@@ -13,7 +13,15 @@ const train = tinyArithProblems({ split: 'train', count: 8, seed: 1 });
 const heldOut = tinyArithProblems({ split: 'heldout', count: 4, seed: 1 });
 
 function trainer(maxContext: number, events: TrainerEvent[] = []) {
-  return createTrainer({ config, policy: makePolicy(config), tokenizer: tok, train, eval: heldOut, maxContext, onEvent: (e) => events.push(e) });
+  return createTrainer({
+    config,
+    policy: makePolicy(config),
+    tokenizer: tok,
+    train,
+    eval: heldOut,
+    maxContext,
+    onEvent: (e) => events.push(e),
+  });
 }
 
 describe('a context shorter than the prompts', () => {
@@ -49,10 +57,12 @@ describe('a context shorter than the prompts', () => {
     );
   });
 
-  it('without TrainerOptions.maxContext the context is the policy\'s contextLength', () => {
+  it("without TrainerOptions.maxContext the context is the policy's contextLength", () => {
     // the engine policy with its context said to be 40 tokens (its config still says the model's own)
     const inner = makePolicy(config);
     const policy: TrainablePolicy = Object.assign(Object.create(inner) as TrainablePolicy, { contextLength: 40 });
-    expect(() => createTrainer({ config, policy, tokenizer: tok, train, eval: heldOut })).toThrow(`createTrainer: the model's context is 40 tokens`);
+    expect(() => createTrainer({ config, policy, tokenizer: tok, train, eval: heldOut })).toThrow(
+      `createTrainer: the model's context is 40 tokens`,
+    );
   });
 });

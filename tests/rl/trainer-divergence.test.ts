@@ -17,11 +17,25 @@ import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
 async function runUntilStop(over: Partial<ExperimentConfig>, maxSteps: number) {
   const source = directoryFileSource(TINY_MODEL_DIR);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
-  const config: ExperimentConfig = { ...getPreset('tiny-default'), problemsPerStep: 2, groupSize: 4, evalEvery: 0, steps: 50, ...over };
+  const config: ExperimentConfig = {
+    ...getPreset('tiny-default'),
+    problemsPerStep: 2,
+    groupSize: 4,
+    evalEvery: 0,
+    steps: 50,
+    ...over,
+  };
   const policy = policyForConfig(config, { backend: new CpuBackend(), checkpoint, decoder: tokenizer, seed: 0 });
   const events: TrainerEvent[] = [];
   const problems = tinyArithProblems({ split: 'train', count: 8, seed: 7 });
-  const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems, onEvent: (e) => events.push(e) });
+  const trainer = createTrainer({
+    config,
+    policy,
+    tokenizer,
+    train: problems,
+    eval: problems,
+    onEvent: (e) => events.push(e),
+  });
   const results: StepResult[] = [];
   for (let i = 0; i < maxSteps; i++) {
     const r = await trainer.step();

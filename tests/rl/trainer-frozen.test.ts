@@ -26,11 +26,27 @@ let tokenizer: ChatTokenizer;
 let onnx: OnnxAgent;
 
 beforeAll(async () => {
-  [checkpoint, tokenizer, onnx] = await Promise.all([loadHfCheckpoint(files), loadHfTokenizer(files), loadOnnxAgent(files, ortNode)]);
+  [checkpoint, tokenizer, onnx] = await Promise.all([
+    loadHfCheckpoint(files),
+    loadHfTokenizer(files),
+    loadOnnxAgent(files, ortNode),
+  ]);
 });
 
 function small(over: Partial<ExperimentConfig>): ExperimentConfig {
-  return validateConfig({ problemsPerStep: 2, groupSize: 2, maxTokensPerTurn: 40, evalSize: 2, evalEvery: 0, evalBeforeTrain: false, ...over }, 'test', getPreset('tiny-default'));
+  return validateConfig(
+    {
+      problemsPerStep: 2,
+      groupSize: 2,
+      maxTokensPerTurn: 40,
+      evalSize: 2,
+      evalEvery: 0,
+      evalBeforeTrain: false,
+      ...over,
+    },
+    'test',
+    getPreset('tiny-default'),
+  );
 }
 
 async function trainerFor(config: ExperimentConfig, frozen?: FrozenAgentOptions) {
@@ -57,7 +73,8 @@ function frozenReasoning(): FrozenAgentOptions & { generated: { tokens: number }
   };
   return { role: 'reasoning', policy, tokenizer: onnx.tokenizer, generated };
 }
-const reasoningTokens = (rs: readonly RolloutRecord[]) => rs.reduce((a, r) => a + r.turns.filter((t) => t.role === 'reasoning').reduce((b, t) => b + t.tokens, 0), 0);
+const reasoningTokens = (rs: readonly RolloutRecord[]) =>
+  rs.reduce((a, r) => a + r.turns.filter((t) => t.role === 'reasoning').reduce((b, t) => b + t.tokens, 0), 0);
 const texts = (rs: readonly RolloutRecord[]) => rs.map((r) => r.turns.map((t) => `${t.role}: ${t.text}`));
 /** number of turns per role that carry trained-token records (the update phase's rows) */
 const trainedTurns = (rs: readonly RolloutRecord[]) => {
@@ -95,7 +112,15 @@ describe('trainer with a frozen ONNX reasoning agent', () => {
   }, 60_000);
 
   it('separate parameters: only the meta adapter exists and trains, at every step', async () => {
-    const config = small({ paramMode: 'separate', switchEvery: 1, startAgent: 'reasoning', frozenAgent: 'reasoning', lr: 1e-2, temperature: 1, seed: 1 });
+    const config = small({
+      paramMode: 'separate',
+      switchEvery: 1,
+      startAgent: 'reasoning',
+      frozenAgent: 'reasoning',
+      lr: 1e-2,
+      temperature: 1,
+      seed: 1,
+    });
     const { trainer, policy } = await trainerFor(config, frozenReasoning());
     expect(policy.adapters).toEqual(['meta']);
     const before = await policy.saveAdapter('meta');
@@ -110,15 +135,21 @@ describe('trainer with a frozen ONNX reasoning agent', () => {
 
   it('refuses a missing, unwanted or mismatched frozen agent, and frozenAgent outside two-agent modes', async () => {
     const config = small({ frozenAgent: 'reasoning' });
-    await expect(trainerFor(config)).rejects.toThrow('createTrainer: config.frozenAgent is "reasoning" but no frozen agent was given');
+    await expect(trainerFor(config)).rejects.toThrow(
+      'createTrainer: config.frozenAgent is "reasoning" but no frozen agent was given',
+    );
     await expect(trainerFor(config, { ...frozenReasoning(), role: 'meta' })).rejects.toThrow(
       'createTrainer: config.frozenAgent is "reasoning" but the frozen agent given plays "meta"',
     );
-    await expect(trainerFor(small({}), frozenReasoning())).rejects.toThrow('a frozen reasoning agent was given but config.frozenAgent is "none"');
-    expect(() => validateConfig({ frozenAgent: 'meta', mode: 'vrp', maxTurns: 1, steps: 0 }, 'x', getPreset('tiny-default'))).toThrow(
-      /field "frozenAgent" \("meta"\) needs a two-agent mode \(multi-turn or single-turn\), not "vrp"/,
+    await expect(trainerFor(small({}), frozenReasoning())).rejects.toThrow(
+      'a frozen reasoning agent was given but config.frozenAgent is "none"',
     );
-    expect(() => validateConfig({ frozenAgent: 'both' }, 'x', getPreset('tiny-default'))).toThrow(/field "frozenAgent" must be one of none \| meta \| reasoning/);
+    expect(() =>
+      validateConfig({ frozenAgent: 'meta', mode: 'vrp', maxTurns: 1, steps: 0 }, 'x', getPreset('tiny-default')),
+    ).toThrow(/field "frozenAgent" \("meta"\) needs a two-agent mode \(multi-turn or single-turn\), not "vrp"/);
+    expect(() => validateConfig({ frozenAgent: 'both' }, 'x', getPreset('tiny-default'))).toThrow(
+      /field "frozenAgent" must be one of none \| meta \| reasoning/,
+    );
     // a config saved before the field existed reads as "none"
     const { frozenAgent: _omitted, ...old } = getPreset('rema-multiturn');
     expect(validateConfig(old, 'saved run').frozenAgent).toBe('none');

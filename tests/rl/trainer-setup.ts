@@ -38,13 +38,30 @@ export function makePolicy(config: ExperimentConfig): EnginePolicy {
     training:
       config.finetune === 'full'
         ? { mode: 'full', adapters: ['full'] }
-        : { mode: 'lora', adapters: separate ? ['meta', 'reasoning'] : ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-    optimizer: { lr: config.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } },
+        : {
+            mode: 'lora',
+            adapters: separate ? ['meta', 'reasoning'] : ['shared'],
+            rank: 2,
+            alpha: 4,
+            targets: ['q', 'v'],
+          },
+    optimizer: {
+      lr: config.lr,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
     seed: config.seed,
   });
 }
 
-export function makeTrainer(config: ExperimentConfig, events?: TrainerEvent[]): { trainer: Trainer; policy: EnginePolicy } {
+export function makeTrainer(
+  config: ExperimentConfig,
+  events?: TrainerEvent[],
+): { trainer: Trainer; policy: EnginePolicy } {
   const policy = makePolicy(config);
   const trainer = createTrainer({
     config,

@@ -30,7 +30,9 @@ function checkTurns(rollouts: readonly RolloutRecord[]): { tokens: number; ratio
 describe('per-token rollout records', () => {
   it('fully on-policy: one entry per trained token, ratio 1, no clip', async () => {
     // the random model's turns hit the 6-token cap: without stopWhenTruncated the reasoning agent answers the cut plan
-    const { trainer } = makeTrainer(smallConfig('rema-multiturn', { entropyCoef: 0.01, oldLogProbs: 'score', stopWhenTruncated: false }));
+    const { trainer } = makeTrainer(
+      smallConfig('rema-multiturn', { entropyCoef: 0.01, oldLogProbs: 'score', stopWhenTruncated: false }),
+    );
     const { metrics, rollouts } = await trainer.step();
     const { tokens, ratios } = checkTurns(rollouts);
     expect(tokens).toBeGreaterThan(0);

@@ -6,8 +6,22 @@ import type { TrainerEvent } from '../../src/rl/trainer.ts';
 import { makeTrainer, smallConfig } from './trainer-setup.ts';
 
 const FIELDS: (keyof MetricsRecord)[] = [
-  'step', 'reward_mean', 'reward_std', 'accuracy', 'kl', 'entropy', 'clip_frac_low', 'clip_frac_high', 'grad_norm',
-  'frac_zero_std_groups', 'len_meta_mean', 'len_reason_mean', 'turns_mean', 'finish_reasons', 'time_s', 'lr',
+  'step',
+  'reward_mean',
+  'reward_std',
+  'accuracy',
+  'kl',
+  'entropy',
+  'clip_frac_low',
+  'clip_frac_high',
+  'grad_norm',
+  'frac_zero_std_groups',
+  'len_meta_mean',
+  'len_reason_mean',
+  'turns_mean',
+  'finish_reasons',
+  'time_s',
+  'lr',
 ];
 
 function withoutTimes(m: MetricsRecord): Omit<MetricsRecord, 'time_s'> {
@@ -21,7 +35,8 @@ describe('trainer on the CPU engine', () => {
     const { trainer } = makeTrainer(smallConfig('rema-multiturn', { entropyCoef: 0.01 }), events);
     const { metrics, rollouts } = await trainer.step();
     for (const f of FIELDS) expect(metrics[f], f).toBeDefined();
-    for (const v of [metrics.reward_mean, metrics.entropy, metrics.grad_norm, metrics.len_meta_mean]) expect(Number.isFinite(v)).toBe(true);
+    for (const v of [metrics.reward_mean, metrics.entropy, metrics.grad_norm, metrics.len_meta_mean])
+      expect(Number.isFinite(v)).toBe(true);
     expect(metrics.step).toBe(1);
     expect(metrics.trained).toBe('shared');
     expect(metrics.lr).toBeCloseTo(1e-2, 12);
@@ -64,7 +79,11 @@ describe('trainer on the CPU engine', () => {
     const cfg = smallConfig('rema-multiturn', { entropyCoef: 0.01 });
     const { trainer, policy } = makeTrainer(cfg);
     await trainer.step();
-    const saved = { state: trainer.state(), adapter: await policy.saveAdapter('shared'), optim: await policy.saveOptimizerState('shared') };
+    const saved = {
+      state: trainer.state(),
+      adapter: await policy.saveAdapter('shared'),
+      optim: await policy.saveOptimizerState('shared'),
+    };
     const next = withoutTimes((await trainer.step()).metrics);
     const fresh = makeTrainer(cfg);
     fresh.trainer.restore(saved.state);
@@ -75,7 +94,10 @@ describe('trainer on the CPU engine', () => {
 
   it('PPO mini-batches x epochs with KL score old and reference log-probs', async () => {
     const events: TrainerEvent[] = [];
-    const { trainer } = makeTrainer(smallConfig('rema-multiturn', { miniBatches: 2, ppoEpochs: 2, klBeta: 0.1, entropyCoef: 0.05 }), events);
+    const { trainer } = makeTrainer(
+      smallConfig('rema-multiturn', { miniBatches: 2, ppoEpochs: 2, klBeta: 0.1, entropyCoef: 0.05 }),
+      events,
+    );
     const { metrics } = await trainer.step();
     const phases = events.filter((e) => e.type === 'phase').map((e) => (e as { phase: string }).phase);
     expect(phases).toEqual(['rollout', 'reward', 'old', 'ref', 'adv', 'update']);
@@ -104,7 +126,8 @@ describe('trainer on the CPU engine', () => {
     expect(s1.metrics.rows_trained).toBe(0);
     // the reasoning phase shares one greedy plan per problem
     const plans = new Map<number, Set<string>>();
-    for (const r of s1.rollouts) (plans.get(r.group) ?? plans.set(r.group, new Set()).get(r.group)!).add(r.turns[0].text);
+    for (const r of s1.rollouts)
+      (plans.get(r.group) ?? plans.set(r.group, new Set()).get(r.group)!).add(r.turns[0].text);
     for (const p of plans.values()) expect(p.size).toBe(1);
     for (const preset of ['vrp-rl', 'mrp-rl']) {
       const { trainer } = makeTrainer(smallConfig(preset));

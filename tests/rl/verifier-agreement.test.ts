@@ -3,16 +3,25 @@
 // math-verify-cases.json) and answer rewrites of MATH500 / GSM8K golds labelled by construction
 // (tests/fixtures/verifier/rewrites.jsonl, scripts/verifier/gen-rewrites.ts).
 import { describe, expect, it } from 'vitest';
-import { KNOWN_DIFFERENCES, caseKey, loadMathVerifyCases, loadRewrites, runMathVerifyCase, runRewrite } from '../../scripts/verifier/measure.ts';
+import {
+  KNOWN_DIFFERENCES,
+  caseKey,
+  loadMathVerifyCases,
+  loadRewrites,
+  runMathVerifyCase,
+  runRewrite,
+} from '../../scripts/verifier/measure.ts';
 
 describe('agreement with Math-Verify and correctness on answer rewrites', () => {
-  it('agrees with at least 97% of Math-Verify\'s test-suite verdicts, every difference listed with its reason', () => {
+  it("agrees with at least 97% of Math-Verify's test-suite verdicts, every difference listed with its reason", () => {
     const { cases } = loadMathVerifyCases();
     expect(cases.length).toBeGreaterThanOrEqual(260);
     const outcomes = cases.map(runMathVerifyCase);
     const agree = outcomes.filter((o) => o.agrees).length;
     expect(agree / cases.length).toBeGreaterThanOrEqual(0.97);
-    const unexplained = outcomes.filter((o) => !o.agrees && !KNOWN_DIFFERENCES[caseKey(o.case)]).map((o) => caseKey(o.case));
+    const unexplained = outcomes
+      .filter((o) => !o.agrees && !KNOWN_DIFFERENCES[caseKey(o.case)])
+      .map((o) => caseKey(o.case));
     expect(unexplained).toEqual([]);
   }, 120_000);
 

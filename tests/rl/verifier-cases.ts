@@ -139,7 +139,11 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['(-\\infty, 3]', '\\boxed{(-\\infty,3)}', false],
     ['(-\\infty,1)\\cup(2,\\infty)', '\\boxed{(2,\\infty)\\cup(-\\infty,1)}', true],
     ['(-\\infty,1)\\cup(2,\\infty)', '\\boxed{(-\\infty,1]\\cup(2,\\infty)}', false],
-    ['[-1,-\\tfrac12)\\cup(-\\tfrac12,0)', '\\boxed{\\left[-1,-\\frac{1}{2}\\right)\\cup\\left(-\\frac{1}{2},0\\right)}', true],
+    [
+      '[-1,-\\tfrac12)\\cup(-\\tfrac12,0)',
+      '\\boxed{\\left[-1,-\\frac{1}{2}\\right)\\cup\\left(-\\frac{1}{2},0\\right)}',
+      true,
+    ],
     ['(0.6, 2.6667]', '\\boxed{(\\frac{3}{5}, \\frac{8}{3}]}', false], // 2.6667 is not 8/3 at 6 places
     ['(\\frac35, \\frac83]', '\\boxed{(0.6, 2.666667]}', true],
     ['(1,3)', '\\boxed{\\{1,3\\}}', true], // MV: open interval vs two-element set compare as a pair
@@ -251,10 +255,18 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}}', true],
     ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\begin{pmatrix}1&2\\\\4&3\\end{pmatrix}}', false],
     ['\\begin{pmatrix}3\\\\2\\\\-6\\end{pmatrix}', '\\boxed{\\begin{pmatrix}3\\\\2\\\\-6\\end{pmatrix}}', true],
-    ['\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}', '\\boxed{\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}}', true],
+    [
+      '\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}',
+      '\\boxed{\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}}',
+      true,
+    ],
     ['\\begin{pmatrix}2\\\\4\\end{pmatrix}', '\\boxed{2\\begin{pmatrix}1\\\\2\\end{pmatrix}}', true],
     ['\\begin{pmatrix}2\\\\4\\end{pmatrix}', '\\boxed{3\\begin{pmatrix}1\\\\2\\end{pmatrix}}', false],
-    ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\boxed{\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]}', true],
+    [
+      '\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}',
+      '\\boxed{\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]}',
+      true,
+    ],
   ],
   // [MV] multiple-choice letters
   'multiple choice': [
@@ -270,14 +282,22 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['9', 'Answer $ 9 $', true],
     ['9', 'Answer \\( 9 \\)', true],
     ['10', 'Answer \\( (9+1) \\)', true],
-    ['14400', 'So the total is $1 \\times 5! \\times 5! = 14400$. Final Answer: The final answer is 14400. I hope it is correct.', true],
+    [
+      '14400',
+      'So the total is $1 \\times 5! \\times 5! = 14400$. Final Answer: The final answer is 14400. I hope it is correct.',
+      true,
+    ],
     ['28\\%', 'Final Answer: The final answer is $28 \\%$. I hope it is correct.', true],
     ['3', 'First we get $x=2$, then the answer is $3$.', true],
     ['3', 'We find 2 apples and then 3 pears.', true],
     ['2', 'AZYUK2A', false], // MV: digits inside a word are not an answer
     ['73', 'The answer is **73**.', true], // Math-Verify issue #76 (Markdown bold)
     ['\\frac{1}{2}', 'We compute $\\frac{1}{2}$ first but the answer is $\\frac{1}{3}$.', false],
-    ['7', 'First \\boxed{3} for part one, ... many more words that are not separators at all here ... finally \\boxed{7}', true],
+    [
+      '7',
+      'First \\boxed{3} for part one, ... many more words that are not separators at all here ... finally \\boxed{7}',
+      true,
+    ],
     ['\\frac{1}{\\sqrt{2}}', 'Thus $r = \\boxed{\\frac{1}{\\sqrt{2}}}$, done.', true],
     ['\\frac{1}{2}', '\\boxed{\\frac{\\sqrt{\\frac{1}{4}}}{1}}', true], // nested braces
   ],
@@ -290,7 +310,11 @@ export const VERIFIER_CASES: Record<string, readonly Case[]> = {
     ['1', '\\boxed{}', false],
     ['1', 'The answer is 1. \\boxed{}', false],
     ['1', '\\boxed{ }', false],
-    ['5', 'Part (a): \\boxed{5}. Later, after much more careful thought about the whole problem, the answer is \\boxed{6}', false],
+    [
+      '5',
+      'Part (a): \\boxed{5}. Later, after much more careful thought about the whole problem, the answer is \\boxed{6}',
+      false,
+    ],
     ['5', 'I do not know.', false],
     ['5', '', false],
     ['5', '\\boxed{x}', false],

@@ -27,7 +27,11 @@ export const EXPENSIVE: Array<[name: string, gold: string, pred: string]> = [
   ['a factorial of a million', '1000000!', '\\boxed{1000000!}'],
   ['a tower of powers', '5', '\\boxed{2^{2^{2^{2^{2^{2}}}}}}'],
   ['a huge binomial', '5', '\\boxed{\\binom{10^9}{5 \\cdot 10^8}}'],
-  ['a long written-out sum', '5', `\\boxed{${Array.from({ length: 300 }, (_, i) => `\\frac{${i + 1}}{x+${i}}`).join('+')}}`],
+  [
+    'a long written-out sum',
+    '5',
+    `\\boxed{${Array.from({ length: 300 }, (_, i) => `\\frac{${i + 1}}{x+${i}}`).join('+')}}`,
+  ],
 ];
 
 describe('pre-emptible answer checker (Node worker thread)', () => {
@@ -40,14 +44,18 @@ describe('pre-emptible answer checker (Node worker thread)', () => {
     expect(await checker.check('3', '\\boxed{4}')).toMatchObject({ correct: false, reason: 'not-equal' });
   }, 60_000);
 
-  it.each(EXPENSIVE)('%s: a false verdict within the limit, and the next check still works', async (_name, gold, pred) => {
-    const t0 = performance.now();
-    const r = await checker.check(gold, pred);
-    const ms = performance.now() - t0;
-    expect(r.correct).toBe(false);
-    expect(ms).toBeLessThan(LIMIT_MS + MARGIN_MS);
-    expect(await checker.check('7', 'the answer is \\boxed{7}')).toMatchObject({ correct: true });
-  }, 60_000);
+  it.each(EXPENSIVE)(
+    '%s: a false verdict within the limit, and the next check still works',
+    async (_name, gold, pred) => {
+      const t0 = performance.now();
+      const r = await checker.check(gold, pred);
+      const ms = performance.now() - t0;
+      expect(r.correct).toBe(false);
+      expect(ms).toBeLessThan(LIMIT_MS + MARGIN_MS);
+      expect(await checker.check('7', 'the answer is \\boxed{7}')).toMatchObject({ correct: true });
+    },
+    60_000,
+  );
 
   it('kills the worker of a check that overruns (one synchronous engine call) and says timeout', async () => {
     const why: string[] = [];

@@ -33,7 +33,10 @@ describe('runVerify', () => {
     const output = join(dir, 'out.jsonl');
     const summary = await runVerify(input, output);
     expect(summary).toEqual({ total: 4, correct: 2 });
-    const records = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.map((r) => r.verdict)).toEqual([true, false, true, false]);
     expect(records.map((r) => r.extracted)).toEqual(['0.5', '4', '12', null]);
     expect(records[3].reason).toBe('no-answer');
@@ -50,7 +53,9 @@ describe('runVerify', () => {
   });
 
   it('reports invalid JSON and missing files clearly', async () => {
-    expect(() => parseVerifyInput('{"gold": "1", "pred": "x"}\n{oops', 'f.jsonl')).toThrow(/f\.jsonl:2: not valid JSON/);
+    expect(() => parseVerifyInput('{"gold": "1", "pred": "x"}\n{oops', 'f.jsonl')).toThrow(
+      /f\.jsonl:2: not valid JSON/,
+    );
     expect(() => parseVerifyInput('[1, 2]', 'f.jsonl')).toThrow(/f\.jsonl:1: expected an object/);
     expect(() => parseVerifyInput('{"gold": null, "pred": "x"}', 'f.jsonl')).toThrow(/f\.jsonl:1: field "gold"/);
     await expect(runVerify(join(dir, 'missing.jsonl'))).rejects.toThrow(/missing\.jsonl: cannot read/);
@@ -70,11 +75,17 @@ describe('rema verify (child process)', () => {
     ]);
     const output = join(dir, 'expensive-out.jsonl');
     const t0 = performance.now();
-    const r = spawnSync('node', [bin, 'verify', '--in', input, '--out', output, '--limit-ms', '100'], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync('node', [bin, 'verify', '--in', input, '--out', output, '--limit-ms', '100'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     const seconds = (performance.now() - t0) / 1000;
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('2/6 correct');
-    const records = readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.map((x) => x.verdict)).toEqual([true, false, false, false, false, true]);
     expect(records[1].reason).toBe('timeout');
     expect(records[4].reason).toBe('timeout');

@@ -37,12 +37,13 @@ describe('verifyMath on the ReMA 133-problem MATH set', () => {
     expect(agreement).toBe(1);
   });
 
-  it('rejects each solution against the next problem\'s (different) answer', () => {
+  it("rejects each solution against the next problem's (different) answer", () => {
     const falsePositives: string[] = [];
     for (let i = 0; i < rows.length; i++) {
       const other = rows[(i + 1) % rows.length];
       if (other.answer.replace(/\s+/g, '') === rows[i].answer.replace(/\s+/g, '')) continue;
-      if (verifyMath(other.answer, rows[i].solution).correct) falsePositives.push(`${rows[i].answer} vs ${other.answer}`);
+      if (verifyMath(other.answer, rows[i].solution).correct)
+        falsePositives.push(`${rows[i].answer} vs ${other.answer}`);
     }
     expect(falsePositives).toEqual([]);
   });
@@ -74,13 +75,14 @@ describe('verifyMath on MATH500 worked solutions', () => {
     expect(misses).toEqual([]);
   });
 
-  it('rejects each solution against the next problem\'s answer unless both answers are the same value', () => {
+  it("rejects each solution against the next problem's answer unless both answers are the same value", () => {
     const rows = load(math500);
     const falsePositives: string[] = [];
     for (let i = 0; i < rows.length; i++) {
       const other = rows[(i + 1) % rows.length];
       if (bare(other.answer) === bare(rows[i].answer)) continue;
-      if (verifyMath(other.answer, rows[i].solution).correct) falsePositives.push(`${rows[i].answer} vs ${other.answer}`);
+      if (verifyMath(other.answer, rows[i].solution).correct)
+        falsePositives.push(`${rows[i].answer} vs ${other.answer}`);
     }
     expect(falsePositives).toEqual([]);
   });

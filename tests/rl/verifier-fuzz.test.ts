@@ -5,11 +5,77 @@ import { verifyMath } from '../../src/rl/verifier/index.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const TOKENS = [
-  '\\boxed{', '\\fbox{', '{', '}', '(', ')', '[', ']', '\\{', '\\}', ',', ' and ', ' or ', '=', '<', '\\le', '+', '-',
-  '\\cdot', '^', '^{', '_', '!', '\\frac', '\\dfrac', '\\sqrt', '\\sqrt[3]', '\\pi', 'e', 'i', 'x', 'y', '\\infty',
-  '\\cup', '\\pm', '\\%', '%', '^\\circ', '\\text{', 'cm', '$', '$$', '\\(', '\\)', '\\[', '\\]', '9', '0', '1', '12',
-  '3.5', '1,000', '.', '\\left(', '\\right)', '\\begin{pmatrix}', '\\end{pmatrix}', '&', '\\\\', 'final answer is ',
-  'Answer: ', 'I hope', '\\approx', '\\in', '\\emptyset', '\\ln', '\\sin', '\\log_', '\\binom', '9^{9^{9}}', ' ',
+  '\\boxed{',
+  '\\fbox{',
+  '{',
+  '}',
+  '(',
+  ')',
+  '[',
+  ']',
+  '\\{',
+  '\\}',
+  ',',
+  ' and ',
+  ' or ',
+  '=',
+  '<',
+  '\\le',
+  '+',
+  '-',
+  '\\cdot',
+  '^',
+  '^{',
+  '_',
+  '!',
+  '\\frac',
+  '\\dfrac',
+  '\\sqrt',
+  '\\sqrt[3]',
+  '\\pi',
+  'e',
+  'i',
+  'x',
+  'y',
+  '\\infty',
+  '\\cup',
+  '\\pm',
+  '\\%',
+  '%',
+  '^\\circ',
+  '\\text{',
+  'cm',
+  '$',
+  '$$',
+  '\\(',
+  '\\)',
+  '\\[',
+  '\\]',
+  '9',
+  '0',
+  '1',
+  '12',
+  '3.5',
+  '1,000',
+  '.',
+  '\\left(',
+  '\\right)',
+  '\\begin{pmatrix}',
+  '\\end{pmatrix}',
+  '&',
+  '\\\\',
+  'final answer is ',
+  'Answer: ',
+  'I hope',
+  '\\approx',
+  '\\in',
+  '\\emptyset',
+  '\\ln',
+  '\\sin',
+  '\\log_',
+  '\\binom',
+  '9^{9^{9}}',
+  ' ',
 ];
 const REASONS = new Set(['equal', 'not-equal', 'no-answer', 'unparsable-answer', 'bad-gold', 'timeout', 'too-long']);
 const BUDGET_MS = 500;
@@ -44,10 +110,19 @@ describe('verifyMath fuzzing', () => {
   it('random expressions equal themselves and differ from themselves plus one', () => {
     const rng = new Rng(7);
     const expr = (depth: number): string => {
-      if (depth === 0 || rng.next() < 0.3) return rng.pick(['2', '3', '7', '\\pi', 'x', 'y', '\\frac{1}{2}', '0.25', '\\sqrt{2}']);
+      if (depth === 0 || rng.next() < 0.3)
+        return rng.pick(['2', '3', '7', '\\pi', 'x', 'y', '\\frac{1}{2}', '0.25', '\\sqrt{2}']);
       const a = expr(depth - 1);
       const b = expr(depth - 1);
-      return rng.pick([`${a}+${b}`, `${a}-${b}`, `${a}\\cdot ${b}`, `\\frac{${a}}{${b}}`, `\\sqrt{${a}}`, `(${a})^{2}`, `\\left(${a}\\right)`]);
+      return rng.pick([
+        `${a}+${b}`,
+        `${a}-${b}`,
+        `${a}\\cdot ${b}`,
+        `\\frac{${a}}{${b}}`,
+        `\\sqrt{${a}}`,
+        `(${a})^{2}`,
+        `\\left(${a}\\right)`,
+      ]);
     };
     let checked = 0;
     for (let k = 0; k < 150; k++) {
@@ -55,7 +130,9 @@ describe('verifyMath fuzzing', () => {
       const same = verifyMath(gold, `\\boxed{${gold}}`, { timeoutMs: BUDGET_MS });
       if (same.reason === 'bad-gold') continue;
       expect(same.correct, JSON.stringify(gold)).toBe(true);
-      expect(verifyMath(gold, `\\boxed{${gold}+1}`, { timeoutMs: BUDGET_MS }).correct, JSON.stringify(gold)).toBe(false);
+      expect(verifyMath(gold, `\\boxed{${gold}+1}`, { timeoutMs: BUDGET_MS }).correct, JSON.stringify(gold)).toBe(
+        false,
+      );
       checked++;
     }
     expect(checked).toBeGreaterThan(120);

@@ -1,14 +1,18 @@
 // API of the math answer checker (src/rl/verifier): extractAnswer priorities, hasBoxed, verifyJudgeVerdict,
 // the result shape of verifyMath, normalisation steps, and the reward-hacking rules the RL reward relies on.
 import { describe, expect, it } from 'vitest';
-import { extractAnswer, hasBoxed, normalizeAnswer, verifyJudgeVerdict, verifyMath } from '../../src/rl/verifier/index.ts';
+import {
+  extractAnswer,
+  hasBoxed,
+  normalizeAnswer,
+  verifyJudgeVerdict,
+  verifyMath,
+} from '../../src/rl/verifier/index.ts';
 
 describe('extractAnswer', () => {
   it('takes the last box, with nested braces intact', () => {
     const longGap = '. Much later, after a long derivation that changes everything we thought we knew, ';
-    expect(extractAnswer(`First \\boxed{1}${longGap}\\boxed{\\frac{\\sqrt{2}}{2}}`)).toBe(
-      '\\frac{\\sqrt{2}}{2}',
-    );
+    expect(extractAnswer(`First \\boxed{1}${longGap}\\boxed{\\frac{\\sqrt{2}}{2}}`)).toBe('\\frac{\\sqrt{2}}{2}');
     expect(extractAnswer('\\boxed{\\left\\{ 1, \\{2\\} \\right\\}}')).toBe('\\{ 1, \\{2\\} \\}');
   });
 
@@ -19,7 +23,9 @@ describe('extractAnswer', () => {
     expect(extractAnswer('\\boxed{1} no no no no no \\boxed{2}')).toBe('2');
     expect(extractAnswer('\\boxed{004}. But let me check again: the correct answer is \\boxed{004}')).toBe('004');
     expect(extractAnswer('$x = \\boxed{2}$ or $x = \\boxed{-3}$')).toBe('2,-3');
-    expect(extractAnswer('\\boxed{2} and then, after a long explanation of at least seventy characters here, \\boxed{3}')).toBe('3');
+    expect(
+      extractAnswer('\\boxed{2} and then, after a long explanation of at least seventy characters here, \\boxed{3}'),
+    ).toBe('3');
   });
 
   it('reads \\fbox and the \\boxed 5 form', () => {
@@ -28,7 +34,9 @@ describe('extractAnswer', () => {
   });
 
   it('prefers the Minerva "final answer is ... I hope" form', () => {
-    expect(extractAnswer('We get $\\boxed{3}$ first. Final Answer: The final answer is $4$. I hope it is correct.')).toBe('4');
+    expect(
+      extractAnswer('We get $\\boxed{3}$ first. Final Answer: The final answer is $4$. I hope it is correct.'),
+    ).toBe('4');
   });
 
   it('falls back to "answer:" anchors, then the last LaTeX environment or number, when there is no box', () => {
@@ -70,7 +78,11 @@ describe('verifyJudgeVerdict', () => {
 
 describe('verifyMath result', () => {
   it('returns correct, the extracted answer and a reason', () => {
-    expect(verifyMath('\\frac{1}{2}', 'so $\\boxed{\\dfrac{2}{4}}$')).toEqual({ correct: true, extracted: '\\frac{2}{4}', reason: 'equal' });
+    expect(verifyMath('\\frac{1}{2}', 'so $\\boxed{\\dfrac{2}{4}}$')).toEqual({
+      correct: true,
+      extracted: '\\frac{2}{4}',
+      reason: 'equal',
+    });
     expect(verifyMath('3', '\\boxed{4}')).toEqual({ correct: false, extracted: '4', reason: 'not-equal' });
     expect(verifyMath('3', 'no idea')).toEqual({ correct: false, extracted: null, reason: 'no-answer' });
     expect(verifyMath('3', '\\boxed{\\frac{}{}}').reason).toBe('unparsable-answer');
@@ -99,7 +111,8 @@ describe('reward hacking', () => {
   });
 
   it('the last box wins over a correct box in an earlier part', () => {
-    const text = 'Part 1: \\boxed{5}.\n\nNow let me reconsider the whole problem from the start and recompute it.\n\nSo \\boxed{6}.';
+    const text =
+      'Part 1: \\boxed{5}.\n\nNow let me reconsider the whole problem from the start and recompute it.\n\nSo \\boxed{6}.';
     expect(verifyMath('5', text).correct).toBe(false);
     expect(verifyMath('6', text).correct).toBe(true);
   });

@@ -8,23 +8,31 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/tiny/pretrain-all.ts'), ...args], { cwd: root, encoding: 'utf8' });
+  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/tiny/pretrain-all.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
 
 /** the value after `name` in a stage's arguments */
 const flag = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 
 describe('npm run pretrain-tiny', () => {
-  it('is the script file, and runs the three stages in order, each from the previous one\'s weights', () => {
+  it("is the script file, and runs the three stages in order, each from the previous one's weights", () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts['pretrain-tiny']).toBe('tsx scripts/tiny/pretrain-all.ts');
     const r = run('--dry-run');
     expect(r.status).toBe(0);
-    const stages = r.stdout.trim().split('\n').map((line) => {
-      const m = /^stage (\d)\/3: node --no-liftoff --experimental-wasm-relaxed-simd --import tsx (\S+) (.*)$/.exec(line);
-      expect(m, line).not.toBeNull();
-      expect(m![2]).toBe(join(root, 'scripts/tiny/pretrain.ts'));
-      return m![3].split(' ');
-    });
+    const stages = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const m = /^stage (\d)\/3: node --no-liftoff --experimental-wasm-relaxed-simd --import tsx (\S+) (.*)$/.exec(
+          line,
+        );
+        expect(m, line).not.toBeNull();
+        expect(m![2]).toBe(join(root, 'scripts/tiny/pretrain.ts'));
+        return m![3].split(' ');
+      });
     expect(stages).toHaveLength(3);
     expect(flag(stages[0], '--init')).toBeUndefined();
     expect(flag(stages[1], '--init')).toBe(flag(stages[0], '--out'));

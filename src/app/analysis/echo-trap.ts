@@ -43,9 +43,18 @@ function signal(values: number[], opts: EchoTrapOptions): CollapseSignal {
 
 /** Needs at least 2 * window steps, so that the baseline and the recent window do not overlap. */
 export function detectEchoTrap(metrics: readonly MetricsRecord[], opts = defaultEchoTrapOptions): EchoTrapReport {
-  const rewardStd = signal(metrics.map((m) => m.reward_std), opts);
-  const entropy = signal(metrics.map((m) => m.entropy), opts);
-  const length = signal(metrics.map((m) => m.len_meta_mean + m.len_reason_mean), opts);
+  const rewardStd = signal(
+    metrics.map((m) => m.reward_std),
+    opts,
+  );
+  const entropy = signal(
+    metrics.map((m) => m.entropy),
+    opts,
+  );
+  const length = signal(
+    metrics.map((m) => m.len_meta_mean + m.len_reason_mean),
+    opts,
+  );
   const enough = metrics.length >= 2 * opts.window;
   const alarm = enough && rewardStd.collapsed && entropy.collapsed && length.collapsed;
   return { alarm, rewardStd, entropy, length, sinceStep: alarm ? metrics[metrics.length - opts.window].step : null };

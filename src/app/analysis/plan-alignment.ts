@@ -67,7 +67,11 @@ const SYMBOL_OP = /\d\s*([+\-*/×÷])\s*\d/g;
 
 /** Operation words: the first that appears in a step is its main operation. Each may imply a number. */
 const OP_WORDS: readonly { pattern: RegExp; op: Op; implies?: number; loss?: boolean }[] = [
-  { pattern: /\b(?:gives? away|giving away|loses|lose|lost|sells?|sold|eats?|spends?|uses? up|drops?)\b/i, op: '-', loss: true },
+  {
+    pattern: /\b(?:gives? away|giving away|loses|lose|lost|sells?|sold|eats?|spends?|uses? up|drops?)\b/i,
+    op: '-',
+    loss: true,
+  },
   { pattern: /\b(?:subtract\w*|minus|takes? away|remove\w*|decrease\w*|less)\b/i, op: '-' },
   { pattern: /\bdoubl\w*|\btwice\b/i, op: '*', implies: 2 },
   { pattern: /\btripl\w*/i, op: '*', implies: 3 },
@@ -75,7 +79,10 @@ const OP_WORDS: readonly { pattern: RegExp; op: Op; implies?: number; loss?: boo
   { pattern: /\ba third\b|\bthird of\b/i, op: '/', implies: 3 },
   { pattern: /\b(?:multipl\w*|times|product)\b/i, op: '*' },
   { pattern: /\b(?:divid\w*|split\w*|quotient)\b/i, op: '/' },
-  { pattern: /\b(?:add\w*|plus|sum|more|buys?|bought|finds?|found|gets?|got|receives?|earns?|gains?|increase\w*)\b/i, op: '+' },
+  {
+    pattern: /\b(?:add\w*|plus|sum|more|buys?|bought|finds?|found|gets?|got|receives?|earns?|gains?|increase\w*)\b/i,
+    op: '+',
+  },
 ];
 
 const SYMBOLS: Readonly<Record<string, Op>> = { '+': '+', '-': '-', '*': '*', '/': '/', '×': '*', '÷': '/', x: '*' };
@@ -117,7 +124,10 @@ export function questionEvents(question: string): QuestionEvent[] {
     if (/\?\s*$/.test(sentence)) continue;
     const facts = stepFacts(sentence);
     const loss = OP_WORDS.some((w) => w.loss && w.pattern.test(sentence));
-    const startsAmount = events.length === 0 && /\b(?:has|had|have|starts? with|there are|there were)\b/i.test(sentence) && facts.numbers.length > 0;
+    const startsAmount =
+      events.length === 0 &&
+      /\b(?:has|had|have|starts? with|there are|there were)\b/i.test(sentence) &&
+      facts.numbers.length > 0;
     const bags = /\bbags? of\b|\bboxes of\b|\bpacks? of\b/i.test(sentence);
     if (startsAmount) {
       events.push({ text: sentence, op: 'start', numbers: facts.numbers, loss: false });
@@ -148,7 +158,13 @@ export function reasoningSteps(reasoning: string): ReasoningStep[] {
       };
     });
   }
-  return splitSentences(text).map((s, index) => ({ ...stepFacts(s), index, equation: null, arithmeticOk: true, followsFlaw: false }));
+  return splitSentences(text).map((s, index) => ({
+    ...stepFacts(s),
+    index,
+    equation: null,
+    arithmeticOk: true,
+    followsFlaw: false,
+  }));
 }
 
 function apply(a: number, op: Op, b: number): number {
@@ -165,7 +181,10 @@ function apply(a: number, op: Op, b: number): number {
 }
 
 /** How well two steps match: 2 for the same main operation, 1 per shared number. */
-function score(plan: { ops: readonly (Op | 'start')[]; numbers: readonly number[] }, other: { ops: readonly (Op | 'start')[]; numbers: readonly number[] }): number {
+function score(
+  plan: { ops: readonly (Op | 'start')[]; numbers: readonly number[] },
+  other: { ops: readonly (Op | 'start')[]; numbers: readonly number[] },
+): number {
   const opMatch = plan.ops.length > 0 && other.ops.length > 0 && plan.ops.some((o) => other.ops.includes(o)) ? 2 : 0;
   const shared = new Set(other.numbers.filter((n) => plan.numbers.includes(n))).size;
   return opMatch + shared;
@@ -270,14 +289,26 @@ export function alignPlan(question: string, plan: string, reasoning: string): Al
   const pushPlanRow = (j: number, event: QuestionEvent | null) => {
     const p = planSteps[j];
     const flaw = event ? flawOf(event, p) : null;
-    const row: AlignedRow = { event, plan: p, flaw, note: flaw && event ? describeFlaw(flaw, event, p) : null, reasoning: [] };
+    const row: AlignedRow = {
+      event,
+      plan: p,
+      flaw,
+      note: flaw && event ? describeFlaw(flaw, event, p) : null,
+      reasoning: [],
+    };
     rows.push(row);
     rowOfPlan.set(j, row);
   };
   events.forEach((event, e) => {
     const j = eventToPlan[e];
     if (j < 0) {
-      rows.push({ event, plan: null, flaw: 'missing-step', note: describeFlaw('missing-step', event, null), reasoning: [] });
+      rows.push({
+        event,
+        plan: null,
+        flaw: 'missing-step',
+        note: describeFlaw('missing-step', event, null),
+        reasoning: [],
+      });
       return;
     }
     while (planCursor < j) pushPlanRow(planCursor++, null);
@@ -287,7 +318,12 @@ export function alignPlan(question: string, plan: string, reasoning: string): Al
 
   // reasoning steps -> plan steps
   // a plan step is carried out by one equation per operation it names: the same operation again belongs to a later step when one scores as well
-  const stepToPlan = monotoneMatch(steps, planSteps, (p, r) => score(p, r), (taken, r) => (taken.some((t) => t.ops[0] === r.ops[0]) ? 0.5 : 0));
+  const stepToPlan = monotoneMatch(
+    steps,
+    planSteps,
+    (p, r) => score(p, r),
+    (taken, r) => (taken.some((t) => t.ops[0] === r.ops[0]) ? 0.5 : 0),
+  );
   const unmatched: ReasoningStep[] = [];
   steps.forEach((r, i) => {
     const row = stepToPlan[i] >= 0 ? rowOfPlan.get(stepToPlan[i]) : undefined;

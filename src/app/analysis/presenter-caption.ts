@@ -40,12 +40,15 @@ export function planClause(followed: readonly FollowedPoint[]): string | null {
     const misreadBefore = lossAsGainCount(alignPlan(prev.question, prev.plan, prev.reasoning));
     if (misreadBefore > 0 && misreadNow === 0) return 'the meta-thinking agent now subtracts losses';
     if (misreadNow > misreadBefore) return 'the meta-thinking agent misreads a loss as a gain again';
-    if (misreadNow < misreadBefore) return `the meta-thinking agent now reads ${misreadBefore - misreadNow} more loss${misreadBefore - misreadNow > 1 ? 'es' : ''} correctly`;
-    if (now.correct !== null && prev.correct !== null && now.correct !== prev.correct) return now.correct ? 'the followed problem is now solved' : 'the followed problem is no longer solved';
+    if (misreadNow < misreadBefore)
+      return `the meta-thinking agent now reads ${misreadBefore - misreadNow} more loss${misreadBefore - misreadNow > 1 ? 'es' : ''} correctly`;
+    if (now.correct !== null && prev.correct !== null && now.correct !== prev.correct)
+      return now.correct ? 'the followed problem is now solved' : 'the followed problem is no longer solved';
     const words = changedWords(wordDiff(prev.plan, now.plan));
     if (words > 0) return `the meta-thinking agent rewrote its plan (${words} word${words > 1 ? 's' : ''} changed)`;
   }
-  if (misreadNow > 0) return `the meta-thinking agent plans ${misreadNow === 1 ? 'a loss' : `${misreadNow} losses`} as a gain`;
+  if (misreadNow > 0)
+    return `the meta-thinking agent plans ${misreadNow === 1 ? 'a loss' : `${misreadNow} losses`} as a gain`;
   if (now.correct === null) return null;
   return now.correct ? 'the followed problem is solved' : 'the followed problem is not solved yet';
 }
@@ -74,7 +77,12 @@ export function accuracyClause(evaluations: readonly { step: number; accuracy: n
 
 export function presenterCaption(input: CaptionInput): string {
   const step = input.metrics.at(-1)?.step ?? 0;
-  const clauses = [planClause(input.followed), rewardClause(input.metrics, input.window), accuracyClause(input.evaluations)].filter((c): c is string => c !== null);
-  if (clauses.length === 0) return step === 0 ? 'Step 0: loading the model and its first greedy rollout' : `Step ${step}`;
+  const clauses = [
+    planClause(input.followed),
+    rewardClause(input.metrics, input.window),
+    accuracyClause(input.evaluations),
+  ].filter((c): c is string => c !== null);
+  if (clauses.length === 0)
+    return step === 0 ? 'Step 0: loading the model and its first greedy rollout' : `Step ${step}`;
   return `Step ${step}: ${clauses.join('; ')}`;
 }

@@ -21,7 +21,8 @@ export function wordDiff(before: string, after: string): DiffPart[] {
   // lcs[i][j]: length of the longest common subsequence of a[i:] and b[j:]
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => Array.from({ length: b.length + 1 }, () => 0));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i][j] = key(a[i]) === key(b[j]) ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }
   const parts: DiffPart[] = [];
   const push = (text: string, kind: DiffPart['kind']) => {

@@ -2,7 +2,14 @@
 // current config and model; Run / Stop / Clear, and each run's progress. The results are AblationResults.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { ablationFieldList, formatValueList, parseSeeds, parseValueList, type AblationField, type AblationSpec } from '../../rl/ablation.ts';
+import {
+  ablationFieldList,
+  formatValueList,
+  parseSeeds,
+  parseValueList,
+  type AblationField,
+  type AblationSpec,
+} from '../../rl/ablation.ts';
 import { usePlayground } from '../store/react.ts';
 
 interface Draft {
@@ -43,9 +50,11 @@ function FieldOptions({ fields }: { fields: readonly AblationField[] }) {
     <>
       {groups.map((g) => (
         <optgroup key={g} label={g}>
-          {fields.filter((f) => f.group === g).map((f) => (
-            <option key={f.field} value={f.field}>{`${f.label} (${f.field})`}</option>
-          ))}
+          {fields
+            .filter((f) => f.group === g)
+            .map((f) => (
+              <option key={f.field} value={f.field}>{`${f.label} (${f.field})`}</option>
+            ))}
         </optgroup>
       ))}
     </>
@@ -72,7 +81,10 @@ export function AblationPanel() {
   const running = s.ablation?.status === 'running';
 
   // a spec set from outside (a link, a restored ablation) shows in the form
-  useEffect(() => setDraft((d) => (s.spec && JSON.stringify(specOf(d)) !== JSON.stringify(s.spec) ? draftOf(s.spec) : d)), [s.spec]);
+  useEffect(
+    () => setDraft((d) => (s.spec && JSON.stringify(specOf(d)) !== JSON.stringify(s.spec) ? draftOf(s.spec) : d)),
+    [s.spec],
+  );
 
   const edit = (change: Partial<Draft>) => {
     const d = { ...draft, ...change };
@@ -90,17 +102,36 @@ export function AblationPanel() {
     <section className="ablation-panel" aria-label="ablation" data-testid="ablation-panel">
       <div className="row">
         <label htmlFor="ablation-field1">field</label>
-        <select id="ablation-field1" data-testid="ablation-field1" value={draft.field1} disabled={running} onChange={(e) => edit({ field1: e.target.value })}>
+        <select
+          id="ablation-field1"
+          data-testid="ablation-field1"
+          value={draft.field1}
+          disabled={running}
+          onChange={(e) => edit({ field1: e.target.value })}
+        >
           <FieldOptions fields={fields} />
         </select>
       </div>
       <div className="row">
         <label htmlFor="ablation-values1">values</label>
-        <input id="ablation-values1" data-testid="ablation-values1" value={draft.values1} disabled={running} placeholder="token, turn-geometric" onChange={(e) => edit({ values1: e.target.value })} />
+        <input
+          id="ablation-values1"
+          data-testid="ablation-values1"
+          value={draft.values1}
+          disabled={running}
+          placeholder="token, turn-geometric"
+          onChange={(e) => edit({ values1: e.target.value })}
+        />
       </div>
       <div className="row">
         <label htmlFor="ablation-field2">2nd field</label>
-        <select id="ablation-field2" data-testid="ablation-field2" value={draft.field2} disabled={running} onChange={(e) => edit({ field2: e.target.value })}>
+        <select
+          id="ablation-field2"
+          data-testid="ablation-field2"
+          value={draft.field2}
+          disabled={running}
+          onChange={(e) => edit({ field2: e.target.value })}
+        >
           <option value="">none</option>
           <FieldOptions fields={fields.filter((f) => f.field !== draft.field1)} />
         </select>
@@ -108,17 +139,36 @@ export function AblationPanel() {
       {draft.field2 && (
         <div className="row">
           <label htmlFor="ablation-values2">values</label>
-          <input id="ablation-values2" data-testid="ablation-values2" value={draft.values2} disabled={running} onChange={(e) => edit({ values2: e.target.value })} />
+          <input
+            id="ablation-values2"
+            data-testid="ablation-values2"
+            value={draft.values2}
+            disabled={running}
+            onChange={(e) => edit({ values2: e.target.value })}
+          />
         </div>
       )}
       <div className="row">
-        <label htmlFor="ablation-seeds" title="comma-separated, or a range such as 0-2">seeds</label>
-        <input id="ablation-seeds" data-testid="ablation-seeds" value={draft.seeds} disabled={running} onChange={(e) => edit({ seeds: e.target.value })} />
+        <label htmlFor="ablation-seeds" title="comma-separated, or a range such as 0-2">
+          seeds
+        </label>
+        <input
+          id="ablation-seeds"
+          data-testid="ablation-seeds"
+          value={draft.seeds}
+          disabled={running}
+          onChange={(e) => edit({ seeds: e.target.value })}
+        />
       </div>
-      <p className="hint">runs one after another on the current config and model (each for the config's steps); values are JSON or plain words, comma-separated</p>
+      <p className="hint">
+        runs one after another on the current config and model (each for the config's steps); values are JSON or plain
+        words, comma-separated
+      </p>
       <div className="row">
         {running ? (
-          <button type="button" data-testid="ablation-stop" onClick={s.stop}>Stop ablation</button>
+          <button type="button" data-testid="ablation-stop" onClick={s.stop}>
+            Stop ablation
+          </button>
         ) : (
           <button
             type="button"
@@ -130,11 +180,15 @@ export function AblationPanel() {
           </button>
         )}
         {s.ablation && !running && (
-          <button type="button" data-testid="ablation-clear" onClick={() => void s.clear()}>Clear</button>
+          <button type="button" data-testid="ablation-clear" onClick={() => void s.clear()}>
+            Clear
+          </button>
         )}
       </div>
       {(problem ?? s.error ?? s.ablation?.error) && (
-        <p className="hint error" role="alert" data-testid="ablation-error">{problem ?? s.error ?? s.ablation?.error}</p>
+        <p className="hint error" role="alert" data-testid="ablation-error">
+          {problem ?? s.error ?? s.ablation?.error}
+        </p>
       )}
       {s.ablation && (
         <ol className="ablation-runs" data-testid="ablation-runs" data-status={s.ablation.status}>

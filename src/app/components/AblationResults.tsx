@@ -4,7 +4,14 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { metricSpread, pointLabel, type RunRow } from '../../rl/ablation.ts';
-import { ablationChartSvg, ablationCsv, ablationJson, ablationPoints, ablationRows, svgToPng } from '../io/ablation-export.ts';
+import {
+  ablationChartSvg,
+  ablationCsv,
+  ablationJson,
+  ablationPoints,
+  ablationRows,
+  svgToPng,
+} from '../io/ablation-export.ts';
 import { downloadFile } from '../io/download.ts';
 import type { AblationRecord } from '../persist/ablation-types.ts';
 import { usePlayground } from '../store/react.ts';
@@ -12,13 +19,26 @@ import { usePlayground } from '../store/react.ts';
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
 const fix = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 
-function Spread({ rows, k, format }: { rows: RunRow[]; k: 'eval_last' | 'eval_best' | 'reward_auc'; format: (x: number) => string }) {
+function Spread({
+  rows,
+  k,
+  format,
+}: {
+  rows: RunRow[];
+  k: 'eval_last' | 'eval_best' | 'reward_auc';
+  format: (x: number) => string;
+}) {
   const st = metricSpread(rows, k);
   if (st.n === 0) return <>–</>;
   return (
     <>
       {format(st.mean)}
-      {st.n > 1 ? <span className="hint"> ({format(st.min)}–{format(st.max)})</span> : null}
+      {st.n > 1 ? (
+        <span className="hint">
+          {' '}
+          ({format(st.min)}–{format(st.max)})
+        </span>
+      ) : null}
     </>
   );
 }
@@ -33,7 +53,9 @@ function ConfigTable({ record }: { record: AblationRecord }) {
           <th>seeds done</th>
           <th title="held-out greedy accuracy at the last evaluation: mean over seeds (min–max)">final held-out</th>
           <th title="best held-out accuracy of each run: mean over seeds (min–max)">best held-out</th>
-          <th title="area under the training-reward curve per step (sample efficiency, the paper's Fig. 6 measure)">reward AUC</th>
+          <th title="area under the training-reward curve per step (sample efficiency, the paper's Fig. 6 measure)">
+            reward AUC
+          </th>
           <th>steps</th>
           <th title="wall-clock time of the runs, summed over seeds">wall time</th>
         </tr>
@@ -42,14 +64,24 @@ function ConfigTable({ record }: { record: AblationRecord }) {
         {ablationPoints(record).map((p) => {
           const label = pointLabel(p);
           const rs = rows.filter((r) => r.label === label);
-          const wall = record.runs.filter((r) => r.label === label && r.status === 'done').reduce((a, r) => a + r.wall_s, 0);
+          const wall = record.runs
+            .filter((r) => r.label === label && r.status === 'done')
+            .reduce((a, r) => a + r.wall_s, 0);
           return (
             <tr key={label} data-testid="ablation-config-row" data-config={label}>
               <td>{label}</td>
-              <td>{rs.length}/{record.spec.seeds.length}</td>
-              <td><Spread rows={rs} k="eval_last" format={pct} /></td>
-              <td><Spread rows={rs} k="eval_best" format={pct} /></td>
-              <td><Spread rows={rs} k="reward_auc" format={fix} /></td>
+              <td>
+                {rs.length}/{record.spec.seeds.length}
+              </td>
+              <td>
+                <Spread rows={rs} k="eval_last" format={pct} />
+              </td>
+              <td>
+                <Spread rows={rs} k="eval_best" format={pct} />
+              </td>
+              <td>
+                <Spread rows={rs} k="reward_auc" format={fix} />
+              </td>
               <td>{rs.length > 0 ? metricSpread(rs, 'steps').mean : '–'}</td>
               <td>{rs.length > 0 ? `${wall.toFixed(1)} s` : '–'}</td>
             </tr>
@@ -67,18 +99,44 @@ export function AblationResults() {
   const stem = `ablation-${record.id}`;
   const exportPng = async () => downloadFile(`${stem}.png`, await svgToPng(svg), 'image/png');
   return (
-    <section className="ablation-results panel" aria-label="ablation results" data-testid="ablation-results" data-status={record.status}>
+    <section
+      className="ablation-results panel"
+      aria-label="ablation results"
+      data-testid="ablation-results"
+      data-status={record.status}
+    >
       <h3>
-        Ablation: {record.spec.axes.map((a) => a.field).join(' × ')} · {record.spec.seeds.length} seed{record.spec.seeds.length === 1 ? '' : 's'} · {record.status}
+        Ablation: {record.spec.axes.map((a) => a.field).join(' × ')} · {record.spec.seeds.length} seed
+        {record.spec.seeds.length === 1 ? '' : 's'} · {record.status}
       </h3>
       {/* the SVG is generated from numbers and escaped labels (ablation-curves.ts) */}
       <div className="ablation-chart" data-testid="ablation-chart" dangerouslySetInnerHTML={{ __html: svg }} />
       <ConfigTable record={record} />
       <div className="row">
-        <button type="button" data-testid="ablation-export-json" onClick={() => downloadFile(`${stem}.json`, ablationJson(record), 'application/json')}>Export JSON</button>
-        <button type="button" data-testid="ablation-export-csv" onClick={() => downloadFile(`${stem}.csv`, ablationCsv(record), 'text/csv')}>Export CSV</button>
-        <button type="button" data-testid="ablation-export-svg" onClick={() => downloadFile(`${stem}.svg`, svg, 'image/svg+xml')}>Chart SVG</button>
-        <button type="button" data-testid="ablation-export-png" onClick={() => void exportPng()}>Chart PNG</button>
+        <button
+          type="button"
+          data-testid="ablation-export-json"
+          onClick={() => downloadFile(`${stem}.json`, ablationJson(record), 'application/json')}
+        >
+          Export JSON
+        </button>
+        <button
+          type="button"
+          data-testid="ablation-export-csv"
+          onClick={() => downloadFile(`${stem}.csv`, ablationCsv(record), 'text/csv')}
+        >
+          Export CSV
+        </button>
+        <button
+          type="button"
+          data-testid="ablation-export-svg"
+          onClick={() => downloadFile(`${stem}.svg`, svg, 'image/svg+xml')}
+        >
+          Chart SVG
+        </button>
+        <button type="button" data-testid="ablation-export-png" onClick={() => void exportPng()}>
+          Chart PNG
+        </button>
       </div>
     </section>
   );

@@ -52,7 +52,15 @@ function KnobInput({ knob, value, onCommit }: { knob: Knob; value: unknown; onCo
     case 'list': {
       const shown = Array.isArray(value) ? value.join(',') : String(value);
       const commit = (text: string) => {
-        if (text !== shown) onCommit(c.kind === 'list' ? text.split(',').map((t) => t.trim()).filter(Boolean) : text);
+        if (text !== shown)
+          onCommit(
+            c.kind === 'list'
+              ? text
+                  .split(',')
+                  .map((t) => t.trim())
+                  .filter(Boolean)
+              : text,
+          );
       };
       return (
         <input
@@ -70,7 +78,11 @@ function KnobInput({ knob, value, onCommit }: { knob: Knob; value: unknown; onCo
 
 function KnobRow({ knob }: { knob: Knob }) {
   const { value, error, setField } = usePlayground(
-    useShallow((s) => ({ value: s.config[knob.key as keyof ExperimentConfig], error: s.configErrors[knob.key], setField: s.setConfigField })),
+    useShallow((s) => ({
+      value: s.config[knob.key as keyof ExperimentConfig],
+      error: s.configErrors[knob.key],
+      setField: s.setConfigField,
+    })),
   );
   return (
     <div className={`knob ${error ? 'knob-error' : ''}`} data-knob={knob.key}>
@@ -79,7 +91,11 @@ function KnobRow({ knob }: { knob: Knob }) {
         <HintIcon note={knob.note} />
       </label>
       <KnobInput knob={knob} value={value} onCommit={(v) => setField(knob.key, v)} />
-      {error && <div className="knob-message" role="alert">{error}</div>}
+      {error && (
+        <div className="knob-message" role="alert">
+          {error}
+        </div>
+      )}
     </div>
   );
 }

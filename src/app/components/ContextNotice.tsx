@@ -11,8 +11,12 @@ export function ContextNotice() {
   const activeConfig = usePlayground((s) => s.activeConfig);
   const config = runConfig ?? activeConfig;
   const lines: string[] = [];
-  if (lastEval?.context_limited) lines.push(contextMessage(lastEval, lastEval.n, config.maxTokensPerTurn, `Evaluation at step ${lastEval.step}`));
-  if (last?.context_limited) lines.push(contextMessage(last, config.problemsPerStep * config.groupSize, config.maxTokensPerTurn, `Step ${last.step}`));
+  if (lastEval?.context_limited)
+    lines.push(contextMessage(lastEval, lastEval.n, config.maxTokensPerTurn, `Evaluation at step ${lastEval.step}`));
+  if (last?.context_limited)
+    lines.push(
+      contextMessage(last, config.problemsPerStep * config.groupSize, config.maxTokensPerTurn, `Step ${last.step}`),
+    );
   if (lines.length === 0) return null;
   return (
     <div className="warning" role="alert" data-testid="context-notice">

@@ -39,7 +39,7 @@ export function Controls() {
         ? 'stopped by an error'
         : busy
           ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status === 'evaluating' && s.wantsTraining ? 'evaluating (training starts after it)' : s.status}${s.phase ? `: ${s.phase}` : ''}`
-          : s.phase ?? 'ready';
+          : (s.phase ?? 'ready');
   return (
     <section className="controls" aria-label="training controls">
       <div className="buttons">
@@ -55,10 +55,22 @@ export function Controls() {
         <button type="button" onClick={s.step} disabled={!ready} data-testid="step" title="run exactly one RL update">
           Step
         </button>
-        <button type="button" onClick={s.reset} disabled={s.status === 'loading' || s.status === 'failed' || s.ablationRunning} data-testid="reset" title="start a new run from the model's weights with the current config">
+        <button
+          type="button"
+          onClick={s.reset}
+          disabled={s.status === 'loading' || s.status === 'failed' || s.ablationRunning}
+          data-testid="reset"
+          title="start a new run from the model's weights with the current config"
+        >
           Reset
         </button>
-        <button type="button" onClick={s.evaluate} disabled={!ready} data-testid="evaluate" title="greedy accuracy on the held-out set with the current weights">
+        <button
+          type="button"
+          onClick={s.evaluate}
+          disabled={!ready}
+          data-testid="evaluate"
+          title="greedy accuracy on the held-out set with the current weights"
+        >
           Evaluate
         </button>
       </div>

@@ -13,9 +13,13 @@ import { SourcePicker } from './SourcePicker.tsx';
 const ROLE_NOTE =
   'Which agent is a frozen ONNX model: it answers in every episode but never trains (its tokens get no advantage, no loss, no optimiser step), while the other agent trains on the engine. The paper\'s single-turn alternating training (Algorithm 1) freezes one agent while the other trains; here it stays frozen for the whole run. Needs multi-turn or single-turn. Choosing it starts a new run (config knob "frozen agent").';
 const SOURCE_NOTE =
-  'A folder in the hub\'s onnx-community layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx (a decoder exported with its KV cache) and, for large models, onnx/model.onnx_data. Runs on onnxruntime-web: the WebGPU execution provider when the page runs on WebGPU, the WASM one otherwise.';
+  "A folder in the hub's onnx-community layout: config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx (a decoder exported with its KV cache) and, for large models, onnx/model.onnx_data. Runs on onnxruntime-web: the WebGPU execution provider when the page runs on WebGPU, the WASM one otherwise.";
 
-const roleLabels: Record<FrozenAgent, string> = { none: 'none', meta: 'meta-thinking agent', reasoning: 'reasoning agent' };
+const roleLabels: Record<FrozenAgent, string> = {
+  none: 'none',
+  meta: 'meta-thinking agent',
+  reasoning: 'reasoning agent',
+};
 
 export function FrozenAgentPanel() {
   const s = usePlayground(
@@ -31,7 +35,8 @@ export function FrozenAgentPanel() {
       evaluateOnnx: st.evaluateOnnx,
     })),
   );
-  const busy = s.status === 'loading' || s.status === 'training' || s.status === 'stepping' || s.status === 'evaluating';
+  const busy =
+    s.status === 'loading' || s.status === 'training' || s.status === 'stepping' || s.status === 'evaluating';
 
   return (
     <section className="frozen-panel" aria-label="frozen agent" data-testid="frozen-panel">
@@ -39,7 +44,13 @@ export function FrozenAgentPanel() {
       <div className="row">
         <label htmlFor="frozen-role">frozen agent</label>
         <HintIcon note={ROLE_NOTE} />
-        <select id="frozen-role" data-testid="frozen-role" value={s.role} disabled={busy} onChange={(e) => s.setFrozenAgent(e.target.value as FrozenAgent)}>
+        <select
+          id="frozen-role"
+          data-testid="frozen-role"
+          value={s.role}
+          disabled={busy}
+          onChange={(e) => s.setFrozenAgent(e.target.value as FrozenAgent)}
+        >
           {(Object.keys(roleLabels) as FrozenAgent[]).map((r) => (
             <option key={r} value={r}>
               {roleLabels[r]}
@@ -47,7 +58,11 @@ export function FrozenAgentPanel() {
           ))}
         </select>
       </div>
-      {s.roleError && <div className="knob-message" role="alert">{s.roleError}</div>}
+      {s.roleError && (
+        <div className="knob-message" role="alert">
+          {s.roleError}
+        </div>
+      )}
       <div className="row">
         <span>ONNX model</span>
         <HintIcon note={SOURCE_NOTE} />
@@ -81,8 +96,9 @@ export function FrozenAgentPanel() {
       </div>
       {s.evaluation && (
         <div className="onnx-eval" data-testid="onnx-eval">
-          VRP baseline (greedy): <b>{(s.evaluation.accuracy * 100).toFixed(1)}%</b> of {s.evaluation.n} held-out problems, mean reward{' '}
-          {s.evaluation.reward_mean.toFixed(2)} · {s.evaluation.onnx.name} on {s.evaluation.onnx.runtime}
+          VRP baseline (greedy): <b>{(s.evaluation.accuracy * 100).toFixed(1)}%</b> of {s.evaluation.n} held-out
+          problems, mean reward {s.evaluation.reward_mean.toFixed(2)} · {s.evaluation.onnx.name} on{' '}
+          {s.evaluation.onnx.runtime}
         </div>
       )}
     </section>

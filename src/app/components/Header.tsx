@@ -11,7 +11,14 @@ function formatParams(n: number): string {
 
 export function Header() {
   const { backend, model, dataset, modelSpec, status, frozen } = usePlayground(
-    useShallow((s) => ({ backend: s.backend, model: s.model, dataset: s.dataset, modelSpec: s.modelSpec, status: s.status, frozen: s.frozen })),
+    useShallow((s) => ({
+      backend: s.backend,
+      model: s.model,
+      dataset: s.dataset,
+      modelSpec: s.modelSpec,
+      status: s.status,
+      frozen: s.frozen,
+    })),
   );
   const frozenOnnx = frozen.role !== null ? frozen.onnx : null;
   return (
@@ -21,17 +28,23 @@ export function Header() {
       <div className="badges">
         <span className="badge" data-testid="backend" title={backend?.cpuReason ?? backend?.description ?? ''}>
           {backend === null
-            ? status === 'failed' ? 'backend: none' : 'backend: starting…'
+            ? status === 'failed'
+              ? 'backend: none'
+              : 'backend: starting…'
             : backend.kind === 'webgpu'
               ? `WebGPU · ${backend.description} · ${backend.f16 ? 'f16' : 'f32 (no shader-f16)'}`
               : `CPU backend · ${backend.description}`}
         </span>
         <span className="badge" data-testid="model">
-          model: {model ? `${model.name} (${model.architecture}, ${formatParams(model.parameters)} params, ${model.layers} layers)` : modelLabel(modelSpec)}
+          model:{' '}
+          {model
+            ? `${model.name} (${model.architecture}, ${formatParams(model.parameters)} params, ${model.layers} layers)`
+            : modelLabel(modelSpec)}
         </span>
         {frozen.role !== null && frozenOnnx && (
           <span className="badge badge-frozen" data-testid="frozen-badge" title="this agent answers but never trains">
-            frozen {frozen.role === 'meta' ? 'meta-thinking' : 'reasoning'} agent: {frozenOnnx.name} · {frozenOnnx.runtime}
+            frozen {frozen.role === 'meta' ? 'meta-thinking' : 'reasoning'} agent: {frozenOnnx.name} ·{' '}
+            {frozenOnnx.runtime}
           </span>
         )}
         {dataset && (

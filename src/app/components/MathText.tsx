@@ -72,7 +72,14 @@ export function MathText({ text, className }: { text: string; className?: string
           <span
             key={i}
             className="math"
-            dangerouslySetInnerHTML={{ __html: katex.renderToString(p.tex, { displayMode: p.display, throwOnError: false, strict: 'ignore', trust: false }) }}
+            dangerouslySetInnerHTML={{
+              __html: katex.renderToString(p.tex, {
+                displayMode: p.display,
+                throwOnError: false,
+                strict: 'ignore',
+                trust: false,
+              }),
+            }}
           />
         ),
       )}

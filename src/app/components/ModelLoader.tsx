@@ -27,12 +27,19 @@ export function ModelLoader() {
       calibrating: st.calibrating,
     })),
   );
-  const [chosen, setChosen] = useState(() => (s.config.modelSource === 'hub' ? (findCatalogModel(s.config.model)?.name ?? '') : ''));
+  const [chosen, setChosen] = useState(() =>
+    s.config.modelSource === 'hub' ? (findCatalogModel(s.config.model)?.name ?? '') : '',
+  );
   const busy = s.status === 'loading' || s.status === 'training' || s.status === 'stepping';
 
   return (
     <section className="model-loader" aria-label="model">
-      <ModelCatalog chosen={chosen} onChoose={setChosen} busy={busy} onLoad={(m) => s.loadModel({ kind: 'hub', repo: m.repo, revision: 'main' })} />
+      <ModelCatalog
+        chosen={chosen}
+        onChoose={setChosen}
+        busy={busy}
+        onLoad={(m) => s.loadModel({ kind: 'hub', repo: m.repo, revision: 'main' })}
+      />
       <SourcePicker
         busy={busy}
         defaultLabel="Tiny default"
@@ -45,7 +52,10 @@ export function ModelLoader() {
         expectedFiles="a Hugging Face model folder: config.json, tokenizer.json (and tokenizer_config.json) and the weights as *.safetensors (model.safetensors, or shards with model.safetensors.index.json)"
       />
       <div className="row">
-        <label htmlFor="backend-pref" title="auto: WebGPU on a hardware GPU, the CPU backend when WebGPU is missing or software-only (faster there)">
+        <label
+          htmlFor="backend-pref"
+          title="auto: WebGPU on a hardware GPU, the CPU backend when WebGPU is missing or software-only (faster there)"
+        >
           backend
         </label>
         <select
@@ -67,7 +77,13 @@ export function ModelLoader() {
         <summary>Planner</summary>
         <Planner chosen={chosen} />
         <div className="row">
-          <button type="button" data-testid="calibrate" disabled={busy || s.calibrating || s.model === null} onClick={s.calibrate} title="times one decode call, one scoring pass and one gradient chunk of the current config on the loaded model">
+          <button
+            type="button"
+            data-testid="calibrate"
+            disabled={busy || s.calibrating || s.model === null}
+            onClick={s.calibrate}
+            title="times one decode call, one scoring pass and one gradient chunk of the current config on the loaded model"
+          >
             {s.calibrating ? 'Calibrating…' : 'Calibrate on the loaded model'}
           </button>
         </div>

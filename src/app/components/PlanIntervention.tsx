@@ -38,7 +38,12 @@ function Trace({ title, trace, testId }: { title: string; trace: InterventionTra
 
 export function PlanIntervention() {
   const { rollouts, intervention, intervene, status } = usePlayground(
-    useShallow((s) => ({ rollouts: s.currentRun?.rollouts, intervention: s.intervention, intervene: s.intervene, status: s.status })),
+    useShallow((s) => ({
+      rollouts: s.currentRun?.rollouts,
+      intervention: s.intervention,
+      intervene: s.intervene,
+      status: s.status,
+    })),
   );
   const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
   const [groupIndex, setGroupIndex] = useState(0);
@@ -48,14 +53,23 @@ export function PlanIntervention() {
   useEffect(() => setPlan(originalPlan), [originalPlan]);
 
   if (!sample) {
-    return <p className="empty" data-testid="intervene-empty">Run at least one step: the problems and plans come from the latest rollouts.</p>;
+    return (
+      <p className="empty" data-testid="intervene-empty">
+        Run at least one step: the problems and plans come from the latest rollouts.
+      </p>
+    );
   }
   const result = intervention.result;
   return (
     <div className="intervene">
       <div className="row">
         <label htmlFor="intervene-problem">problem</label>
-        <select id="intervene-problem" value={groupIndex} onChange={(e) => setGroupIndex(Number(e.target.value))} data-testid="intervene-problem">
+        <select
+          id="intervene-problem"
+          value={groupIndex}
+          onChange={(e) => setGroupIndex(Number(e.target.value))}
+          data-testid="intervene-problem"
+        >
           {groups.map((g, i) => (
             <option key={i} value={i}>
               G{g[0].group}: {g[0].question.slice(0, 70)}
@@ -64,10 +78,19 @@ export function PlanIntervention() {
         </select>
       </div>
       <div className="question">
-        <MathText text={sample.question} /> <span className="gold">gold: <MathText text={sample.gold} /></span>
+        <MathText text={sample.question} />{' '}
+        <span className="gold">
+          gold: <MathText text={sample.gold} />
+        </span>
       </div>
       <label htmlFor="plan-editor">meta-thinking agent's plan (edit it, or write your own)</label>
-      <textarea id="plan-editor" data-testid="plan-editor" rows={4} value={plan} onChange={(e) => setPlan(e.target.value)} />
+      <textarea
+        id="plan-editor"
+        data-testid="plan-editor"
+        rows={4}
+        value={plan}
+        onChange={(e) => setPlan(e.target.value)}
+      />
       <div className="row">
         <button
           type="button"
@@ -82,7 +105,11 @@ export function PlanIntervention() {
           Restore original plan
         </button>
       </div>
-      {intervention.error && <div className="knob-message" role="alert">{intervention.error}</div>}
+      {intervention.error && (
+        <div className="knob-message" role="alert">
+          {intervention.error}
+        </div>
+      )}
       {result && (
         <div className="samples two" data-testid="intervention-result">
           <Trace title={`your plan (weights of step ${result.step})`} trace={result.edited} testId="trace-edited" />

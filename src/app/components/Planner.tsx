@@ -10,7 +10,16 @@ import type { WeightDtype } from '../../engine/plan/memory.ts';
 import { modelConfigFor, planConfig, type Plan, type PlanBackend } from '../../rl/plan.ts';
 import { usePlayground } from '../store/react.ts';
 
-const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, kb: 1e3, mb: 1e6, gb: 1e9 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+};
 
 /** "8GiB", "512 MiB", "4294967296" -> bytes; null for empty or unreadable text. */
 export function readBytes(text: string): number | null {
@@ -22,14 +31,23 @@ export function readBytes(text: string): number | null {
 
 /** The adapter's buffer limits, read once on the page's thread (null without WebGPU). */
 function useAdapterLimits(): { maxBufferSize: number; maxStorageBufferBindingSize: number; name: string } | null {
-  const [limits, setLimits] = useState<{ maxBufferSize: number; maxStorageBufferBindingSize: number; name: string } | null>(null);
+  const [limits, setLimits] = useState<{
+    maxBufferSize: number;
+    maxStorageBufferBindingSize: number;
+    name: string;
+  } | null>(null);
   useEffect(() => {
     const gpu = typeof navigator !== 'undefined' ? (navigator as Navigator & { gpu?: GPU }).gpu : undefined;
     if (!gpu) return;
     let live = true;
     gpu.requestAdapter().then(
       (a) => {
-        if (live && a) setLimits({ maxBufferSize: a.limits.maxBufferSize, maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize, name: `${a.info.vendor} ${a.info.architecture}`.trim() });
+        if (live && a)
+          setLimits({
+            maxBufferSize: a.limits.maxBufferSize,
+            maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize,
+            name: `${a.info.vendor} ${a.info.architecture}`.trim(),
+          });
       },
       () => {},
     );
@@ -41,11 +59,19 @@ function useAdapterLimits(): { maxBufferSize: number; maxStorageBufferBindingSiz
 }
 
 export function Planner({ chosen }: { chosen: string }) {
-  const s = usePlayground(useShallow((st) => ({ config: st.config, backend: st.backend, backendPreference: st.backendPreference })));
+  const s = usePlayground(
+    useShallow((st) => ({ config: st.config, backend: st.backend, backendPreference: st.backendPreference })),
+  );
   const [gpuMemory, setGpuMemory] = useState('');
   const [dtype, setDtype] = useState<WeightDtype>('f32');
   const adapter = useAdapterLimits();
-  const backend: PlanBackend = s.backend ? (s.backend.kind === 'cpu' ? 'cpu' : s.backend.kind) : s.backendPreference === 'webgpu' ? 'webgpu' : 'wasm';
+  const backend: PlanBackend = s.backend
+    ? s.backend.kind === 'cpu'
+      ? 'cpu'
+      : s.backend.kind
+    : s.backendPreference === 'webgpu'
+      ? 'webgpu'
+      : 'wasm';
   const entry = findCatalogModel(chosen) ?? (s.config.modelSource === 'hub' ? findCatalogModel(s.config.model) : null);
 
   const result = useMemo((): { plan: Plan; largest: number } | { error: string } | null => {
@@ -54,7 +80,11 @@ export function Planner({ chosen }: { chosen: string }) {
       const config = { ...s.config, modelSource: 'hub' as const, model: entry.repo };
       const model = modelConfigFor(config);
       const memoryBytes = backend === 'webgpu' ? readBytes(gpuMemory) : null;
-      const plan = planConfig(config, model, { backend, weightDtype: backend === 'cpu' ? 'f32' : dtype, ...(memoryBytes ? { memoryBytes } : {}) });
+      const plan = planConfig(config, model, {
+        backend,
+        weightDtype: backend === 'cpu' ? 'f32' : dtype,
+        ...(memoryBytes ? { memoryBytes } : {}),
+      });
       const bytesPerWeight = plan.weightDtype === 'f32' ? 4 : 2;
       const largest = model.config.vocabSize * model.config.hiddenSize * bytesPerWeight;
       return { plan, largest };
@@ -63,8 +93,18 @@ export function Planner({ chosen }: { chosen: string }) {
     }
   }, [entry, s.config, backend, gpuMemory, dtype]);
 
-  if (!entry) return <p className="hint" data-testid="planner-empty">choose a known model to plan it before downloading</p>;
-  if (!result || 'error' in result) return <p className="hint error" data-testid="planner-error">{result && 'error' in result ? result.error : ''}</p>;
+  if (!entry)
+    return (
+      <p className="hint" data-testid="planner-empty">
+        choose a known model to plan it before downloading
+      </p>
+    );
+  if (!result || 'error' in result)
+    return (
+      <p className="hint error" data-testid="planner-error">
+        {result && 'error' in result ? result.error : ''}
+      </p>
+    );
   const { plan, largest } = result;
   const b = plan.bytes;
   const bufferTooBig = backend === 'webgpu' && adapter !== null && largest > adapter.maxStorageBufferBindingSize;
@@ -75,14 +115,25 @@ export function Planner({ chosen }: { chosen: string }) {
           plan on <b>{backend}</b>
         </span>
         {backend !== 'cpu' && (
-          <select aria-label="base weight storage" data-testid="planner-dtype" value={dtype} onChange={(e) => setDtype(e.target.value as WeightDtype)}>
+          <select
+            aria-label="base weight storage"
+            data-testid="planner-dtype"
+            value={dtype}
+            onChange={(e) => setDtype(e.target.value as WeightDtype)}
+          >
             <option value="f32">f32 weights</option>
             <option value="f16">f16 weights</option>
             <option value="bf16">bf16 weights</option>
           </select>
         )}
         {backend === 'webgpu' && (
-          <input aria-label="GPU memory" data-testid="planner-gpu-memory" placeholder="GPU memory, e.g. 8GiB" value={gpuMemory} onChange={(e) => setGpuMemory(e.target.value)} />
+          <input
+            aria-label="GPU memory"
+            data-testid="planner-gpu-memory"
+            placeholder="GPU memory, e.g. 8GiB"
+            value={gpuMemory}
+            onChange={(e) => setGpuMemory(e.target.value)}
+          />
         )}
       </div>
       <p data-testid="planner-parameters">
@@ -107,7 +158,8 @@ export function Planner({ chosen }: { chosen: string }) {
       </p>
       {adapter && backend === 'webgpu' && (
         <p className={bufferTooBig ? 'hint error' : 'hint'} data-testid="planner-adapter">
-          adapter {adapter.name}: largest buffer {formatBytes(adapter.maxStorageBufferBindingSize)}; the largest weight matrix (embedding) takes {formatBytes(largest)}
+          adapter {adapter.name}: largest buffer {formatBytes(adapter.maxStorageBufferBindingSize)}; the largest weight
+          matrix (embedding) takes {formatBytes(largest)}
           {bufferTooBig ? ': too large for this adapter (try f16 weights)' : ''}
         </p>
       )}

@@ -21,8 +21,25 @@ export function signedTint(x: number): string {
   return x >= 0 ? `rgba(22, 163, 74, ${a})` : `rgba(220, 38, 38, ${a})`;
 }
 
-function SampleCard({ r, colouring, tokenMode, frozenRole }: { r: RolloutRecord; colouring: TokenColouring; tokenMode: TokenMode | null; frozenRole: AgentRole | null }) {
-  const tint = tokenMode !== null ? 'transparent' : colouring === 'advantage' ? signedTint(r.advantage) : colouring === 'reward' ? signedTint(r.reward * 2 - 1) : 'transparent';
+function SampleCard({
+  r,
+  colouring,
+  tokenMode,
+  frozenRole,
+}: {
+  r: RolloutRecord;
+  colouring: TokenColouring;
+  tokenMode: TokenMode | null;
+  frozenRole: AgentRole | null;
+}) {
+  const tint =
+    tokenMode !== null
+      ? 'transparent'
+      : colouring === 'advantage'
+        ? signedTint(r.advantage)
+        : colouring === 'reward'
+          ? signedTint(r.reward * 2 - 1)
+          : 'transparent';
   let turn = 0;
   return (
     <article className="sample" data-testid="sample" style={{ background: tint }}>
@@ -44,12 +61,22 @@ function SampleCard({ r, colouring, tokenMode, frozenRole }: { r: RolloutRecord;
           if (t.role === 'meta' || i === 0) turn++;
           const frozen = t.role === frozenRole;
           return (
-            <li key={i} className={`turn turn-${t.role}${frozen ? ' turn-frozen' : ''}`} data-role={t.role} data-frozen={frozen ? 'true' : 'false'}>
+            <li
+              key={i}
+              className={`turn turn-${t.role}${frozen ? ' turn-frozen' : ''}`}
+              data-role={t.role}
+              data-frozen={frozen ? 'true' : 'false'}
+            >
               <span className="turn-tag">
-                {t.role === 'meta' ? `MTA · turn ${turn}` : `RA · turn ${turn}`} · {t.tokens} tok{t.truncated ? ' · truncated' : ''}
+                {t.role === 'meta' ? `MTA · turn ${turn}` : `RA · turn ${turn}`} · {t.tokens} tok
+                {t.truncated ? ' · truncated' : ''}
                 {frozen && (
-                  <span className="frozen-tag" title="a frozen ONNX agent wrote this turn: it is not trained (no advantage, no loss)">
-                    {' '}· frozen (ONNX, not trained)
+                  <span
+                    className="frozen-tag"
+                    title="a frozen ONNX agent wrote this turn: it is not trained (no advantage, no loss)"
+                  >
+                    {' '}
+                    · frozen (ONNX, not trained)
                   </span>
                 )}
               </span>
@@ -67,19 +94,20 @@ function SampleCard({ r, colouring, tokenMode, frozenRole }: { r: RolloutRecord;
 }
 
 export function RolloutInspector() {
-  const { run, activeConfig, onnxEvaluation, inspected, inspectRun, selected, selectGroup, colouring, setColouring } = usePlayground(
-    useShallow((s) => ({
-      run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
-      activeConfig: s.activeConfig,
-      onnxEvaluation: s.onnxEvaluation,
-      inspected: s.inspectedRunId !== null,
-      inspectRun: s.inspectRun,
-      selected: s.selectedGroup,
-      selectGroup: s.selectGroup,
-      colouring: s.colouring,
-      setColouring: s.setColouring,
-    })),
-  );
+  const { run, activeConfig, onnxEvaluation, inspected, inspectRun, selected, selectGroup, colouring, setColouring } =
+    usePlayground(
+      useShallow((s) => ({
+        run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
+        activeConfig: s.activeConfig,
+        onnxEvaluation: s.onnxEvaluation,
+        inspected: s.inspectedRunId !== null,
+        inspectRun: s.inspectRun,
+        selected: s.selectedGroup,
+        selectGroup: s.selectGroup,
+        colouring: s.colouring,
+        setColouring: s.setColouring,
+      })),
+    );
   // the agent that never trained in the run shown (saved runs carry their config; older ones have no field)
   const frozenAgent = (run?.config ?? activeConfig).frozenAgent ?? 'none';
   const frozenRole = frozenAgent === 'none' ? null : frozenAgent;
@@ -93,7 +121,16 @@ export function RolloutInspector() {
   const hasEval = (evalRollouts?.length ?? 0) > 0;
   const hasOnnx = (onnxEvaluation?.rollouts.length ?? 0) > 0 && !inspected;
   // the latest training step by default; the held-out evaluation when there is no step yet
-  const source = picked === 'onnx' && hasOnnx ? 'onnx' : picked === 'eval' && hasEval ? 'eval' : hasTrain ? 'train' : hasEval || !hasOnnx ? 'eval' : 'onnx';
+  const source =
+    picked === 'onnx' && hasOnnx
+      ? 'onnx'
+      : picked === 'eval' && hasEval
+        ? 'eval'
+        : hasTrain
+          ? 'train'
+          : hasEval || !hasOnnx
+            ? 'eval'
+            : 'onnx';
   const rollouts = source === 'train' ? trainRollouts : source === 'eval' ? evalRollouts : onnxEvaluation?.rollouts;
   const groups = useMemo(() => groupRollouts(rollouts ?? []), [rollouts]);
   const savedBanner = inspected && run && (
@@ -108,7 +145,9 @@ export function RolloutInspector() {
     return (
       <>
         {savedBanner}
-        <p className="empty" data-testid="rollouts-empty">No rollouts yet: run a training step (or Evaluate) to see both agents at work.</p>
+        <p className="empty" data-testid="rollouts-empty">
+          No rollouts yet: run a training step (or Evaluate) to see both agents at work.
+        </p>
       </>
     );
   }
@@ -129,7 +168,11 @@ export function RolloutInspector() {
         {[hasTrain, hasEval, hasOnnx].filter(Boolean).length > 1 && (
           <label>
             show{' '}
-            <select value={source} onChange={(e) => setPicked(e.target.value as 'train' | 'eval')} data-testid="inspector-source-select">
+            <select
+              value={source}
+              onChange={(e) => setPicked(e.target.value as 'train' | 'eval')}
+              data-testid="inspector-source-select"
+            >
               {hasTrain && <option value="train">latest training step</option>}
               {hasEval && <option value="eval">latest held-out evaluation</option>}
               {hasOnnx && <option value="onnx">ONNX model: VRP baseline</option>}
@@ -165,10 +208,19 @@ export function RolloutInspector() {
         <table className="group-overview" aria-label="groups">
           <tbody>
             {groups.map((g, gi) => (
-              <tr key={gi} className={gi === groups.indexOf(current) ? 'selected' : ''} onClick={() => selectGroup(gi)} data-testid="group-row">
+              <tr
+                key={gi}
+                className={gi === groups.indexOf(current) ? 'selected' : ''}
+                onClick={() => selectGroup(gi)}
+                data-testid="group-row"
+              >
                 <th scope="row">G{g[0].group}</th>
                 {g.map((r) => (
-                  <td key={r.sample} style={{ background: signedTint(r.reward * 2 - 1) }} title={`reward ${r.reward.toFixed(2)}, ${r.finish_reason}`}>
+                  <td
+                    key={r.sample}
+                    style={{ background: signedTint(r.reward * 2 - 1) }}
+                    title={`reward ${r.reward.toFixed(2)}, ${r.finish_reason}`}
+                  >
                     {r.correct ? '✓' : '·'}
                   </td>
                 ))}
@@ -181,11 +233,20 @@ export function RolloutInspector() {
         </table>
       </div>
       <div className="question">
-        <b>Problem (group {head.group}):</b> <MathText text={head.question} /> <span className="gold">gold: <MathText text={head.gold} /></span>
+        <b>Problem (group {head.group}):</b> <MathText text={head.question} />{' '}
+        <span className="gold">
+          gold: <MathText text={head.gold} />
+        </span>
       </div>
       <div className="samples">
         {current.map((r) => (
-          <SampleCard key={r.sample} r={r} colouring={colouring} tokenMode={tokenMode} frozenRole={source === 'onnx' ? null : frozenRole} />
+          <SampleCard
+            key={r.sample}
+            r={r}
+            colouring={colouring}
+            tokenMode={tokenMode}
+            frozenRole={source === 'onnx' ? null : frozenRole}
+          />
         ))}
       </div>
     </div>

@@ -64,14 +64,23 @@ export function RunsPanel() {
             }}
           />
         </label>
-        <button type="button" onClick={exportAdapter} disabled={s.status === 'loading' || s.status === 'failed'} data-testid="export-adapter">
+        <button
+          type="button"
+          onClick={exportAdapter}
+          disabled={s.status === 'loading' || s.status === 'failed'}
+          data-testid="export-adapter"
+        >
           Export adapter (PEFT)
         </button>
         <button type="button" onClick={exportYaml} data-testid="export-yaml">
           Config as verl YAML
         </button>
       </div>
-      {message && <div className="hint" role="status">{message}</div>}
+      {message && (
+        <div className="hint" role="status">
+          {message}
+        </div>
+      )}
       {s.runs.length === 0 ? (
         <p className="empty">No saved runs yet.</p>
       ) : (
@@ -103,7 +112,12 @@ export function RunsPanel() {
                       onChange={() => s.toggleOverlay(run.id)}
                       aria-label={`overlay ${run.name}`}
                     />
-                    {overlayIndex >= 0 && <span className="swatch" style={{ background: runColours[(overlayIndex + (s.currentId ? 1 : 0)) % runColours.length] }} />}
+                    {overlayIndex >= 0 && (
+                      <span
+                        className="swatch"
+                        style={{ background: runColours[(overlayIndex + (s.currentId ? 1 : 0)) % runColours.length] }}
+                      />
+                    )}
                   </td>
                   <td>
                     {run.name}
@@ -118,18 +132,37 @@ export function RunsPanel() {
                   <td>{lastValue(run, 'reward_mean')}</td>
                   <td>{lastValue(run, 'accuracy')}</td>
                   <td>
-                    <button type="button" data-testid="inspect-run" title="show this run's last rollouts" onClick={() => s.inspectRun(isCurrent ? null : run.id)}>
+                    <button
+                      type="button"
+                      data-testid="inspect-run"
+                      title="show this run's last rollouts"
+                      onClick={() => s.inspectRun(isCurrent ? null : run.id)}
+                    >
                       rollouts
                     </button>
-                    <button type="button" data-testid="export-json" onClick={() => downloadFile(`${fileStem(run)}.json`, runToJson(run), 'application/json')}>
+                    <button
+                      type="button"
+                      data-testid="export-json"
+                      onClick={() => downloadFile(`${fileStem(run)}.json`, runToJson(run), 'application/json')}
+                    >
                       JSON
                     </button>
-                    <button type="button" data-testid="export-csv" onClick={() => downloadFile(`${fileStem(run)}.csv`, metricsToCsv(run.metrics), 'text/csv')}>
+                    <button
+                      type="button"
+                      data-testid="export-csv"
+                      onClick={() => downloadFile(`${fileStem(run)}.csv`, metricsToCsv(run.metrics), 'text/csv')}
+                    >
                       CSV
                     </button>
                   </td>
                   <td>
-                    <button type="button" className="danger" onClick={() => s.deleteRun(run.id)} aria-label={`delete ${run.name}`} disabled={isCurrent}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => s.deleteRun(run.id)}
+                      aria-label={`delete ${run.name}`}
+                      disabled={isCurrent}
+                    >
                       ✕
                     </button>
                   </td>

@@ -34,7 +34,8 @@ export function SourcePicker(p: SourcePickerProps) {
   const folderInput = useRef<HTMLInputElement>(null);
 
   const pickFolder = async () => {
-    const picker = (window as Window & { showDirectoryPicker?: () => Promise<FileSystemDirectoryHandle> }).showDirectoryPicker;
+    const picker = (window as Window & { showDirectoryPicker?: () => Promise<FileSystemDirectoryHandle> })
+      .showDirectoryPicker;
     if (!picker) {
       folderInput.current?.click();
       return;
@@ -68,7 +69,12 @@ export function SourcePicker(p: SourcePickerProps) {
   return (
     <>
       <div className="row">
-        <button type="button" disabled={p.busy} onClick={p.onDefault} data-testid={p.testIds === '' ? undefined : id('shipped')}>
+        <button
+          type="button"
+          disabled={p.busy}
+          onClick={p.onDefault}
+          data-testid={p.testIds === '' ? undefined : id('shipped')}
+        >
           {p.defaultLabel}
         </button>
         <button type="button" disabled={p.busy} onClick={pickFolder} data-testid={id('pick-folder')}>

@@ -10,7 +10,11 @@ export type { TokenMode };
 
 export const TOKEN_MODES: readonly { mode: TokenMode; label: string; legend: string }[] = [
   { mode: 'token-advantage', label: 'tokens: advantage', legend: 'green A > 0, red A < 0; full colour at |A| ≥ 1' },
-  { mode: 'token-ratio', label: 'tokens: ratio π_θ/π_old', legend: 'orange ratio > 1, blue ratio < 1; full colour at ±0.3 in log-ratio' },
+  {
+    mode: 'token-ratio',
+    label: 'tokens: ratio π_θ/π_old',
+    legend: 'orange ratio > 1, blue ratio < 1; full colour at ±0.3 in log-ratio',
+  },
   { mode: 'token-clip', label: 'tokens: clip status', legend: 'red clipped low, blue clipped high, none not clipped' },
 ];
 
@@ -25,7 +29,8 @@ export function hasTokens(t: TurnRecord): boolean {
 
 /** background for one token's value in a mode: a diverging scale, transparent at the neutral value */
 export function tokenColour(mode: TokenMode, value: number): string {
-  if (mode === 'token-clip') return value < 0 ? 'rgba(220, 38, 38, 0.5)' : value > 0 ? 'rgba(37, 99, 235, 0.5)' : 'transparent';
+  if (mode === 'token-clip')
+    return value < 0 ? 'rgba(220, 38, 38, 0.5)' : value > 0 ? 'rgba(37, 99, 235, 0.5)' : 'transparent';
   if (mode === 'token-advantage') {
     const a = Math.round(Math.min(1, Math.abs(value)) * 55) / 100;
     return a === 0 ? 'transparent' : value > 0 ? `rgba(22, 163, 74, ${a})` : `rgba(220, 38, 38, ${a})`;
@@ -65,7 +70,10 @@ export function TokenText({ turn, mode }: { turn: TurnRecord; mode: TokenMode })
         <span
           key={i}
           className={SPECIAL.test(piece) ? 'token token-special' : 'token'}
-          data-testid="token" style={{ background: tokenColour(mode, valueOf(turn, mode, i)) }} title={tooltip(turn, i, piece)}>
+          data-testid="token"
+          style={{ background: tokenColour(mode, valueOf(turn, mode, i)) }}
+          title={tooltip(turn, i, piece)}
+        >
           {piece}
         </span>
       ))}

@@ -33,7 +33,8 @@ export type KnobGroup = ConfigGroup;
 /** A number control's range: the entry's practical range, else its validation range (which must then be finite). */
 function numberRange(key: string, field: FieldDef & { min: number; max?: number }): [number, number] {
   const [min, max] = field.ui?.range ?? [field.min, field.max ?? Number.POSITIVE_INFINITY];
-  if (!Number.isFinite(min) || !Number.isFinite(max)) throw new Error(`config field "${key}": a knob over an unbounded range needs ui.range`);
+  if (!Number.isFinite(min) || !Number.isFinite(max))
+    throw new Error(`config field "${key}": a knob over an unbounded range needs ui.range`);
   return [min, max];
 }
 
@@ -66,7 +67,13 @@ function controlOf(key: string, field: FieldDef): KnobControl {
 export const knobs: readonly Knob[] = CONFIG_GROUPS.flatMap((group) =>
   Object.entries(FIELD_SPECS).flatMap(([key, field]): Knob[] => {
     if (field.ui?.group !== group) return [];
-    const knob: Knob = { key: key as KnobKey, label: field.ui.label, group, control: controlOf(key, field), note: field.doc };
+    const knob: Knob = {
+      key: key as KnobKey,
+      label: field.ui.label,
+      group,
+      control: controlOf(key, field),
+      note: field.doc,
+    };
     if (field.ui.advanced) knob.advanced = true;
     return [knob];
   }),

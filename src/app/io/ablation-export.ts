@@ -16,7 +16,11 @@ export function ablationPoints(record: AblationRecord): Record<string, unknown>[
 /** summary.csv of the finished runs: one row per run, then one per config with the spread over seeds. */
 export function ablationCsv(record: AblationRecord): string {
   const done = { ...record, runs: record.runs.filter((r) => r.status === 'done') };
-  return summaryCsv(record.spec.axes.map((a) => a.field), ablationPoints(record), ablationRows(done));
+  return summaryCsv(
+    record.spec.axes.map((a) => a.field),
+    ablationPoints(record),
+    ablationRows(done),
+  );
 }
 
 export function ablationTitle(record: AblationRecord): string {
@@ -24,7 +28,10 @@ export function ablationTitle(record: AblationRecord): string {
 }
 
 export function ablationChartSvg(record: AblationRecord): string {
-  return ablationSvg(ablationRows(record).map((r) => r.curves), ablationTitle(record));
+  return ablationSvg(
+    ablationRows(record).map((r) => r.curves),
+    ablationTitle(record),
+  );
 }
 
 /** The whole ablation: spec, base config, model, every run's curves and status, and the per-run summaries. */
@@ -40,7 +47,9 @@ export async function svgToPng(svg: string): Promise<Blob> {
     const img = new Image();
     await new Promise<void>((resolve, reject) => {
       img.addEventListener('load', () => resolve(), { once: true });
-      img.addEventListener('error', () => reject(new Error('the chart could not be drawn as an image')), { once: true });
+      img.addEventListener('error', () => reject(new Error('the chart could not be drawn as an image')), {
+        once: true,
+      });
       img.src = url;
     });
     const canvas = document.createElement('canvas');
@@ -50,7 +59,9 @@ export async function svgToPng(svg: string): Promise<Blob> {
     if (!g) throw new Error('no 2D canvas to draw the chart on');
     g.scale(2, 2);
     g.drawImage(img, 0, 0);
-    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    return await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'),
+    );
   } finally {
     URL.revokeObjectURL(url);
   }

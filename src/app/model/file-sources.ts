@@ -73,13 +73,20 @@ export function filesByRelativePath(files: Iterable<File>): Map<string, File> {
 }
 
 /** Walks a File System Access directory handle (Chromium's showDirectoryPicker) into path -> File. */
-export async function filesFromDirectoryHandle(dir: FileSystemDirectoryHandle, prefix = ''): Promise<Map<string, File>> {
+export async function filesFromDirectoryHandle(
+  dir: FileSystemDirectoryHandle,
+  prefix = '',
+): Promise<Map<string, File>> {
   const out = new Map<string, File>();
   const entries = (dir as unknown as { values(): AsyncIterable<FileSystemHandle> }).values();
   for await (const handle of entries) {
     if (handle.kind === 'file') out.set(prefix + handle.name, await (handle as FileSystemFileHandle).getFile());
     else if (prefix.split('/').length < 4) {
-      for (const [p, f] of await filesFromDirectoryHandle(handle as FileSystemDirectoryHandle, `${prefix}${handle.name}/`)) out.set(p, f);
+      for (const [p, f] of await filesFromDirectoryHandle(
+        handle as FileSystemDirectoryHandle,
+        `${prefix}${handle.name}/`,
+      ))
+        out.set(p, f);
     }
   }
   return out;

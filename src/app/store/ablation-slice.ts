@@ -16,11 +16,16 @@ import type { AblationSlice, PlaygroundState } from './types.ts';
 export function resumable(record: AblationRecord): AblationRecord {
   return {
     ...record,
-    runs: record.runs.map((r) => (r.status === 'running' ? { ...r, status: 'pending' as const, metrics: [], evals: [], wall_s: 0 } : r)),
+    runs: record.runs.map((r) =>
+      r.status === 'running' ? { ...r, status: 'pending' as const, metrics: [], evals: [], wall_s: 0 } : r,
+    ),
   };
 }
 
-export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlice['ablationSpec']): StateCreator<PlaygroundState, [], [], AblationSlice> {
+export function createAblationSlice(
+  ctx: StoreContext,
+  initialSpec: AblationSlice['ablationSpec'],
+): StateCreator<PlaygroundState, [], [], AblationSlice> {
   const now = () => (ctx.deps.now ?? Date.now)();
   let db: Promise<AblationDb | null> | null = null;
   const openDb = () => {
@@ -77,7 +82,11 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
         return;
       }
       if (!plan || !ctx.client) {
-        update({ ...rec, status: 'paused', error: plan ? 'the training worker is not running' : `run ${next.key} is not part of the ablation` });
+        update({
+          ...rec,
+          status: 'paused',
+          error: plan ? 'the training worker is not running' : `run ${next.key} is not part of the ablation`,
+        });
         return;
       }
       updateRun(next.key, (r) => ({ ...r, status: 'running', metrics: [], evals: [], wall_s: 0 }));
@@ -85,7 +94,13 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
       awaitingFrozen = true;
       runStartedAt = now();
       // the run is also a saved run of its own (runs slice), named by its config
-      set({ currentRun: null, activeConfig: plan.config, configDirty: false, wantsTraining: true, phase: `ablation run ${rec.runs.indexOf(next) + 1}/${rec.runs.length}: ${plan.label} seed ${plan.seed}` });
+      set({
+        currentRun: null,
+        activeConfig: plan.config,
+        configDirty: false,
+        wantsTraining: true,
+        phase: `ablation run ${rec.runs.indexOf(next) + 1}/${rec.runs.length}: ${plan.label} seed ${plan.seed}`,
+      });
       ctx.client.send({ type: 'reset', config: plan.config, onnxModel: get().onnxModel });
       ctx.client.send({ type: 'train' });
     };
@@ -109,7 +124,8 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
       async runAblation() {
         const { ablationSpec: spec, config, model, status, wantsTraining } = get();
         if (!spec) return set({ ablationError: 'choose a field, its values and the seeds first' });
-        if (!model || status !== 'idle' || wantsTraining) return set({ ablationError: 'wait until the model is loaded and training is paused' });
+        if (!model || status !== 'idle' || wantsTraining)
+          return set({ ablationError: 'wait until the model is loaded and training is paused' });
         let plans: AblationRunPlan[];
         try {
           plans = ablationRuns(spec, config);
@@ -120,12 +136,28 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
         const d = await openDb();
         const stored = (await d?.get(id)) ?? (get().ablation?.id === id ? get().ablation : undefined);
         const t = now();
-        const record: AblationRecord = stored && stored.model === model.name
-          ? { ...resumable(stored), status: 'running', error: undefined }
-          : {
-              id, spec, base: config, model: model.name, createdAt: t, updatedAt: t, status: 'running',
-              runs: plans.map((p) => ({ key: p.key, label: p.label, point: p.point, seed: p.seed, status: 'pending', metrics: [], evals: [], wall_s: 0 })),
-            };
+        const record: AblationRecord =
+          stored && stored.model === model.name
+            ? { ...resumable(stored), status: 'running', error: undefined }
+            : {
+                id,
+                spec,
+                base: config,
+                model: model.name,
+                createdAt: t,
+                updatedAt: t,
+                status: 'running',
+                runs: plans.map((p) => ({
+                  key: p.key,
+                  label: p.label,
+                  point: p.point,
+                  seed: p.seed,
+                  status: 'pending',
+                  metrics: [],
+                  evals: [],
+                  wall_s: 0,
+                })),
+              };
         set({ ablationError: null });
         update(record);
         startNext();
@@ -164,7 +196,8 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
         const { model, status } = get();
         if (model && status === 'idle') {
           // between the load's `ready` and its `frozen` the next `frozen` is still the load's: wait for it
-          if (model.name !== rec.model) set({ ablationError: `the ablation runs on "${rec.model}": load that model to resume it` });
+          if (model.name !== rec.model)
+            set({ ablationError: `the ablation runs on "${rec.model}": load that model to resume it` });
           else if (trainerBuilt) startNext();
           else resumeOnFrozen = true;
         }
@@ -181,7 +214,10 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
             if (e.model.name === rec.model) {
               resumeOnFrozen = true;
               set({ ablationError: null });
-            } else set({ ablationError: `the ablation runs on "${rec.model}": load that model to resume it (loaded: "${e.model.name}")` });
+            } else
+              set({
+                ablationError: `the ablation runs on "${rec.model}": load that model to resume it (loaded: "${e.model.name}")`,
+              });
             return;
           case 'frozen':
             if (resumeOnFrozen) {
@@ -196,14 +232,21 @@ export function createAblationSlice(ctx: StoreContext, initialSpec: AblationSlic
             const key = runningKey();
             if (!armed || !key) return;
             const m = { step: e.metrics.step, reward_mean: e.metrics.reward_mean, time_s: { ...e.metrics.time_s } };
-            updateRun(key, (r) => ({ ...r, metrics: [...r.metrics.filter((x) => x.step !== m.step), m], wall_s: (now() - runStartedAt) / 1000 }));
+            updateRun(key, (r) => ({
+              ...r,
+              metrics: [...r.metrics.filter((x) => x.step !== m.step), m],
+              wall_s: (now() - runStartedAt) / 1000,
+            }));
             return;
           }
           case 'evaluation': {
             const key = runningKey();
             if (!armed || !key) return;
             const p = { step: e.step, accuracy: e.accuracy };
-            updateRun(key, (r) => ({ ...r, evals: [...r.evals.filter((x) => x.step !== p.step), p].toSorted((a, b) => a.step - b.step) }));
+            updateRun(key, (r) => ({
+              ...r,
+              evals: [...r.evals.filter((x) => x.step !== p.step), p].toSorted((a, b) => a.step - b.step),
+            }));
             return;
           }
           case 'stopped': {

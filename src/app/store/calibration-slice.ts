@@ -18,12 +18,23 @@ export function createCalibrationSlice(ctx: StoreContext): StateCreator<Playgrou
     internal_recordCalibration(e) {
       if (e.requestId !== pending) return;
       pending = null;
-      set({ calibrating: false, calibration: { model: e.model, stepSeconds: e.estimate.step_s, runSeconds: e.estimate.run_s, estimate: e.estimate } });
+      set({
+        calibrating: false,
+        calibration: {
+          model: e.model,
+          stepSeconds: e.estimate.step_s,
+          runSeconds: e.estimate.run_s,
+          estimate: e.estimate,
+        },
+      });
     },
     internal_calibrationFailed(requestId, message) {
       if (requestId !== pending) return;
       pending = null;
-      set({ calibrating: false, calibration: { model: '', stepSeconds: Number.NaN, runSeconds: Number.NaN, error: message } });
+      set({
+        calibrating: false,
+        calibration: { model: '', stepSeconds: Number.NaN, runSeconds: Number.NaN, error: message },
+      });
     },
   });
 }

@@ -6,7 +6,9 @@ import { validateConfig } from '../../rl/config.ts';
 import { getPreset } from '../../rl/presets.ts';
 import type { ConfigSlice, PlaygroundState } from './types.ts';
 
-export function createConfigSlice(initial: Pick<ConfigSlice, 'config' | 'preset'>): StateCreator<PlaygroundState, [], [], ConfigSlice> {
+export function createConfigSlice(
+  initial: Pick<ConfigSlice, 'config' | 'preset'>,
+): StateCreator<PlaygroundState, [], [], ConfigSlice> {
   return (set, get) => ({
     config: initial.config,
     preset: initial.preset,
@@ -20,7 +22,12 @@ export function createConfigSlice(initial: Pick<ConfigSlice, 'config' | 'preset'
         const configErrors = Object.fromEntries(Object.entries(get().configErrors).filter(([k]) => k !== path));
         set({ config, configErrors, configDirty: true });
       } catch (e) {
-        set({ configErrors: { ...get().configErrors, [path]: (e as Error).message.replace(/^config panel: invalid config:\s*/, '') } });
+        set({
+          configErrors: {
+            ...get().configErrors,
+            [path]: (e as Error).message.replace(/^config panel: invalid config:\s*/, ''),
+          },
+        });
       }
     },
     applyPreset(name) {
@@ -28,7 +35,12 @@ export function createConfigSlice(initial: Pick<ConfigSlice, 'config' | 'preset'
       // the model stays: a preset changes the experiment, not the weights the user loaded
       const { modelSource, model } = get().config;
       const keepModel = preset.modelSource === 'embedded' && modelSource !== 'embedded';
-      set({ preset: name, config: keepModel ? { ...preset, modelSource, model } : preset, configErrors: {}, configDirty: true });
+      set({
+        preset: name,
+        config: keepModel ? { ...preset, modelSource, model } : preset,
+        configErrors: {},
+        configDirty: true,
+      });
     },
     replaceConfig(config) {
       set({ config: validateConfig(config, 'config', undefined), configErrors: {}, configDirty: true });

@@ -49,12 +49,22 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createSessionSlice(ctx)(...a),
     ...createConfigSlice({ config: initial.config, preset: initial.preset })(...a),
     ...createRunsSlice(ctx)(...a),
-    ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) => ctx.client?.send(request))(...a),
+    ...createFollowSlice({ followIndex: initial.followIndex, followEvery: initial.followEvery }, (request) =>
+      ctx.client?.send(request),
+    )(...a),
     ...createAblationSlice(ctx, initial.ablation ?? null)(...a),
     ...createCalibrationSlice(ctx)(...a),
     ...createSftSlice(ctx)(...a),
     ...createExplainSlice()(...a),
     ...createPresenterSlice({ presenting: initial.presenting, autoReset: initial.autoReset })(...a),
-    ...createViewSlice({ view: initial.view, backendPreference: initial.backendPreference, modelSpec: initial.modelSpec, onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC, colouring: initial.colouring, chartSmoothing: initial.chartSmoothing, chartX: initial.chartX })(...a),
+    ...createViewSlice({
+      view: initial.view,
+      backendPreference: initial.backendPreference,
+      modelSpec: initial.modelSpec,
+      onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC,
+      colouring: initial.colouring,
+      chartSmoothing: initial.chartSmoothing,
+      chartX: initial.chartX,
+    })(...a),
   }));
 }

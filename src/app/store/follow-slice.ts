@@ -8,7 +8,10 @@ import type { FollowSlice, PlaygroundState } from './types.ts';
 /** most refreshes kept for the timeline (older ones are thinned out: every other one dropped) */
 export const MAX_FOLLOWED = 120;
 
-export function createFollowSlice(initial: { followIndex?: number; followEvery?: number }, send: (request: { type: 'follow'; index: number; every: number }) => void): StateCreator<PlaygroundState, [], [], FollowSlice> {
+export function createFollowSlice(
+  initial: { followIndex?: number; followEvery?: number },
+  send: (request: { type: 'follow'; index: number; every: number }) => void,
+): StateCreator<PlaygroundState, [], [], FollowSlice> {
   return (set, get) => ({
     followed: [],
     followIndex: initial.followIndex ?? -1,

@@ -3,7 +3,10 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, PresenterSlice } from './types.ts';
 
-export function createPresenterSlice(initial: { presenting?: boolean; autoReset?: number }): StateCreator<PlaygroundState, [], [], PresenterSlice> {
+export function createPresenterSlice(initial: {
+  presenting?: boolean;
+  autoReset?: number;
+}): StateCreator<PlaygroundState, [], [], PresenterSlice> {
   return (set) => ({
     presenting: initial.presenting ?? false,
     autoReset: initial.autoReset ?? 0,

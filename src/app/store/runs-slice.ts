@@ -19,7 +19,8 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
     const currentOrNewRun = (): SavedRun => {
       const t = now();
       const { currentRun, activeConfig, model, backend, modelSpec, frozen } = get();
-      const frozenModel = frozen.role !== null && frozen.onnx ? `${frozen.role}: ${frozen.onnx.name} · ${frozen.onnx.runtime}` : null;
+      const frozenModel =
+        frozen.role !== null && frozen.onnx ? `${frozen.role}: ${frozen.onnx.name} · ${frozen.onnx.runtime}` : null;
       return (
         currentRun ?? {
           id: newRunId(t),
@@ -28,7 +29,11 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
           updatedAt: t,
           config: activeConfig,
           model: model?.name ?? modelLabel(modelSpec),
-          backend: backend ? (backend.kind === 'webgpu' ? `WebGPU: ${backend.description}` : backend.description) : 'unknown',
+          backend: backend
+            ? backend.kind === 'webgpu'
+              ? `WebGPU: ${backend.description}`
+              : backend.description
+            : 'unknown',
           ...(frozenModel ? { frozenModel } : {}),
           status: 'paused',
           metrics: [],
@@ -85,7 +90,9 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
         const base = currentOrNewRun();
         save({
           ...base,
-          evaluations: [...(base.evaluations ?? []).filter((p) => p.step !== point.step), point].toSorted((a, b) => a.step - b.step),
+          evaluations: [...(base.evaluations ?? []).filter((p) => p.step !== point.step), point].toSorted(
+            (a, b) => a.step - b.step,
+          ),
           evalRollouts: rollouts,
         });
       },

@@ -16,7 +16,6 @@ const chartRuns = (current: SavedRun | null, runs: readonly SavedRun[], overlayI
   return out;
 };
 
-
 /** Rollouts of one step grouped by GRPO group (one problem each), samples in order. */
 export function groupRollouts(rollouts: readonly RolloutRecord[]): RolloutRecord[][] {
   const groups = new Map<number, RolloutRecord[]>();
@@ -25,10 +24,13 @@ export function groupRollouts(rollouts: readonly RolloutRecord[]): RolloutRecord
     g.push(r);
     groups.set(r.group, g);
   }
-  return [...groups.entries()].toSorted((a, b) => a[0] - b[0]).map(([, g]) => g.toSorted((a, b) => a.sample - b.sample));
+  return [...groups.entries()]
+    .toSorted((a, b) => a[0] - b[0])
+    .map(([, g]) => g.toSorted((a, b) => a.sample - b.sample));
 }
 
-const canTrain = (s: PlaygroundState): boolean => s.status === 'idle' || s.status === 'training' || s.status === 'stepping';
+const canTrain = (s: PlaygroundState): boolean =>
+  s.status === 'idle' || s.status === 'training' || s.status === 'stepping';
 
 export const runSelectors = { chartRuns };
 export const sessionSelectors = { canTrain };

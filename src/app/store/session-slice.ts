@@ -49,7 +49,10 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           connect();
           load();
         } catch (e) {
-          set({ status: 'failed', error: { message: `could not start the training worker: ${(e as Error).message}`, fatal: true } });
+          set({
+            status: 'failed',
+            error: { message: `could not start the training worker: ${(e as Error).message}`, fatal: true },
+          });
         }
         ctx.db = ctx.deps.openDb().catch((e) => {
           set({ error: { message: `saved runs are unavailable (IndexedDB: ${(e as Error).message})`, fatal: false } });
@@ -60,7 +63,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           // runs created while the database was opening (the first steps, an early import) stay in front
           // a run saved as running was cut off by a reload or a closed tab: it is stopped now
           const stored = await db.list();
-          const cutOff = stored.filter((r) => r.status === 'running').map((r) => ({ ...r, status: 'stopped' as const }));
+          const cutOff = stored
+            .filter((r) => r.status === 'running')
+            .map((r) => ({ ...r, status: 'stopped' as const }));
           for (const r of cutOff) void persist(ctx, (d) => d.put(r));
           stored.splice(0, stored.length, ...stored.map((r) => cutOff.find((c) => c.id === r.id) ?? r));
           const fresh = get().runs.filter((r) => !stored.some((s) => s.id === r.id));
@@ -92,7 +97,10 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         send({ type: 'evaluate' });
       },
       loadModel(spec) {
-        set({ modelSpec: spec, config: { ...get().config, modelSource: spec.kind, model: spec.kind === 'hub' ? spec.repo : spec.name } });
+        set({
+          modelSpec: spec,
+          config: { ...get().config, modelSource: spec.kind, model: spec.kind === 'hub' ? spec.repo : spec.name },
+        });
         load();
       },
       setFrozenAgent(role) {
@@ -134,7 +142,12 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       internal_onEvent(e) {
         get().internal_ablationEvent(e);
         // results of a run the page has left (a step that was running when Reset was pressed) are not this run's
-        if ((e.type === 'step' || e.type === 'evaluation' || e.type === 'followed') && e.run !== undefined && e.run !== ctx.run) return;
+        if (
+          (e.type === 'step' || e.type === 'evaluation' || e.type === 'followed') &&
+          e.run !== undefined &&
+          e.run !== ctx.run
+        )
+          return;
         switch (e.type) {
           case 'progress':
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
@@ -169,7 +182,13 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
                 accuracy: e.accuracy,
                 reward_mean: e.reward_mean,
                 n: e.n,
-                ...(e.context_limited ? { context_limited: e.context_limited, context_length: e.context_length, context_prompt_tokens: e.context_prompt_tokens } : {}),
+                ...(e.context_limited
+                  ? {
+                      context_limited: e.context_limited,
+                      context_length: e.context_length,
+                      context_prompt_tokens: e.context_prompt_tokens,
+                    }
+                  : {}),
               },
               e.rollouts,
             );
@@ -185,7 +204,8 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             });
             break;
           case 'intervention':
-            if (e.requestId === ctx.interventionRequestId) set({ intervention: { pending: false, result: e.result, error: null } });
+            if (e.requestId === ctx.interventionRequestId)
+              set({ intervention: { pending: false, result: e.result, error: null } });
             break;
           case 'followed':
             get().internal_recordFollowed(e.rollout);

@@ -39,13 +39,23 @@ export function createSftSlice(ctx: StoreContext): StateCreator<PlaygroundState,
           return;
         }
         const requestId = ctx.nextRequestId++;
-        const data = sft.data === 'file' ? { kind: 'file' as const, name: sft.file!.name, text: sft.file!.text } : { kind: sft.data };
+        const data =
+          sft.data === 'file'
+            ? { kind: 'file' as const, name: sft.file!.name, text: sft.file!.text }
+            : { kind: sft.data };
         set({ wantsTraining: false });
         patch({ running: true, requestId, losses: [], total: sft.steps, done: null, adopted: null, error: null });
         ctx.client.send({
           type: 'sft',
           requestId,
-          settings: { data, problems: sft.problems, steps: sft.steps, batchSize: sft.batchSize, lr: sft.lr, seed: get().config.seed },
+          settings: {
+            data,
+            problems: sft.problems,
+            steps: sft.steps,
+            batchSize: sft.batchSize,
+            lr: sft.lr,
+            seed: get().config.seed,
+          },
         });
       },
       stopSft() {
@@ -64,13 +74,18 @@ export function createSftSlice(ctx: StoreContext): StateCreator<PlaygroundState,
       },
       internal_sftEvent(e: WorkerEvent) {
         const sft = get().sft;
-        if (e.type === 'sftStep' && e.requestId === sft.requestId) patch({ losses: [...sft.losses, { step: e.step, loss: e.loss }], total: e.total });
+        if (e.type === 'sftStep' && e.requestId === sft.requestId)
+          patch({ losses: [...sft.losses, { step: e.step, loss: e.loss }], total: e.total });
         else if (e.type === 'sftDone' && e.requestId === sft.requestId)
-          patch({ running: false, done: { steps: e.steps, chats: e.chats, baseChecksum: e.baseChecksum, checksum: e.checksum } });
+          patch({
+            running: false,
+            done: { steps: e.steps, chats: e.chats, baseChecksum: e.baseChecksum, checksum: e.checksum },
+          });
         else if (e.type === 'sftAdopted') {
           patch({ adopted: e.checksum });
           set({ model: e.model });
-        } else if (e.type === 'error' && e.requestId !== null && e.requestId === sft.requestId && sft.running) patch({ running: false, error: e.message });
+        } else if (e.type === 'error' && e.requestId !== null && e.requestId === sft.requestId && sft.running)
+          patch({ running: false, error: e.message });
       },
     };
   };

@@ -107,7 +107,14 @@ export type ViewName = 'curves' | 'rollouts' | 'plan' | 'intervene' | 'runs';
 export type TokenMode = 'token-advantage' | 'token-ratio' | 'token-clip';
 /** "colour by" in the rollout inspector: whole cards (advantage, reward), nothing, or each trained token */
 export type TokenColouring = 'none' | 'advantage' | 'reward' | TokenMode;
-export const COLOURINGS: readonly TokenColouring[] = ['advantage', 'reward', 'none', 'token-advantage', 'token-ratio', 'token-clip'];
+export const COLOURINGS: readonly TokenColouring[] = [
+  'advantage',
+  'reward',
+  'none',
+  'token-advantage',
+  'token-ratio',
+  'token-clip',
+];
 
 export interface ViewSlice {
   view: ViewName;
@@ -187,7 +194,13 @@ export interface AblationSlice {
 
 export interface CalibrationSlice {
   /** the last calibration of the running config on the loaded model (the planner's time estimate) */
-  calibration: { model: string; stepSeconds: number; runSeconds: number; estimate?: CalibrationEstimate; error?: string } | null;
+  calibration: {
+    model: string;
+    stepSeconds: number;
+    runSeconds: number;
+    estimate?: CalibrationEstimate;
+    error?: string;
+  } | null;
   calibrating: boolean;
   calibrate(): void;
   internal_recordCalibration(event: Extract<WorkerEvent, { type: 'calibration' }>): void;
@@ -226,7 +239,16 @@ export interface SftSlice {
   internal_sftEvent(event: WorkerEvent): void;
 }
 
-export type PlaygroundState = SessionSlice & ConfigSlice & RunsSlice & ViewSlice & FollowSlice & PresenterSlice & ExplainSlice & AblationSlice & CalibrationSlice & SftSlice;
+export type PlaygroundState = SessionSlice &
+  ConfigSlice &
+  RunsSlice &
+  ViewSlice &
+  FollowSlice &
+  PresenterSlice &
+  ExplainSlice &
+  AblationSlice &
+  CalibrationSlice &
+  SftSlice;
 
 export interface StoreDeps {
   createClient(): TrainerClient;

@@ -3,7 +3,8 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, ViewSlice } from './types.ts';
 
 export function createViewSlice(
-  initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'onnxModel'> & Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX'>>,
+  initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'onnxModel'> &
+    Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX'>>,
 ): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,

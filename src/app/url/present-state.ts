@@ -18,7 +18,9 @@ const MAX_COUNT = 1_000_000;
 function count(key: string, text: string, min: number): number {
   const n = Number(text);
   if (text.trim() === '' || !Number.isInteger(n) || n < min || n > MAX_COUNT) {
-    throw new Error(`URL: ${key} must be a whole number from ${min} to ${MAX_COUNT} (got ${JSON.stringify(text.slice(0, 40))})`);
+    throw new Error(
+      `URL: ${key} must be a whole number from ${min} to ${MAX_COUNT} (got ${JSON.stringify(text.slice(0, 40))})`,
+    );
   }
   return n;
 }
@@ -39,7 +41,8 @@ export function splitPresentState(hash: string): { rest: string; state: PresentS
     }
   };
   read('present', (t) => {
-    if (!['1', '0', 'true', 'false'].includes(t)) throw new Error(`URL: present must be 1 or 0 (got ${JSON.stringify(t.slice(0, 40))})`);
+    if (!['1', '0', 'true', 'false'].includes(t))
+      throw new Error(`URL: present must be 1 or 0 (got ${JSON.stringify(t.slice(0, 40))})`);
     state.presenting = t === '1' || t === 'true';
   });
   read('autoReset', (t) => (state.autoReset = count('autoReset', t, 0)));

@@ -6,7 +6,14 @@
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong. Notices stay short
 // whatever the link holds: unknown keys are counted in one line, quoted link text is clipped. A dataset file
 // (trainSet=file, evalSet=file) cannot be reopened from a link: the preset's set is used, with a notice.
-import { CONFIG_KEYS, fieldFromText, fieldToText, isConfigKey, validateConfig, type ExperimentConfig } from '../../rl/config.ts';
+import {
+  CONFIG_KEYS,
+  fieldFromText,
+  fieldToText,
+  isConfigKey,
+  validateConfig,
+  type ExperimentConfig,
+} from '../../rl/config.ts';
 import { getPreset, PRESETS } from '../../rl/presets.ts';
 import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
@@ -61,7 +68,9 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** The model a config names, for configs that can name it (a local folder needs its files: see ModelLoader). */
 export function modelSpecFromConfig(config: ExperimentConfig): ModelSpec {
-  return config.modelSource === 'hub' ? { kind: 'hub', repo: config.model, revision: 'main' } : { kind: 'embedded', name: config.model };
+  return config.modelSource === 'hub'
+    ? { kind: 'hub', repo: config.model, revision: 'main' }
+    : { kind: 'embedded', name: config.model };
 }
 
 /** "embedded:tiny-rema", "hub:org/name" ("hub:org/name@rev" off main), "local:folder" (not reopenable: see decode). */
@@ -78,7 +87,9 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
   switch (kind) {
     case 'embedded':
       if (!EMBEDDED_ONNX_MODELS.includes(value)) {
-        throw new Error(`URL: onnxModel "${text}": no embedded ONNX model "${value}" (shipped: ${EMBEDDED_ONNX_MODELS.join(', ')})`);
+        throw new Error(
+          `URL: onnxModel "${text}": no embedded ONNX model "${value}" (shipped: ${EMBEDDED_ONNX_MODELS.join(', ')})`,
+        );
       }
       return { kind: 'embedded', name: value };
     case 'hub': {
@@ -94,15 +105,23 @@ export function decodeOnnxModel(text: string): OnnxModelSpec {
       return { kind: 'hub', repo, revision };
     }
     case 'local':
-      throw new Error(`URL: the local ONNX folder "${value}" cannot be reopened from a link; pick it again under "Frozen agent (ONNX)"`);
+      throw new Error(
+        `URL: the local ONNX folder "${value}" cannot be reopened from a link; pick it again under "Frozen agent (ONNX)"`,
+      );
     default:
       throw new Error(`URL: onnxModel "${text}" must be embedded:<folder> or hub:<org/name>[@revision]`);
   }
 }
 
 export function encodeUrlState(s: {
-  preset: string; config: ExperimentConfig; view: ViewName; backend: BackendPreference; onnxModel?: OnnxModelSpec; colouring?: TokenColouring;
-  smooth?: number; x?: ChartX;
+  preset: string;
+  config: ExperimentConfig;
+  view: ViewName;
+  backend: BackendPreference;
+  onnxModel?: OnnxModelSpec;
+  colouring?: TokenColouring;
+  smooth?: number;
+  x?: ChartX;
 }): string {
   const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
   const base = PRESETS[presetName];
@@ -146,9 +165,15 @@ export function decodeUrlState(hash: string): UrlState {
   if (unknownNotice) errors.push(unknownNotice);
   // a dataset file comes from the user's disk (a CLI path, a picked file): a link cannot reopen it, and the
   // worker would fail to load it; the rest of the link still applies
-  for (const [set, file] of [['trainSet', 'trainFile'], ['evalSet', 'evalFile']] as const) {
+  for (const [set, file] of [
+    ['trainSet', 'trainFile'],
+    ['evalSet', 'evalFile'],
+  ] as const) {
     if (overrides[set] !== 'file') continue;
-    const named = typeof overrides[file] === 'string' && overrides[file] !== '' ? ` (${file} ${quote(overrides[file] as string)})` : '';
+    const named =
+      typeof overrides[file] === 'string' && overrides[file] !== ''
+        ? ` (${file} ${quote(overrides[file] as string)})`
+        : '';
     errors.push(
       `URL: ${set}=file${named} cannot be reopened from a link: the file must be picked again; using the ${set === 'trainSet' ? 'train' : 'held-out'} set "${base[set]}" instead`,
     );
@@ -182,12 +207,16 @@ export function decodeUrlState(hash: string): UrlState {
   }
 
   const colourText = params.get('colouring') ?? params.get('colour') ?? 'advantage';
-  const colouring = (COLOURINGS as readonly string[]).includes(colourText) ? (colourText as TokenColouring) : 'advantage';
-  if (colouring !== colourText) errors.push(`URL: colouring must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
+  const colouring = (COLOURINGS as readonly string[]).includes(colourText)
+    ? (colourText as TokenColouring)
+    : 'advantage';
+  if (colouring !== colourText)
+    errors.push(`URL: colouring must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
 
   const smoothText = params.get('smooth') ?? '0';
   const smoothing = (SMOOTHING_WEIGHTS as readonly number[]).includes(Number(smoothText)) ? Number(smoothText) : 0;
-  if (String(smoothing) !== smoothText && smoothText !== '0') errors.push(`URL: smooth must be one of ${SMOOTHING_WEIGHTS.join(', ')} (got ${quote(smoothText)})`);
+  if (String(smoothing) !== smoothText && smoothText !== '0')
+    errors.push(`URL: smooth must be one of ${SMOOTHING_WEIGHTS.join(', ')} (got ${quote(smoothText)})`);
   const xText = params.get('x') ?? 'step';
   const chartX: ChartX = xText === 'minutes' ? 'minutes' : 'step';
   if (chartX !== xText) errors.push(`URL: x must be step or minutes (got ${quote(xText)})`);

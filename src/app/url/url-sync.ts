@@ -39,7 +39,16 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
     )
       return;
     const hash = withPresentState(
-      encodeUrlState({ preset: s.preset, config: s.config, view: s.view, backend: s.backendPreference, onnxModel: s.onnxModel, colouring: s.colouring, smooth: s.chartSmoothing, x: s.chartX }),
+      encodeUrlState({
+        preset: s.preset,
+        config: s.config,
+        view: s.view,
+        backend: s.backendPreference,
+        onnxModel: s.onnxModel,
+        colouring: s.colouring,
+        smooth: s.chartSmoothing,
+        x: s.chartX,
+      }),
       { presenting: s.presenting, autoReset: s.autoReset, followIndex: s.followIndex, followEvery: s.followEvery },
     );
     if (hash !== target.hash) target.replace(hash);

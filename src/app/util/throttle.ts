@@ -24,8 +24,13 @@ export interface Throttle<T> {
   cancel(): void;
 }
 
-export function throttleLatest<T>(deliver: (value: T) => void, intervalMs: number, clock: ThrottleClock = realClock): Throttle<T> {
-  if (!(intervalMs >= 0)) throw new Error(`throttleLatest: interval must be a non-negative number of ms, got ${intervalMs}`);
+export function throttleLatest<T>(
+  deliver: (value: T) => void,
+  intervalMs: number,
+  clock: ThrottleClock = realClock,
+): Throttle<T> {
+  if (!(intervalMs >= 0))
+    throw new Error(`throttleLatest: interval must be a non-negative number of ms, got ${intervalMs}`);
   let last = Number.NEGATIVE_INFINITY;
   let waiting: { value: T } | null = null;
   let timer: unknown = null;

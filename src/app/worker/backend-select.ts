@@ -22,7 +22,10 @@ function describeAdapter(adapter: GPUAdapter): string {
 }
 
 function isFallback(adapter: GPUAdapter): boolean {
-  const a = adapter as GPUAdapter & { isFallbackAdapter?: boolean; info: GPUAdapterInfo & { isFallbackAdapter?: boolean } };
+  const a = adapter as GPUAdapter & {
+    isFallbackAdapter?: boolean;
+    info: GPUAdapterInfo & { isFallbackAdapter?: boolean };
+  };
   return a.info.isFallbackAdapter ?? a.isFallbackAdapter ?? false;
 }
 
@@ -33,7 +36,9 @@ async function cpuBackend(): Promise<Backend> {
     return await WasmBackend.create({ spawnHelper: spawnWebWasmHelper });
   } catch (e) {
     // say why (no SIMD, or the kernels' memory could not be reserved), so the header explains the slower path
-    return new CpuBackend({ description: `JavaScript kernels (the WebAssembly SIMD kernels did not start: ${(e as Error).message})` });
+    return new CpuBackend({
+      description: `JavaScript kernels (the WebAssembly SIMD kernels did not start: ${(e as Error).message})`,
+    });
   }
 }
 
@@ -55,22 +60,45 @@ export async function selectBackend(preference: BackendPreference, gpu: GPU | un
   const adapterText = adapter ? describeAdapter(adapter) : null;
   const cpu = async (reason: string): Promise<SelectedBackend> => {
     const backend = await cpuBackend();
-    return { backend, info: { kind: backend.kind === 'wasm' ? 'wasm' : 'cpu', description: backend.description, f16: false, adapter: adapterText, cpuReason: reason } };
+    return {
+      backend,
+      info: {
+        kind: backend.kind === 'wasm' ? 'wasm' : 'cpu',
+        description: backend.description,
+        f16: false,
+        adapter: adapterText,
+        cpuReason: reason,
+      },
+    };
   };
 
   if (preference === 'cpu') return cpu('chosen in the backend menu.');
   if (!adapter) {
-    const why = gpu === undefined ? 'this browser has no WebGPU (navigator.gpu is missing)' : `no WebGPU adapter${adapterError ? ` (${adapterError})` : ''}`;
+    const why =
+      gpu === undefined
+        ? 'this browser has no WebGPU (navigator.gpu is missing)'
+        : `no WebGPU adapter${adapterError ? ` (${adapterError})` : ''}`;
     return cpu(`${why}.`);
   }
   if (preference === 'auto' && isFallback(adapter)) {
-    return cpu(`the only WebGPU adapter is a software fallback (${adapterText}); the CPU backend is faster here. Pick "WebGPU" in the backend menu to use it anyway.`);
+    return cpu(
+      `the only WebGPU adapter is a software fallback (${adapterText}); the CPU backend is faster here. Pick "WebGPU" in the backend menu to use it anyway.`,
+    );
   }
   try {
     const device = await requestDevice(adapter);
     const { WebGpuBackend } = await import('../../engine/backends/webgpu.ts');
     const backend = WebGpuBackend.create(device, { adapterInfo: adapterText ?? undefined });
-    return { backend, info: { kind: 'webgpu', description: adapterText ?? 'webgpu', f16: backend.supportsF16, adapter: adapterText, cpuReason: null } };
+    return {
+      backend,
+      info: {
+        kind: 'webgpu',
+        description: adapterText ?? 'webgpu',
+        f16: backend.supportsF16,
+        adapter: adapterText,
+        cpuReason: null,
+      },
+    };
   } catch (e) {
     return cpu(`the WebGPU device could not be created (${(e as Error).message}).`);
   }

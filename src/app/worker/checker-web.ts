@@ -1,11 +1,20 @@
 // The pre-emptible answer checker in the page: verifyMath runs in a nested Web Worker (checker.worker.ts) that the
 // training worker terminates and restarts when a check runs past its hard limit, so no model output can stall
 // training (src/rl/verifier/checker.ts). Absent where this scope has no Worker (the trainer then checks in-thread).
-import { preemptibleChecker, type AnswerChecker, type CheckerWorker, type CheckReply, type PreemptibleCheckerOptions } from '../../rl/verifier/checker.ts';
+import {
+  preemptibleChecker,
+  type AnswerChecker,
+  type CheckerWorker,
+  type CheckReply,
+  type PreemptibleCheckerOptions,
+} from '../../rl/verifier/checker.ts';
 
 /** One Web Worker running the checker. */
 export function spawnWebCheckerWorker(): CheckerWorker {
-  const worker = new Worker(new URL('./checker.worker.ts', import.meta.url), { type: 'module', name: 'rema-answer-checker' });
+  const worker = new Worker(new URL('./checker.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'rema-answer-checker',
+  });
   return {
     post: (request) => worker.postMessage(request),
     listen(onReply, onFailure) {

@@ -19,7 +19,12 @@ export function createWorkerClient(): TrainerClient {
     // an uncaught error does not stop a worker, but its state can no longer be trusted: stop it (and its helper
     // thread), so that nothing it still sends contradicts the crash; "Restart the worker" starts a new one
     worker.terminate();
-    emit({ type: 'error', message: `training worker crashed: ${e.message || 'unknown error'}`, fatal: true, requestId: null });
+    emit({
+      type: 'error',
+      message: `training worker crashed: ${e.message || 'unknown error'}`,
+      fatal: true,
+      requestId: null,
+    });
   };
   worker.addEventListener('error', crashed);
   // an error before this client listened (the early worker failed to load): reported once the page subscribes
@@ -28,7 +33,12 @@ export function createWorkerClient(): TrainerClient {
     queueMicrotask(() => crashed(error));
   }
   worker.addEventListener('messageerror', () =>
-    emit({ type: 'error', message: 'training worker sent a message that could not be read', fatal: false, requestId: null }),
+    emit({
+      type: 'error',
+      message: 'training worker sent a message that could not be read',
+      fatal: false,
+      requestId: null,
+    }),
   );
   return {
     send: (request: WorkerRequest) => worker.postMessage(request),

@@ -12,7 +12,8 @@ const LAYOUT =
 
 /** Same key, same ONNX model. A local folder is known by its name, file count and bytes. */
 export function onnxKey(spec: OnnxModelSpec, ep: WantedEp): string {
-  if (spec.kind !== 'local') return `${ep}:${spec.kind}:${spec.kind === 'hub' ? `${spec.repo}@${spec.revision}` : spec.name}`;
+  if (spec.kind !== 'local')
+    return `${ep}:${spec.kind}:${spec.kind === 'hub' ? `${spec.repo}@${spec.revision}` : spec.name}`;
   let bytes = 0;
   for (const f of spec.files.values()) bytes += f.size;
   return `${ep}:local:${spec.name}:${spec.files.size}:${bytes}`;

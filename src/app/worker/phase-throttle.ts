@@ -6,7 +6,10 @@ import type { WorkerEvent } from './protocol.ts';
 
 export const PHASE_INTERVAL_MS = 100;
 
-export function throttlePhases(emit: (e: WorkerEvent) => void, intervalMs = PHASE_INTERVAL_MS): (e: WorkerEvent) => void {
+export function throttlePhases(
+  emit: (e: WorkerEvent) => void,
+  intervalMs = PHASE_INTERVAL_MS,
+): (e: WorkerEvent) => void {
   const phases = throttleLatest<WorkerEvent>(emit, intervalMs);
   return (e) => {
     if (e.type === 'phase') phases.push(e);

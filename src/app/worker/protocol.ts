@@ -115,7 +115,14 @@ export type WorkerRequest =
    * `onnxModel`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder). `run`: the
    * page's id of the run the new trainer starts, echoed on its step, evaluation and followed events (RunTagged)
    */
-  | { type: 'load'; model: ModelSpec; backend: BackendPreference; config: ExperimentConfig; onnxModel?: OnnxModelSpec; run?: number }
+  | {
+      type: 'load';
+      model: ModelSpec;
+      backend: BackendPreference;
+      config: ExperimentConfig;
+      onnxModel?: OnnxModelSpec;
+      run?: number;
+    }
   /**
    * rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX
    * source; `run` as for load (when the new trainer cannot be built, the one that keeps running takes it)
@@ -181,7 +188,15 @@ export type WorkerEvent =
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
   | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */
-  | ({ type: 'evaluation'; step: number; accuracy: number; reward_mean: number; n: number; rollouts: RolloutRecord[] } & ContextFields & RunTagged)
+  | ({
+      type: 'evaluation';
+      step: number;
+      accuracy: number;
+      reward_mean: number;
+      n: number;
+      rollouts: RolloutRecord[];
+    } & ContextFields &
+      RunTagged)
   | { type: 'intervention'; requestId: number; result: InterventionResult }
   /**
    * the frozen agent of the current trainer (role null: none) and the ONNX model the worker holds (null: none),

@@ -30,7 +30,10 @@ export const REQUEST_HANDLERS: RequestHandlers = {
         s.loaded = null;
         const config = validateConfig(request.config, 'config', undefined);
         s.loaded = await loadModel(request.model, request.backend, s.env, s.emit);
-        s.active = { ...(await buildTrainer(s, config, busy)), ...(request.run !== undefined ? { run: request.run } : {}) };
+        s.active = {
+          ...(await buildTrainer(s, config, busy)),
+          ...(request.run !== undefined ? { run: request.run } : {}),
+        };
         s.emit({ type: 'ready', backend: s.loaded.backendInfo, model: s.loaded.model, dataset: s.active.dataset });
         emitFrozen(s);
       },
@@ -110,13 +113,29 @@ export const REQUEST_HANDLERS: RequestHandlers = {
         const { active, loaded } = s;
         if (!active || !loaded) throw new Error('no model is loaded');
         const problem = interventionProblem(request.question, request.gold, active.config);
-        const frozen = active.frozen && { ...active.frozen, maxContext: active.frozen.maxContext ?? Number.POSITIVE_INFINITY };
+        const frozen = active.frozen && {
+          ...active.frozen,
+          maxContext: active.frozen.maxContext ?? Number.POSITIVE_INFINITY,
+        };
         // graded by the session's checker (the page: its own worker), as steps are: the training worker never loads the LaTeX parser
         const checker = s.env.checker ? { checker: s.env.checker } : {};
-        const ctx = { policy: active.policy, tokenizer: loaded.tokenizer, config: active.config, maxContext: loaded.checkpoint.config.maxPositionEmbeddings, frozen, ...checker };
+        const ctx = {
+          policy: active.policy,
+          tokenizer: loaded.tokenizer,
+          config: active.config,
+          maxContext: loaded.checkpoint.config.maxPositionEmbeddings,
+          frozen,
+          ...checker,
+        };
         const edited = await followPlan(ctx, problem, request.plan);
         const original = await followPlan(ctx, problem, request.originalPlan);
-        const result = { question: request.question, gold: request.gold, edited, original, step: active.trainer.state().step };
+        const result = {
+          question: request.question,
+          gold: request.gold,
+          edited,
+          original,
+          step: active.trainer.state().step,
+        };
         s.emit({ type: 'intervention', requestId: request.requestId, result });
       },
       { rest: null, requestId: request.requestId },
@@ -143,7 +162,11 @@ export const REQUEST_HANDLERS: RequestHandlers = {
 
   follow(s, request) {
     const changed = request.index !== s.follow.index;
-    s.follow = { index: request.index, every: Math.max(0, Math.floor(request.every)), ...(request.minIntervalMs !== undefined ? { minIntervalMs: request.minIntervalMs } : {}) };
+    s.follow = {
+      index: request.index,
+      every: Math.max(0, Math.floor(request.every)),
+      ...(request.minIntervalMs !== undefined ? { minIntervalMs: request.minIntervalMs } : {}),
+    };
     if (changed && s.active) scheduleFollow(s);
   },
 

@@ -47,7 +47,12 @@ export function createJobQueue(emit: (e: WorkerEvent) => void): JobQueue {
       settled = rest === null ? null : read(rest);
     } catch (e) {
       const fatal = read(options.fatal ?? false);
-      emit({ type: 'error', message: e instanceof Error ? e.message : String(e), fatal, requestId: options.requestId ?? null });
+      emit({
+        type: 'error',
+        message: e instanceof Error ? e.message : String(e),
+        fatal,
+        requestId: options.requestId ?? null,
+      });
       options.onError?.();
       settled = fatal ? 'failed' : rest === null ? null : read(rest);
     }

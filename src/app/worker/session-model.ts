@@ -50,7 +50,14 @@ export async function loadModel(
     emit({ type: 'progress', stage: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
     tokenizer = await loadHfTokenizer(source);
     checkpoint = await loadHfCheckpoint(source, {
-      onProgress: (p) => emit({ type: 'progress', stage: `weights (${p.filesDone}/${p.filesTotal} files)`, file: p.file, loaded: p.loadedBytes, total: p.totalBytes }),
+      onProgress: (p) =>
+        emit({
+          type: 'progress',
+          stage: `weights (${p.filesDone}/${p.filesTotal} files)`,
+          file: p.file,
+          loaded: p.loadedBytes,
+          total: p.totalBytes,
+        }),
     });
   } catch (e) {
     backend.destroy();

@@ -27,14 +27,24 @@ const runOf = (s: SessionState): SftRun => runs.get(s) ?? runs.set(s, { stop: fa
 function chatsFor(settings: SftPageSettings) {
   const d = settings.data;
   if (d.kind === 'file') return { file: d.name, chats: parseSftChats(d.text, d.name) };
-  const chats = tinySftChats(d.kind === 'tiny-meta' ? 'meta' : 'cot', { split: 'train', seed: settings.seed, problems: settings.problems });
+  const chats = tinySftChats(d.kind === 'tiny-meta' ? 'meta' : 'cot', {
+    split: 'train',
+    seed: settings.seed,
+    problems: settings.problems,
+  });
   return { file: d.kind, chats: chats.map((c, i) => ({ line: i + 1, messages: c.messages })) };
 }
 
 function check(settings: SftPageSettings): void {
-  const bad = (['problems', 'steps', 'batchSize', 'seed'] as const).filter((k) => !Number.isInteger(settings[k]) || settings[k] < (k === 'seed' ? 0 : 1));
-  if (bad.length > 0) throw new Error(`SFT settings: ${bad.map((k) => `${k} must be a positive integer, got ${settings[k]}`).join('; ')}`);
-  if (!(settings.lr > 0 && Number.isFinite(settings.lr))) throw new Error(`SFT settings: lr must be a positive number, got ${settings.lr}`);
+  const bad = (['problems', 'steps', 'batchSize', 'seed'] as const).filter(
+    (k) => !Number.isInteger(settings[k]) || settings[k] < (k === 'seed' ? 0 : 1),
+  );
+  if (bad.length > 0)
+    throw new Error(
+      `SFT settings: ${bad.map((k) => `${k} must be a positive integer, got ${settings[k]}`).join('; ')}`,
+    );
+  if (!(settings.lr > 0 && Number.isFinite(settings.lr)))
+    throw new Error(`SFT settings: lr must be a positive number, got ${settings.lr}`);
 }
 
 export function sftRequest(s: SessionState, request: Extract<WorkerRequest, { type: 'sft' }>): void {
@@ -49,24 +59,69 @@ export function sftRequest(s: SessionState, request: Extract<WorkerRequest, { ty
       check(settings);
       const { file, chats } = chatsFor(settings);
       const { examples } = sftExamples(loaded.tokenizer, chats, loaded.checkpoint.config.maxPositionEmbeddings, file);
-      if (examples.length === 0) throw new Error(`${file}: no chat has a trained token within the model's context (${loaded.checkpoint.config.maxPositionEmbeddings} tokens)`);
+      if (examples.length === 0)
+        throw new Error(
+          `${file}: no chat has a trained token within the model's context (${loaded.checkpoint.config.maxPositionEmbeddings} tokens)`,
+        );
       busy('training');
-      const config = { ...active.config, lr: settings.lr, steps: settings.steps, ppoEpochs: 1, miniBatches: 1, seed: settings.seed };
-      const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
+      const config = {
+        ...active.config,
+        lr: settings.lr,
+        steps: settings.steps,
+        ppoEpochs: 1,
+        miniBatches: 1,
+        seed: settings.seed,
+      };
+      const policy = policyForConfig(config, {
+        backend: loaded.backend,
+        checkpoint: loaded.checkpoint,
+        decoder: loaded.tokenizer,
+        baseModelName: loaded.model.name,
+      });
       try {
         const adapter = policy.adapters[0];
-        const schedule = { batchSize: settings.batchSize, epochs: Math.ceil((settings.steps * settings.batchSize) / examples.length), cutoff: loaded.checkpoint.config.maxPositionEmbeddings, seed: settings.seed };
-        const steps = await runSftSteps(policy, adapter, examples, schedule, { from: 0, to: settings.steps }, {
-          stop: () => run.stop,
-          onStep: (r) => {
-            s.emit({ type: 'sftStep', requestId: request.requestId, step: r.step, total: settings.steps, loss: r.loss, tokens: r.tokens });
-            s.emit({ type: 'phase', step: 0, phase: `SFT step ${r.step}/${settings.steps}: loss ${r.loss.toFixed(4)}` });
+        const schedule = {
+          batchSize: settings.batchSize,
+          epochs: Math.ceil((settings.steps * settings.batchSize) / examples.length),
+          cutoff: loaded.checkpoint.config.maxPositionEmbeddings,
+          seed: settings.seed,
+        };
+        const steps = await runSftSteps(
+          policy,
+          adapter,
+          examples,
+          schedule,
+          { from: 0, to: settings.steps },
+          {
+            stop: () => run.stop,
+            onStep: (r) => {
+              s.emit({
+                type: 'sftStep',
+                requestId: request.requestId,
+                step: r.step,
+                total: settings.steps,
+                loss: r.loss,
+                tokens: r.tokens,
+              });
+              s.emit({
+                type: 'phase',
+                step: 0,
+                phase: `SFT step ${r.step}/${settings.steps}: loss ${r.loss.toFixed(4)}`,
+              });
+            },
           },
-        });
+        );
         const weights = await sftWeights(policy, adapter, loaded.checkpoint);
         const checksum = weightsChecksum(weights);
         run.result = { weights, checksum, label: `${loaded.model.name} + SFT (${file}, ${steps} steps)` };
-        s.emit({ type: 'sftDone', requestId: request.requestId, steps, chats: examples.length, baseChecksum: weightsChecksum(loaded.checkpoint.weights), checksum });
+        s.emit({
+          type: 'sftDone',
+          requestId: request.requestId,
+          steps,
+          chats: examples.length,
+          baseChecksum: weightsChecksum(loaded.checkpoint.weights),
+          checksum,
+        });
       } finally {
         policy.dispose();
       }
@@ -88,8 +143,15 @@ export function sftAdoptRequest(s: SessionState, request: Extract<WorkerRequest,
       if (!result) throw new Error('no SFT run has finished: run SFT first');
       const config = validateConfig(request.config, 'config', undefined);
       busy('loading');
-      s.loaded = { ...s.loaded, checkpoint: { ...s.loaded.checkpoint, weights: result.weights }, model: { ...s.loaded.model, name: result.label } };
-      s.active = { ...(await buildTrainer(s, config, busy)), ...(request.run !== undefined ? { run: request.run } : {}) };
+      s.loaded = {
+        ...s.loaded,
+        checkpoint: { ...s.loaded.checkpoint, weights: result.weights },
+        model: { ...s.loaded.model, name: result.label },
+      };
+      s.active = {
+        ...(await buildTrainer(s, config, busy)),
+        ...(request.run !== undefined ? { run: request.run } : {}),
+      };
       s.emit({ type: 'sftAdopted', checksum: weightsChecksum(s.loaded.checkpoint.weights), model: s.loaded.model });
       emitFrozen(s);
       s.emit({ type: 'phase', step: 0, phase: 'new run from the SFT model' });

@@ -16,7 +16,9 @@ import type { ActiveRun, SessionState } from './session-state.ts';
 
 /** The status line's text for work inside a phase: "eval 12/128 episodes done (381 tokens this turn)", "update 3/8". */
 export function progressLine(e: Extract<TrainerEvent, { type: 'progress' }>): string {
-  return e.tokens === undefined ? `${e.phase} ${e.done}/${e.total}` : `${e.phase} ${e.done}/${e.total} episodes done (${e.tokens} tokens this turn)`;
+  return e.tokens === undefined
+    ? `${e.phase} ${e.done}/${e.total}`
+    : `${e.phase} ${e.done}/${e.total} episodes done (${e.tokens} tokens this turn)`;
 }
 
 /** The trainer's phase, progress and notice events as the page's phase line. */
@@ -47,7 +49,8 @@ export function ensureOnnx(s: SessionState, busy: Busy): Promise<PageOnnxAgent> 
     loadOrt: s.env.loadOrt ?? loadOrtWeb,
     // a download can take a while: the page shows its byte progress while the status is "loading"
     onLoadStart: () => busy('loading'),
-    onProgress: (file, loadedBytes, total) => s.emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
+    onProgress: (file, loadedBytes, total) =>
+      s.emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
     inUse: (policy) => policy === s.active?.frozen?.policy,
   });
 }
@@ -71,15 +74,42 @@ export async function buildTrainer(s: SessionState, config: ExperimentConfig, bu
   const oldFrozen = s.active?.frozen?.policy;
   if (oldFrozen && oldFrozen !== s.onnx.model?.agent.policy) await oldFrozen.dispose();
   s.active = null;
-  const policy = policyForConfig(config, { backend: loaded.backend, checkpoint: loaded.checkpoint, decoder: loaded.tokenizer, baseModelName: loaded.model.name });
+  const policy = policyForConfig(config, {
+    backend: loaded.backend,
+    checkpoint: loaded.checkpoint,
+    decoder: loaded.tokenizer,
+    baseModelName: loaded.model.name,
+  });
   const frozen =
     frozenAgent && config.frozenAgent !== 'none'
-      ? { role: config.frozenAgent, policy: frozenAgent.policy, tokenizer: frozenAgent.tokenizer, maxContext: frozenAgent.config.maxPositionEmbeddings }
+      ? {
+          role: config.frozenAgent,
+          policy: frozenAgent.policy,
+          tokenizer: frozenAgent.tokenizer,
+          maxContext: frozenAgent.config.maxPositionEmbeddings,
+        }
       : undefined;
   const checker = s.env.checker ? { checker: s.env.checker } : {};
   // the page records "Explain this step" for one group per step (an extra scoring pass of that group)
-  const trainer = createTrainer({ config, policy, tokenizer: loaded.tokenizer, train, eval: heldOut, onEvent: phaseLines(s), frozen, ...checker, explain: 'one' });
-  return { config, policy, frozen, trainer, dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length }, heldOut };
+  const trainer = createTrainer({
+    config,
+    policy,
+    tokenizer: loaded.tokenizer,
+    train,
+    eval: heldOut,
+    onEvent: phaseLines(s),
+    frozen,
+    ...checker,
+    explain: 'one',
+  });
+  return {
+    config,
+    policy,
+    frozen,
+    trainer,
+    dataset: { name: datasetName(config), train: train.length, heldOut: heldOut.length },
+    heldOut,
+  };
 }
 
 /** VRP baseline: the ONNX model alone answers the held-out problems (plain chain of thought, greedy). */
@@ -87,7 +117,11 @@ export async function evaluateOnnx(s: SessionState, rawConfig: ExperimentConfig,
   const { agent, info } = await ensureOnnx(s, busy);
   emitFrozen(s);
   busy('evaluating');
-  const config = validateConfig({ ...rawConfig, mode: 'vrp', maxTurns: 1, steps: 0, frozenAgent: 'none', paramMode: 'shared' }, 'ONNX evaluation config', undefined);
+  const config = validateConfig(
+    { ...rawConfig, mode: 'vrp', maxTurns: 1, steps: 0, frozenAgent: 'none', paramMode: 'shared' },
+    'ONNX evaluation config',
+    undefined,
+  );
   const { train, eval: heldOut } = await problemsForConfig(config, shippedData(s));
   const evaluator = createEvaluator({
     config,

@@ -8,11 +8,27 @@ import { KEEP_STATUS, type Busy } from './session-jobs.ts';
 import type { SessionState } from './session-state.ts';
 
 /** The run tag of `active`'s events (protocol.ts RunTagged), read when its work started. */
-const runOf = (active: { run?: number } | null): { run?: number } => (active?.run !== undefined ? { run: active.run } : {});
+const runOf = (active: { run?: number } | null): { run?: number } =>
+  active?.run !== undefined ? { run: active.run } : {};
 
 function emitEvaluation(s: SessionState, r: EvalResult, run: { run?: number }): void {
-  const context = r.context_limited ? { context_limited: r.context_limited, context_length: r.context_length, context_prompt_tokens: r.context_prompt_tokens } : {};
-  s.emit({ type: 'evaluation', step: r.step, accuracy: r.accuracy, reward_mean: r.reward_mean, n: r.n, rollouts: r.rollouts, ...context, ...run });
+  const context = r.context_limited
+    ? {
+        context_limited: r.context_limited,
+        context_length: r.context_length,
+        context_prompt_tokens: r.context_prompt_tokens,
+      }
+    : {};
+  s.emit({
+    type: 'evaluation',
+    step: r.step,
+    accuracy: r.accuracy,
+    reward_mean: r.reward_mean,
+    n: r.n,
+    rollouts: r.rollouts,
+    ...context,
+    ...run,
+  });
 }
 
 /**
@@ -38,7 +54,9 @@ async function emitFollowed(s: SessionState, early: boolean): Promise<void> {
       frozen: active.frozen,
       heldOut: active.heldOut,
       step: active.trainer.state().step,
-      ...(early ? { onUngraded: (ungraded: FollowedRollout) => s.emit({ type: 'followed', rollout: ungraded, ...run }) } : {}),
+      ...(early
+        ? { onUngraded: (ungraded: FollowedRollout) => s.emit({ type: 'followed', rollout: ungraded, ...run }) }
+        : {}),
       ...(s.env.checker ? { checker: s.env.checker } : {}),
     },
     s.follow.index,
@@ -52,10 +70,21 @@ export async function runStep(s: SessionState): Promise<string | null> {
   if (!s.active) throw new Error('no trainer: load a model first');
   const run = runOf(s.active);
   const result = await s.active.trainer.step();
-  s.emit({ type: 'step', metrics: result.metrics, rollouts: result.rollouts, ...(result.explain ? { explain: result.explain } : {}), ...run });
+  s.emit({
+    type: 'step',
+    metrics: result.metrics,
+    rollouts: result.rollouts,
+    ...(result.explain ? { explain: result.explain } : {}),
+    ...run,
+  });
   if (result.eval) emitEvaluation(s, result.eval, run);
   const since = Date.now() - (lastFollowed.get(s) ?? 0);
-  if (s.follow.every > 0 && result.metrics.step % s.follow.every === 0 && since >= (s.follow.minIntervalMs ?? FOLLOW_MIN_INTERVAL_MS)) await emitFollowed(s, false);
+  if (
+    s.follow.every > 0 &&
+    result.metrics.step % s.follow.every === 0 &&
+    since >= (s.follow.minIntervalMs ?? FOLLOW_MIN_INTERVAL_MS)
+  )
+    await emitFollowed(s, false);
   return result.stop ?? null;
 }
 

@@ -9,9 +9,19 @@ const emit = (e: WorkerEvent) => scope.postMessage(e);
 const base = new URL(import.meta.env.BASE_URL, scope.location.origin).href;
 // answers are graded in a nested worker that is terminated past a hard limit per check (checker-web.ts)
 const checker = webAnswerChecker();
-const handle = createSession(emit, { gpu: scope.navigator.gpu, modelsUrl: `${base}models/`, dataUrl: `${base}data`, ...(checker ? { checker } : {}) });
+const handle = createSession(emit, {
+  gpu: scope.navigator.gpu,
+  modelsUrl: `${base}models/`,
+  dataUrl: `${base}data`,
+  ...(checker ? { checker } : {}),
+});
 
 scope.addEventListener('message', (e: MessageEvent<WorkerRequest>) => handle(e.data));
 scope.addEventListener('unhandledrejection', (e: PromiseRejectionEvent) => {
-  emit({ type: 'error', message: `training worker: ${(e.reason as Error)?.message ?? String(e.reason)}`, fatal: true, requestId: null });
+  emit({
+    type: 'error',
+    message: `training worker: ${(e.reason as Error)?.message ?? String(e.reason)}`,
+    fatal: true,
+    requestId: null,
+  });
 });

@@ -4,8 +4,12 @@
 import { runWasmHelper, type WasmHelperInit } from '../../engine/backends/wasm/threads.ts';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-scope.addEventListener('message', (e: MessageEvent<WasmHelperInit>) => {
-  runWasmHelper(e.data, () => scope.postMessage('ready')).catch((err: unknown) => {
-    scope.postMessage({ error: (err as Error)?.message ?? String(err) });
-  });
-}, { once: true });
+scope.addEventListener(
+  'message',
+  (e: MessageEvent<WasmHelperInit>) => {
+    runWasmHelper(e.data, () => scope.postMessage('ready')).catch((err: unknown) => {
+      scope.postMessage({ error: (err as Error)?.message ?? String(err) });
+    });
+  },
+  { once: true },
+);

@@ -32,7 +32,13 @@ export interface CatalogModel {
 }
 
 export const MODEL_CATALOG: readonly CatalogModel[] = [
-  qwen25_05b, qwen25_15b, qwen25math_15b, smollm2_135m, smollm2_360m, smollm2_17b, llama32_1b,
+  qwen25_05b,
+  qwen25_15b,
+  qwen25math_15b,
+  smollm2_135m,
+  smollm2_360m,
+  smollm2_17b,
+  llama32_1b,
 ] as CatalogModel[];
 
 /** The catalog entry for a short name or a repo id (case-insensitive; a repo id may carry @revision). */

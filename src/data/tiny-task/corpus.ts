@@ -16,7 +16,13 @@ import {
   TINY_VRP_SYSTEM,
 } from './prompts.ts';
 import {
-  chainOfThoughtTrace, drawVariant, multiTurnTrace, planThenSolveTrace, singleTurnTrace, type DialogueTurn, type TraceMix,
+  chainOfThoughtTrace,
+  drawVariant,
+  multiTurnTrace,
+  planThenSolveTrace,
+  singleTurnTrace,
+  type DialogueTurn,
+  type TraceMix,
 } from './traces.ts';
 
 /** A chat whose assistant messages are the supervised targets. */
@@ -58,8 +64,16 @@ export function judgeChats(item: JudgeItem): SupervisedChat[] {
 export function singleTurnChats(spec: TinyProblemSpec): SupervisedChat[] {
   const single = singleTurnTrace(spec);
   return [
-    { kind: 'single-meta', messages: metaChat(TINY_META_SYSTEM, single.question, [{ meta: single.plan, reasoning: '' }]) },
-    { kind: 'single-reasoning', messages: reasoningChat(TINY_REASONING_SYSTEM, single.question, [{ meta: single.plan, reasoning: single.solution }]) },
+    {
+      kind: 'single-meta',
+      messages: metaChat(TINY_META_SYSTEM, single.question, [{ meta: single.plan, reasoning: '' }]),
+    },
+    {
+      kind: 'single-reasoning',
+      messages: reasoningChat(TINY_REASONING_SYSTEM, single.question, [
+        { meta: single.plan, reasoning: single.solution },
+      ]),
+    },
   ];
 }
 
@@ -82,9 +96,11 @@ export function supervisedChats(opts: CorpusOptions): SupervisedChat[] {
   const specs = tinySpecs({ split: opts.split, count: opts.problems, seed: opts.seed });
   specs.forEach((spec, i) => {
     chats.push(...multiTurnChats(multiTurnTrace(spec, drawVariant(rng, opts.mix), rng)));
-    if (opts.formatsEvery > 0 && i % opts.formatsEvery === 0) chats.push(...singleTurnChats(spec), mrpChat(spec), vrpChat(spec));
+    if (opts.formatsEvery > 0 && i % opts.formatsEvery === 0)
+      chats.push(...singleTurnChats(spec), mrpChat(spec), vrpChat(spec));
   });
-  for (const item of tinyJudgeItems({ split: opts.split, count: opts.judgeItems, seed: opts.seed })) chats.push(...judgeChats(item));
+  for (const item of tinyJudgeItems({ split: opts.split, count: opts.judgeItems, seed: opts.seed }))
+    chats.push(...judgeChats(item));
   return chats;
 }
 
@@ -101,7 +117,11 @@ function oneTurn(system: string, question: string, response: string): ChatMessag
  * dialogues with gold plans, both agents' sides (two chats per problem); `cot` = one chain-of-thought answer per
  * problem (the VRP format).
  */
-export function tinySftChats(kind: 'meta' | 'cot', opts: { split: TinySplit; seed: number; problems: number }): SupervisedChat[] {
-  if (kind === 'meta') return supervisedChats({ ...opts, judgeItems: 0, formatsEvery: 0, mix: { flawed: 0, empty: 0 } });
+export function tinySftChats(
+  kind: 'meta' | 'cot',
+  opts: { split: TinySplit; seed: number; problems: number },
+): SupervisedChat[] {
+  if (kind === 'meta')
+    return supervisedChats({ ...opts, judgeItems: 0, formatsEvery: 0, mix: { flawed: 0, empty: 0 } });
   return tinySpecs({ split: opts.split, count: opts.problems, seed: opts.seed }).map(vrpChat);
 }

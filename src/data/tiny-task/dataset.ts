@@ -4,7 +4,15 @@
 
 import type { Problem } from '../problem.ts';
 import { Rng } from '../../util/rng.ts';
-import { answerOf, canonicalKey, generateSpec, splitOf, type TinyLevel, type TinyProblemSpec, type TinySplit } from './generator.ts';
+import {
+  answerOf,
+  canonicalKey,
+  generateSpec,
+  splitOf,
+  type TinyLevel,
+  type TinyProblemSpec,
+  type TinySplit,
+} from './generator.ts';
 import { generateJudgeItem, type JudgeItem } from './judge.ts';
 import { renderQuestion } from './text.ts';
 
@@ -58,7 +66,8 @@ export function tinyJudgeItems(opts: TinySetOptions): JudgeItem[] {
   const items: JudgeItem[] = [];
   let draws = 0;
   while (items.length < opts.count) {
-    if (++draws > opts.count * 200 + 10_000) throw new Error(`tiny judge: cannot find ${opts.count} ${opts.split} items`);
+    if (++draws > opts.count * 200 + 10_000)
+      throw new Error(`tiny judge: cannot find ${opts.count} ${opts.split} items`);
     const item = generateJudgeItem(rng, levels[items.length % levels.length]);
     if (splitOf(item.spec.steps) === opts.split) items.push(item);
   }

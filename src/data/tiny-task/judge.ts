@@ -60,7 +60,11 @@ export function generateJudgeItem(rng: Rng, level: TinyLevel): JudgeItem {
     if (wrong.length !== 1 || bad.some((e) => e.includes('=-'))) continue;
     const correct = rng.next() < 0.5 ? 'A' : 'B';
     const [a, b] = correct === 'A' ? [good, bad] : [bad, good];
-    const pair: JudgePair = { instruction: renderQuestion(spec), responseA: candidateText(a), responseB: candidateText(b) };
+    const pair: JudgePair = {
+      instruction: renderQuestion(spec),
+      responseA: candidateText(a),
+      responseB: candidateText(b),
+    };
     return {
       spec,
       question: renderJudgeQuestion(pair.instruction, pair.responseA, pair.responseB),
@@ -82,4 +86,3 @@ export function judgeTrace(item: JudgeItem): DialogueTurn[] {
     { meta: CONFIRM_TURN, reasoning: `[[${item.correct}]]` },
   ];
 }
-

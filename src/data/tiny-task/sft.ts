@@ -19,12 +19,15 @@ export function supervisedExample(tok: ChatTokenizer, messages: readonly ChatMes
     const content = tok.encode(m.content);
     const end = prompt.length + content.length;
     for (let i = 0; i < prompt.length; i++) {
-      if (full[i] !== prompt[i]) throw new Error(`supervisedExample: message ${k}'s prompt does not tokenize as a prefix of the chat`);
+      if (full[i] !== prompt[i])
+        throw new Error(`supervisedExample: message ${k}'s prompt does not tokenize as a prefix of the chat`);
     }
     for (let i = 0; i < content.length; i++) {
-      if (full[prompt.length + i] !== content[i]) throw new Error(`supervisedExample: message ${k}'s content tokenizes differently inside the chat`);
+      if (full[prompt.length + i] !== content[i])
+        throw new Error(`supervisedExample: message ${k}'s content tokenizes differently inside the chat`);
     }
-    if (full[end] !== tok.endOfTurnTokenId) throw new Error(`supervisedExample: message ${k} is not closed by the end-of-turn token`);
+    if (full[end] !== tok.endOfTurnTokenId)
+      throw new Error(`supervisedExample: message ${k} is not closed by the end-of-turn token`);
     for (let t = Math.max(1, prompt.length); t <= end; t++) targets.push(t);
   });
   return { tokens: full, targets };

@@ -150,7 +150,8 @@ export class CpuBackend implements Backend, CpuMemory {
     }
     const isFloat = t.dtype === 'f32' || t.dtype === 'f16' || t.dtype === 'bf16';
     if (data instanceof Uint16Array) {
-      if (t.dtype !== 'f16' && t.dtype !== 'bf16') throw new Error(`upload to '${t.label}': Uint16Array (half bits) needs an f16 or bf16 tensor, not ${t.dtype}`);
+      if (t.dtype !== 'f16' && t.dtype !== 'bf16')
+        throw new Error(`upload to '${t.label}': Uint16Array (half bits) needs an f16 or bf16 tensor, not ${t.dtype}`);
       if (t.dtype === 'bf16') dst.set(decodeBF16(data), elementOffset);
       else for (let i = 0; i < data.length; i++) dst[elementOffset + i] = f16BitsToNumber(data[i]);
       return;
@@ -166,18 +167,23 @@ export class CpuBackend implements Backend, CpuMemory {
   private uploadHalf(t: Tensor, data: HostArray, elementOffset: number): void {
     const dst = this.half(t);
     if (elementOffset < 0 || elementOffset + data.length > t.size) {
-      throw new Error(`upload to '${t.label}' [${t.shape.join(',')}]: ${data.length} elements at offset ${elementOffset} do not fit ${t.size} elements`);
+      throw new Error(
+        `upload to '${t.label}' [${t.shape.join(',')}]: ${data.length} elements at offset ${elementOffset} do not fit ${t.size} elements`,
+      );
     }
     if (data instanceof Uint16Array) {
       dst.set(data, elementOffset);
       return;
     }
-    if (!(data instanceof Float32Array)) throw new Error(`upload to '${t.label}': a ${data.constructor.name} cannot fill a ${t.dtype} tensor`);
+    if (!(data instanceof Float32Array))
+      throw new Error(`upload to '${t.label}': a ${data.constructor.name} cannot fill a ${t.dtype} tensor`);
     const bf16 = t.dtype === 'bf16';
     for (let i = 0; i < data.length; i++) {
       const bits = bf16 ? floatToBF16Bits(data[i]) : floatToHalfBits(data[i]);
       if (((bits >> (bf16 ? 7 : 10)) & (bf16 ? 0xff : 0x1f)) === (bf16 ? 0xff : 0x1f)) {
-        throw new Error(`upload to '${t.label}': element ${elementOffset + i} = ${data[i]} does not fit ${t.dtype} (largest finite ${bf16 ? '3.39e38' : '65504'}); store these weights as f32`);
+        throw new Error(
+          `upload to '${t.label}': element ${elementOffset + i} = ${data[i]} does not fit ${t.dtype} (largest finite ${bf16 ? '3.39e38' : '65504'}); store these weights as f32`,
+        );
       }
       dst[elementOffset + i] = bits;
     }
@@ -199,7 +205,9 @@ export class CpuBackend implements Backend, CpuMemory {
 
   free(t: Tensor): void {
     if (!this.liveTensors.delete(t.id)) {
-      throw new Error(`CpuBackend.free: tensor '${t.label}' (#${t.id}) is not live (freed twice or from another backend)`);
+      throw new Error(
+        `CpuBackend.free: tensor '${t.label}' (#${t.id}) is not live (freed twice or from another backend)`,
+      );
     }
     this.store.release(t.id);
     this.live -= t.size * (this.halfTensors.delete(t.id) ? 2 : 4);
@@ -219,7 +227,10 @@ export class CpuBackend implements Backend, CpuMemory {
   view(t: Tensor): Storage {
     const data = this.store.get(t.id);
     if (!data) {
-      if (this.halfTensors.has(t.id)) throw new Error(`CpuBackend: tensor '${t.label}' is stored as ${t.dtype} halves; only the weight-reading kernels take it`);
+      if (this.halfTensors.has(t.id))
+        throw new Error(
+          `CpuBackend: tensor '${t.label}' is stored as ${t.dtype} halves; only the weight-reading kernels take it`,
+        );
       throw new Error(`CpuBackend: tensor '${t.label}' (#${t.id}) is not live on this backend`);
     }
     return data;

@@ -42,7 +42,10 @@ export interface WasmBackendOptions {
 
 /** How many threads a backend with these options will run, and why not two. */
 export function wasmThreadPlan(options: WasmBackendOptions, variant: WasmVariant): { threads: 1 | 2; reason: string } {
-  const cores = options.cores ?? (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
+  const cores =
+    options.cores ??
+    (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ??
+    1;
   const wanted = options.threads ?? (cores >= 2 ? 2 : 1);
   if (wanted === 1) return { threads: 1, reason: options.threads === 1 ? 'pinned to 1 thread' : `${cores} core` };
   if (!options.spawnHelper) return { threads: 1, reason: 'no way to start a helper thread here' };
@@ -123,7 +126,11 @@ export class WasmBackend extends CpuBackend {
       maxTotalBytes,
       maxBufferSize: maxTotalBytes,
       store,
-      kernels: wasmKernels(rt, (t: Tensor) => store.pointer(t.id), (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32')),
+      kernels: wasmKernels(
+        rt,
+        (t: Tensor) => store.pointer(t.id),
+        (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32'),
+      ),
       description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : '1 thread'})`,
     });
     this.runtime = rt;

@@ -2,7 +2,16 @@
 // WGSL compute shaders (src/engine/kernels/wgsl), dispatches are batched in one command encoder until sync()
 // or download(). The caller hands in a GPUDevice (navigator.gpu in the page, Dawn in Node: src/cli/webgpu-device.ts);
 // the engine never requests one itself.
-import { bytesPerElement, numel, type Backend, type BackendLimits, type DType, type HostArray, type Ledger, type Tensor } from '../backend.ts';
+import {
+  bytesPerElement,
+  numel,
+  type Backend,
+  type BackendLimits,
+  type DType,
+  type HostArray,
+  type Ledger,
+  type Tensor,
+} from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { decodeF16, encodeF16 } from '../io/half-float.ts';
 import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu/memory.ts';
@@ -48,15 +57,20 @@ const POOL_KEEP_BYTES = 256 * 1024 * 1024;
 function isSoftwareAdapter(info: GPUAdapterInfo | string | undefined): boolean {
   if (info === undefined) return false;
   if (typeof info === 'string') return /swiftshader|fallback|llvmpipe|lavapipe/i.test(info);
-  return (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
-    /swiftshader|llvmpipe|lavapipe/i.test(`${info.vendor} ${info.architecture} ${info.device} ${info.description}`);
+  return (
+    (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
+    /swiftshader|llvmpipe|lavapipe/i.test(`${info.vendor} ${info.architecture} ${info.device} ${info.description}`)
+  );
 }
 
 /** [min, max] subgroup size of a device created with the `subgroups` feature (from its adapter info), else null. */
 function subgroupSizes(device: GPUDevice): readonly [number, number] | null {
   if (!device.features.has('subgroups')) return null;
-  const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
-  const min = info?.subgroupMinSize, max = info?.subgroupMaxSize;
+  const info = (
+    device as GPUDevice & { adapterInfo?: GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number } }
+  ).adapterInfo;
+  const min = info?.subgroupMinSize,
+    max = info?.subgroupMaxSize;
   if (!min || !max || max > 128 || (max & (max - 1)) !== 0 || (min & (min - 1)) !== 0) return null;
   return [min, max];
 }
@@ -89,20 +103,39 @@ export class WebGpuBackend implements Backend {
     return new WebGpuBackend(device, options);
   }
 
-  constructor(readonly device: GPUDevice, options: WebGpuBackendOptions = {}) {
+  constructor(
+    readonly device: GPUDevice,
+    options: WebGpuBackendOptions = {},
+  ) {
     const given = options.adapterInfo;
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
-    this.tuning = { vec4: true, fewRows: options.fewRowsMatmul ?? !software, matvec: options.fewRowsMatmul ?? !software, rowReduce: options.fewRowsMatmul ?? !software, tiled: options.tiledMatmul ?? (software ? 0 : 4), flashDecode: options.flashDecode ?? !software, tiledAttention: options.tiledAttention ?? !software, subgroups: subgroupSizes(device), wg: 64, attentionSplitKeys: 128 };
+    this.tuning = {
+      vec4: true,
+      fewRows: options.fewRowsMatmul ?? !software,
+      matvec: options.fewRowsMatmul ?? !software,
+      rowReduce: options.fewRowsMatmul ?? !software,
+      tiled: options.tiledMatmul ?? (software ? 0 : 4),
+      flashDecode: options.flashDecode ?? !software,
+      tiledAttention: options.tiledAttention ?? !software,
+      subgroups: subgroupSizes(device),
+      wg: 64,
+      attentionSplitKeys: 128,
+    };
     const described = given ?? known;
-    this.description = typeof described === 'string' ? described
-      : described ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
-        : 'webgpu device';
+    this.description =
+      typeof described === 'string'
+        ? described
+        : described
+          ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
+          : 'webgpu device';
     const deviceBinding = device.limits.maxStorageBufferBindingSize;
     const binding = options.maxStorageBufferBindingSize ?? deviceBinding;
     if (binding > deviceBinding || binding % 4 !== 0 || binding < 16) {
-      throw new Error(`WebGpuBackend: maxStorageBufferBindingSize option ${binding} must be a multiple of 4 in [16, ${deviceBinding}]`);
+      throw new Error(
+        `WebGpuBackend: maxStorageBufferBindingSize option ${binding} must be a multiple of 4 in [16, ${deviceBinding}]`,
+      );
     }
     this.limits = {
       maxBufferSize: device.limits.maxBufferSize,
@@ -133,7 +166,11 @@ export class WebGpuBackend implements Backend {
   }
 
   ledger(): Ledger {
-    return { liveBytes: this.counter.liveBytes, peakBytes: this.counter.peakBytes, liveTensors: this.counter.liveTensors };
+    return {
+      liveBytes: this.counter.liveBytes,
+      peakBytes: this.counter.peakBytes,
+      liveTensors: this.counter.liveTensors,
+    };
   }
 
   /** How many GPUBuffers hold `t` (more than 1 when it is larger than maxStorageBufferBindingSize). */
@@ -166,14 +203,18 @@ export class WebGpuBackend implements Backend {
 
   private newBuffer(bytes: number, label: string): GPUBuffer {
     return this.device.createBuffer({
-      label, size: bytes, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+      label,
+      size: bytes,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
     });
   }
 
   /** A zeroed buffer of `bytes`, reused from the pool when possible. */
   private zeroedBuffer(bytes: number, label: string): GPUBuffer {
     if (bytes > this.limits.maxBufferSize) {
-      throw new Error(`WebGPU alloc ${label}: a buffer of ${bytes} bytes exceeds maxBufferSize ${this.limits.maxBufferSize}`);
+      throw new Error(
+        `WebGPU alloc ${label}: a buffer of ${bytes} bytes exceeds maxBufferSize ${this.limits.maxBufferSize}`,
+      );
     }
     const reused = this.pool.take(bytes);
     if (reused) {
@@ -201,7 +242,10 @@ export class WebGpuBackend implements Backend {
         const rows = Math.min(plan.chunkRows, plan.rows - firstRow);
         chunks.push({
           buffer: this.zeroedBuffer(b, plan.bufferBytes.length > 1 ? `${label}#${i}` : label),
-          firstElem: firstRow * plan.rowElems, elems: rows * plan.rowElems, firstRow, rows,
+          firstElem: firstRow * plan.rowElems,
+          elems: rows * plan.rowElems,
+          firstRow,
+          rows,
         });
       });
     } catch (e) {
@@ -217,7 +261,9 @@ export class WebGpuBackend implements Backend {
   private storageOf(t: Tensor, kernel: string, name: string): GpuStorage {
     const s = this.storages.get(t.id);
     if (!s || s.tensor !== t) {
-      throw new Error(`WebGPU ${kernel}: tensor '${name}' (${t.label}, id ${t.id}) is not live on this backend (freed or foreign)`);
+      throw new Error(
+        `WebGPU ${kernel}: tensor '${name}' (${t.label}, id ${t.id}) is not live on this backend (freed or foreign)`,
+      );
     }
     return s;
   }
@@ -250,7 +296,12 @@ export class WebGpuBackend implements Backend {
     const isFloatData = data instanceof Float32Array || data instanceof Uint16Array;
     const ok = t.dtype === 'f32' ? data instanceof Float32Array : t.dtype === 'f16' ? isFloatData : !isFloatData;
     if (!ok) {
-      const wanted = t.dtype === 'f32' ? 'a Float32Array' : t.dtype === 'f16' ? 'a Float32Array or Uint16Array (f16 bits)' : 'an Int32Array or Uint32Array';
+      const wanted =
+        t.dtype === 'f32'
+          ? 'a Float32Array'
+          : t.dtype === 'f16'
+            ? 'a Float32Array or Uint16Array (f16 bits)'
+            : 'an Int32Array or Uint32Array';
       throw new Error(`WebGPU upload '${t.label}' (${t.dtype}): expected ${wanted}, got ${data.constructor.name}`);
     }
     // f16 tensors take f16 bits, or f32 values rounded here (round to nearest even)
@@ -260,7 +311,9 @@ export class WebGpuBackend implements Backend {
       throw new Error(`WebGPU upload '${t.label}': elements [${elementOffset}, ${end}) outside the tensor's ${t.size}`);
     }
     if (t.dtype === 'f16' && (elementOffset % 2 === 1 || (data.length % 2 === 1 && end !== t.size))) {
-      throw new Error(`WebGPU upload '${t.label}' (f16): offset ${elementOffset} and length ${data.length} must be even (except at the end)`);
+      throw new Error(
+        `WebGPU upload '${t.label}' (f16): offset ${elementOffset} and length ${data.length} must be even (except at the end)`,
+      );
     }
     // keep the program order: work recorded before this upload must see the old contents
     if (this.runtime.pending > 0) this.runtime.flush();
@@ -275,7 +328,13 @@ export class WebGpuBackend implements Backend {
         padded.set(part as Uint16Array);
         part = padded;
       }
-      this.device.queue.writeBuffer(c.buffer, (from - c.firstElem) * bpe, part.buffer, part.byteOffset, part.byteLength);
+      this.device.queue.writeBuffer(
+        c.buffer,
+        (from - c.firstElem) * bpe,
+        part.buffer,
+        part.byteOffset,
+        part.byteLength,
+      );
     }
   }
 

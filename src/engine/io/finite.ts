@@ -10,7 +10,12 @@ import { decodeSafetensorsEntry, type SafetensorsHeaderEntry } from './safetenso
 
 /** Index of the first NaN or infinite value, or -1 when all are finite. */
 export function firstNonFinite(values: Float32Array | Float64Array): number {
-  if (values instanceof Float32Array && values.byteOffset % 4 === 0 && allFiniteBits(new Int32Array(values.buffer, values.byteOffset, values.length))) return -1;
+  if (
+    values instanceof Float32Array &&
+    values.byteOffset % 4 === 0 &&
+    allFiniteBits(new Int32Array(values.buffer, values.byteOffset, values.length))
+  )
+    return -1;
   const n = values.length;
   for (let i = 0; i < n; i++) {
     const v = values[i];
@@ -47,7 +52,12 @@ export function assertFinite(values: Float32Array | Float64Array, fileName: stri
  * infinite value. F32 is copied and BF16 widened in one pass that also tests the bits; F16 tests its 16-bit
  * patterns (exponent 0x7c00) before the table decode; F64 is rounded, then scanned.
  */
-export function decodeFiniteFloat32(bytes: Uint8Array, entry: SafetensorsHeaderEntry, fileName: string, name: string): Float32Array {
+export function decodeFiniteFloat32(
+  bytes: Uint8Array,
+  entry: SafetensorsHeaderEntry,
+  fileName: string,
+  name: string,
+): Float32Array {
   const n = (entry.end - entry.begin) / (entry.dtype === 'F64' ? 8 : entry.dtype === 'F32' ? 4 : 2);
   let out: Float32Array;
   let finite: boolean;
@@ -64,7 +74,8 @@ export function decodeFiniteFloat32(bytes: Uint8Array, entry: SafetensorsHeaderE
     out = new Float32Array(dst.buffer);
     finite = acc >= 0;
   } else if (entry.dtype === 'BF16' || entry.dtype === 'F16') {
-    const src = at % 2 === 0 ? new Uint16Array(bytes.buffer, at, n) : new Uint16Array(bytes.slice(entry.begin, entry.end).buffer);
+    const src =
+      at % 2 === 0 ? new Uint16Array(bytes.buffer, at, n) : new Uint16Array(bytes.slice(entry.begin, entry.end).buffer);
     let acc = 0;
     if (entry.dtype === 'BF16') {
       const dst = new Int32Array(n);
@@ -81,7 +92,8 @@ export function decodeFiniteFloat32(bytes: Uint8Array, entry: SafetensorsHeaderE
     finite = (acc & 0x8000) === 0;
   } else {
     const data = decodeSafetensorsEntry(bytes, entry, fileName, name);
-    if (!(data instanceof Float32Array || data instanceof Float64Array)) throw new Error(`${fileName}: tensor "${name}" has dtype ${entry.dtype}, expected a floating-point dtype`);
+    if (!(data instanceof Float32Array || data instanceof Float64Array))
+      throw new Error(`${fileName}: tensor "${name}" has dtype ${entry.dtype}, expected a floating-point dtype`);
     out = data instanceof Float32Array ? data : Float32Array.from(data);
     finite = firstNonFinite(data) < 0;
   }

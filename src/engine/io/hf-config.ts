@@ -35,14 +35,16 @@ class ConfigReader {
       if (fallback !== undefined) return fallback;
       return this.fail(field, 'is missing (a positive integer is required)');
     }
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) this.fail(field, `must be a positive integer, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+      this.fail(field, `must be a positive integer, got ${JSON.stringify(v)}`);
     return v as number;
   }
 
   positiveNumber(field: string, fallback: number): number {
     const v = this.json[field];
     if (v === undefined || v === null) return fallback;
-    if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) this.fail(field, `must be a positive number, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v))
+      this.fail(field, `must be a positive number, got ${JSON.stringify(v)}`);
     return v as number;
   }
 
@@ -57,7 +59,8 @@ class ConfigReader {
     const v = this.json[field];
     if (v === undefined || v === null) return [];
     const list = Array.isArray(v) ? v : [v];
-    if (!list.every((x) => Number.isSafeInteger(x) && x >= 0)) this.fail(field, `must be a token id or a list of token ids, got ${JSON.stringify(v)}`);
+    if (!list.every((x) => Number.isSafeInteger(x) && x >= 0))
+      this.fail(field, `must be a token id or a list of token ids, got ${JSON.stringify(v)}`);
     return list as number[];
   }
 }
@@ -70,23 +73,33 @@ function architectureOf(r: ConfigReader, json: Record<string, unknown>): Archite
     }
     const name = (archs as string[])[0];
     const arch = ARCHITECTURES[name];
-    if (!arch) r.fail('architectures', `names unsupported architecture "${name}" (supported: ${Object.keys(ARCHITECTURES).join(', ')})`);
+    if (!arch)
+      r.fail(
+        'architectures',
+        `names unsupported architecture "${name}" (supported: ${Object.keys(ARCHITECTURES).join(', ')})`,
+      );
     return arch;
   }
   const type = json.model_type;
   const arch = typeof type === 'string' ? MODEL_TYPES[type] : undefined;
-  if (!arch) r.fail('model_type', `names unsupported model type ${JSON.stringify(type)} (supported: ${Object.keys(MODEL_TYPES).join(', ')})`);
+  if (!arch)
+    r.fail(
+      'model_type',
+      `names unsupported model type ${JSON.stringify(type)} (supported: ${Object.keys(MODEL_TYPES).join(', ')})`,
+    );
   return arch;
 }
 
 function ropeScalingOf(r: ConfigReader, raw: unknown): RopeScaling | null {
   if (raw === undefined || raw === null) return null;
-  if (typeof raw !== 'object' || Array.isArray(raw)) return r.fail('rope_scaling', `must be an object or null, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return r.fail('rope_scaling', `must be an object or null, got ${JSON.stringify(raw)}`);
   const s = raw as Record<string, unknown>;
   const type = s.rope_type ?? s.type;
   const num = (key: string): number => {
     const v = s[key];
-    if (typeof v !== 'number' || !(v > 0)) return r.fail(`rope_scaling.${key}`, `must be a positive number, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !(v > 0))
+      return r.fail(`rope_scaling.${key}`, `must be a positive number, got ${JSON.stringify(v)}`);
     return v;
   };
   switch (type) {
@@ -103,13 +116,17 @@ function ropeScalingOf(r: ConfigReader, raw: unknown): RopeScaling | null {
         originalMaxPositionEmbeddings: num('original_max_position_embeddings'),
       };
     default:
-      return r.fail('rope_scaling.rope_type', `${JSON.stringify(type)} is not supported (supported: default, linear, llama3)`);
+      return r.fail(
+        'rope_scaling.rope_type',
+        `${JSON.stringify(type)} is not supported (supported: default, linear, llama3)`,
+      );
   }
 }
 
 /** Normalise and validate a parsed config.json. */
 export function parseHfConfig(json: unknown, fileName = 'config.json'): ModelConfig {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${fileName}: expected a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`${fileName}: expected a JSON object`);
   const obj = json as Record<string, unknown>;
   const r = new ConfigReader(obj, fileName);
   const architecture = architectureOf(r, obj);
@@ -118,9 +135,13 @@ export function parseHfConfig(json: unknown, fileName = 'config.json'): ModelCon
   const hiddenSize = r.positiveInt('hidden_size');
   const numHeads = r.positiveInt('num_attention_heads');
   const numKvHeads = r.positiveInt('num_key_value_heads', numHeads);
-  if (numHeads % numKvHeads !== 0) r.fail('num_key_value_heads', `(${numKvHeads}) must divide num_attention_heads (${numHeads})`);
+  if (numHeads % numKvHeads !== 0)
+    r.fail('num_key_value_heads', `(${numKvHeads}) must divide num_attention_heads (${numHeads})`);
   if (!r.has('head_dim') && hiddenSize % numHeads !== 0) {
-    r.fail('hidden_size', `(${hiddenSize}) is not divisible by num_attention_heads (${numHeads}) and no head_dim is given`);
+    r.fail(
+      'hidden_size',
+      `(${hiddenSize}) is not divisible by num_attention_heads (${numHeads}) and no head_dim is given`,
+    );
   }
   const headDim = r.positiveInt('head_dim', hiddenSize / numHeads);
   if (headDim % 2 !== 0) r.fail('head_dim', `must be even for rotary embeddings, got ${headDim}`);
@@ -160,7 +181,9 @@ export function parseHfConfig(json: unknown, fileName = 'config.json'): ModelCon
  * transformers does it (linear: divide by factor; llama3: divide the low frequencies, keep the high ones, and
  * interpolate in between). Float64 so callers can build cos/sin tables without extra rounding.
  */
-export function ropeInverseFrequencies(config: Pick<ModelConfig, 'headDim' | 'ropeTheta' | 'ropeScaling'>): Float64Array {
+export function ropeInverseFrequencies(
+  config: Pick<ModelConfig, 'headDim' | 'ropeTheta' | 'ropeScaling'>,
+): Float64Array {
   const half = config.headDim / 2;
   const inv = new Float64Array(half);
   for (let i = 0; i < half; i++) inv[i] = 1 / config.ropeTheta ** ((2 * i) / config.headDim);

@@ -44,7 +44,11 @@ function parseJsonFile(bytes: Uint8Array, where: string): unknown {
   }
 }
 
-async function readRequired(source: FileSource, path: string, onProgress?: (loaded: number, total: number | null) => void): Promise<Uint8Array> {
+async function readRequired(
+  source: FileSource,
+  path: string,
+  onProgress?: (loaded: number, total: number | null) => void,
+): Promise<Uint8Array> {
   const bytes = await source.read(path, onProgress);
   if (bytes === null) throw new Error(`${source.name}/${path}: file not found`);
   return bytes;
@@ -58,11 +62,14 @@ async function locateTensors(source: FileSource): Promise<Map<string, string> | 
   const where = `${source.name}/${indexPath}`;
   const index = parseJsonFile(indexBytes, where) as { weight_map?: unknown };
   const map = index?.weight_map;
-  if (typeof map !== 'object' || map === null || Array.isArray(map)) throw new Error(`${where}: field "weight_map" is missing or not an object`);
+  if (typeof map !== 'object' || map === null || Array.isArray(map))
+    throw new Error(`${where}: field "weight_map" is missing or not an object`);
   const out = new Map<string, string>();
   for (const [name, file] of Object.entries(map)) {
     if (typeof file !== 'string' || file.includes('..') || file.startsWith('/')) {
-      throw new Error(`${where}: weight_map["${name}"] must be a file name in the same folder, got ${JSON.stringify(file)}`);
+      throw new Error(
+        `${where}: weight_map["${name}"] must be a file name in the same folder, got ${JSON.stringify(file)}`,
+      );
     }
     out.set(name, file);
   }
@@ -99,23 +106,36 @@ function takeTensors(
     wanted.delete(name);
   }
   if (unexpected.length > 0) {
-    const list = unexpected.slice(0, 5).map((n) => `"${n}"`).join(', ');
-    throw new Error(`${where}: unexpected tensor${unexpected.length > 1 ? 's' : ''} ${list}${unexpected.length > 5 ? ` and ${unexpected.length - 5} more` : ''} that config.json does not imply (wrong config.json or unsupported model?)`);
+    const list = unexpected
+      .slice(0, 5)
+      .map((n) => `"${n}"`)
+      .join(', ');
+    throw new Error(
+      `${where}: unexpected tensor${unexpected.length > 1 ? 's' : ''} ${list}${unexpected.length > 5 ? ` and ${unexpected.length - 5} more` : ''} that config.json does not imply (wrong config.json or unsupported model?)`,
+    );
   }
 }
 
 function checkEntry(entry: SafetensorsHeaderEntry, name: string, shape: number[], where: string): void {
-  if (!FLOAT_DTYPES.has(entry.dtype)) throw new Error(`${where}: tensor "${name}" has dtype ${entry.dtype}; weights must be F32, F16, BF16 or F64`);
+  if (!FLOAT_DTYPES.has(entry.dtype))
+    throw new Error(`${where}: tensor "${name}" has dtype ${entry.dtype}; weights must be F32, F16, BF16 or F64`);
   if (entry.shape.length !== shape.length || entry.shape.some((d, i) => d !== shape[i])) {
-    throw new Error(`${where}: tensor "${name}" has shape [${entry.shape.join(', ')}] but config.json implies [${shape.join(', ')}]`);
+    throw new Error(
+      `${where}: tensor "${name}" has shape [${entry.shape.join(', ')}] but config.json implies [${shape.join(', ')}]`,
+    );
   }
 }
 
 function reportMissing(wanted: Map<string, number[]>, where: string): void {
   if (wanted.size === 0) return;
   const names = [...wanted.keys()];
-  const list = names.slice(0, 5).map((n) => `"${n}" [${wanted.get(n)!.join(', ')}]`).join(', ');
-  throw new Error(`${where}: missing tensor${names.length > 1 ? 's' : ''} ${list}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`);
+  const list = names
+    .slice(0, 5)
+    .map((n) => `"${n}" [${wanted.get(n)!.join(', ')}]`)
+    .join(', ');
+  throw new Error(
+    `${where}: missing tensor${names.length > 1 ? 's' : ''} ${list}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`,
+  );
 }
 
 /** Load config.json and all weights of a Hugging Face Llama / Qwen2 folder as float32. */
@@ -136,20 +156,32 @@ export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpoi
 
   if (located) {
     for (const [name, shape] of wanted) {
-      if (!located.has(name)) throw new Error(`${source.name}/model.safetensors.index.json: missing tensor "${name}" [${shape.join(', ')}] in weight_map`);
+      if (!located.has(name))
+        throw new Error(
+          `${source.name}/model.safetensors.index.json: missing tensor "${name}" [${shape.join(', ')}] in weight_map`,
+        );
     }
   }
   for (const file of files) {
     const where = `${source.name}/${file}`;
-    const bytes = await source.read(file, (loadedBytes, totalBytes) => onProgress?.({ file, loadedBytes, totalBytes, filesDone, filesTotal }));
+    const bytes = await source.read(file, (loadedBytes, totalBytes) =>
+      onProgress?.({ file, loadedBytes, totalBytes, filesDone, filesTotal }),
+    );
     if (bytes === null) {
-      throw new Error(located ? `${where}: file not found (listed in model.safetensors.index.json)` : `${source.name}: no model.safetensors or model.safetensors.index.json`);
+      throw new Error(
+        located
+          ? `${where}: file not found (listed in model.safetensors.index.json)`
+          : `${source.name}: no model.safetensors or model.safetensors.index.json`,
+      );
     }
     const namesInFile = located ? new Set([...located].filter(([, f]) => f === file).map(([n]) => n)) : undefined;
     takeTensors(bytes, where, wanted, config, weights, storedDtypes, namesInFile);
     if (namesInFile) {
       for (const name of namesInFile) {
-        if (wanted.has(name)) throw new Error(`${where}: missing tensor "${name}" [${wanted.get(name)!.join(', ')}] (model.safetensors.index.json puts it in this file)`);
+        if (wanted.has(name))
+          throw new Error(
+            `${where}: missing tensor "${name}" [${wanted.get(name)!.join(', ')}] (model.safetensors.index.json puts it in this file)`,
+          );
       }
     }
     filesDone++;
@@ -160,14 +192,21 @@ export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpoi
 }
 
 /** Full weights as one F32 safetensors file with HF names (a tied lm_head is not written, as HF does). */
-export function serializeModelWeights(weights: ModelWeights, metadata: Record<string, string> = { format: 'pt' }): Uint8Array {
+export function serializeModelWeights(
+  weights: ModelWeights,
+  metadata: Record<string, string> = { format: 'pt' },
+): Uint8Array {
   const tensors = new Map<string, { dtype: 'F32'; shape: number[]; data: Float32Array }>();
   for (const [name, t] of weights) tensors.set(name, { dtype: 'F32', shape: t.shape, data: t.data });
   return writeSafetensors(tensors, metadata);
 }
 
 /** Read full weights written by serializeModelWeights (or any HF model.safetensors) and check them against the config. */
-export function deserializeModelWeights(bytes: Uint8Array, config: ModelConfig, fileName = 'model.safetensors'): ModelWeights {
+export function deserializeModelWeights(
+  bytes: Uint8Array,
+  config: ModelConfig,
+  fileName = 'model.safetensors',
+): ModelWeights {
   const wanted = expectedParameterShapes(config);
   const weights: ModelWeights = new Map();
   takeTensors(bytes, fileName, wanted, config, weights, new Set());

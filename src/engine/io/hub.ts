@@ -8,7 +8,10 @@ import type { FileSource } from '../../util/file-source.ts';
 export const HF_ENDPOINT = 'https://huggingface.co';
 
 /** The subset of `fetch` the downloader uses. */
-export type FetchLike = (url: string, init: { headers: Record<string, string>; signal?: AbortSignal }) => Promise<Response>;
+export type FetchLike = (
+  url: string,
+  init: { headers: Record<string, string>; signal?: AbortSignal },
+) => Promise<Response>;
 
 export interface HubFileKey {
   repo: string;
@@ -50,7 +53,8 @@ export interface HubOptions {
 const REPO_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 
 export function validateRepoId(repo: string): void {
-  if (!REPO_ID.test(repo) || repo.includes('..')) throw new Error(`"${repo}" is not a Hugging Face repository id (expected "org/name")`);
+  if (!REPO_ID.test(repo) || repo.includes('..'))
+    throw new Error(`"${repo}" is not a Hugging Face repository id (expected "org/name")`);
 }
 
 export function hubFileUrl(repo: string, revision: string, path: string, endpoint = HF_ENDPOINT): string {
@@ -106,7 +110,9 @@ export async function downloadHubFile(
       return null;
     }
     if (response.status === 401 || response.status === 403) {
-      throw new Error(`${url}: HTTP ${response.status}: the repository is gated or private (log in or pass an access token)`);
+      throw new Error(
+        `${url}: HTTP ${response.status}: the repository is gated or private (log in or pass an access token)`,
+      );
     }
     if (response.status === 416) {
       // the stored partial is not a prefix the server recognises: start over

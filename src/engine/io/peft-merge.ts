@@ -16,7 +16,9 @@ export function mergePeftIntoWeights(base: ModelWeights, adapter: LoraAdapter): 
     if (!w) throw new Error(`mergePeftIntoWeights: the adapter's module ${path} has no base weight ${name}`);
     const [out, inn] = w.shape;
     if (a.length !== r * inn || b.length !== out * r)
-      throw new Error(`mergePeftIntoWeights: ${path}: A has ${a.length} values and B ${b.length}, expected ${r}x${inn} and ${out}x${r}`);
+      throw new Error(
+        `mergePeftIntoWeights: ${path}: A has ${a.length} values and B ${b.length}, expected ${r}x${inn} and ${out}x${r}`,
+      );
     const data = Float32Array.from(w.data);
     for (let o = 0; o < out; o++) {
       const row = o * inn;

@@ -9,7 +9,15 @@ import { assertFinite } from './finite.ts';
 import { parseSafetensors, toFloat32, writeSafetensors, type WritableTensor } from './safetensors.ts';
 
 export type LoraTarget = 'q_proj' | 'k_proj' | 'v_proj' | 'o_proj' | 'gate_proj' | 'up_proj' | 'down_proj';
-export const LORA_TARGETS: readonly LoraTarget[] = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+export const LORA_TARGETS: readonly LoraTarget[] = [
+  'q_proj',
+  'k_proj',
+  'v_proj',
+  'o_proj',
+  'gate_proj',
+  'up_proj',
+  'down_proj',
+];
 
 const MLP_TARGETS = new Set<LoraTarget>(['gate_proj', 'up_proj', 'down_proj']);
 
@@ -65,7 +73,10 @@ export function targetShape(model: ModelConfig, target: LoraTarget): [number, nu
 }
 
 /** "model.layers.{l}.self_attn.q_proj" etc. for every layer and target, in layer order. */
-export function loraModulePaths(model: ModelConfig, targets: readonly LoraTarget[]): Array<{ path: string; target: LoraTarget }> {
+export function loraModulePaths(
+  model: ModelConfig,
+  targets: readonly LoraTarget[],
+): Array<{ path: string; target: LoraTarget }> {
   const out: Array<{ path: string; target: LoraTarget }> = [];
   for (let l = 0; l < model.numLayers; l++) {
     for (const target of LORA_TARGETS) {
@@ -107,8 +118,14 @@ export function buildPeftAdapter(adapter: LoraAdapter, model: ModelConfig): Reco
     const pair = adapter.modules.get(path);
     if (!pair) throw new Error(`buildPeftAdapter: no LoRA weights for "${path}" (target_modules includes ${target})`);
     const [out, inp] = targetShape(model, target);
-    if (pair.a.length !== config.rank * inp) throw new Error(`buildPeftAdapter: "${path}" lora_A has ${pair.a.length} values, expected [${config.rank}, ${inp}]`);
-    if (pair.b.length !== out * config.rank) throw new Error(`buildPeftAdapter: "${path}" lora_B has ${pair.b.length} values, expected [${out}, ${config.rank}]`);
+    if (pair.a.length !== config.rank * inp)
+      throw new Error(
+        `buildPeftAdapter: "${path}" lora_A has ${pair.a.length} values, expected [${config.rank}, ${inp}]`,
+      );
+    if (pair.b.length !== out * config.rank)
+      throw new Error(
+        `buildPeftAdapter: "${path}" lora_B has ${pair.b.length} values, expected [${out}, ${config.rank}]`,
+      );
     tensors.set(`${KEY_PREFIX}${path}.lora_A.weight`, { dtype: 'F32', shape: [config.rank, inp], data: pair.a });
     tensors.set(`${KEY_PREFIX}${path}.lora_B.weight`, { dtype: 'F32', shape: [out, config.rank], data: pair.b });
   }
@@ -123,27 +140,40 @@ export function parseLoraConfig(json: unknown, fileName = ADAPTER_CONFIG_FILE): 
   const fail = (field: string, problem: string): never => {
     throw new Error(`${fileName}: field "${field}" ${problem}`);
   };
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${fileName}: expected a JSON object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`${fileName}: expected a JSON object`);
   const c = json as Record<string, unknown>;
   if (c.peft_type !== 'LORA') fail('peft_type', `must be "LORA", got ${JSON.stringify(c.peft_type)}`);
-  if (c.task_type !== undefined && c.task_type !== null && c.task_type !== 'CAUSAL_LM') fail('task_type', `must be "CAUSAL_LM", got ${JSON.stringify(c.task_type)}`);
-  if (!Number.isSafeInteger(c.r) || (c.r as number) <= 0) fail('r', `must be a positive integer, got ${JSON.stringify(c.r)}`);
+  if (c.task_type !== undefined && c.task_type !== null && c.task_type !== 'CAUSAL_LM')
+    fail('task_type', `must be "CAUSAL_LM", got ${JSON.stringify(c.task_type)}`);
+  if (!Number.isSafeInteger(c.r) || (c.r as number) <= 0)
+    fail('r', `must be a positive integer, got ${JSON.stringify(c.r)}`);
   const alpha = c.lora_alpha ?? 8;
-  if (typeof alpha !== 'number' || !(alpha > 0)) fail('lora_alpha', `must be a positive number, got ${JSON.stringify(alpha)}`);
+  if (typeof alpha !== 'number' || !(alpha > 0))
+    fail('lora_alpha', `must be a positive number, got ${JSON.stringify(alpha)}`);
   let targets: LoraTarget[];
   if (c.target_modules === 'all-linear') targets = [...LORA_TARGETS];
   else if (Array.isArray(c.target_modules) && c.target_modules.length > 0) {
     for (const t of c.target_modules) {
-      if (!LORA_TARGETS.includes(t as LoraTarget)) fail('target_modules', `contains unsupported module ${JSON.stringify(t)} (supported: ${LORA_TARGETS.join(', ')})`);
+      if (!LORA_TARGETS.includes(t as LoraTarget))
+        fail(
+          'target_modules',
+          `contains unsupported module ${JSON.stringify(t)} (supported: ${LORA_TARGETS.join(', ')})`,
+        );
     }
     targets = LORA_TARGETS.filter((t) => (c.target_modules as string[]).includes(t));
-  } else return fail('target_modules', `must be a non-empty list of module names or "all-linear", got ${JSON.stringify(c.target_modules)}`);
+  } else
+    return fail(
+      'target_modules',
+      `must be a non-empty list of module names or "all-linear", got ${JSON.stringify(c.target_modules)}`,
+    );
   if (c.use_dora === true) fail('use_dora', 'true is not supported (DoRA)');
   if (c.fan_in_fan_out === true) fail('fan_in_fan_out', 'true is not supported (Llama/Qwen2 use nn.Linear)');
   if (c.bias !== undefined && c.bias !== 'none') fail('bias', `must be "none", got ${JSON.stringify(c.bias)}`);
   for (const field of ['rank_pattern', 'alpha_pattern'] as const) {
     const v = c[field];
-    if (v !== undefined && v !== null && (typeof v !== 'object' || Object.keys(v).length > 0)) fail(field, 'must be empty (per-module ranks are not supported)');
+    if (v !== undefined && v !== null && (typeof v !== 'object' || Object.keys(v).length > 0))
+      fail(field, 'must be empty (per-module ranks are not supported)');
   }
   for (const field of ['layers_to_transform', 'modules_to_save'] as const) {
     if (c[field] !== undefined && c[field] !== null) fail(field, `must be null, got ${JSON.stringify(c[field])}`);
@@ -176,11 +206,16 @@ export function parsePeftAdapter(files: Record<string, Uint8Array>, model: Model
       // PEFT writes keys without the adapter name; tolerate ".default" from older in-memory state dicts
       const names = [`${KEY_PREFIX}${path}.${which}.weight`, `${KEY_PREFIX}${path}.${which}.default.weight`];
       const name = names.find((n) => tensors.has(n));
-      if (!name) throw new Error(`${ADAPTER_WEIGHTS_FILE}: missing tensor "${names[0]}" [${shape.join(', ')}] (target_modules includes ${target})`);
+      if (!name)
+        throw new Error(
+          `${ADAPTER_WEIGHTS_FILE}: missing tensor "${names[0]}" [${shape.join(', ')}] (target_modules includes ${target})`,
+        );
       expected.add(name);
       const t = tensors.get(name)!;
       if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1]) {
-        throw new Error(`${ADAPTER_WEIGHTS_FILE}: tensor "${name}" has shape [${t.shape.join(', ')}] but r=${config.rank} and the base model imply [${shape.join(', ')}]`);
+        throw new Error(
+          `${ADAPTER_WEIGHTS_FILE}: tensor "${name}" has shape [${t.shape.join(', ')}] but r=${config.rank} and the base model imply [${shape.join(', ')}]`,
+        );
       }
       const values = toFloat32(t, ADAPTER_WEIGHTS_FILE, name);
       assertFinite(values, ADAPTER_WEIGHTS_FILE, name);
@@ -190,7 +225,9 @@ export function parsePeftAdapter(files: Record<string, Uint8Array>, model: Model
   }
   const extra = [...tensors.keys()].filter((n) => !expected.has(n));
   if (extra.length > 0) {
-    throw new Error(`${ADAPTER_WEIGHTS_FILE}: unexpected tensor "${extra[0]}"${extra.length > 1 ? ` and ${extra.length - 1} more` : ''} not implied by adapter_config.json's target_modules and the base model's ${model.numLayers} layers`);
+    throw new Error(
+      `${ADAPTER_WEIGHTS_FILE}: unexpected tensor "${extra[0]}"${extra.length > 1 ? ` and ${extra.length - 1} more` : ''} not implied by adapter_config.json's target_modules and the base model's ${model.numLayers} layers`,
+    );
   }
   return { config, modules };
 }

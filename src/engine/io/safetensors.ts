@@ -66,9 +66,12 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
   if (bytes.length < 8) fail(`truncated safetensors file: ${bytes.length} bytes, fewer than the 8-byte header length`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
-  if (headerLength > MAX_HEADER_BYTES) fail(`safetensors header length ${headerLength} is implausibly large (corrupt file?)`);
+  if (headerLength > MAX_HEADER_BYTES)
+    fail(`safetensors header length ${headerLength} is implausibly large (corrupt file?)`);
   if (8 + headerLength > bytes.length) {
-    fail(`truncated safetensors file: header length ${headerLength} runs past the end of the file (${bytes.length} bytes)`);
+    fail(
+      `truncated safetensors file: header length ${headerLength} runs past the end of the file (${bytes.length} bytes)`,
+    );
   }
   let header: unknown;
   try {
@@ -76,7 +79,8 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
   } catch (e) {
     return fail(`invalid JSON in safetensors header: ${(e as Error).message}`);
   }
-  if (typeof header !== 'object' || header === null || Array.isArray(header)) fail('safetensors header is not a JSON object');
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    fail('safetensors header is not a JSON object');
 
   const dataStart = 8 + headerLength;
   const dataLength = bytes.length - dataStart;
@@ -84,14 +88,18 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
   let metadata: Record<string, string> = {};
   for (const [name, raw] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('"__metadata__" must be an object of strings');
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        fail('"__metadata__" must be an object of strings');
       metadata = Object.fromEntries(Object.entries(raw as object).map(([k, v]) => [k, String(v)]));
       continue;
     }
     const where = `tensor "${name}"`;
     if (typeof raw !== 'object' || raw === null) fail(`${where}: header entry is not an object`);
     const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
-    if (!isDType(dtype)) fail(`${where}: unsupported dtype ${JSON.stringify(dtype)} (supported: ${Object.keys(BYTES_PER_ELEMENT).join(', ')})`);
+    if (!isDType(dtype))
+      fail(
+        `${where}: unsupported dtype ${JSON.stringify(dtype)} (supported: ${Object.keys(BYTES_PER_ELEMENT).join(', ')})`,
+      );
     const dt = dtype as SafetensorsDType;
     if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
       fail(`${where}: shape ${JSON.stringify(shape)} is not a list of non-negative integers`);
@@ -101,13 +109,22 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
     }
     const [begin, end] = offsets as [number, number];
     if (begin > end || end > dataLength) {
-      fail(`${where}: data_offsets [${begin}, ${end}] out of range (data block is ${dataLength} bytes; truncated file?)`);
+      fail(
+        `${where}: data_offsets [${begin}, ${end}] out of range (data block is ${dataLength} bytes; truncated file?)`,
+      );
     }
     const expectedBytes = product(shape as number[]) * BYTES_PER_ELEMENT[dt];
     if (end - begin !== expectedBytes) {
-      fail(`${where}: shape [${(shape as number[]).join(', ')}] x ${dt} needs ${expectedBytes} bytes but data_offsets span ${end - begin}`);
+      fail(
+        `${where}: shape [${(shape as number[]).join(', ')}] x ${dt} needs ${expectedBytes} bytes but data_offsets span ${end - begin}`,
+      );
     }
-    entries.set(name, { dtype: dt, shape: (shape as number[]).slice(), begin: dataStart + begin, end: dataStart + end });
+    entries.set(name, {
+      dtype: dt,
+      shape: (shape as number[]).slice(),
+      begin: dataStart + begin,
+      end: dataStart + end,
+    });
   }
   const byBegin = [...entries.entries()].filter(([, e]) => e.end > e.begin).toSorted((a, b) => a[1].begin - b[1].begin);
   for (let i = 1; i < byBegin.length; i++) {
@@ -119,7 +136,12 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
 }
 
 /** Decode one tensor's bytes (copied, so the result is aligned and independent of the file buffer). */
-export function decodeSafetensorsEntry(bytes: Uint8Array, entry: SafetensorsHeaderEntry, fileName: string, name: string): SafetensorsData {
+export function decodeSafetensorsEntry(
+  bytes: Uint8Array,
+  entry: SafetensorsHeaderEntry,
+  fileName: string,
+  name: string,
+): SafetensorsData {
   const raw = bytes.slice(entry.begin, entry.end).buffer;
   switch (entry.dtype) {
     case 'F32':
@@ -137,7 +159,10 @@ export function decodeSafetensorsEntry(bytes: Uint8Array, entry: SafetensorsHead
       const out: number[] = Array.from({ length: big.length }, () => 0);
       for (let i = 0; i < big.length; i++) {
         const v = Number(big[i]);
-        if (!Number.isSafeInteger(v)) throw new Error(`${fileName}: tensor "${name}": I64 value ${big[i]} at index ${i} is too large for a JS number`);
+        if (!Number.isSafeInteger(v))
+          throw new Error(
+            `${fileName}: tensor "${name}": I64 value ${big[i]} at index ${i} is too large for a JS number`,
+          );
         out[i] = v;
       }
       return out;
@@ -150,7 +175,11 @@ export function parseSafetensors(bytes: Uint8Array, fileName: string): Safetenso
   const { entries, metadata } = readSafetensorsHeader(bytes, fileName);
   const tensors = new Map<string, SafetensorsTensor>();
   for (const [name, entry] of entries) {
-    tensors.set(name, { dtype: entry.dtype, shape: entry.shape, data: decodeSafetensorsEntry(bytes, entry, fileName, name) });
+    tensors.set(name, {
+      dtype: entry.dtype,
+      shape: entry.shape,
+      data: decodeSafetensorsEntry(bytes, entry, fileName, name),
+    });
   }
   return { tensors, metadata };
 }
@@ -159,7 +188,9 @@ export function parseSafetensors(bytes: Uint8Array, fileName: string): Safetenso
 export function toFloat32(tensor: SafetensorsTensor, fileName: string, name: string): Float32Array {
   if (tensor.data instanceof Float32Array) return tensor.data;
   if (tensor.data instanceof Float64Array) return Float32Array.from(tensor.data);
-  throw new Error(`${fileName}: tensor "${name}" has dtype ${tensor.dtype}, expected a floating-point dtype (F32, F16, BF16, F64)`);
+  throw new Error(
+    `${fileName}: tensor "${name}" has dtype ${tensor.dtype}, expected a floating-point dtype (F32, F16, BF16, F64)`,
+  );
 }
 
 function encodeData(t: WritableTensor, name: string): Uint8Array {
@@ -178,7 +209,8 @@ function encodeData(t: WritableTensor, name: string): Uint8Array {
     case 'I64': {
       const out = new BigInt64Array(n);
       for (let i = 0; i < n; i++) {
-        if (!Number.isSafeInteger(t.data[i])) throw new Error(`writeSafetensors: tensor "${name}": ${t.data[i]} at index ${i} is not an integer`);
+        if (!Number.isSafeInteger(t.data[i]))
+          throw new Error(`writeSafetensors: tensor "${name}": ${t.data[i]} at index ${i} is not an integer`);
         out[i] = BigInt(t.data[i]);
       }
       return new Uint8Array(out.buffer);
@@ -202,10 +234,13 @@ export function writeSafetensors(
   const blobs: Uint8Array[] = [];
   let offset = 0;
   for (const [name, t] of list) {
-    if (name === '__metadata__') throw new Error('writeSafetensors: "__metadata__" is reserved and cannot name a tensor');
+    if (name === '__metadata__')
+      throw new Error('writeSafetensors: "__metadata__" is reserved and cannot name a tensor');
     if (!isDType(t.dtype)) throw new Error(`writeSafetensors: tensor "${name}": unsupported dtype ${String(t.dtype)}`);
     if (product(t.shape) !== t.data.length) {
-      throw new Error(`writeSafetensors: tensor "${name}": shape [${t.shape.join(', ')}] has ${product(t.shape)} elements but data has ${t.data.length}`);
+      throw new Error(
+        `writeSafetensors: tensor "${name}": shape [${t.shape.join(', ')}] has ${product(t.shape)} elements but data has ${t.data.length}`,
+      );
     }
     const blob = encodeData(t, name);
     header[name] = { dtype: t.dtype, shape: [...t.shape], data_offsets: [offset, offset + blob.length] };

@@ -34,12 +34,27 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('sumRows', 'out', t.out, p.N);
   },
   rmsnorm(t, p) {
-    needAll('rmsnorm', [['x', t.x], ['y', t.y]], p.R * p.D);
+    needAll(
+      'rmsnorm',
+      [
+        ['x', t.x],
+        ['y', t.y],
+      ],
+      p.R * p.D,
+    );
     need('rmsnorm', 'w', t.w, p.D);
     need('rmsnorm', 'rstd', t.rstd, p.R);
   },
   rmsnormBackward(t, p) {
-    needAll('rmsnormBackward', [['x', t.x], ['dy', t.dy], ['dx', t.dx]], p.R * p.D);
+    needAll(
+      'rmsnormBackward',
+      [
+        ['x', t.x],
+        ['dy', t.dy],
+        ['dx', t.dx],
+      ],
+      p.R * p.D,
+    );
     need('rmsnormBackward', 'w', t.w, p.D);
     need('rmsnormBackward', 'rstd', t.rstd, p.R);
     if (t.dw) need('rmsnormBackward', 'dw', t.dw, p.D);
@@ -50,22 +65,72 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     if (t.invFreq) need('rope', 'invFreq', t.invFreq, p.Dh / 2);
   },
   attention(t, p) {
-    needAll('attention', [['q', t.q], ['o', t.o]], p.B * p.T * p.H * p.Dh);
-    needAll('attention', [['k', t.k], ['v', t.v]], p.B * p.S * p.Hkv * p.Dh);
+    needAll(
+      'attention',
+      [
+        ['q', t.q],
+        ['o', t.o],
+      ],
+      p.B * p.T * p.H * p.Dh,
+    );
+    needAll(
+      'attention',
+      [
+        ['k', t.k],
+        ['v', t.v],
+      ],
+      p.B * p.S * p.Hkv * p.Dh,
+    );
     need('attention', 'keyStart', t.keyStart, p.B);
     need('attention', 'lse', t.lse, p.B * p.H * p.T);
   },
   attentionBackward(t, p) {
-    needAll('attentionBackward', [['q', t.q], ['o', t.o], ['dout', t.dout], ['dq', t.dq]], p.B * p.T * p.H * p.Dh);
-    needAll('attentionBackward', [['k', t.k], ['v', t.v], ['dk', t.dk], ['dv', t.dv]], p.B * p.T * p.Hkv * p.Dh);
+    needAll(
+      'attentionBackward',
+      [
+        ['q', t.q],
+        ['o', t.o],
+        ['dout', t.dout],
+        ['dq', t.dq],
+      ],
+      p.B * p.T * p.H * p.Dh,
+    );
+    needAll(
+      'attentionBackward',
+      [
+        ['k', t.k],
+        ['v', t.v],
+        ['dk', t.dk],
+        ['dv', t.dv],
+      ],
+      p.B * p.T * p.Hkv * p.Dh,
+    );
     need('attentionBackward', 'keyStart', t.keyStart, p.B);
     need('attentionBackward', 'lse', t.lse, p.B * p.H * p.T);
   },
   swiglu(t, p) {
-    needAll('swiglu', [['g', t.g], ['u', t.u], ['h', t.h]], p.R * p.F);
+    needAll(
+      'swiglu',
+      [
+        ['g', t.g],
+        ['u', t.u],
+        ['h', t.h],
+      ],
+      p.R * p.F,
+    );
   },
   swigluBackward(t, p) {
-    needAll('swigluBackward', [['g', t.g], ['u', t.u], ['dh', t.dh], ['dg', t.dg], ['du', t.du]], p.R * p.F);
+    needAll(
+      'swigluBackward',
+      [
+        ['g', t.g],
+        ['u', t.u],
+        ['dh', t.dh],
+        ['dg', t.dg],
+        ['du', t.du],
+      ],
+      p.R * p.F,
+    );
   },
   qkvRope(t, p) {
     if (p.dstRow0 < 0 || p.dstRow0 + p.T > p.Sdst) {
@@ -76,7 +141,14 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('qkvRope', 'pos', t.pos, p.B * p.T);
     if (t.invFreq) need('qkvRope', 'invFreq', t.invFreq, p.Dh / 2);
     need('qkvRope', 'q', t.q, p.B * p.T * p.H * p.Dh);
-    needAll('qkvRope', [['k', t.k], ['v', t.v]], p.B * p.Sdst * p.Hkv * p.Dh);
+    needAll(
+      'qkvRope',
+      [
+        ['k', t.k],
+        ['v', t.v],
+      ],
+      p.B * p.Sdst * p.Hkv * p.Dh,
+    );
   },
   swigluPacked(t, p) {
     need('swigluPacked', 'gu', t.gu, 2 * p.R * p.F);
@@ -93,13 +165,35 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
   logprob(t, p) {
     need('logprob', 'h', t.h, p.R * p.D);
     need('logprob', 'w', t.w, p.V * p.D);
-    needAll('logprob', [['target', t.target], ['logp', t.logp], ['entropy', t.entropy], ['lse', t.lse]], p.R);
+    needAll(
+      'logprob',
+      [
+        ['target', t.target],
+        ['logp', t.logp],
+        ['entropy', t.entropy],
+        ['lse', t.lse],
+      ],
+      p.R,
+    );
   },
   logprobBackward(t, p) {
-    needAll('logprobBackward', [['h', t.h], ['dh', t.dh]], p.R * p.D);
+    needAll(
+      'logprobBackward',
+      [
+        ['h', t.h],
+        ['dh', t.dh],
+      ],
+      p.R * p.D,
+    );
     need('logprobBackward', 'w', t.w, p.V * p.D);
     if (t.dw) need('logprobBackward', 'dw', t.dw, p.V * p.D);
-    const rows = [['target', t.target], ['lse', t.lse], ['entropy', t.entropy], ['coef', t.coef], ['entCoef', t.entCoef]] as const;
+    const rows = [
+      ['target', t.target],
+      ['lse', t.lse],
+      ['entropy', t.entropy],
+      ['coef', t.coef],
+      ['entCoef', t.entCoef],
+    ] as const;
     needAll('logprobBackward', rows, p.R);
   },
   lmHead(t, p) {
@@ -109,7 +203,14 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
   },
   sample(t, p) {
     need('sample', 'logits', t.logits, p.L * p.V);
-    needAll('sample', [['rowOf', t.rowOf], ['stream', t.stream]], p.R);
+    needAll(
+      'sample',
+      [
+        ['rowOf', t.rowOf],
+        ['stream', t.stream],
+      ],
+      p.R,
+    );
     need('sample', 'out', t.out, p.R * 4);
     if (t.mask) need('sample', 'mask', t.mask, p.R * Math.ceil(p.V / 32));
   },
@@ -117,7 +218,14 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('zero', 'x', t.x, p.n);
   },
   axpby(t, p) {
-    needAll('axpby', [['x', t.x], ['y', t.y]], p.n);
+    needAll(
+      'axpby',
+      [
+        ['x', t.x],
+        ['y', t.y],
+      ],
+      p.n,
+    );
   },
   copyRows(t, p) {
     need('copyRows', 'src', t.src, p.B * p.T * p.W);
@@ -128,13 +236,36 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
     need('sumSquares', 'out', t.out, 1);
   },
   packTensors(t) {
-    need('packTensors', 'flat', t.flat, t.parts.reduce((n, x) => n + x.size, 0));
+    need(
+      'packTensors',
+      'flat',
+      t.flat,
+      t.parts.reduce((n, x) => n + x.size, 0),
+    );
   },
   adamwClipped(t, p) {
-    needAll('adamwClipped', [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]], p.n);
+    needAll(
+      'adamwClipped',
+      [
+        ['p', t.p],
+        ['g', t.g],
+        ['m', t.m],
+        ['v', t.v],
+      ],
+      p.n,
+    );
     need('adamwClipped', 'normSq', t.normSq, 1);
   },
   adamw(t, p) {
-    needAll('adamw', [['p', t.p], ['g', t.g], ['m', t.m], ['v', t.v]], p.n);
+    needAll(
+      'adamw',
+      [
+        ['p', t.p],
+        ['g', t.g],
+        ['m', t.m],
+        ['v', t.v],
+      ],
+      p.n,
+    );
   },
 };

@@ -30,7 +30,10 @@ export interface KernelCatalog {
    *  x[i] <- x[i] cos - x[i+Dh/2] sin, x[i+Dh/2] <- x[i+Dh/2] cos + x[i] sin (applied to every head).
    *  Optional invFreq[Dh/2] (f32): when given, angle = pos * invFreq[i] and theta is ignored (RoPE scaling such as
    *  Llama 3's, see io/hf-config.ts ropeInverseFrequencies). */
-  rope: { t: { x: Tensor; pos: Tensor; invFreq?: Tensor }; p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 } };
+  rope: {
+    t: { x: Tensor; pos: Tensor; invFreq?: Tensor };
+    p: { R: number; nHeads: number; Dh: number; theta: number; inverse: 0 | 1 };
+  };
   /** Causal GQA attention over a cache. q[B,T,H,Dh]; k,v[B,S,Hkv,Dh] hold S_used = past + T valid rows per
    *  sequence (rows [0, past+T)); query i of sequence b sits at cache row past+i and sees key rows j with
    *  keyStart[b] <= j <= past+i (keyStart masks left padding). o[B,T,H,Dh]; lse[B,H,T] = log Σ exp(scores),
@@ -47,8 +50,16 @@ export interface KernelCatalog {
    *  nothing (their dq = 0). */
   attentionBackward: {
     t: {
-      q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor; dout: Tensor;
-      dq: Tensor; dk: Tensor; dv: Tensor;
+      q: Tensor;
+      k: Tensor;
+      v: Tensor;
+      keyStart: Tensor;
+      o: Tensor;
+      lse: Tensor;
+      dout: Tensor;
+      dq: Tensor;
+      dk: Tensor;
+      dv: Tensor;
     };
     p: { B: number; T: number; H: number; Hkv: number; Dh: number };
   };
@@ -91,8 +102,15 @@ export interface KernelCatalog {
    *  onehot/coef term (their logp is the constant 0) but keep the entropy term. */
   logprobBackward: {
     t: {
-      h: Tensor; w: Tensor; target: Tensor; lse: Tensor; entropy: Tensor; coef: Tensor; entCoef: Tensor;
-      dh: Tensor; dw?: Tensor;
+      h: Tensor;
+      w: Tensor;
+      target: Tensor;
+      lse: Tensor;
+      entropy: Tensor;
+      coef: Tensor;
+      entCoef: Tensor;
+      dh: Tensor;
+      dw?: Tensor;
     };
     p: { R: number; D: number; V: number };
   };
@@ -109,7 +127,16 @@ export interface KernelCatalog {
    *  and entropy are those of the masked, renormalised distribution. A masked row must allow at least one token. */
   sample: {
     t: { logits: Tensor; rowOf: Tensor; stream: Tensor; out: Tensor; mask?: Tensor };
-    p: { R: number; L: number; V: number; temperature: number; topK: number; topP: number; seed: number; counter: number };
+    p: {
+      R: number;
+      L: number;
+      V: number;
+      temperature: number;
+      topK: number;
+      topP: number;
+      seed: number;
+      counter: number;
+    };
   };
   /** x[0..n) := 0 (f32): zeroing gradients and caches. WebGPU records a clearBuffer (no dispatch, nothing
    *  uploaded from the host). */
@@ -120,7 +147,10 @@ export interface KernelCatalog {
    *  dstB0, default 0, is the first destination sequence: a prefill chunk writes its prompts' rows of a larger
    *  cache); requires dstRow0 + T <= Sdst; other rows of dst are untouched. An f16 dst (the merged inference copy
    *  over an f16 base) stores each value rounded to the nearest half; W must then be even. */
-  copyRows: { t: { src: Tensor; dst: Tensor }; p: { B: number; T: number; W: number; Sdst: number; dstRow0: number; dstB0?: number } };
+  copyRows: {
+    t: { src: Tensor; dst: Tensor };
+    p: { B: number; T: number; W: number; Sdst: number; dstRow0: number; dstB0?: number };
+  };
   /** out[0] (+)= Σ x² (for the global gradient norm); accumulate=1 adds to out[0] */
   sumSquares: { t: { x: Tensor; out: Tensor }; p: { n: number; accumulate: 0 | 1 } };
   /** AdamW with decoupled weight decay and bias correction, on flat tensors of n elements.
@@ -128,7 +158,16 @@ export interface KernelCatalog {
    *  m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g²;  p -= lr * (m/(1-b1^step) / (sqrt(v/(1-b2^step)) + eps) + wd * p). */
   adamw: {
     t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor };
-    p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; gradScale: number };
+    p: {
+      n: number;
+      lr: number;
+      beta1: number;
+      beta2: number;
+      eps: number;
+      weightDecay: number;
+      step: number;
+      gradScale: number;
+    };
   };
   /** Many tensors and one flat tensor: unpack=0 packs flat[offset_i + j] := parts[i][j], unpack=1 the reverse,
    *  with offset_i = Σ_{k<i} parts[k].size (f32). WebGPU records buffer copies (no dispatch): the multi-tensor
@@ -140,7 +179,16 @@ export interface KernelCatalog {
    *  are updated as `adamw` does. Nothing is read back: the host learns the norm later from normSq. */
   adamwClipped: {
     t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor; normSq: Tensor };
-    p: { n: number; lr: number; beta1: number; beta2: number; eps: number; weightDecay: number; step: number; clip: number };
+    p: {
+      n: number;
+      lr: number;
+      beta1: number;
+      beta2: number;
+      eps: number;
+      weightDecay: number;
+      step: number;
+      clip: number;
+    };
   };
 }
 

@@ -35,7 +35,13 @@ export interface ModelConfig {
 
 export type RopeScaling =
   | { type: 'linear'; factor: number }
-  | { type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMaxPositionEmbeddings: number };
+  | {
+      type: 'llama3';
+      factor: number;
+      lowFreqFactor: number;
+      highFreqFactor: number;
+      originalMaxPositionEmbeddings: number;
+    };
 
 /** A named parameter as loaded from safetensors: HF name, shape, f32 data. */
 export interface NamedTensor {

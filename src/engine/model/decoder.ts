@@ -8,8 +8,16 @@ import type { DecoderParams } from './params.ts';
 import type { LoraAdapter } from './lora.ts';
 import { groupRowsById, type SequenceBatch } from './batch.ts';
 import {
-  FusedWorkspace, LayerGradScratch, LayerWorkspace, layerBackward, layerForward, layerForwardFused, layerWorkspaceFloats, ropeFrequencies,
-  type LayerContext, type LayerLora,
+  FusedWorkspace,
+  LayerGradScratch,
+  LayerWorkspace,
+  layerBackward,
+  layerForward,
+  layerForwardFused,
+  layerWorkspaceFloats,
+  ropeFrequencies,
+  type LayerContext,
+  type LayerLora,
 } from './layer.ts';
 import type { FusedLayer } from './lora-merge.ts';
 import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
@@ -51,7 +59,14 @@ function layerLora(w: ActiveWeights, l: number): LayerLora | null {
 /** Embedding then all layers. Returns the final hidden state [R, D] (unnormalised) and, when `keep`, every
  *  layer's input (inputs[l] is the input of layer l). Layer l runs in workspaces[l % workspaces.length]. */
 function forwardHidden(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, scope: TensorScope, ctx: LayerContext, workspaces: LayerWorkspace[], keep: boolean,
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  batch: SequenceBatch,
+  scope: TensorScope,
+  ctx: LayerContext,
+  workspaces: LayerWorkspace[],
+  keep: boolean,
 ): { hidden: Tensor; inputs: Tensor[] } {
   const R = batch.B * batch.T;
   const D = cfg.hiddenSize;
@@ -68,7 +83,9 @@ function forwardHidden(
   let spare = keep ? null : scope.alloc([R, D], 'hidden.spare');
   for (let l = 0; l < cfg.numLayers; l++) {
     const next = spare ?? scope.alloc([R, D], `hidden.${l + 1}`);
-    layerForward(ctx, w.params.layers[l], layerLora(w, l), cur, next, workspaces[l % workspaces.length], { kind: 'self' });
+    layerForward(ctx, w.params.layers[l], layerLora(w, l), cur, next, workspaces[l % workspaces.length], {
+      kind: 'self',
+    });
     inputs.push(cur);
     if (!keep) spare = cur;
     cur = next;
@@ -90,7 +107,12 @@ export interface RunOptions {
 
 /** Log-probs / entropies of the selected rows, and optionally the backward. */
 export async function runSequences(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch, backward: BackwardRequest | null, options: RunOptions = {},
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  batch: SequenceBatch,
+  backward: BackwardRequest | null,
+  options: RunOptions = {},
 ): Promise<SequenceResult> {
   const scope = new TensorScope(be);
   const t0 = performance.now();
@@ -102,12 +124,22 @@ export async function runSequences(
     const V = cfg.vocabSize;
     const Rq = batch.selectedRows.length;
     if (Rq === 0) return { logprobs: new Float32Array(0), entropy: new Float32Array(0) };
-    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    const loraFloats = w.lora ? [w.lora.rank, w.lora.targets.length] as const : [0, 0] as const;
-    const keepAll = backward !== null &&
-      4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, loraFloats[0], loraFloats[1]) <= (options.activationBudgetBytes ?? 0);
+    const ctx: LayerContext = {
+      be,
+      cfg,
+      pos: scope.from([R], batch.pos, 'pos'),
+      keyStart: scope.from([B], batch.keyStart, 'keyStart'),
+      invFreq: ropeFrequencies(scope, cfg),
+    };
+    const loraFloats = w.lora ? ([w.lora.rank, w.lora.targets.length] as const) : ([0, 0] as const);
+    const keepAll =
+      backward !== null &&
+      4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, loraFloats[0], loraFloats[1]) <=
+        (options.activationBudgetBytes ?? 0);
     if (backward && w.fused) throw new Error('runSequences: fused inference weights cannot take a backward');
-    const workspaces = w.fused ? [] : Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
+    const workspaces = w.fused
+      ? []
+      : Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
     const { hidden, inputs } = forwardHidden(be, cfg, w, batch, scope, ctx, workspaces, backward !== null);
 
     // gather the selected rows, final norm, fused LM head + log-softmax (+ entropy)
@@ -120,10 +152,14 @@ export async function runSequences(
     const entropy = scope.alloc([Rq], 'entropy');
     const lse = scope.alloc([Rq], 'lse');
     be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
-    be.run('rmsnorm', { t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF }, p: { R: Rq, D, eps: cfg.rmsNormEps } });
+    be.run('rmsnorm', {
+      t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF },
+      p: { R: Rq, D, eps: cfg.rmsNormEps },
+    });
     // logits / T = (h / T) W^T: the LM head reads the normalised rows scaled by 1 / T
     const temperature = options.temperature ?? 1;
-    if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`runSequences: temperature must be a positive number, got ${temperature}`);
+    if (!(temperature > 0) || !Number.isFinite(temperature))
+      throw new Error(`runSequences: temperature must be a positive number, got ${temperature}`);
     let hHead = hSelN;
     if (temperature !== 1) {
       hHead = scope.alloc([Rq, D], 'hSelNormScaled');
@@ -136,7 +172,8 @@ export async function runSequences(
     }
 
     if (backward) {
-      if (backward.coef.length !== Rq) throw new Error(`backward: ${backward.coef.length} coefficients for ${Rq} positions`);
+      if (backward.coef.length !== Rq)
+        throw new Error(`backward: ${backward.coef.length} coefficients for ${Rq} positions`);
       const { full, lora } = backward.sinks;
       const coef = scope.from([Rq], backward.coef, 'coef');
       const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
@@ -144,12 +181,30 @@ export async function runSequences(
       const dhSel = scope.alloc([Rq, D], 'dhSel');
       const dhHead = hHead === hSelN ? dhSelN : scope.alloc([Rq, D], 'dhSelNormScaled');
       be.run('logprobBackward', {
-        t: { h: hHead, w: w.params.lmHead, target: targets, lse, entropy, coef, entCoef, dh: dhHead, ...(full ? { dw: full.lmHead } : {}) },
+        t: {
+          h: hHead,
+          w: w.params.lmHead,
+          target: targets,
+          lse,
+          entropy,
+          coef,
+          entCoef,
+          dh: dhHead,
+          ...(full ? { dw: full.lmHead } : {}),
+        },
         p: { R: Rq, D, V },
       });
-      if (dhHead !== dhSelN) be.run('axpby', { t: { x: dhHead, y: dhSelN }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
+      if (dhHead !== dhSelN)
+        be.run('axpby', { t: { x: dhHead, y: dhSelN }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
       be.run('rmsnormBackward', {
-        t: { x: hSel, w: w.params.finalNorm, rstd: rstdF, dy: dhSelN, dx: dhSel, ...(full ? { dw: full.finalNorm } : {}) },
+        t: {
+          x: hSel,
+          w: w.params.finalNorm,
+          rstd: rstdF,
+          dy: dhSelN,
+          dx: dhSel,
+          ...(full ? { dw: full.finalNorm } : {}),
+        },
         p: { R: Rq, D, accumulate: 0 },
       });
       // scatter the selected rows' gradient back into dres[R, D] (each row selected once)
@@ -157,7 +212,13 @@ export async function runSequences(
       zeroTensor(be, dres);
       const iota = Int32Array.from({ length: Rq + 1 }, (_, i) => i);
       be.run('embeddingBackward', {
-        t: { dout: dhSel, uniqueIds: rows, rowStart: scope.from([Rq + 1], iota, 'rowStart'), rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'), dtable: dres },
+        t: {
+          dout: dhSel,
+          uniqueIds: rows,
+          rowStart: scope.from([Rq + 1], iota, 'rowStart'),
+          rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'),
+          dtable: dres,
+        },
         p: { U: Rq, D },
       });
       const gws = new LayerGradScratch(scope, cfg, R, w.lora);
@@ -165,7 +226,17 @@ export async function runSequences(
         const grads = { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null };
         // the last layer's internals are still in its workspace; others are recomputed unless all were kept
         const recompute = !keepAll && l !== cfg.numLayers - 1;
-        layerBackward(ctx, w.params.layers[l], layerLora(w, l), grads, inputs[l], dres, workspaces[keepAll ? l : 0], gws, recompute);
+        layerBackward(
+          ctx,
+          w.params.layers[l],
+          layerLora(w, l),
+          grads,
+          inputs[l],
+          dres,
+          workspaces[keepAll ? l : 0],
+          gws,
+          recompute,
+        );
       }
       if (full) {
         const g = groupRowsById(batch.ids);
@@ -193,14 +264,34 @@ export async function runSequences(
 }
 
 /** Full logits [B*T, V] of every row (tests and small-vocabulary tools; never used for training). */
-export async function computeLogits(be: Backend, cfg: ModelConfig, w: ActiveWeights, batch: SequenceBatch): Promise<Float32Array> {
+export async function computeLogits(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  batch: SequenceBatch,
+): Promise<Float32Array> {
   const scope = new TensorScope(be);
   try {
     const { B, T } = batch;
     const R = B * T;
     const D = cfg.hiddenSize;
-    const ctx: LayerContext = { be, cfg, pos: scope.from([R], batch.pos, 'pos'), keyStart: scope.from([B], batch.keyStart, 'keyStart'), invFreq: ropeFrequencies(scope, cfg) };
-    const { hidden } = forwardHidden(be, cfg, w, batch, scope, ctx, w.fused ? [] : [new LayerWorkspace(scope, cfg, B, T, w.lora)], false);
+    const ctx: LayerContext = {
+      be,
+      cfg,
+      pos: scope.from([R], batch.pos, 'pos'),
+      keyStart: scope.from([B], batch.keyStart, 'keyStart'),
+      invFreq: ropeFrequencies(scope, cfg),
+    };
+    const { hidden } = forwardHidden(
+      be,
+      cfg,
+      w,
+      batch,
+      scope,
+      ctx,
+      w.fused ? [] : [new LayerWorkspace(scope, cfg, B, T, w.lora)],
+      false,
+    );
     const hn = scope.alloc([R, D], 'hNorm');
     const rstd = scope.alloc([R], 'rstd');
     const logits = scope.alloc([R, cfg.vocabSize], 'logits');

@@ -3,7 +3,13 @@
 import type { Backend, DType, HostArray, Tensor } from '../backend.ts';
 
 /** Allocate a tensor and fill it from host data. */
-export function tensorFrom(backend: Backend, shape: readonly number[], data: HostArray, label: string, dtype?: DType): Tensor {
+export function tensorFrom(
+  backend: Backend,
+  shape: readonly number[],
+  data: HostArray,
+  label: string,
+  dtype?: DType,
+): Tensor {
   const kind: DType = dtype ?? (data instanceof Int32Array ? 'i32' : data instanceof Uint32Array ? 'u32' : 'f32');
   const t = backend.alloc(shape, kind, label);
   backend.upload(t, data);
@@ -18,7 +24,8 @@ export function zeroTensor(backend: Backend, t: Tensor): void {
 
 /** dst := src (same number of elements). */
 export function copyTensor(backend: Backend, src: Tensor, dst: Tensor): void {
-  if (src.size !== dst.size) throw new Error(`copyTensor: ${src.label} has ${src.size} elements, ${dst.label} has ${dst.size}`);
+  if (src.size !== dst.size)
+    throw new Error(`copyTensor: ${src.label} has ${src.size} elements, ${dst.label} has ${dst.size}`);
   backend.run('axpby', { t: { x: src, y: dst }, p: { n: src.size, a: 1, b: 0 } });
 }
 

@@ -10,7 +10,14 @@ import type { Backend, Tensor } from '../backend.ts';
 import type { SamplingParams } from '../policy/policy.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
-import { FusedWorkspace, LayerWorkspace, layerForward, layerForwardFused, ropeFrequencies, type LayerContext } from './layer.ts';
+import {
+  FusedWorkspace,
+  LayerWorkspace,
+  layerForward,
+  layerForwardFused,
+  ropeFrequencies,
+  type LayerContext,
+} from './layer.ts';
 import { readF32, tensorFrom, TensorScope, zeros } from './device-ops.ts';
 
 /** Called with the next-token logits [V] of sequence b at generation step `step` (0 = after the prompt).
@@ -54,7 +61,11 @@ export interface DecodeOptions {
 /** Runs prefill + decode; every token decision goes through `chooser` (a NextToken over host logits, or a
  *  DeviceSampler). */
 export async function decodeBatch(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: readonly (readonly number[])[], chooser: NextToken | DeviceSampler,
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  prompts: readonly (readonly number[])[],
+  chooser: NextToken | DeviceSampler,
   opts: DecodeOptions,
 ): Promise<void> {
   const B = prompts.length;
@@ -62,7 +73,9 @@ export async function decodeBatch(
   const { numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
   prompts.forEach((p, b) => {
     if (p.length === 0) throw new Error(`generate: prompt ${b} is empty`);
-    for (const id of p) if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`generate: prompt ${b} has token id ${id} outside [0, ${V})`);
+    for (const id of p)
+      if (!Number.isInteger(id) || id < 0 || id >= V)
+        throw new Error(`generate: prompt ${b} has token id ${id} outside [0, ${V})`);
   });
   const P = Math.max(...prompts.map((p) => p.length));
   const S = P + opts.maxNewTokens;
@@ -90,7 +103,9 @@ export async function decodeBatch(
     const prefilled = await prefillBatch(be, cfg, w, unique, P, S, prefillChunkPrompts(P, opts.prefillTokens));
     caches = prefilled.caches;
     // each sequence's choice after its prompt, from its unique prompt's logits row
-    const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(() => be.free(prefilled.logits));
+    const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(
+      () => be.free(prefilled.logits),
+    );
     if (unique.length !== B) caches = compactCaches(be, caches, uniqueOf, S, W);
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
     const fed: Array<number | null> = first;
@@ -104,18 +119,45 @@ export async function decodeBatch(
       const live = rows.filter((b) => fed[b] !== null);
       if (live.length === 0) break;
       if (live.length <= rows.length / 2) {
-        caches = compactCaches(be, caches, live.map((b) => rows.indexOf(b)), S, W);
+        caches = compactCaches(
+          be,
+          caches,
+          live.map((b) => rows.indexOf(b)),
+          S,
+          W,
+        );
         rows = live;
         state?.free();
         state = null;
       }
-      state ??= new DecodeState(be, cfg, w, Int32Array.from(rows, (b) => keyStart[b]));
+      state ??= new DecodeState(
+        be,
+        cfg,
+        w,
+        Int32Array.from(rows, (b) => keyStart[b]),
+      );
       const past = P + step - 1; // cache row of the token fed now
-      be.upload(state.ids, Int32Array.from(rows, (b) => fed[b] ?? 0));
-      be.upload(state.pos, Int32Array.from(rows, (b) => past - keyStart[b]));
+      be.upload(
+        state.ids,
+        Int32Array.from(rows, (b) => fed[b] ?? 0),
+      );
+      be.upload(
+        state.pos,
+        Int32Array.from(rows, (b) => past - keyStart[b]),
+      );
       const logits = state.step(caches, past, S);
       const alive = rows.map((b) => fed[b] !== null);
-      const chosen = await chooseAll(be, chooser, logits, rows.map((_b, r) => r), rows, step, V, alive, state.sampler);
+      const chosen = await chooseAll(
+        be,
+        chooser,
+        logits,
+        rows.map((_b, r) => r),
+        rows,
+        step,
+        V,
+        alive,
+        state.sampler,
+      );
       rows.forEach((b, r) => {
         if (!alive[r]) return;
         fed[b] = chosen[r];
@@ -153,7 +195,12 @@ class DecodeState {
   /** the `sample` kernel's buffers for these rows (allocated once per state) */
   readonly sampler: SamplerBuffers;
 
-  constructor(private readonly be: Backend, private readonly cfg: ModelConfig, private readonly w: ActiveWeights, keyStart: Int32Array) {
+  constructor(
+    private readonly be: Backend,
+    private readonly cfg: ModelConfig,
+    private readonly w: ActiveWeights,
+    keyStart: Int32Array,
+  ) {
     const Bc = keyStart.length;
     const { hiddenSize: D, vocabSize: V } = cfg;
     const scope = (this.scope = new TensorScope(be));
@@ -161,13 +208,24 @@ class DecodeState {
       this.ws = w.fused ? new FusedWorkspace(scope, cfg, Bc, 1) : new LayerWorkspace(scope, cfg, Bc, 1, w.lora);
       this.ids = scope.alloc([Bc], 'decode.ids', 'i32');
       this.pos = scope.alloc([Bc], 'decode.pos', 'i32');
-      this.ctx = { be, cfg, pos: this.pos, keyStart: scope.from([Bc], keyStart, 'decode.keyStart'), invFreq: ropeFrequencies(scope, cfg) };
+      this.ctx = {
+        be,
+        cfg,
+        pos: this.pos,
+        keyStart: scope.from([Bc], keyStart, 'decode.keyStart'),
+        invFreq: ropeFrequencies(scope, cfg),
+      };
       this.x = scope.alloc([Bc, D], 'decode.x');
       this.y = scope.alloc([Bc, D], 'decode.y');
       this.hn = scope.alloc([Bc, D], 'decode.hNorm');
       this.rstd = scope.alloc([Bc], 'decode.rstd');
       this.logits = scope.alloc([Bc, V], 'decode.logits');
-      this.sampler = { rowOf: scope.alloc([Bc], 'decode.sample.rowOf', 'i32'), stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'), out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'), streamsOf: null };
+      this.sampler = {
+        rowOf: scope.alloc([Bc], 'decode.sample.rowOf', 'i32'),
+        stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'),
+        out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'),
+        streamsOf: null,
+      };
     } catch (err) {
       scope.freeAll(); // out of memory partway: free what was allocated, the caller sees the allocation's error
       throw err;
@@ -194,7 +252,10 @@ class DecodeState {
       layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
       [cur, nxt] = [nxt, cur];
     }
-    be.run('rmsnorm', { t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd }, p: { R: Bc, D, eps: cfg.rmsNormEps } });
+    be.run('rmsnorm', {
+      t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd },
+      p: { R: Bc, D, eps: cfg.rmsNormEps },
+    });
     be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
     return this.logits;
   }
@@ -208,7 +269,13 @@ class DecodeState {
  *  the embedding kernel over the cache viewed as a table of [Bc·S, W] rows; each old cache is freed as soon as its
  *  replacement is filled, so the peak is one extra cache. If an allocation fails partway, `caches` holds exactly the
  *  live tensors (replaced ones new, the rest old), so the caller frees each once and the allocation's error surfaces. */
-function compactCaches(be: Backend, caches: Array<{ k: Tensor; v: Tensor }>, keep: readonly number[], S: number, W: number): Array<{ k: Tensor; v: Tensor }> {
+function compactCaches(
+  be: Backend,
+  caches: Array<{ k: Tensor; v: Tensor }>,
+  keep: readonly number[],
+  S: number,
+  W: number,
+): Array<{ k: Tensor; v: Tensor }> {
   const Bn = keep.length;
   const rowIds = new Int32Array(Bn * S);
   keep.forEach((r, i) => {
@@ -243,7 +310,13 @@ function compactCaches(be: Backend, caches: Array<{ k: Tensor; v: Tensor }>, kee
  *  (rows are independent in every kernel), so the results are too. Returns caches [U, S, Hkv, Dh] per layer holding
  *  the prompts' roped keys and values, and the next-token logits [U, V] after each prompt. */
 async function prefillBatch(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, prompts: ReadonlyArray<readonly number[]>, P: number, S: number, chunkPrompts: number,
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  prompts: ReadonlyArray<readonly number[]>,
+  P: number,
+  S: number,
+  chunkPrompts: number,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
@@ -251,16 +324,36 @@ async function prefillBatch(
   const caches: Array<{ k: Tensor; v: Tensor }> = [];
   const scope = new TensorScope(be);
   try {
-    for (let l = 0; l < cfg.numLayers; l++) caches.push({ k: zeros(be, [U, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [U, S, Hkv, Dh], `cache.v.${l}`) });
+    for (let l = 0; l < cfg.numLayers; l++)
+      caches.push({ k: zeros(be, [U, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [U, S, Hkv, Dh], `cache.v.${l}`) });
     const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
     for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
       const chunk = prompts.slice(u0, u0 + chunkPrompts);
       const cs = new TensorScope(be);
       try {
-        prefillChunk(be, cfg, w, cs, chunk, P, (l, k, v) => {
-          be.run('copyRows', { t: { src: k, dst: caches[l].k }, p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 } });
-          be.run('copyRows', { t: { src: v, dst: caches[l].v }, p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 } });
-        }, (rows) => be.run('copyRows', { t: { src: rows, dst: last }, p: { B: 1, T: chunk.length, W: D, Sdst: U, dstRow0: u0 } }));
+        prefillChunk(
+          be,
+          cfg,
+          w,
+          cs,
+          chunk,
+          P,
+          (l, k, v) => {
+            be.run('copyRows', {
+              t: { src: k, dst: caches[l].k },
+              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+            });
+            be.run('copyRows', {
+              t: { src: v, dst: caches[l].v },
+              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+            });
+          },
+          (rows) =>
+            be.run('copyRows', {
+              t: { src: rows, dst: last },
+              p: { B: 1, T: chunk.length, W: D, Sdst: U, dstRow0: u0 },
+            }),
+        );
       } finally {
         cs.freeAll();
       }
@@ -290,8 +383,14 @@ async function prefillBatch(
 /** One prefill pass over Uc prompts left-padded to P: every layer over the pass's own keys (onKV(l, k, v) with
  *  layer l's roped keys and values [Uc, P, Hkv, Dh]), then onLast with the prompts' last hidden rows [Uc, D]. */
 function prefillChunk(
-  be: Backend, cfg: ModelConfig, w: ActiveWeights, scope: TensorScope, prompts: ReadonlyArray<readonly number[]>, P: number,
-  onKV: (l: number, k: Tensor, v: Tensor) => void, onLast: (rows: Tensor) => void,
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  scope: TensorScope,
+  prompts: ReadonlyArray<readonly number[]>,
+  P: number,
+  onKV: (l: number, k: Tensor, v: Tensor) => void,
+  onLast: (rows: Tensor) => void,
 ): void {
   const U = prompts.length;
   const R = U * P;
@@ -304,7 +403,8 @@ function prefillChunk(
     for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
   });
   const ctx: LayerContext = {
-    be, cfg,
+    be,
+    cfg,
     pos: scope.from([R], pos, 'prefill.pos'),
     keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
     invFreq: ropeFrequencies(scope, cfg),
@@ -314,7 +414,9 @@ function prefillChunk(
   be.run('embedding', { t: { ids: idsT, table: w.params.embed, out: cur }, p: { R, D } });
   if (w.fused) {
     const fws = new FusedWorkspace(scope, cfg, U, P);
-    w.fused.forEach((layer, l) => layerForwardFused(ctx, layer, cur, fws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) }));
+    w.fused.forEach((layer, l) =>
+      layerForwardFused(ctx, layer, cur, fws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) }),
+    );
   } else {
     const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
     let nxt = scope.alloc([R, D], 'prefill.y');
@@ -326,7 +428,10 @@ function prefillChunk(
   }
   const rows = scope.alloc([U, D], 'prefill.chunkLast');
   const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
-  be.run('embedding', { t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: rows }, p: { R: U, D } });
+  be.run('embedding', {
+    t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: rows },
+    p: { R: U, D },
+  });
   onLast(rows);
 }
 
@@ -343,7 +448,12 @@ interface SamplerBuffers {
 function samplerBuffers(be: Backend, R: number): SamplerBuffers {
   const scope = new TensorScope(be);
   try {
-    return { rowOf: scope.alloc([R], 'sample.rowOf', 'i32'), stream: scope.alloc([R], 'sample.stream', 'i32'), out: scope.alloc([R, 4], 'sample.out', 'i32'), streamsOf: null };
+    return {
+      rowOf: scope.alloc([R], 'sample.rowOf', 'i32'),
+      stream: scope.alloc([R], 'sample.stream', 'i32'),
+      out: scope.alloc([R, 4], 'sample.out', 'i32'),
+      streamsOf: null,
+    };
   } catch (err) {
     scope.freeAll();
     throw err;
@@ -354,20 +464,32 @@ function samplerBuffers(be: Backend, R: number): SamplerBuffers {
  *  false are skipped (null). Host chooser: reads the logits back. Device sampler: draws with the `sample` kernel and
  *  reads back 16 bytes per row. */
 async function chooseAll(
-  be: Backend, chooser: NextToken | DeviceSampler, logits: Tensor, rowOf: readonly number[], seqOf: readonly number[],
-  step: number, V: number, live: readonly boolean[] | null = null, buffers: SamplerBuffers | null = null,
+  be: Backend,
+  chooser: NextToken | DeviceSampler,
+  logits: Tensor,
+  rowOf: readonly number[],
+  seqOf: readonly number[],
+  step: number,
+  V: number,
+  live: readonly boolean[] | null = null,
+  buffers: SamplerBuffers | null = null,
 ): Promise<Array<number | null>> {
   const R = rowOf.length;
   if (typeof chooser === 'function') {
     const host = await readF32(be, logits);
-    return rowOf.map((row, r) => (live && !live[r] ? null : chooser(seqOf[r], host.subarray(row * V, (row + 1) * V), step)));
+    return rowOf.map((row, r) =>
+      live && !live[r] ? null : chooser(seqOf[r], host.subarray(row * V, (row + 1) * V), step),
+    );
   }
   const owned = buffers === null;
   const buf: SamplerBuffers = buffers ?? samplerBuffers(be, R);
   try {
     if (buf.streamsOf !== seqOf) {
       be.upload(buf.rowOf, Int32Array.from(rowOf));
-      be.upload(buf.stream, Int32Array.from(seqOf, (b) => chooser.streams[b]));
+      be.upload(
+        buf.stream,
+        Int32Array.from(seqOf, (b) => chooser.streams[b]),
+      );
       buf.streamsOf = seqOf;
     }
     const s = chooser.sampling;
@@ -375,16 +497,29 @@ async function chooseAll(
     try {
       be.run('sample', {
         t: { logits, rowOf: buf.rowOf, stream: buf.stream, out: buf.out, ...(words ? { mask: words } : {}) },
-        p: { R, L: logits.shape[0], V, temperature: s.temperature, topK: s.topK, topP: s.topP, seed: s.seed, counter: step },
+        p: {
+          R,
+          L: logits.shape[0],
+          V,
+          temperature: s.temperature,
+          topK: s.topK,
+          topP: s.topP,
+          seed: s.seed,
+          counter: step,
+        },
       });
     } finally {
       if (words) be.free(words);
     }
     const raw = await be.download(buf.out);
-    if (!(raw instanceof Int32Array)) throw new Error(`generate: sample output is ${raw.constructor.name}, expected Int32Array`);
+    if (!(raw instanceof Int32Array))
+      throw new Error(`generate: sample output is ${raw.constructor.name}, expected Int32Array`);
     const f = new Float32Array(raw.buffer, raw.byteOffset, raw.length);
-    return rowOf.map((_row, r) => (live && !live[r] ? null
-      : chooser.next(seqOf[r], { token: raw[r * 4], logp: f[r * 4 + 1], entropy: f[r * 4 + 2] }, step)));
+    return rowOf.map((_row, r) =>
+      live && !live[r]
+        ? null
+        : chooser.next(seqOf[r], { token: raw[r * 4], logp: f[r * 4 + 1], entropy: f[r * 4 + 2] }, step),
+    );
   } finally {
     if (owned) for (const t of [buf.rowOf, buf.stream, buf.out]) be.free(t);
   }
@@ -393,7 +528,12 @@ async function chooseAll(
 /** The rows' token masks [R, ceil(V / 32)] on the device, or null when no live row is masked (rows without a mask,
  *  and finished rows, allow every token). */
 function uploadMasks(
-  be: Backend, chooser: DeviceSampler, seqOf: readonly number[], live: readonly boolean[] | null, step: number, V: number,
+  be: Backend,
+  chooser: DeviceSampler,
+  seqOf: readonly number[],
+  live: readonly boolean[] | null,
+  step: number,
+  V: number,
 ): Tensor | null {
   if (!chooser.mask) return null;
   const W = Math.ceil(V / 32);
@@ -403,7 +543,10 @@ function uploadMasks(
     if (live && !live[r]) return;
     const m = chooser.mask!(b, step);
     if (m === null) return;
-    if (m.length !== W) throw new Error(`generate: the token mask of sequence ${b} has ${m.length} words, expected ceil(${V} / 32) = ${W}`);
+    if (m.length !== W)
+      throw new Error(
+        `generate: the token mask of sequence ${b} has ${m.length} words, expected ceil(${V} / 32) = ${W}`,
+      );
     words.set(new Int32Array(m.buffer, m.byteOffset, W), r * W);
     any = true;
   });

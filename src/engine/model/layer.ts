@@ -124,17 +124,28 @@ type Proj = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
 function projParams(cfg: ModelConfig, layer: LayerParams, proj: Proj): LinearParams {
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   switch (proj) {
-    case 'q': return { w: layer.q, bias: layer.qBias, nIn: D, nOut: H * Dh };
-    case 'k': return { w: layer.k, bias: layer.kBias, nIn: D, nOut: Hkv * Dh };
-    case 'v': return { w: layer.v, bias: layer.vBias, nIn: D, nOut: Hkv * Dh };
-    case 'o': return { w: layer.o, bias: null, nIn: H * Dh, nOut: D };
-    case 'gate': return { w: layer.gate, bias: null, nIn: D, nOut: F };
-    case 'up': return { w: layer.up, bias: null, nIn: D, nOut: F };
-    case 'down': return { w: layer.down, bias: null, nIn: F, nOut: D };
+    case 'q':
+      return { w: layer.q, bias: layer.qBias, nIn: D, nOut: H * Dh };
+    case 'k':
+      return { w: layer.k, bias: layer.kBias, nIn: D, nOut: Hkv * Dh };
+    case 'v':
+      return { w: layer.v, bias: layer.vBias, nIn: D, nOut: Hkv * Dh };
+    case 'o':
+      return { w: layer.o, bias: null, nIn: H * Dh, nOut: D };
+    case 'gate':
+      return { w: layer.gate, bias: null, nIn: D, nOut: F };
+    case 'up':
+      return { w: layer.up, bias: null, nIn: D, nOut: F };
+    case 'down':
+      return { w: layer.down, bias: null, nIn: F, nOut: D };
   }
 }
 
-function loraUse(lora: { layer: LoraLayer; adapter: LoraAdapter } | null, ws: LayerWorkspace, proj: Proj): LoraUse | null {
+function loraUse(
+  lora: { layer: LoraLayer; adapter: LoraAdapter } | null,
+  ws: LayerWorkspace,
+  proj: Proj,
+): LoraUse | null {
   const pair = lora?.layer[proj];
   if (!lora || !pair) return null;
   return { pair, scale: lora.adapter.scale, rank: lora.adapter.rank, xa: ws.xa.get(proj)! };
@@ -147,12 +158,19 @@ export interface LayerLora {
 
 /** out[R, D] = layer(x[R, D]); leaves every internal the backward needs in `ws`. */
 export function layerForward(
-  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, x: Tensor, out: Tensor, ws: LayerWorkspace, attn: AttentionSource,
+  ctx: LayerContext,
+  layer: LayerParams,
+  lora: LayerLora | null,
+  x: Tensor,
+  out: Tensor,
+  ws: LayerWorkspace,
+  attn: AttentionSource,
 ): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   const { B, T, R } = ws;
-  const lin = (proj: Proj, input: Tensor, y: Tensor) => linearForward(be, input, projParams(cfg, layer, proj), y, R, loraUse(lora, ws, proj));
+  const lin = (proj: Proj, input: Tensor, y: Tensor) =>
+    linearForward(be, input, projParams(cfg, layer, proj), y, R, loraUse(lora, ws, proj));
 
   be.run('rmsnorm', { t: { x, w: layer.inputNorm, y: ws.xn1, rstd: ws.rstd1 }, p: { R, D, eps: cfg.rmsNormEps } });
   lin('q', ws.xn1, ws.q);
@@ -177,7 +195,10 @@ export function layerForward(
   }
   lin('o', ws.o, ws.h1);
   be.run('axpby', { t: { x, y: ws.h1 }, p: { n: R * D, a: 1, b: 1 } }); // h1 = x + attn
-  be.run('rmsnorm', { t: { x: ws.h1, w: layer.postNorm, y: ws.xn2, rstd: ws.rstd2 }, p: { R, D, eps: cfg.rmsNormEps } });
+  be.run('rmsnorm', {
+    t: { x: ws.h1, w: layer.postNorm, y: ws.xn2, rstd: ws.rstd2 },
+    p: { R, D, eps: cfg.rmsNormEps },
+  });
   lin('gate', ws.xn2, ws.g);
   lin('up', ws.xn2, ws.u);
   be.run('swiglu', { t: { g: ws.g, u: ws.u, h: ws.hmid }, p: { R, F: cfg.intermediateSize } });
@@ -200,7 +221,12 @@ export class FusedWorkspace {
   readonly rstd2: Tensor; // [R]
   readonly gu: Tensor; // [R, 2F]
   readonly hmid: Tensor; // [R, F]
-  constructor(scope: TensorScope, cfg: ModelConfig, readonly B: number, readonly T: number) {
+  constructor(
+    scope: TensorScope,
+    cfg: ModelConfig,
+    readonly B: number,
+    readonly T: number,
+  ) {
     const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
     const R = (this.R = B * T);
     this.xn1 = scope.alloc([R, D], 'fws.xn1');
@@ -231,15 +257,22 @@ export function fusedWorkspaceFloats(cfg: ModelConfig, R: number): number {
  *  backend that accumulates a matmul in higher precision (the CPU backend, in float64) adds x before rounding once
  *  where layerForward rounds the matmul and then the add, so results may differ in the last bit there (on WebGPU the
  *  f32 sum is rounded first, as before). A greedy or sampled token flips only at an exact near-tie. */
-export function layerForwardFused(ctx: LayerContext, layer: FusedLayer, x: Tensor, ws: FusedWorkspace, attn: AttentionSource): void {
+export function layerForwardFused(
+  ctx: LayerContext,
+  layer: FusedLayer,
+  x: Tensor,
+  ws: FusedWorkspace,
+  attn: AttentionSource,
+): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   const { B, T, R } = ws;
   const nQkv = (H + 2 * Hkv) * Dh;
-  const mm = (a: Tensor, w: Tensor, c: Tensor, N: number, K: number, beta: 0 | 1, bias: Tensor | null = null) => be.run('matmul', {
-    t: bias ? { a, b: w, c, bias } : { a, b: w, c },
-    p: { M: R, N, K, transA: 0, transB: 1, alpha: 1, beta },
-  });
+  const mm = (a: Tensor, w: Tensor, c: Tensor, N: number, K: number, beta: 0 | 1, bias: Tensor | null = null) =>
+    be.run('matmul', {
+      t: bias ? { a, b: w, c, bias } : { a, b: w, c },
+      p: { M: R, N, K, transA: 0, transB: 1, alpha: 1, beta },
+    });
   be.run('rmsnorm', { t: { x, w: layer.inputNorm, y: ws.xn1, rstd: ws.rstd1 }, p: { R, D, eps: cfg.rmsNormEps } });
   mm(ws.xn1, layer.qkv, ws.qkv, nQkv, D, 0, layer.qkvBias);
   const kv = attn.kind === 'cache' ? attn : { k: ws.k, v: ws.v, past: 0, S: T };
@@ -270,8 +303,15 @@ export interface LayerGradTargets {
  *  dres with dL/dx. With `recompute`, first recomputes the layer's internals into `ws` (attention over the
  *  workspace's own k, v: past = 0); without, `ws` must still hold this layer's forward internals. */
 export function layerBackward(
-  ctx: LayerContext, layer: LayerParams, lora: LayerLora | null, grads: LayerGradTargets, x: Tensor, dres: Tensor,
-  ws: LayerWorkspace, gws: LayerGradScratch, recompute: boolean,
+  ctx: LayerContext,
+  layer: LayerParams,
+  lora: LayerLora | null,
+  grads: LayerGradTargets,
+  x: Tensor,
+  dres: Tensor,
+  ws: LayerWorkspace,
+  gws: LayerGradScratch,
+  recompute: boolean,
 ): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
@@ -283,7 +323,10 @@ export function layerBackward(
     const use = loraUse(lora, ws, proj);
     const bias = proj === 'q' ? full?.qBias : proj === 'k' ? full?.kBias : proj === 'v' ? full?.vBias : null;
     linearBackward(be, projParams(cfg, layer, proj), R, {
-      x: input, dy, dx, accumulateDx,
+      x: input,
+      dy,
+      dx,
+      accumulateDx,
       dW: full ? full[proj] : null,
       dBias: bias ?? null,
       lora: use ? { ...use, grad: grads.lora?.[proj] ?? null, dyB: gws.dyB! } : null,
@@ -292,18 +335,34 @@ export function layerBackward(
 
   // MLP: out = h1 + down(hmid)
   back('down', ws.hmid, dres, gws.dHmid, false);
-  be.run('swigluBackward', { t: { g: ws.g, u: ws.u, dh: gws.dHmid, dg: gws.dg, du: gws.du }, p: { R, F: cfg.intermediateSize } });
+  be.run('swigluBackward', {
+    t: { g: ws.g, u: ws.u, dh: gws.dHmid, dg: gws.dg, du: gws.du },
+    p: { R, F: cfg.intermediateSize },
+  });
   back('gate', ws.xn2, gws.dg, gws.dXn, false);
   back('up', ws.xn2, gws.du, gws.dXn, true);
   be.run('rmsnormBackward', {
-    t: full ? { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres, dw: full.postNorm } : { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres },
+    t: full
+      ? { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres, dw: full.postNorm }
+      : { x: ws.h1, w: layer.postNorm, rstd: ws.rstd2, dy: gws.dXn, dx: dres },
     p: { R, D, accumulate: 1 },
   }); // dres = dL/dh1
 
   // attention: h1 = x + o_proj(o)
   back('o', ws.o, dres, gws.dO, false);
   be.run('attentionBackward', {
-    t: { q: ws.q, k: ws.k, v: ws.v, keyStart: ctx.keyStart, o: ws.o, lse: ws.lse, dout: gws.dO, dq: gws.dq, dk: gws.dk, dv: gws.dv },
+    t: {
+      q: ws.q,
+      k: ws.k,
+      v: ws.v,
+      keyStart: ctx.keyStart,
+      o: ws.o,
+      lse: ws.lse,
+      dout: gws.dO,
+      dq: gws.dq,
+      dk: gws.dk,
+      dv: gws.dv,
+    },
     p: { B, T, H, Hkv, Dh },
   });
   be.run('rope', { t: ropeArgs(ctx, gws.dq), p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
@@ -312,7 +371,9 @@ export function layerBackward(
   back('k', ws.xn1, gws.dk, gws.dXn, true);
   back('v', ws.xn1, gws.dv, gws.dXn, true);
   be.run('rmsnormBackward', {
-    t: full ? { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres, dw: full.inputNorm } : { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres },
+    t: full
+      ? { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres, dw: full.inputNorm }
+      : { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres },
     p: { R, D, accumulate: 1 },
   }); // dres = dL/dx
 }

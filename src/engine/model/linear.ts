@@ -20,14 +20,24 @@ export interface LoraUse {
 }
 
 /** y[R,out] = x W^T + bias (+ s (x A^T) B^T) */
-export function linearForward(be: Backend, x: Tensor, lin: LinearParams, y: Tensor, R: number, lora: LoraUse | null): void {
+export function linearForward(
+  be: Backend,
+  x: Tensor,
+  lin: LinearParams,
+  y: Tensor,
+  R: number,
+  lora: LoraUse | null,
+): void {
   be.run('matmul', {
     t: lin.bias ? { a: x, b: lin.w, c: y, bias: lin.bias } : { a: x, b: lin.w, c: y },
     p: { M: R, N: lin.nOut, K: lin.nIn, transA: 0, transB: 1, alpha: 1, beta: 0 },
   });
   if (!lora) return;
   const r = lora.rank;
-  be.run('matmul', { t: { a: x, b: lora.pair.A, c: lora.xa }, p: { M: R, N: r, K: lin.nIn, transA: 0, transB: 1, alpha: 1, beta: 0 } });
+  be.run('matmul', {
+    t: { a: x, b: lora.pair.A, c: lora.xa },
+    p: { M: R, N: r, K: lin.nIn, transA: 0, transB: 1, alpha: 1, beta: 0 },
+  });
   be.run('matmul', {
     t: { a: lora.xa, b: lora.pair.B, c: y },
     p: { M: R, N: lin.nOut, K: r, transA: 0, transB: 1, alpha: lora.scale, beta: 1 },
@@ -56,16 +66,25 @@ export function linearBackward(be: Backend, lin: LinearParams, R: number, a: Lin
   });
   if (a.dW) {
     // dW[out,in] += dy^T x
-    be.run('matmul', { t: { a: a.dy, b: a.x, c: a.dW }, p: { M: nOut, N: nIn, K: R, transA: 1, transB: 0, alpha: 1, beta: 1 } });
+    be.run('matmul', {
+      t: { a: a.dy, b: a.x, c: a.dW },
+      p: { M: nOut, N: nIn, K: R, transA: 1, transB: 0, alpha: 1, beta: 1 },
+    });
   }
   if (a.dBias) be.run('sumRows', { t: { x: a.dy, out: a.dBias }, p: { M: R, N: nOut, beta: 1 } });
   const lora = a.lora;
   if (!lora) return;
   const r = lora.rank;
   // dyB[R,r] = dy B          B[out,r]
-  be.run('matmul', { t: { a: a.dy, b: lora.pair.B, c: lora.dyB }, p: { M: R, N: r, K: nOut, transA: 0, transB: 0, alpha: 1, beta: 0 } });
+  be.run('matmul', {
+    t: { a: a.dy, b: lora.pair.B, c: lora.dyB },
+    p: { M: R, N: r, K: nOut, transA: 0, transB: 0, alpha: 1, beta: 0 },
+  });
   // dx += s · dyB A          A[r,in]
-  be.run('matmul', { t: { a: lora.dyB, b: lora.pair.A, c: a.dx }, p: { M: R, N: nIn, K: r, transA: 0, transB: 0, alpha: lora.scale, beta: 1 } });
+  be.run('matmul', {
+    t: { a: lora.dyB, b: lora.pair.A, c: a.dx },
+    p: { M: R, N: nIn, K: r, transA: 0, transB: 0, alpha: lora.scale, beta: 1 },
+  });
   if (!lora.grad) return;
   // dB[out,r] += s · dy^T (x A^T)
   be.run('matmul', {

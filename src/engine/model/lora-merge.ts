@@ -36,15 +36,23 @@ export interface MergedWeights {
 
 /** Where each projection lives in the fused layout: tensor kind and first row. */
 function slot(cfg: ModelConfig, t: LoraTarget): { into: 'qkv' | 'gateUp' | 'o' | 'down'; row0: number } {
-  const qRows = cfg.numHeads * cfg.headDim, kvRows = cfg.numKvHeads * cfg.headDim;
+  const qRows = cfg.numHeads * cfg.headDim,
+    kvRows = cfg.numKvHeads * cfg.headDim;
   switch (t) {
-    case 'q': return { into: 'qkv', row0: 0 };
-    case 'k': return { into: 'qkv', row0: qRows };
-    case 'v': return { into: 'qkv', row0: qRows + kvRows };
-    case 'gate': return { into: 'gateUp', row0: 0 };
-    case 'up': return { into: 'gateUp', row0: cfg.intermediateSize };
-    case 'o': return { into: 'o', row0: 0 };
-    case 'down': return { into: 'down', row0: 0 };
+    case 'q':
+      return { into: 'qkv', row0: 0 };
+    case 'k':
+      return { into: 'qkv', row0: qRows };
+    case 'v':
+      return { into: 'qkv', row0: qRows + kvRows };
+    case 'gate':
+      return { into: 'gateUp', row0: 0 };
+    case 'up':
+      return { into: 'gateUp', row0: cfg.intermediateSize };
+    case 'o':
+      return { into: 'o', row0: 0 };
+    case 'down':
+      return { into: 'down', row0: 0 };
   }
 }
 
@@ -127,7 +135,12 @@ function widen(be: Backend, src: Tensor, dst: Tensor): void {
   }
   const cols = src.shape.length === 2 ? src.shape[1] : 1;
   const rows = src.size / cols;
-  const ids = tensorFrom(be, [rows], Int32Array.from({ length: rows }, (_, i) => i), `merge.rows.${rows}`);
+  const ids = tensorFrom(
+    be,
+    [rows],
+    Int32Array.from({ length: rows }, (_, i) => i),
+    `merge.rows.${rows}`,
+  );
   try {
     be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: rows, D: cols } });
   } finally {
@@ -175,7 +188,11 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
       let qkvBias: Tensor | null = null;
       if (layer.qBias && layer.kBias && layer.vBias) {
         qkvBias = own([nQkv], `layers.${l}.qkvBias`, 'f32');
-        for (const [b, row0] of [[layer.qBias, 0], [layer.kBias, H * Dh], [layer.vBias, (H + Hkv) * Dh]] as const) {
+        for (const [b, row0] of [
+          [layer.qBias, 0],
+          [layer.kBias, H * Dh],
+          [layer.vBias, (H + Hkv) * Dh],
+        ] as const) {
           copyInto(be, b, qkvBias, row0, tmpOf(b.shape));
         }
       }
@@ -195,7 +212,13 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
 
 /** Every targeted projection of the fused copy := base W + s·B·A (B[out,r] @ A[r,in]), on the device: the sum is
  *  formed in a scratch matrix (copy, then a matmul with beta = 1) and copied into its rows of the fused tensor. */
-export function refreshMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, adapter: LoraAdapter, merged: MergedWeights): void {
+export function refreshMerged(
+  be: Backend,
+  cfg: ModelConfig,
+  base: DecoderParams,
+  adapter: LoraAdapter,
+  merged: MergedWeights,
+): void {
   const scratch = new Map<string, Tensor>();
   try {
     base.layers.forEach((layer: LayerParams, l) => {
@@ -218,7 +241,11 @@ export function refreshMerged(be: Backend, cfg: ModelConfig, base: DecoderParams
           t: { a: pair.B, b: pair.A, c: sum },
           p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
         });
-        if (!direct) be.run('copyRows', { t: { src: sum, dst: f[into] }, p: { B: 1, T: nOut, W: nIn, Sdst: f[into].shape[0], dstRow0: row0 } });
+        if (!direct)
+          be.run('copyRows', {
+            t: { src: sum, dst: f[into] },
+            p: { B: 1, T: nOut, W: nIn, Sdst: f[into].shape[0], dstRow0: row0 },
+          });
       }
     });
   } finally {

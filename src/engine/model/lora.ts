@@ -36,11 +36,18 @@ export function normalizeLoraTargets(targets: readonly string[]): LoraTarget[] {
 export function projectionDims(config: ModelConfig, target: LoraTarget): { nIn: number; nOut: number } {
   const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh } = config;
   switch (target) {
-    case 'q': return { nIn: D, nOut: H * Dh };
-    case 'k': case 'v': return { nIn: D, nOut: Hkv * Dh };
-    case 'o': return { nIn: H * Dh, nOut: D };
-    case 'gate': case 'up': return { nIn: D, nOut: F };
-    case 'down': return { nIn: F, nOut: D };
+    case 'q':
+      return { nIn: D, nOut: H * Dh };
+    case 'k':
+    case 'v':
+      return { nIn: D, nOut: Hkv * Dh };
+    case 'o':
+      return { nIn: H * Dh, nOut: D };
+    case 'gate':
+    case 'up':
+      return { nIn: D, nOut: F };
+    case 'down':
+      return { nIn: F, nOut: D };
   }
 }
 
@@ -69,8 +76,13 @@ export interface LoraOptions {
   seed: number;
 }
 
-export function buildAdapter(config: ModelConfig, opts: LoraOptions, make: (name: string, shape: number[], kind: 'A' | 'B') => Tensor): LoraAdapter {
-  if (!Number.isInteger(opts.rank) || opts.rank < 1) throw new Error(`LoRA "${opts.name}": rank must be a positive integer, got ${opts.rank}`);
+export function buildAdapter(
+  config: ModelConfig,
+  opts: LoraOptions,
+  make: (name: string, shape: number[], kind: 'A' | 'B') => Tensor,
+): LoraAdapter {
+  if (!Number.isInteger(opts.rank) || opts.rank < 1)
+    throw new Error(`LoRA "${opts.name}": rank must be a positive integer, got ${opts.rank}`);
   const targets = normalizeLoraTargets(opts.targets);
   const layers: LoraLayer[] = [];
   for (let l = 0; l < config.numLayers; l++) {

@@ -111,16 +111,26 @@ function buildParams(config: ModelConfig, make: (name: string, shape: number[]) 
 /** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' / 'bf16'
  *  stores the weights as half floats (a frozen base on WebGPU with shader-f16, or on the WASM backend: half the
  *  memory and bandwidth; kernels still compute and accumulate in f32). */
-export function uploadParams(backend: Backend, config: ModelConfig, weights: ModelWeights, label = 'base', dtype: 'f32' | 'f16' | 'bf16' = 'f32'): DecoderParams {
-  if (dtype === 'f16' && !backend.supportsF16) throw new Error(`uploadParams: backend ${backend.description} does not support f16 weights`);
-  if (dtype === 'bf16' && !backend.supportsBf16) throw new Error(`uploadParams: backend ${backend.description} does not support bf16 weights`);
+export function uploadParams(
+  backend: Backend,
+  config: ModelConfig,
+  weights: ModelWeights,
+  label = 'base',
+  dtype: 'f32' | 'f16' | 'bf16' = 'f32',
+): DecoderParams {
+  if (dtype === 'f16' && !backend.supportsF16)
+    throw new Error(`uploadParams: backend ${backend.description} does not support f16 weights`);
+  if (dtype === 'bf16' && !backend.supportsBf16)
+    throw new Error(`uploadParams: backend ${backend.description} does not support bf16 weights`);
   const allocated: Tensor[] = [];
   try {
     return buildParams(config, (name, shape) => {
       const w = weights.get(name);
       if (!w) throw new Error(`model weights: missing tensor "${name}" (expected shape [${shape.join(', ')}])`);
       if (w.shape.length !== shape.length || w.shape.some((d, i) => d !== shape[i])) {
-        throw new Error(`model weights: "${name}" has shape [${w.shape.join(', ')}], config.json implies [${shape.join(', ')}]`);
+        throw new Error(
+          `model weights: "${name}" has shape [${w.shape.join(', ')}], config.json implies [${shape.join(', ')}]`,
+        );
       }
       const t = backend.alloc(shape, dtype, `${label}:${name}`);
       allocated.push(t);
@@ -155,6 +165,7 @@ export function freeParams(backend: Backend, params: DecoderParams): void {
 /** Read every parameter back to the host, keyed by HF name (tied lm_head omitted, as HF saves it). */
 export async function downloadParams(backend: Backend, params: DecoderParams): Promise<ModelWeights> {
   const out: ModelWeights = new Map();
-  for (const [name, t] of namedParameters(params)) out.set(name, { shape: [...t.shape], data: await readF32(backend, t) });
+  for (const [name, t] of namedParameters(params))
+    out.set(name, { shape: [...t.shape], data: await readF32(backend, t) });
   return out;
 }

@@ -74,7 +74,9 @@ export class AdamW {
         n += s.param.size;
       }
       const tag = decay ? 'decay' : 'noDecay';
-      return [{ decay, slots: mine, offsets, n, m: zeros(be, [n], `adam.m:${tag}`), v: zeros(be, [n], `adam.v:${tag}`) }];
+      return [
+        { decay, slots: mine, offsets, n, m: zeros(be, [n], `adam.m:${tag}`), v: zeros(be, [n], `adam.v:${tag}`) },
+      ];
     });
     this.normScratch = zeros(be, [1], 'adam.normSquared');
   }
@@ -87,7 +89,10 @@ export class AdamW {
   async gradNorm(): Promise<number> {
     if (this.slots.length === 0) return 0;
     this.slots.forEach((s, i) => {
-      this.be.run('sumSquares', { t: { x: s.grad, out: this.normScratch }, p: { n: s.grad.size, accumulate: i === 0 ? 0 : 1 } });
+      this.be.run('sumSquares', {
+        t: { x: s.grad, out: this.normScratch },
+        p: { n: s.grad.size, accumulate: i === 0 ? 0 : 1 },
+      });
     });
     return Math.sqrt((await readF32(this.be, this.normScratch))[0]);
   }
@@ -127,8 +132,14 @@ export class AdamW {
         be.run('adamwClipped', {
           t: { p: flat, g: flats[i], m: g.m, v: g.v, normSq: this.normScratch },
           p: {
-            n: g.n, lr, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: g.decay ? o.weightDecay : 0,
-            step: this.stepCount + 1, clip: o.gradClip > 0 && Number.isFinite(o.gradClip) ? o.gradClip : 0,
+            n: g.n,
+            lr,
+            beta1: o.beta1,
+            beta2: o.beta2,
+            eps: o.eps,
+            weightDecay: g.decay ? o.weightDecay : 0,
+            step: this.stepCount + 1,
+            clip: o.gradClip > 0 && Number.isFinite(o.gradClip) ? o.gradClip : 0,
           },
         });
         be.run('packTensors', { t: { parts: params, flat }, p: { unpack: 1 } });
@@ -158,8 +169,16 @@ export class AdamW {
     for (let i = 0; i < this.slots.length; i++) {
       const s = this.slots[i];
       const { g, at } = this.locate(i);
-      tensors.set(`m.${s.name}`, { dtype: 'F32', shape: s.param.shape, data: host.get(g.m)!.slice(at, at + s.param.size) });
-      tensors.set(`v.${s.name}`, { dtype: 'F32', shape: s.param.shape, data: host.get(g.v)!.slice(at, at + s.param.size) });
+      tensors.set(`m.${s.name}`, {
+        dtype: 'F32',
+        shape: s.param.shape,
+        data: host.get(g.m)!.slice(at, at + s.param.size),
+      });
+      tensors.set(`v.${s.name}`, {
+        dtype: 'F32',
+        shape: s.param.shape,
+        data: host.get(g.v)!.slice(at, at + s.param.size),
+      });
     }
     return writeSafetensors(tensors, { ...extraMetadata, step: String(this.stepCount), format: 'rema-adamw' });
   }
@@ -168,16 +187,22 @@ export class AdamW {
   loadState(bytes: Uint8Array, fileName = 'optimizer.safetensors'): Record<string, string> {
     const file = parseSafetensors(bytes, fileName);
     const step = Number(file.metadata['step']);
-    if (!Number.isInteger(step) || step < 0) throw new Error(`${fileName}: metadata "step" is missing or not an integer`);
+    if (!Number.isInteger(step) || step < 0)
+      throw new Error(`${fileName}: metadata "step" is missing or not an integer`);
     const loaded: Array<[Tensor, Float32Array, number]> = [];
     this.slots.forEach((s, i) => {
       const { g, at } = this.locate(i);
-      for (const [kind, dst] of [['m', g.m], ['v', g.v]] as const) {
+      for (const [kind, dst] of [
+        ['m', g.m],
+        ['v', g.v],
+      ] as const) {
         const key = `${kind}.${s.name}`;
         const t = file.tensors.get(key);
         if (!t) throw new Error(`${fileName}: missing tensor "${key}"`);
         if (t.shape.length !== s.param.shape.length || t.shape.some((d, j) => d !== s.param.shape[j])) {
-          throw new Error(`${fileName}: "${key}" has shape [${t.shape.join(', ')}], expected [${s.param.shape.join(', ')}]`);
+          throw new Error(
+            `${fileName}: "${key}" has shape [${t.shape.join(', ')}], expected [${s.param.shape.join(', ')}]`,
+          );
         }
         const values = toFloat32(t, fileName, key);
         assertFinite(values, fileName, key);

@@ -2,7 +2,12 @@
 
 export type LrSchedule =
   | { kind: 'constant'; warmupSteps?: number }
-  | { kind: 'warmup-cosine'; warmupSteps: number; totalSteps: number; /** floor as a fraction of lr (default 0) */ minLrRatio?: number };
+  | {
+      kind: 'warmup-cosine';
+      warmupSteps: number;
+      totalSteps: number;
+      /** floor as a fraction of lr (default 0) */ minLrRatio?: number;
+    };
 
 /** Learning rate for optimiser step `step` (1-based). */
 export function learningRate(baseLr: number, schedule: LrSchedule, step: number): number {
@@ -16,7 +21,8 @@ export function learningRate(baseLr: number, schedule: LrSchedule, step: number)
 }
 
 export function validateSchedule(schedule: LrSchedule): void {
-  if ((schedule.warmupSteps ?? 0) < 0) throw new Error(`lr schedule: warmupSteps must be >= 0, got ${schedule.warmupSteps}`);
+  if ((schedule.warmupSteps ?? 0) < 0)
+    throw new Error(`lr schedule: warmupSteps must be >= 0, got ${schedule.warmupSteps}`);
   if (schedule.kind === 'warmup-cosine' && !(schedule.totalSteps > 0)) {
     throw new Error(`lr schedule: warmup-cosine needs totalSteps > 0, got ${schedule.totalSteps}`);
   }

@@ -18,8 +18,7 @@ export function weightBytesPerElement(dtype: WeightDtype): number {
 }
 
 export type TrainingShape =
-  | { mode: 'lora'; adapters: number; rank: number; targets: readonly string[] }
-  | { mode: 'full'; adapters: number };
+  { mode: 'lora'; adapters: number; rank: number; targets: readonly string[] } | { mode: 'full'; adapters: number };
 
 /** One generate call: `sequences` decoded, `uniquePrompts` of them prefilled (GRPO samples share their prompt,
  *  each prompt's samples next to each other), prompts left-padded to `promptTokens`, up to `newTokens` generated;
@@ -136,7 +135,11 @@ export function loraFloats(config: ModelConfig, rank: number, targets: readonly 
  *  matrices over an f16 base on WebGPU). */
 function copyBytesOf(config: ModelConfig, shape: MemoryShape): number {
   if (shape.training.mode !== 'lora') return 0;
-  return mergedBytesOf(config, loraTargets(shape.training.targets), mergedDtype(shape.backend ?? 'cpu', shape.weightDtype));
+  return mergedBytesOf(
+    config,
+    loraTargets(shape.training.targets),
+    mergedDtype(shape.backend ?? 'cpu', shape.weightDtype),
+  );
 }
 
 /** How many adapters EnginePolicy merges into an inference copy for generation, in order (each decided by the
@@ -151,8 +154,12 @@ function mergedAdapters(config: ModelConfig, shape: MemoryShape, liveBefore: num
   let n = 0;
   for (let i = 0; i < t.adapters; i++) {
     const yes = mergeLoraAuto({
-      backend: shape.backend ?? 'cpu', baseF32: shape.weightDtype === 'f32', copyBytes, fitsBinding: true,
-      maxTotalBytes: shape.deviceBytes ?? Infinity, liveBytes: live,
+      backend: shape.backend ?? 'cpu',
+      baseF32: shape.weightDtype === 'f32',
+      copyBytes,
+      fitsBinding: true,
+      maxTotalBytes: shape.deviceBytes ?? Infinity,
+      liveBytes: live,
     });
     if (!yes) break;
     n++;
@@ -173,24 +180,40 @@ export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
 
 /** The largest of the decodeBatch calls a generate call is split into (at most `decodeBatch` sequences each, in
  *  order; a prompt's samples next to each other), by its peak floats. */
-function decodeCallFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null, fused: boolean): { cache: number; scratch: number } {
+function decodeCallFloats(
+  config: ModelConfig,
+  d: DecodeShape,
+  loraInDecode: { rank: number; targets: number } | null,
+  fused: boolean,
+): { cache: number; scratch: number } {
   const B = d.sequences;
   const cap = d.decodeBatch ?? B;
-  if (!(Number.isInteger(cap) && cap >= 1)) throw new Error(`planMemory: decode.decodeBatch must be a positive integer, got ${cap}`);
+  if (!(Number.isInteger(cap) && cap >= 1))
+    throw new Error(`planMemory: decode.decodeBatch must be a positive integer, got ${cap}`);
   if (cap >= B) return decodeFloats(config, d, loraInDecode, fused);
   const U = Math.max(1, Math.min(d.uniquePrompts, B));
   const promptOf = (i: number) => Math.floor((i * U) / B);
   let best = { cache: 0, scratch: 0 };
   for (let start = 0; start < B; start += cap) {
     const end = Math.min(B, start + cap);
-    const call = decodeFloats(config, { ...d, sequences: end - start, uniquePrompts: promptOf(end - 1) - promptOf(start) + 1 }, loraInDecode, fused);
+    const call = decodeFloats(
+      config,
+      { ...d, sequences: end - start, uniquePrompts: promptOf(end - 1) - promptOf(start) + 1 },
+      loraInDecode,
+      fused,
+    );
     if (call.cache + call.scratch > best.cache + best.scratch) best = call;
   }
   return best;
 }
 
 /** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
-function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank: number; targets: number } | null, fused: boolean): { cache: number; scratch: number } {
+function decodeFloats(
+  config: ModelConfig,
+  d: DecodeShape,
+  loraInDecode: { rank: number; targets: number } | null,
+  fused: boolean,
+): { cache: number; scratch: number } {
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (d.sequences <= 0 || d.newTokens <= 0) return { cache: 0, scratch: 0 };
   const B = d.sequences;
@@ -215,7 +238,13 @@ function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank:
   const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W;
   // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits
   const decodeCache = 2 * L * B * S * W;
-  const decodeScratch = (fused ? fusedWorkspaceFloats(config, B) : layerWorkspaceFloats(config, B, r, nt)) + 3 * B + rope + 3 * B * D + B + B * V;
+  const decodeScratch =
+    (fused ? fusedWorkspaceFloats(config, B) : layerWorkspaceFloats(config, B, r, nt)) +
+    3 * B +
+    rope +
+    3 * B * D +
+    B +
+    B * V;
   const prefill = prefillCache + prefillScratch;
   const decode = decodeCache + decodeScratch;
   if (decode >= prefill && decode >= compact) return { cache: decodeCache, scratch: decodeScratch };
@@ -225,7 +254,12 @@ function decodeFloats(config: ModelConfig, d: DecodeShape, loraInDecode: { rank:
 
 /** Floats one gradient chunk allocates (decoder.ts runSequences with a backward), and whether it keeps every
  *  layer's internals. */
-function gradientFloats(config: ModelConfig, g: GradientShape, training: TrainingShape, budgetBytes: number): { floats: number; keepAll: boolean } {
+function gradientFloats(
+  config: ModelConfig,
+  g: GradientShape,
+  training: TrainingShape,
+  budgetBytes: number,
+): { floats: number; keepAll: boolean } {
   const { hiddenSize: D, intermediateSize: Fi, numHeads: H, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (g.sequences <= 0 || g.tokens <= 0) return { floats: 0, keepAll: false };
   const B = g.sequences;
@@ -251,7 +285,8 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const parameters = parameterCount(config);
   const t = shape.training;
   if (!(t.adapters >= 1)) throw new Error(`planMemory: training.adapters must be at least 1, got ${t.adapters}`);
-  if (t.mode === 'full' && shape.weightDtype !== 'f32') throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
+  if (t.mode === 'full' && shape.weightDtype !== 'f32')
+    throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
   const weights = weightBytes(config, shape);
   const trainable = t.mode === 'lora' ? loraFloats(config, t.rank, t.targets) : parameters; // floats of one adapter's trainable weights
   const optimizer = F * t.adapters * (2 * trainable + 1); // AdamW m + v + its norm scalar, per adapter
@@ -261,7 +296,9 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? mergedCount * copyBytesOf(config, shape) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
   const train = decodeCallFloats(config, shape.decode, loraInDecode, merge);
-  const held = shape.evalDecode ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge) : { cache: 0, scratch: 0 };
+  const held = shape.evalDecode
+    ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge)
+    : { cache: 0, scratch: 0 };
   const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
   const dec = evalPeaks ? held : train;
   const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
@@ -270,7 +307,14 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   // the AdamW step packs one adapter's gradients and parameters into flat copies while it runs
   const stepBytes = F * 2 * trainable;
   const phaseBytes = Math.max(decodeBytes, gradientBytes, stepBytes);
-  const peakPhase = decodeBytes === phaseBytes ? (evalPeaks ? 'eval' : 'decode') : gradientBytes === phaseBytes ? 'gradient' : 'optimizer';
+  const peakPhase =
+    decodeBytes === phaseBytes
+      ? evalPeaks
+        ? 'eval'
+        : 'decode'
+      : gradientBytes === phaseBytes
+        ? 'gradient'
+        : 'optimizer';
   const kv_cache = F * dec.cache;
   const activations = Math.max(F * dec.scratch, gradientBytes, stepBytes);
   return {

@@ -4,16 +4,48 @@
 import type { Backend } from '../backend.ts';
 import type { ModelConfig, ModelWeights } from '../model/config.ts';
 import type {
-  Generation, GenerationFinish, GenerateRequest, GradientRequest, OptimizerStepResult, SamplingParams, ScoreOptions, ScoreRequest,
-  ScoreResult, TokenDecoder, TrainablePolicy,
+  Generation,
+  GenerationFinish,
+  GenerateRequest,
+  GradientRequest,
+  OptimizerStepResult,
+  SamplingParams,
+  ScoreOptions,
+  ScoreRequest,
+  ScoreResult,
+  TokenDecoder,
+  TrainablePolicy,
 } from './policy.ts';
 import { packSequences } from '../model/batch.ts';
 import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
-import { createLoraAdapter, freeAdapter, namedLoraParameters, normalizeLoraTargets, zerosLikeAdapter, type LoraAdapter } from '../model/lora.ts';
+import {
+  createLoraAdapter,
+  freeAdapter,
+  namedLoraParameters,
+  normalizeLoraTargets,
+  zerosLikeAdapter,
+  type LoraAdapter,
+} from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
-import { allocMerged, largestMergedTensorBytes, mergedBytes, mergedDtype, mergeLoraAuto, refreshMerged, type MergedWeights } from '../model/lora-merge.ts';
-import { cloneParams, downloadParams, freeParams, namedParameters, uploadParams, zerosLikeParams, type DecoderParams } from '../model/params.ts';
+import {
+  allocMerged,
+  largestMergedTensorBytes,
+  mergedBytes,
+  mergedDtype,
+  mergeLoraAuto,
+  refreshMerged,
+  type MergedWeights,
+} from '../model/lora-merge.ts';
+import {
+  cloneParams,
+  downloadParams,
+  freeParams,
+  namedParameters,
+  uploadParams,
+  zerosLikeParams,
+  type DecoderParams,
+} from '../model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
 import { validateSampling } from '../sampling.ts';
 import { acceptSampled } from '../stop-rules.ts';
@@ -67,7 +99,11 @@ export interface EnginePolicyOptions {
  *  f32 otherwise (the CPU and WASM backends compute in f32 and gain no speed from halves; full fine-tuning trains
  *  every weight in f32). On f16 the golden fixtures agree to 2e-3 of max |value| (logits, log-probs) and 2e-2
  *  (LoRA gradients) instead of 4e-5 / 4e-4 (tests/engine/golden-f16.test.ts). */
-export function resolveBaseDtype(choice: 'auto' | 'f32' | 'f16' | 'bf16', be: Backend, mode: 'lora' | 'full'): 'f32' | 'f16' | 'bf16' {
+export function resolveBaseDtype(
+  choice: 'auto' | 'f32' | 'f16' | 'bf16',
+  be: Backend,
+  mode: 'lora' | 'full',
+): 'f32' | 'f16' | 'bf16' {
   if (choice !== 'auto') return choice;
   return mode === 'lora' && be.kind === 'webgpu' && be.supportsF16 ? 'f16' : 'f32';
 }
@@ -135,30 +171,49 @@ export class EnginePolicy implements TrainablePolicy {
     this.contextLength = config.maxPositionEmbeddings;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
-    if (!Number.isInteger(this.maxDecodeBatch) || this.maxDecodeBatch < 1) throw new Error(`createEnginePolicy: maxDecodeBatch must be a positive integer, got ${this.maxDecodeBatch}`);
+    if (!Number.isInteger(this.maxDecodeBatch) || this.maxDecodeBatch < 1)
+      throw new Error(`createEnginePolicy: maxDecodeBatch must be a positive integer, got ${this.maxDecodeBatch}`);
     validateAdamW(opts.optimizer);
     if (training.mode === 'lora') {
       normalizeLoraTargets(training.targets);
-      if (!Number.isInteger(training.rank) || training.rank < 1) throw new Error(`createEnginePolicy: training.rank must be a positive integer, got ${training.rank}`);
-      if (!(training.alpha > 0)) throw new Error(`createEnginePolicy: training.alpha must be > 0, got ${training.alpha}`);
+      if (!Number.isInteger(training.rank) || training.rank < 1)
+        throw new Error(`createEnginePolicy: training.rank must be a positive integer, got ${training.rank}`);
+      if (!(training.alpha > 0))
+        throw new Error(`createEnginePolicy: training.alpha must be > 0, got ${training.alpha}`);
     }
-    if (training.adapters.length === 0) throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
-    if (new Set(training.adapters).size !== training.adapters.length) throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
+    if (training.adapters.length === 0)
+      throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
+    if (new Set(training.adapters).size !== training.adapters.length)
+      throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
     this.adapters = [...training.adapters];
     const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
-    if (baseDtype !== 'f32' && training.mode === 'full') throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
+    if (baseDtype !== 'f32' && training.mode === 'full')
+      throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
     this.base = uploadParams(be, config, opts.weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
-        const lora = createLoraAdapter(be, config, { name, rank: training.rank, alpha: training.alpha, targets: training.targets, seed: opts.seed + i });
+        const lora = createLoraAdapter(be, config, {
+          name,
+          rank: training.rank,
+          alpha: training.alpha,
+          targets: training.targets,
+          seed: opts.seed + i,
+        });
         this.trainables.set(name, this.makeLoraTrainable(name, lora));
       } else {
         const full = cloneParams(be, config, this.base, `full:${name}`);
         const fullGrads = zerosLikeParams(be, config, `grad:${name}`);
         const slots: ParamSlot[] = [];
         const grads = new Map(namedParameters(fullGrads));
-        for (const [pname, t] of namedParameters(full)) slots.push({ name: pname, param: t, grad: grads.get(pname)!, decay: t.shape.length >= 2 });
-        this.trainables.set(name, { kind: 'full', name, params: full, grads: fullGrads, optimizer: new AdamW(be, opts.optimizer, slots) });
+        for (const [pname, t] of namedParameters(full))
+          slots.push({ name: pname, param: t, grad: grads.get(pname)!, decay: t.shape.length >= 2 });
+        this.trainables.set(name, {
+          kind: 'full',
+          name,
+          params: full,
+          grads: fullGrads,
+          optimizer: new AdamW(be, opts.optimizer, slots),
+        });
       }
     });
   }
@@ -167,8 +222,21 @@ export class EnginePolicy implements TrainablePolicy {
     const be = this.backend;
     const loraGrads = zerosLikeAdapter(be, this.config, lora, `grad:${name}`);
     const grads = new Map(namedLoraParameters(loraGrads));
-    const slots = namedLoraParameters(lora).map(([pname, t]): ParamSlot => ({ name: pname, param: t, grad: grads.get(pname)!, decay: true }));
-    return { kind: 'lora', name, lora, grads: loraGrads, merged: null, mergedFresh: false, optimizer: new AdamW(be, this.opts.optimizer, slots) };
+    const slots = namedLoraParameters(lora).map(([pname, t]): ParamSlot => ({
+      name: pname,
+      param: t,
+      grad: grads.get(pname)!,
+      decay: true,
+    }));
+    return {
+      kind: 'lora',
+      name,
+      lora,
+      grads: loraGrads,
+      merged: null,
+      mergedFresh: false,
+      optimizer: new AdamW(be, this.opts.optimizer, slots),
+    };
   }
 
   private trainable(adapter: string): Trainable {
@@ -179,7 +247,10 @@ export class EnginePolicy implements TrainablePolicy {
 
   /** Weights for a request: null adapter or reference -> the frozen base without adapters. Without gradients a
    *  LoRA adapter runs merged into a copy of its target weights when that is enabled. */
-  private weightsFor(adapter: string | null, { reference = false, forGradients = false }: WeightsRequest = {}): ActiveWeights {
+  private weightsFor(
+    adapter: string | null,
+    { reference = false, forGradients = false }: WeightsRequest = {},
+  ): ActiveWeights {
     if (adapter === null || reference) return { params: this.base, lora: null };
     const t = this.trainable(adapter);
     if (t.kind === 'full') return { params: t.params, lora: null };
@@ -203,12 +274,18 @@ export class EnginePolicy implements TrainablePolicy {
     const fits = largestMergedTensorBytes(this.config) <= this.backend.limits.maxStorageBufferBindingSize;
     if (m === 'auto') {
       return mergeLoraAuto({
-        backend: this.backend.kind, baseF32: this.base.layers[0].q.dtype === 'f32', copyBytes: mergedBytes(this.config, lora, mergedDtype(this.backend.kind, this.base.layers[0].q.dtype)), fitsBinding: fits,
-        maxTotalBytes: this.backend.limits.maxTotalBytes, liveBytes: this.backend.ledger().liveBytes,
+        backend: this.backend.kind,
+        baseF32: this.base.layers[0].q.dtype === 'f32',
+        copyBytes: mergedBytes(this.config, lora, mergedDtype(this.backend.kind, this.base.layers[0].q.dtype)),
+        fitsBinding: fits,
+        maxTotalBytes: this.backend.limits.maxTotalBytes,
+        liveBytes: this.backend.ledger().liveBytes,
       });
     }
     if (m && !fits) {
-      throw new Error(`mergeLoraForInference: a fused [q;k;v] or [gate;up] matrix takes ${largestMergedTensorBytes(this.config)} bytes, over the backend's binding limit of ${this.backend.limits.maxStorageBufferBindingSize}`);
+      throw new Error(
+        `mergeLoraForInference: a fused [q;k;v] or [gate;up] matrix takes ${largestMergedTensorBytes(this.config)} bytes, over the backend's binding limit of ${this.backend.limits.maxStorageBufferBindingSize}`,
+      );
     }
     return m;
   }
@@ -219,9 +296,18 @@ export class EnginePolicy implements TrainablePolicy {
     t.mergedFresh = false;
   }
 
-  async generate(requests: readonly GenerateRequest[], sampling: SamplingParams, onProgress?: (doneTokens: number) => void): Promise<Generation[]> {
+  async generate(
+    requests: readonly GenerateRequest[],
+    sampling: SamplingParams,
+    onProgress?: (doneTokens: number) => void,
+  ): Promise<Generation[]> {
     validateSampling(sampling);
-    const out: Generation[] = requests.map(() => ({ tokens: [], logprobs: [], text: '', finish: 'length' as GenerationFinish }));
+    const out: Generation[] = requests.map(() => ({
+      tokens: [],
+      logprobs: [],
+      text: '',
+      finish: 'length' as GenerationFinish,
+    }));
     let doneBefore = 0;
     for (const [adapter, indices] of groupBy(requests, (r) => r.adapter)) {
       for (let c = 0; c < indices.length; c += this.maxDecodeBatch) {
@@ -234,11 +320,23 @@ export class EnginePolicy implements TrainablePolicy {
           return req.constraint ? req.constraint.allowed(out[chunk[b]].tokens, req.maxNewTokens) : null;
         };
         await decodeBatch(
-          this.backend, this.config, this.weightsFor(adapter), chunk.map((i) => requests[i].prompt),
+          this.backend,
+          this.config,
+          this.weightsFor(adapter),
+          chunk.map((i) => requests[i].prompt),
           // tokens are drawn on the device (the catalog's `sample` kernel, masked for constrained requests); the
           // request index is the sampling stream
-          { sampling, streams: chunk, next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn), ...(constrained ? { mask } : {}) },
-          { maxNewTokens: maxNew, ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}), onStep: (n) => onProgress?.(base + n) },
+          {
+            sampling,
+            streams: chunk,
+            next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn),
+            ...(constrained ? { mask } : {}),
+          },
+          {
+            maxNewTokens: maxNew,
+            ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}),
+            onStep: (n) => onProgress?.(base + n),
+          },
         );
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
       }
@@ -254,22 +352,38 @@ export class EnginePolicy implements TrainablePolicy {
   }
 
   async score(requests: readonly ScoreRequest[], opts: ScoreOptions = {}): Promise<ScoreResult[]> {
-    return this.forEachChunk(requests, { reference: opts.reference === true, grads: null, temperature: opts.temperature ?? 1 });
+    return this.forEachChunk(requests, {
+      reference: opts.reference === true,
+      grads: null,
+      temperature: opts.temperature ?? 1,
+    });
   }
 
-  async accumulateGradients(requests: readonly GradientRequest[], opts: { temperature?: number } = {}): Promise<ScoreResult[]> {
+  async accumulateGradients(
+    requests: readonly GradientRequest[],
+    opts: { temperature?: number } = {},
+  ): Promise<ScoreResult[]> {
     requests.forEach((r, i) => {
-      if (r.adapter === null) throw new Error(`accumulateGradients: request ${i} has adapter null; the frozen base cannot be trained`);
-      if (r.coef.length !== r.positions.length) throw new Error(`accumulateGradients: request ${i} has ${r.coef.length} coefficients for ${r.positions.length} positions`);
+      if (r.adapter === null)
+        throw new Error(`accumulateGradients: request ${i} has adapter null; the frozen base cannot be trained`);
+      if (r.coef.length !== r.positions.length)
+        throw new Error(
+          `accumulateGradients: request ${i} has ${r.coef.length} coefficients for ${r.positions.length} positions`,
+        );
       if (r.entropyCoef && r.entropyCoef.length !== r.positions.length) {
-        throw new Error(`accumulateGradients: request ${i} has ${r.entropyCoef.length} entropy coefficients for ${r.positions.length} positions`);
+        throw new Error(
+          `accumulateGradients: request ${i} has ${r.entropyCoef.length} entropy coefficients for ${r.positions.length} positions`,
+        );
       }
     });
     return this.forEachChunk(requests, { reference: false, grads: requests, temperature: opts.temperature ?? 1 });
   }
 
   /** Group by adapter, pack into chunks of at most maxBatchTokens rows, run (and backpropagate when `grads`). */
-  private async forEachChunk(requests: readonly ScoreRequest[], { reference, grads, temperature }: ChunkRun): Promise<ScoreResult[]> {
+  private async forEachChunk(
+    requests: readonly ScoreRequest[],
+    { reference, grads, temperature }: ChunkRun,
+  ): Promise<ScoreResult[]> {
     const results: ScoreResult[] = Array.from({ length: requests.length });
     for (const [adapter, indices] of groupBy(requests, (r) => (reference ? null : r.adapter))) {
       const w = this.weightsFor(adapter, { reference, forGradients: grads !== null });
@@ -278,15 +392,21 @@ export class EnginePolicy implements TrainablePolicy {
       // longest first, so that sequences of similar length share a chunk (less right padding)
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       for (const chunk of chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
-        const batch = packSequences(chunk.map((i) => requests[i]), this.vocabSize);
+        const batch = packSequences(
+          chunk.map((i) => requests[i]),
+          this.vocabSize,
+        );
         chunk.forEach((i, b) => overrideTargets(batch.targets, batch.selectedStart[b], requests[i], i, this.vocabSize));
-        const backward = grads && sinks
-          ? {
-              coef: concat(chunk.map((i) => grads[i].coef)),
-              entropyCoef: chunk.some((i) => grads[i].entropyCoef) ? concat(chunk.map((i) => grads[i].entropyCoef ?? new Float32Array(grads[i].positions.length))) : null,
-              sinks,
-            }
-          : null;
+        const backward =
+          grads && sinks
+            ? {
+                coef: concat(chunk.map((i) => grads[i].coef)),
+                entropyCoef: chunk.some((i) => grads[i].entropyCoef)
+                  ? concat(chunk.map((i) => grads[i].entropyCoef ?? new Float32Array(grads[i].positions.length)))
+                  : null,
+                sinks,
+              }
+            : null;
         const r = await runSequences(this.backend, this.config, w, batch, backward, {
           activationBudgetBytes: this.opts.activationBudgetBytes ?? 64 * 1024 * 1024,
           temperature,
@@ -318,7 +438,8 @@ export class EnginePolicy implements TrainablePolicy {
 
   async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {
     const t = this.trainable(adapter);
-    if (t.kind === 'full') return { [FULL_WEIGHTS_FILE]: serializeModelWeights(await downloadParams(this.backend, t.params)) };
+    if (t.kind === 'full')
+      return { [FULL_WEIGHTS_FILE]: serializeModelWeights(await downloadParams(this.backend, t.params)) };
     const peft = await adapterToPeft(this.backend, t.lora, this.opts.baseModelName ?? null);
     return buildPeftAdapter(peft, this.config);
   }
@@ -327,7 +448,10 @@ export class EnginePolicy implements TrainablePolicy {
     const t = this.trainable(adapter);
     if (t.kind === 'full') {
       const bytes = files[FULL_WEIGHTS_FILE];
-      if (!bytes) throw new Error(`loadAdapter "${adapter}": ${FULL_WEIGHTS_FILE} is missing (full fine-tuning checkpoints are one safetensors file)`);
+      if (!bytes)
+        throw new Error(
+          `loadAdapter "${adapter}": ${FULL_WEIGHTS_FILE} is missing (full fine-tuning checkpoints are one safetensors file)`,
+        );
       const weights = deserializeModelWeights(bytes, this.config, FULL_WEIGHTS_FILE);
       for (const [name, tensor] of namedParameters(t.params)) this.backend.upload(tensor, weights.get(name)!.data);
       return;
@@ -423,9 +547,11 @@ function concat(parts: readonly Float32Array[]): Float32Array {
 /** ScoreRequest.targets: the token scored at each position when it is not tokens[position]. */
 function overrideTargets(targets: Int32Array, start: number, r: ScoreRequest, index: number, vocabSize: number): void {
   if (!r.targets) return;
-  if (r.targets.length !== r.positions.length) throw new Error(`score: request ${index} has ${r.targets.length} targets for ${r.positions.length} positions`);
+  if (r.targets.length !== r.positions.length)
+    throw new Error(`score: request ${index} has ${r.targets.length} targets for ${r.positions.length} positions`);
   r.targets.forEach((id, k) => {
-    if (!Number.isInteger(id) || id < 0 || id >= vocabSize) throw new Error(`score: request ${index}, target ${k}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+      throw new Error(`score: request ${index}, target ${k}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
     targets[start + k] = id;
   });
 }

@@ -8,7 +8,13 @@
 // onnxruntime-node nor onnxruntime-web. It implements Policy only: the model is frozen, nothing trains it.
 import type { ModelConfig } from '../model/config.ts';
 import type {
-  Generation, GenerateRequest, Policy, SamplingParams, ScoreRequest, ScoreResult, TokenDecoder,
+  Generation,
+  GenerateRequest,
+  Policy,
+  SamplingParams,
+  ScoreRequest,
+  ScoreResult,
+  TokenDecoder,
 } from './policy.ts';
 import { logSoftmaxAt, sampleToken, validateSampling } from '../sampling.ts';
 import { acceptToken } from '../stop-rules.ts';
@@ -62,11 +68,15 @@ export class OnnxFrozenPolicy implements Policy {
     const pastInputs = opts.session.inputNames.filter((n) => /^past_key_values\.\d+\.key$/.test(n));
     for (const needed of ['input_ids', 'attention_mask', 'position_ids']) {
       if (!opts.session.inputNames.includes(needed)) {
-        throw new Error(`ONNX model: input "${needed}" missing (inputs: ${opts.session.inputNames.join(', ')}); export it with a KV cache in Optimum's layout`);
+        throw new Error(
+          `ONNX model: input "${needed}" missing (inputs: ${opts.session.inputNames.join(', ')}); export it with a KV cache in Optimum's layout`,
+        );
       }
     }
     if (pastInputs.length !== opts.config.numLayers) {
-      throw new Error(`ONNX model: ${pastInputs.length} past_key_values inputs but config.json has ${opts.config.numLayers} layers`);
+      throw new Error(
+        `ONNX model: ${pastInputs.length} past_key_values inputs but config.json has ${opts.config.numLayers} layers`,
+      );
     }
     this.numLayers = pastInputs.length;
     this.maxBatch = Math.max(1, opts.maxBatch ?? 16);
@@ -82,7 +92,11 @@ export class OnnxFrozenPolicy implements Policy {
    * mask [B, pastLength + T] (1 = real token, 0 = left padding) and positions [B, T]. Returns logits [B, T, V].
    */
   private async forward(
-    B: number, ids: BigInt64Array, mask: BigInt64Array, positions: BigInt64Array, past: OrtTensorLike[] | null,
+    B: number,
+    ids: BigInt64Array,
+    mask: BigInt64Array,
+    positions: BigInt64Array,
+    past: OrtTensorLike[] | null,
   ): Promise<{ logits: Float32Array; present: OrtTensorLike[] }> {
     const { tensor, config } = this.opts;
     const T = ids.length / B;
@@ -93,13 +107,18 @@ export class OnnxFrozenPolicy implements Policy {
     };
     for (let l = 0; l < this.numLayers; l++) {
       for (const [i, kind] of (['key', 'value'] as const).entries()) {
-        feeds[`past_key_values.${l}.${kind}`] = past ? past[2 * l + i] : tensor('float32', new Float32Array(0), [B, config.numKvHeads, 0, config.headDim]);
+        feeds[`past_key_values.${l}.${kind}`] = past
+          ? past[2 * l + i]
+          : tensor('float32', new Float32Array(0), [B, config.numKvHeads, 0, config.headDim]);
       }
     }
     const out = await this.opts.session.run(feeds);
     const logits = out.logits;
     if (!(logits?.data instanceof Float32Array)) throw new Error('ONNX model: output "logits" must be float32');
-    if (logits.dims.at(-1) !== this.vocabSize) throw new Error(`ONNX model: logits have ${logits.dims.at(-1)} columns but config.json's vocab_size is ${this.vocabSize}`);
+    if (logits.dims.at(-1) !== this.vocabSize)
+      throw new Error(
+        `ONNX model: logits have ${logits.dims.at(-1)} columns but config.json's vocab_size is ${this.vocabSize}`,
+      );
     const present: OrtTensorLike[] = [];
     for (let l = 0; l < this.numLayers; l++) present.push(out[`present.${l}.key`], out[`present.${l}.value`]);
     return { logits: logits.data, present };
@@ -115,19 +134,28 @@ export class OnnxFrozenPolicy implements Policy {
    * padded to the longest prompt. Request i samples from stream i at step s, as the engine does, so the same seed
    * gives the same tokens whenever the two agree on the logits.
    */
-  async generate(requests: readonly GenerateRequest[], sampling: SamplingParams, onProgress?: (doneTokens: number) => void): Promise<Generation[]> {
+  async generate(
+    requests: readonly GenerateRequest[],
+    sampling: SamplingParams,
+    onProgress?: (doneTokens: number) => void,
+  ): Promise<Generation[]> {
     validateSampling(sampling);
     const out: Generation[] = requests.map(() => ({ tokens: [], logprobs: [], text: '', finish: 'length' }));
     const work = requests.flatMap((r, i) => (r.maxNewTokens > 0 && r.prompt.length > 0 ? [i] : []));
     let doneTokens = 0;
     const tick = (): void => onProgress?.(++doneTokens);
-    for (let c = 0; c < work.length; c += this.maxBatch) await this.generateBatch(work.slice(c, c + this.maxBatch), requests, out, sampling, tick);
+    for (let c = 0; c < work.length; c += this.maxBatch)
+      await this.generateBatch(work.slice(c, c + this.maxBatch), requests, out, sampling, tick);
     for (const g of out) g.text = this.opts.decoder.decode(g.tokens);
     return out;
   }
 
   private async generateBatch(
-    streams: readonly number[], requests: readonly GenerateRequest[], out: Generation[], sampling: SamplingParams, tick: () => void,
+    streams: readonly number[],
+    requests: readonly GenerateRequest[],
+    out: Generation[],
+    sampling: SamplingParams,
+    tick: () => void,
   ): Promise<void> {
     const B = streams.length;
     const P = Math.max(...streams.map((i) => requests[i].prompt.length));
@@ -166,27 +194,54 @@ export class OnnxFrozenPolicy implements Policy {
         grown[b * (columns + 1) + columns] = 1n;
       }
       mask = grown;
-      step = await this.forward(B, next, mask, BigInt64Array.from(nextPosition, (p) => BigInt(p)), step.present);
+      step = await this.forward(
+        B,
+        next,
+        mask,
+        BigInt64Array.from(nextPosition, (p) => BigInt(p)),
+        step.present,
+      );
       for (let b = 0; b < B; b++) nextPosition[b]++;
       T = 1;
     }
   }
 
   /** Sampling and stopping rules for one sequence (the engine's, stop-rules.ts); null when it has finished. */
-  private nextToken(req: GenerateRequest, gen: Generation, logits: Float32Array, sampling: SamplingParams, stream: number, step: number): number | null {
+  private nextToken(
+    req: GenerateRequest,
+    gen: Generation,
+    logits: Float32Array,
+    sampling: SamplingParams,
+    stream: number,
+    step: number,
+  ): number | null {
     const allowed = req.constraint ? req.constraint.allowed(gen.tokens, req.maxNewTokens) : null;
-    return acceptToken(req, gen, logits, sampleToken(logits, sampling, stream, step, allowed), this.opts.decoder, allowed);
+    return acceptToken(
+      req,
+      gen,
+      logits,
+      sampleToken(logits, sampling, stream, step, allowed),
+      this.opts.decoder,
+      allowed,
+    );
   }
 
   async score(requests: readonly ScoreRequest[]): Promise<ScoreResult[]> {
     const results: ScoreResult[] = [];
     for (const [i, req] of requests.entries()) {
       for (const t of req.positions) {
-        if (!Number.isInteger(t) || t < 1 || t >= req.tokens.length) throw new Error(`score: request ${i} position ${t} is outside 1..${req.tokens.length - 1}`);
+        if (!Number.isInteger(t) || t < 1 || t >= req.tokens.length)
+          throw new Error(`score: request ${i} position ${t} is outside 1..${req.tokens.length - 1}`);
       }
       const T = req.tokens.length;
       const ids = BigInt64Array.from(req.tokens, (x) => BigInt(x));
-      const { logits } = await this.forward(1, ids, new BigInt64Array(T).fill(1n), BigInt64Array.from({ length: T }, (_, t) => BigInt(t)), null);
+      const { logits } = await this.forward(
+        1,
+        ids,
+        new BigInt64Array(T).fill(1n),
+        BigInt64Array.from({ length: T }, (_, t) => BigInt(t)),
+        null,
+      );
       const logprobs = new Float32Array(req.positions.length);
       const entropy = new Float32Array(req.positions.length);
       req.positions.forEach((t, j) => {

@@ -7,7 +7,16 @@
 export const CONFIG_VERSION = 1;
 
 /** The page's knob groups, in the order the config panel shows them. */
-export const CONFIG_GROUPS = ['Protocol', 'Agents', 'Rollout', 'Advantage & loss', 'Optimiser', 'Data & evaluation', 'Model', 'Run'] as const;
+export const CONFIG_GROUPS = [
+  'Protocol',
+  'Agents',
+  'Rollout',
+  'Advantage & loss',
+  'Optimiser',
+  'Data & evaluation',
+  'Model',
+  'Run',
+] as const;
 export type ConfigGroup = (typeof CONFIG_GROUPS)[number];
 
 /**

@@ -80,7 +80,8 @@ export type KlPlacement = ExperimentConfig['klPlacement'];
 /** A fresh config holding every field's default (the presets state only what differs from it). */
 export function configDefaults(): ExperimentConfig {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(FIELD_SPECS)) out[key] = Array.isArray(field.default) ? [...field.default] : field.default;
+  for (const [key, field] of Object.entries(FIELD_SPECS))
+    out[key] = Array.isArray(field.default) ? [...field.default] : field.default;
   return out as ExperimentConfig;
 }
 

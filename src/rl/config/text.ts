@@ -51,7 +51,8 @@ function jsonOrText(raw: string): unknown {
  */
 export function setTextValue(key: string, raw: string): unknown {
   let value: unknown;
-  if (!isConfigKey(key) || raw.startsWith('"') || (raw.startsWith('[') && FIELD_SPECS[key].kind === 'strings')) value = jsonOrText(raw);
+  if (!isConfigKey(key) || raw.startsWith('"') || (raw.startsWith('[') && FIELD_SPECS[key].kind === 'strings'))
+    value = jsonOrText(raw);
   else value = fieldFromText(key, raw);
   if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`--set ${key}=${raw}: not a finite number`);
   return value;

@@ -83,7 +83,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length];
@@ -113,26 +114,41 @@ export function unknownFieldText(key: string): string {
 /** Rules that involve more than one field. Returns problems as `field "x" ...` strings. */
 export function crossFieldProblems(c: ExperimentConfig): string[] {
   const out: string[] = [];
-  if (c.filterEpsMin > c.filterEpsMax) out.push(`field "filterEpsMin" (${c.filterEpsMin}) must be <= filterEpsMax (${c.filterEpsMax})`);
-  if (c.trainSet === 'file' && c.trainFile === '') out.push('field "trainFile" must name a JSONL file when trainSet is "file"');
-  if (c.evalSet === 'file' && c.evalFile === '') out.push('field "evalFile" must name a JSONL file when evalSet is "file"');
+  if (c.filterEpsMin > c.filterEpsMax)
+    out.push(`field "filterEpsMin" (${c.filterEpsMin}) must be <= filterEpsMax (${c.filterEpsMax})`);
+  if (c.trainSet === 'file' && c.trainFile === '')
+    out.push('field "trainFile" must name a JSONL file when trainSet is "file"');
+  if (c.evalSet === 'file' && c.evalFile === '')
+    out.push('field "evalFile" must name a JSONL file when evalSet is "file"');
   if (c.model === '') out.push('field "model" must not be empty');
-  if (c.mode === 'vrp' && c.steps > 0) out.push('field "steps" must be 0 for mode "vrp" (evaluation only; use "vrp-rl" to train)');
+  if (c.mode === 'vrp' && c.steps > 0)
+    out.push('field "steps" must be 0 for mode "vrp" (evaluation only; use "vrp-rl" to train)');
   if (c.paramMode === 'separate' && (c.mode === 'vrp' || c.mode === 'vrp-rl' || c.mode === 'mrp-rl'))
     out.push(`field "paramMode" must be "shared" for single-agent mode "${c.mode}"`);
   if (c.mode !== 'multi-turn' && c.maxTurns !== 1 && c.mode !== 'vrp')
     out.push(`field "maxTurns" must be 1 for mode "${c.mode}" (single-response protocol)`);
   if (c.miniBatches > c.problemsPerStep * c.groupSize)
-    out.push(`field "miniBatches" (${c.miniBatches}) must not exceed the rollouts per step (${c.problemsPerStep * c.groupSize})`);
+    out.push(
+      `field "miniBatches" (${c.miniBatches}) must not exceed the rollouts per step (${c.problemsPerStep * c.groupSize})`,
+    );
   if (c.frozenAgent !== 'none' && c.mode !== 'multi-turn' && c.mode !== 'single-turn')
-    out.push(`field "frozenAgent" ("${c.frozenAgent}") needs a two-agent mode (multi-turn or single-turn), not "${c.mode}"`);
+    out.push(
+      `field "frozenAgent" ("${c.frozenAgent}") needs a two-agent mode (multi-turn or single-turn), not "${c.mode}"`,
+    );
   if (c.klPlacement === 'reward' && c.advantage !== 'reinforce++')
-    out.push(`field "klPlacement" ("reward", OpenRLHF REINFORCE++) needs advantage "reinforce++", not "${c.advantage}"`);
+    out.push(
+      `field "klPlacement" ("reward", OpenRLHF REINFORCE++) needs advantage "reinforce++", not "${c.advantage}"`,
+    );
   if (c.phaseEpochs > 0 && !(c.mode === 'single-turn' && c.paramMode === 'separate'))
-    out.push(`field "phaseEpochs" (${c.phaseEpochs}: Algorithm 1 phases) needs mode "single-turn" with paramMode "separate"; use 0 otherwise`);
-  if (c.finetune === 'lora' && c.loraTargets.length === 0) out.push('field "loraTargets" must list at least one module');
+    out.push(
+      `field "phaseEpochs" (${c.phaseEpochs}: Algorithm 1 phases) needs mode "single-turn" with paramMode "separate"; use 0 otherwise`,
+    );
+  if (c.finetune === 'lora' && c.loraTargets.length === 0)
+    out.push('field "loraTargets" must list at least one module');
   if (c.metaActions === 'json' && c.mode !== 'single-turn')
-    out.push(`field "metaActions" ("json": one meta-action, then the answer; paper Sec. 4.2.2) needs mode "single-turn", not "${c.mode}"`);
+    out.push(
+      `field "metaActions" ("json": one meta-action, then the answer; paper Sec. 4.2.2) needs mode "single-turn", not "${c.mode}"`,
+    );
   return out;
 }
 
@@ -164,7 +180,10 @@ export function validateConfig(json: unknown, source: string, base?: ExperimentC
     }
     const value = has ? record[key] : base![key];
     if (!accepts(spec, value)) {
-      if (key === 'version') problems.push(`field "version" must be ${CONFIG_VERSION} (this build's config version), got ${describe(value)}`);
+      if (key === 'version')
+        problems.push(
+          `field "version" must be ${CONFIG_VERSION} (this build's config version), got ${describe(value)}`,
+        );
       else problems.push(`field "${key}" must be ${acceptedText(spec)}, got ${describe(value)}`);
     }
     out[key] = Array.isArray(value) ? [...value] : value;

@@ -40,7 +40,8 @@ export function grpoAdvantages(
   groups: readonly (string | number)[],
   opts: { scaling: StdScaling; eps: number },
 ): GrpoResult {
-  if (rewards.length !== groups.length) throw new Error(`grpoAdvantages: ${rewards.length} rewards but ${groups.length} group keys`);
+  if (rewards.length !== groups.length)
+    throw new Error(`grpoAdvantages: ${rewards.length} rewards but ${groups.length} group keys`);
   const members = new Map<string | number, number[]>();
   groups.forEach((g, i) => {
     const list = members.get(g);
@@ -85,7 +86,8 @@ export function reinforcePlusPlusAdvantages(
   tokenCounts: readonly number[],
   eps = 1e-8,
 ): number[] {
-  if (returns.length !== tokenCounts.length) throw new Error(`reinforcePlusPlusAdvantages: ${returns.length} returns but ${tokenCounts.length} counts`);
+  if (returns.length !== tokenCounts.length)
+    throw new Error(`reinforcePlusPlusAdvantages: ${returns.length} returns but ${tokenCounts.length} counts`);
   let total = 0;
   let sum = 0;
   returns.forEach((r, i) => {
@@ -117,7 +119,8 @@ export function reinforcePlusPlusKlRewardAdvantages(
   kl: readonly ArrayLike<number>[],
   beta: number,
 ): Float64Array[] {
-  if (outcomes.length !== kl.length) throw new Error(`reinforcePlusPlusKlRewardAdvantages: ${outcomes.length} outcomes but ${kl.length} KL rows`);
+  if (outcomes.length !== kl.length)
+    throw new Error(`reinforcePlusPlusKlRewardAdvantages: ${outcomes.length} outcomes but ${kl.length} KL rows`);
   const returns = kl.map((row, i) => {
     const g = new Float64Array(row.length);
     let acc = outcomes[i];

@@ -59,7 +59,8 @@ function klRows(rows: readonly AdvantageRow[]): Float64Array[] {
   return rows.map((r, i) => {
     if (r.positions.length === 0) return new Float64Array(0);
     const { oldLogp, refLogp } = r;
-    if (!oldLogp || !refLogp) throw new Error(`advantage reinforce++: row ${i} needs old and reference log-probs for the KL in the reward`);
+    if (!oldLogp || !refLogp)
+      throw new Error(`advantage reinforce++: row ${i} needs old and reference log-probs for the KL in the reward`);
     return Float64Array.from({ length: r.positions.length }, (_, j) => oldLogp[j] - refLogp[j]);
   });
 }
@@ -71,7 +72,12 @@ function reinforcePlusPlus(rows: readonly AdvantageRow[], config: AdvantageConfi
     const advantages = perToken.map((a) => (a.length > 0 ? a.reduce((s, x) => s + x, 0) / a.length : 0));
     return { advantages, tokenAdvantages: perToken };
   }
-  return { advantages: reinforcePlusPlusAdvantages(rewards, rows.map((r) => r.positions.length)) };
+  return {
+    advantages: reinforcePlusPlusAdvantages(
+      rewards,
+      rows.map((r) => r.positions.length),
+    ),
+  };
 }
 
 export const ADVANTAGE_ESTIMATORS: Readonly<Record<AdvantageEstimator, AdvantageEstimatorEntry>> = {
@@ -88,8 +94,15 @@ export const ADVANTAGE_ESTIMATORS: Readonly<Record<AdvantageEstimator, Advantage
 };
 
 /** The configured estimator's advantages for `rows`. */
-export function estimateAdvantages(estimator: AdvantageEstimator, rows: readonly AdvantageRow[], config: AdvantageConfig): Advantages {
+export function estimateAdvantages(
+  estimator: AdvantageEstimator,
+  rows: readonly AdvantageRow[],
+  config: AdvantageConfig,
+): Advantages {
   const entry = ADVANTAGE_ESTIMATORS[estimator];
-  if (!entry) throw new Error(`advantage: unknown estimator "${String(estimator)}" (known: ${Object.keys(ADVANTAGE_ESTIMATORS).join(', ')})`);
+  if (!entry)
+    throw new Error(
+      `advantage: unknown estimator "${String(estimator)}" (known: ${Object.keys(ADVANTAGE_ESTIMATORS).join(', ')})`,
+    );
   return entry.estimate(rows, config);
 }

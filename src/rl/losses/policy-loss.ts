@@ -34,9 +34,18 @@ export interface LossRow {
 /** The loss knobs of the experiment config (each field documented in config.ts); lossNormLength resolved (> 0). */
 export type LossOptions = Pick<
   ExperimentConfig,
-  | 'ratio' | 'logRatioClip' | 'clipLow' | 'clipHigh' | 'dualClip' | 'aggregation'
-  | 'lossNormLength' | 'klBeta' | 'klEstimator' | 'entropyCoef'
-> & Partial<Pick<ExperimentConfig, 'regularizerMean'>>;
+  | 'ratio'
+  | 'logRatioClip'
+  | 'clipLow'
+  | 'clipHigh'
+  | 'dualClip'
+  | 'aggregation'
+  | 'lossNormLength'
+  | 'klBeta'
+  | 'klEstimator'
+  | 'entropyCoef'
+> &
+  Partial<Pick<ExperimentConfig, 'regularizerMean'>>;
 
 export interface LossResult {
   /** total loss L (policy + beta KL; the entropy bonus is applied by the engine through entropyCoef) */
@@ -79,7 +88,13 @@ interface Surrogate {
 }
 
 /** PPO clipped surrogate with optional dual clip for one ratio and advantage (verl compute_policy_loss). */
-export function clippedSurrogate(r: number, a: number, clipLow: number, clipHigh: number, dualClip: number | null): Surrogate {
+export function clippedSurrogate(
+  r: number,
+  a: number,
+  clipLow: number,
+  clipHigh: number,
+  dualClip: number | null,
+): Surrogate {
   const unclipped = -a * r;
   const clipped = -a * Math.min(Math.max(r, 1 - clipLow), 1 + clipHigh);
   let loss = Math.max(unclipped, clipped);
@@ -137,7 +152,8 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     const rowClip = new Int8Array(n);
     const a = row.advantage;
     const perToken = row.advantages;
-    if (perToken !== undefined && perToken.length !== n) throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
+    if (perToken !== undefined && perToken.length !== n)
+      throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
     if (opts.ratio === 'token') {
       for (let j = 0; j < n; j++) {
         const { ratio, dRatio } = tokenRatio(row.logp[j] - row.oldLogp[j], cap);

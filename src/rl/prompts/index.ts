@@ -64,7 +64,9 @@ export function promptsFor(set: PromptSetName, mode: ProtocolMode, task: TaskKin
       metaUser: (q, p) => (p?.judge ? paper.judgeMetaUser(p.judge.instruction) : q),
       reasoningSystem: paper.JUDGE_REASONING_SYSTEM,
       reasoningUser: (q, plan, p) =>
-        p?.judge ? paper.judgeReasoningUser(p.judge, plan) : `${q}\n[The Start of Evaluation Plan]\n${plan}\n[The End of Evaluation Plan]`,
+        p?.judge
+          ? paper.judgeReasoningUser(p.judge, plan)
+          : `${q}\n[The Start of Evaluation Plan]\n${plan}\n[The End of Evaluation Plan]`,
       singleSystem: single === 'mrp' ? paper.JUDGE_MRP_SYSTEM : paper.JUDGE_VRP_SYSTEM,
       singleUser: (q, p) => (p?.judge ? paper.judgeUser(p.judge) : q),
     };

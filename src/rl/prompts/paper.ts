@@ -61,9 +61,11 @@ export function paperReasoningUser(question: string, plan: string): string {
 
 // ---- baselines (paper §4.1, App. G.1.2; code prompt/math/vrp.py) ---------------------------------------------
 
-export const VRP_PAPER_SYSTEM = 'You are a math expert tasked with solving problems step by step. Present the final answer within \\boxed{}.';
+export const VRP_PAPER_SYSTEM =
+  'You are a math expert tasked with solving problems step by step. Present the final answer within \\boxed{}.';
 /** prompt/math/vrp.py: a trailing space before the newline. */
-export const VRP_CODE_SYSTEM = 'You are a math expert tasked with solving problems step by step. \nPresent the final answer within \\boxed{}.';
+export const VRP_CODE_SYSTEM =
+  'You are a math expert tasked with solving problems step by step. \nPresent the final answer within \\boxed{}.';
 export function vrpUser(question: string): string {
   return `Here is the question:\n${question}`;
 }

@@ -67,7 +67,10 @@ export function chatFor(e: Episode, role: AgentRole, prompts: AgentPrompts, forT
   }
   const chat: ChatMessage[] = [];
   if (role === 'meta') {
-    chat.push({ role: 'system', content: prompts.metaSystem }, { role: 'user', content: prompts.metaUser(q, e.problem) });
+    chat.push(
+      { role: 'system', content: prompts.metaSystem },
+      { role: 'user', content: prompts.metaUser(q, e.problem) },
+    );
     for (const m of real) chat.push({ role: m.role === 'meta' ? 'assistant' : 'user', content: m.text });
   } else {
     chat.push({ role: 'system', content: prompts.reasoningSystem });

@@ -55,8 +55,12 @@ export interface FrozenActor {
 }
 
 /** Who writes `role`'s turns: the frozen model (base weights, its tokenizer) or the trained policy with the role's adapter. */
-function actorFor(s: RolloutSettings, role: AgentRole): { policy: Policy; tokenizer: ChatTokenizer; adapter: string | null; maxContext: number } {
-  if (s.frozen?.role === role) return { policy: s.frozen.policy, tokenizer: s.frozen.tokenizer, adapter: null, maxContext: s.frozen.maxContext };
+function actorFor(
+  s: RolloutSettings,
+  role: AgentRole,
+): { policy: Policy; tokenizer: ChatTokenizer; adapter: string | null; maxContext: number } {
+  if (s.frozen?.role === role)
+    return { policy: s.frozen.policy, tokenizer: s.frozen.tokenizer, adapter: null, maxContext: s.frozen.maxContext };
   return { policy: s.policy, tokenizer: s.tokenizer, adapter: s.adapterFor(role), maxContext: s.maxContext };
 }
 
@@ -99,7 +103,8 @@ async function generateTurn(
     if (p.length <= s.maxPromptTokens && !fits[i]) s.onContextLimit?.(episodes[i], p.length, actor.maxContext);
   });
   const asked = episodes.map((_, i) => i).filter((i) => fits[i]);
-  const constraint = role === 'meta' && s.metaConstraint ? s.metaConstraint(actor.tokenizer, actor.policy.vocabSize) : null;
+  const constraint =
+    role === 'meta' && s.metaConstraint ? s.metaConstraint(actor.tokenizer, actor.policy.vocabSize) : null;
   const requests = asked.map((i) => ({
     prompt: prompts[i],
     adapter: actor.adapter,
@@ -111,7 +116,8 @@ async function generateTurn(
   const generated = requests.length > 0 ? await actor.policy.generate(requests, sampling, s.onTokens) : [];
   generated.forEach((g, k) => {
     const r = requests[k];
-    if (g.finish === 'length' && r.maxNewTokens < s.maxTokensPerTurn) s.onContextLimit?.(episodes[asked[k]], r.prompt.length, actor.maxContext);
+    if (g.finish === 'length' && r.maxNewTokens < s.maxTokensPerTurn)
+      s.onContextLimit?.(episodes[asked[k]], r.prompt.length, actor.maxContext);
   });
   let next = 0;
   return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
@@ -128,7 +134,14 @@ function message(role: AgentRole, text: string, g: Generation): Message {
   };
 }
 
-const DUMMY_REASONING: Message = { role: 'reasoning', text: '', generated: 0, truncated: false, endedNormally: false, dummy: true };
+const DUMMY_REASONING: Message = {
+  role: 'reasoning',
+  text: '',
+  generated: 0,
+  truncated: false,
+  endedNormally: false,
+  dummy: true,
+};
 
 /** Multi-turn MAMRP rollout; `sampling[role].seed` is varied per round. */
 export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], sampling: RoleSampling): Promise<void> {
@@ -183,7 +196,13 @@ export async function singleTurnRollout(
   onePlanPerGroup = false,
 ): Promise<void> {
   const planners = onePlanPerGroup ? episodes.filter((e, i) => i === 0 || episodes[i - 1].group !== e.group) : episodes;
-  const plans = await generateTurn(s, planners, 'meta', { ...sampling.meta, seed: deriveSeed(sampling.meta.seed, 0, 0) }, []);
+  const plans = await generateTurn(
+    s,
+    planners,
+    'meta',
+    { ...sampling.meta, seed: deriveSeed(sampling.meta.seed, 0, 0) },
+    [],
+  );
   const planOf = new Map(planners.map((e, i) => [e.group, plans[i]]));
   episodes.forEach((e, i) => {
     const g = onePlanPerGroup ? planOf.get(e.group)! : plans[i];
@@ -199,7 +218,13 @@ export async function singleTurnRollout(
     }
   });
   const active = episodes.filter((e) => e.finish === null);
-  const answers = await generateTurn(s, active, 'reasoning', { ...sampling.reasoning, seed: deriveSeed(sampling.reasoning.seed, 0, 1) }, []);
+  const answers = await generateTurn(
+    s,
+    active,
+    'reasoning',
+    { ...sampling.reasoning, seed: deriveSeed(sampling.reasoning.seed, 0, 1) },
+    [],
+  );
   active.forEach((e, i) => {
     const g = answers[i];
     if (g === 'overflow') {
@@ -214,7 +239,11 @@ export async function singleTurnRollout(
 }
 
 /** VRP / MRP: one agent, one response. */
-export async function singleAgentRollout(s: RolloutSettings, episodes: Episode[], sampling: SamplingParams): Promise<void> {
+export async function singleAgentRollout(
+  s: RolloutSettings,
+  episodes: Episode[],
+  sampling: SamplingParams,
+): Promise<void> {
   const out = await generateTurn(s, episodes, 'reasoning', { ...sampling, seed: deriveSeed(sampling.seed, 0, 2) }, []);
   episodes.forEach((e, i) => {
     const g = out[i];

@@ -5,10 +5,15 @@ import type { ExperimentConfig } from '../config.ts';
 import type { MetricsRecord } from '../metrics.ts';
 
 /** One line describing a step with non-finite numbers (metrics.nonfinite) and whether the run stops there. */
-export function divergenceMessage(m: MetricsRecord, config: Pick<ExperimentConfig, 'lr' | 'maxNonFiniteSteps'>): string {
+export function divergenceMessage(
+  m: MetricsRecord,
+  config: Pick<ExperimentConfig, 'lr' | 'maxNonFiniteSteps'>,
+): string {
   const what = (m.nonfinite_quantities ?? []).join(', ') || 'numbers';
   const streak = m.nonfinite_streak ?? 1;
-  const skipped = m.updates_skipped ? `, ${m.updates_skipped} optimiser update${m.updates_skipped > 1 ? 's' : ''} skipped` : '';
+  const skipped = m.updates_skipped
+    ? `, ${m.updates_skipped} optimiser update${m.updates_skipped > 1 ? 's' : ''} skipped`
+    : '';
   const limit = config.maxNonFiniteSteps;
   const stops = limit > 0 && streak >= limit;
   const tail = stops

@@ -15,7 +15,13 @@ import type { SamplingParams } from '../../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
 import { gradeAnswers, leaksAnswer, type Grade } from '../grade.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';
-import { baseMetaReward, baseReasoningReward, binaryReward, consistencyMetaReward, multiTurnReward } from '../rewards.ts';
+import {
+  baseMetaReward,
+  baseReasoningReward,
+  binaryReward,
+  consistencyMetaReward,
+  multiTurnReward,
+} from '../rewards.ts';
 import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
 import { multiTurnRollout, singleAgentRollout, singleTurnRollout, type RolloutSettings } from '../protocol/rollout.ts';
 
@@ -50,11 +56,13 @@ export function currentAgent(config: ExperimentConfig, k: number): AgentRole {
 
 export function stepPlan(config: ExperimentConfig, k: number, sharedAdapter: string): StepPlan {
   const sampled = { meta: false, reasoning: false };
-  if (!isTwoAgent(config)) return { trained: ['reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
+  if (!isTwoAgent(config))
+    return { trained: ['reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
   if (config.paramMode === 'shared')
     return { trained: trainableRoles(config), trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
   const agent = currentAgent(config, k);
-  if (config.mode === 'multi-turn') return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false };
+  if (config.mode === 'multi-turn')
+    return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false };
   return {
     trained: [agent],
     trainedLabel: agent,
@@ -67,7 +75,8 @@ export function stepPlan(config: ExperimentConfig, k: number, sharedAdapter: str
 export function freshEpisodes(problems: readonly Problem[], groupSize: number, kind: Episode['kind']): Episode[] {
   const out: Episode[] = [];
   problems.forEach((problem, group) => {
-    for (let sample = 0; sample < groupSize; sample++) out.push({ problem, group, sample, kind, messages: [], finish: null });
+    for (let sample = 0; sample < groupSize; sample++)
+      out.push({ problem, group, sample, kind, messages: [], finish: null });
   });
   return out;
 }
@@ -98,16 +107,29 @@ export interface ScoredEpisode {
 }
 
 /** Grades every episode's final answer through `checker` (the batch the reward step then scores). */
-export function gradeEpisodes(config: ExperimentConfig, episodes: readonly Episode[], checker: AnswerChecker): Promise<Grade[]> {
-  return gradeAnswers(episodes.map((e) => ({ problem: e.problem, text: finalAnswerText(e, config.overflowAnswer === 'empty') })), checker);
+export function gradeEpisodes(
+  config: ExperimentConfig,
+  episodes: readonly Episode[],
+  checker: AnswerChecker,
+): Promise<Grade[]> {
+  return gradeAnswers(
+    episodes.map((e) => ({ problem: e.problem, text: finalAnswerText(e, config.overflowAnswer === 'empty') })),
+    checker,
+  );
 }
 
 /**
  * Applies the mode's reward rule (rewards.ts) to the episodes' grades (from gradeEpisodes, which the trainer awaits
  * first; grade-in-thread.ts's scoreEpisodes grades on the caller's thread).
  */
-export function scoreGraded(config: ExperimentConfig, episodes: readonly Episode[], onePlanPerGroup: boolean, grades: readonly Grade[]): ScoredEpisode[] {
-  if (grades.length !== episodes.length) throw new Error(`scoreGraded: ${grades.length} grades for ${episodes.length} episodes`);
+export function scoreGraded(
+  config: ExperimentConfig,
+  episodes: readonly Episode[],
+  onePlanPerGroup: boolean,
+  grades: readonly Grade[],
+): ScoredEpisode[] {
+  if (grades.length !== episodes.length)
+    throw new Error(`scoreGraded: ${grades.length} grades for ${episodes.length} episodes`);
   return episodes.map((e, i) => {
     const g = grades[i];
     if (config.mode === 'multi-turn') {
@@ -125,7 +147,10 @@ export function scoreGraded(config: ExperimentConfig, episodes: readonly Episode
     const leak = leaksAnswer(e.problem, plan);
     const meta =
       config.singleTurnReward === 'consistency'
-        ? consistencyMetaReward(group.map((x) => x.extracted), leak)
+        ? consistencyMetaReward(
+            group.map((x) => x.extracted),
+            leak,
+          )
         : base
           ? baseMetaReward(followers, leak)
           : followers.filter(Boolean).length / followers.length;

@@ -141,7 +141,11 @@ export function layerNorms(tensors: readonly { name: string; norm: number }[]): 
 }
 
 /** The problem groups to explain: the first whose trained rows' rewards differ (else the first), or all. */
-export function pickGroups(statRows: readonly TrainRow[], scored: readonly ScoredEpisode[], which: ExplainGroups): number[] {
+export function pickGroups(
+  statRows: readonly TrainRow[],
+  scored: readonly ScoredEpisode[],
+  which: ExplainGroups,
+): number[] {
   const rewards = new Map<number, Set<number>>();
   for (const r of statRows) {
     const g = scored[r.episode].episode.group;
@@ -188,7 +192,13 @@ export class StepExplainer {
   }
 
   /** After the update: scores the explained rows under the new weights and builds the record. */
-  async finish(step: number, policy: TrainablePolicy, config: ExperimentConfig, gradNorm: number, decode: (ids: readonly number[]) => string): Promise<ExplainRecord> {
+  async finish(
+    step: number,
+    policy: TrainablePolicy,
+    config: ExperimentConfig,
+    gradNorm: number,
+    decode: (ids: readonly number[]) => string,
+  ): Promise<ExplainRecord> {
     const t0 = typeof performance !== 'undefined' ? performance.now() : Date.now();
     const after = new Map<TrainRow, Float32Array>();
     if (this.rows.length > 0) {
@@ -228,10 +238,16 @@ export class StepExplainer {
     };
   }
 
-  private group(g: number, after: ReadonlyMap<TrainRow, Float32Array>, decode: (ids: readonly number[]) => string): ExplainGroup {
+  private group(
+    g: number,
+    after: ReadonlyMap<TrainRow, Float32Array>,
+    decode: (ids: readonly number[]) => string,
+  ): ExplainGroup {
     const members = this.scored.map((s, i) => ({ s, i })).filter(({ s }) => s.episode.group === g);
     const rowsOf = (episode: number) => this.statRows.filter((r) => r.episode === episode);
-    const roles = [...new Set(this.statRows.filter((r) => this.scored[r.episode].episode.group === g).map((r) => r.role))];
+    const roles = [
+      ...new Set(this.statRows.filter((r) => this.scored[r.episode].episode.group === g).map((r) => r.role)),
+    ];
     const rollouts = members.map(({ s, i }): ExplainRollout => {
       const shown = s.episode.messages.filter((m) => !m.dummy);
       const messages: ExplainMessage[] = shown.map((m) => ({ role: m.role, text: m.text }));
@@ -239,7 +255,14 @@ export class StepExplainer {
         const before = row.oldLogp ?? row.view?.logprobs ?? null;
         const now = after.get(row) ?? null;
         if (before && now) this.attachTokens(row, s, shown, messages, before, now, decode);
-        return { role: row.role, reward: row.reward, advantage: row.advantage, tokens: row.positions.length, logpBefore: sum(before), logpAfter: sum(now) };
+        return {
+          role: row.role,
+          reward: row.reward,
+          advantage: row.advantage,
+          tokens: row.positions.length,
+          logpBefore: sum(before),
+          logpAfter: sum(now),
+        };
       });
       return {
         sample: s.episode.sample,
@@ -250,7 +273,9 @@ export class StepExplainer {
       };
     });
     const stats = roles.map((role): ExplainStats => {
-      const rows = rollouts.map((r) => r.rows.find((x) => x.role === role)).filter((x): x is ExplainRow => x !== undefined);
+      const rows = rollouts
+        .map((r) => r.rows.find((x) => x.role === role))
+        .filter((x): x is ExplainRow => x !== undefined);
       const rewards = rows.map((r) => r.reward);
       const { mean, std } = meanAndStd(rewards);
       return { role, rewards, mean, std, advantages: rows.map((r) => r.advantage) };
@@ -280,7 +305,8 @@ export class StepExplainer {
       const at = shown.indexOf(own[turn]);
       if (at >= 0) {
         const ids = row.positions.slice(start, stop).map((p) => row.tokens[p]);
-        const slice = (x: ArrayLike<number> | undefined, fill = 0) => Array.from({ length: stop - start }, (_, k) => round(x ? x[start + k] : fill));
+        const slice = (x: ArrayLike<number> | undefined, fill = 0) =>
+          Array.from({ length: stop - start }, (_, k) => round(x ? x[start + k] : fill));
         messages[at].tokens = {
           pieces: tokenPieces(decode, ids),
           before: slice(before),
@@ -288,7 +314,9 @@ export class StepExplainer {
           ratio: slice(row.view?.ratio, 1),
           clip: slice(row.view?.clip, 0),
           coef: slice(coef),
-          advantage: Array.from({ length: stop - start }, (_, k) => round(row.tokenAdvantages?.[start + k] ?? row.advantage)),
+          advantage: Array.from({ length: stop - start }, (_, k) =>
+            round(row.tokenAdvantages?.[start + k] ?? row.advantage),
+          ),
         };
       }
       start = end;

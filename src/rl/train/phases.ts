@@ -73,18 +73,38 @@ export function probePlan(agent: AgentRole): Pick<StepPlan, 'greedy' | 'onePlanP
 
 /** The plan of a training step in `agent`'s phase; the reasoning phase samples planSamples plans when > 0. */
 export function phaseStepPlan(config: ExperimentConfig, agent: AgentRole): StepPlan {
-  if (agent === 'meta') return { trained: ['meta'], trainedLabel: 'meta', greedy: { meta: false, reasoning: true }, onePlanPerGroup: false };
-  return { trained: ['reasoning'], trainedLabel: 'reasoning', greedy: { meta: config.planSamples === 0, reasoning: false }, onePlanPerGroup: true };
+  if (agent === 'meta')
+    return {
+      trained: ['meta'],
+      trainedLabel: 'meta',
+      greedy: { meta: false, reasoning: true },
+      onePlanPerGroup: false,
+    };
+  return {
+    trained: ['reasoning'],
+    trainedLabel: 'reasoning',
+    greedy: { meta: config.planSamples === 0, reasoning: false },
+    onePlanPerGroup: true,
+  };
 }
 
-const bad = (field: string, v: unknown) => new Error(`trainer state: field "phase.${field}" is invalid, got ${JSON.stringify(v)}`);
+const bad = (field: string, v: unknown) =>
+  new Error(`trainer state: field "phase.${field}" is invalid, got ${JSON.stringify(v)}`);
 
 /** Checks a restored phase (plain JSON from a checkpoint); returns it or throws naming the field. */
 export function checkPhaseState(p: unknown, trainSize: number): PhaseState {
   if (typeof p !== 'object' || p === null) throw bad('', p);
   const s = p as Record<string, unknown>;
-  for (const key of ['index', 'probed', 'step'] as const) if (!Number.isInteger(s[key]) || (s[key] as number) < 0) throw bad(key, s[key]);
+  for (const key of ['index', 'probed', 'step'] as const)
+    if (!Number.isInteger(s[key]) || (s[key] as number) < 0) throw bad(key, s[key]);
   if (s.agent !== 'meta' && s.agent !== 'reasoning') throw bad('agent', s.agent);
-  if (!Array.isArray(s.problems) || s.problems.some((i) => !Number.isInteger(i) || i < 0 || i >= trainSize)) throw bad('problems', s.problems);
-  return { index: s.index as number, agent: s.agent, problems: [...(s.problems as number[])], probed: s.probed as number, step: s.step as number };
+  if (!Array.isArray(s.problems) || s.problems.some((i) => !Number.isInteger(i) || i < 0 || i >= trainSize))
+    throw bad('problems', s.problems);
+  return {
+    index: s.index as number,
+    agent: s.agent,
+    problems: [...(s.problems as number[])],
+    probed: s.probed as number,
+    step: s.step as number,
+  };
 }

@@ -15,7 +15,11 @@ type TokenFields = Pick<TurnRecord, 'pieces' | 'logprobs' | 'ratio' | 'clip' | '
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
 /** The trained tokens of each message of the updated rows (needs the update phase's row.view). */
-function tokensByMessage(scored: readonly ScoredEpisode[], rows: readonly TrainRow[], decode: (ids: readonly number[]) => string): Map<Message, TokenFields> {
+function tokensByMessage(
+  scored: readonly ScoredEpisode[],
+  rows: readonly TrainRow[],
+  decode: (ids: readonly number[]) => string,
+): Map<Message, TokenFields> {
   const out = new Map<Message, TokenFields>();
   for (const row of rows) {
     if (!row.view) continue;
@@ -87,7 +91,12 @@ export interface EpisodeStats {
 }
 
 export function episodeStats(scored: readonly ScoredEpisode[]): EpisodeStats {
-  const finish: Record<FinishReason, number> = { finished: 0, reach_max_turn: 0, stop_when_truncated: 0, completion_token_exceeded: 0 };
+  const finish: Record<FinishReason, number> = {
+    finished: 0,
+    reach_max_turn: 0,
+    stop_when_truncated: 0,
+    completion_token_exceeded: 0,
+  };
   let correct = 0;
   const len = { meta: { sum: 0, n: 0 }, reasoning: { sum: 0, n: 0 } };
   let turns = 0;

@@ -98,5 +98,8 @@ export function assignAdvantages(rows: TrainRow[], config: ExperimentConfig): nu
     r.advantage = advantages[i];
     if (tokenAdvantages) r.tokenAdvantages = tokenAdvantages[i];
   });
-  return zeroStdGroupFraction(rows.map((r) => r.reward), rows.map((r) => r.group));
+  return zeroStdGroupFraction(
+    rows.map((r) => r.reward),
+    rows.map((r) => r.group),
+  );
 }

@@ -107,7 +107,12 @@ export function sortByLength<T extends { tokens: readonly number[] }>(rows: read
 }
 
 export function scoreRequests(rows: readonly TrainRow[]): ScoreRequest[] {
-  return rows.map((r) => ({ tokens: r.tokens, positions: r.positions, adapter: r.adapter, ...(r.targets ? { targets: r.targets } : {}) }));
+  return rows.map((r) => ({
+    tokens: r.tokens,
+    positions: r.positions,
+    adapter: r.adapter,
+    ...(r.targets ? { targets: r.targets } : {}),
+  }));
 }
 
 /** Splits 0..n-1 into `parts` contiguous chunks of a seeded permutation, sizes differing by at most one. */
@@ -155,7 +160,8 @@ export async function updatePolicy(
         // still the rollout's weights: current = old; without an old pass the ratio is exactly 1 (placeholders)
         current = mb.map((r) => r.oldLogp ?? new Float32Array(r.positions.length));
       } else {
-        if (mb.some((r) => r.oldLogp === null)) throw new Error('updatePolicy: a second mini-batch or epoch needs old log-probs');
+        if (mb.some((r) => r.oldLogp === null))
+          throw new Error('updatePolicy: a second mini-batch or epoch needs old log-probs');
         current = (await policy.score(scoreRequests(mb), temperature)).map((s) => s.logprobs);
       }
       const loss = policyLoss(
@@ -201,7 +207,15 @@ export async function updatePolicy(
       for (const a of adapters) {
         const tensors = probe && policy.gradientNorms ? await policy.gradientNorms(a) : [];
         const step = await policy.optimizerStep(a);
-        probe?.step({ epoch, miniBatch, adapter: a, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied !== false, tensors });
+        probe?.step({
+          epoch,
+          miniBatch,
+          adapter: a,
+          gradNorm: step.gradNorm,
+          lr: step.lr,
+          applied: step.applied !== false,
+          tensors,
+        });
         gradNormSum += step.gradNorm;
         if (!Number.isFinite(step.gradNorm)) nonfinite.add('grad_norm');
         if (step.applied === false) skipped += 1;

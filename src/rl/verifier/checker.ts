@@ -189,6 +189,9 @@ export function preemptibleChecker(spawn: () => CheckerWorker, opts: Preemptible
 }
 
 /** Checks every pair through `checker`, all queued at once, verdicts in input order. */
-export function checkAll(checker: AnswerChecker, pairs: ReadonlyArray<{ gold: string; prediction: string }>): Promise<VerifyResult[]> {
+export function checkAll(
+  checker: AnswerChecker,
+  pairs: ReadonlyArray<{ gold: string; prediction: string }>,
+): Promise<VerifyResult[]> {
   return Promise.all(pairs.map((p) => checker.check(p.gold, p.prediction)));
 }

@@ -9,7 +9,16 @@
 
 import type { Deadline } from './deadline.ts';
 import { computeEngine, type Value } from './parse.ts';
-import { evalFloat, exactRational, freeVariables, hasHeavyOperator, hasLargeExponent, treeSize, type Json, type Rational } from './numeric.ts';
+import {
+  evalFloat,
+  exactRational,
+  freeVariables,
+  hasHeavyOperator,
+  hasLargeExponent,
+  treeSize,
+  type Json,
+  type Rational,
+} from './numeric.ts';
 
 /** Decimal places kept when a decimal number is involved (Math-Verify float_rounding). */
 export const FLOAT_ROUNDING = 6;
@@ -19,7 +28,14 @@ export const CONSTANT_RTOL = 1e-12;
 const POINT_RTOL = 1e-9;
 const SAMPLE_POINTS = [0.5123, 1.3771, -0.8392, 2.2461, 0.1937, -1.6604, 3.0917];
 
-const FLIPPED: Record<string, string> = { Less: 'Greater', Greater: 'Less', LessEqual: 'GreaterEqual', GreaterEqual: 'LessEqual', Equal: 'Equal', NotEqual: 'NotEqual' };
+const FLIPPED: Record<string, string> = {
+  Less: 'Greater',
+  Greater: 'Less',
+  LessEqual: 'GreaterEqual',
+  GreaterEqual: 'LessEqual',
+  Equal: 'Equal',
+  NotEqual: 'NotEqual',
+};
 
 type Scalar = Extract<Value, { kind: 'scalar' }>;
 type Relation = Extract<Value, { kind: 'relation' }>;
@@ -29,7 +45,11 @@ function isSymbolOnly(v: Value): boolean {
   const j = v.json;
   if (typeof j === 'string') return !j.startsWith("'");
   // Function-style names such as f(x) or a product of symbols (AB) count as a name.
-  return Array.isArray(j) && (j[0] === 'Multiply' || j[0] === 'Subscript') && (j.slice(1) as Json[]).every((x) => typeof x === 'string');
+  return (
+    Array.isArray(j) &&
+    (j[0] === 'Multiply' || j[0] === 'Subscript') &&
+    (j.slice(1) as Json[]).every((x) => typeof x === 'string')
+  );
 }
 
 /** A tree of symbols only, no number (Math-Verify is_expr_of_only_symbols): |AB|, NO/BO, f(x), (p, q), S_1/S_2. */
@@ -37,7 +57,9 @@ function onlySymbols(v: Value): boolean {
   if (v.kind === 'tuple') return v.items.length > 0 && v.items.every(onlySymbols);
   if (v.kind !== 'scalar') return false;
   const leaves = (j: Json): boolean =>
-    typeof j === 'string' ? !j.startsWith("'") && j !== 'Half' : Array.isArray(j) && j.length > 1 && (j.slice(1) as Json[]).every(leaves);
+    typeof j === 'string'
+      ? !j.startsWith("'") && j !== 'Half'
+      : Array.isArray(j) && j.length > 1 && (j.slice(1) as Json[]).every(leaves);
   return leaves(v.json);
 }
 
@@ -54,13 +76,19 @@ function lastRhs(v: Relation): Value {
 }
 
 const strict = (op: string): boolean => op === 'Less' || op === 'Greater';
-const isCollection = (v: Value): boolean => v.kind === 'set' || v.kind === 'tuple' || v.kind === 'interval' || v.kind === 'union' || v.kind === 'matrix';
+const isCollection = (v: Value): boolean =>
+  v.kind === 'set' || v.kind === 'tuple' || v.kind === 'interval' || v.kind === 'union' || v.kind === 'matrix';
 
 /** `a < x < b`, `x >= a`, `x < b` as an interval (Math-Verify: relation.as_set()); null for other shapes. */
 function relationToInterval(r: Relation): Value | null {
   const inf: Value = { kind: 'scalar', json: 'PositiveInfinity', latex: '', float: false, atomic: false };
   const ninf: Value = { kind: 'scalar', json: 'NegativeInfinity', latex: '', float: false, atomic: false };
-  if (r.args.length === 3 && r.ops[0] === r.ops[1] && (r.ops[0] === 'Less' || r.ops[0] === 'LessEqual') && onlySymbols(r.args[1])) {
+  if (
+    r.args.length === 3 &&
+    r.ops[0] === r.ops[1] &&
+    (r.ops[0] === 'Less' || r.ops[0] === 'LessEqual') &&
+    onlySymbols(r.args[1])
+  ) {
     return { kind: 'interval', lo: r.args[0], hi: r.args[2], loOpen: strict(r.ops[0]), hiOpen: strict(r.ops[1]) };
   }
   if (r.args.length !== 2) return null;
@@ -71,7 +99,8 @@ function relationToInterval(r: Relation): Value | null {
   const o = varLeft ? op : FLIPPED[op];
   if (!isSymbolOnly(varLeft ? l : rr)) return null;
   if (o === 'Less' || o === 'LessEqual') return { kind: 'interval', lo: ninf, hi: x, loOpen: true, hiOpen: strict(o) };
-  if (o === 'Greater' || o === 'GreaterEqual') return { kind: 'interval', lo: x, hi: inf, loOpen: strict(o), hiOpen: true };
+  if (o === 'Greater' || o === 'GreaterEqual')
+    return { kind: 'interval', lo: x, hi: inf, loOpen: strict(o), hiOpen: true };
   return null;
 }
 
@@ -85,7 +114,9 @@ function compareRelations(g: Relation, p: Relation, dl: Deadline): boolean {
   if (g.args.length > 2) {
     // Chains a < x < b: same operators and pairwise equal parts (or fully flipped).
     const same = g.ops.every((o, i) => o === p.ops[i]) && g.args.every((a, i) => equal(a, p.args[i], dl));
-    const flipped = g.ops.every((o, i) => FLIPPED[o] === p.ops[p.ops.length - 1 - i]) && g.args.every((a, i) => equal(a, p.args[p.args.length - 1 - i], dl));
+    const flipped =
+      g.ops.every((o, i) => FLIPPED[o] === p.ops[p.ops.length - 1 - i]) &&
+      g.args.every((a, i) => equal(a, p.args[p.args.length - 1 - i], dl));
     return same || flipped;
   }
   if (g.args.some((a) => a.kind !== 'scalar') || p.args.some((a) => a.kind !== 'scalar')) {
@@ -178,7 +209,10 @@ function textOf(v: Value): string | null {
 }
 
 function canonText(s: string): string {
-  return s.replace(/\s+|\\,|\\ /g, '').replace(/^\((.*)\)$/, '$1').toLowerCase();
+  return s
+    .replace(/\s+|\\,|\\ /g, '')
+    .replace(/^\((.*)\)$/, '$1')
+    .toLowerCase();
 }
 
 /** Equality of two answers (gold first: the comparison is not symmetric, as in Math-Verify). */
@@ -277,13 +311,16 @@ function scalarsEqual(g: Scalar, p: Scalar, dl: Deadline): boolean {
       // A prediction written with more places claims them: 0.03515626 is not 9/256 = 0.03515625 (rounded or cut
       // at its own last place, 0.6666666666 and 0.6666666667 both stand for 2/3).
       const own = decimalPlaces(p.latex);
-      if (rg && rp && own > places) return roundRational(rg, own) === roundRational(rp, own) || truncRational(rg, own) === truncRational(rp, own);
+      if (rg && rp && own > places)
+        return roundRational(rg, own) === roundRational(rp, own) || truncRational(rg, own) === truncRational(rp, own);
       if (rg && rp) return roundRational(rg, places) === roundRational(rp, places);
       const a = evalFloat(g.json, new Map(), dl);
       const b = evalFloat(p.json, new Map(), dl);
       if (Number.isFinite(a) && Number.isFinite(b)) {
         const scale = 10 ** Math.min(places, 12);
-        return Math.abs(a) < 1e9 && Math.abs(b) < 1e9 ? Math.round(a * scale) === Math.round(b * scale) : closeRel(a, b, 1e-15);
+        return Math.abs(a) < 1e9 && Math.abs(b) < 1e9
+          ? Math.round(a * scale) === Math.round(b * scale)
+          : closeRel(a, b, 1e-15);
       }
       return false;
     }
@@ -333,7 +370,15 @@ function scalarsEqual(g: Scalar, p: Scalar, dl: Deadline): boolean {
 
 /** Last resort for what we can not evaluate (complex numbers, unknown functions): small trees only. */
 function guardedSymbolicZero(a: Json, b: Json, nodes: number, dl: Deadline): boolean {
-  if (nodes > 80 || dl.remaining() < 50 || hasLargeExponent(a) || hasLargeExponent(b) || hasHeavyOperator(a) || hasHeavyOperator(b)) return false;
+  if (
+    nodes > 80 ||
+    dl.remaining() < 50 ||
+    hasLargeExponent(a) ||
+    hasLargeExponent(b) ||
+    hasHeavyOperator(a) ||
+    hasHeavyOperator(b)
+  )
+    return false;
   try {
     const ce = computeEngine();
     const diff = ce.box(['Subtract', a, b] as never).simplify();

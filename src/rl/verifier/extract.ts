@@ -91,7 +91,10 @@ const PERCENT_AFTER = /^\s*\$*\s*(?:\\%|%|percentage|percent|pct)/;
  * Longer prose (`\boxed{4}. But let me check again ... \boxed{4}`) separates two attempts, and only the last counts.
  */
 function joinsBoxes(between: string): boolean {
-  const t = between.replace(/\\(?:quad|qquad|text\s*\{\s*(and|or)\s*\}|[,;:! ])/g, ' $1 ').replace(/[$()\\]/g, ' ').trim();
+  const t = between
+    .replace(/\\(?:quad|qquad|text\s*\{\s*(and|or)\s*\}|[,;:! ])/g, ' $1 ')
+    .replace(/[$()\\]/g, ' ')
+    .trim();
   if (t.length >= 40) return false;
   if (!/[a-zA-Z]/.test(t)) return true;
   const words = t.match(/[a-zA-Z]+/g) ?? [];
@@ -151,7 +154,9 @@ function allMatches(re: RegExp, text: string, offset: number, source: AnswerSour
     const body = m[group];
     if (body === undefined || body.trim() === '') continue;
     const end = offset + m.index + m[0].length;
-    const percent = PERCENT_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 24)) || /%|percent|pct/.test(m[2] ?? '');
+    const percent =
+      PERCENT_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 24)) ||
+      /%|percent|pct/.test(m[2] ?? '');
     out.push({ text: plainNumber(body.trim(), re === PLAIN_NUMBER), source, percent, start: offset + m.index, end });
   }
   return out;
@@ -186,7 +191,9 @@ function firstEnvOrNumber(after: string, source: AnswerSource, maxStart = 8): An
     re.lastIndex = 0;
     if (!m || m[1] === undefined) continue;
     if (!best || m.index < best.start) {
-      const percent = PERCENT_AFTER.test(after.slice(m.index + m[0].length, m.index + m[0].length + 24)) || /%|percent|pct/.test(m[2] ?? '');
+      const percent =
+        PERCENT_AFTER.test(after.slice(m.index + m[0].length, m.index + m[0].length + 24)) ||
+        /%|percent|pct/.test(m[2] ?? '');
       const c = { text: plainNumber(m[1].trim(), re === PLAIN_NUMBER), source, percent };
       best = { c, start: m.index, end: m.index + m[0].length, env: re !== PLAIN_NUMBER };
     }
@@ -215,7 +222,10 @@ function firstEnvOrNumber(after: string, source: AnswerSource, maxStart = 8): An
  * plain text (digits, operators, subscripts, LaTeX commands, single letters; no words), else null.
  */
 function formulaLine(after: string): AnswerCandidate | null {
-  const line = after.split('\n')[0].trim().replace(/\.\s*$/, '');
+  const line = after
+    .split('\n')[0]
+    .trim()
+    .replace(/\.\s*$/, '');
   if (line === '' || line.length > 80 || !/\d/.test(line) || line.includes('$')) return null;
   if (!/^[\w\s.,+\-*/^_{}()[\]\\=<>|]+$/.test(line) || /(?<![\\a-zA-Z])[a-zA-Z]{2,}/.test(line)) return null;
   return { text: line, source: 'answer-anchor', percent: false };
@@ -261,7 +271,9 @@ export function extractCandidates(response: string): AnswerCandidate[] {
     const ms = [...tail.matchAll(re)];
     for (let k = ms.length - 1; k >= 0 && k >= ms.length - 4; k--) {
       const at = ms[k].index + ms[k][0].length;
-      const c = (re.source.includes(':') ? formulaLine(tail.slice(at, at + 300)) : null) ?? firstEnvOrNumber(tail.slice(at, at + 300), 'answer-anchor', 60);
+      const c =
+        (re.source.includes(':') ? formulaLine(tail.slice(at, at + 300)) : null) ??
+        firstEnvOrNumber(tail.slice(at, at + 300), 'answer-anchor', 60);
       if (c) {
         out.push(c);
         break;

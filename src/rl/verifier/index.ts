@@ -40,7 +40,8 @@ function firstParsed(text: string, dl: Deadline): Parsed {
     try {
       value = parseAnswer(normalized, c.percent, dl);
       // A percent sign after the box or inside it: also read without it (a gold of 20 for "what percent ...").
-      if (value && (c.percent || normalized.includes('\\%'))) withoutPercent = parseAnswer(normalized.replace(/\\%/g, ''), false, dl);
+      if (value && (c.percent || normalized.includes('\\%')))
+        withoutPercent = parseAnswer(normalized.replace(/\\%/g, ''), false, dl);
     } catch (e) {
       if (e instanceof VerifierTimeout) throw e;
       value = null; // a parser failure on one candidate: try the next, as Math-Verify does
@@ -67,7 +68,11 @@ export function extractAnswer(text: string): string | null {
  */
 export function verifyMath(gold: string, prediction: string, opts: VerifyOptions = {}): VerifyResult {
   computeEngine(); // one-time library warm-up, outside the budget of this check
-  const dl = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.floatRounding ?? FLOAT_ROUNDING, opts.allowSetRelationComp ?? false);
+  const dl = new Deadline(
+    opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    opts.floatRounding ?? FLOAT_ROUNDING,
+    opts.allowSetRelationComp ?? false,
+  );
   let extracted: string | null = null;
   try {
     const goldParsed = firstParsed(`\\boxed{${gold}}`, dl);
@@ -75,14 +80,16 @@ export function verifyMath(gold: string, prediction: string, opts: VerifyOptions
     extracted = pred.extracted;
     if (!goldParsed.value) return { correct: false, extracted, reason: 'bad-gold' };
     if (!pred.value) {
-      const reason = extracted === null ? (prediction.length > 100_000 ? 'too-long' : 'no-answer') : 'unparsable-answer';
+      const reason =
+        extracted === null ? (prediction.length > 100_000 ? 'too-long' : 'no-answer') : 'unparsable-answer';
       return { correct: false, extracted, reason };
     }
     // A percent sign written after the box is read as /100 first (Math-Verify), then as a unit: MATH golds
     // such as "10" come with solutions ending "\boxed{10}\%" or "$\boxed{10}$ percent".
     // Only for golds of at least 1 in size: `0.2\%` does not answer a gold of 0.2 (a probability, 20 %).
     const g = goldParsed.value;
-    const unitReading = pred.withoutPercent !== null && (g.kind !== 'scalar' || Math.abs(evalFloat(g.json, new Map(), dl)) >= 1);
+    const unitReading =
+      pred.withoutPercent !== null && (g.kind !== 'scalar' || Math.abs(evalFloat(g.json, new Map(), dl)) >= 1);
     const correct = equal(g, pred.value, dl) || (unitReading && equal(g, pred.withoutPercent!, dl));
     return { correct, extracted, reason: correct ? 'equal' : 'not-equal' };
   } catch (e) {

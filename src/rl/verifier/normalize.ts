@@ -7,21 +7,89 @@
 
 /** Unit words stripped from the end of an answer (`5 cm`, `12 feet`, `3 hours`), plural forms included. */
 const UNIT_WORDS = [
-  'degree', 'deg', 'radian', 'rad', 'feet', 'foot', 'ft', 'inch', 'inches', 'in', 'yard', 'yd', 'mile', 'mi', 'mph',
-  'kmph', 'kmh', 'meter', 'metre', 'm', 'cm', 'mm', 'km', 'gram', 'g', 'kg', 'kilogram', 'pound', 'lb', 'ounce', 'oz',
-  'liter', 'litre', 'l', 'ml', 'gallon', 'gal', 'second', 'sec', 's', 'minute', 'min', 'hour', 'hr', 'h', 'day',
-  'week', 'month', 'year', 'yr', 'dollar', 'cent', 'unit', 'square unit', 'cubic unit', 'sq', 'square', 'cubic',
-  'point', 'way', 'student', 'people', 'person', 'time', 'coin', 'acre', 'page', 'book', 'marble', 'team', 'game',
+  'degree',
+  'deg',
+  'radian',
+  'rad',
+  'feet',
+  'foot',
+  'ft',
+  'inch',
+  'inches',
+  'in',
+  'yard',
+  'yd',
+  'mile',
+  'mi',
+  'mph',
+  'kmph',
+  'kmh',
+  'meter',
+  'metre',
+  'm',
+  'cm',
+  'mm',
+  'km',
+  'gram',
+  'g',
+  'kg',
+  'kilogram',
+  'pound',
+  'lb',
+  'ounce',
+  'oz',
+  'liter',
+  'litre',
+  'l',
+  'ml',
+  'gallon',
+  'gal',
+  'second',
+  'sec',
+  's',
+  'minute',
+  'min',
+  'hour',
+  'hr',
+  'h',
+  'day',
+  'week',
+  'month',
+  'year',
+  'yr',
+  'dollar',
+  'cent',
+  'unit',
+  'square unit',
+  'cubic unit',
+  'sq',
+  'square',
+  'cubic',
+  'point',
+  'way',
+  'student',
+  'people',
+  'person',
+  'time',
+  'coin',
+  'acre',
+  'page',
+  'book',
+  'marble',
+  'team',
+  'game',
 ];
 const UNIT_RE = new RegExp(
   `(\\d|\\}|\\s)\\s*(?:${UNIT_WORDS.map((u) => u.replace(/ /g, '\\s+')).join('|')})(?:s|es)?\\.?\\s*$`,
 );
 
 /** `\text{...}`-like wrappers that only change the font. */
-const FONT_COMMANDS = /\\(?:mathrm|mathit|mathbf|mathsf|mathtt|textbf|textit|textrm|textnormal|textup|mbox|operatorname)\b/g;
+const FONT_COMMANDS =
+  /\\(?:mathrm|mathit|mathbf|mathsf|mathtt|textbf|textit|textrm|textnormal|textup|mbox|operatorname)\b/g;
 
 /** Delimiters that may follow \left / \right. */
-const LEFT_RIGHT = /\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|biggl|biggr)\s*(\\\{|\\\}|\\langle|\\rangle|\\lvert|\\rvert|\\vert|\\lfloor|\\rfloor|\\lceil|\\rceil|\\\||[()[\]|.])/g;
+const LEFT_RIGHT =
+  /\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|biggl|biggr)\s*(\\\{|\\\}|\\langle|\\rangle|\\lvert|\\rvert|\\vert|\\lfloor|\\rfloor|\\lceil|\\rceil|\\\||[()[\]|.])/g;
 
 /** Replace `\frac12`, `\frac1{2}`, `\frac{1}2` by `\frac{1}{2}` (Hendrycks `_fix_fracs`, malformed operators). */
 export function fixFracs(s: string): string {
@@ -67,7 +135,10 @@ export function normalizeAnswer(raw: string): string {
   const approx = s.split(/\\approx/);
   if (approx.length > 1) s = approx[0].includes('=') ? approx[0] : approx.join('=');
   // Matrices: array environments in brackets become bmatrix; a trailing row break before \end is dropped.
-  s = s.replace(/(?:\\left)?\[\s*\\begin\{array\}\{[^{}]*\}([\s\S]*?)\\end\{array\}\s*(?:\\right)?\]/g, '\\begin{bmatrix}$1\\end{bmatrix}');
+  s = s.replace(
+    /(?:\\left)?\[\s*\\begin\{array\}\{[^{}]*\}([\s\S]*?)\\end\{array\}\s*(?:\\right)?\]/g,
+    '\\begin{bmatrix}$1\\end{bmatrix}',
+  );
   s = s.replace(/\\\\\s*(\\end\{[pbv]?matrix\})/g, '$1');
   // Layout and styling.
   s = s.replace(/\r?\n|\t/g, ' ');
@@ -97,7 +168,10 @@ export function normalizeAnswer(raw: string): string {
   // Units and currency.
   s = stripUnits(s.trim());
   // Small nits: leading decimal point, trailing full stop.
-  s = s.trim().replace(/\.\s*$/, '').trim();
+  s = s
+    .trim()
+    .replace(/\.\s*$/, '')
+    .trim();
   s = s.replace(/(^|[\s{(,=])\.(\d)/g, '$10.$2');
   // Malformed operators.
   s = fixSqrt(fixFracs(s));

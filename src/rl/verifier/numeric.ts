@@ -9,7 +9,8 @@
 import type { Deadline } from './deadline.ts';
 
 /** MathJSON as returned by BoxedExpression.json. */
-export type Json = number | string | { num: string } | { sym: string } | { str: string } | Json[] | Record<string, unknown>;
+export type Json =
+  number | string | { num: string } | { sym: string } | { str: string } | Json[] | Record<string, unknown>;
 
 export interface Rational {
   n: bigint; // numerator (sign lives here)
@@ -68,7 +69,8 @@ function numberLiteral(node: Json): string | null {
 export function isAtomicNumber(node: Json): boolean {
   if (numberLiteral(node) !== null) return true;
   if (Array.isArray(node)) {
-    if (node[0] === 'Rational' && node.length === 3) return numberLiteral(node[1] as Json) !== null && numberLiteral(node[2] as Json) !== null;
+    if (node[0] === 'Rational' && node.length === 3)
+      return numberLiteral(node[1] as Json) !== null && numberLiteral(node[2] as Json) !== null;
     if (node[0] === 'Negate' && node.length === 2) return isAtomicNumber(node[1] as Json);
   }
   return false;
@@ -157,12 +159,36 @@ export function exactRational(node: Json, dl: Deadline): Rational | null {
   }
 }
 
-const CONSTANTS: Record<string, number> = { Pi: Math.PI, ExponentialE: Math.E, PositiveInfinity: Infinity, NegativeInfinity: -Infinity, Half: 0.5 };
+const CONSTANTS: Record<string, number> = {
+  Pi: Math.PI,
+  ExponentialE: Math.E,
+  PositiveInfinity: Infinity,
+  NegativeInfinity: -Infinity,
+  Half: 0.5,
+};
 const UNARY: Record<string, (x: number) => number> = {
-  Sqrt: Math.sqrt, Exp: Math.exp, Ln: Math.log, Abs: Math.abs, Sin: Math.sin, Cos: Math.cos, Tan: Math.tan,
-  Cot: (x) => 1 / Math.tan(x), Sec: (x) => 1 / Math.cos(x), Csc: (x) => 1 / Math.sin(x), Arcsin: Math.asin,
-  Arccos: Math.acos, Arctan: Math.atan, Sinh: Math.sinh, Cosh: Math.cosh, Tanh: Math.tanh, Floor: Math.floor,
-  Ceil: Math.ceil, Lb: Math.log2, Lg: Math.log10, Square: (x) => x * x, Negate: (x) => -x,
+  Sqrt: Math.sqrt,
+  Exp: Math.exp,
+  Ln: Math.log,
+  Abs: Math.abs,
+  Sin: Math.sin,
+  Cos: Math.cos,
+  Tan: Math.tan,
+  Cot: (x) => 1 / Math.tan(x),
+  Sec: (x) => 1 / Math.cos(x),
+  Csc: (x) => 1 / Math.sin(x),
+  Arcsin: Math.asin,
+  Arccos: Math.acos,
+  Arctan: Math.atan,
+  Sinh: Math.sinh,
+  Cosh: Math.cosh,
+  Tanh: Math.tanh,
+  Floor: Math.floor,
+  Ceil: Math.ceil,
+  Lb: Math.log2,
+  Lg: Math.log10,
+  Square: (x) => x * x,
+  Negate: (x) => -x,
 };
 
 function gammaFactorial(n: number): number {
@@ -188,19 +214,35 @@ export function evalFloat(node: Json, vars: ReadonlyMap<string, number>, dl: Dea
   if (op === 'Sum' || op === 'Product') return bigOperatorFloat(op, args, vars, dl, depth);
   const v = args.map((a) => evalFloat(a, vars, dl, depth + 1));
   switch (op) {
-    case 'Add': return v.reduce((s, x) => s + x, 0);
-    case 'Multiply': return v.reduce((s, x) => s * x, 1);
-    case 'Subtract': return v.length === 2 ? v[0] - v[1] : NaN;
+    case 'Add':
+      return v.reduce((s, x) => s + x, 0);
+    case 'Multiply':
+      return v.reduce((s, x) => s * x, 1);
+    case 'Subtract':
+      return v.length === 2 ? v[0] - v[1] : NaN;
     case 'Rational':
-    case 'Divide': return v.length === 2 ? v[0] / v[1] : NaN;
-    case 'Power': return v.length === 2 ? Math.pow(v[0], v[1]) : NaN;
-    case 'Root': return v.length === 2 ? (v[0] < 0 && v[1] % 2 === 1 ? -Math.pow(-v[0], 1 / v[1]) : Math.pow(v[0], 1 / v[1])) : NaN;
-    case 'Log': return v.length === 1 ? Math.log10(v[0]) : v.length === 2 ? Math.log(v[0]) / Math.log(v[1]) : NaN;
-    case 'Factorial': return v.length === 1 ? gammaFactorial(v[0]) : NaN;
-    case 'Binomial': return v.length === 2 ? gammaFactorial(v[0]) / (gammaFactorial(v[1]) * gammaFactorial(v[0] - v[1])) : NaN;
-    case 'Max': return Math.max(...v);
-    case 'Min': return Math.min(...v);
-    case 'Delimiter': return v.length === 1 ? v[0] : NaN;
+    case 'Divide':
+      return v.length === 2 ? v[0] / v[1] : NaN;
+    case 'Power':
+      return v.length === 2 ? Math.pow(v[0], v[1]) : NaN;
+    case 'Root':
+      return v.length === 2
+        ? v[0] < 0 && v[1] % 2 === 1
+          ? -Math.pow(-v[0], 1 / v[1])
+          : Math.pow(v[0], 1 / v[1])
+        : NaN;
+    case 'Log':
+      return v.length === 1 ? Math.log10(v[0]) : v.length === 2 ? Math.log(v[0]) / Math.log(v[1]) : NaN;
+    case 'Factorial':
+      return v.length === 1 ? gammaFactorial(v[0]) : NaN;
+    case 'Binomial':
+      return v.length === 2 ? gammaFactorial(v[0]) / (gammaFactorial(v[1]) * gammaFactorial(v[0] - v[1])) : NaN;
+    case 'Max':
+      return Math.max(...v);
+    case 'Min':
+      return Math.min(...v);
+    case 'Delimiter':
+      return v.length === 1 ? v[0] : NaN;
     default: {
       const f = UNARY[op] as ((x: number) => number) | undefined;
       return f && v.length === 1 ? f(v[0]) : NaN;
@@ -212,9 +254,22 @@ export function evalFloat(node: Json, vars: ReadonlyMap<string, number>, dl: Dea
 export const MAX_TERMS = 100_000;
 
 /** `\sum_{k=a}^{b} f(k)` / `\prod`: [body, ['Limits', k, a, b]], evaluated term by term under the deadline. */
-function bigOperatorFloat(op: string, args: Json[], vars: ReadonlyMap<string, number>, dl: Deadline, depth: number): number {
+function bigOperatorFloat(
+  op: string,
+  args: Json[],
+  vars: ReadonlyMap<string, number>,
+  dl: Deadline,
+  depth: number,
+): number {
   const limits = args[1];
-  if (args.length !== 2 || !Array.isArray(limits) || limits[0] !== 'Limits' || limits.length !== 4 || typeof limits[1] !== 'string') return NaN;
+  if (
+    args.length !== 2 ||
+    !Array.isArray(limits) ||
+    limits[0] !== 'Limits' ||
+    limits.length !== 4 ||
+    typeof limits[1] !== 'string'
+  )
+    return NaN;
   const lo = evalFloat(limits[2] as Json, vars, dl, depth + 1);
   const hi = evalFloat(limits[3] as Json, vars, dl, depth + 1);
   if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi - lo + 1 > MAX_TERMS) return NaN;
@@ -230,7 +285,25 @@ function bigOperatorFloat(op: string, args: Json[], vars: ReadonlyMap<string, nu
 }
 
 /** Operators the compute engine evaluates by iterating or integrating (its simplify/evaluate can run for minutes). */
-const HEAVY = new Set(['Sum', 'Product', 'Integrate', 'Limit', 'D', 'Derivative', 'ND', 'NIntegrate', 'Gamma', 'Factorial', 'Factorial2', 'Binomial', 'Fibonacci', 'GCD', 'LCM', 'Mod', 'PrimeFactors']);
+const HEAVY = new Set([
+  'Sum',
+  'Product',
+  'Integrate',
+  'Limit',
+  'D',
+  'Derivative',
+  'ND',
+  'NIntegrate',
+  'Gamma',
+  'Factorial',
+  'Factorial2',
+  'Binomial',
+  'Fibonacci',
+  'GCD',
+  'LCM',
+  'Mod',
+  'PrimeFactors',
+]);
 
 /** True when the tree holds an operator of HEAVY: such trees never reach the engine's simplify / evaluate. */
 export function hasHeavyOperator(node: Json): boolean {
@@ -257,9 +330,12 @@ export function magnitudeLog10(node: Json, depth = 0): number {
   const sum = m.reduce((s, x) => s + x, 0);
   switch (op) {
     case 'Add':
-    case 'Subtract': return Math.max(0, ...m) + Math.log10(args.length + 1);
-    case 'Power': return m.length === 2 ? (m[0] + 1) * Math.pow(10, Math.min(m[1], 308)) : Infinity;
-    case 'Exp': return Math.pow(10, Math.min(m[0] ?? 0, 308));
+    case 'Subtract':
+      return Math.max(0, ...m) + Math.log10(args.length + 1);
+    case 'Power':
+      return m.length === 2 ? (m[0] + 1) * Math.pow(10, Math.min(m[1], 308)) : Infinity;
+    case 'Exp':
+      return Math.pow(10, Math.min(m[0] ?? 0, 308));
     case 'Factorial':
     case 'Factorial2':
     case 'Gamma': {
@@ -270,7 +346,8 @@ export function magnitudeLog10(node: Json, depth = 0): number {
       const n = Math.pow(10, Math.min(m[0] ?? 0, 308));
       return n * 0.302;
     }
-    case 'Multiply': return sum;
+    case 'Multiply':
+      return sum;
     case 'Sum':
     case 'Product': {
       // terms x (the body with the index as large as the upper limit): a bound that refuses 10^9-term products
@@ -281,15 +358,18 @@ export function magnitudeLog10(node: Json, depth = 0): number {
       return op === 'Sum' ? hi + body : terms * body;
     }
     case 'Rational':
-    case 'Divide': return m[0] ?? 1; // |a / b| <= |a| for the integer-like denominators of answers; a bound, not a value
+    case 'Divide':
+      return m[0] ?? 1; // |a / b| <= |a| for the integer-like denominators of answers; a bound, not a value
     case 'Sqrt':
     case 'Root':
     case 'Ln':
     case 'Log':
     case 'Abs':
     case 'Negate':
-    case 'Delimiter': return m[0] ?? 1;
-    default: return sum + 1;
+    case 'Delimiter':
+      return m[0] ?? 1;
+    default:
+      return sum + 1;
   }
 }
 
@@ -313,7 +393,12 @@ export function freeVariables(node: Json, out: Set<string> = new Set()): Set<str
     if (!(node in CONSTANTS) && !node.startsWith("'")) out.add(node);
   } else if (Array.isArray(node)) {
     const lim = node[2];
-    if ((node[0] === 'Sum' || node[0] === 'Product') && Array.isArray(lim) && lim[0] === 'Limits' && typeof lim[1] === 'string') {
+    if (
+      (node[0] === 'Sum' || node[0] === 'Product') &&
+      Array.isArray(lim) &&
+      lim[0] === 'Limits' &&
+      typeof lim[1] === 'string'
+    ) {
       // the index of a sum is bound, not free
       const body = freeVariables(node[1] as Json);
       body.delete(lim[1]);

@@ -161,12 +161,15 @@ function fromJson(node: Json, latex: string, dl: Deadline): Value | null {
       case 'Subtract':
       case 'Negate':
         // Arithmetic on matrices (A + B, 2A, AB): let the engine evaluate it, for small trees only.
-        if (containsMatrix(node) && treeSize(node).nodes <= 200 && !hasLargeExponent(node) && !hasHeavyOperator(node)) return evaluatedMatrix(node, dl);
+        if (containsMatrix(node) && treeSize(node).nodes <= 200 && !hasLargeExponent(node) && !hasHeavyOperator(node))
+          return evaluatedMatrix(node, dl);
         break;
       default:
         if (RELATIONS.has(op)) {
           const parts = all(args);
-          return parts && parts.length >= 2 ? { kind: 'relation', ops: Array(parts.length - 1).fill(op), args: parts } : null;
+          return parts && parts.length >= 2
+            ? { kind: 'relation', ops: Array(parts.length - 1).fill(op), args: parts }
+            : null;
         }
     }
   }
@@ -177,7 +180,8 @@ function fromJson(node: Json, latex: string, dl: Deadline): Value | null {
 /** True when the tree holds a decimal literal (canonical parsing keeps 0.5 as 0.5 but turns \frac12 into Rational). */
 function hasDecimalLiteral(node: Json): boolean {
   if (typeof node === 'number') return !Number.isInteger(node);
-  if (node && typeof node === 'object' && !Array.isArray(node)) return String((node as { num?: unknown }).num ?? '').includes('.');
+  if (node && typeof node === 'object' && !Array.isArray(node))
+    return String((node as { num?: unknown }).num ?? '').includes('.');
   return Array.isArray(node) && (node.slice(1) as Json[]).some(hasDecimalLiteral);
 }
 
@@ -186,10 +190,14 @@ function containsMatrix(node: Json): boolean {
 }
 
 function evaluatedMatrix(node: Json, dl: Deadline): Value | null {
-  const result = computeEngine().box(node as never).evaluate().json as Json;
+  const result = computeEngine()
+    .box(node as never)
+    .evaluate().json as Json;
   dl.check();
   if (!Array.isArray(result) || result[0] !== 'List') return null;
-  const rows = (result.slice(1) as Json[]).map((row) => (Array.isArray(row) && row[0] === 'List' ? (row.slice(1) as Json[]) : null));
+  const rows = (result.slice(1) as Json[]).map((row) =>
+    Array.isArray(row) && row[0] === 'List' ? (row.slice(1) as Json[]) : null,
+  );
   if (rows.some((r) => r === null)) return null;
   return { kind: 'matrix', rows: (rows as Json[][]).map((r) => r.map((cell) => scalar(cell, ''))) };
 }
@@ -263,7 +271,8 @@ export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Valu
   dl.check();
   // An equation chain that does not parse as a whole (`1 = \zzz = x = 0`) is read at its last link.
   const links = s.split('=');
-  if (json === null && links.length > 2 && links.at(-1)!.trim() !== '') json = parseJson(ratiosAsFractions(links.at(-1)!));
+  if (json === null && links.length > 2 && links.at(-1)!.trim() !== '')
+    json = parseJson(ratiosAsFractions(links.at(-1)!));
   if (json === null) return null;
   const value = fromJson(json, s, dl);
   if (!value) return null;

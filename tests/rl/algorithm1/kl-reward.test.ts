@@ -25,19 +25,47 @@ describe('KL in the reward (OpenRLHF REINFORCE++)', () => {
     expect(Array.from(reinforcePlusPlusKlRewardAdvantages([1, 1], [[0], [0]], 0.1)[0])).toEqual([0]);
   });
 
-  it('the loss uses each token\'s advantage (on-policy: coef_j = -A_j / N)', () => {
-    const opts: LossOptions = { ratio: 'token', logRatioClip: 3, clipLow: 0.2, clipHigh: 0.2, dualClip: null, aggregation: 'token-mean', lossNormLength: 1, klBeta: 0, klEstimator: 'k1', entropyCoef: 0 };
-    const r = policyLoss([{ turn: [0, 0, 0], logp: [-1, -1, -1], oldLogp: [-1, -1, -1], advantage: 0, advantages: [0.5, -1, 2] }], opts);
-    expect(Array.from(r.coef[0])).toEqual([expect.closeTo(-0.5 / 3, 6), expect.closeTo(1 / 3, 6), expect.closeTo(-2 / 3, 6)]);
+  it("the loss uses each token's advantage (on-policy: coef_j = -A_j / N)", () => {
+    const opts: LossOptions = {
+      ratio: 'token',
+      logRatioClip: 3,
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClip: null,
+      aggregation: 'token-mean',
+      lossNormLength: 1,
+      klBeta: 0,
+      klEstimator: 'k1',
+      entropyCoef: 0,
+    };
+    const r = policyLoss(
+      [{ turn: [0, 0, 0], logp: [-1, -1, -1], oldLogp: [-1, -1, -1], advantage: 0, advantages: [0.5, -1, 2] }],
+      opts,
+    );
+    expect(Array.from(r.coef[0])).toEqual([
+      expect.closeTo(-0.5 / 3, 6),
+      expect.closeTo(1 / 3, 6),
+      expect.closeTo(-2 / 3, 6),
+    ]);
     expect(r.loss).toBeCloseTo(-(0.5 - 1 + 2) / 3, 12);
   });
 
   it('a real step: per-token advantages that differ along a row, and no KL term in the loss', async () => {
-    const config = smallConfig('rema-singleturn', { phaseEpochs: 0, planSamples: 0, filterGroups: false, klBeta: 0.5, klPlacement: 'reward', stopWhenTruncated: false, lr: 1e-2 });
+    const config = smallConfig('rema-singleturn', {
+      phaseEpochs: 0,
+      planSamples: 0,
+      filterGroups: false,
+      klBeta: 0.5,
+      klPlacement: 'reward',
+      stopWhenTruncated: false,
+      lr: 1e-2,
+    });
     const { trainer, policy } = makeTrainer(config);
     // the random model earns -1 everywhere, so only the KL can tell tokens apart: move the reasoning adapter away
     // from the reference (base weights) with one gradient step on some sequence first
-    await policy.accumulateGradients([{ tokens: [1, 2, 3, 4, 5], positions: [1, 2, 3, 4], adapter: 'reasoning', coef: Float32Array.of(1, -1, 1, -1) }]);
+    await policy.accumulateGradients([
+      { tokens: [1, 2, 3, 4, 5], positions: [1, 2, 3, 4], adapter: 'reasoning', coef: Float32Array.of(1, -1, 1, -1) },
+    ]);
     await policy.optimizerStep('reasoning');
     const r = await trainer.step();
     const advantages = r.rollouts.flatMap((ep) => ep.turns.map((t) => t.advantage ?? []));
@@ -48,12 +76,15 @@ describe('KL in the reward (OpenRLHF REINFORCE++)', () => {
     expect(Math.abs(r.metrics.loss ?? Number.NaN)).toBeLessThan(1e-6);
     // the same step with the KL in the loss: every token of a row shares one advantage
     const other = makeTrainer({ ...config, klPlacement: 'loss', advantage: 'reinforce++' });
-    await other.policy.accumulateGradients([{ tokens: [1, 2, 3, 4, 5], positions: [1, 2, 3, 4], adapter: 'reasoning', coef: Float32Array.of(1, -1, 1, -1) }]);
+    await other.policy.accumulateGradients([
+      { tokens: [1, 2, 3, 4, 5], positions: [1, 2, 3, 4], adapter: 'reasoning', coef: Float32Array.of(1, -1, 1, -1) },
+    ]);
     await other.policy.optimizerStep('reasoning');
     const r2 = await other.trainer.step();
     expect(r2.metrics.kl).not.toBe(0);
     // every reward is -1, so the policy-gradient part is 0 and the loss is beta * mean KL (k1)
     expect(r2.metrics.loss).toBeCloseTo(0.5 * r2.metrics.kl, 6);
-    for (const a of r2.rollouts.flatMap((ep) => ep.turns.map((t) => t.advantage ?? []))) expect(new Set(a).size).toBeLessThanOrEqual(1);
+    for (const a of r2.rollouts.flatMap((ep) => ep.turns.map((t) => t.advantage ?? [])))
+      expect(new Set(a).size).toBeLessThanOrEqual(1);
   });
 });

@@ -19,7 +19,11 @@ import { validateConfig } from '../../../src/rl/config.ts';
 import { makeTrainer, smallConfig } from '../trainer-setup.ts';
 import { TINY_MODEL_DIR } from '../tiny-tokenizer.ts';
 
-interface Call { n: number; temperature: number; prompts: readonly GenerateRequest[] }
+interface Call {
+  n: number;
+  temperature: number;
+  prompts: readonly GenerateRequest[];
+}
 
 /** the prompts of a generate call, each as one string */
 const questions = (c: Call) => c.prompts.map((r) => r.prompt.join(','));
@@ -37,7 +41,17 @@ function recordCalls(policy: Policy): Call[] {
 
 // a random model's 6-token plans are all truncated: stopWhenTruncated off so that every plan is answered
 const small = (over = {}) =>
-  smallConfig('rema-singleturn', { startAgent: 'reasoning', phaseEpochs: 1, probeSamples: 3, planSamples: 2, filterEpsMin: 0, filterEpsMax: 1, temperature: 0.9, stopWhenTruncated: false, ...over });
+  smallConfig('rema-singleturn', {
+    startAgent: 'reasoning',
+    phaseEpochs: 1,
+    probeSamples: 3,
+    planSamples: 2,
+    filterEpsMin: 0,
+    filterEpsMax: 1,
+    temperature: 0.9,
+    stopWhenTruncated: false,
+    ...over,
+  });
 
 describe('Algorithm 1 phases', () => {
   it('the probe is separate from the training samples; K sampled plans per problem in the reasoning phase; phases alternate', async () => {
@@ -47,11 +61,28 @@ describe('Algorithm 1 phases', () => {
     const first = await trainer.step();
     // probe of the reasoning phase: one greedy plan for each of the 8 problems, 3 sampled answers each (not trained);
     // then the step: 2 problems x 2 sampled plans, each plan answered groupSize = 2 times
-    expect(calls.map((c) => [c.n, c.temperature])).toEqual([[8, 0], [24, 0.9], [4, 0.9], [8, 0.9]]);
+    expect(calls.map((c) => [c.n, c.temperature])).toEqual([
+      [8, 0],
+      [24, 0.9],
+      [4, 0.9],
+      [8, 0.9],
+    ]);
     expect(first.metrics.trained).toBe('reasoning');
     expect(first.metrics.rows_trained).toBe(8);
-    expect(trainer.state().phase).toMatchObject({ index: 0, agent: 'reasoning', problems: [0, 1, 2, 3, 4, 5, 6, 7], probed: 8, step: 1 });
-    expect(events.some((e) => e.type === 'log' && /phase 1 \(reasoning agent\): the probe \(3 samples per problem\) kept 8 of 8/.test(e.message))).toBe(true);
+    expect(trainer.state().phase).toMatchObject({
+      index: 0,
+      agent: 'reasoning',
+      problems: [0, 1, 2, 3, 4, 5, 6, 7],
+      probed: 8,
+      step: 1,
+    });
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'log' &&
+          /phase 1 \(reasoning agent\): the probe \(3 samples per problem\) kept 8 of 8/.test(e.message),
+      ),
+    ).toBe(true);
     // the rest of the phase (8 kept / 2 per step, one pass): training calls only, no new probe
     calls.length = 0;
     for (let i = 0; i < 3; i++) await trainer.step();
@@ -59,7 +90,12 @@ describe('Algorithm 1 phases', () => {
     // the meta agent's phase: its own probe (3 sampled plans per problem, each answered greedily), then 2 x 2 sampled plans answered greedily
     calls.length = 0;
     const fifth = await trainer.step();
-    expect(calls.map((c) => [c.n, c.temperature])).toEqual([[24, 0.9], [24, 0], [4, 0.9], [4, 0]]);
+    expect(calls.map((c) => [c.n, c.temperature])).toEqual([
+      [24, 0.9],
+      [24, 0],
+      [4, 0.9],
+      [4, 0],
+    ]);
     expect(fifth.metrics.trained).toBe('meta');
     expect(trainer.state().phase).toMatchObject({ index: 1, agent: 'meta', step: 1 });
   });
@@ -72,7 +108,9 @@ describe('Algorithm 1 phases', () => {
     // 2 passes x 4 steps; each reasoning step: 2 greedy plans (one per problem), 4 answers
     const trainingMeta = calls.filter((c, i) => i >= 2 && c.temperature === 0);
     expect(trainingMeta.map((c) => c.n)).toEqual(Array(8).fill(2));
-    const perPass = [trainingMeta.slice(0, 4), trainingMeta.slice(4)].map((pass) => new Set(pass.flatMap(questions)).size);
+    const perPass = [trainingMeta.slice(0, 4), trainingMeta.slice(4)].map(
+      (pass) => new Set(pass.flatMap(questions)).size,
+    );
     expect(perPass).toEqual([8, 8]);
     // resume: a second trainer restored from the state after 5 steps probes nothing and continues the phase
     const { trainer: a } = makeTrainer(config);
@@ -83,7 +121,9 @@ describe('Algorithm 1 phases', () => {
     await b.step();
     expect(bCalls.map((c) => c.n)).toEqual([2, 4]);
     expect(b.state().phase).toMatchObject({ index: 0, step: 6 });
-    expect(() => b.restore({ ...a.state(), phase: { ...a.state().phase!, problems: [99] } })).toThrow(/field "phase.problems" is invalid/);
+    expect(() => b.restore({ ...a.state(), phase: { ...a.state().phase!, problems: [99] } })).toThrow(
+      /field "phase.problems" is invalid/,
+    );
   });
 
   it('a phase whose probe keeps no problem hands over to the other agent; when neither keeps one, nothing trains', async () => {
@@ -100,8 +140,22 @@ describe('Algorithm 1 phases', () => {
   it('keeps exactly the problems whose probe success rate lies in [0.2, 0.8] (embedded model)', async () => {
     const source = directoryFileSource(TINY_MODEL_DIR);
     const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
-    const config = { ...getPreset('rema-singleturn'), startAgent: 'reasoning' as const, probeSamples: 10, problemsPerStep: 2, groupSize: 2, planSamples: 1, evalEvery: 0, maxTokensPerTurn: 48 };
-    const policy = policyForConfig(config, { backend: await WasmBackend.create(), checkpoint, decoder: tokenizer, seed: 0 });
+    const config = {
+      ...getPreset('rema-singleturn'),
+      startAgent: 'reasoning' as const,
+      probeSamples: 10,
+      problemsPerStep: 2,
+      groupSize: 2,
+      planSamples: 1,
+      evalEvery: 0,
+      maxTokensPerTurn: 48,
+    };
+    const policy = policyForConfig(config, {
+      backend: await WasmBackend.create(),
+      checkpoint,
+      decoder: tokenizer,
+      seed: 0,
+    });
     const problems = tinyArithProblems({ split: 'train', count: 12, seed: 11 });
     const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: problems.slice(0, 2) });
     const answers: string[] = [];
@@ -114,7 +168,9 @@ describe('Algorithm 1 phases', () => {
     };
     await trainer.step();
     expect(answers.length).toBe(120);
-    const rates = problems.map((p, i) => answers.slice(10 * i, 10 * i + 10).filter((t) => gradeAnswer(p, t).correct).length / 10);
+    const rates = problems.map(
+      (p, i) => answers.slice(10 * i, 10 * i + 10).filter((t) => gradeAnswer(p, t).correct).length / 10,
+    );
     const inWindow = rates.flatMap((r, i) => (r >= 0.2 && r <= 0.8 ? [i] : []));
     expect(trainer.state().phase!.problems).toEqual(inWindow);
     // the model's rates differ: some problems are dropped and some kept
@@ -124,9 +180,30 @@ describe('Algorithm 1 phases', () => {
 
   it('needs single-turn with separate parameters; configs saved before read as the earlier schedule', () => {
     const base = getPreset('rema-multiturn');
-    expect(() => validateConfig({ phaseEpochs: 2 }, 'f.json', base)).toThrow(/field "phaseEpochs" \(2: Algorithm 1 phases\) needs mode "single-turn" with paramMode "separate"/);
-    const { phaseEpochs: _a, probeSamples: _b, planSamples: _c, klPlacement: _d, ...old } = getPreset('rema-singleturn');
-    expect(validateConfig(old, 'old config.json')).toMatchObject({ phaseEpochs: 0, probeSamples: 10, planSamples: 0, klPlacement: 'loss' });
-    expect(getPreset('rema-singleturn')).toMatchObject({ phaseEpochs: 4, probeSamples: 10, planSamples: 4, filterEpsMin: 0.2, filterEpsMax: 0.8, klPlacement: 'reward', klBeta: 0.01 });
+    expect(() => validateConfig({ phaseEpochs: 2 }, 'f.json', base)).toThrow(
+      /field "phaseEpochs" \(2: Algorithm 1 phases\) needs mode "single-turn" with paramMode "separate"/,
+    );
+    const {
+      phaseEpochs: _a,
+      probeSamples: _b,
+      planSamples: _c,
+      klPlacement: _d,
+      ...old
+    } = getPreset('rema-singleturn');
+    expect(validateConfig(old, 'old config.json')).toMatchObject({
+      phaseEpochs: 0,
+      probeSamples: 10,
+      planSamples: 0,
+      klPlacement: 'loss',
+    });
+    expect(getPreset('rema-singleturn')).toMatchObject({
+      phaseEpochs: 4,
+      probeSamples: 10,
+      planSamples: 4,
+      filterEpsMin: 0.2,
+      filterEpsMax: 0.8,
+      klPlacement: 'reward',
+      klBeta: 0.01,
+    });
   });
 });

@@ -19,7 +19,11 @@ import { tinyTokenizer } from '../tiny-tokenizer.ts';
 const dir = resolve(import.meta.dirname, '../../fixtures/hf/tiny-qwen2.5-instruct');
 const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
 const instruct = createHfTokenizer(read('tokenizer.json'), read('tokenizer_config.json'), { where: dir });
-const base = createHfTokenizer(read('tokenizer.json'), { ...read('tokenizer_config.json'), eos_token: '<|endoftext|>' }, { where: dir });
+const base = createHfTokenizer(
+  read('tokenizer.json'),
+  { ...read('tokenizer_config.json'), eos_token: '<|endoftext|>' },
+  { where: dir },
+);
 
 const chat: ChatMessage[] = [
   { role: 'system', content: 'Solve it.' },
@@ -28,7 +32,7 @@ const chat: ChatMessage[] = [
 ];
 
 describe('endTokenTarget', () => {
-  it('the base tokenizer\'s eos differs from the template\'s closing token; the instruct one\'s does not', () => {
+  it("the base tokenizer's eos differs from the template's closing token; the instruct one's does not", () => {
     expect(base.eosTokenId).not.toBe(base.endOfTurnTokenId);
     expect(instruct.eosTokenId).toBe(instruct.endOfTurnTokenId);
     // the embedded model: eos = <|im_end|>, so tiny presets train the same token either way
@@ -45,16 +49,34 @@ describe('endTokenTarget', () => {
     expect(plain.tokens[plain.positions[last]]).toBe(base.endOfTurnTokenId);
     expect(eos.targets).toEqual([...plain.positions.slice(0, last).map((p) => plain.tokens[p]), base.eosTokenId]);
     // a truncated message has no end position, so nothing to swap
-    expect(encodeChat(base, chat, [{ train: true, endedNormally: false }], false, base.eosTokenId).targets).toBeUndefined();
+    expect(
+      encodeChat(base, chat, [{ train: true, endedNormally: false }], false, base.eosTokenId).targets,
+    ).toBeUndefined();
     // same ids: no targets array at all
-    expect(encodeChat(instruct, chat, [{ train: true, endedNormally: true }], false, instruct.eosTokenId).targets).toBeUndefined();
+    expect(
+      encodeChat(instruct, chat, [{ train: true, endedNormally: true }], false, instruct.eosTokenId).targets,
+    ).toBeUndefined();
   });
 
   it('the engine scores the given target: log p(eos | prefix), as if eos were the next token', async () => {
     const model = tinyConfig({ vocabSize: base.vocabSize, maxPositionEmbeddings: 128 });
-    const policy = createEnginePolicy({ backend: new CpuBackend(), config: model, weights: randomWeights(model, 3), decoder: base,
+    const policy = createEnginePolicy({
+      backend: new CpuBackend(),
+      config: model,
+      weights: randomWeights(model, 3),
+      decoder: base,
       training: { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: { lr: 0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, gradClip: 1, schedule: { kind: 'constant' } }, seed: 0 });
+      optimizer: {
+        lr: 0,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0,
+        gradClip: 1,
+        schedule: { kind: 'constant' },
+      },
+      seed: 0,
+    });
     const enc = encodeChat(base, chat, [{ train: true, endedNormally: true }], false, base.eosTokenId);
     const endAt = enc.positions.at(-1)!;
     const swapped = [...enc.tokens];
@@ -67,7 +89,9 @@ describe('endTokenTarget', () => {
     expect(Array.from(withTargets.logprobs)).toEqual(Array.from(asIfEos.logprobs));
     expect(withTargets.logprobs.at(-1)).not.toBe(template.logprobs.at(-1));
     expect(Array.from(withTargets.logprobs.slice(0, -1))).toEqual(Array.from(template.logprobs.slice(0, -1)));
-    await expect(policy.score([{ tokens: enc.tokens, positions: enc.positions, targets: [1], adapter: null }])).rejects.toThrow(/1 targets for \d+ positions/);
+    await expect(
+      policy.score([{ tokens: enc.tokens, positions: enc.positions, targets: [1], adapter: null }]),
+    ).rejects.toThrow(/1 targets for \d+ positions/);
   });
 
   it('is "eos" in the presets and reads as "template" in configs saved before it', () => {

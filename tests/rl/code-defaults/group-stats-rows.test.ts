@@ -16,17 +16,36 @@ import { tinyTokenizer } from '../tiny-tokenizer.ts';
 const tok = tinyTokenizer();
 const prompts = promptsFor('tiny', 'multi-turn', 'math');
 const problem: Problem = { id: 'p', task: 'math', question: 'What is 2+3?', answer: '5' };
-const msg = (role: Message['role'], text: string, over: Partial<Message> = {}): Message => ({ role, text, generated: 3, truncated: false, endedNormally: true, dummy: false, ...over });
+const msg = (role: Message['role'], text: string, over: Partial<Message> = {}): Message => ({
+  role,
+  text,
+  generated: 3,
+  truncated: false,
+  endedNormally: true,
+  dummy: false,
+  ...over,
+});
 
 /** 4 episodes of one problem: correct, correct, wrong, and MTA truncated at turn 1 (dummy RA: no RA token) */
 function episodes(): Episode[] {
   const done = (answer: string): Episode => ({
-    problem, group: 0, sample: 0, kind: 'two-agent', finish: 'finished',
+    problem,
+    group: 0,
+    sample: 0,
+    kind: 'two-agent',
+    finish: 'finished',
     messages: [msg('meta', 'Add them. [FINISH]'), msg('reasoning', `2 + 3 = \\boxed{${answer}}`)],
   });
   const cut: Episode = {
-    problem, group: 0, sample: 3, kind: 'two-agent', finish: 'stop_when_truncated',
-    messages: [msg('meta', 'Add the', { truncated: true, endedNormally: false }), msg('reasoning', '', { generated: 0, endedNormally: false, dummy: true })],
+    problem,
+    group: 0,
+    sample: 3,
+    kind: 'two-agent',
+    finish: 'stop_when_truncated',
+    messages: [
+      msg('meta', 'Add the', { truncated: true, endedNormally: false }),
+      msg('reasoning', '', { generated: 0, endedNormally: false, dummy: true }),
+    ],
   };
   return [done('5'), done('5'), done('6'), cut];
 }
@@ -42,9 +61,20 @@ function codeGrpo(scores: number[]): number[] {
 function advantages(groupStatsRows: 'all' | 'trained') {
   const config = { ...getPreset('rema-multiturn'), groupStatsRows };
   const scored = scoreEpisodes(config, episodes(), false);
-  const rows = buildRows(tok, prompts, scored, ['meta', 'reasoning'], () => true, () => 'shared', groupStatsRows === 'all');
+  const rows = buildRows(
+    tok,
+    prompts,
+    scored,
+    ['meta', 'reasoning'],
+    () => true,
+    () => 'shared',
+    groupStatsRows === 'all',
+  );
   assignAdvantages(rows, config);
-  const of = (role: string) => rows.filter((r) => r.role === role).map((r) => ({ episode: r.episode, tokens: r.positions.length, advantage: r.advantage }));
+  const of = (role: string) =>
+    rows
+      .filter((r) => r.role === role)
+      .map((r) => ({ episode: r.episode, tokens: r.positions.length, advantage: r.advantage }));
   return { meta: of('meta'), reasoning: of('reasoning') };
 }
 

@@ -21,7 +21,10 @@ const T = 0.6;
 
 function sequences() {
   const rng = new Rng(4);
-  return [9, 6].map((n) => ({ tokens: Array.from({ length: n }, () => rng.int(0, cfg.vocabSize - 1)), positions: Array.from({ length: n - 2 }, (_, i) => i + 2) }));
+  return [9, 6].map((n) => ({
+    tokens: Array.from({ length: n }, () => rng.int(0, cfg.vocabSize - 1)),
+    positions: Array.from({ length: n - 2 }, (_, i) => i + 2),
+  }));
 }
 
 describe('log-probs at the rollout temperature', () => {
@@ -42,7 +45,9 @@ describe('log-probs at the rollout temperature', () => {
       expect(Math.abs(r.entropy[q] - h)).toBeLessThan(1e-5);
       expect(Math.abs(r.logprobs[q] - plain.logprobs[q])).toBeGreaterThan(1e-6);
     }
-    await expect(runSequences(be, cfg, { params, lora: null }, batch, null, { temperature: 0 })).rejects.toThrow(/temperature must be a positive number/);
+    await expect(runSequences(be, cfg, { params, lora: null }, batch, null, { temperature: 0 })).rejects.toThrow(
+      /temperature must be a positive number/,
+    );
   });
 
   it('its gradients agree with central finite differences of sum coef * logp_T + entCoef * H_T', async () => {
@@ -60,15 +65,29 @@ describe('log-probs at the rollout temperature', () => {
       for (let q = 0; q < Rq; q++) L += coef[q] * r.logprobs[q] + entCoef[q] * r.entropy[q];
       return L;
     };
-    await runSequences(be, cfg, { params, lora: null }, batch, { coef, entropyCoef: entCoef, sinks: { full: grads, lora: null } }, { temperature: T });
+    await runSequences(
+      be,
+      cfg,
+      { params, lora: null },
+      batch,
+      { coef, entropyCoef: entCoef, sinks: { full: grads, lora: null } },
+      { temperature: T },
+    );
     const named = new Map(namedParameters(params));
     const gradNamed = new Map(namedParameters(grads));
     const h = 1e-2;
-    for (const name of ['model.norm.weight', 'lm_head.weight', 'model.layers.1.mlp.down_proj.weight', 'model.layers.0.self_attn.q_proj.weight']) {
+    for (const name of [
+      'model.norm.weight',
+      'lm_head.weight',
+      'model.layers.1.mlp.down_proj.weight',
+      'model.layers.0.self_attn.q_proj.weight',
+    ]) {
       const data = be.f32(named.get(name)!);
       const g = be.f32(gradNamed.get(name)!);
       const scale = Math.max(...Array.from(g, Math.abs));
-      const idx = Array.from(g.keys()).toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a])).slice(0, 3);
+      const idx = Array.from(g.keys())
+        .toSorted((a, b) => Math.abs(g[b]) - Math.abs(g[a]))
+        .slice(0, 3);
       for (const i of idx) {
         const fd = await centralDifference(data, i, h, loss);
         expect(Math.abs(fd - g[i]), `${name}[${i}]`).toBeLessThan(2e-2 * scale + 1e-4);
@@ -77,8 +96,16 @@ describe('log-probs at the rollout temperature', () => {
   });
 
   it('the trainer scores old, reference and current log-probs at the rollout temperature ("rollout") or at 1 ("one")', async () => {
-    for (const [mode, want] of [['rollout', 0.7], ['one', 1]] as const) {
-      const config = smallConfig('rema-multiturn', { temperature: 0.7, logprobTemperature: mode, miniBatches: 2, klBeta: 0.01 });
+    for (const [mode, want] of [
+      ['rollout', 0.7],
+      ['one', 1],
+    ] as const) {
+      const config = smallConfig('rema-multiturn', {
+        temperature: 0.7,
+        logprobTemperature: mode,
+        miniBatches: 2,
+        klBeta: 0.01,
+      });
       const { trainer, policy } = makeTrainer(config);
       const seen: (number | undefined)[] = [];
       const real: TrainablePolicy = policy;

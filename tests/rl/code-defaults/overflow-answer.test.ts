@@ -19,15 +19,31 @@ import { scriptedPolicy, type Reply } from '../protocol/scripted-policy.ts';
 
 const tok = tinyTokenizer();
 /** generate() call k answers every request with replies[k]; nothing else is used by a rollout */
-const scripted = (replies: Reply[]) => scriptedPolicy(tok, replies.map((r) => [r]));
+const scripted = (replies: Reply[]) =>
+  scriptedPolicy(
+    tok,
+    replies.map((r) => [r]),
+  );
 
-const problem: Problem = { id: 'p0', task: 'math', question: 'Ann has 3 apples and buys 2 more. How many?', answer: '5' };
+const problem: Problem = {
+  id: 'p0',
+  task: 'math',
+  question: 'Ann has 3 apples and buys 2 more. How many?',
+  answer: '5',
+};
 const sampling: SamplingParams = { temperature: 1, topP: 1, topK: 0, seed: 7 };
 const prompts = promptsFor('tiny', 'multi-turn', 'math');
 const longPlan = 'Check the sum once more, carefully, one apple at a time, and say it again. '.repeat(3);
 const replies: Reply[] = [{ text: 'Add the two numbers.' }, { text: '3 + 2 = \\boxed{5}' }, { text: longPlan }];
 
-const msg = (role: 'meta' | 'reasoning', text: string) => ({ role, text, generated: 1, truncated: false, endedNormally: true, dummy: false });
+const msg = (role: 'meta' | 'reasoning', text: string) => ({
+  role,
+  text,
+  generated: 1,
+  truncated: false,
+  endedNormally: true,
+  dummy: false,
+});
 
 /** a prompt cap that lets the meta agent's turn-2 chat through and stops the reasoning agent's */
 function capBetweenTurnTwoChats(): number {
@@ -42,8 +58,16 @@ function capBetweenTurnTwoChats(): number {
 
 async function rollout(overflowDummy: boolean): Promise<Episode> {
   const s: RolloutSettings = {
-    policy: scripted(replies), tokenizer: tok, prompts, adapterFor: () => 'shared', maxTurns: 3, maxTokensPerTurn: 200,
-    maxPromptTokens: capBetweenTurnTwoChats(), maxContext: 4096, stopWhenTruncated: true, overflowDummy,
+    policy: scripted(replies),
+    tokenizer: tok,
+    prompts,
+    adapterFor: () => 'shared',
+    maxTurns: 3,
+    maxTokensPerTurn: 200,
+    maxPromptTokens: capBetweenTurnTwoChats(),
+    maxContext: 4096,
+    stopWhenTruncated: true,
+    overflowDummy,
   };
   const e: Episode = { problem, group: 0, sample: 0, kind: 'two-agent', finish: null, messages: [] };
   await multiTurnRollout(s, [e], { meta: sampling, reasoning: sampling });
@@ -56,7 +80,12 @@ describe('overflowAnswer', () => {
   it('"empty" (code default): a reasoning overflow appends the dummy and "" is graded', async () => {
     const e = await rollout(true);
     expect(e.finish).toBe('completion_token_exceeded');
-    expect(e.messages.map((m) => [m.role, m.dummy])).toEqual([['meta', false], ['reasoning', false], ['meta', false], ['reasoning', true]]);
+    expect(e.messages.map((m) => [m.role, m.dummy])).toEqual([
+      ['meta', false],
+      ['reasoning', false],
+      ['meta', false],
+      ['reasoning', true],
+    ]);
     expect(finalAnswerText(e, true)).toBe('');
     const [s] = scoreEpisodes({ ...unmasked, overflowAnswer: 'empty' }, [e], false);
     expect(s.grade.correct).toBe(false);
@@ -75,10 +104,22 @@ describe('overflowAnswer', () => {
   });
 
   it('"empty" also grades "" after a truncated meta message at a later turn (the code\'s dummy is history[-1])', async () => {
-    const policy = scripted([{ text: 'Add the two numbers.' }, { text: '3 + 2 = \\boxed{5}' }, { text: 'Now check', finish: 'length' }]);
+    const policy = scripted([
+      { text: 'Add the two numbers.' },
+      { text: '3 + 2 = \\boxed{5}' },
+      { text: 'Now check', finish: 'length' },
+    ]);
     const s: RolloutSettings = {
-      policy, tokenizer: tok, prompts, adapterFor: () => 'shared', maxTurns: 3, maxTokensPerTurn: 40, maxPromptTokens: 4000,
-      maxContext: 4096, stopWhenTruncated: true, overflowDummy: true,
+      policy,
+      tokenizer: tok,
+      prompts,
+      adapterFor: () => 'shared',
+      maxTurns: 3,
+      maxTokensPerTurn: 40,
+      maxPromptTokens: 4000,
+      maxContext: 4096,
+      stopWhenTruncated: true,
+      overflowDummy: true,
     };
     const e: Episode = { problem, group: 0, sample: 0, kind: 'two-agent', finish: null, messages: [] };
     await multiTurnRollout(s, [e], { meta: sampling, reasoning: sampling });

@@ -8,7 +8,7 @@ import { validateConfig } from '../../../src/rl/config.ts';
 import * as paper from '../../../src/rl/prompts/paper.ts';
 
 describe('preset prompt sets', () => {
-  it('tiny prompts exactly for the embedded model, the paper\'s or the code\'s for every other model', () => {
+  it("tiny prompts exactly for the embedded model, the paper's or the code's for every other model", () => {
     for (const name of PRESET_NAMES) {
       const c = getPreset(name);
       const embedded = c.modelSource === 'embedded' && c.model === TINY_MODEL_NAME;
@@ -18,11 +18,27 @@ describe('preset prompt sets', () => {
     }
   });
 
-  it('a real-model preset for every protocol, with the paper\'s single-turn settings (App. D.1)', () => {
-    const modes = new Set(PRESET_NAMES.map(getPreset).filter((c) => c.modelSource !== 'embedded').map((c) => c.mode));
+  it("a real-model preset for every protocol, with the paper's single-turn settings (App. D.1)", () => {
+    const modes = new Set(
+      PRESET_NAMES.map(getPreset)
+        .filter((c) => c.modelSource !== 'embedded')
+        .map((c) => c.mode),
+    );
     expect([...modes].toSorted()).toEqual(['mrp-rl', 'multi-turn', 'single-turn', 'vrp', 'vrp-rl']);
     const st = getPreset('paper-singleturn-7b');
-    expect(st).toMatchObject({ model: 'Qwen/Qwen2.5-7B-Instruct', prompts: 'paper', groupSize: 4, lr: 5e-7, klBeta: 0.01, klPlacement: 'reward', advantage: 'reinforce++', phaseEpochs: 4, probeSamples: 10, planSamples: 4, maxTokensPerTurn: 2048 });
+    expect(st).toMatchObject({
+      model: 'Qwen/Qwen2.5-7B-Instruct',
+      prompts: 'paper',
+      groupSize: 4,
+      lr: 5e-7,
+      klBeta: 0.01,
+      klPlacement: 'reward',
+      advantage: 'reinforce++',
+      phaseEpochs: 4,
+      probeSamples: 10,
+      planSamples: 4,
+      maxTokensPerTurn: 2048,
+    });
     const p = promptsFor(st.prompts, st.mode, 'math');
     expect(p.metaSystem).toBe(paper.SINGLE_TURN_PAPER_META_SYSTEM);
     expect(p.reasoningSystem).toBe(paper.SINGLE_TURN_PAPER_REASONING_SYSTEM);

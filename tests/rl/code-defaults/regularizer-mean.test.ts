@@ -9,13 +9,27 @@ import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 
 const opts: LossOptions = {
-  ratio: 'turn-geometric', logRatioClip: 3, clipLow: 0.2, clipHigh: 0.2, dualClip: 3,
-  aggregation: 'trajectory', lossNormLength: 1, klBeta: 0.1, klEstimator: 'k3', entropyCoef: 0.01,
+  ratio: 'turn-geometric',
+  logRatioClip: 3,
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  dualClip: 3,
+  aggregation: 'trajectory',
+  lossNormLength: 1,
+  klBeta: 0.1,
+  klEstimator: 'k3',
+  entropyCoef: 0.01,
 };
 
 // two rows of unequal shape: row 0 = turns [0,0,0,1], row 1 = one turn of 2 tokens; on-policy (ratio 1)
 const rows: LossRow[] = [
-  { turn: [0, 0, 0, 1], logp: [-1, -2, -0.5, -1.5], oldLogp: [-1, -2, -0.5, -1.5], refLogp: [-1.2, -1.5, -0.5, -2], advantage: 0.7 },
+  {
+    turn: [0, 0, 0, 1],
+    logp: [-1, -2, -0.5, -1.5],
+    oldLogp: [-1, -2, -0.5, -1.5],
+    refLogp: [-1.2, -1.5, -0.5, -2],
+    advantage: 0.7,
+  },
   { turn: [0, 0], logp: [-0.3, -2.2], oldLogp: [-0.3, -2.2], refLogp: [-0.1, -2.0], advantage: -0.7 },
 ];
 
@@ -32,7 +46,10 @@ describe('regularizerMean', () => {
     const r = policyLoss(rows, { ...opts, regularizerMean: 'token' });
     expect(r.loss).toBeCloseTo(codeLoss(), 14);
     // d/dlogp_j of beta * mean_j k3 = beta * (1 - exp(ref - logp)) / N, plus the pg coefficient -A * w_j
-    const w = aggregationWeights(rows.map((x) => x.turn), 'trajectory');
+    const w = aggregationWeights(
+      rows.map((x) => x.turn),
+      'trajectory',
+    );
     rows.forEach((row, i) =>
       row.turn.forEach((_, j) => {
         const kl = klTerm(row.logp[j], row.refLogp![j], 'k3');
@@ -45,9 +62,14 @@ describe('regularizerMean', () => {
   it('"aggregation" (earlier behaviour) weights them like the policy loss, which differs here', () => {
     const token = policyLoss(rows, { ...opts, regularizerMean: 'token' });
     const agg = policyLoss(rows, { ...opts, regularizerMean: 'aggregation' });
-    const w = aggregationWeights(rows.map((x) => x.turn), 'trajectory');
+    const w = aggregationWeights(
+      rows.map((x) => x.turn),
+      'trajectory',
+    );
     let kl = 0;
-    rows.forEach((row, i) => row.turn.forEach((_, j) => (kl += w[i][j] * klTerm(row.logp[j], row.refLogp![j], 'k3').kl)));
+    rows.forEach((row, i) =>
+      row.turn.forEach((_, j) => (kl += w[i][j] * klTerm(row.logp[j], row.refLogp![j], 'k3').kl)),
+    );
     expect(agg.loss).toBeCloseTo(0.1 * kl, 14);
     expect(Math.abs(agg.loss - token.loss)).toBeGreaterThan(1e-4);
     expect(agg.entropyCoef![1][0]).toBeCloseTo(-0.01 * w[1][0], 9);
@@ -58,6 +80,8 @@ describe('regularizerMean', () => {
     expect(getPreset('rema-singleturn').regularizerMean).toBe('token');
     const { regularizerMean: _dropped, ...old } = getPreset('tiny-default');
     expect(validateConfig(old, 'old config.json').regularizerMean).toBe('aggregation');
-    expect(() => validateConfig({ regularizerMean: 'sum' }, 'f.json', getPreset('tiny-default'))).toThrow(/field "regularizerMean" must be one of token \| aggregation/);
+    expect(() => validateConfig({ regularizerMean: 'sum' }, 'f.json', getPreset('tiny-default'))).toThrow(
+      /field "regularizerMean" must be one of token \| aggregation/,
+    );
   });
 });

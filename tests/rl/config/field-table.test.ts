@@ -10,15 +10,28 @@ import { knobs } from '../../../src/app/config/knobs.ts';
 import { decodeUrlState, encodeUrlState } from '../../../src/app/url/url-state.ts';
 import { parseSetFlag } from '../../../src/cli/config-flags.ts';
 import {
-  acceptedText, CONFIG_FIELDS, CONFIG_KEYS, CONFIG_SECTIONS, configDefaults, fieldToText, FIELD_SPECS, validateConfig,
-  type ConfigKey, type ExperimentConfig, type FieldDef,
+  acceptedText,
+  CONFIG_FIELDS,
+  CONFIG_KEYS,
+  CONFIG_SECTIONS,
+  configDefaults,
+  fieldToText,
+  FIELD_SPECS,
+  validateConfig,
+  type ConfigKey,
+  type ExperimentConfig,
+  type FieldDef,
 } from '../../../src/rl/config.ts';
 import { getPreset, PRESET_NAMES } from '../../../src/rl/presets.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 
 /** Values the link deliberately does not reopen (a local folder, a dataset file): the page must pick them again. */
-const LINK_REFUSES: Partial<Record<ConfigKey, unknown[]>> = { modelSource: ['local'], trainSet: ['file'], evalSet: ['file'] };
+const LINK_REFUSES: Partial<Record<ConfigKey, unknown[]>> = {
+  modelSource: ['local'],
+  trainSet: ['file'],
+  evalSet: ['file'],
+};
 
 /** Values of the field's kind to try, inside its range. */
 function candidates(f: FieldDef): unknown[] {
@@ -81,7 +94,8 @@ describe('config field table', () => {
   });
 
   it.each(CONFIG_KEYS)('%s round-trips through --set key=value', (key) => {
-    const { preset, config } = key === 'version' ? { preset: 'tiny-default', config: getPreset('tiny-default') } : variant(key);
+    const { preset, config } =
+      key === 'version' ? { preset: 'tiny-default', config: getPreset('tiny-default') } : variant(key);
     const [k, value] = parseSetFlag(`${key}=${fieldToText(key, config[key])}`);
     expect(k).toBe(key);
     expect(validateConfig({ [k]: value }, 'command line', getPreset(preset))).toEqual(config);
@@ -90,7 +104,10 @@ describe('config field table', () => {
   it.each(CONFIG_KEYS)('%s: a value of the wrong kind is refused, naming the field and what it accepts', (key) => {
     const f = FIELD_SPECS[key];
     const wrong = f.kind === 'string' ? 5 : f.kind === 'strings' ? 'q_proj' : 'not-a-value';
-    const expected = key === 'version' ? 'field "version" must be 1' : `field "${key}" must be ${acceptedText(f)}, got ${JSON.stringify(wrong)}`;
+    const expected =
+      key === 'version'
+        ? 'field "version" must be 1'
+        : `field "${key}" must be ${acceptedText(f)}, got ${JSON.stringify(wrong)}`;
     expect(() => validateConfig({ [key]: wrong }, 'x', getPreset('tiny-default'))).toThrow(expected);
   });
 
@@ -103,7 +120,11 @@ describe('config field table', () => {
     for (const k of knobs) {
       const f = FIELD_SPECS[k.key];
       expect(f?.ui, k.key).toBeDefined();
-      expect({ label: k.label, group: k.group, note: k.note }).toEqual({ label: f.ui!.label, group: f.ui!.group, note: f.doc });
+      expect({ label: k.label, group: k.group, note: k.note }).toEqual({
+        label: f.ui!.label,
+        group: f.ui!.group,
+        note: f.doc,
+      });
     }
     expect(knobs.map((k) => k.key).toSorted()).toEqual(CONFIG_KEYS.filter((k) => FIELD_SPECS[k].ui).toSorted());
   });

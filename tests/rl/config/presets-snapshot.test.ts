@@ -39,6 +39,8 @@ describe('preset snapshot', () => {
   it.each(Object.keys(fixture.sftPresets))('SFT preset %s resolves to its recorded config and settings', (name) => {
     const recorded = fixture.sftPresets[name] as { config: object; sft: object };
     const { config, sft } = getSftPreset(name);
-    expect(JSON.stringify({ config: asRecorded(config, recorded.config), sft }, null, 2)).toBe(JSON.stringify(recorded, null, 2));
+    expect(JSON.stringify({ config: asRecorded(config, recorded.config), sft }, null, 2)).toBe(
+      JSON.stringify(recorded, null, 2),
+    );
   });
 });

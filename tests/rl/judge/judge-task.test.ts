@@ -13,14 +13,28 @@ import { consistencyMetaReward } from '../../../src/rl/rewards.ts';
 import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 
-const msg = (role: Message['role'], text: string): Message => ({ role, text, generated: 3, truncated: false, endedNormally: true, dummy: false });
+const msg = (role: Message['role'], text: string): Message => ({
+  role,
+  text,
+  generated: 3,
+  truncated: false,
+  endedNormally: true,
+  dummy: false,
+});
 
 describe('judge prompts', () => {
   const [problem] = tinyJudgeProblems({ split: 'train', count: 1, seed: 3 });
   const pair = problem.judge!;
-  const episode: Episode = { problem, group: 0, sample: 0, kind: 'two-agent', finish: null, messages: [msg('meta', 'Check each step.'), msg('reasoning', 'B is wrong. [[A]]')] };
+  const episode: Episode = {
+    problem,
+    group: 0,
+    sample: 0,
+    kind: 'two-agent',
+    finish: null,
+    messages: [msg('meta', 'Check each step.'), msg('reasoning', 'B is wrong. [[A]]')],
+  };
 
-  it('the paper\'s prompts show the meta-thinking agent only the instruction, the reasoning agent everything', () => {
+  it("the paper's prompts show the meta-thinking agent only the instruction, the reasoning agent everything", () => {
     const p = promptsFor('paper', 'single-turn', 'judge');
     const meta = chatFor(episode, 'meta', p);
     expect(meta[0]).toEqual({ role: 'system', content: paper.JUDGE_META_SYSTEM });
@@ -44,7 +58,9 @@ describe('judge prompts', () => {
 
   it('a judge problem given only as one rendered question is shown whole', () => {
     const flat: Problem = { id: 'j', task: 'judge', question: 'Q?\nA: x\nB: y', answer: 'A' };
-    expect(chatFor({ ...episode, problem: flat }, 'meta', promptsFor('paper', 'single-turn', 'judge'))[1].content).toBe(flat.question);
+    expect(chatFor({ ...episode, problem: flat }, 'meta', promptsFor('paper', 'single-turn', 'judge'))[1].content).toBe(
+      flat.question,
+    );
   });
 });
 
@@ -57,11 +73,18 @@ describe('consistency reward (App. C.2)', () => {
     expect(consistencyMetaReward(['A', 'A', 'A', 'B'], true)).toBe(-0.25);
   });
 
-  it('rewards the meta agent of a single-turn group by its followers\' agreement (judge verdicts), the reasoning agent by the base reward', () => {
+  it("rewards the meta agent of a single-turn group by its followers' agreement (judge verdicts), the reasoning agent by the base reward", () => {
     const [problem] = tinyJudgeProblems({ split: 'train', count: 1, seed: 3 });
     const wrong = problem.answer === 'A' ? 'B' : 'A';
     const texts = [`[[${wrong}]]`, `so [[${wrong}]]`, `[[${problem.answer}]]`, 'no verdict'];
-    const eps: Episode[] = texts.map((t, sample) => ({ problem, group: 0, sample, kind: 'two-agent', finish: 'finished', messages: [msg('meta', 'Check.'), msg('reasoning', t)] }));
+    const eps: Episode[] = texts.map((t, sample) => ({
+      problem,
+      group: 0,
+      sample,
+      kind: 'two-agent',
+      finish: 'finished',
+      messages: [msg('meta', 'Check.'), msg('reasoning', t)],
+    }));
     const config = { ...getPreset('rema-singleturn'), singleTurnReward: 'consistency' as const };
     const scored = scoreEpisodes(config, eps, true);
     // two of four agree on the (wrong) verdict: consistency 0.5, although only one is right
@@ -76,18 +99,36 @@ describe('judge-pair JSONL', () => {
     { instruction: 'Name a prime.', response_a: '4', response_b: '7', label: 'B', subset: 'math-prm' },
     { question: 'Sum 2 and 2.', response_A: '4', response_B: '5', label: 'A>B', pair_id: 'jb-1', source: 'mmlu-pro' },
   ];
-  it('reads our layout and JudgeBench\'s, keeping the parts', () => {
+  it("reads our layout and JudgeBench's, keeping the parts", () => {
     const [rb, jb] = parseProblems(rows.map((r) => JSON.stringify(r)).join('\n'), 'pairs.jsonl');
-    expect(rb).toMatchObject({ id: 'pairs:1', task: 'judge', answer: 'B', subject: 'math-prm', judge: { instruction: 'Name a prime.', responseA: '4', responseB: '7' } });
+    expect(rb).toMatchObject({
+      id: 'pairs:1',
+      task: 'judge',
+      answer: 'B',
+      subject: 'math-prm',
+      judge: { instruction: 'Name a prime.', responseA: '4', responseB: '7' },
+    });
     expect(rb.question).toContain("[The Start of Assistant B's Answer]\n7\n");
-    expect(jb).toMatchObject({ id: 'jb-1', answer: 'A', subject: 'mmlu-pro', judge: { instruction: 'Sum 2 and 2.', responseA: '4', responseB: '5' } });
+    expect(jb).toMatchObject({
+      id: 'jb-1',
+      answer: 'A',
+      subject: 'mmlu-pro',
+      judge: { instruction: 'Sum 2 and 2.', responseA: '4', responseB: '5' },
+    });
   });
 
   it('names the file, line and field of a bad row', () => {
-    const bad = (row: object) => () => parseProblems([JSON.stringify(rows[0]), JSON.stringify(row)].join('\n'), 'pairs.jsonl');
-    expect(bad({ ...rows[0], label: 'C' })).toThrow(/pairs\.jsonl:2: field "label" must name the better response: "A" or "B" \(JudgeBench: "A>B" or "B>A"\), got "C"/);
+    const bad = (row: object) => () =>
+      parseProblems([JSON.stringify(rows[0]), JSON.stringify(row)].join('\n'), 'pairs.jsonl');
+    expect(bad({ ...rows[0], label: 'C' })).toThrow(
+      /pairs\.jsonl:2: field "label" must name the better response: "A" or "B" \(JudgeBench: "A>B" or "B>A"\), got "C"/,
+    );
     expect(bad({ ...rows[1], label: 'A=B' })).toThrow(/pairs\.jsonl:2: field "label" .*got "A=B"/);
-    expect(bad({ ...rows[0], response_b: '' })).toThrow(/pairs\.jsonl:2: field "response_b" must be a non-empty string/);
-    expect(bad({ response_A: 'x', response_B: 'y', label: 'A' })).toThrow(/pairs\.jsonl:2: field "question" must be a non-empty string/);
+    expect(bad({ ...rows[0], response_b: '' })).toThrow(
+      /pairs\.jsonl:2: field "response_b" must be a non-empty string/,
+    );
+    expect(bad({ response_A: 'x', response_B: 'y', label: 'A' })).toThrow(
+      /pairs\.jsonl:2: field "question" must be a non-empty string/,
+    );
   });
 });

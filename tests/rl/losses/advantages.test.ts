@@ -14,11 +14,10 @@ describe('meanAndStd', () => {
 describe('grpoAdvantages', () => {
   it('normalises by the group mean and unbiased std + eps; a singleton group keeps its raw reward', () => {
     const eps = 1e-6;
-    const { advantages, fracZeroStd } = grpoAdvantages(
-      [1, 0, 0, 1, 1, 1, 1],
-      ['a', 'a', 'a', 'a', 'b', 'c', 'c'],
-      { scaling: 'group', eps },
-    );
+    const { advantages, fracZeroStd } = grpoAdvantages([1, 0, 0, 1, 1, 1, 1], ['a', 'a', 'a', 'a', 'b', 'c', 'c'], {
+      scaling: 'group',
+      eps,
+    });
     const s = Math.sqrt(1 / 3);
     expect(advantages[0]).toBeCloseTo(0.5 / (s + eps), 10);
     expect(advantages[1]).toBeCloseTo(-0.5 / (s + eps), 10);
@@ -57,8 +56,8 @@ describe('reinforcePlusPlusAdvantages', () => {
   it('whitens token returns over the whole batch, weighting rows by their token counts', () => {
     // returns [1, 0] over 2 and 1 tokens: mu = 2/3; var = (2 (1/3)^2 + (2/3)^2) / (3 - 1) = 1/3
     const a = reinforcePlusPlusAdvantages([1, 0], [2, 1], 0);
-    expect(a[0]).toBeCloseTo((1 / 3) / Math.sqrt(1 / 3), 12);
-    expect(a[1]).toBeCloseTo((-2 / 3) / Math.sqrt(1 / 3), 12);
+    expect(a[0]).toBeCloseTo(1 / 3 / Math.sqrt(1 / 3), 12);
+    expect(a[1]).toBeCloseTo(-2 / 3 / Math.sqrt(1 / 3), 12);
   });
 
   it('gives zero to rows without tokens and when every return is equal', () => {

@@ -4,7 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { FIELD_SPECS, type AdvantageEstimator } from '../../../src/rl/config.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
-import { ADVANTAGE_ESTIMATORS, estimateAdvantages, type AdvantageConfig, type AdvantageRow } from '../../../src/rl/losses/estimators.ts';
+import {
+  ADVANTAGE_ESTIMATORS,
+  estimateAdvantages,
+  type AdvantageConfig,
+  type AdvantageRow,
+} from '../../../src/rl/losses/estimators.ts';
 import { assignAdvantages, type TrainRow } from '../../../src/rl/train/rows.ts';
 
 const base: AdvantageConfig = { stdScaling: 'group', advEps: 1e-6, klPlacement: 'loss', klBeta: 0 };
@@ -25,11 +30,20 @@ function rows(): AdvantageRow[] {
 }
 
 /** A value of each AdvantageConfig field different from `base`'s, that changes a result which reads it. */
-const changed: { [K in keyof AdvantageConfig]: AdvantageConfig[K] } = { stdScaling: 'none', advEps: 0.5, klPlacement: 'reward', klBeta: 0.3 };
+const changed: { [K in keyof AdvantageConfig]: AdvantageConfig[K] } = {
+  stdScaling: 'none',
+  advEps: 0.5,
+  klPlacement: 'reward',
+  klBeta: 0.3,
+};
 
 /** The config a field is varied from: the KL in the reward only acts with klBeta > 0 and klPlacement "reward". */
 function from(field: keyof AdvantageConfig): AdvantageConfig {
-  return field === 'klBeta' ? { ...base, klPlacement: 'reward' } : field === 'klPlacement' ? { ...base, klBeta: 0.3 } : base;
+  return field === 'klBeta'
+    ? { ...base, klPlacement: 'reward' }
+    : field === 'klPlacement'
+      ? { ...base, klBeta: 0.3 }
+      : base;
 }
 
 function flat(a: ReturnType<typeof estimateAdvantages>): number[] {
@@ -73,11 +87,13 @@ describe('advantage estimator registry', () => {
   it('grpo divides by the group std plus advEps', () => {
     // group a: rewards 1, 0, 0: mean 1/3, unbiased std sqrt(1/3)
     const a = estimateAdvantages('grpo', rows(), { ...base, advEps: 0.5 }).advantages;
-    expect(a[0]).toBeCloseTo((2 / 3) / (Math.sqrt(1 / 3) + 0.5), 12);
+    expect(a[0]).toBeCloseTo(2 / 3 / (Math.sqrt(1 / 3) + 0.5), 12);
   });
 
   it('names an unknown estimator and the known ones', () => {
-    expect(() => estimateAdvantages('ppo' as AdvantageEstimator, rows(), base)).toThrow(/unknown estimator "ppo" \(known: grpo, reinforce\+\+\)/);
+    expect(() => estimateAdvantages('ppo' as AdvantageEstimator, rows(), base)).toThrow(
+      /unknown estimator "ppo" \(known: grpo, reinforce\+\+\)/,
+    );
   });
 
   it('assignAdvantages fills the rows from the configured entry', () => {

@@ -1,7 +1,13 @@
 // The clipped policy loss: hand-computed values for each ratio mode, clip side, dual clip and the log-ratio cap,
 // KL estimators, and the per-token coefficients checked against a central finite difference of the loss itself.
 import { describe, expect, it } from 'vitest';
-import { clippedSurrogate, klTerm, policyLoss, type LossOptions, type LossRow } from '../../../src/rl/losses/policy-loss.ts';
+import {
+  clippedSurrogate,
+  klTerm,
+  policyLoss,
+  type LossOptions,
+  type LossRow,
+} from '../../../src/rl/losses/policy-loss.ts';
 import type { Aggregation, RatioMode } from '../../../src/rl/config.ts';
 import { Rng } from '../../../src/util/rng.ts';
 
@@ -137,7 +143,14 @@ function randomRows(rng: Rng): LossRow[] {
 
 describe('coefficients = dL/dlogp (central finite difference of policyLoss itself)', () => {
   const ratios: RatioMode[] = ['token', 'turn-geometric', 'turn-arithmetic'];
-  const aggs: Aggregation[] = ['token-mean', 'turn-mean', 'trajectory', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'];
+  const aggs: Aggregation[] = [
+    'token-mean',
+    'turn-mean',
+    'trajectory',
+    'seq-mean-token-mean',
+    'seq-mean-token-sum',
+    'seq-mean-token-sum-norm',
+  ];
   for (const ratio of ratios) {
     for (const aggregation of aggs) {
       it(`${ratio} / ${aggregation} with k3 KL`, () => {

@@ -24,7 +24,15 @@ describe('encodeChat', () => {
   });
 
   it('trains each message token plus the end-of-turn token of normally ended messages, by turn', () => {
-    const enc = encodeChat(tok, chat, [{ train: true, endedNormally: true }, { train: true, endedNormally: false }], false);
+    const enc = encodeChat(
+      tok,
+      chat,
+      [
+        { train: true, endedNormally: true },
+        { train: true, endedNormally: false },
+      ],
+      false,
+    );
     const first = tok.encode('Add 2.');
     const second = tok.encode('Confirm the answer. [FINISH]');
     expect(enc.positions.length).toBe(first.length + 1 + second.length);
@@ -39,7 +47,15 @@ describe('encodeChat', () => {
   });
 
   it('skips untrained messages', () => {
-    const enc = encodeChat(tok, chat, [{ train: false, endedNormally: true }, { train: true, endedNormally: true }], false);
+    const enc = encodeChat(
+      tok,
+      chat,
+      [
+        { train: false, endedNormally: true },
+        { train: true, endedNormally: true },
+      ],
+      false,
+    );
     expect(new Set(enc.turns)).toEqual(new Set([1]));
   });
 

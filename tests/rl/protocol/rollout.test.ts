@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import type { Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
-import { cutAfterStop, multiTurnRollout, singleAgentRollout, singleTurnRollout, stripFinish, type RolloutSettings } from '../../../src/rl/protocol/rollout.ts';
+import {
+  cutAfterStop,
+  multiTurnRollout,
+  singleAgentRollout,
+  singleTurnRollout,
+  stripFinish,
+  type RolloutSettings,
+} from '../../../src/rl/protocol/rollout.ts';
 import type { Episode } from '../../../src/rl/protocol/episode.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';
 import { scriptedPolicy, type Reply, type ScriptedPolicy } from './scripted-policy.ts';
@@ -14,7 +21,12 @@ const tok = tinyTokenizer();
 /** A Policy whose generate() answers call k with replies[k] (one per request, or one for all). */
 const scripted = (replies: Reply[][]): ScriptedPolicy => scriptedPolicy(tok, replies);
 
-const problem: Problem = { id: 'p0', task: 'math', question: 'Ann has 3 apples and buys 2 more. How many?', answer: '5' };
+const problem: Problem = {
+  id: 'p0',
+  task: 'math',
+  question: 'Ann has 3 apples and buys 2 more. How many?',
+  answer: '5',
+};
 const sampling: SamplingParams = { temperature: 1, topP: 1, topK: 0, seed: 7 };
 
 function setup(policy: Policy, over: Partial<RolloutSettings> = {}): RolloutSettings {
@@ -94,7 +106,10 @@ describe('multi-turn rollout', () => {
   });
 
   it('a truncated meta message ends the episode with a dummy reasoning message (stop_when_truncated)', async () => {
-    const policy = scripted([[{ text: 'Add', finish: 'length' }, { text: 'Add 2.' }], [{ text: '3 + 2 = 5', finish: 'length' }]]);
+    const policy = scripted([
+      [{ text: 'Add', finish: 'length' }, { text: 'Add 2.' }],
+      [{ text: '3 + 2 = 5', finish: 'length' }],
+    ]);
     const eps = episodes(2);
     await multiTurnRollout(setup(policy), eps, { meta: sampling, reasoning: sampling });
     expect(eps[0].finish).toBe('stop_when_truncated');
@@ -107,7 +122,12 @@ describe('multi-turn rollout', () => {
   });
 
   it('keeps going after truncation when stopWhenTruncated is off', async () => {
-    const policy = scripted([[{ text: 'Add', finish: 'length' }], [{ text: '5' }], [{ text: 'Done. [FINISH]', finish: 'stop_string' }], [{ text: '\\boxed{5}' }]]);
+    const policy = scripted([
+      [{ text: 'Add', finish: 'length' }],
+      [{ text: '5' }],
+      [{ text: 'Done. [FINISH]', finish: 'stop_string' }],
+      [{ text: '\\boxed{5}' }],
+    ]);
     const [e] = episodes(1);
     await multiTurnRollout(setup(policy, { stopWhenTruncated: false }), [e], { meta: sampling, reasoning: sampling });
     expect(e.finish).toBe('finished');
@@ -125,7 +145,10 @@ describe('multi-turn rollout', () => {
   it('never asks for more tokens than the context has left', async () => {
     const policy = scripted([[{ text: 'x', finish: 'length' }]]);
     const [e] = episodes(1);
-    await multiTurnRollout(setup(policy, { maxContext: 60, maxTokensPerTurn: 1000 }), [e], { meta: sampling, reasoning: sampling });
+    await multiTurnRollout(setup(policy, { maxContext: 60, maxTokensPerTurn: 1000 }), [e], {
+      meta: sampling,
+      reasoning: sampling,
+    });
     const r = policy.calls[0].requests[0];
     expect(r.prompt.length + r.maxNewTokens).toBe(60);
   });
@@ -133,7 +156,10 @@ describe('multi-turn rollout', () => {
 
 describe('single-turn and single-agent rollouts', () => {
   it('single-turn: one plan then one answer; with onePlanPerGroup the group shares one greedy plan', async () => {
-    const policy = scripted([[{ text: 'Add 2.' }], [{ text: '\\boxed{5}' }, { text: '\\boxed{6}' }, { text: '\\boxed{5}' }]]);
+    const policy = scripted([
+      [{ text: 'Add 2.' }],
+      [{ text: '\\boxed{5}' }, { text: '\\boxed{6}' }, { text: '\\boxed{5}' }],
+    ]);
     const eps = episodes(3);
     await singleTurnRollout(setup(policy, { maxTurns: 1 }), eps, { meta: sampling, reasoning: sampling }, true);
     expect(policy.calls[0].requests.length).toBe(1);

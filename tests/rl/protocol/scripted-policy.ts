@@ -1,7 +1,13 @@
 // Test helper: a Policy whose generate() answers call k with fixed texts (one per request, or the last one for the
 // rest), encoded by the embedded model's real tokenizer, for rollout tests that need the agents to say chosen things
 // (a random model cannot be made to say [FINISH] on cue). Only generate() is scripted; score() rejects.
-import type { Generation, GenerationFinish, GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
+import type {
+  Generation,
+  GenerationFinish,
+  GenerateRequest,
+  Policy,
+  SamplingParams,
+} from '../../../src/engine/policy/policy.ts';
 import type { ChatTokenizer } from '../../../src/data/tokenizer.ts';
 
 export type Reply = { text: string; finish?: GenerationFinish };

@@ -68,7 +68,10 @@ function checkGradNorms(record: ExplainRecord, metric: number): void {
     expect(s.layers.map((l) => l.name)).toEqual(['layer 0', 'layer 1', 'layer 2']);
     expect(rss(s.layers.map((l) => l.norm))).toBeCloseTo(s.gradNorm, 4);
   }
-  expect(record.optimizerSteps.reduce((a, s) => a + s.gradNorm, 0) / record.optimizerSteps.length).toBeCloseTo(metric, 6);
+  expect(record.optimizerSteps.reduce((a, s) => a + s.gradNorm, 0) / record.optimizerSteps.length).toBeCloseTo(
+    metric,
+    6,
+  );
 }
 
 describe('explain this step', () => {
@@ -80,7 +83,10 @@ describe('explain this step', () => {
     checkAdvantages(record);
     checkGradNorms(record, result.metrics.grad_norm);
     // one optimiser step per mini-batch (shared adapter)
-    expect(record.optimizerSteps.map((s) => [s.miniBatch, s.adapter])).toEqual([[0, 'shared'], [1, 'shared']]);
+    expect(record.optimizerSteps.map((s) => [s.miniBatch, s.adapter])).toEqual([
+      [0, 'shared'],
+      [1, 'shared'],
+    ]);
     expect(record.rescoreSeconds).toBeGreaterThan(0);
 
     let trainedTokens = 0;
@@ -154,6 +160,9 @@ describe('explain this step', () => {
       { name: 'model.layers.1.a', norm: 1 },
       { name: 'model.layers.0.b', norm: 4 },
     ]);
-    expect(layers).toEqual([{ name: 'layer 0', norm: 5 }, { name: 'layer 1', norm: 1 }]);
+    expect(layers).toEqual([
+      { name: 'layer 0', norm: 5 },
+      { name: 'layer 1', norm: 1 },
+    ]);
   });
 });

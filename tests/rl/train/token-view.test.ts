@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ExperimentConfig, RatioMode } from '../../../src/rl/config.ts';
 import { aggregationWeights } from '../../../src/rl/losses/aggregate.ts';
-import { CLIP_HIGH, CLIP_LOW, CLIP_NONE, clippedSurrogate, policyLoss, type LossOptions } from '../../../src/rl/losses/policy-loss.ts';
+import {
+  CLIP_HIGH,
+  CLIP_LOW,
+  CLIP_NONE,
+  clippedSurrogate,
+  policyLoss,
+  type LossOptions,
+} from '../../../src/rl/losses/policy-loss.ts';
 import type { TrainRow } from '../../../src/rl/train/rows.ts';
 import { tokenPieces } from '../../../src/rl/train/token-view.ts';
 import { logprobTemperature, scoreRequests, updatePolicy } from '../../../src/rl/train/update.ts';
@@ -27,8 +34,16 @@ function randomRows(seed: number) {
 }
 
 const opts = (ratio: RatioMode, dualClip: number | null = null): LossOptions => ({
-  ratio, logRatioClip: 20, clipLow: 0.2, clipHigh: 0.28, dualClip, aggregation: 'token-mean',
-  lossNormLength: 100, klBeta: 0, klEstimator: 'k3', entropyCoef: 0,
+  ratio,
+  logRatioClip: 20,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  dualClip,
+  aggregation: 'token-mean',
+  lossNormLength: 100,
+  klBeta: 0,
+  klEstimator: 'k3',
+  entropyCoef: 0,
 });
 
 describe('policyLoss per-token ratio and clip code', () => {
@@ -37,7 +52,11 @@ describe('policyLoss per-token ratio and clip code', () => {
       const rows = randomRows(7);
       const o = opts(mode, mode === 'token' ? 1.3 : null);
       const loss = policyLoss(rows, o);
-      const weights = aggregationWeights(rows.map((r) => r.turn), o.aggregation, o.lossNormLength);
+      const weights = aggregationWeights(
+        rows.map((r) => r.turn),
+        o.aggregation,
+        o.lossNormLength,
+      );
       let rebuilt = 0;
       let units = 0;
       let low = 0;
@@ -72,7 +91,10 @@ describe('policyLoss per-token ratio and clip code', () => {
   }
 
   it('identical log-probs give ratio 1 and no clip', () => {
-    const loss = policyLoss([{ turn: [0, 0, 1], logp: [-1, -2, -3], oldLogp: [-1, -2, -3], advantage: 2 }], opts('turn-arithmetic'));
+    const loss = policyLoss(
+      [{ turn: [0, 0, 1], logp: [-1, -2, -3], oldLogp: [-1, -2, -3], advantage: 2 }],
+      opts('turn-arithmetic'),
+    );
     expect(Array.from(loss.ratio[0])).toEqual([1, 1, 1]);
     expect(Array.from(loss.clip[0])).toEqual([0, 0, 0]);
   });
@@ -80,15 +102,29 @@ describe('policyLoss per-token ratio and clip code', () => {
 
 /** Training rows over real tokenizer ids: the second half of each text trained, in two turns; advantages +-1. */
 function trainRows(): TrainRow[] {
-  const texts = ['Plan: add 12 and 7, then check.', 'The answer is 19.', 'Compute 3 * 4 = 12 carefully.', 'First subtract, then add.'];
+  const texts = [
+    'Plan: add 12 and 7, then check.',
+    'The answer is 19.',
+    'Compute 3 * 4 = 12 carefully.',
+    'First subtract, then add.',
+  ];
   return texts.map((text, i) => {
     const tokens = tok.encode(text);
     const start = Math.floor(tokens.length / 2);
     const positions = Array.from({ length: tokens.length - start }, (_, k) => start + k);
     const turns = positions.map((_, k) => (k < positions.length / 2 ? 0 : 1));
     return {
-      episode: i, role: 'reasoning', adapter: 'shared', group: 'reasoning:0', tokens, positions, turns,
-      reward: i % 2, advantage: i % 2 === 0 ? -1 : 1, oldLogp: null, refLogp: null,
+      episode: i,
+      role: 'reasoning',
+      adapter: 'shared',
+      group: 'reasoning:0',
+      tokens,
+      positions,
+      turns,
+      reward: i % 2,
+      advantage: i % 2 === 0 ? -1 : 1,
+      oldLogp: null,
+      refLogp: null,
     };
   });
 }
@@ -100,11 +136,20 @@ function expectedView(cur: ArrayLike<number>, old: ArrayLike<number>, a: number,
   return { ratio, clip };
 }
 
-describe('the update keeps the loss\'s ratio and clip code on each row', () => {
+describe("the update keeps the loss's ratio and clip code on each row", () => {
   it('2 epochs x 2 mini-batches on the real engine: ratios away from 1, some tokens clipped', async () => {
     const config = smallConfig('tiny-default', {
-      paramMode: 'shared', finetune: 'lora', ratio: 'token', ppoEpochs: 2, miniBatches: 2, clipLow: 0.002, clipHigh: 0.002,
-      dualClip: null, klBeta: 0, entropyCoef: 0, lr: 0.05,
+      paramMode: 'shared',
+      finetune: 'lora',
+      ratio: 'token',
+      ppoEpochs: 2,
+      miniBatches: 2,
+      clipLow: 0.002,
+      clipHigh: 0.002,
+      dualClip: null,
+      klBeta: 0,
+      entropyCoef: 0,
+      lr: 0.05,
     });
     const policy = makePolicy(config);
     const rows = trainRows();

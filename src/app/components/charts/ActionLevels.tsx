@@ -45,7 +45,12 @@ export function ActionLevels({ metrics }: { metrics: readonly MetricsRecord[] })
     <figure className="chart" data-chart="action-levels" data-window={window}>
       <figcaption title="Paper Fig. 4: per difficulty level of the problems (MATH levels, the tiny task's L1-L3 = 2-4 equations), the fraction of meta-thinking turns that chose each action.">
         Meta-actions by difficulty{' '}
-        <select data-testid="action-levels-window" value={window} onChange={(e) => setWindow(Number(e.target.value))} aria-label="steps counted">
+        <select
+          data-testid="action-levels-window"
+          value={window}
+          onChange={(e) => setWindow(Number(e.target.value))}
+          aria-label="steps counted"
+        >
           {WINDOWS.map((w) => (
             <option key={w} value={w}>
               {w === 0 ? 'all steps' : w === 1 ? 'last step' : `last ${w} steps`}
@@ -55,7 +60,14 @@ export function ActionLevels({ metrics }: { metrics: readonly MetricsRecord[] })
       </figcaption>
       <div className="chart-body">
         <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-          <BarChart data={rows.map((r) => ({ level: r.level, n: r.n, ...Object.fromEntries(ACTIONS.map((a) => [`v_${a}`, r[a]])) }))} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+          <BarChart
+            data={rows.map((r) => ({
+              level: r.level,
+              n: r.n,
+              ...Object.fromEntries(ACTIONS.map((a) => [`v_${a}`, r[a]])),
+            }))}
+            margin={{ top: 4, right: 8, bottom: 0, left: 0 }}
+          >
             <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
             <XAxis dataKey="level" tick={{ fontSize: 10 }} />
             <YAxis domain={[0, 1]} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />

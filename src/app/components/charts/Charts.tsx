@@ -5,7 +5,18 @@
 // The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
 // A click on a line chart opens "Explain this step" at the step clicked.
 import { memo, useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { SavedRun } from '../../persist/run-types.ts';
 import { usePlayground } from '../../store/react.ts';
@@ -27,7 +38,8 @@ export const runColours = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c'
 const dashes = ['', '6 3', '2 2', '8 2 2 2'];
 const stackColours = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#64748b', '#db2777'];
 
-const fmt = (v: unknown) => (typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v));
+const fmt = (v: unknown) =>
+  typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v);
 
 const fromZeroDomain: [number, (dataMax: number) => number] = [0, (dataMax) => (dataMax > 0 ? dataMax : 0.01)];
 
@@ -38,7 +50,17 @@ function mergeByStep(a: { step: number; value: number }[], b: { step: number; va
   return [...byStep.entries()].toSorted((x, y) => x[0] - y[0]).map(([step, value]) => ({ step, value }));
 }
 
-function LineSpecChart({ spec, runs, smoothing, xAxis }: { spec: ChartSpec; runs: SavedRun[]; smoothing: number; xAxis: ChartX }) {
+function LineSpecChart({
+  spec,
+  runs,
+  smoothing,
+  xAxis,
+}: {
+  spec: ChartSpec;
+  runs: SavedRun[];
+  smoothing: number;
+  xAxis: ChartX;
+}) {
   // one data array per (run, series): recharts lines may each carry their own data; x is the step or the minutes
   // of training when it ended, values are smoothed over all steps before thinning
   const lines = useMemo(
@@ -53,7 +75,9 @@ function LineSpecChart({ spec, runs, smoothing, xAxis }: { spec: ChartSpec; runs
           data: thinEvenly(
             emaSmooth(
               mergeByStep(
-                run.metrics.map((m) => ({ step: m.step, value: series.value(m) })).filter((d): d is { step: number; value: number } => d.value !== undefined),
+                run.metrics
+                  .map((m) => ({ step: m.step, value: series.value(m) }))
+                  .filter((d): d is { step: number; value: number } => d.value !== undefined),
                 series.extra?.(run) ?? [],
               ),
               smoothing,
@@ -75,9 +99,25 @@ function LineSpecChart({ spec, runs, smoothing, xAxis }: { spec: ChartSpec; runs
   return (
     <LineChart margin={{ top: 4, right: 8, bottom: 0, left: 0 }} onClick={onClick} style={{ cursor: 'pointer' }}>
       <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
-      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={xAxis === 'minutes'} tick={{ fontSize: 10 }} tickFormatter={xAxis === 'minutes' ? fmt : undefined} />
-      <YAxis domain={spec.domain ?? (spec.fromZero ? fromZeroDomain : ['auto', 'auto'])} tick={{ fontSize: 10 }} tickFormatter={fmt} width={44} />
-      <Tooltip formatter={fmt} labelFormatter={(l) => (xAxis === 'minutes' ? `${fmt(l)} min` : `step ${l}`)} contentStyle={{ fontSize: 11 }} />
+      <XAxis
+        dataKey="x"
+        type="number"
+        domain={['dataMin', 'dataMax']}
+        allowDecimals={xAxis === 'minutes'}
+        tick={{ fontSize: 10 }}
+        tickFormatter={xAxis === 'minutes' ? fmt : undefined}
+      />
+      <YAxis
+        domain={spec.domain ?? (spec.fromZero ? fromZeroDomain : ['auto', 'auto'])}
+        tick={{ fontSize: 10 }}
+        tickFormatter={fmt}
+        width={44}
+      />
+      <Tooltip
+        formatter={fmt}
+        labelFormatter={(l) => (xAxis === 'minutes' ? `${fmt(l)} min` : `step ${l}`)}
+        contentStyle={{ fontSize: 11 }}
+      />
       {runs.length === 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
       {lines.map((l) => (
         <Line
@@ -101,7 +141,9 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
     () =>
       // keys are prefixed: recharts spreads a bar's data entry onto its <path>, so a key named "ref" (the
       // reference-log-prob phase) would become a React ref
-      thinEvenly(run?.metrics ?? [], MAX_BARS).map((m) => Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])])),
+      thinEvenly(run?.metrics ?? [], MAX_BARS).map((m) =>
+        Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])]),
+      ),
     [run, spec],
   );
   return (
@@ -112,7 +154,14 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
       <Tooltip formatter={fmt} labelFormatter={(l) => `step ${l}`} contentStyle={{ fontSize: 11 }} />
       <Legend wrapperStyle={{ fontSize: 10 }} />
       {spec.series.map((s, i) => (
-        <Bar key={s.label} dataKey={`v_${s.label}`} name={s.label} stackId="a" fill={stackColours[i % stackColours.length]} isAnimationActive={false} />
+        <Bar
+          key={s.label}
+          dataKey={`v_${s.label}`}
+          name={s.label}
+          stackId="a"
+          fill={stackColours[i % stackColours.length]}
+          isAnimationActive={false}
+        />
       ))}
     </BarChart>
   );
@@ -120,9 +169,18 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
 
 export function Charts() {
   const { current, saved, overlayIds, smoothing, xAxis } = usePlayground(
-    useShallow((s) => ({ current: s.currentRun, saved: s.runs, overlayIds: s.overlayIds, smoothing: s.chartSmoothing, xAxis: s.chartX })),
+    useShallow((s) => ({
+      current: s.currentRun,
+      saved: s.runs,
+      overlayIds: s.overlayIds,
+      smoothing: s.chartSmoothing,
+      xAxis: s.chartX,
+    })),
   );
-  const latest = useMemo(() => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }), [current, saved, overlayIds]);
+  const latest = useMemo(
+    () => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }),
+    [current, saved, overlayIds],
+  );
   const { runs, current: shownCurrent } = useThrottledValue(latest, CHART_REDRAW_MS);
   return (
     <>
@@ -135,7 +193,12 @@ export function Charts() {
 /** Smoothing and x-axis choices of the curves (in the store and the URL: smooth=, x=). */
 function ChartOptions() {
   const { smoothing, xAxis, setSmoothing, setX } = usePlayground(
-    useShallow((s) => ({ smoothing: s.chartSmoothing, xAxis: s.chartX, setSmoothing: s.setChartSmoothing, setX: s.setChartX })),
+    useShallow((s) => ({
+      smoothing: s.chartSmoothing,
+      xAxis: s.chartX,
+      setSmoothing: s.setChartSmoothing,
+      setX: s.setChartX,
+    })),
   );
   return (
     <div className="chart-options" data-testid="chart-options">
@@ -161,7 +224,17 @@ function ChartOptions() {
 }
 
 // memo: the parent re-renders on every step; this part only when the throttled value or the options move
-const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { runs: SavedRun[]; current: SavedRun | null; smoothing: number; xAxis: ChartX }) {
+const ChartsOf = memo(function ChartsOf({
+  runs,
+  current,
+  smoothing,
+  xAxis,
+}: {
+  runs: SavedRun[];
+  current: SavedRun | null;
+  smoothing: number;
+  xAxis: ChartX;
+}) {
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   // the run the stacked charts show
   const stackedRun: SavedRun | undefined = current ?? runs[0];
@@ -170,12 +243,14 @@ const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { r
     return (
       <div className="empty intro" data-testid="charts-empty">
         <p>
-          <b>ReMA</b> trains two agents together with reinforcement learning: a <span className="tag-meta">meta-thinking agent</span>{' '}
-          writes plans, a <span className="tag-reasoning">reasoning agent</span> follows them, and both are rewarded when the final
+          <b>ReMA</b> trains two agents together with reinforcement learning: a{' '}
+          <span className="tag-meta">meta-thinking agent</span> writes plans, a{' '}
+          <span className="tag-reasoning">reasoning agent</span> follows them, and both are rewarded when the final
           answer is right (Wan et al., NeurIPS 2025).
         </p>
         <p>
-          No steps yet. Press <b>Train</b> or <b>Step</b>, look at the agents in <b>Rollouts</b>, or overlay a saved run from <b>Runs</b>.
+          No steps yet. Press <b>Train</b> or <b>Step</b>, look at the agents in <b>Rollouts</b>, or overlay a saved run
+          from <b>Runs</b>.
         </p>
       </div>
     );
@@ -195,16 +270,33 @@ const ChartsOf = memo(function ChartsOf({ runs, current, smoothing, xAxis }: { r
         </ul>
       )}
       <div className="charts" data-testid="charts">
-        {chartSpecs.filter((spec) => !spec.when || (stackedRun !== undefined && spec.when(stackedRun))).map((spec) => (
-          <figure key={spec.id} className="chart" data-chart={spec.id} data-points={(current?.metrics.length ?? 0).toString()}>
-            <figcaption title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}>{spec.title}</figcaption>
-            <div className="chart-body">
-              <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-                {spec.kind === 'line' ? <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} /> : <StackedSpecChart spec={spec} run={stackedRun ?? null} />}
-              </ResponsiveContainer>
-            </div>
-          </figure>
-        ))}
+        {chartSpecs
+          .filter((spec) => !spec.when || (stackedRun !== undefined && spec.when(stackedRun)))
+          .map((spec) => (
+            <figure
+              key={spec.id}
+              className="chart"
+              data-chart={spec.id}
+              data-points={(current?.metrics.length ?? 0).toString()}
+            >
+              <figcaption
+                title={
+                  longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note
+                }
+              >
+                {spec.title}
+              </figcaption>
+              <div className="chart-body">
+                <ResponsiveContainer width="100%" height="100%" minWidth={0}>
+                  {spec.kind === 'line' ? (
+                    <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} />
+                  ) : (
+                    <StackedSpecChart spec={spec} run={stackedRun ?? null} />
+                  )}
+                </ResponsiveContainer>
+              </div>
+            </figure>
+          ))}
         {stackedRun !== undefined && hasActions(stackedRun) && <ActionLevels metrics={stackedRun.metrics} />}
       </div>
     </>

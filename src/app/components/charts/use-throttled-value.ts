@@ -5,7 +5,10 @@ import { throttleLatest } from '../../util/throttle.ts';
 
 export function useThrottledValue<T>(value: T, intervalMs: number): T {
   const [shown, setShown] = useState(value);
-  const throttle = useMemo(() => throttleLatest<T>((v) => startTransition(() => setShown(() => v)), intervalMs), [intervalMs]);
+  const throttle = useMemo(
+    () => throttleLatest<T>((v) => startTransition(() => setShown(() => v)), intervalMs),
+    [intervalMs],
+  );
   useEffect(() => () => throttle.cancel(), [throttle]);
   useEffect(() => throttle.push(value), [value, throttle]);
   return shown;

@@ -80,7 +80,12 @@ export function ExplainView() {
         <header className="explain-head">
           <h2>Explain step</h2>
           {explains.length > 0 && (
-            <select value={record?.step ?? ''} onChange={(e) => openExplain(Number(e.target.value))} data-testid="explain-step-select" aria-label="training step to explain">
+            <select
+              value={record?.step ?? ''}
+              onChange={(e) => openExplain(Number(e.target.value))}
+              data-testid="explain-step-select"
+              aria-label="training step to explain"
+            >
               {explains.map((r) => (
                 <option key={r.step} value={r.step}>
                   step {r.step}
@@ -102,17 +107,27 @@ export function ExplainView() {
               {at + 1} / {list.length}
             </span>
           )}
-          <button type="button" className="explain-close" onClick={closeExplain} data-testid="explain-close" aria-label="close">
+          <button
+            type="button"
+            className="explain-close"
+            onClick={closeExplain}
+            data-testid="explain-close"
+            aria-label="close"
+          >
             ✕
           </button>
         </header>
         {!record || !group || !current ? (
           <p className="empty">
-            {explains.length === 0 ? 'Train a step first: each step records what its update did to one problem’s group.' : 'That step has no record (it trained no rows).'}
+            {explains.length === 0
+              ? 'Train a step first: each step records what its update did to one problem’s group.'
+              : 'That step has no record (it trained no rows).'}
           </p>
         ) : (
           <>
-            <h3 className="explain-title" data-testid="explain-title">{current.title}</h3>
+            <h3 className="explain-title" data-testid="explain-title">
+              {current.title}
+            </h3>
             <p className="explain-caption" data-testid="explain-caption">
               {current.caption[0]}
               <br />
@@ -131,11 +146,23 @@ export function ExplainView() {
               <ol className="explain-dots">
                 {list.map((s, i) => (
                   <li key={s.id}>
-                    <button type="button" className={i === at ? 'active' : ''} onClick={() => setScreen(i)} title={s.title} aria-label={s.title} />
+                    <button
+                      type="button"
+                      className={i === at ? 'active' : ''}
+                      onClick={() => setScreen(i)}
+                      title={s.title}
+                      aria-label={s.title}
+                    />
                   </li>
                 ))}
               </ol>
-              <button type="button" className="primary" onClick={() => setScreen(at + 1)} disabled={at === last} data-testid="explain-next">
+              <button
+                type="button"
+                className="primary"
+                onClick={() => setScreen(at + 1)}
+                disabled={at === last}
+                data-testid="explain-next"
+              >
                 Next →
               </button>
             </footer>

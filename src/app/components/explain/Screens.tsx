@@ -1,7 +1,13 @@
 // The bodies of the explain view's screens (screens.ts has their titles, captions and formulas): each draws the
 // recorded numbers of one idea of the update. Every number shown carries a data-testid (explain-reward,
 // explain-mean, ...) so the browser test can compare the screen with the trainer's record.
-import type { ExplainGroup, ExplainOptimizerStep, ExplainRecord, ExplainRollout, ExplainRow } from '../../../rl/train/explain.ts';
+import type {
+  ExplainGroup,
+  ExplainOptimizerStep,
+  ExplainRecord,
+  ExplainRollout,
+  ExplainRow,
+} from '../../../rl/train/explain.ts';
 import { MathText } from '../MathText.tsx';
 import { ExplainTokens, tokenValue, type ExplainTokenMode } from './ExplainTokens.tsx';
 import { fmt } from './format.ts';
@@ -18,7 +24,10 @@ function GroupBody({ group }: { group: ExplainGroup }) {
   return (
     <>
       <p className="explain-problem">
-        <b>Problem:</b> <MathText text={group.question} /> <span className="gold">gold: <MathText text={group.gold} /></span>
+        <b>Problem:</b> <MathText text={group.question} />{' '}
+        <span className="gold">
+          gold: <MathText text={group.gold} />
+        </span>
       </p>
       <div className="explain-tries">
         {group.rollouts.map((r) => (
@@ -33,9 +42,11 @@ function GroupBody({ group }: { group: ExplainGroup }) {
               {(['meta', 'reasoning'] as const).map((role) => (
                 <div key={role} className={`explain-col turn-${role}`} data-role={role}>
                   <span className="turn-tag">{role === 'meta' ? 'plan (MTA)' : 'reasoning (RA)'}</span>
-                  {r.messages.filter((m) => m.role === role).map((m, i) => (
-                    <MathText key={i} text={m.text || '(empty)'} className="turn-text" />
-                  ))}
+                  {r.messages
+                    .filter((m) => m.role === role)
+                    .map((m, i) => (
+                      <MathText key={i} text={m.text || '(empty)'} className="turn-text" />
+                    ))}
                 </div>
               ))}
             </div>
@@ -54,7 +65,9 @@ function StatsBody({ group }: { group: ExplainGroup }) {
           <h4>{ROLE[s.role]}</h4>
           <p className="explain-chips">
             {s.rewards.map((r, i) => (
-              <span key={i} className="explain-chip">{fmt(r)}</span>
+              <span key={i} className="explain-chip">
+                {fmt(r)}
+              </span>
             ))}
           </p>
           <p className="explain-big">
@@ -73,7 +86,9 @@ function AdvantageBody({ group }: { group: ExplainGroup }) {
         <tr>
           <th>try</th>
           {group.stats.map((s) => (
-            <th key={s.role} colSpan={2}>{ROLE[s.role]}: r, A</th>
+            <th key={s.role} colSpan={2}>
+              {ROLE[s.role]}: r, A
+            </th>
           ))}
         </tr>
       </thead>
@@ -85,8 +100,17 @@ function AdvantageBody({ group }: { group: ExplainGroup }) {
               const row = r.rows.find((x) => x.role === s.role);
               return [
                 <td key={`${s.role}-r`}>{row ? fmt(row.reward) : ''}</td>,
-                <td key={`${s.role}-a`} className={row && row.advantage > 0 ? 'pos' : row && row.advantage < 0 ? 'neg' : ''}>
-                  {row ? <span data-testid="explain-adv" data-role={s.role}>{fmt(row.advantage)}</span> : ''}
+                <td
+                  key={`${s.role}-a`}
+                  className={row && row.advantage > 0 ? 'pos' : row && row.advantage < 0 ? 'neg' : ''}
+                >
+                  {row ? (
+                    <span data-testid="explain-adv" data-role={s.role}>
+                      {fmt(row.advantage)}
+                    </span>
+                  ) : (
+                    ''
+                  )}
                 </td>,
               ];
             })}
@@ -100,7 +124,10 @@ function AdvantageBody({ group }: { group: ExplainGroup }) {
 /** the largest |value| of a mode over the group's tokens, so colours compare across tries */
 function scaleOf(group: ExplainGroup, mode: 'coef' | 'delta'): number {
   let m = 0;
-  for (const r of group.rollouts) for (const msg of r.messages) if (msg.tokens) for (let i = 0; i < msg.tokens.pieces.length; i++) m = Math.max(m, Math.abs(tokenValue(msg.tokens, mode, i)));
+  for (const r of group.rollouts)
+    for (const msg of r.messages)
+      if (msg.tokens)
+        for (let i = 0; i < msg.tokens.pieces.length; i++) m = Math.max(m, Math.abs(tokenValue(msg.tokens, mode, i)));
   return m;
 }
 
@@ -135,7 +162,11 @@ function TokensBody({ group, mode, note }: { group: ExplainGroup; mode: ExplainT
 }
 
 function ratioNote(group: ExplainGroup): string {
-  let n = 0, low = 0, high = 0, min = Infinity, max = -Infinity;
+  let n = 0,
+    low = 0,
+    high = 0,
+    min = Infinity,
+    max = -Infinity;
   for (const r of group.rollouts)
     for (const m of r.messages)
       if (m.tokens)
@@ -146,14 +177,17 @@ function ratioNote(group: ExplainGroup): string {
           if (m.tokens!.clip[i] < 0) low++;
           if (m.tokens!.clip[i] > 0) high++;
         });
-  return n === 0 ? 'No trained tokens in this group.' : `${n} trained tokens · ratio from ${fmt(min)} to ${fmt(max)} · clipped low ${low}, high ${high}`;
+  return n === 0
+    ? 'No trained tokens in this group.'
+    : `${n} trained tokens · ratio from ${fmt(min)} to ${fmt(max)} · clipped low ${low}, high ${high}`;
 }
 
 function GradBody({ record }: { record: ExplainRecord }) {
   return (
     <div className="explain-grads">
       <p className="hint">
-        the step’s grad norm (mean over its {record.optimizerSteps.length} optimiser step{record.optimizerSteps.length === 1 ? '' : 's'}):{' '}
+        the step’s grad norm (mean over its {record.optimizerSteps.length} optimiser step
+        {record.optimizerSteps.length === 1 ? '' : 's'}):{' '}
         <b data-testid="explain-step-gradnorm">{fmt(record.gradNorm)}</b>
       </p>
       {record.optimizerSteps.map((s, k) => {
@@ -161,7 +195,8 @@ function GradBody({ record }: { record: ExplainRecord }) {
         return (
           <section key={k} className="explain-grad" data-testid="explain-opt-step">
             <h4>
-              epoch {s.epoch + 1} · mini-batch {s.miniBatch + 1} · adapter “{s.adapter}”: ‖g‖ = <b data-testid="explain-gradnorm">{fmt(s.gradNorm)}</b>
+              epoch {s.epoch + 1} · mini-batch {s.miniBatch + 1} · adapter “{s.adapter}”: ‖g‖ ={' '}
+              <b data-testid="explain-gradnorm">{fmt(s.gradNorm)}</b>
             </h4>
             {s.layers.map((l) => (
               <div key={l.name} className="explain-bar-row">
@@ -169,7 +204,9 @@ function GradBody({ record }: { record: ExplainRecord }) {
                 <span className="explain-bar">
                   <span style={{ width: `${(100 * l.norm) / top}%` }} />
                 </span>
-                <span className="explain-bar-value" data-testid="explain-layer-norm">{fmt(l.norm)}</span>
+                <span className="explain-bar-value" data-testid="explain-layer-norm">
+                  {fmt(l.norm)}
+                </span>
               </div>
             ))}
           </section>
@@ -197,7 +234,9 @@ function UpdateBody({ record }: { record: ExplainRecord }) {
       <tbody>
         {record.optimizerSteps.map((s, k) => (
           <tr key={k}>
-            <td>epoch {s.epoch + 1} · mini-batch {s.miniBatch + 1} · {s.adapter}</td>
+            <td>
+              epoch {s.epoch + 1} · mini-batch {s.miniBatch + 1} · {s.adapter}
+            </td>
             <td>{fmt(s.gradNorm)}</td>
             <td>{clip > 0 ? fmt(clip, 2) : 'off'}</td>
             <td>{fmt(scale(s))}</td>
@@ -219,7 +258,8 @@ function AfterBody({ group }: { group: ExplainGroup }) {
   return (
     <>
       <p className="explain-big" data-testid="explain-verdict">
-        rewarded (A &gt; 0): mean Δ = <b>{fmt(up)}</b> (×{Number.isNaN(up) ? 'n/a' : fmt(Math.exp(up), 3)}) · penalised (A &lt; 0): mean Δ = <b>{fmt(down)}</b> (×
+        rewarded (A &gt; 0): mean Δ = <b>{fmt(up)}</b> (×{Number.isNaN(up) ? 'n/a' : fmt(Math.exp(up), 3)}) · penalised
+        (A &lt; 0): mean Δ = <b>{fmt(down)}</b> (×
         {Number.isNaN(down) ? 'n/a' : fmt(Math.exp(down), 3)})
       </p>
       <table className="explain-table">
@@ -253,7 +293,11 @@ function AfterBody({ group }: { group: ExplainGroup }) {
           })}
         </tbody>
       </table>
-      <TokensBody group={group} mode="delta" note="each token tinted by its own change in log-probability (green up, red down)" />
+      <TokensBody
+        group={group}
+        mode="delta"
+        note="each token tinted by its own change in log-probability (green up, red down)"
+      />
     </>
   );
 }

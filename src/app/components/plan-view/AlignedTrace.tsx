@@ -26,7 +26,11 @@ export interface AlignedTraceProps {
 
 function Row({ row }: { row: AlignedRow }) {
   return (
-    <tr className={row.flaw ? 'aligned-row flawed' : 'aligned-row'} data-testid="aligned-row" data-flaw={row.flaw ?? ''}>
+    <tr
+      className={row.flaw ? 'aligned-row flawed' : 'aligned-row'}
+      data-testid="aligned-row"
+      data-flaw={row.flaw ?? ''}
+    >
       <td className="aligned-event">{row.event?.text ?? <span className="small">(not in the question)</span>}</td>
       <td className="aligned-plan">
         {row.plan ? (
@@ -59,7 +63,15 @@ function Row({ row }: { row: AlignedRow }) {
   );
 }
 
-export function AlignedTrace({ question, plan, reasoning, correct, extracted, gold, testId = 'aligned-trace' }: AlignedTraceProps) {
+export function AlignedTrace({
+  question,
+  plan,
+  reasoning,
+  correct,
+  extracted,
+  gold,
+  testId = 'aligned-trace',
+}: AlignedTraceProps) {
   const a = useMemo(() => alignPlan(question, plan, reasoning), [question, plan, reasoning]);
   const astrayRow = a.firstFlawRow === null ? null : a.rows[a.firstFlawRow];
   return (

@@ -4,9 +4,16 @@ import { useMemo } from 'react';
 import { wordDiff } from '../../analysis/word-diff.ts';
 
 export function DiffText({ before, text, testId }: { before: string | null; text: string; testId?: string }) {
-  const parts = useMemo(() => (before === null ? [{ text, kind: 'same' as const }] : wordDiff(before, text)), [before, text]);
+  const parts = useMemo(
+    () => (before === null ? [{ text, kind: 'same' as const }] : wordDiff(before, text)),
+    [before, text],
+  );
   return (
-    <span className="diff-text" data-testid={testId} data-changed={parts.some((p) => p.kind !== 'same') ? 'true' : 'false'}>
+    <span
+      className="diff-text"
+      data-testid={testId}
+      data-changed={parts.some((p) => p.kind !== 'same') ? 'true' : 'false'}
+    >
       {parts.map((p, i) =>
         p.kind === 'same' ? (
           <span key={i}>{p.text}</span>

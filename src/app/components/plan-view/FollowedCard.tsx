@@ -13,14 +13,30 @@ export function FollowedCard() {
   const { plan, reasoning } = followedText(latest);
   const misread = lossAsGainCount(alignPlan(latest.question, plan, reasoning));
   return (
-    <section className="followed-card" data-testid="followed-card" data-step={latest.step} aria-label="followed problem">
+    <section
+      className="followed-card"
+      data-testid="followed-card"
+      data-step={latest.step}
+      aria-label="followed problem"
+    >
       <div className="followed-head">
         <strong>Followed problem</strong>
-        <span className="small">greedy, after {latest.step} update{latest.step === 1 ? '' : 's'}</span>
-        <span className={latest.correct === null ? 'verdict' : latest.correct ? 'verdict ok' : 'verdict bad'} data-testid="followed-verdict">
-          {latest.correct === null ? 'grading…' : latest.correct ? '✓ correct' : `✗ answered ${latest.extracted ?? 'nothing'} (gold ${latest.gold})`}
+        <span className="small">
+          greedy, after {latest.step} update{latest.step === 1 ? '' : 's'}
         </span>
-        {misread > 0 && <span className="badge flaw-badge">plans {misread === 1 ? 'a loss' : `${misread} losses`} as a gain</span>}
+        <span
+          className={latest.correct === null ? 'verdict' : latest.correct ? 'verdict ok' : 'verdict bad'}
+          data-testid="followed-verdict"
+        >
+          {latest.correct === null
+            ? 'grading…'
+            : latest.correct
+              ? '✓ correct'
+              : `✗ answered ${latest.extracted ?? 'nothing'} (gold ${latest.gold})`}
+        </span>
+        {misread > 0 && (
+          <span className="badge flaw-badge">plans {misread === 1 ? 'a loss' : `${misread} losses`} as a gain</span>
+        )}
         <button type="button" className="link-button" onClick={() => setView('plan')} data-testid="followed-open">
           Plan → reasoning
         </button>

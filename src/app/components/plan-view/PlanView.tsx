@@ -72,7 +72,11 @@ export function PlanView() {
         </button>
         <label>
           refresh every{' '}
-          <select value={s.followEvery} onChange={(e) => s.setFollow(s.followIndex, Number(e.target.value))} data-testid="follow-every">
+          <select
+            value={s.followEvery}
+            onChange={(e) => s.setFollow(s.followIndex, Number(e.target.value))}
+            data-testid="follow-every"
+          >
             {EVERY_OPTIONS.map((n) => (
               <option key={n} value={n}>
                 {n} step{n > 1 ? 's' : ''}
@@ -87,7 +91,14 @@ export function PlanView() {
           <p className="plan-question" data-testid="plan-question">
             <strong>Step {current.step}.</strong> {current.question}
           </p>
-          <AlignedTrace question={current.question} plan={text.plan} reasoning={text.reasoning} correct={current.correct} extracted={current.extracted} gold={current.gold} />
+          <AlignedTrace
+            question={current.question}
+            plan={text.plan}
+            reasoning={text.reasoning}
+            correct={current.correct}
+            extracted={current.extracted}
+            gold={current.gold}
+          />
           {text.later.length > 0 && (
             <p className="small">
               then:{' '}
@@ -126,7 +137,12 @@ export function PlanView() {
               disabled={!s.ready || s.intervention.pending || draft.plan.trim() === '' || draft.question.trim() === ''}
               onClick={() => {
                 setAsked(draft.question);
-                s.intervene(draft.question, draft.gold, draft.plan, draft.question === current.question ? (text?.plan ?? '') : draft.plan);
+                s.intervene(
+                  draft.question,
+                  draft.gold,
+                  draft.plan,
+                  draft.question === current.question ? (text?.plan ?? '') : draft.plan,
+                );
               }}
               data-testid="try-plan-run"
             >

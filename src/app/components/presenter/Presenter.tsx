@@ -58,7 +58,12 @@ export function Presenter() {
       presenterCaption({
         metrics: s.metrics,
         evaluations: s.evaluations,
-        followed: s.followed.map((f) => ({ step: f.step, question: f.question, correct: f.correct, ...followedText(f) })),
+        followed: s.followed.map((f) => ({
+          step: f.step,
+          question: f.question,
+          correct: f.correct,
+          ...followedText(f),
+        })),
       }),
     [s.metrics, s.evaluations, s.followed],
   );
@@ -71,7 +76,14 @@ export function Presenter() {
   const running = s.wantsTraining;
 
   return (
-    <div className="presenter" data-testid="presenter" data-training={running ? 'true' : 'false'} data-step={step} role="dialog" aria-label="presenter mode">
+    <div
+      className="presenter"
+      data-testid="presenter"
+      data-training={running ? 'true' : 'false'}
+      data-step={step}
+      role="dialog"
+      aria-label="presenter mode"
+    >
       <header className="presenter-head">
         <h1>Two agents learn to plan and to reason</h1>
         <span className="presenter-step" data-testid="presenter-step">
@@ -81,7 +93,12 @@ export function Presenter() {
         <span className={`presenter-state ${running ? 'on' : 'off'}`} data-testid="presenter-state">
           {s.status === 'loading' ? 'loading…' : running ? '● training' : '❚❚ paused'}
         </span>
-        <button type="button" onClick={() => s.setPresenting(false)} data-testid="presenter-exit" title="leave presenter mode (Escape)">
+        <button
+          type="button"
+          onClick={() => s.setPresenting(false)}
+          data-testid="presenter-exit"
+          title="leave presenter mode (Escape)"
+        >
           ✕
         </button>
       </header>
@@ -101,11 +118,27 @@ export function Presenter() {
                 <span className="presenter-who">Reasoning agent computes</span>
                 <DiffText before={before?.reasoning ?? null} text={now.reasoning} testId="presenter-reasoning" />
               </div>
-              <p className={latest.correct === null ? 'presenter-verdict' : latest.correct ? 'presenter-verdict ok' : 'presenter-verdict bad'} data-testid="presenter-verdict">
-                {latest.correct === null ? 'grading…' : latest.correct ? `✓ ${latest.extracted ?? ''} is right` : `✗ answered ${latest.extracted ?? 'nothing'}, the answer is ${latest.gold}`}
+              <p
+                className={
+                  latest.correct === null
+                    ? 'presenter-verdict'
+                    : latest.correct
+                      ? 'presenter-verdict ok'
+                      : 'presenter-verdict bad'
+                }
+                data-testid="presenter-verdict"
+              >
+                {latest.correct === null
+                  ? 'grading…'
+                  : latest.correct
+                    ? `✓ ${latest.extracted ?? ''} is right`
+                    : `✗ answered ${latest.extracted ?? 'nothing'}, the answer is ${latest.gold}`}
               </p>
               {flawRow && <p className="presenter-flaw">{flawRow.note}</p>}
-              <p className="presenter-refresh">greedy episode after {latest.step} update{latest.step === 1 ? '' : 's'}; changed words since the last refresh are highlighted</p>
+              <p className="presenter-refresh">
+                greedy episode after {latest.step} update{latest.step === 1 ? '' : 's'}; changed words since the last
+                refresh are highlighted
+              </p>
               <PlanHistory followed={s.followed} />
             </>
           ) : (

@@ -35,12 +35,18 @@ export function useBooth(store: PlaygroundStore): void {
         }
         return;
       }
-      const newRunStepped = (s.currentRun?.id ?? null) !== runAtStart.current.id || stepsRecorded(s) > runAtStart.current.steps;
+      const newRunStepped =
+        (s.currentRun?.id ?? null) !== runAtStart.current.id || stepsRecorded(s) > runAtStart.current.steps;
       if (s.autoReset > 0 && lastStep >= s.autoReset && newRunStepped) {
         resetNow();
         return;
       }
-      if (!autoStarted.current && !userPaused.current && !s.wantsTraining && (s.status === 'idle' || s.status === 'evaluating')) {
+      if (
+        !autoStarted.current &&
+        !userPaused.current &&
+        !s.wantsTraining &&
+        (s.status === 'idle' || s.status === 'evaluating')
+      ) {
         autoStarted.current = true;
         s.train();
       }
@@ -52,7 +58,14 @@ export function useBooth(store: PlaygroundStore): void {
       const s = store.getState();
       if (!s.presenting || e.ctrlKey || e.metaKey || e.altKey) return;
       const target = e.target as HTMLElement | null;
-      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable)) return;
+      if (
+        target &&
+        (target.tagName === 'INPUT' ||
+          target.tagName === 'TEXTAREA' ||
+          target.tagName === 'SELECT' ||
+          target.isContentEditable)
+      )
+        return;
       if (e.key === ' ') {
         e.preventDefault();
         if (s.wantsTraining) {

@@ -25,7 +25,9 @@ export function SftLossChart({ losses, total }: { losses: readonly { step: numbe
       <text x={pad} y={12} fontSize={10} fill="#666">
         {hi.toFixed(3)}
       </text>
-      {losses.length > 0 && <polyline data-testid="sft-loss-line" points={points} fill="none" stroke="#1f77b4" strokeWidth={1.5} />}
+      {losses.length > 0 && (
+        <polyline data-testid="sft-loss-line" points={points} fill="none" stroke="#1f77b4" strokeWidth={1.5} />
+      )}
     </svg>
   );
 }

@@ -14,7 +14,15 @@ const DATA: readonly { value: SftState['data']; label: string }[] = [
 
 export function SftPanel() {
   const s = usePlayground(
-    useShallow((st) => ({ sft: st.sft, set: st.setSftOptions, run: st.runSft, stop: st.stopSft, adopt: st.adoptSft, status: st.status, model: st.model })),
+    useShallow((st) => ({
+      sft: st.sft,
+      set: st.setSftOptions,
+      run: st.runSft,
+      stop: st.stopSft,
+      adopt: st.adoptSft,
+      status: st.status,
+      model: st.model,
+    })),
   );
   const { sft } = s;
   const busy = sft.running || s.status === 'loading' || s.status === 'failed';
@@ -27,20 +35,46 @@ export function SftPanel() {
       <fieldset disabled={busy}>
         {DATA.map((d) => (
           <label key={d.value} className="sft-choice">
-            <input type="radio" name="sft-data" value={d.value} checked={sft.data === d.value} onChange={() => s.set({ data: d.value })} data-testid={`sft-data-${d.value}`} />
+            <input
+              type="radio"
+              name="sft-data"
+              value={d.value}
+              checked={sft.data === d.value}
+              onChange={() => s.set({ data: d.value })}
+              data-testid={`sft-data-${d.value}`}
+            />
             {d.label}
           </label>
         ))}
         {sft.data === 'file' && (
-          <input type="file" accept=".jsonl,.json,application/jsonl" onChange={(e) => void pickFile(e.target.files?.[0])} data-testid="sft-file" />
+          <input
+            type="file"
+            accept=".jsonl,.json,application/jsonl"
+            onChange={(e) => void pickFile(e.target.files?.[0])}
+            data-testid="sft-file"
+          />
         )}
         {sft.data === 'file' && sft.file && <div className="hint">{sft.file.name}</div>}
         <label>
           steps{' '}
-          <input type="number" min={1} value={sft.steps} onChange={(e) => s.set({ steps: Math.max(1, Math.floor(Number(e.target.value) || 1)) })} data-testid="sft-steps" />
+          <input
+            type="number"
+            min={1}
+            value={sft.steps}
+            onChange={(e) => s.set({ steps: Math.max(1, Math.floor(Number(e.target.value) || 1)) })}
+            data-testid="sft-steps"
+          />
         </label>
         <label>
-          lr <input type="number" step="any" min={0} value={sft.lr} onChange={(e) => s.set({ lr: Number(e.target.value) })} data-testid="sft-lr" />
+          lr{' '}
+          <input
+            type="number"
+            step="any"
+            min={0}
+            value={sft.lr}
+            onChange={(e) => s.set({ lr: Number(e.target.value) })}
+            data-testid="sft-lr"
+          />
         </label>
       </fieldset>
       <div className="buttons">
@@ -50,7 +84,13 @@ export function SftPanel() {
         <button type="button" onClick={s.stop} disabled={!sft.running} data-testid="sft-stop">
           Stop
         </button>
-        <button type="button" onClick={s.adopt} disabled={!sft.done || sft.running || s.status !== 'idle'} data-testid="sft-adopt" title="the SFT'd weights become the model the RL run starts from (a new run at step 0)">
+        <button
+          type="button"
+          onClick={s.adopt}
+          disabled={!sft.done || sft.running || s.status !== 'idle'}
+          data-testid="sft-adopt"
+          title="the SFT'd weights become the model the RL run starts from (a new run at step 0)"
+        >
           Start RL from this model
         </button>
       </div>
@@ -64,8 +104,14 @@ export function SftPanel() {
         </>
       )}
       {sft.done && (
-        <div className="hint" data-testid="sft-done" data-checksum={sft.done.checksum} data-base-checksum={sft.done.baseChecksum}>
-          {sft.done.steps} steps on {sft.done.chats} chats; weights {sft.done.checksum} (model before SFT {sft.done.baseChecksum})
+        <div
+          className="hint"
+          data-testid="sft-done"
+          data-checksum={sft.done.checksum}
+          data-base-checksum={sft.done.baseChecksum}
+        >
+          {sft.done.steps} steps on {sft.done.chats} chats; weights {sft.done.checksum} (model before SFT{' '}
+          {sft.done.baseChecksum})
         </div>
       )}
       {sft.adopted && (

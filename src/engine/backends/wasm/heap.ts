@@ -19,7 +19,11 @@ export class WasmHeap {
   /** end of the highest block ever handed out (and not given back) */
   private top: number;
 
-  constructor(readonly memory: WebAssembly.Memory, base: number, readonly maxBytes: number) {
+  constructor(
+    readonly memory: WebAssembly.Memory,
+    base: number,
+    readonly maxBytes: number,
+  ) {
     this.top = alignUp(base);
   }
 
@@ -38,7 +42,10 @@ export class WasmHeap {
       if (blk.bytes < size) continue;
       const offset = blk.offset;
       if (blk.bytes === size) this.freeBlocks.splice(i, 1);
-      else { blk.offset += size; blk.bytes -= size; }
+      else {
+        blk.offset += size;
+        blk.bytes -= size;
+      }
       this.used.set(offset, size);
       return offset;
     }

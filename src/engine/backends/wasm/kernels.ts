@@ -20,10 +20,15 @@ export type { PointerOf } from './runtime.ts';
 /** how a tensor is stored: f32, or f16 / bf16 halves */
 export type FormatOf = (t: Tensor) => BFormat;
 
-export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf = () => 'f32'): Partial<CpuKernelTable> {
+export function wasmKernels(
+  rt: WasmRuntime,
+  ptr: PointerOf,
+  formatOf: FormatOf = () => 'f32',
+): Partial<CpuKernelTable> {
   const x = rt.exports;
   const onlyF32 = (t: Tensor, kernel: string, role: string) => {
-    if (formatOf(t) !== 'f32') throw new Error(`${kernel}: '${t.label}' is stored as ${formatOf(t)} halves; only the weights (${role}) may be`);
+    if (formatOf(t) !== 'f32')
+      throw new Error(`${kernel}: '${t.label}' is stored as ${formatOf(t)} halves; only the weights (${role}) may be`);
   };
   /** which TypeScript cos/sin table was last copied into the 'rope.table' scratch, and where */
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
@@ -34,7 +39,20 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf 
       if (bf !== 'f32') {
         onlyF32(t.a, 'matmul', 'B');
         onlyF32(t.c, 'matmul', 'B');
-        rt.matmulAt(ptr(t.a), ptr(t.b), ptr(t.c), t.bias ? ptr(t.bias) : 0, p.M, p.N, p.K, p.transA, p.transB, p.alpha, p.beta, bf);
+        rt.matmulAt(
+          ptr(t.a),
+          ptr(t.b),
+          ptr(t.c),
+          t.bias ? ptr(t.bias) : 0,
+          p.M,
+          p.N,
+          p.K,
+          p.transA,
+          p.transB,
+          p.alpha,
+          p.beta,
+          bf,
+        );
         return;
       }
       const bias = t.bias ? mem.f32(t.bias) : null;
@@ -58,7 +76,8 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf 
       // rows of a table stored as halves, widened into the output
       const ids = mem.i32(t.ids);
       const V = t.table.size / Math.max(p.D, 1);
-      const table = ptr(t.table), out = ptr(t.out);
+      const table = ptr(t.table),
+        out = ptr(t.out);
       for (let r = 0; r < p.R; r++) {
         const id = ids[r];
         if (id < 0 || id >= V) throw new Error(`embedding: ids[${r}] = ${id} is outside the vocabulary [0, ${V})`);
@@ -69,22 +88,57 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf 
       checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
       const scores = rt.reserve('attention.scores', p.S * 4);
       rt.attention(
-        ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), scores,
-        p.B, p.T, p.S, p.past, p.H, p.Hkv, p.Dh,
+        ptr(t.q),
+        ptr(t.k),
+        ptr(t.v),
+        ptr(t.keyStart),
+        ptr(t.o),
+        ptr(t.lse),
+        scores,
+        p.B,
+        p.T,
+        p.S,
+        p.past,
+        p.H,
+        p.Hkv,
+        p.Dh,
       );
     },
     attentionBackward(_mem, t, p) {
       checkAttention(p.H, p.Hkv, p.T, p.T);
       rt.attentionBackward(
-        ptr(t.q), ptr(t.k), ptr(t.v), ptr(t.keyStart), ptr(t.o), ptr(t.lse), ptr(t.dout), ptr(t.dq), ptr(t.dk), ptr(t.dv),
-        p.B, p.T, p.H, p.Hkv, p.Dh,
+        ptr(t.q),
+        ptr(t.k),
+        ptr(t.v),
+        ptr(t.keyStart),
+        ptr(t.o),
+        ptr(t.lse),
+        ptr(t.dout),
+        ptr(t.dq),
+        ptr(t.dk),
+        ptr(t.dv),
+        p.B,
+        p.T,
+        p.H,
+        p.Hkv,
+        p.Dh,
       );
     },
     rmsnorm(_mem, t, p) {
       x.rmsnorm(ptr(t.x), ptr(t.w), ptr(t.y), ptr(t.rstd), p.R, p.D, p.eps);
     },
     rmsnormBackward(_mem, t, p) {
-      x.rmsnormBackward(ptr(t.x), ptr(t.w), ptr(t.rstd), ptr(t.dy), ptr(t.dx), t.dw ? ptr(t.dw) : 0, p.R, p.D, p.accumulate);
+      x.rmsnormBackward(
+        ptr(t.x),
+        ptr(t.w),
+        ptr(t.rstd),
+        ptr(t.dy),
+        ptr(t.dx),
+        t.dw ? ptr(t.dw) : 0,
+        p.R,
+        p.D,
+        p.accumulate,
+      );
     },
     swiglu(_mem, t, p) {
       x.swiglu(ptr(t.g), ptr(t.u), ptr(t.h), p.R * p.F);
@@ -122,18 +176,46 @@ export function wasmKernels(rt: WasmRuntime, ptr: PointerOf, formatOf: FormatOf 
       const scale = clipScale(Math.sqrt(mem.f32(t.normSq)[0]), p.clip);
       if (scale === null) return;
       if (!(p.step >= 1)) throw new Error(`adamwClipped: step must be >= 1 (1-based), got ${p.step}`);
-      const bc1 = 1 - Math.pow(p.beta1, p.step), bc2 = 1 - Math.pow(p.beta2, p.step);
+      const bc1 = 1 - Math.pow(p.beta1, p.step),
+        bc2 = 1 - Math.pow(p.beta2, p.step);
       x.adamw(
-        ptr(t.p), ptr(t.g), ptr(t.m), ptr(t.v), p.n, p.lr, p.beta1, p.beta2, 1 - p.beta1, 1 - p.beta2, p.eps, p.weightDecay,
-        bc1, bc2, scale,
+        ptr(t.p),
+        ptr(t.g),
+        ptr(t.m),
+        ptr(t.v),
+        p.n,
+        p.lr,
+        p.beta1,
+        p.beta2,
+        1 - p.beta1,
+        1 - p.beta2,
+        p.eps,
+        p.weightDecay,
+        bc1,
+        bc2,
+        scale,
       );
     },
     adamw(_mem, t, p) {
       if (!(p.step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${p.step}`);
-      const bc1 = 1 - Math.pow(p.beta1, p.step), bc2 = 1 - Math.pow(p.beta2, p.step);
+      const bc1 = 1 - Math.pow(p.beta1, p.step),
+        bc2 = 1 - Math.pow(p.beta2, p.step);
       x.adamw(
-        ptr(t.p), ptr(t.g), ptr(t.m), ptr(t.v), p.n, p.lr, p.beta1, p.beta2, 1 - p.beta1, 1 - p.beta2, p.eps, p.weightDecay,
-        bc1, bc2, p.gradScale,
+        ptr(t.p),
+        ptr(t.g),
+        ptr(t.m),
+        ptr(t.v),
+        p.n,
+        p.lr,
+        p.beta1,
+        p.beta2,
+        1 - p.beta1,
+        1 - p.beta2,
+        p.eps,
+        p.weightDecay,
+        bc1,
+        bc2,
+        p.gradScale,
       );
     },
     logprob(mem, t, p) {

@@ -12,34 +12,143 @@ export type WasmVariant = 'relaxed-simd' | 'simd';
 export interface WasmKernelExports {
   packA(a: number, ap: number, M: number, K: number, transA: number): void;
   packB(b: number, bp: number, N: number, K: number, transB: number): void;
-  matmul(ap: number, bp: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void;
-  matmulFewRows(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number): void;
+  matmul(
+    ap: number,
+    bp: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    beta: number,
+  ): void;
+  matmulFewRows(
+    a: number,
+    b: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    transB: number,
+    alpha: number,
+    beta: number,
+  ): void;
   /** packB / matmulFewRows with B stored as halves (bf16 = 1: bfloat16, 0: IEEE f16), widened to f32 as read */
   packBHalf(b: number, bp: number, N: number, K: number, transB: number, bf16: number): void;
-  matmulFewRowsHalf(a: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: number, alpha: number, beta: number, bf16: number, tmp: number): void;
+  matmulFewRowsHalf(
+    a: number,
+    b: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    transB: number,
+    alpha: number,
+    beta: number,
+    bf16: number,
+    tmp: number,
+  ): void;
   widenHalf(src: number, dst: number, n: number, bf16: number): void;
   attention(
-    q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
-    B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
+    q: number,
+    k: number,
+    v: number,
+    keyStart: number,
+    o: number,
+    lse: number,
+    scores: number,
+    B: number,
+    T: number,
+    S: number,
+    past: number,
+    H: number,
+    Hkv: number,
+    Dh: number,
   ): void;
   attentionBackward(
-    q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
-    B: number, T: number, H: number, Hkv: number, Dh: number,
+    q: number,
+    k: number,
+    v: number,
+    keyStart: number,
+    o: number,
+    lse: number,
+    dout: number,
+    dq: number,
+    dk: number,
+    dv: number,
+    B: number,
+    T: number,
+    H: number,
+    Hkv: number,
+    Dh: number,
   ): void;
   rmsnorm(x: number, w: number, y: number, rstd: number, R: number, D: number, eps: number): void;
-  rmsnormBackward(x: number, w: number, rstd: number, dy: number, dx: number, dw: number, R: number, D: number, accumulate: number): void;
+  rmsnormBackward(
+    x: number,
+    w: number,
+    rstd: number,
+    dy: number,
+    dx: number,
+    dw: number,
+    R: number,
+    D: number,
+    accumulate: number,
+  ): void;
   swiglu(g: number, u: number, h: number, n: number): void;
   swigluBackward(g: number, u: number, dh: number, dg: number, du: number, n: number): void;
   axpby(x: number, y: number, n: number, a: number, b: number): void;
-  rope(x: number, pos: number, cosT: number, sinT: number, R: number, nHeads: number, Dh: number, inverse: number): void;
+  rope(
+    x: number,
+    pos: number,
+    cosT: number,
+    sinT: number,
+    R: number,
+    nHeads: number,
+    Dh: number,
+    inverse: number,
+  ): void;
   sumSquares(x: number, n: number): number;
   adamw(
-    p: number, g: number, m: number, v: number, n: number, lr: number, beta1: number, beta2: number,
-    oneMinusBeta1: number, oneMinusBeta2: number, eps: number, weightDecay: number, bc1: number, bc2: number, gradScale: number,
+    p: number,
+    g: number,
+    m: number,
+    v: number,
+    n: number,
+    lr: number,
+    beta1: number,
+    beta2: number,
+    oneMinusBeta1: number,
+    oneMinusBeta2: number,
+    eps: number,
+    weightDecay: number,
+    bc1: number,
+    bc2: number,
+    gradScale: number,
   ): void;
-  logprobChunk(logits: number, R: number, n: number, v0: number, target: number, m: number, s: number, t: number, picked: number): void;
+  logprobChunk(
+    logits: number,
+    R: number,
+    n: number,
+    v0: number,
+    target: number,
+    m: number,
+    s: number,
+    t: number,
+    picked: number,
+  ): void;
   dlogitsChunk(
-    dl: number, R: number, n: number, v0: number, target: number, lse: number, entropy: number, coef: number, entCoef: number,
+    dl: number,
+    R: number,
+    n: number,
+    v0: number,
+    target: number,
+    lse: number,
+    entropy: number,
+    coef: number,
+    entCoef: number,
   ): void;
 }
 
@@ -59,7 +168,8 @@ function moduleBytes(variant: WasmVariant, shared: boolean): Uint8Array<ArrayBuf
   let list = cachedBytes.get(key);
   if (!list) {
     list = Object.values(WASM_MODULES_BASE64).map((m) =>
-      decode(variant === 'relaxed-simd' ? (shared ? m.relaxedShared : m.relaxed) : shared ? m.simdShared : m.simd));
+      decode(variant === 'relaxed-simd' ? (shared ? m.relaxedShared : m.relaxed) : shared ? m.simdShared : m.simd),
+    );
     cachedBytes.set(key, list);
   }
   return list;
@@ -75,7 +185,8 @@ export function sharedWasmSupported(variant: WasmVariant): boolean {
   if (typeof WebAssembly === 'undefined' || typeof SharedArrayBuffer === 'undefined') return false;
   if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) return false;
   try {
-    if (!(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer)) return false;
+    if (!(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer))
+      return false;
   } catch {
     return false;
   }
@@ -96,10 +207,15 @@ export function bestWasmVariant(): WasmVariant | null {
 
 /** Instantiate one build of every kernel module over `memory` (the shared build when `memory` is shared). Throws
  *  when the runtime rejects that build. */
-export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant: WasmVariant): Promise<WasmKernelExports> {
+export async function instantiateWasmKernels(
+  memory: WebAssembly.Memory,
+  variant: WasmVariant,
+): Promise<WasmKernelExports> {
   const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
   if (!validates(variant, shared)) {
-    throw new Error(`WebAssembly ${variant}${shared ? ' shared-memory' : ''} kernels are not supported by this runtime (WebAssembly.validate failed)`);
+    throw new Error(
+      `WebAssembly ${variant}${shared ? ' shared-memory' : ''} kernels are not supported by this runtime (WebAssembly.validate failed)`,
+    );
   }
   const imports = {
     env: {
@@ -112,10 +228,30 @@ export async function instantiateWasmKernels(memory: WebAssembly.Memory, variant
   const exports: Record<string, unknown> = {};
   for (const bytes of moduleBytes(variant, shared)) {
     const { instance } = await WebAssembly.instantiate(bytes, imports);
-    for (const [name, value] of Object.entries(instance.exports)) if (typeof value === 'function') exports[name] = value;
+    for (const [name, value] of Object.entries(instance.exports))
+      if (typeof value === 'function') exports[name] = value;
   }
-  const names = ['packA', 'packB', 'matmul', 'matmulFewRows', 'packBHalf', 'matmulFewRowsHalf', 'widenHalf', 'attention', 'attentionBackward', 'logprobChunk', 'dlogitsChunk', 'rmsnorm',
-    'rmsnormBackward', 'swiglu', 'swigluBackward', 'axpby', 'adamw', 'rope', 'sumSquares'];
+  const names = [
+    'packA',
+    'packB',
+    'matmul',
+    'matmulFewRows',
+    'packBHalf',
+    'matmulFewRowsHalf',
+    'widenHalf',
+    'attention',
+    'attentionBackward',
+    'logprobChunk',
+    'dlogitsChunk',
+    'rmsnorm',
+    'rmsnormBackward',
+    'swiglu',
+    'swigluBackward',
+    'axpby',
+    'adamw',
+    'rope',
+    'sumSquares',
+  ];
   for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);
   }

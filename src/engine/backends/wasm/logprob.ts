@@ -25,13 +25,30 @@ export function wasmChunkSize(R: number, D: number, V: number): number {
 }
 
 /** logits[R, n] = h @ wChunk^T: h packed once (packedH) on the packed path, W read in place with few rows. */
-function chunkLogits(rt: WasmRuntime, h: number, packedH: number, wChunk: number, logits: number, R: number, n: number, D: number, wf: BFormat): void {
+function chunkLogits(
+  rt: WasmRuntime,
+  h: number,
+  packedH: number,
+  wChunk: number,
+  logits: number,
+  R: number,
+  n: number,
+  D: number,
+  wf: BFormat,
+): void {
   if (R <= FEW_ROWS) rt.matmulAt(h, wChunk, logits, 0, R, n, D, 0, 1, 1, 0, wf);
   else rt.matmulPackedA(packedH, wChunk, logits, 0, R, n, D, 1, 1, 0, wf);
 }
 
 /** `wf`: how W is stored (f32, or f16 / bf16 halves widened as they are read). */
-export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprob'>['t'], p: Args<'logprob'>['p'], wf: BFormat = 'f32'): void {
+export function wasmLogprob(
+  rt: WasmRuntime,
+  ptr: PointerOf,
+  mem: CpuMemory,
+  t: Args<'logprob'>['t'],
+  p: Args<'logprob'>['p'],
+  wf: BFormat = 'f32',
+): void {
   const { R, D, V } = p;
   checkTargets(mem.i32(t.target), R, V, 'logprob');
   const Vc = wasmChunkSize(R, D, V);
@@ -44,17 +61,25 @@ export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: 
   f64.fill(-Infinity, 0, R);
   f64.fill(0, R, 4 * R);
   const [mOff, sOff, tOff, pickedOff] = [0, 1, 2, 3].map((k) => state + k * R * 8);
-  const h = ptr(t.h), w = ptr(t.w), target = ptr(t.target);
+  const h = ptr(t.h),
+    w = ptr(t.w),
+    target = ptr(t.target);
   if (R > FEW_ROWS) rt.exports.packA(h, packedH, R, D, 0);
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
     chunkLogits(rt, h, packedH, w + v0 * D * (wf === 'f32' ? 4 : 2), logits, R, n, D, wf);
     rt.exports.logprobChunk(logits, R, n, v0, target, mOff, sOff, tOff, pickedOff);
   }
-  const targets = mem.i32(t.target), lse = mem.f32(t.lse), entropy = mem.f32(t.entropy), logp = mem.f32(t.logp);
+  const targets = mem.i32(t.target),
+    lse = mem.f32(t.lse),
+    entropy = mem.f32(t.entropy),
+    logp = mem.f32(t.logp);
   const st = new Float64Array(rt.memory.buffer, state, 4 * R);
   for (let r = 0; r < R; r++) {
-    const m = st[r], s = st[R + r], tt = st[2 * R + r], picked = st[3 * R + r];
+    const m = st[r],
+      s = st[R + r],
+      tt = st[2 * R + r],
+      picked = st[3 * R + r];
     const l = m + Math.log(s);
     lse[r] = l;
     entropy[r] = l - tt / s;
@@ -63,7 +88,12 @@ export function wasmLogprob(rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: 
 }
 
 export function wasmLogprobBackward(
-  rt: WasmRuntime, ptr: PointerOf, mem: CpuMemory, t: Args<'logprobBackward'>['t'], p: Args<'logprobBackward'>['p'], wf: BFormat = 'f32',
+  rt: WasmRuntime,
+  ptr: PointerOf,
+  mem: CpuMemory,
+  t: Args<'logprobBackward'>['t'],
+  p: Args<'logprobBackward'>['p'],
+  wf: BFormat = 'f32',
 ): void {
   const { R, D, V } = p;
   checkTargets(mem.i32(t.target), R, V, 'logprobBackward');
@@ -77,7 +107,10 @@ export function wasmLogprobBackward(
   const hAsB = rt.reserve('logprob.hAsB', WasmRuntime.packBytes(D, R));
   const packedDlT = rt.reserve('logprob.packedDlT', WasmRuntime.packABytes(Vc, R));
   const dl = rt.reserve('logprob.logits', R * Vc * 4);
-  const h = ptr(t.h), w = ptr(t.w), dh = ptr(t.dh), dw = t.dw ? ptr(t.dw) : 0;
+  const h = ptr(t.h),
+    w = ptr(t.w),
+    dh = ptr(t.dh),
+    dw = t.dw ? ptr(t.dw) : 0;
   if (R > FEW_ROWS) rt.exports.packA(h, packedH, R, D, 0);
   if (dw) rt.exports.packB(h, hAsB, D, R, 0);
   for (let v0 = 0; v0 < V; v0 += Vc) {

@@ -48,7 +48,8 @@ const CHUNK_WORK = 1_000_000;
 
 /** Stops the helper thread of a runtime that was garbage-collected without close(): the helper holds the shared
  *  memory, so it would otherwise keep it (and itself) alive for the rest of the process. */
-const orphanedHelpers = typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry<WasmHelperThread>((h) => h.stop());
+const orphanedHelpers =
+  typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry<WasmHelperThread>((h) => h.stop());
 
 export interface WasmRuntimeOptions {
   /** start a helper thread through this (the memory is then shared): two threads; absent: one thread */
@@ -78,7 +79,11 @@ export class WasmRuntime {
     return this.helper ? 2 : 1;
   }
 
-  static async create(variant: WasmVariant, maxBytes = WASM_MAX_BYTES, options: WasmRuntimeOptions = {}): Promise<WasmRuntime> {
+  static async create(
+    variant: WasmVariant,
+    maxBytes = WASM_MAX_BYTES,
+    options: WasmRuntimeOptions = {},
+  ): Promise<WasmRuntime> {
     const shared = options.spawnHelper !== undefined;
     let limit = Math.min(maxBytes, WASM_MAX_BYTES);
     let memory: WebAssembly.Memory;
@@ -152,24 +157,59 @@ export class WasmRuntime {
    * taken. Arrays elsewhere fall back to the TypeScript kernel.
    */
   readonly matmul = (
-    a: Float32Array, b: Float32Array, c: Float32Array, bias: Float32Array | null,
-    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number,
+    a: Float32Array,
+    b: Float32Array,
+    c: Float32Array,
+    bias: Float32Array | null,
+    M: number,
+    N: number,
+    K: number,
+    transA: 0 | 1,
+    transB: 0 | 1,
+    alpha: number,
+    beta: number,
   ): void => {
     const buf = this.memory.buffer;
     const inMemory = a.buffer === buf && b.buffer === buf && c.buffer === buf && (bias === null || bias.buffer === buf);
-    if (!inMemory || !this.hasScratch('matmul.pack', WasmRuntime.packBytes(N, K)) || !this.hasScratch('matmul.packA', WasmRuntime.packABytes(M, K))) {
+    if (
+      !inMemory ||
+      !this.hasScratch('matmul.pack', WasmRuntime.packBytes(N, K)) ||
+      !this.hasScratch('matmul.packA', WasmRuntime.packABytes(M, K))
+    ) {
       this.stats.tsMatmuls++;
       tsMatmul(a, b, c, bias, M, N, K, transA, transB, alpha, beta);
       return;
     }
-    this.matmulAt(a.byteOffset, b.byteOffset, c.byteOffset, bias ? bias.byteOffset : 0, M, N, K, transA, transB, alpha, beta);
+    this.matmulAt(
+      a.byteOffset,
+      b.byteOffset,
+      c.byteOffset,
+      bias ? bias.byteOffset : 0,
+      M,
+      N,
+      K,
+      transA,
+      transB,
+      alpha,
+      beta,
+    );
   };
 
   /** The SIMD matmul on byte offsets (bias 0 = none); reserveMatmul(M, N, K) must have run. `bFormat`: how B is
    *  stored (f16 / bf16 halves are widened to f32 as they are read; the few-rows path then runs on this thread). */
   matmulAt(
-    a: number, b: number, c: number, bias: number,
-    M: number, N: number, K: number, transA: 0 | 1, transB: 0 | 1, alpha: number, beta: number, bFormat: BFormat = 'f32',
+    a: number,
+    b: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    transA: 0 | 1,
+    transB: 0 | 1,
+    alpha: number,
+    beta: number,
+    bFormat: BFormat = 'f32',
   ): void {
     if (transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B))) {
       this.stats.wasmMatmuls++;
@@ -199,7 +239,16 @@ export class WasmRuntime {
   /** The SIMD matmul with op(A) already packed (exports.packA into `packedA`): packs op(B) into 'matmul.pack'
    *  (reserved for at least packBytes(N, K)) and runs the 4x8 kernel. Lets a caller pack A once for many B. */
   matmulPackedA(
-    packedA: number, b: number, c: number, bias: number, M: number, N: number, K: number, transB: 0 | 1, alpha: number, beta: number,
+    packedA: number,
+    b: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    transB: 0 | 1,
+    alpha: number,
+    beta: number,
     bFormat: BFormat = 'f32',
   ): void {
     if (M === 0 || N === 0) {
@@ -216,7 +265,17 @@ export class WasmRuntime {
   }
 
   /** The 4x8 kernel alone, on op(A) and op(B) both packed already (exports.packA / exports.packB). */
-  matmulPacked(packedA: number, packedB: number, c: number, bias: number, M: number, N: number, K: number, alpha: number, beta: number): void {
+  matmulPacked(
+    packedA: number,
+    packedB: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    beta: number,
+  ): void {
     this.stats.wasmMatmuls++;
     if (M === 0 || N === 0) return;
     // packed A comes in blocks of MR rows (block q at q·MR·K floats): chunks start at multiples of MR
@@ -232,8 +291,20 @@ export class WasmRuntime {
   /** exports.attention (shapes in as/attention.ts), shared by sequences with the helper thread when there is
    *  enough work (the helper uses its own scores scratch). */
   attention(
-    q: number, k: number, v: number, keyStart: number, o: number, lse: number, scores: number,
-    B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
+    q: number,
+    k: number,
+    v: number,
+    keyStart: number,
+    o: number,
+    lse: number,
+    scores: number,
+    B: number,
+    T: number,
+    S: number,
+    past: number,
+    H: number,
+    Hkv: number,
+    Dh: number,
   ): void {
     // multiply-adds: every query row against its (past + ~T/2) keys, for the scores and for the values
     const chunk = this.sequenceChunk(B, B * H * T * (past + (T + 1) / 2) * Dh * 2 * ATTENTION_WORK_WEIGHT);
@@ -243,13 +314,31 @@ export class WasmRuntime {
     }
     const helperScores = this.reserve('attention.scores.helper', S * 4);
     this.stats.splitAttention++;
-    this.helper.run(WasmJob.Attention, [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores], B, chunk);
+    this.helper.run(
+      WasmJob.Attention,
+      [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores],
+      B,
+      chunk,
+    );
   }
 
   /** exports.attentionBackward (past = 0, S = T), shared by sequences like attention(). */
   attentionBackward(
-    q: number, k: number, v: number, keyStart: number, o: number, lse: number, dout: number, dq: number, dk: number, dv: number,
-    B: number, T: number, H: number, Hkv: number, Dh: number,
+    q: number,
+    k: number,
+    v: number,
+    keyStart: number,
+    o: number,
+    lse: number,
+    dout: number,
+    dq: number,
+    dk: number,
+    dv: number,
+    B: number,
+    T: number,
+    H: number,
+    Hkv: number,
+    Dh: number,
   ): void {
     // multiply-adds: four per query-key pair and head dimension (s, dp, dq, dk; dv: a fifth), causal half
     const chunk = this.sequenceChunk(B, B * H * T * ((T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
@@ -258,7 +347,12 @@ export class WasmRuntime {
       return;
     }
     this.stats.splitAttention++;
-    this.helper.run(WasmJob.AttentionBackward, [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh], B, chunk);
+    this.helper.run(
+      WasmJob.AttentionBackward,
+      [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh],
+      B,
+      chunk,
+    );
   }
 
   /** Sequences per chunk when attention over B sequences is shared (up to MAX_CHUNKS chunks), or 0 = one thread. */
@@ -285,7 +379,8 @@ export class WasmRuntime {
   /** Offset of an already reserved scratch block of at least `bytes` (kernels reserve before taking views). */
   private scratchAt(key: string, bytes: number): number {
     const have = this.scratch.get(key);
-    if (!have || have.bytes < bytes) throw new Error(`WasmRuntime: reserve '${key}' (${bytes} bytes) before the matmul`);
+    if (!have || have.bytes < bytes)
+      throw new Error(`WasmRuntime: reserve '${key}' (${bytes} bytes) before the matmul`);
     return have.offset;
   }
 }

@@ -37,8 +37,18 @@ export type SpawnWasmHelper = (init: WasmHelperInit) => Promise<WasmHelperHandle
 /** Bytes of the control block. */
 export const CONTROL_BYTES = 128;
 // Int32 slots of the control block: the job's arguments from ARGS (up to MAX_ARGS i32), then alpha, beta as f32
-const SEQ = 0, DONE = 1, OP = 2, FAILED = 3, TICKET = 4, NEXT = 5, TOTAL = 6, CHUNK = 7;
-const ARGS = 8, MAX_ARGS = 16, ALPHA = ARGS + MAX_ARGS, BETA = ALPHA + 1;
+const SEQ = 0,
+  DONE = 1,
+  OP = 2,
+  FAILED = 3,
+  TICKET = 4,
+  NEXT = 5,
+  TOTAL = 6,
+  CHUNK = 7;
+const ARGS = 8,
+  MAX_ARGS = 16,
+  ALPHA = ARGS + MAX_ARGS,
+  BETA = ALPHA + 1;
 /** Atomics.load polls before sleeping: a few microseconds, so a short wait does not pay a futex wake-up. */
 const ENGINE_SPIN = 4000;
 const HELPER_SPIN = 2000;
@@ -52,7 +62,16 @@ export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, Attention
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
 /** Runs rows / sequences [s, e) of a job with kernel exports `x` (either thread: the helper uses its own scores). */
-function runPart(x: WasmKernelExports, op: number, g: ArrayLike<number>, alpha: number, beta: number, s: number, e: number, helper: boolean): void {
+function runPart(
+  x: WasmKernelExports,
+  op: number,
+  g: ArrayLike<number>,
+  alpha: number,
+  beta: number,
+  s: number,
+  e: number,
+  helper: boolean,
+): void {
   if (op === WasmJob.Packed) {
     const [ap, bp, c, bias, , N, K] = g as number[];
     x.matmul(ap + s * K * 4, bp, c + s * N * 4, bias, e - s, N, K, alpha, beta);
@@ -61,20 +80,60 @@ function runPart(x: WasmKernelExports, op: number, g: ArrayLike<number>, alpha: 
     x.matmulFewRows(a + s * K * 4, b, c + s * N * 4, bias, e - s, N, K, transB, alpha, beta);
   } else if (op === WasmJob.Attention) {
     const [q, k, v, keyStart, o, lse, scores, , T, S, past, H, Hkv, Dh, helperScores] = g as number[];
-    const qRows = s * T * H * Dh * 4, kvRows = s * S * Hkv * Dh * 4;
-    x.attention(q + qRows, k + kvRows, v + kvRows, keyStart + s * 4, o + qRows, lse + s * H * T * 4, helper ? helperScores : scores,
-      e - s, T, S, past, H, Hkv, Dh);
+    const qRows = s * T * H * Dh * 4,
+      kvRows = s * S * Hkv * Dh * 4;
+    x.attention(
+      q + qRows,
+      k + kvRows,
+      v + kvRows,
+      keyStart + s * 4,
+      o + qRows,
+      lse + s * H * T * 4,
+      helper ? helperScores : scores,
+      e - s,
+      T,
+      S,
+      past,
+      H,
+      Hkv,
+      Dh,
+    );
   } else if (op === WasmJob.AttentionBackward) {
     const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, H, Hkv, Dh] = g as number[];
-    const qRows = s * T * H * Dh * 4, kvRows = s * T * Hkv * Dh * 4;
-    x.attentionBackward(q + qRows, k + kvRows, v + kvRows, keyStart + s * 4, o + qRows, lse + s * H * T * 4, dout + qRows, dq + qRows,
-      dk + kvRows, dv + kvRows, e - s, T, H, Hkv, Dh);
+    const qRows = s * T * H * Dh * 4,
+      kvRows = s * T * Hkv * Dh * 4;
+    x.attentionBackward(
+      q + qRows,
+      k + kvRows,
+      v + kvRows,
+      keyStart + s * 4,
+      o + qRows,
+      lse + s * H * T * 4,
+      dout + qRows,
+      dq + qRows,
+      dk + kvRows,
+      dv + kvRows,
+      e - s,
+      T,
+      H,
+      Hkv,
+      Dh,
+    );
   }
 }
 
 /** Takes chunks of the posted job from NEXT until none is left. */
-function takeChunks(x: WasmKernelExports, ctl: Int32Array, op: number, g: ArrayLike<number>, alpha: number, beta: number, helper: boolean): void {
-  const total = ctl[TOTAL], chunk = ctl[CHUNK];
+function takeChunks(
+  x: WasmKernelExports,
+  ctl: Int32Array,
+  op: number,
+  g: ArrayLike<number>,
+  alpha: number,
+  beta: number,
+  helper: boolean,
+): void {
+  const total = ctl[TOTAL],
+    chunk = ctl[CHUNK];
   for (let s = Atomics.add(ctl, NEXT, 1) * chunk; s < total; s = Atomics.add(ctl, NEXT, 1) * chunk) {
     runPart(x, op, g, alpha, beta, s, Math.min(total, s + chunk), helper);
   }
@@ -93,7 +152,12 @@ export class WasmHelperThread {
   /** tests: the engine's thread takes no chunks and waits while the helper runs all of them */
   helperOnly = false;
 
-  private constructor(memory: WebAssembly.Memory, control: number, private readonly x: WasmKernelExports, private readonly handle: WasmHelperHandle) {
+  private constructor(
+    memory: WebAssembly.Memory,
+    control: number,
+    private readonly x: WasmKernelExports,
+    private readonly handle: WasmHelperHandle,
+  ) {
     // the control block lies in the first pages, so these views stay valid when the memory grows (a shared
     // memory's old buffers are never detached)
     this.ctl = new Int32Array(memory.buffer, control, CONTROL_BYTES / 4);
@@ -102,7 +166,13 @@ export class WasmHelperThread {
   }
 
   /** Starts the helper on `memory` (shared) with the control block at byte `control`; `x` = this thread's kernels. */
-  static async start(memory: WebAssembly.Memory, variant: WasmVariant, control: number, x: WasmKernelExports, spawn: SpawnWasmHelper): Promise<WasmHelperThread> {
+  static async start(
+    memory: WebAssembly.Memory,
+    variant: WasmVariant,
+    control: number,
+    x: WasmKernelExports,
+    spawn: SpawnWasmHelper,
+  ): Promise<WasmHelperThread> {
     new Int32Array(memory.buffer, control, CONTROL_BYTES / 4).fill(0);
     const handle = await spawn({ memory, variant, control });
     return new WasmHelperThread(memory, control, x, handle);
@@ -152,7 +222,8 @@ export class WasmHelperThread {
 
   private post(op: WasmJob, args: readonly number[], total: number, chunk: number, alpha: number, beta: number): void {
     if (this.stopped) throw new Error('WebAssembly helper thread: already stopped');
-    if (args.length > MAX_ARGS) throw new Error(`WebAssembly helper thread: ${args.length} arguments, at most ${MAX_ARGS}`);
+    if (args.length > MAX_ARGS)
+      throw new Error(`WebAssembly helper thread: ${args.length} arguments, at most ${MAX_ARGS}`);
     const ctl = this.ctl;
     for (let i = 0; i < args.length; i++) ctl[ARGS + i] = args[i];
     this.ctlF[ALPHA] = alpha;

@@ -14,7 +14,9 @@ const cache = new Map<string, { best: 0 | 2 | 4; timings: TileTiming[] }>();
 
 /** Times matmul C[M,N] = A[M,K]·B[N,K]ᵀ with each tile (after one warm-up each), sets tuning.tiled to the fastest. */
 export async function autotuneTiles(
-  be: Backend & { tuning: KernelTuning; description: string }, shape: { M: number; N: number; K: number } = { M: 1024, N: 1024, K: 1024 }, reps = 5,
+  be: Backend & { tuning: KernelTuning; description: string },
+  shape: { M: number; N: number; K: number } = { M: 1024, N: 1024, K: 1024 },
+  reps = 5,
 ): Promise<{ best: 0 | 2 | 4; timings: TileTiming[]; cached: boolean }> {
   const { M, N, K } = shape;
   const key = `${be.description}|${M}x${N}x${K}`;

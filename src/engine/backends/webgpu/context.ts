@@ -28,11 +28,18 @@ export interface GpuContext {
 
 /** The storage of `t` after checking it holds at least `elems` elements of an allowed dtype. */
 export function checked(
-  ctx: GpuContext, kernel: string, name: string, t: Tensor, elems: number, dtypes: readonly string[] = ['f32'],
+  ctx: GpuContext,
+  kernel: string,
+  name: string,
+  t: Tensor,
+  elems: number,
+  dtypes: readonly string[] = ['f32'],
 ): GpuStorage {
   const s = ctx.storage(t, kernel, name);
   if (!dtypes.includes(t.dtype)) {
-    throw new Error(`WebGPU ${kernel}: tensor '${name}' (${t.label}) has dtype ${t.dtype}; expected ${dtypes.join(' or ')}`);
+    throw new Error(
+      `WebGPU ${kernel}: tensor '${name}' (${t.label}) has dtype ${t.dtype}; expected ${dtypes.join(' or ')}`,
+    );
   }
   if (t.size < elems) {
     throw new Error(`WebGPU ${kernel}: tensor '${name}' (${t.label}) has ${t.size} elements but ${elems} are needed`);
@@ -41,12 +48,20 @@ export function checked(
 }
 
 /** The single buffer of `t` (kernels that do not walk split tensors). */
-export function single(ctx: GpuContext, kernel: string, name: string, t: Tensor, elems: number,
-  dtypes: readonly string[] = ['f32']): GPUBuffer {
+export function single(
+  ctx: GpuContext,
+  kernel: string,
+  name: string,
+  t: Tensor,
+  elems: number,
+  dtypes: readonly string[] = ['f32'],
+): GPUBuffer {
   const s = checked(ctx, kernel, name, t, elems, dtypes);
   if (s.chunks.length !== 1) {
-    throw new Error(`WebGPU ${kernel}: tensor '${name}' (${t.label}) is split over ${s.chunks.length} buffers ` +
-      `(above maxStorageBufferBindingSize); this kernel needs it in one buffer`);
+    throw new Error(
+      `WebGPU ${kernel}: tensor '${name}' (${t.label}) is split over ${s.chunks.length} buffers ` +
+        `(above maxStorageBufferBindingSize); this kernel needs it in one buffer`,
+    );
   }
   return s.chunks[0].buffer;
 }
@@ -54,4 +69,3 @@ export function single(ctx: GpuContext, kernel: string, name: string, t: Tensor,
 export function view(s: GpuStorage, name: string, ld: number, elem0 = 0): MatView {
   return { chunks: s.chunks, dtype: s.tensor.dtype, elem0, ld, name };
 }
-

@@ -18,7 +18,10 @@ export const RAISED_LIMITS = [
 export const ENGINE_FEATURES: readonly GPUFeatureName[] = ['shader-f16', 'subgroups', 'timestamp-query'];
 
 /** The device descriptor for `adapter`: its raised limits and whichever ENGINE_FEATURES it offers. */
-export function engineDeviceDescriptor(adapter: Pick<GPUAdapter, 'limits' | 'features'>, label = 'rema-engine'): GPUDeviceDescriptor {
+export function engineDeviceDescriptor(
+  adapter: Pick<GPUAdapter, 'limits' | 'features'>,
+  label = 'rema-engine',
+): GPUDeviceDescriptor {
   const requiredLimits: Record<string, number> = {};
   for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
   return { requiredLimits, requiredFeatures: ENGINE_FEATURES.filter((f) => adapter.features.has(f)), label };

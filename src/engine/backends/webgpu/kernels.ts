@@ -4,16 +4,29 @@
 import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
 import { grid1d, type ElemType } from '../../kernels/wgsl/common.ts';
 import {
-  adamwProgram, axpbyProgram, copyRowsHalfProgram, copyRowsProgram, swigluBackwardProgram, swigluProgram,
+  adamwProgram,
+  axpbyProgram,
+  copyRowsHalfProgram,
+  copyRowsProgram,
+  swigluBackwardProgram,
+  swigluProgram,
 } from '../../kernels/wgsl/elementwise.ts';
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
 import { qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
 import { adamwClippedProgram } from '../../kernels/wgsl/adamw-clipped.ts';
 import { attentionDecodeProgram } from '../../kernels/wgsl/attention-decode.ts';
-import { attentionDkDvTiledProgram, attentionDqTiledProgram, backwardBlocks } from '../../kernels/wgsl/attention-backward-tiled.ts';
 import {
-  attentionDeltaProgram, attentionDkProgram, attentionDqProgram, attentionDvProgram, attentionProgram,
+  attentionDkDvTiledProgram,
+  attentionDqTiledProgram,
+  backwardBlocks,
+} from '../../kernels/wgsl/attention-backward-tiled.ts';
+import {
+  attentionDeltaProgram,
+  attentionDkProgram,
+  attentionDqProgram,
+  attentionDvProgram,
+  attentionProgram,
 } from '../../kernels/wgsl/attention.ts';
 import { attentionMergeProgram, attentionPartialProgram } from '../../kernels/wgsl/attention-split.ts';
 import { embeddingBackwardProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
@@ -29,7 +42,12 @@ const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];
 
 /** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
-function perChunk(kernel: string, storages: Array<[string, GpuStorage]>, n: number, each: (i: number, count: number) => void): void {
+function perChunk(
+  kernel: string,
+  storages: Array<[string, GpuStorage]>,
+  n: number,
+  each: (i: number, count: number) => void,
+): void {
   const [, first] = storages[0];
   for (const [name, s] of storages) {
     const same = s.chunks.length === first.chunks.length && s.chunks.every((c, i) => c.elems === first.chunks[i].elems);
@@ -55,10 +73,25 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const c = checked(ctx, 'matmul', 'c', t.c, M * N);
     let bias;
     if (t.bias) bias = { buffer: single(ctx, 'matmul', 'bias', t.bias, N, FLOATS), dtype: t.bias.dtype, elem0: 0 };
-    runMatmul(ctx.runtime, ctx.dummy, {
-      a: view(a, 'a', transA ? M : K), b: view(b, 'b', transB ? K : N), c: view(c, 'c', N), bias,
-      M, N, K, transA, transB, alpha: p.alpha, beta: p.beta,
-    }, ctx.tuning, { take: (bytes) => ctx.scratch(bytes, 'matmul split-K partials'), give: (buffer) => ctx.releaseScratch(buffer) });
+    runMatmul(
+      ctx.runtime,
+      ctx.dummy,
+      {
+        a: view(a, 'a', transA ? M : K),
+        b: view(b, 'b', transB ? K : N),
+        c: view(c, 'c', N),
+        bias,
+        M,
+        N,
+        K,
+        transA,
+        transB,
+        alpha: p.alpha,
+        beta: p.beta,
+      },
+      ctx.tuning,
+      { take: (bytes) => ctx.scratch(bytes, 'matmul split-K partials'), give: (buffer) => ctx.releaseScratch(buffer) },
+    );
   },
 
   sumRows(ctx, { t, p }) {
@@ -106,10 +139,16 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const half = Dh / 2;
     const x = single(ctx, 'rope', 'x', t.x, R * nHeads * Dh);
     const pos = single(ctx, 'rope', 'pos', t.pos, R, IDS);
-    const freq = t.invFreq ? single(ctx, 'rope', 'invFreq', t.invFreq, half)
+    const freq = t.invFreq
+      ? single(ctx, 'rope', 'invFreq', t.invFreq, half)
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const n = R * nHeads * half;
-    ctx.runtime.dispatch(ropeProgram(t.invFreq ? 'tensor' : 'fixed', wg), [x, pos, freq], { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 }, grid1d(n, wg));
+    ctx.runtime.dispatch(
+      ropeProgram(t.invFreq ? 'tensor' : 'fixed', wg),
+      [x, pos, freq],
+      { n, nHeads, half, Dh, sign: p.inverse ? -1 : 1 },
+      grid1d(n, wg),
+    );
   },
 
   qkvRope(ctx, { t, p }) {
@@ -117,19 +156,25 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
     const k = 'qkvRope';
     if (Dh % 2 !== 0) throw new Error(`WebGPU qkvRope: head dim Dh=${Dh} must be even`);
-    if (dstRow0 < 0 || dstRow0 + T > Sdst) throw new Error(`WebGPU qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
+    if (dstRow0 < 0 || dstRow0 + T > Sdst)
+      throw new Error(`WebGPU qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
     const half = Dh / 2;
     const R = B * T;
     const qkv = single(ctx, k, 'qkv', t.qkv, R * (H + 2 * Hkv) * Dh);
     const pos = single(ctx, k, 'pos', t.pos, R, IDS);
-    const freq = t.invFreq ? single(ctx, k, 'invFreq', t.invFreq, half)
+    const freq = t.invFreq
+      ? single(ctx, k, 'invFreq', t.invFreq, half)
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const q = single(ctx, k, 'q', t.q, R * H * Dh);
     const kc = single(ctx, k, 'k', t.k, B * Sdst * Hkv * Dh);
     const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh);
     const n = R * (H + 2 * Hkv) * half;
-    ctx.runtime.dispatch(qkvRopeProgram(t.invFreq ? 'tensor' : 'fixed', wg), [qkv, pos, freq, q, kc, vc],
-      { n, H, Hkv, half, Dh, T, Sdst, dstRow0 }, grid1d(n, wg));
+    ctx.runtime.dispatch(
+      qkvRopeProgram(t.invFreq ? 'tensor' : 'fixed', wg),
+      [qkv, pos, freq, q, kc, vc],
+      { n, H, Hkv, half, Dh, T, Sdst, dstRow0 },
+      grid1d(n, wg),
+    );
   },
 
   swigluPacked(ctx, { t, p }) {
@@ -167,17 +212,28 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       }
       const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
       ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, false), [q, kk, v, ks, part], dec, [B * Hkv * nSplit, 1, 1]);
-      ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], { ...params, nSplit, keysPerSplit: dec.keysPerSplit }, grid1d(n, wg));
+      ctx.runtime.dispatch(
+        attentionMergeProgram(Dh, wg),
+        [part, o, lse],
+        { ...params, nSplit, keysPerSplit: dec.keysPerSplit },
+        grid1d(n, wg),
+      );
       ctx.releaseScratch(part);
       return;
     }
     // few queries over a long cache (decode): split the keys over several threads per query
     const minKeys = ctx.tuning.attentionSplitKeys;
-    const nSplit = minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
+    const nSplit =
+      minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
     if (nSplit > 1) {
       const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
       const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
-      ctx.runtime.dispatch(attentionPartialProgram(Dh, wg), [q, kk, v, ks, part], { ...split, n: n * nSplit }, grid1d(n * nSplit, wg));
+      ctx.runtime.dispatch(
+        attentionPartialProgram(Dh, wg),
+        [q, kk, v, ks, part],
+        { ...split, n: n * nSplit },
+        grid1d(n * nSplit, wg),
+      );
       ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], split, grid1d(n, wg));
       ctx.releaseScratch(part);
       return;
@@ -190,7 +246,8 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const { B, T, H, Hkv, Dh } = p;
     checkHeads('attentionBackward', H, Hkv);
     const k = 'attentionBackward';
-    const qn = B * T * H * Dh, kvn = B * T * Hkv * Dh;
+    const qn = B * T * H * Dh,
+      kvn = B * T * Hkv * Dh;
     const q = single(ctx, k, 'q', t.q, qn);
     const kk = single(ctx, k, 'k', t.k, kvn);
     const v = single(ctx, k, 'v', t.v, kvn);
@@ -203,19 +260,38 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const dv = single(ctx, k, 'dv', t.dv, kvn);
     const params = { B, T, S: T, past: 0, H, Hkv, scale: 1 / Math.sqrt(Dh) };
     const delta = ctx.scratch(B * H * T * 4, 'attention delta');
-    const nq = B * T * H, nk = B * T * Hkv;
+    const nq = B * T * H,
+      nk = B * T * Hkv;
     ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, delta], { ...params, n: nq }, grid1d(nq, wg));
     if (ctx.tuning.tiledAttention) {
       // query and key rows staged in workgroup memory per block of 64 (attention-backward-tiled.ts); dk and dv in one kernel
       const nBlocks = backwardBlocks(T);
       const tp = { B, T, H, Hkv, scale: params.scale, nBlocks };
-      ctx.runtime.dispatch(attentionDqTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], tp, [B * H * nBlocks, 1, 1]);
-      ctx.runtime.dispatch(attentionDkDvTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk, dv], tp, [B * Hkv * nBlocks, 1, 1]);
+      ctx.runtime.dispatch(attentionDqTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], tp, [
+        B * H * nBlocks,
+        1,
+        1,
+      ]);
+      ctx.runtime.dispatch(attentionDkDvTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk, dv], tp, [
+        B * Hkv * nBlocks,
+        1,
+        1,
+      ]);
       ctx.releaseScratch(delta);
       return;
     }
-    ctx.runtime.dispatch(attentionDqProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dq], { ...params, n: nq }, grid1d(nq, wg));
-    ctx.runtime.dispatch(attentionDkProgram(Dh, wg), [q, kk, v, ks, lse, dout, delta, dk], { ...params, n: nk }, grid1d(nk, wg));
+    ctx.runtime.dispatch(
+      attentionDqProgram(Dh, wg),
+      [q, kk, v, ks, lse, dout, delta, dq],
+      { ...params, n: nq },
+      grid1d(nq, wg),
+    );
+    ctx.runtime.dispatch(
+      attentionDkProgram(Dh, wg),
+      [q, kk, v, ks, lse, dout, delta, dk],
+      { ...params, n: nk },
+      grid1d(nk, wg),
+    );
     ctx.runtime.dispatch(attentionDvProgram(Dh, wg), [q, kk, ks, lse, dout, dv], { ...params, n: nk }, grid1d(nk, wg));
     ctx.releaseScratch(delta);
   },
@@ -223,7 +299,11 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   swiglu(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
     const n = p.R * p.F;
-    const bufs = [single(ctx, 'swiglu', 'g', t.g, n), single(ctx, 'swiglu', 'u', t.u, n), single(ctx, 'swiglu', 'h', t.h, n)];
+    const bufs = [
+      single(ctx, 'swiglu', 'g', t.g, n),
+      single(ctx, 'swiglu', 'u', t.u, n),
+      single(ctx, 'swiglu', 'h', t.h, n),
+    ];
     ctx.runtime.dispatch(swigluProgram(wg), bufs, { n }, grid1d(n, wg));
   },
 
@@ -231,8 +311,13 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const wg = ctx.tuning.wg;
     const n = p.R * p.F;
     const k = 'swigluBackward';
-    const bufs = [single(ctx, k, 'g', t.g, n), single(ctx, k, 'u', t.u, n), single(ctx, k, 'dh', t.dh, n),
-      single(ctx, k, 'dg', t.dg, n), single(ctx, k, 'du', t.du, n)];
+    const bufs = [
+      single(ctx, k, 'g', t.g, n),
+      single(ctx, k, 'u', t.u, n),
+      single(ctx, k, 'dh', t.dh, n),
+      single(ctx, k, 'dg', t.dg, n),
+      single(ctx, k, 'du', t.du, n),
+    ];
     ctx.runtime.dispatch(swigluBackwardProgram(wg), bufs, { n }, grid1d(n, wg));
   },
 
@@ -268,8 +353,12 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const rowsTotal = t.dtable.size / D;
     for (const c of dtable.chunks) {
       const rows = dtable.chunks.length === 1 ? rowsTotal : c.rows;
-      ctx.runtime.dispatch(embeddingBackwardProgram(wg), [dout, uniqueIds, rowStart, rowList, c.buffer],
-        { n: U * D, D, row0: c.firstRow, rows }, grid1d(U * D, wg));
+      ctx.runtime.dispatch(
+        embeddingBackwardProgram(wg),
+        [dout, uniqueIds, rowStart, rowList, c.buffer],
+        { n: U * D, D, row0: c.firstRow, rows },
+        grid1d(U * D, wg),
+      );
     }
   },
 
@@ -285,10 +374,22 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const mask = t.mask ? single(ctx, 'sample', 'mask', t.mask, p.R * Math.ceil(p.V / 32), IDS) : null;
     if (p.R > 65535) throw new Error(`WebGPU sample: ${p.R} rows exceed one dispatch's 65535 workgroups`);
     const k = samplerConstants(p, p.V);
-    ctx.runtime.dispatch(sampleProgram(mask ? 'masked' : 'plain'), mask ? [logits, rowOf, stream, out, mask] : [logits, rowOf, stream, out], {
-      R: p.R, L: p.L, V: p.V, greedy: k.greedy ? 1 : 0, invT: k.invT, topK: k.topK, topP: k.topP,
-      seed: p.seed >>> 0, counter: p.counter >>> 0,
-    }, [p.R, 1, 1]);
+    ctx.runtime.dispatch(
+      sampleProgram(mask ? 'masked' : 'plain'),
+      mask ? [logits, rowOf, stream, out, mask] : [logits, rowOf, stream, out],
+      {
+        R: p.R,
+        L: p.L,
+        V: p.V,
+        greedy: k.greedy ? 1 : 0,
+        invT: k.invT,
+        topK: k.topK,
+        topP: k.topP,
+        seed: p.seed >>> 0,
+        counter: p.counter >>> 0,
+      },
+      [p.R, 1, 1],
+    );
   },
 
   zero(ctx, { t, p }) {
@@ -300,10 +401,22 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const wg = ctx.tuning.wg;
     const x = checked(ctx, 'axpby', 'x', t.x, p.n, FLOATS);
     const y = checked(ctx, 'axpby', 'y', t.y, p.n);
-    perChunk('axpby', [['x', x], ['y', y]], p.n, (i, count) => {
-      ctx.runtime.dispatch(axpbyProgram(elem(t.x.dtype), wg), [x.chunks[i].buffer, y.chunks[i].buffer], { n: count, a: p.a, b: p.b },
-        grid1d(count, wg));
-    });
+    perChunk(
+      'axpby',
+      [
+        ['x', x],
+        ['y', y],
+      ],
+      p.n,
+      (i, count) => {
+        ctx.runtime.dispatch(
+          axpbyProgram(elem(t.x.dtype), wg),
+          [x.chunks[i].buffer, y.chunks[i].buffer],
+          { n: count, a: p.a, b: p.b },
+          grid1d(count, wg),
+        );
+      },
+    );
   },
 
   copyRows(ctx, { t, p }) {
@@ -313,20 +426,31 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     if (dstRow0 < 0 || dstRow0 + T > Sdst) {
       throw new Error(`WebGPU copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
     }
-    if (!Number.isInteger(dstB0) || dstB0 < 0) throw new Error(`WebGPU copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
+    if (!Number.isInteger(dstB0) || dstB0 < 0)
+      throw new Error(`WebGPU copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
     if (t.dst.dtype === 'f16') {
       // halves packed in pairs: rounded to nearest even by pack2x16float
       if (W % 2 !== 0) throw new Error(`WebGPU copyRows: an f16 destination needs an even row width W, got ${W}`);
       const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W, ['f16']);
       const pairs = (B * T * W) / 2;
-      ctx.runtime.dispatch(copyRowsHalfProgram(wg), [src, dst], { n: pairs, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 }, grid1d(pairs, wg));
+      ctx.runtime.dispatch(
+        copyRowsHalfProgram(wg),
+        [src, dst],
+        { n: pairs, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 },
+        grid1d(pairs, wg),
+      );
       return;
     }
     const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W);
     const n = B * T * W;
     // the shader writes dst[(b·Sdst + dstRow0)·W + i]: the first destination sequence is folded into dstRow0
-    ctx.runtime.dispatch(copyRowsProgram(wg), [src, dst], { n, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 }, grid1d(n, wg));
+    ctx.runtime.dispatch(
+      copyRowsProgram(wg),
+      [src, dst],
+      { n, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 },
+      grid1d(n, wg),
+    );
   },
 
   sumSquares(ctx, { t, p }) {
@@ -344,8 +468,12 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     let base = 0;
     for (const [i, count] of plan) {
       const chunkParts = Math.min(4096, Math.ceil(count / 64));
-      ctx.runtime.dispatch(sumSquaresPartialProgram(wg), [x.chunks[i].buffer, partial], { n: count, parts: chunkParts, base },
-        grid1d(chunkParts, wg));
+      ctx.runtime.dispatch(
+        sumSquaresPartialProgram(wg),
+        [x.chunks[i].buffer, partial],
+        { n: count, parts: chunkParts, base },
+        grid1d(chunkParts, wg),
+      );
       base += chunkParts;
     }
     ctx.runtime.dispatch(sumSquaresFinalProgram(), [partial, out], { parts, accumulate: p.accumulate }, [1, 1, 1]);
@@ -361,10 +489,24 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const v = checked(ctx, 'adamw', 'v', t.v, p.n);
     const bc1 = 1 - Math.pow(p.beta1, p.step);
     const bc2 = 1 - Math.pow(p.beta2, p.step);
-    perChunk('adamw', [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
-      ctx.runtime.dispatch(adamwProgram(wg), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
-        { ...p, n: count, bc1, bc2 }, grid1d(count, wg));
-    });
+    perChunk(
+      'adamw',
+      [
+        ['p', ps],
+        ['g', g],
+        ['m', m],
+        ['v', v],
+      ],
+      p.n,
+      (i, count) => {
+        ctx.runtime.dispatch(
+          adamwProgram(wg),
+          [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer],
+          { ...p, n: count, bc1, bc2 },
+          grid1d(count, wg),
+        );
+      },
+    );
   },
 
   packTensors(ctx, { t, p }) {
@@ -403,10 +545,34 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const bc1 = 1 - Math.pow(p.beta1, p.step);
     const bc2 = 1 - Math.pow(p.beta2, p.step);
     const clip = p.clip > 0 && Number.isFinite(p.clip) ? p.clip : 0;
-    perChunk(k, [['p', ps], ['g', g], ['m', m], ['v', v]], p.n, (i, count) => {
-      ctx.runtime.dispatch(adamwClippedProgram(wg), [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer, normSq],
-        { n: count, lr: p.lr, beta1: p.beta1, beta2: p.beta2, eps: p.eps, weightDecay: p.weightDecay, bc1, bc2, clip }, grid1d(count, wg));
-    });
+    perChunk(
+      k,
+      [
+        ['p', ps],
+        ['g', g],
+        ['m', m],
+        ['v', v],
+      ],
+      p.n,
+      (i, count) => {
+        ctx.runtime.dispatch(
+          adamwClippedProgram(wg),
+          [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer, normSq],
+          {
+            n: count,
+            lr: p.lr,
+            beta1: p.beta1,
+            beta2: p.beta2,
+            eps: p.eps,
+            weightDecay: p.weightDecay,
+            bc1,
+            bc2,
+            clip,
+          },
+          grid1d(count, wg),
+        );
+      },
+    );
   },
 };
 

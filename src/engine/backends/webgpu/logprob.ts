@@ -21,7 +21,13 @@ export function vocabChunk(R: number, V: number, scratchBytes: number): number {
 }
 
 function scratchView(buffer: GPUBuffer, ld: number, name: string): MatView {
-  return { chunks: [{ buffer, firstElem: 0, elems: buffer.size / 4, firstRow: 0, rows: 0 }], dtype: 'f32', elem0: 0, ld, name };
+  return {
+    chunks: [{ buffer, firstElem: 0, elems: buffer.size / 4, firstRow: 0, rows: 0 }],
+    dtype: 'f32',
+    elem0: 0,
+    ld,
+    name,
+  };
 }
 
 export function runLmHead(ctx: GpuContext, { t, p }: KernelArgs<'lmHead'>): void {
@@ -29,10 +35,23 @@ export function runLmHead(ctx: GpuContext, { t, p }: KernelArgs<'lmHead'>): void
   const h = checked(ctx, 'lmHead', 'h', t.h, R * D);
   const w = checked(ctx, 'lmHead', 'w', t.w, V * D, FLOATS);
   const logits = checked(ctx, 'lmHead', 'logits', t.logits, R * V);
-  runMatmul(ctx.runtime, ctx.dummy, {
-    a: view(h, 'h', D), b: view(w, 'w', D), c: view(logits, 'logits', V),
-    M: R, N: V, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-  }, ctx.tuning);
+  runMatmul(
+    ctx.runtime,
+    ctx.dummy,
+    {
+      a: view(h, 'h', D),
+      b: view(w, 'w', D),
+      c: view(logits, 'logits', V),
+      M: R,
+      N: V,
+      K: D,
+      transA: 0,
+      transB: 1,
+      alpha: 1,
+      beta: 0,
+    },
+    ctx.tuning,
+  );
 }
 
 export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): void {
@@ -55,13 +74,30 @@ export function runLogprob(ctx: GpuContext, { t, p }: KernelArgs<'logprob'>): vo
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
     const slices = Math.ceil(n / LOGPROB_SLICE);
-    runMatmul(ctx.runtime, ctx.dummy, {
-      a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: scratchView(z, n, 'logits chunk'),
-      M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-    }, ctx.tuning);
+    runMatmul(
+      ctx.runtime,
+      ctx.dummy,
+      {
+        a: view(h, 'h', D),
+        b: view(w, 'w', D, v0 * D),
+        c: scratchView(z, n, 'logits chunk'),
+        M: R,
+        N: n,
+        K: D,
+        transA: 0,
+        transB: 1,
+        alpha: 1,
+        beta: 0,
+      },
+      ctx.tuning,
+    );
     ctx.runtime.dispatch(sliceStatsProgram(wg), [z, partial], { R, n, slices }, grid1d(R * slices, wg));
-    ctx.runtime.dispatch(mergeStatsProgram(wg), [z, partial, target, stats, logp, entropy, lse],
-      { R, n, slices, v0, first: v0 === 0 ? 1 : 0, last: v0 + n >= V ? 1 : 0 }, grid1d(R, wg));
+    ctx.runtime.dispatch(
+      mergeStatsProgram(wg),
+      [z, partial, target, stats, logp, entropy, lse],
+      { R, n, slices, v0, first: v0 === 0 ? 1 : 0, last: v0 + n >= V ? 1 : 0 },
+      grid1d(R, wg),
+    );
   }
   ctx.releaseScratch(z);
   ctx.releaseScratch(partial);
@@ -87,28 +123,81 @@ export function runLogprobBackward(ctx: GpuContext, { t, p }: KernelArgs<'logpro
   for (let v0 = 0; v0 < V; v0 += Vc) {
     const n = Math.min(Vc, V - v0);
     const dl = scratchView(z, n, 'dlogits chunk');
-    runMatmul(ctx.runtime, ctx.dummy, {
-      a: view(h, 'h', D), b: view(w, 'w', D, v0 * D), c: dl,
-      M: R, N: n, K: D, transA: 0, transB: 1, alpha: 1, beta: 0,
-    }, ctx.tuning);
+    runMatmul(
+      ctx.runtime,
+      ctx.dummy,
+      {
+        a: view(h, 'h', D),
+        b: view(w, 'w', D, v0 * D),
+        c: dl,
+        M: R,
+        N: n,
+        K: D,
+        transA: 0,
+        transB: 1,
+        alpha: 1,
+        beta: 0,
+      },
+      ctx.tuning,
+    );
     ctx.runtime.dispatch(dlogitsProgram(wg), [z, target, lse, entropy, coef, entCoef], { R, n, v0 }, grid1d(R * n, wg));
     // dh[R,D] (+)= dl[R,n] @ W_c[n,D]
-    runMatmul(ctx.runtime, ctx.dummy, {
-      a: dl, b: view(w, 'w', D, v0 * D), c: view(dh, 'dh', D),
-      M: R, N: D, K: n, transA: 0, transB: 0, alpha: 1, beta: v0 === 0 ? 0 : 1,
-    }, ctx.tuning);
+    runMatmul(
+      ctx.runtime,
+      ctx.dummy,
+      {
+        a: dl,
+        b: view(w, 'w', D, v0 * D),
+        c: view(dh, 'dh', D),
+        M: R,
+        N: D,
+        K: n,
+        transA: 0,
+        transB: 0,
+        alpha: 1,
+        beta: v0 === 0 ? 0 : 1,
+      },
+      ctx.tuning,
+    );
     // dw[v0:v0+n, D] += dl^T[n,R] @ h[R,D]
     if (dw) {
-      runMatmul(ctx.runtime, ctx.dummy, {
-        a: dl, b: view(h, 'h', D), c: view(dw, 'dw', D, v0 * D),
-        M: n, N: D, K: R, transA: 1, transB: 0, alpha: 1, beta: 1,
-      }, ctx.tuning);
+      runMatmul(
+        ctx.runtime,
+        ctx.dummy,
+        {
+          a: dl,
+          b: view(h, 'h', D),
+          c: view(dw, 'dw', D, v0 * D),
+          M: n,
+          N: D,
+          K: R,
+          transA: 1,
+          transB: 0,
+          alpha: 1,
+          beta: 1,
+        },
+        ctx.tuning,
+      );
     }
   }
   if (V === 0) {
-    runMatmul(ctx.runtime, ctx.dummy, {
-      a: view(h, 'h', D), b: view(h, 'h', D), c: view(dh, 'dh', D), M: R, N: D, K: 0, transA: 0, transB: 0, alpha: 0, beta: 0,
-    }, ctx.tuning);
+    runMatmul(
+      ctx.runtime,
+      ctx.dummy,
+      {
+        a: view(h, 'h', D),
+        b: view(h, 'h', D),
+        c: view(dh, 'dh', D),
+        M: R,
+        N: D,
+        K: 0,
+        transA: 0,
+        transB: 0,
+        alpha: 0,
+        beta: 0,
+      },
+      ctx.tuning,
+    );
   }
   ctx.releaseScratch(z);
 }

@@ -56,7 +56,9 @@ function cutsOf(v: MatView, rows: number): number[] {
     const rel = c.firstElem - v.elem0;
     if (rel <= 0 || rel >= rows * v.ld) continue;
     if (rel % v.ld !== 0) {
-      throw new Error(`WebGPU matmul: operand ${v.name} is split across buffers in the middle of a row (chunk at element ${c.firstElem}, row stride ${v.ld})`);
+      throw new Error(
+        `WebGPU matmul: operand ${v.name} is split across buffers in the middle of a row (chunk at element ${c.firstElem}, row stride ${v.ld})`,
+      );
     }
     cuts.push(rel / v.ld);
   }
@@ -77,7 +79,8 @@ function ranges(length: number, cutLists: number[][]): Array<[number, number]> {
 function locate(v: MatView, row: number): { buffer: GPUBuffer; offset: number } {
   const elem = v.elem0 + row * v.ld;
   for (const c of v.chunks) {
-    if (elem >= c.firstElem && elem < c.firstElem + Math.max(c.elems, 1)) return { buffer: c.buffer, offset: elem - c.firstElem };
+    if (elem >= c.firstElem && elem < c.firstElem + Math.max(c.elems, 1))
+      return { buffer: c.buffer, offset: elem - c.firstElem };
   }
   const last = v.chunks[v.chunks.length - 1];
   return { buffer: last.buffer, offset: elem - last.firstElem };
@@ -96,12 +99,21 @@ export function splitKFor(M: number, N: number, K: number): number {
   return Math.max(1, Math.min(64, Math.floor(K / 256), Math.ceil(128 / tiles)));
 }
 
-export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob, tuning: KernelTuning, scratch?: MatmulScratch): void {
+export function runMatmul(
+  runtime: GpuRuntime,
+  dummy: GPUBuffer,
+  job: MatmulJob,
+  tuning: KernelTuning,
+  scratch?: MatmulScratch,
+): void {
   const useVec4 = tuning.vec4;
   const { a, b, c, M, N, K, transA, transB } = job;
   if (M === 0 || N === 0) return;
   const variant = {
-    transA, transB, a: floatElem(a.dtype, a.name), b: floatElem(b.dtype, b.name),
+    transA,
+    transB,
+    a: floatElem(a.dtype, a.name),
+    b: floatElem(b.dtype, b.name),
     bias: job.bias ? floatElem(job.bias.dtype, 'bias') : 'f32',
   } as const;
   const program = matmulProgram(variant);
@@ -115,7 +127,10 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
   // split-K over one piece: partial sums per K range into scratch, then one reduce with the epilogue
   // (not for decode's few-row products against nn.Linear weights: the matrix-vector kernel splits K itself)
   const decodeShaped = transB === 1 && M <= FEW_ROWS_MAX_M;
-  const splits = tuning.tiled && scratch && !decodeShaped && mRanges.length === 1 && nRanges.length === 1 && kRanges.length === 1 ? splitKFor(M, N, K) : 1;
+  const splits =
+    tuning.tiled && scratch && !decodeShaped && mRanges.length === 1 && nRanges.length === 1 && kRanges.length === 1
+      ? splitKFor(M, N, K)
+      : 1;
   if (splits > 1) {
     const A = locate(a, 0);
     const B = locate(b, 0);
@@ -124,12 +139,45 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
     const z = Math.ceil(K / kPer);
     const slice = M * N;
     const part = scratch!.take(4 * z * slice);
-    runtime.dispatch(matmulTiledProgram({ ...variant, t: 2, split: true }), [A.buffer, B.buffer, dummy, part], {
-      M, N, K, lda: a.ld, ldb: b.ld, ldc: N, offA: A.offset, offB: B.offset, offC: 0, offBias: 0, hasBias: 0, alpha: 1, beta: 0, kPer, slice,
-    }, [Math.ceil(N / 32), Math.ceil(M / 32), z]);
-    runtime.dispatch(matmulSplitReduceProgram(variant.bias), [part, job.bias ? job.bias.buffer : dummy, C.buffer], {
-      M, N, ldc: c.ld, offC: C.offset, offBias: job.bias ? job.bias.elem0 : 0, hasBias: job.bias ? 1 : 0, alpha: job.alpha, beta: job.beta, splits: z, slice,
-    }, grid1d(M * N, 64));
+    runtime.dispatch(
+      matmulTiledProgram({ ...variant, t: 2, split: true }),
+      [A.buffer, B.buffer, dummy, part],
+      {
+        M,
+        N,
+        K,
+        lda: a.ld,
+        ldb: b.ld,
+        ldc: N,
+        offA: A.offset,
+        offB: B.offset,
+        offC: 0,
+        offBias: 0,
+        hasBias: 0,
+        alpha: 1,
+        beta: 0,
+        kPer,
+        slice,
+      },
+      [Math.ceil(N / 32), Math.ceil(M / 32), z],
+    );
+    runtime.dispatch(
+      matmulSplitReduceProgram(variant.bias),
+      [part, job.bias ? job.bias.buffer : dummy, C.buffer],
+      {
+        M,
+        N,
+        ldc: c.ld,
+        offC: C.offset,
+        offBias: job.bias ? job.bias.elem0 : 0,
+        hasBias: job.bias ? 1 : 0,
+        alpha: job.alpha,
+        beta: job.beta,
+        splits: z,
+        slice,
+      },
+      grid1d(M * N, 64),
+    );
     scratch!.give(part);
     return;
   }
@@ -142,36 +190,79 @@ export function runMatmul(runtime: GpuRuntime, dummy: GPUBuffer, job: MatmulJob,
         const first = kIndex === 0;
         const hasBias = first && job.bias !== undefined;
         const params = {
-          M: m1 - m0, N: n1 - n0, K: k1 - k0, lda: a.ld, ldb: b.ld, ldc: c.ld,
-          offA: A.offset + (transA ? m0 : k0), offB: B.offset + (transB ? k0 : n0), offC: C.offset + n0,
-          offBias: hasBias ? job.bias!.elem0 + n0 : 0, hasBias: hasBias ? 1 : 0,
-          alpha: job.alpha, beta: first ? job.beta : 1,
+          M: m1 - m0,
+          N: n1 - n0,
+          K: k1 - k0,
+          lda: a.ld,
+          ldb: b.ld,
+          ldc: c.ld,
+          offA: A.offset + (transA ? m0 : k0),
+          offB: B.offset + (transB ? k0 : n0),
+          offC: C.offset + n0,
+          offBias: hasBias ? job.bias!.elem0 + n0 : 0,
+          hasBias: hasBias ? 1 : 0,
+          alpha: job.alpha,
+          beta: first ? job.beta : 1,
         };
-        const fast = useVec4 && params.K > 0 && vec4Eligible({
-          ...params, transA, transB, aBytes: A.buffer.size, bBytes: B.buffer.size,
-        });
+        const fast =
+          useVec4 &&
+          params.K > 0 &&
+          vec4Eligible({
+            ...params,
+            transA,
+            transB,
+            aBytes: A.buffer.size,
+            bBytes: B.buffer.size,
+          });
         const buffers = [A.buffer, B.buffer, hasBias ? job.bias!.buffer : dummy, C.buffer];
         if (tuning.matvec && transA === 0 && transB === 1 && params.M <= MATVEC_MAX_M && fast && a.dtype === 'f32') {
           const sg = tuning.subgroups;
           // with subgroups, each column needs at least the largest subgroup's lanes (256 / cols >= max size)
-          const cols = sg ? Math.min(matvecCols(params.K), 256 / Math.max(32, sg[1])) as 2 | 4 | 8 : matvecCols(params.K);
+          const cols = sg
+            ? (Math.min(matvecCols(params.K), 256 / Math.max(32, sg[1])) as 2 | 4 | 8)
+            : matvecCols(params.K);
           if (params.N <= 65535 * cols) {
-            runtime.dispatch(matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem, sg), buffers, params, [Math.ceil(params.N / cols), 1, 1]);
+            runtime.dispatch(
+              matvecProgram(cols, b.dtype as 'f32' | 'f16', program.bindings[2].elem, sg),
+              buffers,
+              params,
+              [Math.ceil(params.N / cols), 1, 1],
+            );
             return;
           }
         }
         if (tuning.tiled && params.M >= TILED_MIN && params.N >= TILED_MIN && params.K > 0) {
           const tile = tiledTile(tuning.tiled);
-          runtime.dispatch(matmulTiledProgram({ ...variant, t: tuning.tiled }), buffers, params, [Math.ceil(params.N / tile), Math.ceil(params.M / tile), 1]);
+          runtime.dispatch(matmulTiledProgram({ ...variant, t: tuning.tiled }), buffers, params, [
+            Math.ceil(params.N / tile),
+            Math.ceil(params.M / tile),
+            1,
+          ]);
           return;
         }
         if (fewRows && params.M <= FEW_ROWS_MAX_M && params.N <= 65535 * FEW_ROWS_COLS) {
-          runtime.dispatch(matmulFewRowsProgram(transA, program.bindings[0].elem, program.bindings[1].elem, program.bindings[2].elem),
-            buffers, params, [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1]);
+          runtime.dispatch(
+            matmulFewRowsProgram(transA, program.bindings[0].elem, program.bindings[1].elem, program.bindings[2].elem),
+            buffers,
+            params,
+            [Math.ceil(params.N / FEW_ROWS_COLS), 1, 1],
+          );
           return;
         }
-        runtime.dispatch(fast ? matmulVec4Program(transA, transB, a.dtype as 'f32' | 'f16', b.dtype as 'f32' | 'f16', program.bindings[2].elem) : program, buffers, params,
-          [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1]);
+        runtime.dispatch(
+          fast
+            ? matmulVec4Program(
+                transA,
+                transB,
+                a.dtype as 'f32' | 'f16',
+                b.dtype as 'f32' | 'f16',
+                program.bindings[2].elem,
+              )
+            : program,
+          buffers,
+          params,
+          [Math.ceil((n1 - n0) / MATMUL_TILE), Math.ceil((m1 - m0) / MATMUL_TILE), 1],
+        );
       });
     }
   }

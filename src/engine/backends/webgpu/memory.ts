@@ -43,14 +43,25 @@ export function roundUp(n: number, to: number): number {
 }
 
 /** Decide how a tensor of `shape`/`dtype` is split so that each buffer fits `maxBinding` bytes. */
-export function planChunks(shape: readonly number[], dtype: DType, size: number, maxBinding: number, label: string): ChunkPlan {
+export function planChunks(
+  shape: readonly number[],
+  dtype: DType,
+  size: number,
+  maxBinding: number,
+  label: string,
+): ChunkPlan {
   const bpe = bytesPerElement(dtype);
   const rows = shape.length === 0 ? 1 : shape.length === 1 ? size : shape[0];
   const rowElems = rows === 0 ? 0 : size / rows;
   const totalBytes = size * bpe;
   if (totalBytes <= maxBinding) {
     const pooled = Math.max(ALIGN, roundUp(totalBytes, ALIGN));
-    const bytes = pooled <= maxBinding ? pooled : roundUp(totalBytes, 16) <= maxBinding ? roundUp(totalBytes, 16) : roundUp(totalBytes, 4);
+    const bytes =
+      pooled <= maxBinding
+        ? pooled
+        : roundUp(totalBytes, 16) <= maxBinding
+          ? roundUp(totalBytes, 16)
+          : roundUp(totalBytes, 4);
     return { rowElems, rows, chunkRows: Math.max(rows, 1), bufferBytes: [bytes] };
   }
   let chunkRows = Math.floor(maxBinding / (rowElems * bpe));

@@ -5,7 +5,9 @@
 // `timestamp-query`; splitting passes adds its own overhead, so profiled runs are for the breakdown, not the total.
 
 /** WebGPU enum values (runtime.ts imports this file, so they are not taken from there) */
-const MAP_READ = 0x1, COPY_SRC = 0x4, COPY_DST = 0x8;
+const MAP_READ = 0x1,
+  COPY_SRC = 0x4,
+  COPY_DST = 0x8;
 /** Queries per flush (two per dispatch); more dispatches force a flush. */
 const CAPACITY = 4096;
 const QUERY_RESOLVE = 0x200;
@@ -23,7 +25,8 @@ export class KernelProfiler {
   readonly totals = new Map<string, KernelTime>();
 
   constructor(private readonly device: GPUDevice) {
-    if (!device.features.has('timestamp-query')) throw new Error('WebGPU profiling needs the timestamp-query feature, which this device lacks');
+    if (!device.features.has('timestamp-query'))
+      throw new Error('WebGPU profiling needs the timestamp-query feature, which this device lacks');
     this.querySet = device.createQuerySet({ type: 'timestamp', count: CAPACITY });
     this.resolve = device.createBuffer({ label: 'timestamps', size: CAPACITY * 8, usage: QUERY_RESOLVE | COPY_SRC });
   }
@@ -51,24 +54,28 @@ export class KernelProfiler {
     encoder.resolveQuerySet(this.querySet, 0, 2 * n, this.resolve, 0);
     encoder.copyBufferToBuffer(this.resolve, 0, read, 0, bytes);
     return () => {
-      this.pending.push(read.mapAsync(1).then(() => {
-        const t = new BigUint64Array(read.getMappedRange(0, bytes));
-        keys.forEach((key, i) => {
-          const cls = key.split(':')[0];
-          const cur = this.totals.get(cls) ?? { dispatches: 0, ms: 0 };
-          const ns = t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
-          this.totals.set(cls, { dispatches: cur.dispatches + 1, ms: cur.ms + ns / 1e6 });
-        });
-        read.unmap();
-        read.destroy();
-      }));
+      this.pending.push(
+        read.mapAsync(1).then(() => {
+          const t = new BigUint64Array(read.getMappedRange(0, bytes));
+          keys.forEach((key, i) => {
+            const cls = key.split(':')[0];
+            const cur = this.totals.get(cls) ?? { dispatches: 0, ms: 0 };
+            const ns = t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) : 0;
+            this.totals.set(cls, { dispatches: cur.dispatches + 1, ms: cur.ms + ns / 1e6 });
+          });
+          read.unmap();
+          read.destroy();
+        }),
+      );
     };
   }
 
   /** Every submitted batch's times, per kernel class (awaits the pending reads). */
   async times(): Promise<Record<string, KernelTime>> {
     await Promise.all(this.pending.splice(0));
-    return Object.fromEntries([...this.totals].map(([k, v]) => [k, { dispatches: v.dispatches, ms: +v.ms.toFixed(3) }]));
+    return Object.fromEntries(
+      [...this.totals].map(([k, v]) => [k, { dispatches: v.dispatches, ms: +v.ms.toFixed(3) }]),
+    );
   }
 
   destroy(): void {

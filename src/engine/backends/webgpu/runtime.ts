@@ -38,11 +38,17 @@ export class GpuRuntime {
   /** timestamp queries per dispatch while set (WebGpuBackend.profileKernels) */
   profiler: KernelProfiler | null = null;
 
-  constructor(readonly device: GPUDevice, private readonly ringBytes = DEFAULT_RING_BYTES) {
+  constructor(
+    readonly device: GPUDevice,
+    private readonly ringBytes = DEFAULT_RING_BYTES,
+  ) {
     this.slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
-    if (ringBytes < this.slot) throw new Error(`GpuRuntime: uniform ring of ${ringBytes} bytes is smaller than one ${this.slot}-byte slot`);
+    if (ringBytes < this.slot)
+      throw new Error(`GpuRuntime: uniform ring of ${ringBytes} bytes is smaller than one ${this.slot}-byte slot`);
     this.ring = device.createBuffer({
-      label: 'uniform ring', size: ringBytes, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+      label: 'uniform ring',
+      size: ringBytes,
+      usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
     });
     this.ringData = new ArrayBuffer(ringBytes);
     this.ringView = new DataView(this.ringData);
@@ -55,9 +61,14 @@ export class GpuRuntime {
     const layout = this.device.createBindGroupLayout({
       label: program.key,
       entries: [
-        { binding: 0, visibility: SHADER_STAGE_COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: uniformBytes } },
+        {
+          binding: 0,
+          visibility: SHADER_STAGE_COMPUTE,
+          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: uniformBytes },
+        },
         ...program.bindings.map((b, i): GPUBindGroupLayoutEntry => ({
-          binding: i + 1, visibility: SHADER_STAGE_COMPUTE,
+          binding: i + 1,
+          visibility: SHADER_STAGE_COMPUTE,
           buffer: { type: b.access === 'read' ? 'read-only-storage' : 'storage' },
         })),
       ],
@@ -116,11 +127,15 @@ export class GpuRuntime {
 
   /** Record one dispatch of `program` over `grid` workgroups with `buffers` bound to its storage bindings. */
   dispatch(
-    program: WgslProgram, buffers: readonly GPUBuffer[], params: Readonly<Record<string, number>>,
+    program: WgslProgram,
+    buffers: readonly GPUBuffer[],
+    params: Readonly<Record<string, number>>,
     grid: readonly [number, number, number],
   ): void {
     if (buffers.length !== program.bindings.length) {
-      throw new Error(`WebGPU kernel ${program.key}: ${buffers.length} buffers for ${program.bindings.length} bindings`);
+      throw new Error(
+        `WebGPU kernel ${program.key}: ${buffers.length} buffers for ${program.bindings.length} bindings`,
+      );
     }
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     const compiled = this.compile(program);

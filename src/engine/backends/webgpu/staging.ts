@@ -25,7 +25,11 @@ export class StagingRing {
       return buf;
     }
     this.created++;
-    return this.device.createBuffer({ label: `staging ${label}`, size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+    return this.device.createBuffer({
+      label: `staging ${label}`,
+      size,
+      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+    });
   }
 
   /** Returns an unmapped buffer from take(): kept for reuse while the idle total stays small, else destroyed. */

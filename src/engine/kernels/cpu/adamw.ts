@@ -5,8 +5,17 @@
 //   p  = p - lr * ( (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) + weightDecay * p )
 
 export function adamw(
-  p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array,
-  n: number, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number,
+  p: Float32Array,
+  g: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  n: number,
+  lr: number,
+  beta1: number,
+  beta2: number,
+  eps: number,
+  weightDecay: number,
+  step: number,
   gradScale: number,
 ): void {
   if (!(step >= 1)) throw new Error(`adamw: step must be >= 1 (1-based), got ${step}`);
@@ -31,8 +40,19 @@ export function clipScale(norm: number, clip: number): number | null {
 
 /** `adamw` with the clip factor derived from normSq[0] = Σ g² (catalog `adamwClipped`). */
 export function adamwClipped(
-  p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, normSq: Float32Array,
-  n: number, lr: number, beta1: number, beta2: number, eps: number, weightDecay: number, step: number, clip: number,
+  p: Float32Array,
+  g: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  normSq: Float32Array,
+  n: number,
+  lr: number,
+  beta1: number,
+  beta2: number,
+  eps: number,
+  weightDecay: number,
+  step: number,
+  clip: number,
 ): void {
   const scale = clipScale(Math.sqrt(normSq[0]), clip);
   if (scale === null) return;

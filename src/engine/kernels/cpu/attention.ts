@@ -12,8 +12,19 @@
 import { scratchF64 } from './scratch.ts';
 
 export function attention(
-  q: Float32Array, k: Float32Array, v: Float32Array, keyStart: Int32Array, o: Float32Array, lse: Float32Array,
-  B: number, T: number, S: number, past: number, H: number, Hkv: number, Dh: number,
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  keyStart: Int32Array,
+  o: Float32Array,
+  lse: Float32Array,
+  B: number,
+  T: number,
+  S: number,
+  past: number,
+  H: number,
+  Hkv: number,
+  Dh: number,
 ): void {
   checkHeads(H, Hkv);
   if (past + T > S) throw new Error(`attention: past (${past}) + T (${T}) exceeds the cache length S = ${S}`);
@@ -63,9 +74,21 @@ export function attention(
 
 /** Training-time backward (past = 0, S = T). dq, dk, dv are overwritten. */
 export function attentionBackward(
-  q: Float32Array, k: Float32Array, v: Float32Array, keyStart: Int32Array, o: Float32Array, lse: Float32Array,
-  dout: Float32Array, dq: Float32Array, dk: Float32Array, dv: Float32Array,
-  B: number, T: number, H: number, Hkv: number, Dh: number,
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  keyStart: Int32Array,
+  o: Float32Array,
+  lse: Float32Array,
+  dout: Float32Array,
+  dq: Float32Array,
+  dk: Float32Array,
+  dv: Float32Array,
+  B: number,
+  T: number,
+  H: number,
+  Hkv: number,
+  Dh: number,
 ): void {
   checkHeads(H, Hkv);
   const group = H / Hkv;
@@ -86,7 +109,8 @@ export function attentionBackward(
           for (let d = 0; d < Dh; d++) delta += dout[qOff + d] * o[qOff + d];
           for (let j = j0; j <= i; j++) {
             const kvOff = ((b * T + j) * Hkv + kvh) * Dh;
-            let s = 0, dp = 0;
+            let s = 0,
+              dp = 0;
             for (let d = 0; d < Dh; d++) {
               s += q[qOff + d] * k[kvOff + d];
               dp += dout[qOff + d] * v[kvOff + d];

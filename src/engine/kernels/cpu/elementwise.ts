@@ -11,12 +11,21 @@ export function axpby(x: Float32Array, y: Float32Array, n: number, a: number, b:
 /** dst[dstB0 + b, dstRow0 + t, :] = src[b, t, :] for t < T;  src[B,T,W], dst[dstB0+B,Sdst,W]. `toHalf`: each value
  *  rounded to the nearest half (an f16 destination, kept in f32 by the CPU backend). */
 export function copyRows(
-  src: Float32Array, dst: Float32Array, B: number, T: number, W: number, Sdst: number, dstRow0: number, dstB0 = 0, toHalf = false,
+  src: Float32Array,
+  dst: Float32Array,
+  B: number,
+  T: number,
+  W: number,
+  Sdst: number,
+  dstRow0: number,
+  dstB0 = 0,
+  toHalf = false,
 ): void {
   if (dstRow0 < 0 || dstRow0 + T > Sdst) {
     throw new Error(`copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
   }
-  if (!Number.isInteger(dstB0) || dstB0 < 0) throw new Error(`copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
+  if (!Number.isInteger(dstB0) || dstB0 < 0)
+    throw new Error(`copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
   for (let b = 0; b < B; b++) {
     const from = b * T * W;
     const at = ((dstB0 + b) * Sdst + dstRow0) * W;

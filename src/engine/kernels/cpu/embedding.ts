@@ -14,8 +14,13 @@ export function embedding(ids: Int32Array, table: Float32Array, out: Float32Arra
 }
 
 export function embeddingBackward(
-  dout: Float32Array, uniqueIds: Int32Array, rowStart: Int32Array, rowList: Int32Array, dtable: Float32Array,
-  U: number, D: number,
+  dout: Float32Array,
+  uniqueIds: Int32Array,
+  rowStart: Int32Array,
+  rowList: Int32Array,
+  dtable: Float32Array,
+  U: number,
+  D: number,
 ): void {
   const V = dtable.length / D;
   for (let u = 0; u < U; u++) {

@@ -6,16 +6,30 @@ import { rope } from './rope.ts';
 import { scratchF32 } from './scratch.ts';
 
 export interface QkvRopeParams {
-  B: number; T: number; H: number; Hkv: number; Dh: number; Sdst: number; dstRow0: number; theta: number;
+  B: number;
+  T: number;
+  H: number;
+  Hkv: number;
+  Dh: number;
+  Sdst: number;
+  dstRow0: number;
+  theta: number;
 }
 
 export function qkvRope(
-  qkv: Float32Array, pos: Int32Array, invFreq: Float32Array | null, q: Float32Array, k: Float32Array, v: Float32Array,
+  qkv: Float32Array,
+  pos: Int32Array,
+  invFreq: Float32Array | null,
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
   p: QkvRopeParams,
 ): void {
   const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
   const R = B * T;
-  const Wq = H * Dh, Wkv = Hkv * Dh, W = Wq + 2 * Wkv;
+  const Wq = H * Dh,
+    Wkv = Hkv * Dh,
+    W = Wq + 2 * Wkv;
   const kRows = scratchF32('qkvRope.k', R * Wkv);
   const vRows = scratchF32('qkvRope.v', R * Wkv);
   for (let r = 0; r < R; r++) {

@@ -39,21 +39,55 @@ export const cpuKernels: CpuKernelTable = {
   },
   rmsnormBackward(mem, t, p) {
     const dw = t.dw ? mem.f32(t.dw) : null;
-    rmsnormBackward(mem.f32(t.x), mem.f32(t.w), mem.f32(t.rstd), mem.f32(t.dy), mem.f32(t.dx), dw, p.R, p.D, p.accumulate);
+    rmsnormBackward(
+      mem.f32(t.x),
+      mem.f32(t.w),
+      mem.f32(t.rstd),
+      mem.f32(t.dy),
+      mem.f32(t.dx),
+      dw,
+      p.R,
+      p.D,
+      p.accumulate,
+    );
   },
   rope(mem, t, p) {
     rope(mem.f32(t.x), mem.i32(t.pos), p.R, p.nHeads, p.Dh, p.theta, p.inverse, t.invFreq ? mem.f32(t.invFreq) : null);
   },
   attention(mem, t, p) {
     attention(
-      mem.f32(t.q), mem.f32(t.k), mem.f32(t.v), mem.i32(t.keyStart), mem.f32(t.o), mem.f32(t.lse),
-      p.B, p.T, p.S, p.past, p.H, p.Hkv, p.Dh,
+      mem.f32(t.q),
+      mem.f32(t.k),
+      mem.f32(t.v),
+      mem.i32(t.keyStart),
+      mem.f32(t.o),
+      mem.f32(t.lse),
+      p.B,
+      p.T,
+      p.S,
+      p.past,
+      p.H,
+      p.Hkv,
+      p.Dh,
     );
   },
   attentionBackward(mem, t, p) {
     attentionBackward(
-      mem.f32(t.q), mem.f32(t.k), mem.f32(t.v), mem.i32(t.keyStart), mem.f32(t.o), mem.f32(t.lse), mem.f32(t.dout),
-      mem.f32(t.dq), mem.f32(t.dk), mem.f32(t.dv), p.B, p.T, p.H, p.Hkv, p.Dh,
+      mem.f32(t.q),
+      mem.f32(t.k),
+      mem.f32(t.v),
+      mem.i32(t.keyStart),
+      mem.f32(t.o),
+      mem.f32(t.lse),
+      mem.f32(t.dout),
+      mem.f32(t.dq),
+      mem.f32(t.dk),
+      mem.f32(t.dv),
+      p.B,
+      p.T,
+      p.H,
+      p.Hkv,
+      p.Dh,
     );
   },
   swiglu(mem, t, p) {
@@ -63,7 +97,15 @@ export const cpuKernels: CpuKernelTable = {
     swigluBackward(mem.f32(t.g), mem.f32(t.u), mem.f32(t.dh), mem.f32(t.dg), mem.f32(t.du), p.R, p.F);
   },
   qkvRope(mem, t, p) {
-    qkvRope(mem.f32(t.qkv), mem.i32(t.pos), t.invFreq ? mem.f32(t.invFreq) : null, mem.f32(t.q), mem.f32(t.k), mem.f32(t.v), p);
+    qkvRope(
+      mem.f32(t.qkv),
+      mem.i32(t.pos),
+      t.invFreq ? mem.f32(t.invFreq) : null,
+      mem.f32(t.q),
+      mem.f32(t.k),
+      mem.f32(t.v),
+      p,
+    );
   },
   swigluPacked(mem, t, p) {
     swigluPacked(mem.f32(t.gu), mem.f32(t.h), p.R, p.F);
@@ -73,23 +115,59 @@ export const cpuKernels: CpuKernelTable = {
   },
   embeddingBackward(mem, t, p) {
     embeddingBackward(
-      mem.f32(t.dout), mem.i32(t.uniqueIds), mem.i32(t.rowStart), mem.i32(t.rowList), mem.f32(t.dtable), p.U, p.D,
+      mem.f32(t.dout),
+      mem.i32(t.uniqueIds),
+      mem.i32(t.rowStart),
+      mem.i32(t.rowList),
+      mem.f32(t.dtable),
+      p.U,
+      p.D,
     );
   },
   logprob(mem, t, p) {
-    logprob(mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.logp), mem.f32(t.entropy), mem.f32(t.lse), p.R, p.D, p.V);
+    logprob(
+      mem.f32(t.h),
+      mem.f32(t.w),
+      mem.i32(t.target),
+      mem.f32(t.logp),
+      mem.f32(t.entropy),
+      mem.f32(t.lse),
+      p.R,
+      p.D,
+      p.V,
+    );
   },
   logprobBackward(mem, t, p) {
     logprobBackward(
-      mem.f32(t.h), mem.f32(t.w), mem.i32(t.target), mem.f32(t.lse), mem.f32(t.entropy), mem.f32(t.coef),
-      mem.f32(t.entCoef), mem.f32(t.dh), t.dw ? mem.f32(t.dw) : null, p.R, p.D, p.V,
+      mem.f32(t.h),
+      mem.f32(t.w),
+      mem.i32(t.target),
+      mem.f32(t.lse),
+      mem.f32(t.entropy),
+      mem.f32(t.coef),
+      mem.f32(t.entCoef),
+      mem.f32(t.dh),
+      t.dw ? mem.f32(t.dw) : null,
+      p.R,
+      p.D,
+      p.V,
     );
   },
   lmHead(mem, t, p) {
     lmHead(mem.f32(t.h), mem.f32(t.w), mem.f32(t.logits), p.R, p.D, p.V);
   },
   sample(mem, t, p) {
-    sample(mem.f32(t.logits), mem.i32(t.rowOf), mem.i32(t.stream), mem.i32(t.out), p.R, p.L, p.V, p, t.mask ? mem.i32(t.mask) : null);
+    sample(
+      mem.f32(t.logits),
+      mem.i32(t.rowOf),
+      mem.i32(t.stream),
+      mem.i32(t.out),
+      p.R,
+      p.L,
+      p.V,
+      p,
+      t.mask ? mem.i32(t.mask) : null,
+    );
   },
   zero(mem, t, p) {
     mem.f32(t.x).fill(0, 0, p.n);
@@ -114,9 +192,36 @@ export const cpuKernels: CpuKernelTable = {
     }
   },
   adamwClipped(mem, t, p) {
-    adamwClipped(mem.f32(t.p), mem.f32(t.g), mem.f32(t.m), mem.f32(t.v), mem.f32(t.normSq), p.n, p.lr, p.beta1, p.beta2, p.eps, p.weightDecay, p.step, p.clip);
+    adamwClipped(
+      mem.f32(t.p),
+      mem.f32(t.g),
+      mem.f32(t.m),
+      mem.f32(t.v),
+      mem.f32(t.normSq),
+      p.n,
+      p.lr,
+      p.beta1,
+      p.beta2,
+      p.eps,
+      p.weightDecay,
+      p.step,
+      p.clip,
+    );
   },
   adamw(mem, t, p) {
-    adamw(mem.f32(t.p), mem.f32(t.g), mem.f32(t.m), mem.f32(t.v), p.n, p.lr, p.beta1, p.beta2, p.eps, p.weightDecay, p.step, p.gradScale);
+    adamw(
+      mem.f32(t.p),
+      mem.f32(t.g),
+      mem.f32(t.m),
+      mem.f32(t.v),
+      p.n,
+      p.lr,
+      p.beta1,
+      p.beta2,
+      p.eps,
+      p.weightDecay,
+      p.step,
+      p.gradScale,
+    );
   },
 };

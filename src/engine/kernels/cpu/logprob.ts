@@ -29,9 +29,18 @@ export function checkTargets(target: Int32Array, R: number, V: number, kernel: s
 
 /** logp[r] = logits[r, target[r]] - lse[r] (0 when target[r] < 0); entropy[r], lse[r] for every row. */
 export function logprob(
-  h: Float32Array, w: Float32Array, target: Int32Array, logp: Float32Array, entropy: Float32Array,
-  lse: Float32Array, R: number, D: number, V: number, Vc = chunkSize(R, V),
-  mm: MatmulFn = matmul, logits: Float32Array = scratchF32('logprob.logits', R * Vc),
+  h: Float32Array,
+  w: Float32Array,
+  target: Int32Array,
+  logp: Float32Array,
+  entropy: Float32Array,
+  lse: Float32Array,
+  R: number,
+  D: number,
+  V: number,
+  Vc = chunkSize(R, V),
+  mm: MatmulFn = matmul,
+  logits: Float32Array = scratchF32('logprob.logits', R * Vc),
 ): void {
   checkTargets(target, R, V, 'logprob');
   const m = scratchF64('logprob.m', R).fill(-Infinity, 0, R);
@@ -47,14 +56,17 @@ export function logprob(
       let cmax = m[r];
       for (let c = 0; c < n; c++) if (logits[row + c] > cmax) cmax = logits[row + c];
       const rescale = Math.exp(m[r] - cmax); // 0 on the first chunk (m = -Inf)
-      let sr = s[r] * rescale, tr = t[r] * rescale;
+      let sr = s[r] * rescale,
+        tr = t[r] * rescale;
       for (let c = 0; c < n; c++) {
         const l = logits[row + c];
         const e = Math.exp(l - cmax);
         sr += e;
         tr += e * l;
       }
-      m[r] = cmax; s[r] = sr; t[r] = tr;
+      m[r] = cmax;
+      s[r] = sr;
+      t[r] = tr;
       const tg = target[r] - v0;
       if (tg >= 0 && tg < n) picked[r] = logits[row + tg];
     }
@@ -69,9 +81,21 @@ export function logprob(
 
 /** dh overwritten; dw (optional) accumulated. lse and entropy are the forward's outputs. */
 export function logprobBackward(
-  h: Float32Array, w: Float32Array, target: Int32Array, lse: Float32Array, entropy: Float32Array,
-  coef: Float32Array, entCoef: Float32Array, dh: Float32Array, dw: Float32Array | null, R: number, D: number, V: number,
-  Vc = chunkSize(R, V), mm: MatmulFn = matmul, dl: Float32Array = scratchF32('logprobBackward.dlogits', R * Vc),
+  h: Float32Array,
+  w: Float32Array,
+  target: Int32Array,
+  lse: Float32Array,
+  entropy: Float32Array,
+  coef: Float32Array,
+  entCoef: Float32Array,
+  dh: Float32Array,
+  dw: Float32Array | null,
+  R: number,
+  D: number,
+  V: number,
+  Vc = chunkSize(R, V),
+  mm: MatmulFn = matmul,
+  dl: Float32Array = scratchF32('logprobBackward.dlogits', R * Vc),
 ): void {
   checkTargets(target, R, V, 'logprobBackward');
   for (let v0 = 0; v0 < V; v0 += Vc) {
@@ -80,7 +104,9 @@ export function logprobBackward(
     mm(h, wChunk, dl, null, R, n, D, 0, 1, 1, 0); // logits, overwritten below by their gradient
     for (let r = 0; r < R; r++) {
       const row = r * n;
-      const l0 = lse[r], H = entropy[r], er = entCoef[r];
+      const l0 = lse[r],
+        H = entropy[r],
+        er = entCoef[r];
       const cr = target[r] < 0 ? 0 : coef[r]; // a padding row's logp is the constant 0
       for (let c = 0; c < n; c++) {
         const logP = dl[row + c] - l0;

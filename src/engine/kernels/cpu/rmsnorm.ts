@@ -7,7 +7,13 @@
 
 /** y[R,D] = x * rstd * w; rstd[R] saved for the backward. */
 export function rmsnorm(
-  x: Float32Array, w: Float32Array, y: Float32Array, rstd: Float32Array, R: number, D: number, eps: number,
+  x: Float32Array,
+  w: Float32Array,
+  y: Float32Array,
+  rstd: Float32Array,
+  R: number,
+  D: number,
+  eps: number,
 ): void {
   for (let r = 0; r < R; r++) {
     const row = r * D;
@@ -21,8 +27,15 @@ export function rmsnorm(
 
 /** dx overwritten (accumulate=0) or added to (accumulate=1); dw (optional) always accumulated. */
 export function rmsnormBackward(
-  x: Float32Array, w: Float32Array, rstd: Float32Array, dy: Float32Array, dx: Float32Array, dw: Float32Array | null,
-  R: number, D: number, accumulate: 0 | 1,
+  x: Float32Array,
+  w: Float32Array,
+  rstd: Float32Array,
+  dy: Float32Array,
+  dx: Float32Array,
+  dw: Float32Array | null,
+  R: number,
+  D: number,
+  accumulate: 0 | 1,
 ): void {
   for (let r = 0; r < R; r++) {
     const row = r * D;

@@ -33,7 +33,8 @@ export function ropeAngles(invFreq: Float64Array, half: number, positions: numbe
   const want = Math.min(TABLE_POSITIONS, positions);
   if (want > table.filled) {
     const size = Math.min(TABLE_POSITIONS, Math.max(want, 2 * table.filled));
-    const cos = new Float64Array(size * half), sin = new Float64Array(size * half);
+    const cos = new Float64Array(size * half),
+      sin = new Float64Array(size * half);
     cos.set(table.cos.subarray(0, table.filled * half));
     sin.set(table.sin.subarray(0, table.filled * half));
     for (let p = table.filled; p < size; p++) {
@@ -42,7 +43,9 @@ export function ropeAngles(invFreq: Float64Array, half: number, positions: numbe
         sin[p * half + i] = Math.sin(p * invFreq[i]);
       }
     }
-    table.cos = cos; table.sin = sin; table.filled = size;
+    table.cos = cos;
+    table.sin = sin;
+    table.filled = size;
   }
   return table;
 }
@@ -67,7 +70,13 @@ export function maxPosition(pos: Int32Array, R: number): number {
 }
 
 export function rope(
-  x: Float32Array, pos: Int32Array, R: number, nHeads: number, Dh: number, theta: number, inverse: 0 | 1,
+  x: Float32Array,
+  pos: Int32Array,
+  R: number,
+  nHeads: number,
+  Dh: number,
+  theta: number,
+  inverse: 0 | 1,
   givenInvFreq: Float32Array | null = null,
 ): void {
   const half = Dh / 2;
@@ -90,7 +99,8 @@ export function rope(
     for (let h = 0; h < nHeads; h++) {
       const base = (r * nHeads + h) * Dh;
       for (let i = 0; i < half; i++) {
-        const x1 = x[base + i], x2 = x[base + i + half];
+        const x1 = x[base + i],
+          x2 = x[base + i + half];
         x[base + i] = x1 * cos[i] - x2 * sin[i];
         x[base + i + half] = x2 * cos[i] + x1 * sin[i];
       }

@@ -61,7 +61,10 @@ export function orderedKey(x: number): number {
 }
 
 /** What the kernel derives from the catalog's parameters on the host (the same on every backend). */
-export function samplerConstants(p: SampleParams, V: number): { greedy: boolean; invT: number; topK: number; topP: number } {
+export function samplerConstants(
+  p: SampleParams,
+  V: number,
+): { greedy: boolean; invT: number; topK: number; topP: number } {
   const greedy = !(p.temperature > 0);
   return {
     greedy,
@@ -88,17 +91,25 @@ export function maskAllows(mask: RowMask | null, i: number): boolean {
 }
 
 /** Draw one token from logits[off, off + V) with the uniform number u in [0, 1), among the tokens `mask` allows. */
-export function sampleRow(logits: Float32Array, off: number, V: number, p: SampleParams, u: number, mask: RowMask | null = null): SampledToken {
+export function sampleRow(
+  logits: Float32Array,
+  off: number,
+  V: number,
+  p: SampleParams,
+  u: number,
+  mask: RowMask | null = null,
+): SampledToken {
   const k = samplerConstants(p, V);
   const C = Math.ceil(V / SAMPLE_BLOCKS);
   const lo = (j: number) => Math.min(j * C, V);
   const hi = (j: number) => Math.min(j * C + C, V);
   const ok = new Uint8Array(V);
   let allowedCount = 0;
-  for (let i = 0; i < V; i++) if (maskAllows(mask, i)) {
-    ok[i] = 1;
-    allowedCount++;
-  }
+  for (let i = 0; i < V; i++)
+    if (maskAllows(mask, i)) {
+      ok[i] = 1;
+      allowedCount++;
+    }
   if (allowedCount === 0) throw new Error('sample: the token mask allows no token');
   // 1. statistics at temperature 1
   let m = LOWEST;
@@ -136,7 +147,12 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
   }
   const logS = f(Math.log(S));
   const entropy = f(logS - f(T / S));
-  const result = (token: number, kept: number): SampledToken => ({ token, logp: f(f(logits[off + token] - m) - logS), entropy, kept });
+  const result = (token: number, kept: number): SampledToken => ({
+    token,
+    logp: f(f(logits[off + token] - m) - logS),
+    entropy,
+    kept,
+  });
   if (k.greedy) return result(arg, 1);
 
   // 2. the kept set {key >= thr}
@@ -211,14 +227,28 @@ export function sampleRow(logits: Float32Array, off: number, V: number, p: Sampl
  *  logits row rowOf[r] with u = uniform01(seed, stream[r], counter), among the tokens row r of `mask` allows
  *  (mask [R, maskWords(V)]; null: every token). */
 export function sample(
-  logits: Float32Array, rowOf: Int32Array, stream: Int32Array, out: Int32Array,
-  R: number, L: number, V: number, p: SampleParams & { counter: number }, mask: Int32Array | Uint32Array | null = null,
+  logits: Float32Array,
+  rowOf: Int32Array,
+  stream: Int32Array,
+  out: Int32Array,
+  R: number,
+  L: number,
+  V: number,
+  p: SampleParams & { counter: number },
+  mask: Int32Array | Uint32Array | null = null,
 ): void {
   const outF = new Float32Array(out.buffer, out.byteOffset, out.length);
   for (let r = 0; r < R; r++) {
     const row = rowOf[r];
     if (!(row >= 0 && row < L)) throw new Error(`sample: rowOf[${r}] = ${row} is outside the ${L} logits rows`);
-    const s = sampleRow(logits, row * V, V, p, uniform01(p.seed, stream[r], p.counter), mask ? { words: mask, off: r * maskWords(V) } : null);
+    const s = sampleRow(
+      logits,
+      row * V,
+      V,
+      p,
+      uniform01(p.seed, stream[r], p.counter),
+      mask ? { words: mask, off: r * maskWords(V) } : null,
+    );
     out[r * 4] = s.token;
     outF[r * 4 + 1] = s.logp;
     outF[r * 4 + 2] = s.entropy;
@@ -228,7 +258,14 @@ export function sample(
 
 /** How far target = u·M lies from the nearest boundary of the cumulative kept mass, relative to M (tests: a draw
  *  that differs between the CPU and GPU must have a margin within rounding). Plain float64, kept set as sampleRow's. */
-export function sampleMargin(logits: Float32Array, off: number, V: number, p: SampleParams, u: number, mask: RowMask | null = null): number {
+export function sampleMargin(
+  logits: Float32Array,
+  off: number,
+  V: number,
+  p: SampleParams,
+  u: number,
+  mask: RowMask | null = null,
+): number {
   const k = samplerConstants(p, V);
   if (k.greedy) return Infinity;
   let m = -Infinity;

@@ -23,7 +23,13 @@ export function swigluPacked(gu: Float32Array, h: Float32Array, R: number, F: nu
 
 /** dg, du overwritten. */
 export function swigluBackward(
-  g: Float32Array, u: Float32Array, dh: Float32Array, dg: Float32Array, du: Float32Array, R: number, F: number,
+  g: Float32Array,
+  u: Float32Array,
+  dh: Float32Array,
+  dg: Float32Array,
+  du: Float32Array,
+  R: number,
+  F: number,
 ): void {
   const n = R * F;
   for (let i = 0; i < n; i++) {

@@ -6,7 +6,15 @@
 import { cached, entry1d, header, type ParamSpec, type WgslProgram } from './common.ts';
 
 export const adamwClippedParams = {
-  n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', weightDecay: 'f32', bc1: 'f32', bc2: 'f32', clip: 'f32',
+  n: 'u32',
+  lr: 'f32',
+  beta1: 'f32',
+  beta2: 'f32',
+  eps: 'f32',
+  weightDecay: 'f32',
+  bc1: 'f32',
+  bc2: 'f32',
+  clip: 'f32',
 } as const satisfies ParamSpec;
 
 function buildAdamwClippedProgram(wg: number): WgslProgram {

@@ -35,31 +35,46 @@ ${body}
 }
 
 /** vec4 d4 of a row of `x` (device memory) at element base, zero past Dh. */
-const rowLoad = (x: string, base: string, Dh: number) => Dh % 4 === 0
-  ? `vec4<f32>(${x}[${base} + d4 * 4u], ${x}[${base} + d4 * 4u + 1u], ${x}[${base} + d4 * 4u + 2u], ${x}[${base} + d4 * 4u + 3u])`
-  : `vec4<f32>(${[0, 1, 2, 3].map((c) => `select(0.0, ${x}[min(${base} + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < DH)`).join(', ')})`;
+const rowLoad = (x: string, base: string, Dh: number) =>
+  Dh % 4 === 0
+    ? `vec4<f32>(${x}[${base} + d4 * 4u], ${x}[${base} + d4 * 4u + 1u], ${x}[${base} + d4 * 4u + 2u], ${x}[${base} + d4 * 4u + 3u])`
+    : `vec4<f32>(${[0, 1, 2, 3].map((c) => `select(0.0, ${x}[min(${base} + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < DH)`).join(', ')})`;
 
-const shared4 = (x: string, row: string) => `vec4<f32>(${x}[${row} * DHP + d4 * 4u], ${x}[${row} * DHP + d4 * 4u + 1u], ${x}[${row} * DHP + d4 * 4u + 2u], ${x}[${row} * DHP + d4 * 4u + 3u])`;
+const shared4 = (x: string, row: string) =>
+  `vec4<f32>(${x}[${row} * DHP + d4 * 4u], ${x}[${row} * DHP + d4 * 4u + 1u], ${x}[${row} * DHP + d4 * 4u + 2u], ${x}[${row} * DHP + d4 * 4u + 3u])`;
 
-const storeRow = (dst: string, base: string, src: string, scale: string) => `  for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) {
+const storeRow = (
+  dst: string,
+  base: string,
+  src: string,
+  scale: string,
+) => `  for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) {
     let val = ${src}[d4] * ${scale};
     for (var c = 0u; c < 4u; c = c + 1u) { let d = d4 * 4u + c; if (d < DH) { ${dst}[${base} + d] = val[c]; } }
   }`;
 
 function buildDkDvProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' }, { name: 'dk', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'delta', elem: 'f32', access: 'read' },
+    { name: 'dk', elem: 'f32', access: 'read_write' },
     { name: 'dv', elem: 'f32', access: 'read_write' },
   ];
   const QB = rowsFor(Dh, 2);
-  const code = shell(bindings, Dh, `const QB = ${QB}u;
+  const code = shell(
+    bindings,
+    Dh,
+    `const QB = ${QB}u;
 var<workgroup> qs: array<f32, ${QB * Math.ceil(Dh / 4) * 4}>;
 var<workgroup> dos: array<f32, ${QB * Math.ceil(Dh / 4) * 4}>;
 var<workgroup> lses: array<f32, ${QB}>;
-var<workgroup> deltas: array<f32, ${QB}>;`, `  let kb = wid.x % P.nBlocks;
+var<workgroup> deltas: array<f32, ${QB}>;`,
+    `  let kb = wid.x % P.nBlocks;
   let kvh = (wid.x / P.nBlocks) % P.Hkv;
   let b = wid.x / (P.nBlocks * P.Hkv);
   let group = P.H / P.Hkv;
@@ -126,21 +141,30 @@ var<workgroup> deltas: array<f32, ${QB}>;`, `  let kb = wid.x % P.nBlocks;
   if (live) {
 ${storeRow('dk', 'kvBase', 'accK', 'P.scale')}
 ${storeRow('dv', 'kvBase', 'accV', '1.0')}
-  }`);
+  }`,
+  );
   return { key: `attentionDkDvTiled:${Dh}`, code, bindings, params: backwardParams };
 }
 
 function buildDqProgram(Dh: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' }, { name: 'dq', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'delta', elem: 'f32', access: 'read' },
+    { name: 'dq', elem: 'f32', access: 'read_write' },
   ];
   const KB = rowsFor(Dh, 2);
-  const code = shell(bindings, Dh, `const KB = ${KB}u;
+  const code = shell(
+    bindings,
+    Dh,
+    `const KB = ${KB}u;
 var<workgroup> ks: array<f32, ${KB * Math.ceil(Dh / 4) * 4}>;
-var<workgroup> vs: array<f32, ${KB * Math.ceil(Dh / 4) * 4}>;`, `  let qb = wid.x % P.nBlocks;
+var<workgroup> vs: array<f32, ${KB * Math.ceil(Dh / 4) * 4}>;`,
+    `  let qb = wid.x % P.nBlocks;
   let h = (wid.x / P.nBlocks) % P.H;
   let b = wid.x / (P.nBlocks * P.H);
   let kvh = h / (P.H / P.Hkv);
@@ -195,7 +219,8 @@ var<workgroup> vs: array<f32, ${KB * Math.ceil(Dh / 4) * 4}>;`, `  let qb = wid.
   }
   if (live) {
 ${storeRow('dq', 'qBase', 'acc', 'P.scale')}
-  }`);
+  }`,
+  );
   return { key: `attentionDqTiled:${Dh}`, code, bindings, params: backwardParams };
 }
 

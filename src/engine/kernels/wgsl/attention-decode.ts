@@ -15,17 +15,29 @@ import { cached, header, type BindingSpec, type WgslProgram } from './common.ts'
 export const DECODE_BLOCK = 64;
 
 const decodeParams = {
-  B: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nSplit: 'u32', keysPerSplit: 'u32',
+  B: 'u32',
+  S: 'u32',
+  past: 'u32',
+  H: 'u32',
+  Hkv: 'u32',
+  scale: 'f32',
+  nSplit: 'u32',
+  keysPerSplit: 'u32',
 } as const;
 
 /** G query heads per KV head, head dim Dh; `direct`: one split, write o and lse (else the partials). */
 function buildAttentionDecodeProgram(Dh: number, G: number, direct: boolean): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
     ...(direct
-      ? [{ name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' }] as BindingSpec[]
-      : [{ name: 'part', elem: 'f32', access: 'read_write' }] as BindingSpec[]),
+      ? ([
+          { name: 'o', elem: 'f32', access: 'read_write' },
+          { name: 'lse', elem: 'f32', access: 'read_write' },
+        ] as BindingSpec[])
+      : ([{ name: 'part', elem: 'f32', access: 'read_write' }] as BindingSpec[])),
   ];
   const KB = DECODE_BLOCK;
   const DPT = Math.ceil(Dh / KB); // dimensions per thread in step 3

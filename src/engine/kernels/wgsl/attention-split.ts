@@ -10,20 +10,43 @@ import { cached, type BindingSpec, type WgslProgram } from './common.ts';
 import { attentionFamilyProgram, onlineSoftmax, store } from './attention.ts';
 
 const splitParams = {
-  n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nSplit: 'u32', keysPerSplit: 'u32',
+  n: 'u32',
+  B: 'u32',
+  T: 'u32',
+  S: 'u32',
+  past: 'u32',
+  H: 'u32',
+  Hkv: 'u32',
+  scale: 'f32',
+  nSplit: 'u32',
+  keysPerSplit: 'u32',
 } as const;
 
-function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
+function build(
+  key: string,
+  bindings: readonly BindingSpec[],
+  Dh: number,
+  loads: string[],
+  body: string,
+  wg: number,
+): WgslProgram {
   return attentionFamilyProgram(key, splitParams, bindings, Dh, loads, body, wg);
 }
 
 function buildAttentionPartialProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
     { name: 'part', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionPartial', bindings, Dh, ['q', 'k', 'v'], `  let split = gid % P.nSplit;
+  return build(
+    'attentionPartial',
+    bindings,
+    Dh,
+    ['q', 'k', 'v'],
+    `  let split = gid % P.nSplit;
   let qi = gid / P.nSplit;                  // (b*T + t)*H + h
   let h = qi % P.H;
   let t = (qi / P.H) % P.T;
@@ -37,15 +60,23 @@ ${onlineSoftmax('for (var j = lo; j < hi; j = j + 1u)', 'P.S * b')}
   part[at] = m;
   part[at + 1u] = l;
   let base = at + 2u;
-${store('part', 'acc', '1.0', Dh)}`, wg);
+${store('part', 'acc', '1.0', Dh)}`,
+    wg,
+  );
 }
 
 function buildAttentionMergeProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'part', elem: 'f32', access: 'read' },
-    { name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' },
+    { name: 'o', elem: 'f32', access: 'read_write' },
+    { name: 'lse', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionMerge', bindings, Dh, ['part'], `  let h = gid % P.H;
+  return build(
+    'attentionMerge',
+    bindings,
+    Dh,
+    ['part'],
+    `  let h = gid % P.H;
   let t = (gid / P.H) % P.T;
   let b = gid / (P.H * P.T);
   var mMax = -3.0e38;
@@ -73,7 +104,9 @@ ${store('o', 'acc', '0.0', Dh)}
   } else {
     lse[lseAt] = mMax + log(L);
 ${store('o', 'acc', '(1.0 / L)', Dh)}
-  }`, wg);
+  }`,
+    wg,
+  );
 }
 
 export const attentionPartialProgram = cached(buildAttentionPartialProgram);

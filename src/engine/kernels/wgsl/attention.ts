@@ -11,16 +11,29 @@
 //   dv:       dv_j = sum_{h in group, t >= j} p dout
 import { cached, entry1d, header, type BindingSpec, type ParamSpec, type WgslProgram } from './common.ts';
 
-
-const attentionParams = { n: 'u32', B: 'u32', T: 'u32', S: 'u32', past: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32' } as const;
+const attentionParams = {
+  n: 'u32',
+  B: 'u32',
+  T: 'u32',
+  S: 'u32',
+  past: 'u32',
+  H: 'u32',
+  Hkv: 'u32',
+  scale: 'f32',
+} as const;
 
 /** `fn X4(base, d4) -> vec4<f32>`: elements base + 4*d4 .. +3 of binding X, zero past Dh. */
 function loaders(names: string[], Dh: number): string {
-  return names.map((x) => {
-    const parts = [0, 1, 2, 3].map((c) => Dh % 4 === 0 ? `${x}[base + d4 * 4u + ${c}u]`
-      : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`);
-    return `fn ${x}4(base: u32, d4: u32) -> vec4<f32> { return vec4<f32>(${parts.join(', ')}); }`;
-  }).join('\n');
+  return names
+    .map((x) => {
+      const parts = [0, 1, 2, 3].map((c) =>
+        Dh % 4 === 0
+          ? `${x}[base + d4 * 4u + ${c}u]`
+          : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`,
+      );
+      return `fn ${x}4(base: u32, d4: u32) -> vec4<f32> { return vec4<f32>(${parts.join(', ')}); }`;
+    })
+    .join('\n');
 }
 
 /** WGSL statements storing vec4 array `src` (scaled by `scale`) to binding `dst` at `base`, skipping d >= Dh. */
@@ -36,7 +49,13 @@ export function store(dst: string, src: string, scale: string, Dh: number): stri
 
 /** One attention-family program: the shared header, Dh constants and loaders around a 1-D body (one thread per `gid < P.n`). */
 export function attentionFamilyProgram(
-  key: string, params: ParamSpec, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number,
+  key: string,
+  params: ParamSpec,
+  bindings: readonly BindingSpec[],
+  Dh: number,
+  loads: string[],
+  body: string,
+  wg: number,
 ): WgslProgram {
   const code = `${header(params, bindings)}
 const DH4 = ${Math.ceil(Dh / 4)}u;
@@ -51,7 +70,14 @@ ${body}
   return { key: `${key}:${Dh}:wg${wg}`, code, bindings, params, wg };
 }
 
-function build(key: string, bindings: readonly BindingSpec[], Dh: number, loads: string[], body: string, wg: number): WgslProgram {
+function build(
+  key: string,
+  bindings: readonly BindingSpec[],
+  Dh: number,
+  loads: string[],
+  body: string,
+  wg: number,
+): WgslProgram {
   return attentionFamilyProgram(key, attentionParams, bindings, Dh, loads, body, wg);
 }
 
@@ -92,11 +118,19 @@ export function onlineSoftmax(loop: string, kvRow: string): string {
 
 function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'o', elem: 'f32', access: 'read_write' }, { name: 'lse', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'o', elem: 'f32', access: 'read_write' },
+    { name: 'lse', elem: 'f32', access: 'read_write' },
   ];
-  return build('attention', bindings, Dh, ['q', 'k', 'v'], `${queryIndex}
+  return build(
+    'attention',
+    bindings,
+    Dh,
+    ['q', 'k', 'v'],
+    `${queryIndex}
 ${onlineSoftmax('for (var j = j0; j <= jEnd; j = j + 1u)', 'kvRow')}
   let base = qBase;
   if (l == 0.0) {
@@ -105,31 +139,50 @@ ${store('o', 'acc', '0.0', Dh)}
   } else {
     lse[lseAt] = m + log(l);
 ${store('o', 'acc', '(1.0 / l)', Dh)}
-  }`, wg);
+  }`,
+    wg,
+  );
 }
 
 /** delta[b,h,t] = dout . o (one thread per query). */
 function buildAttentionDeltaProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'o', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'o', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
     { name: 'delta', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionDelta', bindings, Dh, ['o', 'dout'], `  let h = gid % P.H;
+  return build(
+    'attentionDelta',
+    bindings,
+    Dh,
+    ['o', 'dout'],
+    `  let h = gid % P.H;
   let t = (gid / P.H) % P.T;
   let b = gid / (P.H * P.T);
   var s = 0.0;
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { s = s + dot(o4(gid * DH, d4), dout4(gid * DH, d4)); }
-  delta[(b * P.H + h) * P.T + t] = s;`, wg);
+  delta[(b * P.H + h) * P.T + t] = s;`,
+    wg,
+  );
 }
 
 function buildAttentionDqProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' }, { name: 'dq', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'delta', elem: 'f32', access: 'read' },
+    { name: 'dq', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionDq', bindings, Dh, ['q', 'k', 'v', 'dout'], `${queryIndex}
+  return build(
+    'attentionDq',
+    bindings,
+    Dh,
+    ['q', 'k', 'v', 'dout'],
+    `${queryIndex}
   var qv: array<vec4<f32>, DH4>;
   var dov: array<vec4<f32>, DH4>;
   var acc: array<vec4<f32>, DH4>;
@@ -150,7 +203,9 @@ function buildAttentionDqProgram(Dh: number, wg: number): WgslProgram {
     for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { acc[d4] = acc[d4] + ds * k4(kvBase, d4); }
   }
   let base = qBase;
-${store('dq', 'acc', 'P.scale', Dh)}`, wg);
+${store('dq', 'acc', 'P.scale', Dh)}`,
+    wg,
+  );
 }
 
 /** Thread = (b, j, kvh), gid = (b*T + j)*Hkv + kvh; loops over the group's heads and the queries t >= j. */
@@ -163,12 +218,21 @@ const keyIndex = `  let kvh = gid % P.Hkv;
 
 function buildAttentionDkProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' }, { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' }, { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' }, { name: 'dk', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'delta', elem: 'f32', access: 'read' },
+    { name: 'dk', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionDk', bindings, Dh, ['q', 'k', 'v', 'dout'], `${keyIndex}
+  return build(
+    'attentionDk',
+    bindings,
+    Dh,
+    ['q', 'k', 'v', 'dout'],
+    `${keyIndex}
   var kv: array<vec4<f32>, DH4>;
   var vv: array<vec4<f32>, DH4>;
   var acc: array<vec4<f32>, DH4>;
@@ -190,16 +254,26 @@ function buildAttentionDkProgram(Dh: number, wg: number): WgslProgram {
     }
   }
   let base = kvBase;
-${store('dk', 'acc', 'P.scale', Dh)}`, wg);
+${store('dk', 'acc', 'P.scale', Dh)}`,
+    wg,
+  );
 }
 
 function buildAttentionDvProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
-    { name: 'q', elem: 'f32', access: 'read' }, { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'keyStart', elem: 'i32', access: 'read' }, { name: 'lse', elem: 'f32', access: 'read' },
-    { name: 'dout', elem: 'f32', access: 'read' }, { name: 'dv', elem: 'f32', access: 'read_write' },
+    { name: 'q', elem: 'f32', access: 'read' },
+    { name: 'k', elem: 'f32', access: 'read' },
+    { name: 'keyStart', elem: 'i32', access: 'read' },
+    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'dout', elem: 'f32', access: 'read' },
+    { name: 'dv', elem: 'f32', access: 'read_write' },
   ];
-  return build('attentionDv', bindings, Dh, ['q', 'k', 'dout'], `${keyIndex}
+  return build(
+    'attentionDv',
+    bindings,
+    Dh,
+    ['q', 'k', 'dout'],
+    `${keyIndex}
   var kv: array<vec4<f32>, DH4>;
   var acc: array<vec4<f32>, DH4>;
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { kv[d4] = k4(kvBase, d4); acc[d4] = vec4<f32>(0.0); }
@@ -215,7 +289,9 @@ function buildAttentionDvProgram(Dh: number, wg: number): WgslProgram {
     }
   }
   let base = kvBase;
-${store('dv', 'acc', '1.0', Dh)}`, wg);
+${store('dv', 'acc', '1.0', Dh)}`,
+    wg,
+  );
 }
 
 export const attentionProgram = cached(buildAttentionProgram);

@@ -43,18 +43,23 @@ export function paramBytes(params: ParamSpec): number {
 
 /** Writes `values` into `view` at byteOffset following the field order and types of `params`. */
 export function packParams(
-  params: ParamSpec, values: Readonly<Record<string, number>>, view: DataView, byteOffset: number, kernel: string,
+  params: ParamSpec,
+  values: Readonly<Record<string, number>>,
+  view: DataView,
+  byteOffset: number,
+  kernel: string,
 ): void {
   let at = byteOffset;
   for (const [name, type] of Object.entries(params)) {
     const v = values[name];
-    if (v === undefined || Number.isNaN(v) && type !== 'f32') {
+    if (v === undefined || (Number.isNaN(v) && type !== 'f32')) {
       throw new Error(`WebGPU kernel ${kernel}: uniform parameter '${name}' is missing or not a number`);
     }
     if (type === 'f32') view.setFloat32(at, v, true);
     else if (type === 'i32') view.setInt32(at, v, true);
     else {
-      if (v < 0 || !Number.isInteger(v)) throw new Error(`WebGPU kernel ${kernel}: '${name}' = ${v} must be a non-negative integer`);
+      if (v < 0 || !Number.isInteger(v))
+        throw new Error(`WebGPU kernel ${kernel}: '${name}' = ${v} must be a non-negative integer`);
       view.setUint32(at, v, true);
     }
     at += 4;
@@ -69,15 +74,22 @@ function storageType(elem: ElemType): string {
  *  float binding (f16 bindings unpack their half). */
 export function header(params: ParamSpec, bindings: readonly BindingSpec[]): string {
   const fields = Object.entries(params).map(([n, t]) => `  ${n}: ${t},`);
-  const lines = [`struct Params {`, ...(fields.length ? fields : ['  unused: u32,']), `};`,
-    `@group(0) @binding(0) var<uniform> P: Params;`];
+  const lines = [
+    `struct Params {`,
+    ...(fields.length ? fields : ['  unused: u32,']),
+    `};`,
+    `@group(0) @binding(0) var<uniform> P: Params;`,
+  ];
   bindings.forEach((b, i) => {
     if (b.declare === false) return;
     lines.push(`@group(0) @binding(${i + 1}) var<storage, ${b.access}> ${b.name}: array<${storageType(b.elem)}>;`);
     if (b.elem === 'f16') {
-      lines.push(`fn ld_${b.name}(i: u32) -> f32 {`,
+      lines.push(
+        `fn ld_${b.name}(i: u32) -> f32 {`,
         `  let pair = unpack2x16float(${b.name}[i >> 1u]);`,
-        `  return select(pair.x, pair.y, (i & 1u) == 1u);`, `}`);
+        `  return select(pair.x, pair.y, (i & 1u) == 1u);`,
+        `}`,
+      );
     } else if (b.elem === 'f32') {
       lines.push(`fn ld_${b.name}(i: u32) -> f32 { return ${b.name}[i]; }`);
     }
@@ -100,8 +112,10 @@ export function flatIndex(wg: number): string {
 
 /** The entry-point signature matching flatIndex. */
 export function entry1d(wg: number): string {
-  return `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) gidv: vec3<u32>, ` +
-    `@builtin(num_workgroups) nwg: vec3<u32>) {\n  ${flatIndex(wg)}`;
+  return (
+    `@compute @workgroup_size(${wg})\nfn main(@builtin(global_invocation_id) gidv: vec3<u32>, ` +
+    `@builtin(num_workgroups) nwg: vec3<u32>) {\n  ${flatIndex(wg)}`
+  );
 }
 
 /** Memoise a program builder by its arguments, so the WGSL text is generated once per variant, not per dispatch. */

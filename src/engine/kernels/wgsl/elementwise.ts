@@ -9,8 +9,13 @@
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
 import { cached, entry1d, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
 
-
-function program(key: string, params: ParamSpec, bindings: WgslProgram['bindings'], body: string, wg: number): WgslProgram {
+function program(
+  key: string,
+  params: ParamSpec,
+  bindings: WgslProgram['bindings'],
+  body: string,
+  wg: number,
+): WgslProgram {
   const code = `${header(params, bindings)}
 
 fn sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
@@ -24,78 +29,122 @@ ${body}
 }
 
 function buildSwigluProgram(wg: number): WgslProgram {
-  return program('swiglu', { n: 'u32' }, [
-    { name: 'g', elem: 'f32', access: 'read' },
-    { name: 'u', elem: 'f32', access: 'read' },
-    { name: 'h', elem: 'f32', access: 'read_write' },
-  ], `  let x = g[gid];
-  h[gid] = x * sigmoid(x) * u[gid];`, wg);
+  return program(
+    'swiglu',
+    { n: 'u32' },
+    [
+      { name: 'g', elem: 'f32', access: 'read' },
+      { name: 'u', elem: 'f32', access: 'read' },
+      { name: 'h', elem: 'f32', access: 'read_write' },
+    ],
+    `  let x = g[gid];
+  h[gid] = x * sigmoid(x) * u[gid];`,
+    wg,
+  );
 }
 
 function buildSwigluBackwardProgram(wg: number): WgslProgram {
-  return program('swigluBackward', { n: 'u32' }, [
-    { name: 'g', elem: 'f32', access: 'read' },
-    { name: 'u', elem: 'f32', access: 'read' },
-    { name: 'dh', elem: 'f32', access: 'read' },
-    { name: 'dg', elem: 'f32', access: 'read_write' },
-    { name: 'du', elem: 'f32', access: 'read_write' },
-  ], `  let x = g[gid];
+  return program(
+    'swigluBackward',
+    { n: 'u32' },
+    [
+      { name: 'g', elem: 'f32', access: 'read' },
+      { name: 'u', elem: 'f32', access: 'read' },
+      { name: 'dh', elem: 'f32', access: 'read' },
+      { name: 'dg', elem: 'f32', access: 'read_write' },
+      { name: 'du', elem: 'f32', access: 'read_write' },
+    ],
+    `  let x = g[gid];
   let s = sigmoid(x);
   let d = dh[gid];
   dg[gid] = d * u[gid] * s * (1.0 + x * (1.0 - s));
-  du[gid] = d * x * s;`, wg);
+  du[gid] = d * x * s;`,
+    wg,
+  );
 }
 
 /** x may be stored f16 (copying a half-precision base weight into an f32 tensor). */
 function buildAxpbyProgram(x: ElemType, wg: number): WgslProgram {
-  return program(`axpby:${x}`, { n: 'u32', a: 'f32', b: 'f32' }, [
-    { name: 'x', elem: x, access: 'read' },
-    { name: 'y', elem: 'f32', access: 'read_write' },
-  ], `  var out = P.a * ld_x(gid);
+  return program(
+    `axpby:${x}`,
+    { n: 'u32', a: 'f32', b: 'f32' },
+    [
+      { name: 'x', elem: x, access: 'read' },
+      { name: 'y', elem: 'f32', access: 'read_write' },
+    ],
+    `  var out = P.a * ld_x(gid);
   if (P.b != 0.0) { out = out + P.b * y[gid]; }
-  y[gid] = out;`, wg);
+  y[gid] = out;`,
+    wg,
+  );
 }
 
 export const adamwParams = {
-  n: 'u32', lr: 'f32', beta1: 'f32', beta2: 'f32', eps: 'f32', weightDecay: 'f32', bc1: 'f32', bc2: 'f32', gradScale: 'f32',
+  n: 'u32',
+  lr: 'f32',
+  beta1: 'f32',
+  beta2: 'f32',
+  eps: 'f32',
+  weightDecay: 'f32',
+  bc1: 'f32',
+  bc2: 'f32',
+  gradScale: 'f32',
 } as const satisfies ParamSpec;
 
 function buildAdamwProgram(wg: number): WgslProgram {
-  return program('adamw', adamwParams, [
-    { name: 'p', elem: 'f32', access: 'read_write' },
-    { name: 'g', elem: 'f32', access: 'read' },
-    { name: 'm', elem: 'f32', access: 'read_write' },
-    { name: 'v', elem: 'f32', access: 'read_write' },
-  ], `  let gi = g[gid] * P.gradScale;
+  return program(
+    'adamw',
+    adamwParams,
+    [
+      { name: 'p', elem: 'f32', access: 'read_write' },
+      { name: 'g', elem: 'f32', access: 'read' },
+      { name: 'm', elem: 'f32', access: 'read_write' },
+      { name: 'v', elem: 'f32', access: 'read_write' },
+    ],
+    `  let gi = g[gid] * P.gradScale;
   let mi = P.beta1 * m[gid] + (1.0 - P.beta1) * gi;
   let vi = P.beta2 * v[gid] + (1.0 - P.beta2) * gi * gi;
   m[gid] = mi;
   v[gid] = vi;
   let pi = p[gid];
-  p[gid] = pi - P.lr * (mi / P.bc1 / (sqrt(vi / P.bc2) + P.eps) + P.weightDecay * pi);`, wg);
+  p[gid] = pi - P.lr * (mi / P.bc1 / (sqrt(vi / P.bc2) + P.eps) + P.weightDecay * pi);`,
+    wg,
+  );
 }
 
 function buildCopyRowsProgram(wg: number): WgslProgram {
   // n = B*T*W source elements
-  return program('copyRows', { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' }, [
-    { name: 'src', elem: 'f32', access: 'read' },
-    { name: 'dst', elem: 'f32', access: 'read_write' },
-  ], `  let b = gid / P.TW;
+  return program(
+    'copyRows',
+    { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' },
+    [
+      { name: 'src', elem: 'f32', access: 'read' },
+      { name: 'dst', elem: 'f32', access: 'read_write' },
+    ],
+    `  let b = gid / P.TW;
   let rest = gid - b * P.TW;
-  dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`, wg);
+  dst[(b * P.Sdst + P.dstRow0) * P.W + rest] = src[gid];`,
+    wg,
+  );
 }
 
 /** copyRows into an f16 destination (stored as packed pairs): one thread per pair of elements, each pair rounded
  *  to halves and written as one word (W, T·W and dstRow0·W even, so pairs never straddle a row). */
 function buildCopyRowsHalfProgram(wg: number): WgslProgram {
   // n = B*T*W/2 source pairs
-  return program('copyRowsHalf', { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' }, [
-    { name: 'src', elem: 'f32', access: 'read' },
-    { name: 'dst', elem: 'u32', access: 'read_write' },
-  ], `  let e = gid * 2u;
+  return program(
+    'copyRowsHalf',
+    { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' },
+    [
+      { name: 'src', elem: 'f32', access: 'read' },
+      { name: 'dst', elem: 'u32', access: 'read_write' },
+    ],
+    `  let e = gid * 2u;
   let b = e / P.TW;
   let rest = e - b * P.TW;
-  dst[((b * P.Sdst + P.dstRow0) * P.W + rest) / 2u] = pack2x16float(vec2<f32>(src[e], src[e + 1u]));`, wg);
+  dst[((b * P.Sdst + P.dstRow0) * P.W + rest) / 2u] = pack2x16float(vec2<f32>(src[e], src[e + 1u]));`,
+    wg,
+  );
 }
 
 export const copyRowsHalfProgram = cached(buildCopyRowsHalfProgram);

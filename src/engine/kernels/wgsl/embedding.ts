@@ -9,7 +9,6 @@
 // backend reports it).
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
-
 function buildEmbeddingProgram(table: ElemType, wg: number): WgslProgram {
   const params = { n: 'u32', D: 'u32', row0: 'u32', rows: 'u32' } as const;
   const bindings = [

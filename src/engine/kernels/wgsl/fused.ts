@@ -8,11 +8,22 @@ import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './c
 import { ROPE_HELPERS, ropeAngle, type RopeFrequencies } from './rope.ts';
 
 function buildQkvRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
-  const params = { n: 'u32', H: 'u32', Hkv: 'u32', half: 'u32', Dh: 'u32', T: 'u32', Sdst: 'u32', dstRow0: 'u32' } as const;
+  const params = {
+    n: 'u32',
+    H: 'u32',
+    Hkv: 'u32',
+    half: 'u32',
+    Dh: 'u32',
+    T: 'u32',
+    Sdst: 'u32',
+    dstRow0: 'u32',
+  } as const;
   const bindings: BindingSpec[] = [
     { name: 'qkv', elem: 'f32', access: 'read' },
     { name: 'pos', elem: 'i32', access: 'read' },
-    freq === 'fixed' ? { name: 'turns', elem: 'u32', access: 'read' } : { name: 'invFreq', elem: 'f32', access: 'read' },
+    freq === 'fixed'
+      ? { name: 'turns', elem: 'u32', access: 'read' }
+      : { name: 'invFreq', elem: 'f32', access: 'read' },
     { name: 'q', elem: 'f32', access: 'read_write' },
     { name: 'kCache', elem: 'f32', access: 'read_write' },
     { name: 'vCache', elem: 'f32', access: 'read_write' },

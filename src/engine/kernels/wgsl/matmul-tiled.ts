@@ -100,16 +100,25 @@ ${idx.map((i) => `      acc${i} = acc${i} + As[kk * ${BM}u + ty + ${WG * i}u] * 
     for (var j = 0u; j < ${T}u; j = j + 1u) {
       let n = n0 + tx + ${WG}u * j;
       if (n >= P.N) { continue; }
-${v.split ? `      c[P.offC + wid.z * P.slice + m * P.ldc + n] = accs[i][j];` : `      let at = P.offC + m * P.ldc + n;
+${
+  v.split
+    ? `      c[P.offC + wid.z * P.slice + m * P.ldc + n] = accs[i][j];`
+    : `      let at = P.offC + m * P.ldc + n;
       var out = P.alpha * accs[i][j];
       if (P.hasBias == 1u) { out = out + ld_bias(P.offBias + n); }
       if (P.beta != 0.0) { out = out + P.beta * c[at]; }
-      c[at] = out;`}
+      c[at] = out;`
+}
     }
   }
 }
 `;
-  return { key: `matmulTiled${T}${v.split ? 'Split' : ''}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`, code, bindings, params };
+  return {
+    key: `matmulTiled${T}${v.split ? 'Split' : ''}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`,
+    code,
+    bindings,
+    params,
+  };
 }
 
 export const matmulTiledProgram = cached(buildTiledProgram);
@@ -121,7 +130,18 @@ function buildSplitReduceProgram(biasElem: ElemType): WgslProgram {
     { name: 'bias', elem: biasElem, access: 'read' },
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
-  const params = { M: 'u32', N: 'u32', ldc: 'u32', offC: 'u32', offBias: 'u32', hasBias: 'u32', alpha: 'f32', beta: 'f32', splits: 'u32', slice: 'u32' } as const;
+  const params = {
+    M: 'u32',
+    N: 'u32',
+    ldc: 'u32',
+    offC: 'u32',
+    offBias: 'u32',
+    hasBias: 'u32',
+    alpha: 'f32',
+    beta: 'f32',
+    splits: 'u32',
+    slice: 'u32',
+  } as const;
   const code = `${header(params, bindings)}
 
 ${entry1d(64)}

@@ -13,8 +13,19 @@ import { cached, header, type ElemType, type ParamSpec, type WgslProgram } from 
 export const MATMUL_TILE = 32;
 
 export const matmulParams = {
-  M: 'u32', N: 'u32', K: 'u32', lda: 'u32', ldb: 'u32', ldc: 'u32',
-  offA: 'u32', offB: 'u32', offC: 'u32', offBias: 'u32', hasBias: 'u32', alpha: 'f32', beta: 'f32',
+  M: 'u32',
+  N: 'u32',
+  K: 'u32',
+  lda: 'u32',
+  ldb: 'u32',
+  ldc: 'u32',
+  offA: 'u32',
+  offB: 'u32',
+  offC: 'u32',
+  offBias: 'u32',
+  hasBias: 'u32',
+  alpha: 'f32',
+  beta: 'f32',
 } as const satisfies ParamSpec;
 
 export interface MatmulVariant {
@@ -99,10 +110,16 @@ function vec4View(name: 'a' | 'b', elem: 'f32' | 'f16'): string {
   return elem === 'f32'
     ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
     : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +
-      `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
+        `fn ${name}4(i: u32) -> vec4<f32> { let w = ${name}[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
 }
 
-function buildMatmulVec4Program(transA: 0 | 1, transB: 0 | 1, aElem: 'f32' | 'f16', bElem: 'f32' | 'f16', biasElem: ElemType): WgslProgram {
+function buildMatmulVec4Program(
+  transA: 0 | 1,
+  transB: 0 | 1,
+  aElem: 'f32' | 'f16',
+  bElem: 'f32' | 'f16',
+  biasElem: ElemType,
+): WgslProgram {
   const bindings = [
     { name: 'a', elem: aElem, access: 'read', declare: false },
     { name: 'b', elem: bElem, access: 'read', declare: false },
@@ -155,9 +172,27 @@ const four = (x: number) => x % 4 === 0;
 /** Whether one matmul dispatch may use the vec4 variant (rows and offsets aligned to 4 elements; buffers a
  *  multiple of 16 bytes, which also covers f16 buffers read 8 bytes at a time). */
 export function vec4Eligible(d: {
-  M: number; N: number; K: number; lda: number; ldb: number; offA: number; offB: number; transA: 0 | 1; transB: 0 | 1;
-  aBytes: number; bBytes: number;
+  M: number;
+  N: number;
+  K: number;
+  lda: number;
+  ldb: number;
+  offA: number;
+  offB: number;
+  transA: 0 | 1;
+  transB: 0 | 1;
+  aBytes: number;
+  bBytes: number;
 }): boolean {
-  return four(d.K) && four(d.lda) && four(d.ldb) && four(d.offA) && four(d.offB) &&
-    (d.transA ? four(d.M) : true) && (d.transB ? true : four(d.N)) && d.aBytes % 16 === 0 && d.bBytes % 16 === 0;
+  return (
+    four(d.K) &&
+    four(d.lda) &&
+    four(d.ldb) &&
+    four(d.offA) &&
+    four(d.offB) &&
+    (d.transA ? four(d.M) : true) &&
+    (d.transB ? true : four(d.N)) &&
+    d.aBytes % 16 === 0 &&
+    d.bBytes % 16 === 0
+  );
 }

@@ -23,22 +23,30 @@ export function matvecCols(K: number): 2 | 4 | 8 {
   return K >= 2048 ? 2 : K >= 512 ? 4 : 8;
 }
 
-function buildMatvecProgram(cols: 2 | 4 | 8, bElem: 'f32' | 'f16', biasElem: ElemType, sg: readonly [number, number] | null = null): WgslProgram {
+function buildMatvecProgram(
+  cols: 2 | 4 | 8,
+  bElem: 'f32' | 'f16',
+  biasElem: ElemType,
+  sg: readonly [number, number] | null = null,
+): WgslProgram {
   const lanes = THREADS / cols;
-  if (sg && (sg[1] > lanes || lanes % sg[1] !== 0 || sg[0] < 1)) throw new Error(`matvec: subgroup sizes [${sg.join(', ')}] do not divide ${lanes} lanes`);
+  if (sg && (sg[1] > lanes || lanes % sg[1] !== 0 || sg[0] < 1))
+    throw new Error(`matvec: subgroup sizes [${sg.join(', ')}] do not divide ${lanes} lanes`);
   const bindings = [
     { name: 'a', elem: 'f32', access: 'read', declare: false },
     { name: 'b', elem: bElem, access: 'read', declare: false },
     { name: 'bias', elem: biasElem, access: 'read' },
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
-  const bView = bElem === 'f32'
-    ? `@group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;\nfn b4(i: u32) -> vec4<f32> { return b[i]; }`
-    : `@group(0) @binding(2) var<storage, read> b: array<vec2<u32>>;\n` +
-      `fn b4(i: u32) -> vec4<f32> { let w = b[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
+  const bView =
+    bElem === 'f32'
+      ? `@group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;\nfn b4(i: u32) -> vec4<f32> { return b[i]; }`
+      : `@group(0) @binding(2) var<storage, read> b: array<vec2<u32>>;\n` +
+        `fn b4(i: u32) -> vec4<f32> { let w = b[i]; return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }`;
   const MM = MATVEC_MAX_M;
   const nsg = sg ? lanes / sg[0] : 0; // most subgroups per column
-  const reduce = sg ? `  for (var m = 0u; m < MM; m = m + 1u) {
+  const reduce = sg
+    ? `  for (var m = 0u; m < MM; m = m + 1u) {
     let s = subgroupAdd(acc[m]);
     if (sid == 0u) { part[(col * MM + m) * ${nsg}u + lane / ssz] = s; }
   }
@@ -50,7 +58,8 @@ function buildMatvecProgram(cols: 2 | 4 | 8, bElem: 'f32' | 'f16', biasElem: Ele
       for (var j = 0u; j < groups; j = j + 1u) { total = total + part[(col * MM + m) * ${nsg}u + j]; }
       part[(col * MM + m) * ${nsg}u] = total;
     }
-  }` : `  for (var m = 0u; m < MM; m = m + 1u) { part[(col * MM + m) * LANES + lane] = acc[m]; }
+  }`
+    : `  for (var m = 0u; m < MM; m = m + 1u) { part[(col * MM + m) * LANES + lane] = acc[m]; }
   workgroupBarrier();
   for (var s = LANES / 2u; s > 0u; s = s >> 1u) {
     if (lane < s) {
@@ -98,7 +107,12 @@ ${reduce}
   }
 }
 `;
-  return { key: `matvec:${cols}:${bElem}:${biasElem}${sg ? `:sg${sg[0]}-${sg[1]}` : ''}`, code, bindings, params: matmulParams };
+  return {
+    key: `matvec:${cols}:${bElem}:${biasElem}${sg ? `:sg${sg[0]}-${sg[1]}` : ''}`,
+    code,
+    bindings,
+    params: matmulParams,
+  };
 }
 
 export const matvecProgram = cached(buildMatvecProgram);

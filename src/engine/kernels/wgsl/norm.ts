@@ -8,7 +8,6 @@
 // Shapes: x, y, dy, dx [R,D]; w, dw [D]; rstd [R].
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
 
-
 /** The forward's interface, the same for the thread-per-row and the workgroup-per-row kernels. */
 const FORWARD_PARAMS = { R: 'u32', D: 'u32', eps: 'f32' } as const;
 const forwardBindings = (w: ElemType) =>

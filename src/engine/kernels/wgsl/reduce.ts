@@ -5,7 +5,6 @@
 //                then out[0] (+)= sum of all partials
 import { cached, entry1d, header, type WgslProgram } from './common.ts';
 
-
 function buildSumRowsProgram(wg: number): WgslProgram {
   const params = { M: 'u32', N: 'u32', beta: 'f32' } as const;
   const bindings = [

@@ -12,7 +12,6 @@
 // sin and cos are our own polynomials (see sincos), not the loosely specified built-ins.
 import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 
-
 export type RopeFrequencies = 'fixed' | 'tensor';
 
 /** invFreq[i] / 2pi as [hi, lo] u32 words of a 64-bit fraction, for i < half (the 'fixed' variant's table). */
@@ -60,12 +59,14 @@ fn mulhi(a: u32, b: u32) -> u32 {
 /** WGSL statements that set `reduced` (the angle of pair `i` at row `r`'s position, reduced to about [-pi, pi]);
  *  they read `pos`, and `turns` ('fixed') or `invFreq` ('tensor'). */
 export function ropeAngle(freq: RopeFrequencies): string {
-  return freq === 'fixed' ? `
+  return freq === 'fixed'
+    ? `
   // (|pos| * F) mod 2^64, top word = the fraction of a turn; read as i32 it lies in [-1/2, 1/2) turn
   let p = u32(abs(pos[r]));
   let top = p * turns[2u * i] + mulhi(p, turns[2u * i + 1u]);
   var reduced = f32(bitcast<i32>(top)) * 1.4629180792671596e-9;   // 2 pi / 2^32
-  if (pos[r] < 0) { reduced = -reduced; }` : `
+  if (pos[r] < 0) { reduced = -reduced; }`
+    : `
   let angle = f32(pos[r]) * invFreq[i];
   let k = round(angle * 0.15915494309189535);
   let reduced = (angle - k * 6.28125) - k * 0.0019353071795864769;`;
@@ -76,7 +77,9 @@ function buildRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'x', elem: 'f32', access: 'read_write' },
     { name: 'pos', elem: 'i32', access: 'read' },
-    freq === 'fixed' ? { name: 'turns', elem: 'u32', access: 'read' } : { name: 'invFreq', elem: 'f32', access: 'read' },
+    freq === 'fixed'
+      ? { name: 'turns', elem: 'u32', access: 'read' }
+      : { name: 'invFreq', elem: 'f32', access: 'read' },
   ];
   const code = `${header(params, bindings)}
 

@@ -12,7 +12,17 @@ import { cached, header, type WgslProgram } from './common.ts';
 export type SampleVariant = 'plain' | 'masked';
 
 function buildSampleProgram(variant: SampleVariant): WgslProgram {
-  const params = { R: 'u32', L: 'u32', V: 'u32', greedy: 'u32', invT: 'f32', topK: 'u32', topP: 'f32', seed: 'u32', counter: 'u32' } as const;
+  const params = {
+    R: 'u32',
+    L: 'u32',
+    V: 'u32',
+    greedy: 'u32',
+    invT: 'f32',
+    topK: 'u32',
+    topP: 'f32',
+    seed: 'u32',
+    counter: 'u32',
+  } as const;
   const masked = variant === 'masked';
   const bindings = [
     { name: 'logits', elem: 'f32', access: 'read' },

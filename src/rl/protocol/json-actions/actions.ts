@@ -67,10 +67,12 @@ export function actionStats(episodes: readonly Episode[]): ActionFields {
     action_DECOMPOSE: all.DECOMPOSE,
     action_REWRITE: all.REWRITE,
     action_EMPTY: all.EMPTY,
-    action_by_level: Object.fromEntries(levels.map((l) => {
-      const { n, f } = fractions(byLevel.get(l)!);
-      return [l, { ...f, n }];
-    })),
+    action_by_level: Object.fromEntries(
+      levels.map((l) => {
+        const { n, f } = fractions(byLevel.get(l)!);
+        return [l, { ...f, n }];
+      }),
+    ),
     ...(invalid > 0 ? { action_invalid: invalid } : {}),
   };
 }

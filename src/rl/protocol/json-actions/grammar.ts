@@ -132,7 +132,7 @@ export class ActionGrammar {
     d[this.accept] = 0;
     // a few representative characters cover every transition's target
     const probe = [...new Set([...PREFIX, ...MIDDLE, ...META_ACTIONS.join(''), '"', '\\', '}', 'a', 'n', 'u', '0'])];
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (let s = 0; s < n; s++) {
         for (const ch of probe) {

@@ -54,12 +54,16 @@ export class ActionTokenMask implements TokenConstraint {
     if (endIds.length === 0) throw new Error('json-actions: no end-of-turn id to end the answer with');
     this.endMask = new Uint32Array(this.words);
     for (const id of endIds) {
-      if (!(id >= 0 && id < this.vocabSize)) throw new Error(`json-actions: end-of-turn id ${id} is outside the vocabulary of ${this.vocabSize}`);
+      if (!(id >= 0 && id < this.vocabSize))
+        throw new Error(`json-actions: end-of-turn id ${id} is outside the vocabulary of ${this.vocabSize}`);
       this.endMask[id >>> 5] |= 1 << (id & 31);
     }
     const single = new Set(texts.filter((t): t is string => t !== null && t.length === 1));
     const missing = grammar.completionCharacters().filter((c) => !single.has(c));
-    if (missing.length > 0) throw new Error(`json-actions: the vocabulary has no single-character token for ${missing.map((c) => JSON.stringify(c)).join(', ')}; the JSON answer cannot be guaranteed to finish`);
+    if (missing.length > 0)
+      throw new Error(
+        `json-actions: the vocabulary has no single-character token for ${missing.map((c) => JSON.stringify(c)).join(', ')}; the JSON answer cannot be guaranteed to finish`,
+      );
     const ids = [];
     for (let i = 0; i < texts.length; i++) if (texts[i] !== null) ids.push(i);
     ids.sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : a - b));
@@ -96,7 +100,8 @@ export class ActionTokenMask implements TokenConstraint {
 
   allowed(generated: readonly number[], maxNewTokens: number): Uint32Array {
     const s = this.stateAfter(generated);
-    if (s === REJECT) throw new Error(`json-actions: the ${generated.length} tokens drawn so far are not a prefix of a valid answer`);
+    if (s === REJECT)
+      throw new Error(`json-actions: the ${generated.length} tokens drawn so far are not a prefix of a valid answer`);
     // the draw after this one must leave room for the rest: a content token now, distance more, then the end id,
     // all within maxNewTokens (the engine stops at maxNewTokens content tokens without an end id)
     return this.maskFor(s, maxNewTokens - 2 - generated.length);
@@ -126,7 +131,8 @@ export class ActionTokenMask implements TokenConstraint {
     if (nearest === Infinity) throw new Error(`json-actions: no token continues the answer from grammar state ${s}`);
     if (!any) {
       // the cap is below the shortest answer: head for the end as fast as possible
-      for (let id = 0; id < dest.length; id++) if (dest[id] !== REJECT && dist[dest[id]] === nearest) mask[id >>> 5] |= 1 << (id & 31);
+      for (let id = 0; id < dest.length; id++)
+        if (dest[id] !== REJECT && dist[dest[id]] === nearest) mask[id >>> 5] |= 1 << (id & 31);
     }
     this.masks.set(key, mask);
     return mask;
