@@ -50,20 +50,31 @@ test('presenter mode: auto-train, space pauses and resumes, r resets, auto-reset
   expect(await step(page)).toBe(0);
   await expect(presenter).toHaveAttribute('data-training', 'false');
 
-  // space resumes; past autoReset=8 steps a new run starts by itself and trains again
+  // space resumes; after autoReset=8 steps a new run starts by itself and trains again. The reset follows step 8's
+  // event at once, so the screen may go from step 7 straight to the new run: every value of data-step is recorded in
+  // the page, and the new run shows as a drop after step 7 or 8 (the presenter pressed nothing).
+  await presenter.evaluate((el) => {
+    const seen: number[] = [];
+    (window as Window & { presenterSteps?: number[] }).presenterSteps = seen;
+    new MutationObserver(() => seen.push(Number(el.getAttribute('data-step')))).observe(el, {
+      attributes: true,
+      attributeFilter: ['data-step'],
+    });
+  });
   await page.keyboard.press(' ');
   await expect(presenter).toHaveAttribute('data-training', 'true');
-  let highest = 0;
   await expect
     .poll(
-      async () => {
-        const now = await step(page);
-        highest = Math.max(highest, now);
-        return highest >= 8 && now < highest;
-      },
+      () =>
+        page.evaluate(() => {
+          const seen = (window as Window & { presenterSteps?: number[] }).presenterSteps ?? [];
+          return seen.some((s, i) => i > 0 && s < seen[i - 1] && seen[i - 1] >= 7);
+        }),
       { timeout: 120_000, intervals: [200] },
     )
     .toBe(true);
+  const seen = await page.evaluate(() => (window as Window & { presenterSteps?: number[] }).presenterSteps ?? []);
+  expect(Math.max(...seen)).toBeLessThanOrEqual(8);
   await expect.poll(() => step(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
   await expect(presenter).toHaveAttribute('data-training', 'true');
 
