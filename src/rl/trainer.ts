@@ -7,7 +7,7 @@
 //   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
 // Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts): a phase's
-// first step probes the training set (not trained on) and keeps the problems in the success-rate window; its steps
+// first step probes the training set (not trained on) and keeps the problems in the success-rate range; its steps
 // then take their problems from the kept ones.
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
 // tokenizer and is left out of every later phase: rows are built for the trainable agents only.
@@ -286,7 +286,7 @@ function createRun(
 
   /**
    * Starts Algorithm 1 phase `index` (train/phases.ts): with filterGroups, probes every training problem with
-   * probeSamples episodes (not trained on) and keeps those in the success-rate window.
+   * probeSamples episodes (not trained on) and keeps those in the success-rate range.
    */
   async function nextPhase(atStep: number, index: number): Promise<PhaseState> {
     const agent = phaseAgent(config, index);
@@ -327,7 +327,7 @@ function createRun(
     if (phased && (!state.phase || phaseDone(config, state.phase)))
       await timed(times, stepNo, 'rollout', async () => {
         state.phase = await nextPhase(stepNo, state.phase ? state.phase.index + 1 : 0);
-        // an empty phase (no problem in the window) hands over to the other agent's at once, once
+        // an empty phase (no problem in the range) hands over to the other agent's at once, once
         if (phaseDone(config, state.phase)) state.phase = await nextPhase(stepNo, state.phase.index + 1);
       });
     const phase = phased ? state.phase! : null;
