@@ -8,7 +8,7 @@ import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { SamplingParams, TrainablePolicy } from '../engine/policy/policy.ts';
 import type { AgentRole, ExperimentConfig } from './config.ts';
 import { gradeAnswers } from './grade.ts';
-import { promptsFor } from './prompts/index.ts';
+import { runPrompts } from './prompts/json-actions.ts';
 import { FINISH_FLAG } from './prompts/paper.ts';
 import { encodeChat } from './protocol/encode.ts';
 import { chatFor, finalAnswerText, type Episode } from './protocol/episode.ts';
@@ -74,9 +74,8 @@ export async function followPlan(ctx: InterventionContext, problem: Problem, pla
   const policy = frozenReasoner?.policy ?? ctx.policy;
   const tokenizer = frozenReasoner?.tokenizer ?? ctx.tokenizer;
   const maxContext = frozenReasoner?.maxContext ?? ctx.maxContext;
-  const prompts = promptsFor(
-    config.prompts,
-    config.mode === 'single-turn' ? 'single-turn' : 'multi-turn',
+  const prompts = runPrompts(
+    { ...config, mode: config.mode === 'single-turn' ? 'single-turn' : 'multi-turn' },
     problem.task,
   );
   const episode: Episode = {

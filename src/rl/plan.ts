@@ -11,8 +11,7 @@ import { validateConfig, type ExperimentConfig } from './config.ts';
 import { adapterNames } from './policy-setup.ts';
 import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
-import { promptsFor } from './prompts/index.ts';
-import { jsonActionPrompts } from './prompts/json-actions.ts';
+import { runPrompts } from './prompts/json-actions.ts';
 import { isTwoAgent } from './train/episodes.ts';
 
 export type PlanBackend = 'webgpu' | 'wasm' | 'cpu';
@@ -112,8 +111,7 @@ export function promptBaseTokens(
   const count = (chat: ChatMessage[]) =>
     tokenizer.encode(tokenizer.applyChatTemplate(chat, { addGenerationPrompt: true })).length;
   for (const p of problems) {
-    const plain = promptsFor(config.prompts, config.mode, p.task);
-    const prompts = config.metaActions === 'json' ? jsonActionPrompts(plain, config.prompts) : plain;
+    const prompts = runPrompts(config, p.task);
     const q = p.question;
     if (isTwoAgent(config)) {
       most = Math.max(

@@ -25,8 +25,7 @@ import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';
 import type { MetricsRecord, PhaseTimes } from './metrics.ts';
-import { promptsFor } from './prompts/index.ts';
-import { jsonActionPrompts } from './prompts/json-actions.ts';
+import { runPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
 import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
@@ -147,9 +146,7 @@ function createRun(
     throw new Error(
       `createTrainer: metaActions "json" runs single-turn ReMA on a math task (paper Sec. 4.2.2); this run is mode "${config.mode}" on a ${task} task`,
     );
-  const prompts = jsonActions
-    ? jsonActionPrompts(promptsFor(config.prompts, config.mode, task), config.prompts)
-    : promptsFor(config.prompts, config.mode, task);
+  const prompts = runPrompts(config, task);
   const shared = adapters[0];
   if (config.paramMode === 'separate' && isTwoAgent(config)) {
     const needed = trainableRoles(config);

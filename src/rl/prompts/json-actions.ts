@@ -9,11 +9,11 @@
 // choose among the three, so its system prompt below joins those two texts' instructions with EMPTY's meaning and
 // the exact answer format. The reasoning agent's system prompt is App. G.1.1's answer-generation prompt.
 
-import type { Problem } from '../../data/problem.ts';
+import type { Problem, TaskKind } from '../../data/problem.ts';
 import { TINY_REASONING_SYSTEM, reasoningFirstUserMessage } from '../../data/tiny-task/prompts.ts';
-import type { PromptSetName } from '../config.ts';
+import type { ExperimentConfig, PromptSetName } from '../config.ts';
 import { parseMetaAction } from '../protocol/json-actions/grammar.ts';
-import type { AgentPrompts } from './index.ts';
+import { promptsFor, type AgentPrompts } from './index.ts';
 import { SINGLE_TURN_PAPER_REASONING_SYSTEM, vrpUser } from './paper.ts';
 
 /** The meta-thinking agent's system prompt with the paper's (and the code's) prompt sets. */
@@ -54,4 +54,14 @@ export function jsonActionPrompts(base: AgentPrompts, set: PromptSetName): Agent
       return tiny ? reasoningFirstUserMessage(q, answer.output) : jsonActionReasoningUser(q, answer.output);
     },
   };
+}
+
+/** The prompts a run's agents use: promptsFor's set for the task, switched to the JSON-mode ones under
+ *  metaActions "json" (the trainer, the planner and a plan intervention all build them here). */
+export function runPrompts(
+  config: Pick<ExperimentConfig, 'prompts' | 'mode' | 'metaActions'>,
+  task: TaskKind,
+): AgentPrompts {
+  const plain = promptsFor(config.prompts, config.mode, task);
+  return config.metaActions === 'json' ? jsonActionPrompts(plain, config.prompts) : plain;
 }
