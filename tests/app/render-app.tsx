@@ -7,7 +7,7 @@ import { openRunsDb } from '../../src/app/persist/runs-db.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import { StoreProvider } from '../../src/app/store/react.ts';
 import { createInProcessClient } from '../../src/app/worker/client.ts';
-import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
+import type { TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { createSession } from '../../src/app/worker/session.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
@@ -17,8 +17,10 @@ let n = 0;
 /** `dbPrefix` keeps each test's IndexedDB database apart. */
 export async function renderApp(dbPrefix: string) {
   const listeners = new Set<(e: WorkerEvent) => void>();
+  /** every request the page sent to the worker, in order */
+  const sent: WorkerRequest[] = [];
   const client: TrainerClient = {
-    send: () => {},
+    send: (request) => void sent.push(request),
     subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
     terminate: () => {},
   };
@@ -39,7 +41,7 @@ export async function renderApp(dbPrefix: string) {
     </StoreProvider>,
   );
   const emit = (e: WorkerEvent) => act(() => listeners.forEach((l) => l(e)));
-  return { store, emit };
+  return { store, emit, sent };
 }
 
 /**

@@ -7,7 +7,13 @@ import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import { sampleToken } from '../../src/engine/sampling.ts';
-import { ActionGrammar, META_ACTIONS, REJECT, parseMetaAction } from '../../src/rl/protocol/json-actions/grammar.ts';
+import {
+  ActionGrammar,
+  META_ACTIONS,
+  REJECT,
+  formatMetaAction,
+  parseMetaAction,
+} from '../../src/rl/protocol/json-actions/grammar.ts';
 import { ActionTokenMask, tokenTexts } from '../../src/rl/protocol/json-actions/token-mask.ts';
 import { Rng } from '../../src/util/rng.ts';
 
@@ -15,6 +21,17 @@ const g = new ActionGrammar();
 const accepts = (text: string) => g.isAccepting(g.walk(g.start, text));
 
 describe('meta-action grammar (characters)', () => {
+  it('formatMetaAction writes answers the grammar accepts and parseMetaAction reads back', () => {
+    const g = new ActionGrammar();
+    const outputs = ['', 'Add 3.', 'quote " and \\ back\\slash', 'line\nbreak\ttab', 'ctrl \u0001 and é, 𝑥'];
+    for (const action of META_ACTIONS)
+      for (const output of outputs) {
+        const text = formatMetaAction({ action, output });
+        expect(g.isAccepting(g.walk(g.start, text))).toBe(true);
+        expect(parseMetaAction(text)).toEqual({ action, output });
+      }
+  });
+
   it('accepts the documented form with every action and JSON escape, and JSON.parse agrees', () => {
     const good = [
       '{"action": "EMPTY", "output": ""}',

@@ -1,12 +1,20 @@
 // Plan intervention: take a problem from the latest step, edit (or write) the meta-thinking agent's plan, and
 // let the reasoning agent with the current weights follow it, side by side with the same agent following the
-// unedited plan. The worker runs both greedily, so the only difference is the plan.
+// unedited plan. The worker runs both greedily, so the only difference is the plan. In meta-action JSON mode the plan
+// is edited as its action and output (ActionEditor), so it stays an answer the reasoning agent executes as in training.
 import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { InterventionTrace } from '../worker/protocol.ts';
 import { usePlayground } from '../store/react.ts';
 import { groupRollouts } from '../store/selectors.ts';
+import {
+  META_ACTIONS,
+  formatMetaAction,
+  parseMetaAction,
+  type MetaAction,
+} from '../../rl/protocol/json-actions/grammar.ts';
 import { MathText } from './MathText.tsx';
+import { MetaActionText } from './MetaActionText.tsx';
 
 function Trace({ title, trace, testId }: { title: string; trace: InterventionTrace; testId: string }) {
   return (
@@ -19,7 +27,11 @@ function Trace({ title, trace, testId }: { title: string; trace: InterventionTra
       <ol className="turns">
         <li className="turn turn-meta">
           <span className="turn-tag">MTA plan</span>
-          <MathText text={trace.plan || '(empty plan)'} className="turn-text" />
+          {trace.plan ? (
+            <MetaActionText text={trace.plan} className="turn-text" />
+          ) : (
+            <MathText text="(empty plan)" className="turn-text" />
+          )}
         </li>
         <li className="turn turn-reasoning" data-role="reasoning">
           <span className="turn-tag">RA</span>
@@ -28,7 +40,11 @@ function Trace({ title, trace, testId }: { title: string; trace: InterventionTra
         {trace.later.map((t, i) => (
           <li key={i} className={`turn turn-${t.role}`} data-role={t.role}>
             <span className="turn-tag">{t.role === 'meta' ? 'MTA' : 'RA'}</span>
-            <MathText text={t.text || '(empty)'} className="turn-text" />
+            {t.role === 'meta' ? (
+              <MetaActionText text={t.text} className="turn-text" />
+            ) : (
+              <MathText text={t.text || '(empty)'} className="turn-text" />
+            )}
           </li>
         ))}
       </ol>
@@ -36,9 +52,43 @@ function Trace({ title, trace, testId }: { title: string; trace: InterventionTra
   );
 }
 
+/** The plan editor in meta-action JSON mode: the action and its output, written back as the JSON answer. */
+function ActionEditor({ plan, setPlan }: { plan: string; setPlan: (plan: string) => void }) {
+  const answer = parseMetaAction(plan) ?? { action: 'DECOMPOSE' as MetaAction, output: plan };
+  const write = (change: Partial<typeof answer>) => setPlan(formatMetaAction({ ...answer, ...change }));
+  return (
+    <div className="action-editor">
+      <div className="row">
+        <label htmlFor="plan-action">meta-thinking agent's action</label>
+        <select
+          id="plan-action"
+          data-testid="plan-action"
+          value={answer.action}
+          onChange={(e) => write({ action: e.target.value as MetaAction })}
+        >
+          {META_ACTIONS.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </div>
+      <label htmlFor="plan-editor">its output (the reasoning agent's instruction; EMPTY ignores it)</label>
+      <textarea
+        id="plan-editor"
+        data-testid="plan-editor"
+        rows={4}
+        value={answer.output}
+        onChange={(e) => write({ output: e.target.value })}
+      />
+    </div>
+  );
+}
+
 export function PlanIntervention() {
-  const { rollouts, intervention, intervene, status } = usePlayground(
+  const { rollouts, intervention, intervene, status, metaActions } = usePlayground(
     useShallow((s) => ({
+      metaActions: (s.currentRun?.config ?? s.activeConfig).metaActions,
       rollouts: s.currentRun?.rollouts,
       intervention: s.intervention,
       intervene: s.intervene,
@@ -51,6 +101,8 @@ export function PlanIntervention() {
   const originalPlan = sample?.turns.find((t) => t.role === 'meta')?.text ?? '';
   const [plan, setPlan] = useState(originalPlan);
   useEffect(() => setPlan(originalPlan), [originalPlan]);
+  // meta-action JSON mode: the plan is edited as an action and its output, so it stays an answer the grammar accepts
+  const jsonMode = metaActions === 'json' || parseMetaAction(originalPlan) !== null;
 
   if (!sample) {
     return (
@@ -83,14 +135,20 @@ export function PlanIntervention() {
           gold: <MathText text={sample.gold} />
         </span>
       </div>
-      <label htmlFor="plan-editor">meta-thinking agent's plan (edit it, or write your own)</label>
-      <textarea
-        id="plan-editor"
-        data-testid="plan-editor"
-        rows={4}
-        value={plan}
-        onChange={(e) => setPlan(e.target.value)}
-      />
+      {jsonMode ? (
+        <ActionEditor plan={plan} setPlan={setPlan} />
+      ) : (
+        <>
+          <label htmlFor="plan-editor">meta-thinking agent's plan (edit it, or write your own)</label>
+          <textarea
+            id="plan-editor"
+            data-testid="plan-editor"
+            rows={4}
+            value={plan}
+            onChange={(e) => setPlan(e.target.value)}
+          />
+        </>
+      )}
       <div className="row">
         <button
           type="button"

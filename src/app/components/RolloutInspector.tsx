@@ -13,6 +13,7 @@ import { usePlayground } from '../store/react.ts';
 import { groupRollouts } from '../store/selectors.ts';
 import type { TokenColouring } from '../store/types.ts';
 import { MathText } from './MathText.tsx';
+import { MetaActionText } from './MetaActionText.tsx';
 import { hasTokens, isTokenMode, TOKEN_MODES, TokenText, type TokenMode } from './TokenText.tsx';
 
 /** red for negative, green for positive; |x| = 1 is full strength */
@@ -82,6 +83,8 @@ function SampleCard({
               </span>
               {tokenMode !== null && !frozen && hasTokens(t) ? (
                 <TokenText turn={t} mode={tokenMode} />
+              ) : t.role === 'meta' ? (
+                <MetaActionText text={t.text} className="turn-text" />
               ) : (
                 <MathText text={t.text || '(empty)'} className="turn-text" />
               )}

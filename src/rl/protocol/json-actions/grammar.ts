@@ -162,3 +162,9 @@ let shared: ActionGrammar | null = null;
 export function defaultGrammar(): ActionGrammar {
   return (shared ??= new ActionGrammar());
 }
+
+/** The answer text the grammar accepts for an action and its output (JSON.stringify's escapes are all accepted;
+ *  raw control characters in the output become \n, \t, \uXXXX escapes). parseMetaAction reads it back. */
+export function formatMetaAction(answer: MetaActionAnswer): string {
+  return `{"action": "${answer.action}", "output": ${JSON.stringify(answer.output)}}`;
+}
