@@ -98,6 +98,26 @@ export function AblationPanel() {
   };
 
   const done = s.ablation?.runs.filter((r) => r.status === 'done').length ?? 0;
+  /** a labelled text input bound to one draft field (a plain function, not a component: the input keeps focus) */
+  const textRow = (
+    key: 'values1' | 'values2' | 'seeds',
+    label: string,
+    opts: { placeholder?: string; title?: string } = {},
+  ) => (
+    <div className="row">
+      <label htmlFor={`ablation-${key}`} title={opts.title}>
+        {label}
+      </label>
+      <input
+        id={`ablation-${key}`}
+        data-testid={`ablation-${key}`}
+        value={draft[key]}
+        disabled={running}
+        placeholder={opts.placeholder}
+        onChange={(e) => edit({ [key]: e.target.value })}
+      />
+    </div>
+  );
   return (
     <section className="ablation-panel" aria-label="ablation" data-testid="ablation-panel">
       <div className="row">
@@ -112,17 +132,7 @@ export function AblationPanel() {
           <FieldOptions fields={fields} />
         </select>
       </div>
-      <div className="row">
-        <label htmlFor="ablation-values1">values</label>
-        <input
-          id="ablation-values1"
-          data-testid="ablation-values1"
-          value={draft.values1}
-          disabled={running}
-          placeholder="token, turn-geometric"
-          onChange={(e) => edit({ values1: e.target.value })}
-        />
-      </div>
+      {textRow('values1', 'values', { placeholder: 'token, turn-geometric' })}
       <div className="row">
         <label htmlFor="ablation-field2">2nd field</label>
         <select
@@ -136,30 +146,8 @@ export function AblationPanel() {
           <FieldOptions fields={fields.filter((f) => f.field !== draft.field1)} />
         </select>
       </div>
-      {draft.field2 && (
-        <div className="row">
-          <label htmlFor="ablation-values2">values</label>
-          <input
-            id="ablation-values2"
-            data-testid="ablation-values2"
-            value={draft.values2}
-            disabled={running}
-            onChange={(e) => edit({ values2: e.target.value })}
-          />
-        </div>
-      )}
-      <div className="row">
-        <label htmlFor="ablation-seeds" title="comma-separated, or a range such as 0-2">
-          seeds
-        </label>
-        <input
-          id="ablation-seeds"
-          data-testid="ablation-seeds"
-          value={draft.seeds}
-          disabled={running}
-          onChange={(e) => edit({ seeds: e.target.value })}
-        />
-      </div>
+      {draft.field2 && textRow('values2', 'values')}
+      {textRow('seeds', 'seeds', { title: 'comma-separated, or a range such as 0-2' })}
       <p className="hint">
         runs one after another on the current config and model (each for the config's steps); values are JSON or plain
         words, comma-separated
