@@ -1,0 +1,259 @@
+// Which compute backend trains a config fastest on the loaded model, by measuring rather than by adapter type: each
+// candidate backend (WebGPU, the WebAssembly kernels, plain JavaScript) runs the same short workload on the real
+// model (a few decode steps of a group of sequences, one scoring pass and one gradient chunk), within a time budget
+// shared by the candidates; the rates it measures (ms per prefilled, decoded, scored and back-propagated token) are
+// scaled to the config's step by calibration.ts's estimateRun, and the backend with the shortest estimated step
+// wins. The rates do not depend on the config, so a page can keep them per adapter and model and choose again
+// for another config without measuring.
+import type { Backend } from '../engine/backend.ts';
+import type { ModelConfig } from '../engine/model/config.ts';
+import type { GenerateRequest, GradientRequest, TrainablePolicy } from '../engine/policy/policy.ts';
+import { estimateRun } from './calibration.ts';
+import type { ExperimentConfig } from './config.ts';
+import { stepShape } from './plan.ts';
+
+/** What one backend measured, per token, the fastest of its rounds. */
+export interface BackendRates {
+  /** the candidate's name: "webgpu", "wasm" or "cpu" */
+  backend: string;
+  /** the backend's own description, e.g. "wasm (WebAssembly relaxed SIMD kernels, 1 thread)" */
+  description: string;
+  /** prefill (and the first token), per prompt token of the decode call */
+  prefill_ms_per_token: number;
+  /** each further decode step, per sequence: the time of one generated token in a group */
+  decode_ms_per_token: number;
+  /** a scoring pass (forward only), per token of the chunk */
+  score_ms_per_token: number;
+  /** forward + backward of a gradient chunk, per token */
+  gradient_ms_per_token: number;
+  /** the untimed first round (weights on the device, shaders compiled) */
+  warmup_ms: number;
+  /** timed rounds after the warm-up */
+  rounds: number;
+  /** warm-up and rounds together */
+  spent_ms: number;
+}
+
+/** A candidate's rates and the step time they give for a config. */
+export interface BackendEstimate extends BackendRates {
+  /** estimated seconds per training step of the config (estimateRun) */
+  step_s: number;
+}
+
+/** A candidate that could not run the workload (out of memory, a lost device). */
+export interface BackendFailure {
+  backend: string;
+  description: string;
+  error: string;
+}
+
+export interface BackendChoice {
+  /** the winner's candidate name */
+  winner: string;
+  /** every candidate that ran, in the order measured */
+  estimates: BackendEstimate[];
+  failed: BackendFailure[];
+  /** wall time of the whole calibration (policies built, warm-ups and rounds) */
+  measured_ms: number;
+  /** why the winner won, in words */
+  reason: string;
+}
+
+export interface CandidateBackend {
+  name: string;
+  backend: Backend;
+}
+
+export interface CalibrateBackendsOptions {
+  config: ExperimentConfig;
+  model: ModelConfig;
+  /** the policy the trainer would build on a backend (same adapters and weight storage); disposed after measuring */
+  policyFor: (backend: Backend) => TrainablePolicy;
+  /** total time for the timed rounds of all candidates (each gets an equal share); a candidate always runs its
+   *  warm-up and one round, so a slow one can exceed it. Default 1000 ms */
+  budgetMs?: number;
+  /** most timed rounds per candidate; default 8 */
+  maxRounds?: number;
+  clock?: () => number;
+  /** a candidate starts (for a progress line) */
+  onCandidate?: (name: string) => void;
+}
+
+const DECODE_STEPS = 4;
+
+/** The fixed workload: a small slice of the config's step (at most 8 sequences of 32 prompt tokens decoding
+ *  DECODE_STEPS tokens, a chunk of at most 4 rows of 64 tokens), clamped to the model's context. */
+export function backendWorkload(config: ExperimentConfig, model: ModelConfig) {
+  const shape = stepShape(config, model, 'f32');
+  const context = model.maxPositionEmbeddings;
+  const sequences = Math.max(1, Math.min(8, shape.decode.sequences));
+  const promptTokens = Math.max(1, Math.min(32, shape.decode.promptTokens, context - DECODE_STEPS - 1));
+  const rows = Math.max(1, Math.min(4, shape.gradient.sequences));
+  const rowTokens = Math.max(2, Math.min(64, shape.gradient.tokens, context));
+  return { sequences, promptTokens, decodeSteps: DECODE_STEPS, rows, rowTokens, trained: Math.floor(rowTokens / 2) };
+}
+
+type Workload = ReturnType<typeof backendWorkload>;
+
+interface RoundTimes {
+  prefill: number;
+  decode: number;
+  score: number;
+  gradient: number;
+}
+
+async function runRound(policy: TrainablePolicy, w: Workload, clock: () => number): Promise<RoundTimes> {
+  const V = policy.vocabSize;
+  const token = (i: number) => 3 + (i % Math.max(1, V - 3));
+  const adapter = policy.adapters[0] ?? null;
+  const requests = (maxNewTokens: number): GenerateRequest[] =>
+    Array.from({ length: w.sequences }, (_, s) => ({
+      prompt: Array.from({ length: w.promptTokens }, (_x, j) => token(s * 7 + j * 5)),
+      adapter,
+      maxNewTokens,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
+  const rows: GradientRequest[] = Array.from({ length: w.rows }, (_, r) => ({
+    tokens: Array.from({ length: w.rowTokens }, (_x, i) => token(r * 11 + i * 3)),
+    positions: Array.from({ length: w.trained }, (_x, i) => w.rowTokens - w.trained + i),
+    adapter,
+    coef: new Float32Array(w.trained).fill(1e-3),
+  }));
+  const sampling = { temperature: 1, topP: 1, topK: 0, seed: 1 };
+  const time = async (f: () => Promise<unknown>) => {
+    const t0 = clock();
+    await f();
+    return clock() - t0;
+  };
+  const prefill = await time(() => policy.generate(requests(1), sampling));
+  const decode = await time(() => policy.generate(requests(1 + w.decodeSteps), sampling));
+  const score = await time(() => policy.score(rows));
+  const gradient = await time(() => policy.accumulateGradients(rows));
+  for (const a of policy.adapters) policy.zeroGrad(a);
+  return { prefill, decode, score, gradient };
+}
+
+/** Times the workload on one policy: a warm-up round, then rounds until `shareMs` (warm-up included) is spent or
+ *  `maxRounds` ran (at least one); each rate is taken from the fastest round. */
+export async function measurePolicy(
+  policy: TrainablePolicy,
+  w: Workload,
+  opts: { shareMs: number; maxRounds: number; clock: () => number },
+): Promise<Omit<BackendRates, 'backend' | 'description'>> {
+  const { clock } = opts;
+  const start = clock();
+  await runRound(policy, w, clock);
+  const warmup_ms = clock() - start;
+  const best: RoundTimes = { prefill: Infinity, decode: Infinity, score: Infinity, gradient: Infinity };
+  let rounds = 0;
+  let last = 0;
+  do {
+    const t0 = clock();
+    const r = await runRound(policy, w, clock);
+    last = clock() - t0;
+    for (const k of ['prefill', 'decode', 'score', 'gradient'] as const) best[k] = Math.min(best[k], r[k]);
+    rounds++;
+  } while (rounds < opts.maxRounds && clock() - start + last <= opts.shareMs);
+  const chunkTokens = w.rows * w.rowTokens;
+  return {
+    prefill_ms_per_token: best.prefill / (w.sequences * w.promptTokens),
+    decode_ms_per_token: Math.max(0, best.decode - best.prefill) / (w.decodeSteps * w.sequences),
+    score_ms_per_token: best.score / chunkTokens,
+    gradient_ms_per_token: best.gradient / chunkTokens,
+    warmup_ms,
+    rounds,
+    spent_ms: clock() - start,
+  };
+}
+
+/** The step time a backend's rates give for a config: the rates scaled to the config's step shape (estimateRun). */
+export function estimateStep(rates: BackendRates, config: ExperimentConfig, model: ModelConfig): number {
+  const shape = stepShape(config, model, 'f32');
+  const chunkTokens = shape.gradient.sequences * shape.gradient.tokens;
+  return estimateRun(config, model, {
+    prefill_s: (rates.prefill_ms_per_token * shape.decode.sequences * shape.decode.promptTokens) / 1000,
+    per_token_s: (rates.decode_ms_per_token * shape.decode.sequences) / 1000,
+    score_chunk_s: (rates.score_ms_per_token * chunkTokens) / 1000,
+    gradient_chunk_s: (rates.gradient_ms_per_token * chunkTokens) / 1000,
+  }).step_s;
+}
+
+/** The backend with the shortest estimated step for the config (the first measured on a tie). */
+export function chooseBackend(
+  rates: readonly BackendRates[],
+  config: ExperimentConfig,
+  model: ModelConfig,
+  extra: { failed?: BackendFailure[]; measured_ms: number },
+): BackendChoice {
+  const failed = extra.failed ?? [];
+  if (rates.length === 0) {
+    const why = failed.map((f) => `${f.backend}: ${f.error}`).join('; ');
+    throw new Error(`no backend could run the model${why ? ` (${why})` : ''}`);
+  }
+  const estimates = rates.map((r) => ({ ...r, step_s: estimateStep(r, config, model) }));
+  const best = estimates.reduce((a, b) => (b.step_s < a.step_s ? b : a));
+  const others = estimates.filter((e) => e !== best);
+  const reason =
+    others.length === 0
+      ? `the only backend that ran${failed.length ? ` (${failed.map((f) => `${f.backend} failed: ${f.error}`).join('; ')})` : ''}`
+      : `shortest estimated step for this config: ${seconds(best.step_s)} against ${others
+          .map((o) => `${o.backend} ${seconds(o.step_s)}`)
+          .join(', ')}`;
+  return { winner: best.backend, estimates, failed, measured_ms: extra.measured_ms, reason };
+}
+
+/** Measures every candidate in turn (each with an equal share of the budget) and chooses by estimated step time. A
+ *  candidate that throws is reported in `failed` and left out. The candidates' backends stay the caller's. */
+export async function calibrateBackends(
+  candidates: readonly CandidateBackend[],
+  opts: CalibrateBackendsOptions,
+): Promise<BackendChoice> {
+  const clock = opts.clock ?? (() => performance.now());
+  const budget = opts.budgetMs ?? 1000;
+  const w = backendWorkload(opts.config, opts.model);
+  const start = clock();
+  const rates: BackendRates[] = [];
+  const failed: BackendFailure[] = [];
+  for (const c of candidates) {
+    opts.onCandidate?.(c.name);
+    let policy: TrainablePolicy | null = null;
+    try {
+      policy = opts.policyFor(c.backend);
+      const measured = await measurePolicy(policy, w, {
+        shareMs: budget / candidates.length,
+        maxRounds: opts.maxRounds ?? 8,
+        clock,
+      });
+      rates.push({ backend: c.name, description: c.backend.description, ...measured });
+    } catch (e) {
+      failed.push({ backend: c.name, description: c.backend.description, error: (e as Error).message });
+    } finally {
+      await policy?.dispose();
+    }
+  }
+  return chooseBackend(rates, opts.config, opts.model, { failed, measured_ms: clock() - start });
+}
+
+function seconds(s: number): string {
+  return s >= 10 ? `${s.toFixed(0)} s` : s >= 1 ? `${s.toFixed(1)} s` : `${ms(s * 1000)} ms`;
+}
+
+function ms(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toPrecision(2);
+}
+
+/** One line for the page: "auto -> wasm: 0.45 ms/token, 1.2 s/step (webgpu 9.1 ms/token, 6.0 s/step; measured 2.3 s, cached)". */
+export function describeBackendChoice(choice: BackendChoice, opts: { cached: boolean; note?: string | null }): string {
+  const rate = (e: BackendEstimate) => `${ms(e.decode_ms_per_token)} ms/token, ${seconds(e.step_s)}/step`;
+  const winner = choice.estimates.find((e) => e.backend === choice.winner);
+  const others = choice.estimates.filter((e) => e.backend !== choice.winner).map((e) => `${e.backend} ${rate(e)}`);
+  const failed = choice.failed.map((f) => `${f.backend} failed: ${f.error}`);
+  const tail = [
+    ...others,
+    ...failed,
+    ...(opts.note ? [opts.note] : []),
+    `measured ${seconds(choice.measured_ms / 1000)}${opts.cached ? ', cached' : ''}`,
+  ];
+  return `auto -> ${choice.winner}: ${winner ? rate(winner) : '?'} (${tail.join('; ')})`;
+}
