@@ -27,7 +27,7 @@ import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import type { Backend } from '../src/engine/backend.ts';
 import { CpuBackend } from '../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
+import { loraBenchPolicy } from './lora-bench-policy.ts';
 import { policyForConfig } from '../src/rl/policy-setup.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
@@ -138,29 +138,7 @@ async function peerModel(dir: string, name: string, plan: SpeedPlan, withPlainTs
     if (!withTraining) continue;
     // forward + backward of a LoRA policy-gradient loss (tokens/s forward and forward+backward)
     const tbe = await make();
-    const policy = createEnginePolicy({
-      backend: tbe,
-      config: cfg,
-      weights,
-      decoder: { decode: (ids) => ids.join(' ') },
-      seed: 1,
-      training: {
-        mode: 'lora',
-        adapters: ['a'],
-        rank: 8,
-        alpha: 16,
-        targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-      },
-      optimizer: {
-        lr: 1e-4,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant' },
-      },
-    });
+    const policy = loraBenchPolicy({ backend: tbe, config: cfg, weights });
     const T = plan.forwardT;
     const reqs = Array.from({ length: plan.forwardB }, (_, b) => ({
       tokens: benchTokens(T, b, cfg.vocabSize),

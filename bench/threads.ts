@@ -19,7 +19,7 @@ import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
+import { loraBenchPolicy } from './lora-bench-policy.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
 import { policyForConfig } from '../src/rl/policy-setup.ts';
@@ -126,32 +126,7 @@ async function modelSpeeds(dir: string, name: string, B: number, T: number, roun
   const policies = [];
   for (const threads of [1, 2] as const) {
     const be = await backendFor(threads);
-    policies.push({
-      be,
-      policy: createEnginePolicy({
-        backend: be,
-        config: cfg,
-        weights,
-        decoder: { decode: (ids) => ids.join(' ') },
-        seed: 1,
-        training: {
-          mode: 'lora',
-          adapters: ['a'],
-          rank: 8,
-          alpha: 16,
-          targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-        },
-        optimizer: {
-          lr: 1e-4,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0,
-          gradClip: 1,
-          schedule: { kind: 'constant' },
-        },
-      }),
-    });
+    policies.push({ be, policy: loraBenchPolicy({ backend: be, config: cfg, weights }) });
   }
   const reqs = Array.from({ length: B }, (_, b) => ({
     tokens: benchTokens(T, b, cfg.vocabSize),

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
-import { createEnginePolicy } from '../src/engine/policy/engine-policy.ts';
+import { loraBenchPolicy } from './lora-bench-policy.ts';
 import type { ModelConfig, ModelWeights } from '../src/engine/model/config.ts';
 import { expectedParameterShapes } from '../src/engine/model/params.ts';
 import { Rng } from '../src/util/rng.ts';
@@ -107,27 +107,10 @@ async function model(): Promise<Array<Record<string, number | string>>> {
   const out: Array<Record<string, number | string>> = [];
   for (const d of DTYPES) {
     const be = await WasmBackend.create({ threads: 1 });
-    const policy = createEnginePolicy({
+    const policy = loraBenchPolicy({
       backend: be,
       config: cfg,
       weights,
-      decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
-      training: {
-        mode: 'lora',
-        adapters: ['a'],
-        rank: 8,
-        alpha: 16,
-        targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-      },
-      optimizer: {
-        lr: 1e-4,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant', warmupSteps: 0 },
-      },
       seed: 0,
       baseDtype: d,
       mergeLoraForInference: false,

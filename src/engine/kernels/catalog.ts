@@ -39,7 +39,9 @@ export interface KernelCatalog {
    *  keyStart[b] <= j <= past+i (keyStart masks left padding). o[B,T,H,Dh]; lse[B,H,T] = log Σ exp(scores),
    *  kept for the backward. scale = 1/sqrt(Dh). Query head h reads kv head floor(h / (H/Hkv)) (HF repeat_kv).
    *  A query that sees no key (keyStart[b] > past+i: a left-padding position) gets o = 0 and lse = 0.
-   *  Requires past + T <= S. */
+   *  Requires past + T <= S. k and v may both be f16 (a KV cache stored in halves, model/kv-cache.ts; Dh even):
+   *  read widened to f32, every sum in f32, so the result is the f32 kernel's on the rounded values (the CPU
+   *  backend keeps such a cache as f32 arrays holding the rounded values, its writers round: the twin). */
   attention: {
     t: { q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor };
     p: { B: number; T: number; S: number; past: number; H: number; Hkv: number; Dh: number };
@@ -71,7 +73,9 @@ export interface KernelCatalog {
    *  qkv[B,T,(H+2Hkv)·Dh] holds each row's q, k, v projections side by side. q[B,T,H,Dh] := rope(q part);
    *  k[b, dstRow0+t] := rope(k part) and v[b, dstRow0+t] := v part in k, v [B,Sdst,Hkv,Dh] (a KV cache, or the
    *  workspace's own k, v with Sdst = T, dstRow0 = 0). RoPE as `rope` (inverse 0) at pos[B·T], with invFreq as
-   *  there. The same arithmetic as splitting, `rope` twice and `copyRows` twice; requires dstRow0 + T <= Sdst. */
+   *  there. The same arithmetic as splitting, `rope` twice and `copyRows` twice; requires dstRow0 + T <= Sdst.
+   *  k and v may both be f16 (a KV cache in halves): each value is stored rounded to the nearest half, as copyRows
+   *  stores into an f16 destination. */
   qkvRope: {
     t: { qkv: Tensor; pos: Tensor; invFreq?: Tensor; q: Tensor; k: Tensor; v: Tensor };
     p: { B: number; T: number; H: number; Hkv: number; Dh: number; Sdst: number; dstRow0: number; theta: number };
@@ -79,7 +83,8 @@ export interface KernelCatalog {
   /** h[R,F] = silu(gu[r, f]) * gu[r, F + f]: `swiglu` over gate and up projections stored side by side
    *  (gu[R, 2F], one matmul against the concatenated [gate; up] weights). */
   swigluPacked: { t: { gu: Tensor; h: Tensor }; p: { R: number; F: number } };
-  /** out[R,D] = table[ids[r], :]  (ids i32; the CPU backend throws on an id outside [0, V)) */
+  /** out[R,D] = table[ids[r], :]  (ids i32; the CPU backend throws on an id outside [0, V)). out may be f16 when the
+   *  table is f16 and D even (an f16 KV cache gathered to its live rows): the halves are copied bit for bit. */
   embedding: { t: { ids: Tensor; table: Tensor; out: Tensor }; p: { R: number; D: number } };
   /** dtable[uniqueIds[u], :] += Σ_{r in rows of u} dout[r, :], rows of u = rowList[rowStart[u] .. rowStart[u+1])
    *  (the host groups rows by token id, so no float atomics are needed). */
@@ -138,8 +143,8 @@ export interface KernelCatalog {
       counter: number;
     };
   };
-  /** x[0..n) := 0 (f32): zeroing gradients and caches. WebGPU records a clearBuffer (no dispatch, nothing
-   *  uploaded from the host). */
+  /** x[0..n) := 0 (f32, or f16 for a KV cache in halves): zeroing gradients and caches. WebGPU records a
+   *  clearBuffer (no dispatch, nothing uploaded from the host). */
   zero: { t: { x: Tensor }; p: { n: number } };
   /** y[n] = a*x[n] + b*y[n]; b=0 overwrites y (old contents ignored, even NaN) */
   axpby: { t: { x: Tensor; y: Tensor }; p: { n: number; a: number; b: number } };

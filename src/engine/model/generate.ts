@@ -18,7 +18,8 @@ import {
   ropeFrequencies,
   type LayerContext,
 } from './layer.ts';
-import { readF32, tensorFrom, TensorScope, zeros } from './device-ops.ts';
+import { readF32, tensorFrom, TensorScope } from './device-ops.ts';
+import { allocKvCache, type KvCacheDtype } from './kv-cache.ts';
 
 /** Called with the next-token logits [V] of sequence b at generation step `step` (0 = after the prompt).
  *  Returns the token to feed next, or null when the sequence is finished. */
@@ -56,6 +57,8 @@ export interface DecodeOptions {
   prefillTokens?: number;
   /** called after each decode step with the number of tokens produced so far (all sequences) */
   onStep?: (producedTokens: number) => void;
+  /** storage of the KV cache (kv-cache.ts; default f32): f16 halves halve its memory and reads */
+  kvDtype?: KvCacheDtype;
 }
 
 /** Runs prefill + decode; every token decision goes through `chooser` (a NextToken over host logits, or a
@@ -100,7 +103,16 @@ export async function decodeBatch(
       }
       uniqueOf.push(u);
     }
-    const prefilled = await prefillBatch(be, cfg, w, unique, P, S, prefillChunkPrompts(P, opts.prefillTokens));
+    const prefilled = await prefillBatch(
+      be,
+      cfg,
+      w,
+      unique,
+      P,
+      S,
+      prefillChunkPrompts(P, opts.prefillTokens),
+      opts.kvDtype ?? 'f32',
+    );
     caches = prefilled.caches;
     // each sequence's choice after its prompt, from its unique prompt's logits row
     const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(
@@ -286,7 +298,7 @@ function compactCaches(
     caches.forEach((c, l) => {
       for (const kind of ['k', 'v'] as const) {
         const src = c[kind];
-        const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], 'f32', `cache.${kind}.${l}`);
+        const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], src.dtype, `cache.${kind}.${l}`);
         try {
           be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: Bn * S, D: W } });
         } catch (err) {
@@ -317,6 +329,7 @@ async function prefillBatch(
   P: number,
   S: number,
   chunkPrompts: number,
+  kvDtype: KvCacheDtype,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
@@ -324,8 +337,15 @@ async function prefillBatch(
   const caches: Array<{ k: Tensor; v: Tensor }> = [];
   const scope = new TensorScope(be);
   try {
-    for (let l = 0; l < cfg.numLayers; l++)
-      caches.push({ k: zeros(be, [U, S, Hkv, Dh], `cache.k.${l}`), v: zeros(be, [U, S, Hkv, Dh], `cache.v.${l}`) });
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const k = allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.k.${l}`);
+      try {
+        caches.push({ k, v: allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.v.${l}`) });
+      } catch (err) {
+        be.free(k);
+        throw err;
+      }
+    }
     const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
     for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
       const chunk = prompts.slice(u0, u0 + chunkPrompts);

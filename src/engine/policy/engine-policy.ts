@@ -48,6 +48,7 @@ import {
 } from '../model/params.ts';
 import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
 import { validateSampling } from '../sampling.ts';
+import { resolveKvCacheDtype, type KvCacheChoice, type KvCacheDtype } from '../model/kv-cache.ts';
 import { acceptSampled } from '../stop-rules.ts';
 import { buildPeftAdapter, parsePeftAdapter } from '../io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.ts';
@@ -92,6 +93,10 @@ export interface EnginePolicyOptions {
   mergeLoraForInference?: boolean | 'auto';
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
+  /** storage of generation's KV cache (model/kv-cache.ts): 'auto' (default: f16 halves when the base is f16 on
+   *  WebGPU, else f32), 'f32' (forces full precision), 'f16' (WebGPU or the CPU twin). Scoring and gradients never
+   *  read it, so trained log-probs do not depend on it; sampled tokens and their log-probs may (bench/README.md). */
+  kvCacheDtype?: KvCacheChoice;
 }
 
 /** The frozen base's storage for baseDtype 'auto': f16 halves for LoRA on a WebGPU device with shader-f16 (half
@@ -159,6 +164,9 @@ export class EnginePolicy implements TrainablePolicy {
   readonly backend: Backend;
   readonly config: ModelConfig;
   private readonly base: DecoderParams;
+  /** storage of the frozen base and of generation's KV cache, as resolved from the options */
+  readonly baseDtype: 'f32' | 'f16' | 'bf16';
+  readonly kvCacheDtype: KvCacheDtype;
   private readonly trainables = new Map<string, Trainable>();
   private readonly maxBatchTokens: number;
   private readonly maxDecodeBatch: number;
@@ -189,6 +197,8 @@ export class EnginePolicy implements TrainablePolicy {
     const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
     if (baseDtype !== 'f32' && training.mode === 'full')
       throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
+    this.baseDtype = baseDtype;
+    this.kvCacheDtype = resolveKvCacheDtype(opts.kvCacheDtype ?? 'auto', be, baseDtype);
     this.base = uploadParams(be, config, opts.weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
@@ -334,6 +344,7 @@ export class EnginePolicy implements TrainablePolicy {
           },
           {
             maxNewTokens: maxNew,
+            kvDtype: this.kvCacheDtype,
             ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}),
             onStep: (n) => onProgress?.(base + n),
           },

@@ -29,7 +29,7 @@ import {
   attentionProgram,
 } from '../../kernels/wgsl/attention.ts';
 import { attentionMergeProgram, attentionPartialProgram } from '../../kernels/wgsl/attention-split.ts';
-import { embeddingBackwardProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
+import { embeddingBackwardProgram, embeddingHalfRowsProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
 import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../../kernels/wgsl/reduce.ts';
 import { sampleProgram } from '../../kernels/wgsl/sample.ts';
 import { samplerConstants } from '../../kernels/cpu/sample.ts';
@@ -42,6 +42,19 @@ const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];
 
 /** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
+/** The element type of a KV cache's k and v (f32, or f16 halves: both the same). */
+function kvElem(
+  kernel: string,
+  k: { dtype: string; label: string },
+  v: { dtype: string; label: string },
+): 'f32' | 'f16' {
+  if (k.dtype !== v.dtype || (k.dtype !== 'f32' && k.dtype !== 'f16'))
+    throw new Error(
+      `WebGPU ${kernel}: k (${k.label}, ${k.dtype}) and v (${v.label}, ${v.dtype}) must both be f32 or both f16`,
+    );
+  return k.dtype;
+}
+
 function perChunk(
   kernel: string,
   storages: Array<[string, GpuStorage]>,
@@ -166,11 +179,12 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       ? single(ctx, k, 'invFreq', t.invFreq, half)
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const q = single(ctx, k, 'q', t.q, R * H * Dh);
-    const kc = single(ctx, k, 'k', t.k, B * Sdst * Hkv * Dh);
-    const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh);
-    const n = R * (H + 2 * Hkv) * half;
+    const kv = kvElem(k, t.k, t.v);
+    const kc = single(ctx, k, 'k', t.k, B * Sdst * Hkv * Dh, [kv]);
+    const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh, [kv]);
+    const n = R * (H + 2 * Hkv) * half; // pairs (f32 cache) or words of two halves (f16 cache): Dh / 2 per head slot
     ctx.runtime.dispatch(
-      qkvRopeProgram(t.invFreq ? 'tensor' : 'fixed', wg),
+      (kv === 'f16' ? qkvRopeHalfProgram : qkvRopeProgram)(t.invFreq ? 'tensor' : 'fixed', wg),
       [qkv, pos, freq, q, kc, vc],
       { n, H, Hkv, half, Dh, T, Sdst, dstRow0 },
       grid1d(n, wg),
@@ -192,8 +206,10 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     if (past + T > S) throw new Error(`WebGPU attention: past (${past}) + T (${T}) exceeds the cache length S = ${S}`);
     const k = 'attention';
     const q = single(ctx, k, 'q', t.q, B * T * H * Dh);
-    const kk = single(ctx, k, 'k', t.k, B * S * Hkv * Dh);
-    const v = single(ctx, k, 'v', t.v, B * S * Hkv * Dh);
+    const kv = kvElem(k, t.k, t.v); // f16: a KV cache in halves, widened as read
+    if (kv === 'f16' && Dh % 2 !== 0) throw new Error(`WebGPU attention: an f16 KV cache needs an even Dh, got ${Dh}`);
+    const kk = single(ctx, k, 'k', t.k, B * S * Hkv * Dh, [kv]);
+    const v = single(ctx, k, 'v', t.v, B * S * Hkv * Dh, [kv]);
     const ks = single(ctx, k, 'keyStart', t.keyStart, B, IDS);
     const o = single(ctx, k, 'o', t.o, B * T * H * Dh);
     const lse = single(ctx, k, 'lse', t.lse, B * H * T);
@@ -207,11 +223,15 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       const nSplit = Math.max(1, Math.min(Math.ceil(256 / (B * Hkv)), Math.ceil(keys / 256)));
       const dec = { B, S, past, H, Hkv, scale: params.scale, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
       if (nSplit === 1) {
-        ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true), [q, kk, v, ks, o, lse], dec, [B * Hkv, 1, 1]);
+        ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true, kv), [q, kk, v, ks, o, lse], dec, [B * Hkv, 1, 1]);
         return;
       }
       const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
-      ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, false), [q, kk, v, ks, part], dec, [B * Hkv * nSplit, 1, 1]);
+      ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, false, kv), [q, kk, v, ks, part], dec, [
+        B * Hkv * nSplit,
+        1,
+        1,
+      ]);
       ctx.runtime.dispatch(
         attentionMergeProgram(Dh, wg),
         [part, o, lse],
@@ -229,7 +249,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
       const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
       ctx.runtime.dispatch(
-        attentionPartialProgram(Dh, wg),
+        attentionPartialProgram(Dh, wg, kv),
         [q, kk, v, ks, part],
         { ...split, n: n * nSplit },
         grid1d(n * nSplit, wg),
@@ -238,7 +258,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       ctx.releaseScratch(part);
       return;
     }
-    ctx.runtime.dispatch(attentionProgram(Dh, wg), [q, kk, v, ks, o, lse], params, grid1d(n, wg));
+    ctx.runtime.dispatch(attentionProgram(Dh, wg, kv), [q, kk, v, ks, o, lse], params, grid1d(n, wg));
   },
 
   attentionBackward(ctx, { t, p }) {
@@ -326,13 +346,30 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const { R, D } = p;
     const ids = single(ctx, 'embedding', 'ids', t.ids, R, IDS);
     const table = checked(ctx, 'embedding', 'table', t.table, D, FLOATS);
-    const out = single(ctx, 'embedding', 'out', t.out, R * D);
     if (table.rowElems !== D && table.chunks.length > 1) {
       throw new Error(`WebGPU embedding: split table '${t.table.label}' must have rows of D=${D} elements`);
     }
-    const program = embeddingProgram(elem(t.table.dtype), wg);
     const rowsTotal = t.table.size / D;
     for (const c of table.chunks) {
+    if (t.out.dtype === 'f16') {
+      // halves to halves (an f16 KV cache gathered to its live rows): words of two halves copied bit for bit
+      if (t.table.dtype !== 'f16' || D % 2 !== 0)
+        throw new Error(`WebGPU embedding: an f16 out needs an f16 table and an even D (got ${t.table.dtype}, D=${D})`);
+      const out = single(ctx, 'embedding', 'out', t.out, R * D, ['f16']);
+      for (const c of table.chunks) {
+        const rows = table.chunks.length === 1 ? rowsTotal : c.rows;
+        const n = (R * D) / 2;
+        ctx.runtime.dispatch(
+          embeddingHalfRowsProgram(wg),
+          [ids, c.buffer, out],
+          { n, D2: D / 2, row0: c.firstRow, rows },
+          grid1d(n, wg),
+        );
+      }
+      return;
+    }
+    const out = single(ctx, 'embedding', 'out', t.out, R * D);
+    const program = embeddingProgram(elem(t.table.dtype), wg);
       const rows = table.chunks.length === 1 ? rowsTotal : c.rows;
       ctx.runtime.dispatch(program, [ids, c.buffer, out], { n: R * D, D, row0: c.firstRow, rows }, grid1d(R * D, wg));
     }
@@ -393,8 +430,10 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   },
 
   zero(ctx, { t, p }) {
-    const x = checked(ctx, 'zero', 'x', t.x, p.n);
-    perChunk('zero', [['x', x]], p.n, (i, count) => ctx.runtime.clear(x.chunks[i].buffer, 0, count * 4));
+    const x = checked(ctx, 'zero', 'x', t.x, p.n, FLOATS);
+    // an f16 tensor (a KV cache in halves) holds 2 bytes per element; buffers are padded to whole words
+    const bytes = (count: number) => (t.x.dtype === 'f16' ? Math.ceil(count / 2) * 4 : count * 4);
+    perChunk('zero', [['x', x]], p.n, (i, count) => ctx.runtime.clear(x.chunks[i].buffer, 0, bytes(count)));
   },
 
   axpby(ctx, { t, p }) {

@@ -1,6 +1,7 @@
 // CPU twin of the fused inference kernel `qkvRope` (catalog.ts): split a row of concatenated q, k, v
 // projections, rotate q and k with the `rope` kernel's own code, and write k, v at their cache rows. Built from
-// rope() and copyRows() on the same values, so it is exactly what the unfused sequence computes.
+// rope() and copyRows() on the same values, so it is exactly what the unfused sequence computes. With `kvHalf` (a
+// KV cache stored in halves) k and v are rounded to the nearest half as copyRows rounds into an f16 destination.
 import { copyRows } from './elementwise.ts';
 import { rope } from './rope.ts';
 import { scratchF32 } from './scratch.ts';
@@ -24,6 +25,7 @@ export function qkvRope(
   k: Float32Array,
   v: Float32Array,
   p: QkvRopeParams,
+  kvHalf = false,
 ): void {
   const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
   const R = B * T;
@@ -39,6 +41,6 @@ export function qkvRope(
   }
   rope(q, pos, R, H, Dh, theta, 0, invFreq);
   rope(kRows, pos, R, Hkv, Dh, theta, 0, invFreq);
-  copyRows(kRows, k, B, T, Wkv, Sdst, dstRow0);
-  copyRows(vRows, v, B, T, Wkv, Sdst, dstRow0);
+  copyRows(kRows, k, B, T, Wkv, Sdst, dstRow0, 0, kvHalf);
+  copyRows(vRows, v, B, T, Wkv, Sdst, dstRow0, 0, kvHalf);
 }

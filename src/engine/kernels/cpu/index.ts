@@ -105,12 +105,16 @@ export const cpuKernels: CpuKernelTable = {
       mem.f32(t.k),
       mem.f32(t.v),
       p,
+      t.k.dtype === 'f16',
     );
   },
   swigluPacked(mem, t, p) {
     swigluPacked(mem.f32(t.gu), mem.f32(t.h), p.R, p.F);
   },
   embedding(mem, t, p) {
+    // an f16 out (an f16 KV cache compacted) gathers halves, already rounded: the values are copied as they are
+    if (t.out.dtype === 'f16' && t.table.dtype !== 'f16')
+      throw new Error(`embedding: an f16 out needs an f16 table, got ${t.table.dtype} ('${t.table.label}')`);
     embedding(mem.i32(t.ids), mem.f32(t.table), mem.f32(t.out), p.R, p.D);
   },
   embeddingBackward(mem, t, p) {
@@ -197,15 +201,12 @@ export const cpuKernels: CpuKernelTable = {
       mem.f32(t.g),
       mem.f32(t.m),
       mem.f32(t.v),
-      mem.f32(t.normSq),
+      mem.f32(t.state),
       p.n,
-      p.lr,
       p.beta1,
       p.beta2,
       p.eps,
       p.weightDecay,
-      p.step,
-      p.clip,
     );
   },
   adamw(mem, t, p) {

@@ -9,6 +9,8 @@
 // Long contexts are split over several workgroups (nSplit > 1): each writes its (m, l, acc) to the partials the
 // split-key merge (attention-split.ts attentionMergeProgram) combines; with one split the workgroup writes o and
 // lse itself. A query with no visible key gets o = 0, lse = 0.
+// kv 'f16': the cache holds halves (packed pairs, Dh even): keys are read a word (two halves) at a time and values
+// widened as they are read; every sum is in f32.
 import { cached, header, type BindingSpec, type WgslProgram } from './common.ts';
 
 /** Threads per workgroup = keys per block. */
@@ -25,12 +27,15 @@ const decodeParams = {
   keysPerSplit: 'u32',
 } as const;
 
-/** G query heads per KV head, head dim Dh; `direct`: one split, write o and lse (else the partials). */
-function buildAttentionDecodeProgram(Dh: number, G: number, direct: boolean): WgslProgram {
+/** G query heads per KV head, head dim Dh; `direct`: one split, write o and lse (else the partials); `kv`: the
+ *  cache's element type. */
+function buildAttentionDecodeProgram(Dh: number, G: number, direct: boolean, kv: 'f32' | 'f16' = 'f32'): WgslProgram {
+  if (kv === 'f16' && Dh % 2 !== 0)
+    throw new Error(`attention decode: an f16 KV cache needs an even head dim, got ${Dh}`);
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' },
-    { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'k', elem: kv, access: 'read' },
+    { name: 'v', elem: kv, access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' },
     ...(direct
       ? ([
@@ -54,6 +59,14 @@ function buildAttentionDecodeProgram(Dh: number, G: number, direct: boolean): Wg
     : `    let at = ((b * P.H + h) * P.nSplit + split) * ${Dh + 2}u;
     if (lid == 0u) { part[at] = ms[g]; part[at + 1u] = ls[g]; }
     for (var r = 0u; r < ${DPT}u; r = r + 1u) { let d = lid + r * ${KB}u; if (d < ${Dh}u) { part[at + 2u + d] = acc[g * ${DPT}u + r]; } }`;
+  const score =
+    kv === 'f16'
+      ? `      for (var d = 0u; d < ${Dh}u; d = d + 2u) {
+        let kk = unpack2x16float(k[(kRow + d) >> 1u]);
+        s = s + qs[g * ${Dh}u + d] * kk.x;
+        s = s + qs[g * ${Dh}u + d + 1u] * kk.y;
+      }`
+      : `      for (var d = 0u; d < ${Dh}u; d = d + 1u) { s = s + qs[g * ${Dh}u + d] * k[kRow + d]; }`;
   const code = `${header(decodeParams, bindings)}
 
 var<workgroup> qs: array<f32, ${G * Dh}>;   // the group's queries, pre-scaled
@@ -84,7 +97,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let kRow = ((b * P.S + min(j, hi - 1u)) * P.Hkv + kvh) * ${Dh}u;
     for (var g = 0u; g < ${G}u; g = g + 1u) {
       var s = 0.0;
-      for (var d = 0u; d < ${Dh}u; d = d + 1u) { s = s + qs[g * ${Dh}u + d] * k[kRow + d]; }
+${score}
       ps[g * ${KB}u + lid] = select(-3.0e38, s, live);
     }
     workgroupBarrier();
@@ -111,7 +124,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       if (d < ${Dh}u) {
         for (var g = 0u; g < ${G}u; g = g + 1u) { acc[g * ${DPT}u + r] = acc[g * ${DPT}u + r] * alphas[g]; }
         for (var t = 0u; t < count; t = t + 1u) {
-          let vv = v[((b * P.S + j0 + t) * P.Hkv + kvh) * ${Dh}u + d];
+          let vv = ld_v(((b * P.S + j0 + t) * P.Hkv + kvh) * ${Dh}u + d);
           for (var g = 0u; g < ${G}u; g = g + 1u) { acc[g * ${DPT}u + r] = acc[g * ${DPT}u + r] + ps[g * ${KB}u + t] * vv; }
         }
       }
@@ -124,7 +137,12 @@ ${finish}
   }
 }
 `;
-  return { key: `attentionDecode:${Dh}:${G}:${direct ? 'direct' : 'split'}`, code, bindings, params: decodeParams };
+  return {
+    key: `attentionDecode:${Dh}:${G}:${direct ? 'direct' : 'split'}${kv === 'f16' ? ':kvF16' : ''}`,
+    code,
+    bindings,
+    params: decodeParams,
+  };
 }
 
 export const attentionDecodeProgram = cached(buildAttentionDecodeProgram);

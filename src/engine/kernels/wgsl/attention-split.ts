@@ -5,7 +5,8 @@
 //             range and writes (m, l, acc[Dh]) (acc not yet divided by l) to part[query, split, :]
 //   merge:    thread per query: M = max m_s, L = sum l_s e^(m_s - M), o = sum acc_s e^(m_s - M) / L,
 //             lse = M + log L (o = 0, lse = 0 when no split saw a key)
-// part: [B*T*H, nSplit, Dh + 2] scratch.
+// part: [B*T*H, nSplit, Dh + 2] scratch. The partials also read a KV cache stored in halves (kv 'f16'), summing
+// in f32.
 import { cached, type BindingSpec, type WgslProgram } from './common.ts';
 import { attentionFamilyProgram, onlineSoftmax, store } from './attention.ts';
 
@@ -33,16 +34,16 @@ function build(
   return attentionFamilyProgram(key, splitParams, bindings, Dh, loads, body, wg);
 }
 
-function buildAttentionPartialProgram(Dh: number, wg: number): WgslProgram {
+function buildAttentionPartialProgram(Dh: number, wg: number, kv: 'f32' | 'f16' = 'f32'): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' },
-    { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'k', elem: kv, access: 'read' },
+    { name: 'v', elem: kv, access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' },
     { name: 'part', elem: 'f32', access: 'read_write' },
   ];
   return build(
-    'attentionPartial',
+    kv === 'f16' ? 'attentionPartialKvF16' : 'attentionPartial',
     bindings,
     Dh,
     ['q', 'k', 'v'],

@@ -4,6 +4,8 @@
 // Shapes: q, o, dout, dq [B,T,H,Dh]; k, v [B,S,Hkv,Dh] (backward: S = T); keyStart [B] i32; lse, delta [B,H,T].
 // Query t of sequence b sits at cache row past+t and sees keys j with keyStart[b] <= j <= past+t; head h reads
 // kv head h / (H/Hkv). A query with no visible key gets o = 0, lse = 0 (as the CPU reference).
+// The forward also reads a KV cache stored in halves (k, v f16: packed pairs widened to f32, sums in f32); the
+// backward reads a training pass's own f32 keys and values only.
 //   forward:  s_j = scale q.k_j;  lse = log sum_j exp(s_j);  o = sum_j exp(s_j - lse) v_j    (online softmax)
 //   delta:    delta = dout . o
 //   dq:       dq = scale sum_j p_j (dout.v_j - delta) k_j,           p_j = exp(s_j - lse)
@@ -22,14 +24,22 @@ const attentionParams = {
   scale: 'f32',
 } as const;
 
-/** `fn X4(base, d4) -> vec4<f32>`: elements base + 4*d4 .. +3 of binding X, zero past Dh. */
-function loaders(names: string[], Dh: number): string {
+/** `fn X4(base, d4) -> vec4<f32>`: elements base + 4*d4 .. +3 of binding X, zero past Dh. An f16 binding (a KV
+ *  cache in halves: packed pairs) is widened to f32; with Dh a multiple of 4 (so `base` is too) as two words. */
+function loaders(names: string[], Dh: number, bindings: readonly BindingSpec[]): string {
   return names
     .map((x) => {
+      const half = bindings.find((b) => b.name === x)?.elem === 'f16';
+      if (half && Dh % 4 === 0) {
+        const w = `(base >> 1u) + d4 * 2u`;
+        return `fn ${x}4(base: u32, d4: u32) -> vec4<f32> { return vec4<f32>(unpack2x16float(${x}[${w}]), unpack2x16float(${x}[${w} + 1u])); }`;
+      }
       const parts = [0, 1, 2, 3].map((c) =>
-        Dh % 4 === 0
-          ? `${x}[base + d4 * 4u + ${c}u]`
-          : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`,
+        half
+          ? `select(0.0, ld_${x}(min(base + d4 * 4u + ${c}u, 2u * arrayLength(&${x}) - 1u)), d4 * 4u + ${c}u < ${Dh}u)`
+          : Dh % 4 === 0
+            ? `${x}[base + d4 * 4u + ${c}u]`
+            : `select(0.0, ${x}[min(base + d4 * 4u + ${c}u, arrayLength(&${x}) - 1u)], d4 * 4u + ${c}u < ${Dh}u)`,
       );
       return `fn ${x}4(base: u32, d4: u32) -> vec4<f32> { return vec4<f32>(${parts.join(', ')}); }`;
     })
@@ -60,7 +70,7 @@ export function attentionFamilyProgram(
   const code = `${header(params, bindings)}
 const DH4 = ${Math.ceil(Dh / 4)}u;
 const DH = ${Dh}u;
-${loaders(loads, Dh)}
+${loaders(loads, Dh, bindings)}
 
 ${entry1d(wg)}
   if (gid >= P.n) { return; }
@@ -116,17 +126,18 @@ export function onlineSoftmax(loop: string, kvRow: string): string {
   }`;
 }
 
-function buildAttentionProgram(Dh: number, wg: number): WgslProgram {
+/** The forward; `kv` 'f16': k and v are a KV cache stored in halves (read widened, accumulated in f32). */
+function buildAttentionProgram(Dh: number, wg: number, kv: 'f32' | 'f16' = 'f32'): WgslProgram {
   const bindings: BindingSpec[] = [
     { name: 'q', elem: 'f32', access: 'read' },
-    { name: 'k', elem: 'f32', access: 'read' },
-    { name: 'v', elem: 'f32', access: 'read' },
+    { name: 'k', elem: kv, access: 'read' },
+    { name: 'v', elem: kv, access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' },
     { name: 'o', elem: 'f32', access: 'read_write' },
     { name: 'lse', elem: 'f32', access: 'read_write' },
   ];
   return build(
-    'attention',
+    kv === 'f16' ? 'attentionKvF16' : 'attention',
     bindings,
     Dh,
     ['q', 'k', 'v'],

@@ -5,6 +5,8 @@
 //   embeddingBackward:  dtable[uniqueIds[u], d] += sum_{q in rowStart[u]..rowStart[u+1]} dout[rowList[q], d]
 //                       one thread per (u, d); the host grouped rows by id, so no two threads share a table row
 //                       and no float atomics are needed.
+//   embeddingHalfRows:  the same gather from halves to halves (an f16 KV cache compacted to its live rows), one
+//                       thread per word of two halves (D even), copied bit for bit
 // An id outside [0, V) matches no chunk and leaves its output row as it was (a shader cannot throw; the CPU
 // backend reports it).
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
@@ -28,6 +30,28 @@ ${entry1d(wg)}
 }
 `;
   return { key: `embedding:${table}:wg${wg}`, code, bindings, params, wg };
+}
+
+function buildEmbeddingHalfRowsProgram(wg: number): WgslProgram {
+  // n = R * D / 2 words; D2 = D / 2
+  const params = { n: 'u32', D2: 'u32', row0: 'u32', rows: 'u32' } as const;
+  const bindings = [
+    { name: 'ids', elem: 'i32', access: 'read' },
+    { name: 'table', elem: 'u32', access: 'read' },
+    { name: 'out', elem: 'u32', access: 'read_write' },
+  ] as const;
+  const code = `${header(params, bindings)}
+
+${entry1d(wg)}
+  if (gid >= P.n) { return; }
+  let r = gid / P.D2;
+  let w = gid - r * P.D2;
+  let local = ids[r] - i32(P.row0);
+  if (local < 0 || local >= i32(P.rows)) { return; }
+  out[gid] = table[u32(local) * P.D2 + w];
+}
+`;
+  return { key: `embeddingHalfRows:wg${wg}`, code, bindings, params, wg };
 }
 
 function buildEmbeddingBackwardProgram(wg: number): WgslProgram {
@@ -57,5 +81,7 @@ ${entry1d(wg)}
 }
 
 export const embeddingProgram = cached(buildEmbeddingProgram);
+
+export const embeddingHalfRowsProgram = cached(buildEmbeddingHalfRowsProgram);
 
 export const embeddingBackwardProgram = cached(buildEmbeddingBackwardProgram);
