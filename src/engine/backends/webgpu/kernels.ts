@@ -13,8 +13,9 @@ import {
 } from '../../kernels/wgsl/elementwise.ts';
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../../kernels/wgsl/norm.ts';
 import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
-import { qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
-import { adamwClippedProgram } from '../../kernels/wgsl/adamw-clipped.ts';
+import { qkvRopeHalfProgram, qkvRopeProgram, swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
+import { adamwApplyProgram, adamwPrepareProgram } from '../../kernels/wgsl/adamw-device.ts';
+import { ADAMW_STATE, adamwStateSize } from '../../kernels/cpu/adamw.ts';
 import { attentionDecodeProgram } from '../../kernels/wgsl/attention-decode.ts';
 import {
   attentionDkDvTiledProgram,
@@ -41,7 +42,6 @@ import { runLmHead, runLogprob, runLogprobBackward } from './logprob.ts';
 const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];
 
-/** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
 /** The element type of a KV cache's k and v (f32, or f16 halves: both the same). */
 function kvElem(
   kernel: string,
@@ -55,6 +55,7 @@ function kvElem(
   return k.dtype;
 }
 
+/** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
 function perChunk(
   kernel: string,
   storages: Array<[string, GpuStorage]>,
@@ -350,7 +351,6 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       throw new Error(`WebGPU embedding: split table '${t.table.label}' must have rows of D=${D} elements`);
     }
     const rowsTotal = t.table.size / D;
-    for (const c of table.chunks) {
     if (t.out.dtype === 'f16') {
       // halves to halves (an f16 KV cache gathered to its live rows): words of two halves copied bit for bit
       if (t.table.dtype !== 'f16' || D % 2 !== 0)
@@ -370,6 +370,7 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     }
     const out = single(ctx, 'embedding', 'out', t.out, R * D);
     const program = embeddingProgram(elem(t.table.dtype), wg);
+    for (const c of table.chunks) {
       const rows = table.chunks.length === 1 ? rowsTotal : c.rows;
       ctx.runtime.dispatch(program, [ids, c.buffer, out], { n: R * D, D, row0: c.firstRow, rows }, grid1d(R * D, wg));
     }
@@ -572,18 +573,24 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     });
   },
 
-  adamwClipped(ctx, { t, p }) {
+  adamwPrepare(ctx, { t, p }) {
+    const k = 'adamwPrepare';
+    const normSq = single(ctx, k, 'normSq', t.normSq, 1);
+    const state = single(ctx, k, 'state', t.state, adamwStateSize(p.capacity));
+    if (!(p.record < p.capacity))
+      throw new Error(`WebGPU adamwPrepare: record ${p.record} is outside the state's ${p.capacity} records`);
+    const clip = p.clip > 0 && Number.isFinite(p.clip) ? p.clip : 0;
+    ctx.runtime.dispatch(adamwPrepareProgram(), [normSq, state], { ...p, clip }, [1, 1, 1]);
+  },
+
+  adamwApply(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
-    if (!(p.step >= 1)) throw new Error(`WebGPU adamwClipped: step must be >= 1 (1-based), got ${p.step}`);
-    const k = 'adamwClipped';
+    const k = 'adamwApply';
     const ps = checked(ctx, k, 'p', t.p, p.n);
     const g = checked(ctx, k, 'g', t.g, p.n);
     const m = checked(ctx, k, 'm', t.m, p.n);
     const v = checked(ctx, k, 'v', t.v, p.n);
-    const normSq = single(ctx, k, 'normSq', t.normSq, 1);
-    const bc1 = 1 - Math.pow(p.beta1, p.step);
-    const bc2 = 1 - Math.pow(p.beta2, p.step);
-    const clip = p.clip > 0 && Number.isFinite(p.clip) ? p.clip : 0;
+    const state = single(ctx, k, 'state', t.state, ADAMW_STATE.RECORDS);
     perChunk(
       k,
       [
@@ -595,19 +602,9 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
       p.n,
       (i, count) => {
         ctx.runtime.dispatch(
-          adamwClippedProgram(wg),
-          [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer, normSq],
-          {
-            n: count,
-            lr: p.lr,
-            beta1: p.beta1,
-            beta2: p.beta2,
-            eps: p.eps,
-            weightDecay: p.weightDecay,
-            bc1,
-            bc2,
-            clip,
-          },
+          adamwApplyProgram(wg),
+          [ps.chunks[i].buffer, g.chunks[i].buffer, m.chunks[i].buffer, v.chunks[i].buffer, state],
+          { ...p, n: count },
           grid1d(count, wg),
         );
       },
