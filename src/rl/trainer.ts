@@ -19,7 +19,7 @@
 // All randomness comes from the config seed through counter-based seeds, so the same config, seed and backend
 // give identical metrics, and a restored state continues exactly where the saved run stopped.
 
-import type { Problem, TaskKind } from '../data/problem.ts';
+import type { Problem } from '../data/problem.ts';
 import type { Policy, SamplingParams, TrainablePolicy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
@@ -27,7 +27,7 @@ import { meanAndStd } from './losses/advantages.ts';
 import type { MetricsRecord, PhaseTimes } from './metrics.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
-import { deriveSeed, type FrozenActor, type RolloutSettings } from './protocol/rollout.ts';
+import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
 import {
   freshEpisodes,
@@ -37,7 +37,6 @@ import {
   runEpisodes,
   scoreGraded,
   stepPlan,
-  trainableRoles,
 } from './train/episodes.ts';
 import { inThreadChecker } from './verifier/checker.ts';
 import { episodeStats, rolloutRecords } from './train/records.ts';
@@ -45,8 +44,9 @@ import { checkFirstPromptFits, contextMessage, ContextTally } from './train/cont
 import { divergenceMessage } from './train/divergence.ts';
 import { StepExplainer } from './train/explain.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
+import { checkRunOptions, frozenActor } from './train/run-checks.ts';
+import { checkedState } from './train/trainer-state.ts';
 import {
-  checkPhaseState,
   phaseAgent,
   phaseBatch,
   phaseDone,
@@ -83,38 +83,6 @@ export type {
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-function taskOf(problems: readonly Problem[], what: string): TaskKind {
-  if (problems.length === 0) throw new Error(`createTrainer: the ${what} set is empty`);
-  const task = problems[0].task;
-  const other = problems.find((p) => p.task !== task);
-  if (other)
-    throw new Error(
-      `createTrainer: the ${what} set mixes tasks ("${task}" and "${other.task}" in problem ${other.id})`,
-    );
-  return task;
-}
-
-/** The frozen agent of options that ask for one (config.frozenAgent), checked against the config. */
-function frozenActor(opts: Omit<TrainerOptions, 'policy'>): FrozenActor | null {
-  const wanted = opts.config.frozenAgent;
-  const given = opts.frozen;
-  if (wanted === 'none') {
-    if (given)
-      throw new Error(`createTrainer: a frozen ${given.role} agent was given but config.frozenAgent is "none"`);
-    return null;
-  }
-  if (!given)
-    throw new Error(
-      `createTrainer: config.frozenAgent is "${wanted}" but no frozen agent was given (TrainerOptions.frozen: its policy and tokenizer)`,
-    );
-  if (given.role !== wanted)
-    throw new Error(
-      `createTrainer: config.frozenAgent is "${wanted}" but the frozen agent given plays "${given.role}"`,
-    );
-  const maxContext = given.maxContext ?? given.policy.contextLength ?? Number.POSITIVE_INFINITY;
-  return { role: given.role, policy: given.policy, tokenizer: given.tokenizer, maxContext };
-}
-
 /** Seeds used by the trainer, one stream per purpose. */
 const STREAM = { order: 1, rollout: 2, minibatch: 3 } as const;
 
@@ -139,23 +107,10 @@ function createRun(
   const checker = opts.checker ?? inThreadChecker();
   const train = opts.train;
   const evalSet = config.evalSize > 0 ? opts.eval.slice(0, config.evalSize) : opts.eval;
-  const task = taskOf(train, 'training');
-  if (evalSet.length > 0) taskOf(evalSet, 'evaluation');
+  const task = checkRunOptions(config, train, evalSet, adapters);
   const jsonActions = config.metaActions === 'json';
-  if (jsonActions && (config.mode !== 'single-turn' || task !== 'math'))
-    throw new Error(
-      `createTrainer: metaActions "json" runs single-turn ReMA on a math task (paper Sec. 4.2.2); this run is mode "${config.mode}" on a ${task} task`,
-    );
   const prompts = runPrompts(config, task);
   const shared = adapters[0];
-  if (config.paramMode === 'separate' && isTwoAgent(config)) {
-    const needed = trainableRoles(config);
-    for (const a of needed)
-      if (!adapters.includes(a))
-        throw new Error(
-          `createTrainer: paramMode "separate" needs adapters ${needed.map((r) => `"${r}"`).join(' and ')}; the policy has [${adapters.join(', ')}]`,
-        );
-  }
   const frozen = frozenActor(opts);
   const adapterFor = (role: AgentRole): string =>
     config.paramMode === 'separate' && isTwoAgent(config) ? role : shared;
@@ -496,25 +451,8 @@ function createRun(
     step,
     evaluate,
     state: () => structuredClone(state),
-    restore(s: TrainerState) {
-      if (s.version !== 1) throw new Error(`trainer state: unknown version ${String(s.version)}`);
-      for (const key of ['step', 'cursor', 'epoch'] as const)
-        if (!Number.isInteger(s[key]) || s[key] < 0)
-          throw new Error(`trainer state: field "${key}" must be a non-negative integer, got ${String(s[key])}`);
-      const streak = s.nonfiniteStreak ?? 0;
-      if (!Number.isInteger(streak) || streak < 0)
-        throw new Error(
-          `trainer state: field "nonfiniteStreak" must be a non-negative integer, got ${String(s.nonfiniteStreak)}`,
-        );
-      const phase = s.phase === undefined ? undefined : checkPhaseState(s.phase, train.length);
-      state = {
-        version: 1,
-        step: s.step,
-        cursor: s.cursor,
-        epoch: s.epoch,
-        ...(streak > 0 ? { nonfiniteStreak: streak } : {}),
-        ...(phase ? { phase } : {}),
-      };
+    restore(saved: TrainerState) {
+      state = checkedState(saved, train.length);
     },
   };
 }
