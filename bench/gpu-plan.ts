@@ -191,7 +191,14 @@ async function measure(
     phases.grad_chunk.bind_groups_first_step = samples[0].d.bindGroupsCreated;
   }
   for (const [phase, run] of [
-    ['adamw', () => policy.optimizerStep('a')],
+    [
+      'adamw',
+      async () => {
+        // queued and submitted; its norm and applied flag stay on the device until readOptimizerStats
+        await policy.optimizerStep('a');
+        await be.sync();
+      },
+    ],
     [
       'zero_grad',
       async () => {

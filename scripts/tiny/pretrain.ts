@@ -214,7 +214,8 @@ async function main(): Promise<void> {
         coef: new Float32Array(e.targets.length).fill(-1 / n),
       })),
     );
-    const { gradNorm, lr: stepLr } = await policy.optimizerStep('full');
+    await policy.optimizerStep('full');
+    const { gradNorm, lr: stepLr } = (await policy.readOptimizerStats('full')).at(-1)!;
     trainSeconds += (performance.now() - t0) / 1000;
     const nll = -results.reduce((s, r) => s + r.logprobs.reduce((a, b) => a + b, 0), 0) / n;
     lossSum += nll;

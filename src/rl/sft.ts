@@ -100,8 +100,10 @@ export async function sftStep(
     ]);
     for (const lp of r.logprobs) sumLogp += lp;
   }
-  const step = await policy.optimizerStep(adapter);
-  return { loss: -sumLogp / tokens, tokens, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied !== false };
+  await policy.optimizerStep(adapter);
+  // the step's own result (one small read per SFT step)
+  const step = (await policy.readOptimizerStats(adapter)).at(-1)!;
+  return { loss: -sumLogp / tokens, tokens, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied };
 }
 
 /** One finished step of runSftSteps, 1-based. */

@@ -321,7 +321,8 @@ describe('WASM backend: weights stored as f16 / bf16', () => {
         coef: Float32Array.from([0.5, -0.2, 0.3, 0.1]),
       };
       await policy.accumulateGradients([req]);
-      const opt = await policy.optimizerStep('a');
+      await policy.optimizerStep('a');
+      const [opt] = await policy.readOptimizerStats('a');
       const after = await policy.score([req]);
       return { tokens: gen[0].tokens, gradNorm: opt.gradNorm, logprobs: after[0].logprobs, loaded };
     };

@@ -66,8 +66,9 @@ async function run(backend: Backend, training: TrainingSetup) {
   for (let s = 0; s < 2; s++) {
     policy.zeroGrad(adapter);
     await policy.accumulateGradients(grads);
-    steps.push(await policy.optimizerStep(adapter));
+    await policy.optimizerStep(adapter);
   }
+  steps.push(...(await policy.readOptimizerStats(adapter)));
   const after = await policy.score(scoreReqs);
   policy.dispose();
   return {

@@ -1,8 +1,9 @@
 // AdamW over backend tensors against a float64 host transcription of the algorithm (decoupled decay, bias
-// correction, global-norm clipping), learning-rate schedules, and optimiser state save/load.
+// correction, global-norm clipping, skipped non-finite steps), learning-rate schedules, optimiser state save/load,
+// and the step results read later (readStats) than the steps were queued.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { AdamW, type AdamWOptions } from '../../src/engine/optim/adamw.ts';
+import { AdamW, RECORD_CAPACITY, type AdamWOptions } from '../../src/engine/optim/adamw.ts';
 import { learningRate } from '../../src/engine/optim/schedule.ts';
 import { Rng } from '../../src/util/rng.ts';
 
@@ -10,9 +11,11 @@ function reference(p: Float64Array[], grads: Float64Array[][], o: AdamWOptions, 
   const m = p.map((x) => new Float64Array(x.length));
   const v = p.map((x) => new Float64Array(x.length));
   const params = p.map((x) => Float64Array.from(x));
-  grads.forEach((g, stepIdx) => {
-    const step = stepIdx + 1;
+  let step = 0;
+  grads.forEach((g) => {
     const norm = Math.sqrt(g.reduce((s, gi) => s + gi.reduce((a, x) => a + x * x, 0), 0));
+    if (!Number.isFinite(norm)) return; // skipped: the step number (bias correction, schedule) does not advance
+    step++;
     const scale = o.gradClip > 0 && norm > o.gradClip ? o.gradClip / (norm + 1e-6) : 1;
     const lr = learningRate(o.lr, o.schedule, step);
     params.forEach((x, i) => {
@@ -61,7 +64,8 @@ describe('AdamW', () => {
       grads.push(g);
       opt.zeroGrad();
       slots.forEach((s, i) => be.upload(s.grad, Float32Array.from(g[i])));
-      const r = await opt.step();
+      await opt.step();
+      const [r] = await opt.readStats();
       const norm = Math.sqrt(g.reduce((s, gi) => s + gi.reduce((a, x) => a + x * x, 0), 0));
       expect(r.gradNorm).toBeCloseTo(norm, 4);
       lrs.push(r.lr);
@@ -89,7 +93,8 @@ describe('AdamW', () => {
     const opt = new AdamW(be, { ...options, schedule: { kind: 'constant' } }, [
       { name: 'p', param, grad, decay: false },
     ]);
-    const r = await opt.step();
+    await opt.step();
+    const [r] = await opt.readStats();
     expect(r.applied).toBe(false);
     expect(Array.from(be.f32(param))).toEqual([1, 2]);
     expect(opt.stepCount).toBe(0);
@@ -113,6 +118,7 @@ describe('AdamW', () => {
     be.upload(b.param, be.f32(a.param).slice());
     optB.loadState(await optA.saveState());
     expect(optB.stepCount).toBe(2);
+    expect((await optA.readStats()).map((r) => r.applied)).toEqual([true, true]);
     await optA.step();
     await optB.step();
     expect(Array.from(be.f32(b.param))).toEqual(Array.from(be.f32(a.param)));
@@ -120,6 +126,73 @@ describe('AdamW', () => {
     await expect(async () => other.loadState(await optA.saveState(), 'opt.safetensors')).rejects.toThrow(
       /opt.safetensors: missing tensor "m.other"/,
     );
+  });
+
+  it('steps queued without a read (a skipped one among them) equal reading after every step and the transcription', async () => {
+    const rng = new Rng(11);
+    const shapes = [[3, 4], [5]];
+    const init = shapes.map((s) => Float64Array.from({ length: s.reduce((a, b) => a * b) }, () => rng.normal()));
+    const grads = Array.from({ length: 6 }, (_, step) =>
+      shapes.map((_s, i) => Float64Array.from({ length: init[i].length }, () => (step === 3 ? 4 : 0.5) * rng.normal())),
+    );
+    grads[1][1][2] = Number.POSITIVE_INFINITY; // the second step is skipped: warm-up and cosine wait for it
+    const run = async (readEvery: boolean) => {
+      const be = new CpuBackend();
+      const slots = shapes.map((shape, i) => {
+        const param = be.alloc(shape, 'f32', `p${i}`);
+        be.upload(param, Float32Array.from(init[i]));
+        return { name: `p${i}`, param, grad: be.alloc(shape, 'f32', `g${i}`), decay: shape.length >= 2 };
+      });
+      const opt = new AdamW(be, options, slots);
+      const stats = [];
+      for (const g of grads) {
+        opt.zeroGrad();
+        slots.forEach((s, i) => be.upload(s.grad, Float32Array.from(g[i])));
+        await opt.step();
+        if (readEvery) stats.push(...(await opt.readStats()));
+      }
+      if (!readEvery) {
+        expect(opt.stepCount).toBe(0); // not read yet
+        stats.push(...(await opt.readStats()));
+      }
+      expect(opt.stepCount).toBe(5);
+      return { stats, params: slots.map((s) => Array.from(be.f32(s.param))) };
+    };
+    const each = await run(true);
+    const late = await run(false);
+    expect(late).toEqual(each);
+    expect(late.stats.map((r) => r.applied)).toEqual([true, false, true, true, true, true]);
+    // the skipped step reports the lr it would have had; the next applied step takes that same lr
+    expect(late.stats.map((r) => r.lr)).toEqual([1, 2, 2, 3, 4, 5].map((k) => learningRate(0.05, options.schedule, k)));
+    expect(Number.isFinite(late.stats[1].gradNorm)).toBe(false);
+    const want = reference(init, grads, options, [true, false]);
+    late.params.forEach((got, i) => got.forEach((x, j) => expect(Math.abs(x - want[i][j])).toBeLessThan(1e-5)));
+  });
+
+  it(`more than ${RECORD_CAPACITY} unread steps: step() reads the records itself, none is lost`, async () => {
+    const be = new CpuBackend();
+    const param = be.alloc([3], 'f32', 'p');
+    be.upload(param, Float32Array.of(1, 2, 3));
+    const grad = be.alloc([3], 'f32', 'g');
+    const opt = new AdamW(be, { ...options, schedule: { kind: 'constant' } }, [
+      { name: 'p', param, grad, decay: true },
+    ]);
+    const n = RECORD_CAPACITY + 5;
+    for (let k = 0; k < n; k++) {
+      be.upload(grad, Float32Array.of(k === 66 ? Number.NaN : k + 1, 0, 0));
+      await opt.step();
+    }
+    const stats = await opt.readStats();
+    expect(stats.map((r) => r.gradNorm)).toEqual(
+      Array.from({ length: n }, (_, k) => (k === 66 ? Number.NaN : Math.fround(Math.sqrt(Math.fround((k + 1) ** 2))))),
+    );
+    expect(stats.filter((r) => !r.applied)).toHaveLength(1);
+    expect(opt.stepCount).toBe(n - 1);
+    expect(await opt.readStats()).toEqual([]);
+    await expect(async () => {
+      await opt.step();
+      opt.loadState(await new AdamW(be, options, opt.slots).saveState());
+    }).rejects.toThrow(/1 optimiser steps were not read yet/);
   });
 
   it('validates its options', () => {

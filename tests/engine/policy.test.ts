@@ -108,15 +108,20 @@ describe('EnginePolicy training', () => {
     // the fresh adapter is the base model
     const [ref] = await policy.score([{ ...sft, adapter }], { reference: true });
     expect(-ref.logprobs.reduce((s, x) => s + x, 0) / n).toBeCloseTo(before, 5);
-    let lastNorm = 0;
     for (let step = 0; step < 8; step++) {
       policy.zeroGrad(adapter);
       await policy.accumulateGradients([{ ...sft, adapter, coef: new Float32Array(n).fill(-1 / n) }]);
-      const r = await policy.optimizerStep(adapter);
+      await policy.optimizerStep(adapter);
+    }
+    const stats = await policy.readOptimizerStats(adapter);
+    expect(stats).toHaveLength(8);
+    for (const r of stats) {
       expect(r.gradNorm).toBeGreaterThan(0);
       expect(r.lr).toBeCloseTo(3e-2, 10);
-      lastNorm = r.gradNorm;
+      expect(r.applied).toBe(true);
     }
+    expect(await policy.readOptimizerStats(adapter)).toEqual([]);
+    const lastNorm = stats[7].gradNorm;
     const after = await sftLoss(policy, adapter);
     expect(after).toBeLessThan(before - 0.3);
     expect(Number.isFinite(lastNorm)).toBe(true);

@@ -4,6 +4,7 @@
 // dispatching to its kernel table.
 import type { Tensor } from '../backend.ts';
 import type { KernelArgs, KernelName } from './catalog.ts';
+import { ADAMW_STATE, adamwStateSize } from './cpu/adamw.ts';
 
 /** Throws when tensor `t` (argument `name` of `kernel`) has fewer than `n` elements. */
 export function need(kernel: string, name: string, t: Tensor, n: number): void {
@@ -243,9 +244,15 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
       t.parts.reduce((n, x) => n + x.size, 0),
     );
   },
-  adamwClipped(t, p) {
+  adamwPrepare(t, p) {
+    need('adamwPrepare', 'normSq', t.normSq, 1);
+    need('adamwPrepare', 'state', t.state, adamwStateSize(p.capacity));
+    if (!(p.record < p.capacity))
+      throw new Error(`adamwPrepare: record ${p.record} is outside the state's ${p.capacity} records`);
+  },
+  adamwApply(t, p) {
     needAll(
-      'adamwClipped',
+      'adamwApply',
       [
         ['p', t.p],
         ['g', t.g],
@@ -254,7 +261,7 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
       ],
       p.n,
     );
-    need('adamwClipped', 'normSq', t.normSq, 1);
+    need('adamwApply', 'state', t.state, ADAMW_STATE.RECORDS);
   },
   adamw(t, p) {
     needAll(

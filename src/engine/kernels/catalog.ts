@@ -178,22 +178,20 @@ export interface KernelCatalog {
    *  with offset_i = Σ_{k<i} parts[k].size (f32). WebGPU records buffer copies (no dispatch): the multi-tensor
    *  AdamW gathers an adapter's parameters and gradients with it and scatters the parameters back. */
   packTensors: { t: { parts: Tensor[]; flat: Tensor }; p: { unpack: 0 | 1 } };
-  /** `adamw` with the global-norm clip and the non-finite skip decided on the device: normSq[0] holds Σ g² over
-   *  every gradient of the step (sumSquares); norm = sqrt(normSq[0]); when the norm is not finite nothing changes;
-   *  otherwise gradScale = (clip > 0 and clip finite and norm > clip) ? clip / (norm + 1e-6) : 1 and p, m, v
-   *  are updated as `adamw` does. Nothing is read back: the host learns the norm later from normSq. */
-  adamwClipped: {
-    t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor; normSq: Tensor };
-    p: {
-      n: number;
-      lr: number;
-      beta1: number;
-      beta2: number;
-      eps: number;
-      weightDecay: number;
-      step: number;
-      clip: number;
-    };
+  /** One optimiser step's decision, on one thread (optim/adamw.ts; state layout: kernels/cpu/adamw.ts ADAMW_STATE):
+   *  normSq[0] = Σ g² over every gradient of the step (sumSquares); records it and whether it is finite as record
+   *  `record` of `state`; when finite the step applies with gradScale = (clip > 0 and norm > clip) ?
+   *  clip / (norm + 1e-6) : 1 and lr, bc1, bc2 from the host-written table entry (state[STEP] - known), and
+   *  state[STEP] += 1; when not, the step is marked skipped. Nothing is read back: the host reads the records later. */
+  adamwPrepare: {
+    t: { normSq: Tensor; state: Tensor };
+    p: { known: number; record: number; capacity: number; clip: number };
+  };
+  /** `adamw` on a flat run of n parameters with the gradScale, lr and bias corrections adamwPrepare left in
+   *  `state`; p, m, v stay untouched when it marked the step skipped (non-finite gradients). */
+  adamwApply: {
+    t: { p: Tensor; g: Tensor; m: Tensor; v: Tensor; state: Tensor };
+    p: { n: number; beta1: number; beta2: number; eps: number; weightDecay: number };
   };
 }
 

@@ -1,18 +1,21 @@
 // AdamW over a list of (parameter, gradient) tensors on a backend, as a multi-tensor update: the slots are grouped
 // by weight decay (at most two groups), each group's gradients and parameters are packed into one flat tensor
-// (`packTensors`: buffer copies on WebGPU, no kernel), the global Σ g² is summed on the device (`sumSquares`) and
-// the `adamwClipped` kernel updates a whole group with the clip factor and the non-finite skip decided on the device,
-// then the parameters are unpacked. So a step is 3 kernels per group (≤ 6 dispatches on WebGPU, was 3 per
-// tensor) and nothing is read back before the update: step() reads the 4-byte Σ g² only after the whole update
-// has been recorded and submitted, to return the norm (the Policy contract) and to count applied steps (the bias
-// correction's step number). Moments live in one flat tensor per group; save/load keep one tensor per slot.
+// (`packTensors`: buffer copies on WebGPU, no kernel), the global Σ g² is summed on the device (`sumSquares`),
+// `adamwPrepare` (one thread) decides the step there: the clip factor, the non-finite skip and the step number (the
+// bias correction's and the schedule's: applied updates only) live in a small state tensor, and `adamwApply` updates
+// each group with them; then the parameters are unpacked. So a step is 2 + 2 kernels for one group (≤ 7 dispatches
+// on WebGPU for two) and nothing is read back: step() queues the update, and the step's gradient norm and whether
+// it applied are records in the state tensor, read by readStats() (once per training step, or by step() itself
+// when RECORD_CAPACITY steps went unread). The host cannot know the step number without a read, so it uploads the
+// lr and bias corrections of every step number the device may be at (one 12-byte table entry per step).
+// Moments live in one flat tensor per group; save/load keep one tensor per slot.
 // Also: a learning-rate schedule, and save/load of the moments as safetensors so runs can resume.
 import type { Backend, Tensor } from '../backend.ts';
 import { readF32, TensorScope, zeroTensor, zeros } from '../model/device-ops.ts';
 import { assertFinite } from '../io/finite.ts';
 import { parseSafetensors, toFloat32, writeSafetensors, type WritableTensor } from '../io/safetensors.ts';
 import { learningRate, validateSchedule, type LrSchedule } from './schedule.ts';
-import { clipScale } from '../kernels/cpu/adamw.ts';
+import { ADAMW_STATE, adamwStateSize, adamwTableAt } from '../kernels/cpu/adamw.ts';
 
 export interface AdamWOptions {
   lr: number;
@@ -52,11 +55,20 @@ interface Group {
   v: Tensor;
 }
 
+/** Steps whose records the state tensor holds; step() reads them itself when this many went unread. */
+export const RECORD_CAPACITY = 64;
+
 export class AdamW {
   private readonly groups: Group[];
   private readonly normScratch: Tensor;
-  /** number of updates applied so far */
-  stepCount = 0;
+  /** ADAMW_STATE layout (kernels/cpu/adamw.ts): the device's step count, the current step, records, lr table */
+  private readonly state: Tensor;
+  /** applied updates as of the last read of the state (the device's step count then) */
+  private known = 0;
+  /** steps queued since that read (their records are in the state tensor) */
+  private unreadSteps = 0;
+  /** results read but not yet returned by readStats (step() reads when the records are full) */
+  private readonly held: AdamWStepResult[] = [];
 
   constructor(
     private readonly be: Backend,
@@ -79,22 +91,16 @@ export class AdamW {
       ];
     });
     this.normScratch = zeros(be, [1], 'adam.normSquared');
+    this.state = zeros(be, [adamwStateSize(RECORD_CAPACITY)], 'adam.state');
+  }
+
+  /** Updates applied as of the last readStats (or saveState / loadState): the step count of the bias correction. */
+  get stepCount(): number {
+    return this.known;
   }
 
   zeroGrad(): void {
     for (const s of this.slots) zeroTensor(this.be, s.grad);
-  }
-
-  /** Global L2 norm of all gradients (reads one scalar back). */
-  async gradNorm(): Promise<number> {
-    if (this.slots.length === 0) return 0;
-    this.slots.forEach((s, i) => {
-      this.be.run('sumSquares', {
-        t: { x: s.grad, out: this.normScratch },
-        p: { n: s.grad.size, accumulate: i === 0 ? 0 : 1 },
-      });
-    });
-    return Math.sqrt((await readF32(this.be, this.normScratch))[0]);
   }
 
   /** L2 norm of each slot's gradient (reads every gradient back: for inspection, e.g. the per-layer norms of one step). */
@@ -109,14 +115,28 @@ export class AdamW {
     return out;
   }
 
-  async step(): Promise<AdamWStepResult> {
+  /** The learning rate of update number `step` (1-based, applied updates). */
+  private lrAt(step: number): number {
     const o = this.options;
-    const lr = learningRate(o.lr, o.schedule, this.stepCount + 1);
-    if (this.slots.length === 0) {
-      this.stepCount++;
-      return { gradNorm: 0, lr, applied: true };
-    }
+    return learningRate(o.lr, o.schedule, step);
+  }
+
+  /** Queues one update over the accumulated gradients; reads nothing back unless RECORD_CAPACITY steps went unread
+   *  (then it reads their records first, and readStats returns them later). */
+  async step(): Promise<void> {
+    if (this.unreadSteps === RECORD_CAPACITY) this.held.push(...(await this.collect()));
+    const o = this.options;
     const be = this.be;
+    const r = this.unreadSteps;
+    // the device is at step known + j for some j <= r; table entry r is that of step known + r + 1
+    const step = this.known + r + 1;
+    be.upload(
+      this.state,
+      Float32Array.of(this.lrAt(step), 1 - Math.pow(o.beta1, step), 1 - Math.pow(o.beta2, step)),
+      adamwTableAt(RECORD_CAPACITY) + 3 * r,
+    );
+    this.unreadSteps++;
+    const clip = o.gradClip > 0 && Number.isFinite(o.gradClip) ? o.gradClip : 0;
     const scope = new TensorScope(be);
     try {
       const flats = this.groups.map((g, i) => {
@@ -125,33 +145,54 @@ export class AdamW {
         be.run('sumSquares', { t: { x: grad, out: this.normScratch }, p: { n: g.n, accumulate: i === 0 ? 0 : 1 } });
         return grad;
       });
+      be.run('adamwPrepare', {
+        t: { normSq: this.normScratch, state: this.state },
+        p: { known: this.known, record: r, capacity: RECORD_CAPACITY, clip },
+      });
       this.groups.forEach((g, i) => {
         const params = g.slots.map((s) => s.param);
         const flat = scope.alloc([g.n], `adam.flatParam.${i}`);
         be.run('packTensors', { t: { parts: params, flat }, p: { unpack: 0 } });
-        be.run('adamwClipped', {
-          t: { p: flat, g: flats[i], m: g.m, v: g.v, normSq: this.normScratch },
-          p: {
-            n: g.n,
-            lr,
-            beta1: o.beta1,
-            beta2: o.beta2,
-            eps: o.eps,
-            weightDecay: g.decay ? o.weightDecay : 0,
-            step: this.stepCount + 1,
-            clip: o.gradClip > 0 && Number.isFinite(o.gradClip) ? o.gradClip : 0,
-          },
+        be.run('adamwApply', {
+          t: { p: flat, g: flats[i], m: g.m, v: g.v, state: this.state },
+          p: { n: g.n, beta1: o.beta1, beta2: o.beta2, eps: o.eps, weightDecay: g.decay ? o.weightDecay : 0 },
         });
         be.run('packTensors', { t: { parts: params, flat }, p: { unpack: 1 } });
       });
     } finally {
       scope.freeAll();
     }
-    // recorded and submitted above; the norm is read after the update, only to report it
-    const gradNorm = Math.sqrt((await readF32(be, this.normScratch))[0]);
-    const applied = clipScale(gradNorm, o.gradClip) !== null;
-    if (applied) this.stepCount++;
-    return { gradNorm, lr, applied };
+  }
+
+  /** The results of the steps since the last call, oldest first: one read of the small state tensor. */
+  async readStats(): Promise<AdamWStepResult[]> {
+    const out = [...this.held, ...(await this.collect())];
+    this.held.length = 0;
+    return out;
+  }
+
+  /** Results that readStats returns before the next ones (kept over a loadState, or from a replaced optimiser). */
+  hold(results: readonly AdamWStepResult[]): void {
+    this.held.unshift(...results);
+  }
+
+  /** Reads the records of the unread steps and the device's step count. */
+  private async collect(): Promise<AdamWStepResult[]> {
+    if (this.unreadSteps === 0) return [];
+    const s = await readF32(this.be, this.state);
+    const out: AdamWStepResult[] = [];
+    let k = this.known;
+    for (let j = 0; j < this.unreadSteps; j++) {
+      const at = ADAMW_STATE.RECORDS + 2 * j;
+      const applied = s[at + 1] === 1;
+      out.push({ gradNorm: Math.sqrt(s[at]), lr: this.lrAt(k + 1), applied });
+      if (applied) k++;
+    }
+    if (s[ADAMW_STATE.STEP] !== k)
+      throw new Error(`AdamW: the device counts ${s[ADAMW_STATE.STEP]} applied updates, its records ${k}`);
+    this.known = k;
+    this.unreadSteps = 0;
+    return out;
   }
 
   /** The flat moment tensors and the element range of a slot in them. */
@@ -163,6 +204,7 @@ export class AdamW {
 
   /** Moments and step count as safetensors (keys m.<name>, v.<name>; metadata step). */
   async saveState(extraMetadata: Record<string, string> = {}): Promise<Uint8Array> {
+    this.held.push(...(await this.collect()));
     const tensors = new Map<string, WritableTensor>();
     const host = new Map<Tensor, Float32Array>();
     for (const g of this.groups) for (const t of [g.m, g.v]) host.set(t, await readF32(this.be, t));
@@ -183,8 +225,13 @@ export class AdamW {
     return writeSafetensors(tensors, { ...extraMetadata, step: String(this.stepCount), format: 'rema-adamw' });
   }
 
-  /** Inverse of saveState; every slot must be present with its shape and finite. Returns the file's metadata. */
+  /** Inverse of saveState; every slot must be present with its shape and finite. Returns the file's metadata.
+   *  Steps queued since the last readStats must be read first (their records would be lost). */
   loadState(bytes: Uint8Array, fileName = 'optimizer.safetensors'): Record<string, string> {
+    if (this.unreadSteps > 0)
+      throw new Error(
+        `${fileName}: ${this.unreadSteps} optimiser steps were not read yet (readStats before loadState)`,
+      );
     const file = parseSafetensors(bytes, fileName);
     const step = Number(file.metadata['step']);
     if (!Number.isInteger(step) || step < 0)
@@ -210,12 +257,13 @@ export class AdamW {
       }
     });
     for (const [dst, data, at] of loaded) this.be.upload(dst, data, at);
-    this.stepCount = step;
+    this.be.upload(this.state, Float32Array.of(step), ADAMW_STATE.STEP);
+    this.known = step;
     return file.metadata;
   }
 
   free(): void {
-    for (const t of [...this.groups.flatMap((g) => [g.m, g.v]), this.normScratch]) this.be.free(t);
+    for (const t of [...this.groups.flatMap((g) => [g.m, g.v]), this.normScratch, this.state]) this.be.free(t);
   }
 }
 

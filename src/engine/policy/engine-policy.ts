@@ -440,11 +440,15 @@ export class EnginePolicy implements TrainablePolicy {
     return this.trainable(adapter).optimizer.slotGradNorms();
   }
 
-  async optimizerStep(adapter: string): Promise<OptimizerStepResult> {
+  async optimizerStep(adapter: string): Promise<void> {
     const t = this.trainable(adapter);
-    const r = await t.optimizer.step();
-    if (r.applied && t.kind === 'lora') t.mergedFresh = false;
-    return { gradNorm: r.gradNorm, lr: r.lr, applied: r.applied };
+    await t.optimizer.step();
+    // whether it applied is known on the device only: the merged copy is refreshed either way
+    if (t.kind === 'lora') t.mergedFresh = false;
+  }
+
+  async readOptimizerStats(adapter: string): Promise<OptimizerStepResult[]> {
+    return this.trainable(adapter).optimizer.readStats();
   }
 
   async saveAdapter(adapter: string): Promise<Record<string, Uint8Array>> {
@@ -467,12 +471,16 @@ export class EnginePolicy implements TrainablePolicy {
       for (const [name, tensor] of namedParameters(t.params)) this.backend.upload(tensor, weights.get(name)!.data);
       return;
     }
-    this.freeMerged(t);
     const lora = adapterFromPeft(this.backend, this.config, adapter, parsePeftAdapter(files, this.config));
+    // the new adapter starts a new optimiser; the old one's unread step results stay readable
+    const unread = await t.optimizer.readStats();
+    this.freeMerged(t);
     freeAdapter(this.backend, t.lora);
     freeAdapter(this.backend, t.grads);
     t.optimizer.free();
-    this.trainables.set(adapter, this.makeLoraTrainable(adapter, lora));
+    const fresh = this.makeLoraTrainable(adapter, lora);
+    fresh.optimizer.hold(unread);
+    this.trainables.set(adapter, fresh);
   }
 
   async saveOptimizerState(adapter: string): Promise<Uint8Array> {
@@ -480,10 +488,13 @@ export class EnginePolicy implements TrainablePolicy {
   }
 
   async loadOptimizerState(adapter: string, state: Uint8Array): Promise<void> {
-    this.trainable(adapter).optimizer.loadState(state, `optimizer state of "${adapter}"`);
+    const opt = this.trainable(adapter).optimizer;
+    opt.hold(await opt.readStats());
+    opt.loadState(state, `optimizer state of "${adapter}"`);
   }
 
-  /** Number of optimizer updates applied to an adapter so far. */
+  /** Number of optimizer updates applied to an adapter as of its last readOptimizerStats, saveOptimizerState or
+   *  loadOptimizerState. */
   optimizerSteps(adapter: string): number {
     return this.trainable(adapter).optimizer.stepCount;
   }

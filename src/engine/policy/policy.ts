@@ -91,12 +91,14 @@ export interface GradientRequest extends ScoreRequest {
   entropyCoef?: Float32Array;
 }
 
+/** One optimiser step as readOptimizerStats reports it. */
 export interface OptimizerStepResult {
   /** global gradient norm before clipping */
   gradNorm: number;
+  /** the learning rate of the step (of the schedule at the update's number; skipped steps do not advance it) */
   lr: number;
-  /** false when the update was skipped because the gradients were not finite (NaN / Inf); absent means applied */
-  applied?: boolean;
+  /** false when the update was skipped because the gradients were not finite (NaN / Inf) */
+  applied: boolean;
 }
 
 /** What every agent's model does, trained or frozen (the engine's EnginePolicy, the frozen ONNX agent): generate and
@@ -126,7 +128,19 @@ export interface TrainablePolicy extends Policy {
   /** Backward of Σ coef·logp (+ entCoef·H), log-probs at `temperature` (default 1); returns the log-probs/entropies of the forward it ran. */
   accumulateGradients(requests: readonly GradientRequest[], opts?: { temperature?: number }): Promise<ScoreResult[]>;
   zeroGrad(adapter: string): void;
-  optimizerStep(adapter: string): Promise<OptimizerStepResult>;
+  /**
+   * Queues one optimiser step of `adapter` over its accumulated gradients. The gradient norm, the clip factor and
+   * the skip of a non-finite step are decided where the gradients live (on a GPU: on the device), so this reads
+   * nothing back: the step's figures come later from readOptimizerStats. Generation, scoring and gradients queued
+   * after it see the updated weights.
+   */
+  optimizerStep(adapter: string): Promise<void>;
+  /**
+   * The results of `adapter`'s optimiser steps since the previous call, oldest first: one small read (callers read
+   * once per training step, after its update phase). A backend may read them itself after many unread steps; none
+   * is lost.
+   */
+  readOptimizerStats(adapter: string): Promise<OptimizerStepResult[]>;
   /** L2 norm of each trainable tensor's accumulated gradient (named as in checkpoints), read before optimizerStep;
    *  optional: used only to explain a step (rl/train/explain.ts) */
   gradientNorms?(adapter: string): Promise<{ name: string; norm: number }[]>;

@@ -10,7 +10,7 @@
 // When fully on-policy the loss is computed from placeholder log-probs (ratio exactly 1); it is still reported as
 // NaN when the backward's own forward gave non-finite log-probs, since the loss at those weights is undefined.
 
-import type { ScoreRequest, TrainablePolicy } from '../../engine/policy/policy.ts';
+import type { OptimizerStepResult, ScoreRequest, TrainablePolicy } from '../../engine/policy/policy.ts';
 import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
 import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
@@ -33,7 +33,8 @@ export interface UpdateStats {
   skippedUpdates: number;
 }
 
-/** One optimiser step as an UpdateProbe sees it (its gradients' norms per tensor were read just before it). */
+/** One optimiser step as an UpdateProbe sees it (its gradients' norms per tensor were read just before it; the
+ *  probe hears of the steps after the update phase, when their results are read). */
 export interface ProbedStep {
   epoch: number;
   /** index of the mini-batch within its epoch */
@@ -148,6 +149,7 @@ export async function updatePolicy(
   let steps = 0;
   let skipped = 0;
   const nonfinite = new Set<NonFiniteQuantity>();
+  const queued: Omit<ProbedStep, 'gradNorm' | 'lr' | 'applied'>[] = [];
   const total = config.ppoEpochs * Math.min(config.miniBatches, rows.length);
   for (let epoch = 0; epoch < config.ppoEpochs; epoch++) {
     for (const [miniBatch, chunk] of miniBatchIndices(rows.length, config.miniBatches, rng).entries()) {
@@ -206,21 +208,9 @@ export async function updatePolicy(
       if (!Number.isFinite(batchLoss)) nonfinite.add('loss');
       for (const a of adapters) {
         const tensors = probe && policy.gradientNorms ? await policy.gradientNorms(a) : [];
-        const step = await policy.optimizerStep(a);
-        probe?.step({
-          epoch,
-          miniBatch,
-          adapter: a,
-          gradNorm: step.gradNorm,
-          lr: step.lr,
-          applied: step.applied !== false,
-          tensors,
-        });
-        gradNormSum += step.gradNorm;
-        if (!Number.isFinite(step.gradNorm)) nonfinite.add('grad_norm');
-        if (step.applied === false) skipped += 1;
-        lr = step.lr;
-        steps += 1;
+        // queued without a read: the step's norm and whether it applied are read once, after the update phase
+        await policy.optimizerStep(a);
+        queued.push({ epoch, miniBatch, adapter: a, tensors });
       }
       weightsMoved = true;
       lossSum += batchLoss;
@@ -230,6 +220,21 @@ export async function updatePolicy(
       batches += 1;
       onProgress?.(batches, total);
     }
+  }
+  // one read per adapter: the results of its steps, in the order they were queued
+  const results = new Map<string, OptimizerStepResult[]>();
+  for (const a of new Set(queued.map((q) => q.adapter))) {
+    const mine = queued.filter((q) => q.adapter === a).length;
+    results.set(a, (await policy.readOptimizerStats(a)).slice(-mine));
+  }
+  for (const q of queued) {
+    const step = results.get(q.adapter)!.shift()!;
+    probe?.step({ ...q, gradNorm: step.gradNorm, lr: step.lr, applied: step.applied });
+    gradNormSum += step.gradNorm;
+    if (!Number.isFinite(step.gradNorm)) nonfinite.add('grad_norm');
+    if (!step.applied) skipped += 1;
+    lr = step.lr;
+    steps += 1;
   }
   return {
     loss: mean(lossSum, batches),

@@ -1,7 +1,7 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
-// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (and adamwClipped), rope (with the TypeScript kernel's
+// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (and adamwApply), rope (with the TypeScript kernel's
 // cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts).
 // embedding, copyRows, sumRows stay on the TypeScript kernels, except embedding from a table stored as halves.
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
@@ -11,7 +11,7 @@
 import type { Tensor } from '../../backend.ts';
 import { type CpuKernelTable, cpuKernels } from '../../kernels/cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../../kernels/cpu/rope.ts';
-import { clipScale } from '../../kernels/cpu/adamw.ts';
+import { ADAMW_STATE } from '../../kernels/cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import type { BFormat, PointerOf, WasmRuntime } from './runtime.ts';
 
@@ -171,29 +171,27 @@ export function wasmKernels(
       const out = mem.f32(t.out);
       out[0] = p.accumulate ? out[0] + s : s;
     },
-    adamwClipped(mem, t, p) {
-      // the clip factor from the device-side Σ g², then the SIMD adamw (the CPU twin's composition)
-      const scale = clipScale(Math.sqrt(mem.f32(t.normSq)[0]), p.clip);
-      if (scale === null) return;
-      if (!(p.step >= 1)) throw new Error(`adamwClipped: step must be >= 1 (1-based), got ${p.step}`);
-      const bc1 = 1 - Math.pow(p.beta1, p.step),
-        bc2 = 1 - Math.pow(p.beta2, p.step);
+    adamwApply(mem, t, p) {
+      // what adamwPrepare (the TypeScript kernel) left in the state, then the SIMD adamw (the CPU twin's composition)
+      const a = ADAMW_STATE.APPLY;
+      const s = mem.f32(t.state);
+      if (s[a] === 0) return;
       x.adamw(
         ptr(t.p),
         ptr(t.g),
         ptr(t.m),
         ptr(t.v),
         p.n,
-        p.lr,
+        s[a + 2],
         p.beta1,
         p.beta2,
         1 - p.beta1,
         1 - p.beta2,
         p.eps,
         p.weightDecay,
-        bc1,
-        bc2,
-        scale,
+        s[a + 3],
+        s[a + 4],
+        s[a + 1],
       );
     },
     adamw(_mem, t, p) {

@@ -3,7 +3,7 @@
 
 import type { Tensor } from '../../backend.ts';
 import type { KernelArgs, KernelName } from '../catalog.ts';
-import { adamw, adamwClipped } from './adamw.ts';
+import { adamw, adamwApply, adamwPrepare } from './adamw.ts';
 import { attention, attentionBackward } from './attention.ts';
 import { axpby, copyRows, sumSquares } from './elementwise.ts';
 import { embedding, embeddingBackward } from './embedding.ts';
@@ -195,8 +195,11 @@ export const cpuKernels: CpuKernelTable = {
       at += part.size;
     }
   },
-  adamwClipped(mem, t, p) {
-    adamwClipped(
+  adamwPrepare(mem, t, p) {
+    adamwPrepare(mem.f32(t.normSq), mem.f32(t.state), p.known, p.record, p.capacity, p.clip);
+  },
+  adamwApply(mem, t, p) {
+    adamwApply(
       mem.f32(t.p),
       mem.f32(t.g),
       mem.f32(t.m),
