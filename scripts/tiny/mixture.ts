@@ -4,6 +4,7 @@
 
 import {
   judgeChats,
+  judgeOneRoundChats,
   mrpChat,
   multiTurnChats,
   singleTurnChats,
@@ -49,6 +50,37 @@ export function drawExample(rng: Rng, shares: MixtureShares = PRETRAIN_MIX): Sup
     return which === 0 ? singleTurnChats(spec) : [which === 1 ? mrpChat(spec) : vrpChat(spec)];
   }
   return multiTurnChats(multiTurnTrace(spec, drawVariant(rng, shares.traces ?? DEFAULT_MIX), rng));
+}
+
+/** `--mix judge`: the judge-focused stage that makes public/models/tiny-rema-judge from tiny-rema. */
+export interface JudgeMixShares {
+  /** share of examples that are one-round judge dialogues; the rest are the full mixture (arithmetic, formats) */
+  judge: number;
+  /** share of the meta-thinking agent's judge chats whose plan checks the equations (the rest: the shortcut) */
+  metaCheck: number;
+  /** the same for the reasoning agent's judge chats (it must learn to check well, whatever the planner prefers) */
+  reasoningCheck: number;
+  /** the full mixture drawn for the remaining examples */
+  rest: MixtureShares;
+}
+
+export const JUDGE_MIX: JudgeMixShares = {
+  judge: 0.7,
+  metaCheck: 0.35,
+  reasoningCheck: 0.75,
+  rest: { ...PRETRAIN_MIX, traces: { ...DEFAULT_MIX, misread: 0.55 } },
+};
+
+/** Chats for one example of the judge-focused mixture. */
+export function drawJudgeExample(rng: Rng, shares: JudgeMixShares = JUDGE_MIX): SupervisedChat[] {
+  if (rng.next() >= shares.judge) return drawExample(rng, shares.rest);
+  for (;;) {
+    const item = generateJudgeItem(rng, rng.int(1, 3) as TinyLevel);
+    if (splitOf(item.spec.steps) !== 'train') continue;
+    const meta = rng.next() < shares.metaCheck ? 'check' : 'shortcut';
+    const reasoning = rng.next() < shares.reasoningCheck ? 'check' : 'shortcut';
+    return judgeOneRoundChats(item, meta, reasoning);
+  }
 }
 
 /**

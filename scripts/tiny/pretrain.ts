@@ -4,9 +4,9 @@
 // README.md}; the tokenizer files come from build-tokenizer.ts. Prints progress as it goes.
 //
 //   npx tsx scripts/tiny/pretrain.ts [--steps 1200] [--batch 16] [--lr 3e-3] [--seed 1] [--backend wasm|cpu]
-//                                    [--hidden 64 --layers 3 --intermediate 176] [--out DIR] [--mix full|direct]
+//                                    [--hidden 64 --layers 3 --intermediate 176] [--out DIR] [--mix full|direct|judge]
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
@@ -25,7 +25,15 @@ import { Rng } from '../../src/util/rng.ts';
 import { TINY_MODEL_DIR } from './build-tokenizer.ts';
 import { writeModelCard, type StageRecord } from './model-card.ts';
 import { initTinyWeights, parameterCount, tinyConfigJson, tinyModelConfig, type TinyShape } from './model-init.ts';
-import { drawDirectAnswer, drawExample, PRETRAIN_MIX, type MixtureShares } from './mixture.ts';
+import {
+  drawDirectAnswer,
+  drawExample,
+  drawJudgeExample,
+  JUDGE_MIX,
+  PRETRAIN_MIX,
+  type MixtureShares,
+} from './mixture.ts';
+import { judgeEval, JUDGE_EVAL_SET, JUDGE_REGRESSION_SAMPLE } from './judge-eval.ts';
 import { DEFAULT_MIX } from '../../src/data/tiny-task/traces.ts';
 import { accuracyByLevel, greedyEpisodes, greedyEvalPolicy, TINY_EVAL_CAPS } from './rollout.ts';
 import { REGRESSION_SAMPLE } from './regression-sample.ts';
@@ -55,7 +63,8 @@ const { values: args } = parseArgs({
     /** share of multi-turn dialogues whose plan reads every loss as a gain (a systematic plan flaw); default 0 */
     misread: { type: 'string', default: '0' },
     /** full: the mixture above (default); direct: questions and boxed answers only, no dialogue or chain of
-     *  thought (the base of the SFT ablation, scripts/sft-ablation) */
+     *  thought (the base of the SFT ablation, scripts/sft-ablation); judge: one-round judge dialogues with a
+     *  shortcut-or-check plan and some of the full mixture (public/models/tiny-rema-judge, from tiny-rema) */
     mix: { type: 'string', default: 'full' },
   },
 });
@@ -69,8 +78,11 @@ const evalSize = Number(args['eval-size']);
 const outDir = args.out!;
 const misread = Number(args.misread);
 const mixture: MixtureShares = misread > 0 ? { ...PRETRAIN_MIX, traces: { ...DEFAULT_MIX, misread } } : PRETRAIN_MIX;
-if (args.mix !== 'full' && args.mix !== 'direct') throw new Error(`--mix must be full or direct, got ${args.mix}`);
-const draw = (rng: Rng) => (args.mix === 'direct' ? drawDirectAnswer(rng) : drawExample(rng, mixture));
+if (args.mix !== 'full' && args.mix !== 'direct' && args.mix !== 'judge')
+  throw new Error(`--mix must be full, direct or judge, got ${args.mix}`);
+const judgeMix = args.mix === 'judge';
+const draw = (rng: Rng) =>
+  args.mix === 'direct' ? drawDirectAnswer(rng) : judgeMix ? drawJudgeExample(rng) : drawExample(rng, mixture);
 const shape: TinyShape = {
   hidden: Number(args.hidden),
   layers: Number(args.layers),
@@ -203,7 +215,10 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const chats: { messages: ChatMessage[] }[] = [];
     while (chats.length < batch) chats.push(...draw(rng));
-    const examples = chats.map((c) => supervisedExample(tok, c.messages));
+    // a judge-mix chat longer than the context (a few of the longest L3 items) is dropped, not cut
+    const examples = chats
+      .map((c) => supervisedExample(tok, c.messages))
+      .filter((e) => !judgeMix || e.tokens.length <= shape.context);
     const n = examples.reduce((s, e) => s + e.targets.length, 0);
     policy.zeroGrad('full');
     const results = await policy.accumulateGradients(
@@ -231,7 +246,19 @@ async function main(): Promise<void> {
       lossSum = 0;
       lossCount = 0;
     }
-    if (step % evalEvery === 0 && step < steps) {
+    if (step % evalEvery === 0 && step < steps && judgeMix) {
+      const ev = await judgeEval(policy, tok, 60, config.maxPositionEmbeddings);
+      console.log(`  judge eval@${step} (60 held-out, greedy): ${JSON.stringify(ev.summary)}`);
+      log.push({ step, judgeEval: ev.summary });
+      await saveCheckpoint(policy, {
+        args: { scheduledSteps: steps, batch, lr, seed, backend: backend.kind, shape, init: args.init ?? null },
+        step,
+        tokensSeen,
+        targetsSeen,
+        trainSeconds,
+        log,
+      });
+    } else if (step % evalEvery === 0 && step < steps) {
       const ev = await evaluate(policy, tok, 60, config.maxPositionEmbeddings);
       console.log(
         `  eval@${step} (60 held-out, greedy): acc ${pct(ev.acc.all)} L1 ${pct(ev.acc.L1)} L2 ${pct(ev.acc.L2)} L3 ${pct(ev.acc.L3)} ` +
@@ -269,7 +296,7 @@ async function main(): Promise<void> {
   const judgeEpisodes = await greedyEpisodes(
     evalPolicy,
     tok,
-    tinyJudgeProblems({ split: 'heldout', count: 90, seed: 12345 }),
+    tinyJudgeProblems(JUDGE_EVAL_SET),
     'full',
     config.maxPositionEmbeddings,
   );
@@ -277,11 +304,22 @@ async function main(): Promise<void> {
   console.log(
     `judge task (90 held-out, greedy multi-turn): acc ${pct(judgeAcc.all)} L1 ${pct(judgeAcc.L1)} L2 ${pct(judgeAcc.L2)} L3 ${pct(judgeAcc.L3)}`,
   );
+  const judgeDetail = judgeMix ? (await judgeEval(evalPolicy, tok, 90, config.maxPositionEmbeddings)).summary : null;
+  if (judgeDetail) console.log(`judge detail: ${JSON.stringify(judgeDetail)}`);
+  const judgeRegression = judgeMix
+    ? await greedyEpisodes(evalPolicy, tok, JUDGE_REGRESSION_SAMPLE(), 'full', config.maxPositionEmbeddings)
+    : null;
+  if (judgeRegression)
+    console.log(
+      `judge regression sample: ${judgeRegression.filter((e) => e.correct).length}/${judgeRegression.length}`,
+    );
   const regression = await greedyEpisodes(evalPolicy, tok, REGRESSION_SAMPLE(), 'full', config.maxPositionEmbeddings);
   const regressionCorrect = regression.filter((e) => e.correct).length;
   console.log(`regression sample: ${regressionCorrect}/${regression.length} correct`);
 
   mkdirSync(outDir, { recursive: true });
+  if (outDir !== TINY_MODEL_DIR)
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(TINY_MODEL_DIR, f), join(outDir, f));
   writeFileSync(join(outDir, 'model.safetensors'), files['model.safetensors']);
   writeFileSync(join(outDir, 'config.json'), `${JSON.stringify(tinyConfigJson(shape), null, 2)}\n`);
   writeFileSync(
@@ -303,7 +341,7 @@ async function main(): Promise<void> {
     },
     previousStages,
     parameters: params,
-    mixture,
+    mixture: judgeMix ? JUDGE_MIX : mixture,
     levels: LEVELS,
     tokensSeen,
     targetTokensSeen: targetsSeen,
@@ -315,16 +353,26 @@ async function main(): Promise<void> {
       plans: final.plans,
       caps: TINY_EVAL_CAPS,
     },
-    judgeEval: { size: judgeEpisodes.length, accuracy: judgeAcc },
+    judgeEval: { size: judgeEpisodes.length, accuracy: judgeAcc, ...(judgeDetail ? { detail: judgeDetail } : {}) },
     regression: {
       size: regression.length,
       correct: regressionCorrect,
       correctIds: regression.filter((e) => e.correct).map((e) => e.problem.id),
     },
+    ...(judgeRegression
+      ? {
+          judgeRegression: {
+            size: judgeRegression.length,
+            correct: judgeRegression.filter((e) => e.correct).length,
+            correctIds: judgeRegression.filter((e) => e.correct).map((e) => e.problem.id),
+          },
+        }
+      : {}),
     log,
   };
   writeFileSync(join(outDir, 'training-log.json'), `${JSON.stringify(record, null, 1)}\n`);
-  writeModelCard(outDir, record);
+  // the judge model's card also reports RL runs: scripts/tiny/judge-card.ts writes it from this log and the runs
+  if (!judgeMix) writeModelCard(outDir, { ...record, mixture });
   console.log(`wrote ${outDir}`);
 }
 

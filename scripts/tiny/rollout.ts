@@ -90,6 +90,9 @@ export async function greedyEpisodes(
   /** the model's max_position_embeddings: prompt + generated tokens must stay inside it */
   contextLength: number,
   caps: RolloutCaps = TINY_EVAL_CAPS,
+  /** the meta-thinking agent's first message, given instead of generated (e.g. to measure how well the reasoning
+   *  agent executes one plan) */
+  firstPlan?: string,
 ): Promise<Episode[]> {
   // the tiny prompt set: judge problems get the judge system prompts (all problems of a call share a task)
   const judge = problems.length > 0 && problems[0].task === 'judge';
@@ -129,7 +132,10 @@ export async function greedyEpisodes(
         },
       ),
     );
-    const metas = await gen(metaPrompts);
+    const metas =
+      round === 0 && firstPlan !== undefined
+        ? active.map(() => ({ text: firstPlan, finish: 'stop' as const }))
+        : await gen(metaPrompts);
     active.forEach((s, i) => s.turns.push({ meta: metas[i]?.text ?? '', reasoning: '' }));
     const reasoningPrompts = active.map((s) =>
       tok.applyChatTemplate(reasoningChat(reasoningSystem, s.problem.question, s.turns).slice(0, -1), {

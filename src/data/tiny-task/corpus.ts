@@ -6,7 +6,7 @@ import type { ChatMessage } from '../tokenizer.ts';
 import { metaChat, reasoningChat } from './chats.ts';
 import { tinyJudgeItems, tinySpecs } from './dataset.ts';
 import type { TinyProblemSpec, TinySplit } from './generator.ts';
-import { judgeTrace, type JudgeItem } from './judge.ts';
+import { judgeOneRoundTrace, judgeTrace, type JudgeItem, type JudgePlanKind } from './judge.ts';
 import {
   TINY_JUDGE_META_SYSTEM,
   TINY_JUDGE_REASONING_SYSTEM,
@@ -57,6 +57,27 @@ export function judgeChats(item: JudgeItem): SupervisedChat[] {
   return [
     { kind: 'judge-meta', messages: metaChat(TINY_JUDGE_META_SYSTEM, item.question, turns) },
     { kind: 'judge-reasoning', messages: reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, turns) },
+  ];
+}
+
+/**
+ * A one-round judge dialogue as the two agents' chats; each agent's side may follow another plan (the planner's
+ * preference and the executor's skill are trained in different proportions).
+ */
+export function judgeOneRoundChats(
+  item: JudgeItem,
+  metaPlan: JudgePlanKind,
+  reasoningPlan: JudgePlanKind,
+): SupervisedChat[] {
+  return [
+    {
+      kind: 'judge-meta',
+      messages: metaChat(TINY_JUDGE_META_SYSTEM, item.question, judgeOneRoundTrace(item, metaPlan)),
+    },
+    {
+      kind: 'judge-reasoning',
+      messages: reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, judgeOneRoundTrace(item, reasoningPlan)),
+    },
   ];
 }
 

@@ -5,8 +5,8 @@
 import type { Rng } from '../../util/rng.ts';
 import type { JudgePair } from '../problem.ts';
 import { generateSpec, type TinyLevel, type TinyProblemSpec } from './generator.ts';
-import { boxed, computationEquations, renderQuestion, type Tamper } from './text.ts';
-import { CONFIRM_TURN, type DialogueTurn } from './traces.ts';
+import { boxed, computationEquations, renderComputation, renderQuestion, type Tamper } from './text.ts';
+import { CONFIRM_TURN, FINISH, type DialogueTurn } from './traces.ts';
 
 export interface JudgeItem {
   spec: TinyProblemSpec;
@@ -85,4 +85,40 @@ export function judgeTrace(item: JudgeItem): DialogueTurn[] {
     { meta: JUDGE_PLAN, reasoning: `${wrongOne} has ${item.wrongEquation}, wrong.` },
     { meta: CONFIRM_TURN, reasoning: `[[${item.correct}]]` },
   ];
+}
+
+/**
+ * The one-round judge (the tiny-rema-judge model and the tiny-judge preset): the meta-thinking agent's first plan
+ * ends with [FINISH], so the reasoning agent's one answer ends the episode and the dialogue fits the 256-token
+ * context with room to spare. Two plans:
+ * - check: the reasoning agent recomputes every equation (the computation it writes for the arithmetic task, which
+ *   equals the right candidate's equations), then names the candidate whose final answer it reached;
+ * - shortcut: "Pick the larger answer." The reasoning agent names the candidate with the larger final answer,
+ *   which is right only by chance (the planted error is as often up as down): the systematic plan flaw RL can fix.
+ */
+export const JUDGE_SHORTCUT_PLAN = 'Pick the larger answer.';
+export type JudgePlanKind = 'check' | 'shortcut';
+
+/** The final value a candidate's text boxes. */
+function finalValue(candidate: string): number {
+  const m = /\\boxed\{(-?\d+)\}$/.exec(candidate);
+  if (!m) throw new Error(`tiny judge: candidate without a boxed integer: ${candidate}`);
+  return Number(m[1]);
+}
+
+/** Which candidate the shortcut plan names: the larger final answer (A on a tie, which the generator never makes). */
+export function largerAnswer(item: JudgeItem): 'A' | 'B' {
+  return finalValue(item.pair.responseB) > finalValue(item.pair.responseA) ? 'B' : 'A';
+}
+
+/** The reasoning agent's answer to a one-round plan. */
+export function judgeOneRoundAnswer(item: JudgeItem, plan: JudgePlanKind): string {
+  if (plan === 'shortcut') return `[[${largerAnswer(item)}]]`;
+  return `${renderComputation(item.spec.steps)} [[${item.correct}]]`;
+}
+
+/** The one-round judge dialogue for a plan: "<plan> [FINISH]", then the reasoning agent's verdict. */
+export function judgeOneRoundTrace(item: JudgeItem, plan: JudgePlanKind): DialogueTurn[] {
+  const text = plan === 'check' ? JUDGE_PLAN : JUDGE_SHORTCUT_PLAN;
+  return [{ meta: `${text} ${FINISH}`, reasoning: judgeOneRoundAnswer(item, plan) }];
 }

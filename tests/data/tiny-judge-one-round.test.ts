@@ -1,0 +1,96 @@
+// The one-round judge dialogue of the judge-trained embedded model (public/models/tiny-rema-judge) and the
+// tiny-judge preset: the plan ends the dialogue with [FINISH] in round one; the checking plan's answer is the
+// right computation and the right verdict (checked by an independent evaluator of the equations); the shortcut's
+// verdict is right only about half the time; and every dialogue of the preset's held-out items fits the model's
+// 256-token context with the real tokenizer, with room for the reasoning agent's answer.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { metaChat, reasoningChat } from '../../src/data/tiny-task/chats.ts';
+import { judgeOneRoundChats } from '../../src/data/tiny-task/corpus.ts';
+import { tinyJudgeItems } from '../../src/data/tiny-task/dataset.ts';
+import { JUDGE_PLAN, JUDGE_SHORTCUT_PLAN, judgeOneRoundTrace, largerAnswer } from '../../src/data/tiny-task/judge.ts';
+import { TINY_JUDGE_META_SYSTEM, TINY_JUDGE_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
+import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+
+/** a op b = c holds (exact division), read here without the generator's code */
+function holds(eq: string): boolean {
+  const m = /^(\d+)([-+*/])(\d+)=(\d+)$/.exec(eq);
+  if (!m) return false;
+  const [a, b, c] = [Number(m[1]), Number(m[3]), Number(m[4])];
+  if (m[2] === '+') return a + b === c;
+  if (m[2] === '-') return a - b === c;
+  if (m[2] === '*') return a * b === c;
+  return a === b * c;
+}
+
+const finalOf = (line: string) => Number(/\\boxed\{(\d+)\}/.exec(line)![1]);
+
+describe('one-round judge dialogue', () => {
+  const items = tinyJudgeItems({ split: 'train', count: 300, seed: 9 });
+
+  it('ends the dialogue in round one: the plan carries [FINISH], one reasoning answer gives the verdict', () => {
+    for (const item of items.slice(0, 20))
+      for (const kind of ['check', 'shortcut'] as const) {
+        const turns = judgeOneRoundTrace(item, kind);
+        expect(turns).toHaveLength(1);
+        expect(turns[0].meta).toBe(`${kind === 'check' ? JUDGE_PLAN : JUDGE_SHORTCUT_PLAN} [FINISH]`);
+        expect(turns[0].reasoning).toMatch(/\[\[[AB]\]\]$/);
+        const [meta, reasoning] = judgeOneRoundChats(item, kind, kind);
+        // the planner's chat ends with its plan; the reasoning agent's with its one answer
+        expect(meta.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+        expect(reasoning.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+      }
+  });
+
+  it('the checking plan recomputes every equation right and names the right candidate', () => {
+    for (const item of items) {
+      const answer = judgeOneRoundTrace(item, 'check')[0].reasoning;
+      const equations = answer.replace(/ \[\[[AB]\]\]$/, '').split('. ');
+      const last = equations.at(-1)!.replace(/\.$/, '');
+      const cleaned = [...equations.slice(0, -1), last];
+      for (const eq of cleaned) expect(holds(eq), `${eq} in ${answer}`).toBe(true);
+      // each equation appears in the candidate it names; the final value is that candidate's boxed answer
+      const [, lineA, lineB] = item.question.split('\n');
+      const named = answer.endsWith('[[A]]') ? lineA : lineB;
+      for (const eq of cleaned) expect(named).toContain(`${eq}.`);
+      expect(Number(last.split('=')[1])).toBe(finalOf(named));
+      expect(answer.endsWith(`[[${item.correct}]]`)).toBe(true);
+    }
+  });
+
+  it('the shortcut names the larger final answer, right only about half the time', () => {
+    let right = 0;
+    for (const item of items) {
+      const [, lineA, lineB] = item.question.split('\n');
+      const larger = finalOf(lineA) > finalOf(lineB) ? 'A' : 'B';
+      expect(largerAnswer(item)).toBe(larger);
+      expect(judgeOneRoundTrace(item, 'shortcut')[0].reasoning).toBe(`[[${larger}]]`);
+      if (larger === item.correct) right++;
+    }
+    expect(right / items.length).toBeGreaterThan(0.4);
+    expect(right / items.length).toBeLessThan(0.6);
+  });
+
+  it("fits the 256-token context on the tiny-judge preset's held-out items, with the answer inside the turn cap", () => {
+    const dir = join(import.meta.dirname, '../../public/models/tiny-rema');
+    const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as object;
+    const tok = createHfTokenizer(read('tokenizer.json'), read('tokenizer_config.json'), { where: dir });
+    const preset = getPreset('tiny-judge');
+    const heldout = tinyJudgeItems({ split: 'heldout', count: preset.evalSize, seed: TINY_DATA_SEED });
+    for (const item of heldout) {
+      const turns = judgeOneRoundTrace(item, 'check');
+      const render = (chat: ReturnType<typeof metaChat>, open: boolean) =>
+        tok.encode(tok.applyChatTemplate(open ? chat.slice(0, -1) : chat, { addGenerationPrompt: open })).length;
+      const reasoning = reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, turns);
+      const meta = metaChat(TINY_JUDGE_META_SYSTEM, item.question, turns);
+      expect(render(reasoning, false)).toBeLessThanOrEqual(256);
+      expect(render(meta, false)).toBeLessThanOrEqual(256);
+      expect(render(reasoning, true)).toBeLessThanOrEqual(preset.maxPromptTokens);
+      expect(tok.encode(turns[0].reasoning).length).toBeLessThan(preset.maxTokensPerTurn);
+    }
+  });
+});
