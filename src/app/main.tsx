@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { openAblationDb } from './persist/ablation-db.ts';
+import { storageBackendRates } from './persist/backend-rates.ts';
 import { openRunsDb } from './persist/runs-db.ts';
 import { browserQuery, readAblationParam, syncAblationUrl } from './url/ablation-url.ts';
 import { splitPresentState } from './url/present-state.ts';
@@ -20,7 +21,12 @@ const present = splitPresentState(location.hash);
 const fromUrl = decodeUrlState(present.rest);
 const fromQuery = readAblationParam(location.search);
 const store = createPlaygroundStore(
-  { createClient: createWorkerClient, openDb: () => openRunsDb(), openAblationDb: () => openAblationDb() },
+  {
+    createClient: createWorkerClient,
+    openDb: () => openRunsDb(),
+    openAblationDb: () => openAblationDb(),
+    backendRates: storageBackendRates(globalThis.localStorage),
+  },
   {
     config: fromUrl.config,
     preset: fromUrl.preset,

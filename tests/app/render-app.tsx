@@ -7,7 +7,8 @@ import { openRunsDb } from '../../src/app/persist/runs-db.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import { StoreProvider } from '../../src/app/store/react.ts';
 import { createInProcessClient } from '../../src/app/worker/client.ts';
-import type { TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
+import type { BackendRatesStore } from '../../src/app/persist/backend-rates.ts';
+import type { BackendPreference, TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { createSession } from '../../src/app/worker/session.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
@@ -54,6 +55,10 @@ export async function renderInProcessApp(opts: {
   modelName: string;
   db: string;
   view?: 'curves' | 'rollouts';
+  /** default 'cpu' */
+  backendPreference?: BackendPreference;
+  /** where "auto" keeps its measurements (default: nowhere) */
+  backendRates?: BackendRatesStore;
 }) {
   const store = createPlaygroundStore(
     {
@@ -66,12 +71,13 @@ export async function renderInProcessApp(opts: {
           }),
         ),
       openDb: () => openRunsDb(opts.db),
+      ...(opts.backendRates ? { backendRates: opts.backendRates } : {}),
     },
     {
       config: opts.config,
       preset: 'tiny-default',
       view: opts.view ?? 'curves',
-      backendPreference: 'cpu',
+      backendPreference: opts.backendPreference ?? 'cpu',
       modelSpec: { kind: 'local', name: opts.modelName, files: opts.files },
     },
   );

@@ -5,11 +5,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { OrtLoader } from '../../src/app/worker/onnx-runtime.ts';
 import type { WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
-import { createSession } from '../../src/app/worker/session.ts';
+import { createSession, type SessionEnv } from '../../src/app/worker/session.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
-export function startSession(loadOrt?: OrtLoader) {
+/** `env` replaces parts of the session's environment (e.g. `gpu`: Dawn's navigator.gpu; default none). */
+export function startSession(loadOrt?: OrtLoader, env: Partial<SessionEnv> = {}) {
   const events: WorkerEvent[] = [];
   const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
   const handle = createSession(
@@ -25,6 +26,7 @@ export function startSession(loadOrt?: OrtLoader) {
       modelsUrl: 'http://127.0.0.1:1/models/',
       dataUrl: 'http://127.0.0.1:1/data',
       ...(loadOrt ? { loadOrt } : {}),
+      ...env,
     },
   );
   const request = async <T extends WorkerEvent['type']>(r: WorkerRequest, type: T) => {

@@ -9,6 +9,7 @@ import { findCatalogModel, resolveCatalogRepo } from '../../data/models/catalog.
 import { TINY_MODEL_NAME } from '../../rl/presets.ts';
 import { usePlayground } from '../store/react.ts';
 import type { BackendPreference } from '../worker/protocol.ts';
+import { AutoBackendLine } from './AutoBackendLine.tsx';
 import { ModelCatalog } from './ModelCatalog.tsx';
 import { CalibrationLine, Planner } from './Planner.tsx';
 import { SourcePicker } from './SourcePicker.tsx';
@@ -54,7 +55,7 @@ export function ModelLoader() {
       <div className="row">
         <label
           htmlFor="backend-pref"
-          title="auto: WebGPU on a hardware GPU, the CPU backend when WebGPU is missing or software-only (faster there)"
+          title="auto: the backend that measures fastest on the loaded model (WebGPU against the WebAssembly CPU backend, about 1 s, kept per GPU and model)"
         >
           backend
         </label>
@@ -73,6 +74,7 @@ export function ModelLoader() {
         </select>
         <span className="hint">reloads the model</span>
       </div>
+      <AutoBackendLine />
       <details className="planner-details" data-testid="planner-details">
         <summary>Planner</summary>
         <Planner chosen={chosen} />

@@ -20,13 +20,18 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       ctx.unsubscribe = ctx.client.subscribe((e) => get().internal_onEvent(e));
     };
 
-    const load = () => {
+    const load = (remeasure = false) => {
       const { modelSpec, backendPreference, config, onnxModel } = get();
+      // "auto": the measurements kept from earlier loads, so a known adapter and model are not measured again
+      const auto =
+        backendPreference === 'auto'
+          ? { autoRates: ctx.deps.backendRates?.list() ?? [], ...(remeasure ? { remeasure } : {}) }
+          : {};
       // a fatal error belongs to the old session; other messages (e.g. a bad link) stay until dismissed
       const error = get().error?.fatal ? null : get().error;
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
-      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel, run: ++ctx.run });
+      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel, run: ++ctx.run, ...auto });
       send({ type: 'follow', index: get().followIndex, every: get().followEvery });
     };
 
@@ -103,6 +108,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         });
         load();
       },
+      remeasureBackend() {
+        load(true);
+      },
       setFrozenAgent(role) {
         get().setConfigField('frozenAgent', role);
         if (get().configErrors.frozenAgent || get().activeConfig.frozenAgent === role) return;
@@ -152,10 +160,18 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'progress':
             set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
             break;
-          case 'backend':
+          case 'backend': {
             markStartup('backend');
             set({ backend: e.backend });
+            const auto = e.backend.auto;
+            if (auto && !auto.cached)
+              ctx.deps.backendRates?.put({
+                key: auto.key,
+                rates: auto.choice.estimates,
+                measured_ms: auto.choice.measured_ms,
+              });
             break;
+          }
           case 'ready':
             markStartup('ready');
             set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });

@@ -7,6 +7,7 @@ import type { AblationSpec } from '../../rl/ablation.ts';
 import type { CalibrationEstimate } from '../../rl/calibration.ts';
 import type { AblationDb } from '../persist/ablation-db.ts';
 import type { AblationRecord } from '../persist/ablation-types.ts';
+import type { BackendRatesStore } from '../persist/backend-rates.ts';
 import type { RunsDb } from '../persist/runs-db.ts';
 import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
 import type {
@@ -56,6 +57,8 @@ export interface SessionSlice {
   reset(): void;
   evaluate(): void;
   loadModel(spec: ModelSpec): void;
+  /** backend "auto": load the model again and measure the backends, ignoring the rates kept for it */
+  remeasureBackend(): void;
   /** which agent is the frozen ONNX model (config.frozenAgent); applies at once: a new run starts */
   setFrozenAgent(role: FrozenAgent): void;
   /** where the ONNX model comes from; loads it now (and starts a new run when an agent is frozen) */
@@ -255,5 +258,7 @@ export interface StoreDeps {
   openDb(): Promise<RunsDb>;
   /** the ablations' database; without it ablations run but are not kept across reloads */
   openAblationDb?(): Promise<AblationDb>;
+  /** where the "auto" backend's measurements are kept across reloads; without it every load measures */
+  backendRates?: BackendRatesStore;
   now?: () => number;
 }

@@ -5,11 +5,32 @@ import type { AgentRole, ExperimentConfig } from '../../rl/config.ts';
 import type { MetricsRecord, RolloutRecord } from '../../rl/metrics.ts';
 import type { InterventionTrace } from '../../rl/intervention.ts';
 import type { CalibrationEstimate } from '../../rl/calibration.ts';
+import type { BackendChoice, BackendRates } from '../../rl/backend-calibration.ts';
 import type { ContextFields } from '../../rl/train/context.ts';
 import type { ExplainRecord } from '../../rl/train/explain.ts';
 
-/** "auto": WebGPU on a hardware adapter, the CPU backend when WebGPU is missing or only a software fallback. */
+/** "auto": the backend that measured fastest on the loaded model (backend-auto.ts), "cpu" the WebAssembly kernels. */
 export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
+
+/** What "auto" measured (rl/backend-calibration.ts), as the page shows it and keeps it. */
+export interface AutoBackendReport {
+  /** the page keeps the rates under it: the adapter (or its absence), the CPU backend's build, the model's name and shape */
+  key: string;
+  choice: BackendChoice;
+  /** the rates came from the page's cache: nothing was measured on this load */
+  cached: boolean;
+  /** why a backend was not measured (no WebGPU adapter, no device); null when every backend was */
+  note: string | null;
+  /** e.g. "auto -> wasm: 0.45 ms/token, 1.2 s/step (webgpu 9.1 ms/token, 6.0 s/step; measured 2.3 s, cached)" */
+  line: string;
+}
+
+/** Rates an earlier "auto" measured, kept by the page (localStorage) and sent with the next load. */
+export interface CachedBackendRates {
+  key: string;
+  rates: BackendRates[];
+  measured_ms: number;
+}
 
 export type ModelSpec =
   /** a folder under public/models/ served with the page (offline) */
@@ -62,6 +83,8 @@ export interface BackendInfo {
   adapter: string | null;
   /** why the CPU backend is used, shown as a notice; null when on WebGPU */
   cpuReason: string | null;
+  /** under "auto": what was measured and why this backend won */
+  auto?: AutoBackendReport;
 }
 
 export interface ModelInfo {
@@ -113,7 +136,9 @@ export type SessionStatus = 'loading' | 'idle' | 'training' | 'stepping' | 'eval
 export type WorkerRequest =
   /**
    * `onnxModel`: the ONNX model of config.frozenAgent (default: the embedded tiny-rema's onnx/ folder). `run`: the
-   * page's id of the run the new trainer starts, echoed on its step, evaluation and followed events (RunTagged)
+   * page's id of the run the new trainer starts, echoed on its step, evaluation and followed events (RunTagged).
+   * `autoRates`: under backend "auto", the rates the page kept (one is used when its key matches: no measuring);
+   * `remeasure`: measure even so
    */
   | {
       type: 'load';
@@ -122,6 +147,8 @@ export type WorkerRequest =
       config: ExperimentConfig;
       onnxModel?: OnnxModelSpec;
       run?: number;
+      autoRates?: CachedBackendRates[];
+      remeasure?: boolean;
     }
   /**
    * rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX

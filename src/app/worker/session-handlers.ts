@@ -29,7 +29,17 @@ export const REQUEST_HANDLERS: RequestHandlers = {
         s.loaded?.backend.destroy();
         s.loaded = null;
         const config = validateConfig(request.config, 'config', undefined);
-        s.loaded = await loadModel(request.model, request.backend, s.env, s.emit);
+        s.loaded = await loadModel(
+          request.model,
+          {
+            preference: request.backend,
+            config,
+            ...(request.autoRates ? { autoRates: request.autoRates } : {}),
+            ...(request.remeasure ? { remeasure: true } : {}),
+          },
+          s.env,
+          s.emit,
+        );
         s.active = {
           ...(await buildTrainer(s, config, busy)),
           ...(request.run !== undefined ? { run: request.run } : {}),

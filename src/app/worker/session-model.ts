@@ -1,6 +1,7 @@
 // Loading a model for the worker session: where a ModelSpec's files come from (a folder served with the page,
-// the Hugging Face hub cached in IndexedDB, a folder the user picked), the backend the page asked for, and the
-// tokenizer and weights read from those files, with byte progress. A load error says what a model folder holds.
+// the Hugging Face hub cached in IndexedDB, a folder the user picked), the backend the page asked for (or, under
+// "auto", the one measured fastest on the model), and the tokenizer and weights read from those files, with byte
+// progress. A load error says what a model folder holds.
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
@@ -9,9 +10,18 @@ import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
-import { selectBackend } from './backend-select.ts';
+import type { ExperimentConfig } from '../../rl/config.ts';
+import { chooseAuto } from './backend-auto.ts';
+import { openCandidates, selectBackend } from './backend-select.ts';
 import { modelLabel } from './model-label.ts';
-import type { BackendInfo, BackendPreference, ModelInfo, ModelSpec, WorkerEvent } from './protocol.ts';
+import type {
+  BackendInfo,
+  BackendPreference,
+  CachedBackendRates,
+  ModelInfo,
+  ModelSpec,
+  WorkerEvent,
+} from './protocol.ts';
 
 /** A model on its backend: what every trainer of the session is built from. */
 export interface LoadedModel {
@@ -34,15 +44,56 @@ export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
   }
 }
 
-/** Chooses the backend (announced at once, so the header shows it even if loading fails) and loads the model onto it. */
+/** What the load request says about the backend beyond the preference (protocol.ts `load`). */
+export interface BackendRequest {
+  preference: BackendPreference;
+  /** the run's config: "auto" measures its step shape */
+  config: ExperimentConfig;
+  autoRates?: CachedBackendRates[];
+  remeasure?: boolean;
+}
+
+/** An explicit backend is chosen first (announced at once, so the header shows it even if loading fails); "auto"
+ *  opens every candidate, reads the model, then keeps the fastest on it (backend-auto.ts) and announces that. */
 export async function loadModel(
   spec: ModelSpec,
-  preference: BackendPreference,
+  request: BackendRequest,
   env: { gpu: GPU | undefined; modelsUrl: string },
   emit: (e: WorkerEvent) => void,
 ): Promise<LoadedModel> {
-  const { backend, info } = await selectBackend(preference, env.gpu);
+  if (request.preference !== 'auto') {
+    const { backend, info } = await selectBackend(request.preference, env.gpu);
+    emit({ type: 'backend', backend: info });
+    const files = await readModel(spec, env, emit, () => backend.destroy());
+    return { backend, backendInfo: info, ...files };
+  }
+  const { candidates, identity, note } = await openCandidates(env.gpu);
+  const files = await readModel(spec, env, emit, () => {
+    for (const c of candidates) c.close();
+  });
+  const { backend, info } = await chooseAuto({
+    candidates,
+    identity,
+    note,
+    config: request.config,
+    modelName: files.model.name,
+    checkpoint: files.checkpoint,
+    decoder: files.tokenizer,
+    cached: request.autoRates ?? [],
+    remeasure: request.remeasure ?? false,
+    emit,
+  });
   emit({ type: 'backend', backend: info });
+  return { backend, backendInfo: info, ...files };
+}
+
+/** The tokenizer and weights of a model spec, with byte progress; `release` frees the backends on failure. */
+async function readModel(
+  spec: ModelSpec,
+  env: { modelsUrl: string },
+  emit: (e: WorkerEvent) => void,
+  release: () => void,
+): Promise<Omit<LoadedModel, 'backend' | 'backendInfo'>> {
   const source = sourceFor(spec, env.modelsUrl);
   let tokenizer: ChatTokenizer;
   let checkpoint: HfCheckpoint;
@@ -60,7 +111,7 @@ export async function loadModel(
         }),
     });
   } catch (e) {
-    backend.destroy();
+    release();
     const missing = /not found/.test((e as Error).message)
       ? '\nA model folder needs config.json, model.safetensors (or model.safetensors.index.json and its shards), tokenizer.json and tokenizer_config.json (a Llama or Qwen2 checkpoint in Hugging Face layout).'
       : '';
@@ -77,5 +128,5 @@ export async function loadModel(
     hiddenSize: c.hiddenSize,
     vocabSize: c.vocabSize,
   };
-  return { backend, backendInfo: info, checkpoint, tokenizer, model };
+  return { checkpoint, tokenizer, model };
 }

@@ -1,0 +1,68 @@
+// @vitest-environment happy-dom
+// The page's "auto" backend on the real session in-process: the line under the backend menu says what was
+// measured and which backend won, the measurement is kept in localStorage and a second page ("reload") reuses it
+// without measuring (the line says "cached"), and Re-measure measures again. No WebGPU in this environment, so the
+// CPU backend is measured alone and the line says why WebGPU was not.
+import 'fake-indexeddb/auto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
+import { afterEach, expect, it } from 'vitest';
+import { storageBackendRates } from '../../src/app/persist/backend-rates.ts';
+import { getPreset } from '../../src/rl/presets.ts';
+import { renderInProcessApp } from './render-app.tsx';
+
+afterEach(cleanup);
+
+const folder = resolve(import.meta.dirname, '../fixtures/hf/tiny-qwen2.5-instruct');
+const files = new Map(readdirSync(folder).map((name) => [name, new File([readFileSync(join(folder, name))], name)]));
+const config = {
+  ...getPreset('tiny-default'),
+  problemsPerStep: 1,
+  groupSize: 2,
+  maxTurns: 2,
+  maxTokensPerTurn: 6,
+  maxPromptTokens: 4096,
+  evalBeforeTrain: false,
+  evalEvery: 0,
+  trainSize: 8,
+  evalSize: 2,
+};
+
+async function openPage(db: string) {
+  const backendRates = storageBackendRates(localStorage);
+  await renderInProcessApp({ config, files, modelName: 'tiny-qwen', db, backendPreference: 'auto', backendRates });
+  await waitFor(() => expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle'), {
+    timeout: 30_000,
+  });
+  return screen.getByTestId('auto-backend').textContent ?? '';
+}
+
+it('shows what auto measured, keeps it, reuses it after a reload and measures again on request', async () => {
+  localStorage.clear();
+  const first = await openPage('auto-1');
+  expect(first).toMatch(
+    /^auto -> wasm: [0-9.]+ ms\/token, [0-9.]+ m?s\/step \(webgpu not measured: this browser has no WebGPU \(navigator\.gpu is missing\); measured [0-9.]+ m?s\)$/,
+  );
+  expect(screen.getByTestId('cpu-notice').textContent).toContain(first);
+  const kept = storageBackendRates(localStorage).list();
+  expect(kept).toHaveLength(1);
+  expect(kept[0].key).toContain('model=local: tiny-qwen#');
+  expect(kept[0].rates.map((r) => r.backend)).toEqual(['wasm']);
+  cleanup();
+
+  // a reload: the same numbers, nothing measured
+  const second = await openPage('auto-2');
+  expect(second).toBe(first.replace(/\)$/, ', cached)'));
+
+  fireEvent.click(screen.getByTestId('remeasure-backend'));
+  await waitFor(
+    () => {
+      const text = screen.getByTestId('auto-backend').textContent ?? '';
+      expect(text).toMatch(/^auto -> wasm: .*measured [0-9.]+ m?s\)$/);
+      expect(screen.getByTestId('status').getAttribute('data-status')).toBe('idle');
+    },
+    { timeout: 30_000 },
+  );
+  expect(storageBackendRates(localStorage).list()).toHaveLength(1);
+}, 90_000);
