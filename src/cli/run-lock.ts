@@ -4,7 +4,7 @@
 // removed when the run ends. A lock left by a process that no longer runs (killed, crashed) on this host is
 // stale and taken over; one from another host cannot be checked and refuses, saying which file to delete.
 
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { namedWriteError } from './run-files.ts';
@@ -40,6 +40,28 @@ async function readHolder(path: string): Promise<LockHolder | null> {
   }
 }
 
+const sameHolder = (a: LockHolder, b: LockHolder) =>
+  a.pid === b.pid && a.host === b.host && a.started_at === b.started_at;
+
+/**
+ * Removes the stale lock `holder` left at `path`, and only it: when several processes find the same stale lock,
+ * each moves the file aside (an atomic rename, which only one of them can do to a given file) and deletes it only
+ * if it is still the stale holder's. A process that moved a lock taken meanwhile puts it back, so the new holder
+ * keeps it (deleting the file at `path` outright would delete that new lock too and let two runs in).
+ */
+async function takeOverStale(path: string, holder: LockHolder): Promise<void> {
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    await rename(path, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // another process moved it first
+    throw namedWriteError(path, e);
+  }
+  const moved = await readHolder(aside).catch(() => null);
+  if (moved === null || !sameHolder(moved, holder)) await link(aside, path).catch(() => {});
+  await rm(aside, { force: true });
+}
+
 /** Takes `out`'s lock or throws naming the process that holds it; returns the function that releases it. */
 export async function lockRunFolder(out: string): Promise<() => Promise<void>> {
   const path = join(out, LOCK_FILE);
@@ -72,7 +94,7 @@ export async function lockRunFolder(out: string): Promise<() => Promise<void>> {
             `${holder.command ? `: rema ${holder.command}` : ''}); wait for it to end or use another --out` +
             (holder.host === me.host ? '' : ` (if that process no longer runs, delete ${path})`),
         );
-      await rm(path, { force: true }); // its process is gone
+      await takeOverStale(path, holder);
     }
   } finally {
     await rm(tmp, { force: true });
