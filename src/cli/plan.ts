@@ -132,7 +132,7 @@ function row(name: string, bytes: number): string {
 export function formatPlan(plan: Plan): string {
   const b = plan.bytes;
   const lines = [
-    `${plan.model}: ${plan.parameters.toLocaleString('en-US')} parameters, base weights ${plan.weightDtype}`,
+    `${plan.model}: ${plan.parameters.toLocaleString('en-US')} parameters, base weights ${plan.weightDtype}, KV cache ${plan.kvCacheDtype}`,
     row('weights', b.weights),
     row('lora', b.lora),
     row('optimizer', b.optimizer),

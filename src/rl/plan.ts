@@ -57,6 +57,8 @@ export interface Plan {
   model: string;
   parameters: number;
   weightDtype: WeightDtype;
+  /** storage of the KV cache counted under kv_cache: f16 (2 bytes per element) with f16 weights on WebGPU */
+  kvCacheDtype: 'f32' | 'f16';
   bytes: MemoryBytes;
   /** bytes the device allows, or null when unknown (WebGPU in the CLI without --memory) */
   limit: number | null;
@@ -330,6 +332,7 @@ export function planConfig(
     model: model.name,
     parameters: mem.parameters,
     weightDtype,
+    kvCacheDtype: mem.kvCacheDtype,
     bytes: mem.bytes,
     limit,
     fits,

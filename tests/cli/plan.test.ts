@@ -28,6 +28,7 @@ interface PlanJson {
   suggestion: { set: Record<string, unknown>; weightDtype?: string; total: number; flags: string } | null;
   limit: number | null;
   weightDtype: string;
+  kvCacheDtype: string;
   shape: {
     decode: { sequences: number; promptTokens: number };
     evalDecode?: { sequences: number; uniquePrompts: number; promptTokens: number };
@@ -84,19 +85,27 @@ describe('rema plan', () => {
     expect(roomy.suggestion).toBeNull();
   });
 
-  it('f16 weights halve the weights; webgpu without --memory cannot say whether it fits', () => {
+  it('f16 weights halve the weights, and on webgpu the KV cache (stored in f16 there); webgpu without --memory cannot say whether it fits', () => {
     const f32 = plan('--preset', 'math133-smollm360m', '--backend', 'webgpu');
     expect(f32.fits).toBeNull();
     expect(f32.parameters).toBe(361_821_120);
     const f16 = plan('--preset', 'math133-smollm360m', '--backend', 'webgpu', '--weight-dtype', 'f16');
     expect(f16.bytes.weights).toBe(f32.bytes.weights / 2);
     expect(f16.weightDtype).toBe('f16');
+    expect([f32.kvCacheDtype, f16.kvCacheDtype]).toEqual(['f32', 'f16']);
+    expect(f16.bytes.kv_cache).toBe(f32.bytes.kv_cache / 2);
+    // the WASM backend keeps its cache in f32 whatever the weights
+    const wasm = plan('--preset', 'math133-smollm360m', '--backend', 'wasm', '--weight-dtype', 'f16');
+    expect(wasm.kvCacheDtype).toBe('f32');
+    expect(wasm.bytes.kv_cache).toBe(f32.bytes.kv_cache);
+    const text = rema('--preset', 'math133-smollm360m', '--backend', 'webgpu', '--weight-dtype', 'f16');
+    expect(text.stdout).toMatch(/parameters, base weights f16, KV cache f16\n/);
   });
 
   it('the text report and the errors', () => {
     const r = rema('--preset', 'tiny-default');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^tiny-rema: 171,456 parameters, base weights f32\n/);
+    expect(r.stdout).toMatch(/^tiny-rema: 171,456 parameters, base weights f32, KV cache f32\n/);
     expect(r.stdout).toMatch(/\n {2}total \(peak\) +\d+ B {2}[\d.]+ MiB\nfits: yes/);
     const bad = rema('--preset', 'tiny-default', '--memory', 'lots');
     expect(bad.status).toBe(1);

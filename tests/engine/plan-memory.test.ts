@@ -3,13 +3,16 @@
 // in one case, a held-out evaluation decoding more distinct prompts than the group, on every golden model (their
 // real weights) and on a Qwen-shaped random model (GQA, q/k/v biases, tied embeddings, llama3-scaled RoPE
 // variant), LoRA and full fine-tuning, chunks that keep or recompute the layers, and on the WASM backend with
-// f16 / bf16 base weights (matrices as 2-byte halves, vectors f32).
+// f16 / bf16 base weights (matrices as 2-byte halves, vectors f32), and on WebGPU over an f16 base with the KV cache
+// in f16 (its default there) or f32.
 // The predicted total must be within 15% of the ledger's peak (in practice it is exact to a few bytes).
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import type { KvCacheDtype } from '../../src/engine/model/kv-cache.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
@@ -17,6 +20,7 @@ import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 
 const goldens = goldenFixtures('config.json');
 
@@ -50,12 +54,20 @@ interface Step {
   evalPrompts?: number;
   /** EnginePolicy's maxDecodeBatch (config decodeBatch): most sequences decoded together */
   decodeBatch?: number;
+  /** run on WebGPU (Dawn, f16 storage advertised) instead of the CPU / WASM backend */
+  webgpu?: boolean;
+  /** EnginePolicy's kvCacheDtype (default 'auto') */
+  kvCacheDtype?: KvCacheDtype;
 }
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
 async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Promise<number> {
-  const backend: Backend =
-    (s.weightDtype ?? 'f32') === 'f32' ? new CpuBackend() : await WasmBackend.create({ threads: 1 });
+  const dawn = s.webgpu ? await getTestDevice() : null;
+  const backend: Backend = dawn
+    ? WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' })
+    : (s.weightDtype ?? 'f32') === 'f32'
+      ? new CpuBackend()
+      : await WasmBackend.create({ threads: 1 });
   const policy = createEnginePolicy({
     backend,
     config,
@@ -71,6 +83,7 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     ...(s.weightDtype !== undefined ? { baseDtype: s.weightDtype } : {}),
     ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
     ...(s.decodeBatch !== undefined ? { maxDecodeBatch: s.decodeBatch } : {}),
+    ...(s.kvCacheDtype !== undefined ? { kvCacheDtype: s.kvCacheDtype } : {}),
   });
   const V = config.vocabSize;
   const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
@@ -110,7 +123,9 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
 function predict(config: ModelConfig, s: Step) {
   return planMemory(config, {
     weightDtype: s.weightDtype ?? 'f32',
-    halfVectors: false,
+    halfVectors: s.webgpu === true,
+    ...(s.webgpu ? { backend: 'webgpu' as const } : {}),
+    ...(s.kvCacheDtype !== undefined ? { kvCacheDtype: s.kvCacheDtype } : {}),
     training: s.training,
     decode: {
       sequences: s.problems * s.group,
@@ -292,6 +307,29 @@ describe('planMemory vs the allocation ledger', () => {
     const saved = (await measure(qwen, w, s)) - (await measure(qwen, w, { ...s, weightDtype: 'f16' }));
     expect(saved).toBeGreaterThan(0);
     expect(predict(qwen, s).bytes.total - predict(qwen, { ...s, weightDtype: 'f16' }).bytes.total).toBe(saved);
+  });
+
+  it('WebGPU, f16 base: the KV cache in f16 (the default there) halves the planned kv_cache, and the plan saves what the ledger saves', async () => {
+    // a long rollout of 32 sequences, so that decoding (its KV cache) sets the step's peak
+    const s: Step = {
+      ...steps['lora, decode-heavy'],
+      problems: 2,
+      group: 16,
+      newTokens: 20,
+      rows: 1,
+      rowTokens: 6,
+      trained: 2,
+      weightDtype: 'f16',
+      webgpu: true,
+    };
+    const w = randomWeights(qwen, 5);
+    const [p16, p32] = [predict(qwen, s), predict(qwen, { ...s, kvCacheDtype: 'f32' })];
+    expect([p16.kvCacheDtype, p32.kvCacheDtype]).toEqual(['f16', 'f32']);
+    expect(2 * p16.bytes.kv_cache).toBe(p32.bytes.kv_cache);
+    const saved = (await measure(qwen, w, { ...s, kvCacheDtype: 'f32' })) - (await measure(qwen, w, s));
+    expect([p16.peakPhase, p32.peakPhase]).toEqual(['decode', 'decode']);
+    expect(saved).toBeGreaterThan(0);
+    expect(Math.abs(p32.bytes.total - p16.bytes.total - saved)).toBeLessThanOrEqual(0.15 * saved);
   });
 
   it('a held-out evaluation batch larger than the rollout sets the peak, in the plan as on the ledger', async () => {

@@ -2,13 +2,15 @@
 // tensors EnginePolicy, decodeBatch (model/generate.ts), runSequences (model/decoder.ts), the LoRA / full
 // trainables and AdamW allocate, in the order they allocate them, so the peak the backend's allocation ledger
 // records can be predicted (tests/engine/plan-memory.test.ts holds the two within 15% on real steps).
-// Sizes are what the ledger charges: 4 bytes per element, 2 for weights stored as f16 / bf16.
+// Sizes are what the ledger charges: 4 bytes per element, 2 for weights stored as f16 / bf16 and for a KV cache
+// stored as f16 (model/kv-cache.ts: the default over an f16 base on WebGPU).
 import type { ModelConfig } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
 import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
 import { prefillChunkPrompts } from '../model/generate.ts';
+import { kvCacheBytesPerElement, type KvCacheDtype } from '../model/kv-cache.ts';
 
 /** Storage of the frozen base weights. */
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
@@ -62,6 +64,9 @@ export interface MemoryShape {
   /** with f16 / bf16 weights: false when the backend keeps vectors (norms, biases) in f32 and only matrices as
    *  halves (the WASM backend); default true (WebGPU stores every weight as a half) */
   halfVectors?: boolean;
+  /** storage of generation's KV cache (EnginePolicyOptions.kvCacheDtype); default what 'auto' gives: f16 with f16
+   *  weights on WebGPU, else f32 */
+  kvCacheDtype?: KvCacheDtype;
 }
 
 /** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
@@ -87,6 +92,13 @@ export interface MemoryPlan {
   peakPhase: 'decode' | 'eval' | 'gradient' | 'optimizer';
   /** the gradient chunk keeps every layer's internals (no recompute) */
   keepsAllLayers: boolean;
+  /** the KV cache's storage the plan counts (2 bytes per element for f16, 4 for f32) */
+  kvCacheDtype: KvCacheDtype;
+}
+
+/** The KV cache's storage of a shape: its own, or 'auto''s (model/kv-cache.ts resolveKvCacheDtype). */
+export function planKvCacheDtype(shape: MemoryShape): KvCacheDtype {
+  return shape.kvCacheDtype ?? (shape.backend === 'webgpu' && shape.weightDtype === 'f16' ? 'f16' : 'f32');
 }
 
 const F = 4; // bytes per f32 / i32 element
@@ -185,12 +197,13 @@ function decodeCallFloats(
   d: DecodeShape,
   loraInDecode: { rank: number; targets: number } | null,
   fused: boolean,
+  kvF: number,
 ): { cache: number; scratch: number } {
   const B = d.sequences;
   const cap = d.decodeBatch ?? B;
   if (!(Number.isInteger(cap) && cap >= 1))
     throw new Error(`planMemory: decode.decodeBatch must be a positive integer, got ${cap}`);
-  if (cap >= B) return decodeFloats(config, d, loraInDecode, fused);
+  if (cap >= B) return decodeFloats(config, d, loraInDecode, fused, kvF);
   const U = Math.max(1, Math.min(d.uniquePrompts, B));
   const promptOf = (i: number) => Math.floor((i * U) / B);
   let best = { cache: 0, scratch: 0 };
@@ -201,18 +214,21 @@ function decodeCallFloats(
       { ...d, sequences: end - start, uniquePrompts: promptOf(end - 1) - promptOf(start) + 1 },
       loraInDecode,
       fused,
+      kvF,
     );
     if (call.cache + call.scratch > best.cache + best.scratch) best = call;
   }
   return best;
 }
 
-/** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts). */
+/** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts), in f32 units:
+ *  a cache element counts kvF of them (1 in f32, 1/2 in f16). */
 function decodeFloats(
   config: ModelConfig,
   d: DecodeShape,
   loraInDecode: { rank: number; targets: number } | null,
   fused: boolean,
+  kvF: number,
 ): { cache: number; scratch: number } {
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (d.sequences <= 0 || d.newTokens <= 0) return { cache: 0, scratch: 0 };
@@ -229,15 +245,15 @@ function decodeFloats(
   // hNorm, rstd and the logits of all U prompts
   const Uc = Math.min(U, prefillChunkPrompts(P, d.prefillTokens));
   const R = Uc * P;
-  const prefillCache = 2 * L * U * S * W;
+  const prefillCache = 2 * L * U * S * W * kvF;
   // (the fused inference path updates one hidden state in place: no nxt)
   const prefillWs = fused ? fusedWorkspaceFloats(config, R) - R * D : layerWorkspaceFloats(config, R, r, nt);
   const prefillPass = R + Uc + rope + R + prefillWs + 2 * R * D + Uc * D + Uc;
   const prefillScratch = U * D + Math.max(prefillPass, U * D + U + U * V);
   // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids
-  const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W;
+  const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W * kvF;
   // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits
-  const decodeCache = 2 * L * B * S * W;
+  const decodeCache = 2 * L * B * S * W * kvF;
   const decodeScratch =
     (fused ? fusedWorkspaceFloats(config, B) : layerWorkspaceFloats(config, B, r, nt)) +
     3 * B +
@@ -249,7 +265,7 @@ function decodeFloats(
   const decode = decodeCache + decodeScratch;
   if (decode >= prefill && decode >= compact) return { cache: decodeCache, scratch: decodeScratch };
   if (prefill >= compact) return { cache: prefillCache, scratch: prefillScratch };
-  return { cache: 2 * L * B * S * W, scratch: compact - 2 * L * B * S * W };
+  return { cache: decodeCache, scratch: compact - decodeCache };
 }
 
 /** Floats one gradient chunk allocates (decoder.ts runSequences with a backward), and whether it keeps every
@@ -295,9 +311,11 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const merge = t.mode === 'lora' && mergedCount === t.adapters;
   const lora = F * t.adapters * 2 * trainable + (t.mode === 'lora' ? mergedCount * copyBytesOf(config, shape) : 0);
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
-  const train = decodeCallFloats(config, shape.decode, loraInDecode, merge);
+  const kvCacheDtype = planKvCacheDtype(shape);
+  const kvF = kvCacheBytesPerElement(kvCacheDtype) / F;
+  const train = decodeCallFloats(config, shape.decode, loraInDecode, merge, kvF);
   const held = shape.evalDecode
-    ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge)
+    ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge, kvF)
     : { cache: 0, scratch: 0 };
   const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
   const dec = evalPeaks ? held : train;
@@ -322,5 +340,6 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
     bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + phaseBytes },
     peakPhase,
     keepsAllLayers: grad.keepAll,
+    kvCacheDtype,
   };
 }
