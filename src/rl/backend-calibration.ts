@@ -1,10 +1,10 @@
 // Which compute backend trains a config fastest on the loaded model, by measuring rather than by adapter type: each
 // candidate backend (WebGPU, the WebAssembly kernels, plain JavaScript) runs the same short workload on the real
-// model (a few decode steps of a group of sequences, one scoring pass and one gradient chunk), within a time budget
-// shared by the candidates; the rates it measures (ms per prefilled, decoded, scored and back-propagated token) are
-// scaled to the config's step by calibration.ts's estimateRun, and the backend with the shortest estimated step
-// wins. The rates do not depend on the config, so a page can keep them per adapter and model and choose again
-// for another config without measuring.
+// model (a few decode steps of a group of sequences, one scoring pass and one gradient chunk; smaller for a larger
+// model), within a time budget shared by the candidates; the rates it measures (ms per prefilled, decoded, scored
+// and back-propagated token) are scaled to the config's step by calibration.ts's estimateRun, and the backend with
+// the shortest estimated step wins. The rates do not depend on the config, so a page can keep them per adapter and
+// model and choose again for another config without measuring.
 import type { Backend } from '../engine/backend.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
 import type { GenerateRequest, GradientRequest, TrainablePolicy } from '../engine/policy/policy.ts';
@@ -79,18 +79,37 @@ export interface CalibrateBackendsOptions {
   onCandidate?: (name: string) => void;
 }
 
-const DECODE_STEPS = 4;
+/** Workloads from the fullest to the smallest: sequences x prompt tokens decoding `decode` tokens, and a chunk of
+ *  rows x tokens. A larger model gets a smaller one, so that a round stays short on a CPU. */
+const LADDER = [
+  { sequences: 8, prompt: 32, decode: 4, rows: 4, tokens: 64 },
+  { sequences: 4, prompt: 16, decode: 4, rows: 2, tokens: 32 },
+  { sequences: 2, prompt: 8, decode: 2, rows: 1, tokens: 16 },
+  { sequences: 1, prompt: 4, decode: 2, rows: 1, tokens: 8 },
+] as const;
+/** Most weight x token products a round may take (about 8 GFLOP): the embedded model gets the fullest workload,
+ *  a 100M-parameter model or larger the smallest. */
+const MAX_PARAM_TOKENS = 4e9;
 
-/** The fixed workload: a small slice of the config's step (at most 8 sequences of 32 prompt tokens decoding
- *  DECODE_STEPS tokens, a chunk of at most 4 rows of 64 tokens), clamped to the model's context. */
+/** Weights a token passes through: the layers' projections and the LM head (embeddings are a lookup). */
+export function weightsPerToken(model: ModelConfig): number {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh, numLayers: L } = model;
+  return L * (2 * D * H * Dh + 2 * D * Hkv * Dh + 3 * D * F) + model.vocabSize * D;
+}
+
+/** The fixed workload: a small slice of the config's step, sized to the model (LADDER), clamped to the step's own
+ *  shape and to the model's context. A token's backward counts as three forwards. */
 export function backendWorkload(config: ExperimentConfig, model: ModelConfig) {
   const shape = stepShape(config, model, 'f32');
+  const perToken = weightsPerToken(model);
+  const cost = (l: (typeof LADDER)[number]) => perToken * (l.sequences * (l.prompt + l.decode) + 4 * l.rows * l.tokens);
+  const l = LADDER.find((x) => cost(x) <= MAX_PARAM_TOKENS) ?? LADDER[LADDER.length - 1];
   const context = model.maxPositionEmbeddings;
-  const sequences = Math.max(1, Math.min(8, shape.decode.sequences));
-  const promptTokens = Math.max(1, Math.min(32, shape.decode.promptTokens, context - DECODE_STEPS - 1));
-  const rows = Math.max(1, Math.min(4, shape.gradient.sequences));
-  const rowTokens = Math.max(2, Math.min(64, shape.gradient.tokens, context));
-  return { sequences, promptTokens, decodeSteps: DECODE_STEPS, rows, rowTokens, trained: Math.floor(rowTokens / 2) };
+  const sequences = Math.max(1, Math.min(l.sequences, shape.decode.sequences));
+  const promptTokens = Math.max(1, Math.min(l.prompt, shape.decode.promptTokens, context - l.decode - 1));
+  const rows = Math.max(1, Math.min(l.rows, shape.gradient.sequences));
+  const rowTokens = Math.max(2, Math.min(l.tokens, shape.gradient.tokens, context));
+  return { sequences, promptTokens, decodeSteps: l.decode, rows, rowTokens, trained: Math.floor(rowTokens / 2) };
 }
 
 type Workload = ReturnType<typeof backendWorkload>;

@@ -12,7 +12,9 @@ import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import { parseHfConfig } from '../../src/engine/io/hf-config.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { findCatalogModel } from '../../src/data/models/catalog.ts';
 import {
   backendWorkload,
   calibrateBackends,
@@ -20,6 +22,7 @@ import {
   describeBackendChoice,
   estimateStep,
   measurePolicy,
+  weightsPerToken,
   type BackendRates,
 } from '../../src/rl/backend-calibration.ts';
 import { validateConfig, type ExperimentConfig } from '../../src/rl/config.ts';
@@ -96,6 +99,23 @@ describe('choosing by estimated step time', () => {
         failed: [{ backend: 'webgpu', description: 'gpu', error: 'device lost' }],
       }),
     ).toThrow(/no backend could run the model \(webgpu: device lost\)/);
+  });
+});
+
+describe('the workload', () => {
+  it('is sized to the model: the fullest for the embedded model, the smallest for Qwen2.5-0.5B', () => {
+    expect(backendWorkload(config, checkpoint.config)).toEqual({
+      sequences: 8,
+      promptTokens: 32,
+      decodeSteps: 4,
+      rows: 4,
+      rowTokens: 64,
+      trained: 32,
+    });
+    const qwen = parseHfConfig(findCatalogModel('Qwen/Qwen2.5-0.5B-Instruct')!.config);
+    expect(weightsPerToken(qwen)).toBeGreaterThan(4e8);
+    const w = backendWorkload({ ...config, prompts: 'code' }, qwen);
+    expect(w).toMatchObject({ sequences: 1, promptTokens: 4, decodeSteps: 2, rows: 1, rowTokens: 8 });
   });
 });
 
