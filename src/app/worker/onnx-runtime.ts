@@ -1,5 +1,5 @@
 // onnxruntime-web in the training worker: which build to load and which execution providers (EPs) to try.
-// The WebGPU EP runs when the page's own backend runs on WebGPU (a hardware adapter under "auto", or WebGPU
+// The WebGPU EP runs when the page's own backend runs on WebGPU (measured fastest under "auto", or WebGPU
 // picked in the menu), with the WASM EP as its fallback; everything else uses the WASM EP. The builds are
 // imported on first use, so a page without an ONNX model never downloads onnxruntime's WebAssembly (14 MB for
 // the WASM build, 27 MB for the WebGPU one). Vite emits the .wasm files next to the worker bundle
