@@ -58,6 +58,9 @@ interface Group {
 /** Steps whose records the state tensor holds; step() reads them itself when this many went unread. */
 export const RECORD_CAPACITY = 64;
 
+/** f32 values one AdamW keeps besides its moments (Σ g² and the state tensor), for the memory planner. */
+export const ADAMW_SCALARS = 1 + adamwStateSize(RECORD_CAPACITY);
+
 export class AdamW {
   private readonly groups: Group[];
   private readonly normScratch: Tensor;

@@ -11,6 +11,7 @@ import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
 import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
 import { prefillChunkPrompts } from '../model/generate.ts';
 import { kvCacheBytesPerElement, type KvCacheDtype } from '../model/kv-cache.ts';
+import { ADAMW_SCALARS } from '../optim/adamw.ts';
 
 /** Storage of the frozen base weights. */
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
@@ -305,7 +306,7 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
     throw new Error(`planMemory: full fine-tuning needs f32 weights, not ${shape.weightDtype}`);
   const weights = weightBytes(config, shape);
   const trainable = t.mode === 'lora' ? loraFloats(config, t.rank, t.targets) : parameters; // floats of one adapter's trainable weights
-  const optimizer = F * t.adapters * (2 * trainable + 1); // AdamW m + v + its norm scalar, per adapter
+  const optimizer = F * t.adapters * (2 * trainable + ADAMW_SCALARS); // AdamW m + v + its scalars, per adapter
   // per adapter: weights + gradients, plus the merged copies ('auto': decided with the rest live)
   const mergedCount = mergedAdapters(config, shape, weights + F * t.adapters * 2 * trainable + optimizer);
   const merge = t.mode === 'lora' && mergedCount === t.adapters;
