@@ -12,7 +12,7 @@ import {
   type BackendChoice,
 } from '../../rl/backend-calibration.ts';
 import type { ExperimentConfig } from '../../rl/config.ts';
-import { policyForConfig } from '../../rl/policy-setup.ts';
+import { policyForConfig, type LoadedWeights } from '../../rl/policy-setup.ts';
 import type { BackendCandidate, SelectedBackend } from './backend-select.ts';
 import type { AutoBackendReport, CachedBackendRates, WorkerEvent } from './protocol.ts';
 
@@ -29,9 +29,17 @@ export function modelShapeHash(config: ModelConfig): string {
   return h.toString(16).padStart(8, '0');
 }
 
-export function autoKey(identity: string, modelName: string, config: ModelConfig): string {
-  return `auto-backend/v1|${identity}|model=${modelName}#${modelShapeHash(config)}`;
+/** `baseDtype`: the frozen base's storage the trainer will use (f16 weights run at another speed than f32). */
+export function autoKey(
+  identity: string,
+  modelName: string,
+  config: ModelConfig,
+  baseDtype: BaseDtype = 'auto',
+): string {
+  return `auto-backend/v1|${identity}|model=${modelName}#${modelShapeHash(config)}|weights=${baseDtype}`;
 }
+
+type BaseDtype = NonNullable<LoadedWeights['baseDtype']>;
 
 export interface AutoInputs {
   candidates: BackendCandidate[];
@@ -44,6 +52,8 @@ export interface AutoInputs {
   decoder: TokenDecoder;
   cached: readonly CachedBackendRates[];
   remeasure: boolean;
+  /** the frozen base's storage the trainer will use (policy-setup.ts LoadedWeights); default 'auto' */
+  baseDtype?: BaseDtype;
   emit: (e: WorkerEvent) => void;
   clock?: () => number;
 }
@@ -51,7 +61,8 @@ export interface AutoInputs {
 /** Chooses among the candidates (from the page's cache when its key matches, else by measuring), closes the
  *  others and returns the winner with the report the page shows. Closes every candidate when none can run. */
 export async function chooseAuto(a: AutoInputs): Promise<SelectedBackend> {
-  const key = autoKey(a.identity, a.modelName, a.checkpoint.config);
+  const baseDtype = a.baseDtype ?? 'auto';
+  const key = autoKey(a.identity, a.modelName, a.checkpoint.config, baseDtype);
   const names: string[] = a.candidates.map((c) => c.name);
   const kept = a.remeasure ? undefined : a.cached.find((c) => c.key === key);
   const usable = kept && names.every((n) => kept.rates.some((r) => r.backend === n));
@@ -66,7 +77,8 @@ export async function chooseAuto(a: AutoInputs): Promise<SelectedBackend> {
         {
           config: a.config,
           model: a.checkpoint.config,
-          policyFor: (backend) => policyForConfig(a.config, { backend, checkpoint: a.checkpoint, decoder: a.decoder }),
+          policyFor: (backend) =>
+            policyForConfig(a.config, { backend, checkpoint: a.checkpoint, decoder: a.decoder, baseDtype }),
           // one candidate: nothing to compare, one round gives its rates
           budgetMs: a.candidates.length > 1 ? AUTO_BUDGET_MS : 0,
           ...(a.clock ? { clock: a.clock } : {}),
