@@ -32,6 +32,7 @@ const store = createPlaygroundStore(
     preset: fromUrl.preset,
     view: fromUrl.view,
     backendPreference: fromUrl.backend,
+    weightPrecision: fromUrl.weights,
     modelSpec: modelSpecFromConfig(fromUrl.config),
     onnxModel: fromUrl.onnxModel,
     colouring: fromUrl.colouring,

@@ -138,6 +138,19 @@ describe('URL state', () => {
     expect(long.errors.join('\n').length).toBeLessThan(300);
   });
 
+  it('carries the base weights precision (weights=f32; auto is not written); a bad one is explained and falls back', () => {
+    const config = getPreset('tiny-default');
+    const f32 = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'webgpu', weights: 'f32' });
+    expect(f32).toContain('weights=f32');
+    expect(decodeUrlState(f32)).toMatchObject({ backend: 'webgpu', weights: 'f32', errors: [] });
+    const auto = encodeUrlState({ preset: 'tiny-default', config, view: 'curves', backend: 'webgpu', weights: 'auto' });
+    expect(auto).not.toContain('weights');
+    expect(decodeUrlState(auto).weights).toBe('auto');
+    const bad = decodeUrlState('#preset=tiny-default&weights=f8');
+    expect(bad.weights).toBe('auto');
+    expect(bad.errors).toEqual(['URL: weights must be auto or f32 (got "f8")']);
+  });
+
   it('a link to a local folder falls back to the embedded model and says why', () => {
     const s = decodeUrlState('#preset=tiny-default&modelSource=local&model=my-model');
     expect(s.config.modelSource).toBe('embedded');
@@ -186,5 +199,8 @@ describe('URL sync', () => {
     store.getState().setChartSmoothing(0.6);
     store.getState().setChartX('minutes');
     expect(decodeUrlState(written.at(-1)!)).toMatchObject({ smoothing: 0.6, chartX: 'minutes' });
+    // and the weights' precision
+    store.getState().setWeightPrecision('f32');
+    expect(decodeUrlState(written.at(-1)!).weights).toBe('f32');
   });
 });

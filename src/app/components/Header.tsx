@@ -4,6 +4,15 @@
 import { useShallow } from 'zustand/react/shallow';
 import { modelLabel } from '../worker/model-label.ts';
 import { usePlayground } from '../store/react.ts';
+import type { BackendInfo } from '../worker/protocol.ts';
+
+/** How WebGPU stores the weights: from the trainer once it is built ("f16 base, f16 KV cache"), else what the
+ *  adapter allows. */
+function storageText(backend: BackendInfo): string {
+  const s = backend.storage;
+  if (!s) return backend.f16 ? 'f16' : 'f32 (no shader-f16)';
+  return `${s.base} base, ${s.kvCache} KV cache${s.base === 'f32' && !backend.f16 ? ' (no shader-f16)' : ''}`;
+}
 
 function formatParams(n: number): string {
   return n >= 1e9 ? `${(n / 1e9).toFixed(2)}B` : n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : `${(n / 1e3).toFixed(0)}k`;
@@ -32,7 +41,7 @@ export function Header() {
               ? 'backend: none'
               : 'backend: starting…'
             : backend.kind === 'webgpu'
-              ? `WebGPU · ${backend.description} · ${backend.f16 ? 'f16' : 'f32 (no shader-f16)'}`
+              ? `WebGPU · ${backend.description} · ${storageText(backend)}`
               : `CPU backend · ${backend.description}`}
         </span>
         <span className="badge" data-testid="model">

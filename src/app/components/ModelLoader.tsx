@@ -1,6 +1,7 @@
 // Choosing the weights: a known model of the offline catalog (by name, with its size, template and licence), the
 // embedded tiny model, a local folder or any Hugging Face repo id (SourcePicker; downloaded with byte progress,
-// cached), and the backend preference; the planner sizes the chosen model with the current config before any
+// cached), the backend preference and the base weights' precision (auto: f16 on shader-f16; f32 forces full
+// precision); the planner sizes the chosen model with the current config before any
 // download, and a calibration on the loaded model times a step. Loading replaces the session; errors appear in the
 // page's error banner.
 import { useState } from 'react';
@@ -8,7 +9,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { findCatalogModel, resolveCatalogRepo } from '../../data/models/catalog.ts';
 import { TINY_MODEL_NAME } from '../../rl/presets.ts';
 import { usePlayground } from '../store/react.ts';
-import type { BackendPreference } from '../worker/protocol.ts';
+import type { BackendPreference, WeightPrecision } from '../worker/protocol.ts';
 import { AutoBackendLine } from './AutoBackendLine.tsx';
 import { ModelCatalog } from './ModelCatalog.tsx';
 import { CalibrationLine, Planner } from './Planner.tsx';
@@ -20,6 +21,8 @@ export function ModelLoader() {
       loadModel: st.loadModel,
       backendPreference: st.backendPreference,
       setBackendPreference: st.setBackendPreference,
+      weightPrecision: st.weightPrecision,
+      setWeightPrecision: st.setWeightPrecision,
       status: st.status,
       modelSpec: st.modelSpec,
       config: st.config,
@@ -71,6 +74,27 @@ export function ModelLoader() {
           <option value="auto">auto</option>
           <option value="webgpu">WebGPU</option>
           <option value="cpu">CPU</option>
+        </select>
+        <span className="hint">reloads the model</span>
+      </div>
+      <div className="row">
+        <label
+          htmlFor="weights-pref"
+          title="storage of the frozen base weights: auto keeps them (and the KV cache) as f16 on a WebGPU adapter with shader-f16, f32 elsewhere; f32 forces full precision (twice the memory, the same numbers as the CPU backend)"
+        >
+          weights
+        </label>
+        <select
+          id="weights-pref"
+          data-testid="weights-pref"
+          value={s.weightPrecision}
+          onChange={(e) => {
+            s.setWeightPrecision(e.target.value as WeightPrecision);
+            s.loadModel(s.modelSpec);
+          }}
+        >
+          <option value="auto">auto (f16 on shader-f16)</option>
+          <option value="f32">f32</option>
         </select>
         <span className="hint">reloads the model</span>
       </div>

@@ -2,7 +2,7 @@
 // page each get their own store with their own TrainerClient and database.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ExperimentConfig } from '../../rl/config.ts';
-import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
+import type { BackendPreference, ModelSpec, OnnxModelSpec, WeightPrecision } from '../worker/protocol.ts';
 import { DEFAULT_ONNX_SPEC } from '../worker/onnx-default.ts';
 import type { AblationSpec } from '../../rl/ablation.ts';
 import { createAblationSlice } from './ablation-slice.ts';
@@ -23,6 +23,8 @@ export interface InitialState {
   preset: string;
   view: ViewName;
   backendPreference: BackendPreference;
+  /** storage of the frozen base weights; default auto */
+  weightPrecision?: WeightPrecision;
   modelSpec: ModelSpec;
   /** the ONNX model for a frozen agent / the VRP baseline; default the embedded tiny-rema's onnx/ folder */
   onnxModel?: OnnxModelSpec;
@@ -60,6 +62,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
     ...createViewSlice({
       view: initial.view,
       backendPreference: initial.backendPreference,
+      ...(initial.weightPrecision ? { weightPrecision: initial.weightPrecision } : {}),
       modelSpec: initial.modelSpec,
       onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC,
       colouring: initial.colouring,

@@ -21,7 +21,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
     };
 
     const load = (remeasure = false) => {
-      const { modelSpec, backendPreference, config, onnxModel } = get();
+      const { modelSpec, backendPreference, weightPrecision, config, onnxModel } = get();
       // "auto": the measurements kept from earlier loads, so a known adapter and model are not measured again
       const auto =
         backendPreference === 'auto'
@@ -31,7 +31,17 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       const error = get().error?.fatal ? null : get().error;
       set({ status: 'loading', backend: null, model: null, error, progress: null, wantsTraining: false });
       set({ currentRun: null, configDirty: false, activeConfig: config });
-      send({ type: 'load', model: modelSpec, backend: backendPreference, config, onnxModel, run: ++ctx.run, ...auto });
+      const weights = weightPrecision === 'auto' ? {} : { weights: weightPrecision };
+      send({
+        type: 'load',
+        model: modelSpec,
+        backend: backendPreference,
+        config,
+        onnxModel,
+        run: ++ctx.run,
+        ...auto,
+        ...weights,
+      });
       send({ type: 'follow', index: get().followIndex, every: get().followEvery });
     };
 

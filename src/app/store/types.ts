@@ -13,6 +13,7 @@ import type { EvaluationPoint, SavedRun } from '../persist/run-types.ts';
 import type {
   BackendInfo,
   BackendPreference,
+  WeightPrecision,
   DatasetInfo,
   FollowedRollout,
   InterventionResult,
@@ -122,6 +123,8 @@ export const COLOURINGS: readonly TokenColouring[] = [
 export interface ViewSlice {
   view: ViewName;
   backendPreference: BackendPreference;
+  /** storage of the frozen base weights: auto (f16 on shader-f16) or f32 (link key weights) */
+  weightPrecision: WeightPrecision;
   modelSpec: ModelSpec;
   /** the frozen agent's / VRP baseline's ONNX model source (in the URL next to the model) */
   onnxModel: OnnxModelSpec;
@@ -133,6 +136,7 @@ export interface ViewSlice {
   chartX: ChartX;
   setView(view: ViewName): void;
   setBackendPreference(pref: BackendPreference): void;
+  setWeightPrecision(weights: WeightPrecision): void;
   selectGroup(group: number): void;
   setColouring(c: TokenColouring): void;
   setChartSmoothing(weight: number): void;

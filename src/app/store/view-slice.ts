@@ -1,10 +1,10 @@
-// View slice: which tab is open, the backend preference, the model to load, inspector and curve options.
+// View slice: which tab is open, the backend preference and weight precision, the model to load, inspector and curve options.
 import type { StateCreator } from 'zustand/vanilla';
 import type { PlaygroundState, ViewSlice } from './types.ts';
 
 export function createViewSlice(
   initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'onnxModel'> &
-    Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX'>>,
+    Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX' | 'weightPrecision'>>,
 ): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,
@@ -12,8 +12,10 @@ export function createViewSlice(
     colouring: initial.colouring ?? 'advantage',
     chartSmoothing: initial.chartSmoothing ?? 0,
     chartX: initial.chartX ?? 'step',
+    weightPrecision: initial.weightPrecision ?? 'auto',
     setView: (view) => set({ view }),
     setBackendPreference: (backendPreference) => set({ backendPreference }),
+    setWeightPrecision: (weightPrecision) => set({ weightPrecision }),
     selectGroup: (selectedGroup) => set({ selectedGroup }),
     setColouring: (colouring) => set({ colouring }),
     setChartSmoothing: (chartSmoothing) => set({ chartSmoothing }),

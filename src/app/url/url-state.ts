@@ -1,8 +1,9 @@
 // The whole setup lives in the URL hash, as in TensorFlow Playground, so a link reproduces it:
-//   #preset=tiny-default&view=curves&backend=auto&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colouring=token-ratio&smooth=0.6&x=minutes
+//   #preset=tiny-default&view=curves&backend=auto&weights=f32&groupSize=4&ratio=token&frozenAgent=reasoning&onnxModel=hub:org/name&colouring=token-ratio&smooth=0.6&x=minutes
 // Config fields are written only where they differ from the preset, as text by their kind (rl/config/text.ts:
 // lists comma-separated, null as "null"); the keys are the config's field names. onnxModel (the frozen agent's / VRP
-// baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema. Reading validates everything with the RL
+// baseline's ONNX model: embedded:<folder>, hub:<org/name>[@revision]) only when it is not the shipped tiny-rema; weights (the
+// frozen base's storage, auto or f32) only when it is f32. Reading validates everything with the RL
 // core's validateConfig; a bad link falls back to the preset and says which field was wrong. Notices stay short
 // whatever the link holds: unknown keys are counted in one line, quoted link text is clipped. A dataset file
 // (trainSet=file, evalSet=file) cannot be reopened from a link: the preset's set is used, with a notice.
@@ -15,7 +16,7 @@ import {
   type ExperimentConfig,
 } from '../../rl/config.ts';
 import { getPreset, PRESETS } from '../../rl/presets.ts';
-import type { BackendPreference, ModelSpec, OnnxModelSpec } from '../worker/protocol.ts';
+import type { BackendPreference, ModelSpec, OnnxModelSpec, WeightPrecision } from '../worker/protocol.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
 import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
 import { COLOURINGS, type ChartX, type TokenColouring, type ViewName } from '../store/types.ts';
@@ -24,8 +25,19 @@ import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'plan', 'intervene', 'runs'];
 const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
+const precisions: readonly WeightPrecision[] = ['auto', 'f32'];
 /** link keys that are not config fields; `colour` is colouring's name in links written before it was renamed */
-const reservedKeys = new Set(['preset', 'view', 'backend', 'onnxModel', 'colouring', 'colour', 'smooth', 'x']);
+const reservedKeys = new Set([
+  'preset',
+  'view',
+  'backend',
+  'weights',
+  'onnxModel',
+  'colouring',
+  'colour',
+  'smooth',
+  'x',
+]);
 /** unknown keys named in the notice; the rest are counted */
 const UNKNOWN_KEYS_NAMED = 3;
 /** longest piece of link text quoted in a notice */
@@ -51,6 +63,8 @@ export interface UrlState {
   config: ExperimentConfig;
   view: ViewName;
   backend: BackendPreference;
+  /** storage of the frozen base weights (link key weights, written when f32) */
+  weights: WeightPrecision;
   /** the ONNX model for a frozen agent and the VRP baseline */
   onnxModel: OnnxModelSpec;
   /** the rollout inspector's "colour by" (link key colouring, written when it is not advantage; older links' colour is read too) */
@@ -118,6 +132,7 @@ export function encodeUrlState(s: {
   config: ExperimentConfig;
   view: ViewName;
   backend: BackendPreference;
+  weights?: WeightPrecision;
   onnxModel?: OnnxModelSpec;
   colouring?: TokenColouring;
   smooth?: number;
@@ -129,6 +144,7 @@ export function encodeUrlState(s: {
   params.set('preset', presetName);
   params.set('view', s.view);
   params.set('backend', s.backend);
+  if (s.weights && s.weights !== 'auto') params.set('weights', s.weights);
   for (const key of CONFIG_KEYS) {
     if (key === 'version') continue;
     if (!sameValue(s.config[key], base[key])) params.set(key, fieldToText(key, s.config[key]));
@@ -195,6 +211,9 @@ export function decodeUrlState(hash: string): UrlState {
   const backendText = params.get('backend') ?? 'auto';
   const backend = (backends as readonly string[]).includes(backendText) ? (backendText as BackendPreference) : 'auto';
   if (backend !== backendText) errors.push(`URL: backend must be auto, cpu or webgpu (got ${quote(backendText)})`);
+  const weightsText = params.get('weights') ?? 'auto';
+  const weights = (precisions as readonly string[]).includes(weightsText) ? (weightsText as WeightPrecision) : 'auto';
+  if (weights !== weightsText) errors.push(`URL: weights must be auto or f32 (got ${quote(weightsText)})`);
 
   let onnxModel = DEFAULT_ONNX_SPEC;
   const onnxText = params.get('onnxModel');
@@ -225,5 +244,5 @@ export function decodeUrlState(hash: string): UrlState {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
     config = { ...config, modelSource: base.modelSource, model: base.model };
   }
-  return { preset, config, view, backend, onnxModel, colouring, smoothing, chartX, errors };
+  return { preset, config, view, backend, weights, onnxModel, colouring, smoothing, chartX, errors };
 }

@@ -28,6 +28,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.view === prev.view &&
       s.preset === prev.preset &&
       s.backendPreference === prev.backendPreference &&
+      s.weightPrecision === prev.weightPrecision &&
       s.onnxModel === prev.onnxModel &&
       s.colouring === prev.colouring &&
       s.chartSmoothing === prev.chartSmoothing &&
@@ -44,6 +45,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
         config: s.config,
         view: s.view,
         backend: s.backendPreference,
+        weights: s.weightPrecision,
         onnxModel: s.onnxModel,
         colouring: s.colouring,
         smooth: s.chartSmoothing,

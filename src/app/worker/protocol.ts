@@ -12,6 +12,16 @@ import type { ExplainRecord } from '../../rl/train/explain.ts';
 /** "auto": the backend that measured fastest on the loaded model (backend-auto.ts), "cpu" the WebAssembly kernels. */
 export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
 
+/** Storage of the frozen base weights (EnginePolicy baseDtype; the CLI's --weight-dtype auto|f32): "auto" f16 on a
+ *  WebGPU adapter with shader-f16 (and the KV cache with it), "f32" full precision everywhere. */
+export type WeightPrecision = 'auto' | 'f32';
+
+/** What the trainer's weights and KV cache are stored as, once it is built (shown with the backend). */
+export interface WeightStorage {
+  base: 'f32' | 'f16' | 'bf16';
+  kvCache: 'f32' | 'f16';
+}
+
 /** What "auto" measured (rl/backend-calibration.ts), as the page shows it and keeps it. */
 export interface AutoBackendReport {
   /** the page keeps the rates under it: the adapter (or its absence), the CPU backend's build, the model's name and shape */
@@ -85,6 +95,8 @@ export interface BackendInfo {
   cpuReason: string | null;
   /** under "auto": what was measured and why this backend won */
   auto?: AutoBackendReport;
+  /** with the ready event: how the trainer stores its frozen base and KV cache (e.g. f16 on shader-f16) */
+  storage?: WeightStorage;
 }
 
 export interface ModelInfo {
@@ -149,6 +161,8 @@ export type WorkerRequest =
       run?: number;
       autoRates?: CachedBackendRates[];
       remeasure?: boolean;
+      /** storage of the frozen base; default auto */
+      weights?: WeightPrecision;
     }
   /**
    * rebuild the trainer with a new config (the weights are reloaded from the model: step 0); `onnxModel`: a new ONNX

@@ -36,6 +36,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
             config,
             ...(request.autoRates ? { autoRates: request.autoRates } : {}),
             ...(request.remeasure ? { remeasure: true } : {}),
+            ...(request.weights ? { weights: request.weights } : {}),
           },
           s.env,
           s.emit,
@@ -44,7 +45,10 @@ export const REQUEST_HANDLERS: RequestHandlers = {
           ...(await buildTrainer(s, config, busy)),
           ...(request.run !== undefined ? { run: request.run } : {}),
         };
-        s.emit({ type: 'ready', backend: s.loaded.backendInfo, model: s.loaded.model, dataset: s.active.dataset });
+        // the backend as the trainer uses it: its frozen base and KV cache storage (f16 on shader-f16 unless forced f32)
+        const { policy } = s.active;
+        const backend = { ...s.loaded.backendInfo, storage: { base: policy.baseDtype, kvCache: policy.kvCacheDtype } };
+        s.emit({ type: 'ready', backend, model: s.loaded.model, dataset: s.active.dataset });
         emitFrozen(s);
       },
       { fatal: true },

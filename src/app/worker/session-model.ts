@@ -20,6 +20,7 @@ import type {
   CachedBackendRates,
   ModelInfo,
   ModelSpec,
+  WeightPrecision,
   WorkerEvent,
 } from './protocol.ts';
 
@@ -30,6 +31,8 @@ export interface LoadedModel {
   checkpoint: HfCheckpoint;
   tokenizer: ChatTokenizer;
   model: ModelInfo;
+  /** storage of the frozen base every trainer of the session uses (EnginePolicy baseDtype): the page's choice */
+  baseDtype: WeightPrecision;
 }
 
 export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
@@ -51,6 +54,8 @@ export interface BackendRequest {
   config: ExperimentConfig;
   autoRates?: CachedBackendRates[];
   remeasure?: boolean;
+  /** storage of the frozen base (default auto) */
+  weights?: WeightPrecision;
 }
 
 /** An explicit backend is chosen first (announced at once, so the header shows it even if loading fails); "auto"
@@ -65,7 +70,7 @@ export async function loadModel(
     const { backend, info } = await selectBackend(request.preference, env.gpu);
     emit({ type: 'backend', backend: info });
     const files = await readModel(spec, env, emit, () => backend.destroy());
-    return { backend, backendInfo: info, ...files };
+    return { backend, backendInfo: info, ...files, baseDtype: request.weights ?? 'auto' };
   }
   const { candidates, identity, note } = await openCandidates(env.gpu);
   const files = await readModel(spec, env, emit, () => {
@@ -84,7 +89,7 @@ export async function loadModel(
     emit,
   });
   emit({ type: 'backend', backend: info });
-  return { backend, backendInfo: info, ...files };
+  return { backend, backendInfo: info, ...files, baseDtype: request.weights ?? 'auto' };
 }
 
 /** The tokenizer and weights of a model spec, with byte progress; `release` frees the backends on failure. */
@@ -93,7 +98,7 @@ async function readModel(
   env: { modelsUrl: string },
   emit: (e: WorkerEvent) => void,
   release: () => void,
-): Promise<Omit<LoadedModel, 'backend' | 'backendInfo'>> {
+): Promise<Omit<LoadedModel, 'backend' | 'backendInfo' | 'baseDtype'>> {
   const source = sourceFor(spec, env.modelsUrl);
   let tokenizer: ChatTokenizer;
   let checkpoint: HfCheckpoint;

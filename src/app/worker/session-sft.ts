@@ -77,6 +77,7 @@ export function sftRequest(s: SessionState, request: Extract<WorkerRequest, { ty
         checkpoint: loaded.checkpoint,
         decoder: loaded.tokenizer,
         baseModelName: loaded.model.name,
+        baseDtype: loaded.baseDtype,
       });
       try {
         const adapter = policy.adapters[0];

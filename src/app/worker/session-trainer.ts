@@ -79,6 +79,7 @@ export async function buildTrainer(s: SessionState, config: ExperimentConfig, bu
     checkpoint: loaded.checkpoint,
     decoder: loaded.tokenizer,
     baseModelName: loaded.model.name,
+    baseDtype: loaded.baseDtype,
   });
   const frozen =
     frozenAgent && config.frozenAgent !== 'none'
