@@ -18,7 +18,11 @@ export function AutoBackendLine() {
   return (
     <div className="row auto-backend">
       <span className="hint" data-testid="auto-backend" title={s.auto?.choice.reason ?? ''}>
-        {s.auto ? s.auto.line : s.status === 'loading' ? 'auto: measuring the backends on the model…' : ''}
+        {s.auto
+          ? s.auto.line
+          : s.status === 'loading'
+            ? 'auto: the backends are measured on the model once it is read…'
+            : ''}
       </span>
       {s.auto && (
         <button
