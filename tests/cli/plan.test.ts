@@ -11,6 +11,7 @@ import { parseBytes } from '../../src/cli/plan.ts';
 import { loadConfigProblems } from '../../src/cli/setup.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { ADAMW_SCALARS } from '../../src/engine/optim/adamw.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { chatFor } from '../../src/rl/protocol/episode.ts';
 import { promptsFor } from '../../src/rl/prompts/index.ts';
@@ -55,7 +56,7 @@ describe('rema plan', () => {
     // LoRA r 8 on all 7 projections of 24 layers: weights + gradients, and AdamW's two moments (+ its norm scalar)
     const loraFloats = 24 * 8 * (2 * (896 + 896) + 2 * (896 + 128) + 3 * (896 + 4864));
     expect(p.bytes.lora).toBe(2 * 4 * loraFloats);
-    expect(p.bytes.optimizer).toBe(2 * 4 * loraFloats + 4);
+    expect(p.bytes.optimizer).toBe(2 * 4 * loraFloats + 4 * ADAMW_SCALARS); // moments, Σ g² and the step's state
     expect(p.bytes.total).toBeGreaterThanOrEqual(p.bytes.weights + p.bytes.lora + p.bytes.optimizer + p.bytes.kv_cache);
     // the wasm backend's 4 GiB (less its 256 MiB scratch headroom) is the default limit
     expect(p.limit).toBe(4 * 1024 ** 3 - 256 * 1024 ** 2);
