@@ -38,11 +38,11 @@ function withShaderF16(gpu: GPU): GPU {
   });
 }
 
-function load(weights?: 'auto' | 'f32'): WorkerRequest {
+function load(weights?: 'auto' | 'f32', backend: 'webgpu' | 'auto' = 'webgpu'): WorkerRequest {
   return {
     type: 'load',
     model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-    backend: 'webgpu',
+    backend,
     config: fixtureConfig({ evalBeforeTrain: false }),
     ...(weights ? { weights } : {}),
   };
@@ -57,6 +57,13 @@ describe('weight precision in the worker session (WebGPU on Dawn)', () => {
     const f32 = await s.request(load('f32'), 'ready');
     expect(f32.backend).toMatchObject({ kind: 'webgpu', f16: true, storage: { base: 'f32', kvCache: 'f32' } });
     expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
+  });
+
+  it("backend 'auto' measures with the chosen weights (its kept rates are per weight storage)", async () => {
+    const s = startSession(undefined, { gpu: dawn });
+    const ready = await s.request(load('f32', 'auto'), 'ready');
+    expect(ready.backend.auto?.key).toMatch(/\|weights=f32$/);
+    expect(ready.backend.storage).toEqual({ base: 'f32', kvCache: 'f32' });
   });
 
   it("without shader-f16 'auto' stays f32", async () => {

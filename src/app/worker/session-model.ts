@@ -86,6 +86,7 @@ export async function loadModel(
     decoder: files.tokenizer,
     cached: request.autoRates ?? [],
     remeasure: request.remeasure ?? false,
+    baseDtype: request.weights ?? 'auto',
     emit,
   });
   emit({ type: 'backend', backend: info });
