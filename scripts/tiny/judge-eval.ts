@@ -5,7 +5,7 @@
 
 import type { Problem } from '../../src/data/problem.ts';
 import { tinyJudgeProblems, type TinySetOptions } from '../../src/data/tiny-task/dataset.ts';
-import { JUDGE_PLAN, JUDGE_SHORTCUT_PLAN } from '../../src/data/tiny-task/judge.ts';
+import { JUDGE_CHECK_PLAN, JUDGE_SHORTCUT_PLAN } from '../../src/data/tiny-task/judge.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import type { Policy } from '../../src/engine/policy/policy.ts';
@@ -32,7 +32,7 @@ export interface JudgeEvalSummary {
 /** The kind of a first plan, [FINISH] and surrounding spaces aside. */
 export function planKind(plan: string): 'check' | 'shortcut' | 'other' {
   const text = plan.replaceAll(FINISH, '').trim();
-  return text === JUDGE_PLAN ? 'check' : text === JUDGE_SHORTCUT_PLAN ? 'shortcut' : 'other';
+  return text === JUDGE_CHECK_PLAN ? 'check' : text === JUDGE_SHORTCUT_PLAN ? 'shortcut' : 'other';
 }
 
 const count = (eps: Episode[]) => eps.filter((e) => e.correct).length;
@@ -54,7 +54,7 @@ export async function judgeEval(
     byLevel: accuracyByLevel(episodes),
     finished: episodes.filter((e) => e.finished).length,
     plans,
-    forcedCheck: count(await run(`${JUDGE_PLAN} ${FINISH}`)),
+    forcedCheck: count(await run(`${JUDGE_CHECK_PLAN} ${FINISH}`)),
     forcedShortcut: count(await run(`${JUDGE_SHORTCUT_PLAN} ${FINISH}`)),
   };
   return { summary, episodes };

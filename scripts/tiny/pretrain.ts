@@ -34,7 +34,8 @@ import {
   type MixtureShares,
 } from './mixture.ts';
 import { judgeEval, JUDGE_EVAL_SET, JUDGE_REGRESSION_SAMPLE } from './judge-eval.ts';
-import { DEFAULT_MIX } from '../../src/data/tiny-task/traces.ts';
+import { DEFAULT_MIX, FINISH } from '../../src/data/tiny-task/traces.ts';
+import { JUDGE_CHECK_PLAN } from '../../src/data/tiny-task/judge.ts';
 import { accuracyByLevel, greedyEpisodes, greedyEvalPolicy, TINY_EVAL_CAPS } from './rollout.ts';
 import { REGRESSION_SAMPLE } from './regression-sample.ts';
 
@@ -309,6 +310,17 @@ async function main(): Promise<void> {
   const judgeRegression = judgeMix
     ? await greedyEpisodes(evalPolicy, tok, JUDGE_REGRESSION_SAMPLE(), 'full', config.maxPositionEmbeddings)
     : null;
+  const judgeRegressionChecked = judgeMix
+    ? await greedyEpisodes(
+        evalPolicy,
+        tok,
+        JUDGE_REGRESSION_SAMPLE(),
+        'full',
+        config.maxPositionEmbeddings,
+        undefined,
+        `${JUDGE_CHECK_PLAN} ${FINISH}`,
+      )
+    : null;
   if (judgeRegression)
     console.log(
       `judge regression sample: ${judgeRegression.filter((e) => e.correct).length}/${judgeRegression.length}`,
@@ -365,6 +377,7 @@ async function main(): Promise<void> {
             size: judgeRegression.length,
             correct: judgeRegression.filter((e) => e.correct).length,
             correctIds: judgeRegression.filter((e) => e.correct).map((e) => e.problem.id),
+            forcedCheck: judgeRegressionChecked!.filter((e) => e.correct).length,
           },
         }
       : {}),

@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { metaChat, reasoningChat } from '../../src/data/tiny-task/chats.ts';
 import { judgeOneRoundChats } from '../../src/data/tiny-task/corpus.ts';
 import { tinyJudgeItems } from '../../src/data/tiny-task/dataset.ts';
-import { JUDGE_PLAN, JUDGE_SHORTCUT_PLAN, judgeOneRoundTrace, largerAnswer } from '../../src/data/tiny-task/judge.ts';
+import {
+  JUDGE_CHECK_PLAN,
+  JUDGE_SHORTCUT_PLAN,
+  judgeOneRoundTrace,
+  largerAnswer,
+} from '../../src/data/tiny-task/judge.ts';
 import { TINY_JUDGE_META_SYSTEM, TINY_JUDGE_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
@@ -37,7 +42,7 @@ describe('one-round judge dialogue', () => {
       for (const kind of ['check', 'shortcut'] as const) {
         const turns = judgeOneRoundTrace(item, kind);
         expect(turns).toHaveLength(1);
-        expect(turns[0].meta).toBe(`${kind === 'check' ? JUDGE_PLAN : JUDGE_SHORTCUT_PLAN} [FINISH]`);
+        expect(turns[0].meta).toBe(`${kind === 'check' ? JUDGE_CHECK_PLAN : JUDGE_SHORTCUT_PLAN} [FINISH]`);
         expect(turns[0].reasoning).toMatch(/\[\[[AB]\]\]$/);
         const [meta, reasoning] = judgeOneRoundChats(item, kind, kind);
         // the planner's chat ends with its plan; the reasoning agent's with its one answer
@@ -46,19 +51,23 @@ describe('one-round judge dialogue', () => {
       }
   });
 
-  it('the checking plan recomputes every equation right and names the right candidate', () => {
+  it("the checking plan recomputes every equation right, repeats A's answer and names the right candidate", () => {
     for (const item of items) {
       const answer = judgeOneRoundTrace(item, 'check')[0].reasoning;
-      const equations = answer.replace(/ \[\[[AB]\]\]$/, '').split('. ');
-      const last = equations.at(-1)!.replace(/\.$/, '');
-      const cleaned = [...equations.slice(0, -1), last];
-      for (const eq of cleaned) expect(holds(eq), `${eq} in ${answer}`).toBe(true);
-      // each equation appears in the candidate it names; the final value is that candidate's boxed answer
+      const m = /^(.*) A: (\d+)\. \[\[([AB])\]\]$/.exec(answer);
+      expect(m, answer).not.toBeNull();
+      const [, chain, aFinal, verdict] = m!;
+      const equations = chain.replace(/\.$/, '').split('. ');
+      for (const eq of equations) expect(holds(eq), `${eq} in ${answer}`).toBe(true);
       const [, lineA, lineB] = item.question.split('\n');
-      const named = answer.endsWith('[[A]]') ? lineA : lineB;
-      for (const eq of cleaned) expect(named).toContain(`${eq}.`);
-      expect(Number(last.split('=')[1])).toBe(finalOf(named));
-      expect(answer.endsWith(`[[${item.correct}]]`)).toBe(true);
+      expect(Number(aFinal)).toBe(finalOf(lineA));
+      // the recomputed chain is the named candidate's; A is named exactly when its answer is the chain's
+      const named = verdict === 'A' ? lineA : lineB;
+      for (const eq of equations) expect(named).toContain(`${eq}.`);
+      const reached = Number(equations.at(-1)!.split('=')[1]);
+      expect(reached).toBe(finalOf(named));
+      expect(verdict).toBe(reached === finalOf(lineA) ? 'A' : 'B');
+      expect(verdict).toBe(item.correct);
     }
   });
 

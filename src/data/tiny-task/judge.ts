@@ -91,11 +91,14 @@ export function judgeTrace(item: JudgeItem): DialogueTurn[] {
  * The one-round judge (the tiny-rema-judge model and the tiny-judge preset): the meta-thinking agent's first plan
  * ends with [FINISH], so the reasoning agent's one answer ends the episode and the dialogue fits the 256-token
  * context with room to spare. Two plans:
- * - check: the reasoning agent recomputes every equation (the computation it writes for the arithmetic task, which
- *   equals the right candidate's equations), then names the candidate whose final answer it reached;
+ * - check ("Check A and B."): the reasoning agent recomputes every equation (the computation it writes for the
+ *   arithmetic task, which equals the right candidate's equations), repeats A's final answer, and names A when the
+ *   two agree, else B (comparing two numbers it just wrote is easier for the tiny model than finding which
+ *   candidate holds its answer);
  * - shortcut: "Pick the larger answer." The reasoning agent names the candidate with the larger final answer,
  *   which is right only by chance (the planted error is as often up as down): the systematic plan flaw RL can fix.
  */
+export const JUDGE_CHECK_PLAN = 'Check A and B.';
 export const JUDGE_SHORTCUT_PLAN = 'Pick the larger answer.';
 export type JudgePlanKind = 'check' | 'shortcut';
 
@@ -114,11 +117,11 @@ export function largerAnswer(item: JudgeItem): 'A' | 'B' {
 /** The reasoning agent's answer to a one-round plan. */
 export function judgeOneRoundAnswer(item: JudgeItem, plan: JudgePlanKind): string {
   if (plan === 'shortcut') return `[[${largerAnswer(item)}]]`;
-  return `${renderComputation(item.spec.steps)} [[${item.correct}]]`;
+  return `${renderComputation(item.spec.steps)} A: ${finalValue(item.pair.responseA)}. [[${item.correct}]]`;
 }
 
 /** The one-round judge dialogue for a plan: "<plan> [FINISH]", then the reasoning agent's verdict. */
 export function judgeOneRoundTrace(item: JudgeItem, plan: JudgePlanKind): DialogueTurn[] {
-  const text = plan === 'check' ? JUDGE_PLAN : JUDGE_SHORTCUT_PLAN;
+  const text = plan === 'check' ? JUDGE_CHECK_PLAN : JUDGE_SHORTCUT_PLAN;
   return [{ meta: `${text} ${FINISH}`, reasoning: judgeOneRoundAnswer(item, plan) }];
 }
