@@ -1,6 +1,6 @@
 // Counts what a program asks of WebGPU, independently of the engine's own bookkeeping: dispatches, submits,
 // readbacks (mapAsync for reading, and the bytes mapped), bind groups created, bytes uploaded from the host
-// (queue.writeBuffer), buffers, encoders, passes. It wraps the methods of the live device, queue, encoders,
+// (queue.writeBuffer), buffers, encoders, passes, pipelines (sync and async). It wraps the methods of the live device, queue, encoders,
 // passes and buffers in place: Dawn's objects are native, so a JS Proxy could not be handed back to Dawn's own
 // calls (createBindGroup entries, copyBufferToBuffer, submit), while a wrapped method keeps the object itself.
 // With `execute` false, dispatches are counted but not recorded (a counts-only run on a slow software adapter:
@@ -20,7 +20,12 @@ export interface GpuCounts {
   computePasses: number;
   clearBuffers: number;
   copies: number;
+  /** createComputePipeline calls (compiled on the calling thread) */
   pipelinesCreated: number;
+  /** createComputePipelineAsync calls */
+  pipelinesCreatedAsync: number;
+  /** pipelines (either call) created after the first dispatch since wrapping: compiled in the middle of work */
+  pipelinesAfterDispatch: number;
 }
 
 export function zeroCounts(): GpuCounts {
@@ -39,6 +44,8 @@ export function zeroCounts(): GpuCounts {
     clearBuffers: 0,
     copies: 0,
     pipelinesCreated: 0,
+    pipelinesCreatedAsync: 0,
+    pipelinesAfterDispatch: 0,
   };
 }
 
@@ -140,9 +147,11 @@ export function countGpuCalls(device: GPUDevice, options: { execute?: boolean } 
     return orig(...args);
   });
   wrap(device, 'createCommandEncoder', (orig, args) => wrapEncoder(orig(...args) as GPUCommandEncoder));
-  for (const name of ['createComputePipeline', 'createComputePipelineAsync']) {
+  for (const name of ['createComputePipeline', 'createComputePipelineAsync'] as const) {
     wrap(device, name, (orig, args) => {
-      counts.pipelinesCreated++;
+      if (name === 'createComputePipeline') counts.pipelinesCreated++;
+      else counts.pipelinesCreatedAsync++;
+      if (counts.dispatches > 0) counts.pipelinesAfterDispatch++;
       return orig(...args);
     });
   }

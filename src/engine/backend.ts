@@ -41,5 +41,10 @@ export interface Backend {
   free(t: Tensor): void;
   /** Wait until all submitted work is done (no-op on cpu). */
   sync(): Promise<void>;
+  /** Backends that compile their kernels (WebGPU) run `trace` with every kernel traced, not run (its results and
+   *  downloads mean nothing; it must not change lasting state through kernels), then compile the kernels it met,
+   *  in parallel and off the calling thread where they can, so that the real run after it compiles nothing.
+   *  Resolves to the number compiled. Absent: nothing to compile. */
+  precompile?(trace: () => Promise<void>): Promise<number>;
   destroy(): void;
 }

@@ -20,6 +20,7 @@ import { webgpuKernels } from './webgpu/kernels.ts';
 import { StagingRing } from './webgpu/staging.ts';
 import { KernelProfiler, type KernelTime } from './webgpu/profiler.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
+import type { WgslProgram } from '../kernels/wgsl/common.ts';
 
 export interface WebGpuBackendOptions {
   /** human-readable adapter description for `description` (e.g. from src/cli/webgpu-device.ts) */
@@ -183,6 +184,26 @@ export class WebGpuBackend implements Backend {
     return Object.fromEntries(this.runtime.perProgram);
   }
 
+  /** Backend.precompile: runs `trace` with every kernel traced, not recorded (its downloads read zeros and map
+   *  nothing), then compiles the kernels it met that were not compiled yet, in parallel. */
+  async precompile(trace: () => Promise<void>): Promise<number> {
+    this.checkAlive();
+    if (this.runtime.tracing) throw new Error('WebGpuBackend.precompile: a trace is already running');
+    const met = new Map<string, WgslProgram>();
+    this.runtime.tracing = met;
+    try {
+      await trace();
+    } finally {
+      this.runtime.tracing = null;
+    }
+    return this.runtime.precompile(met.values());
+  }
+
+  /** True while precompile's trace runs: kernels are collected, not recorded. */
+  get tracing(): boolean {
+    return this.runtime.tracing !== null;
+  }
+
   /** Starts timing every dispatch with timestamp queries (needs the device feature `timestamp-query`; each
    *  dispatch then runs in its own pass). Off by default. */
   profileKernels(): void {
@@ -341,6 +362,13 @@ export class WebGpuBackend implements Backend {
   async download(t: Tensor): Promise<HostArray> {
     this.checkAlive();
     const s = this.storageOf(t, 'download', t.label);
+    // a trace's kernels did not run: it reads zeros, and nothing is mapped
+    if (this.runtime.tracing)
+      return t.dtype === 'i32'
+        ? new Int32Array(t.size)
+        : t.dtype === 'u32'
+          ? new Uint32Array(t.size)
+          : new Float32Array(t.size);
     const bpe = bytesPerElement(t.dtype);
     const out = new ArrayBuffer(Math.ceil((t.size * bpe) / 4) * 4);
     // one mappable staging buffer per chunk: each fits maxBufferSize even when the whole tensor does not

@@ -91,6 +91,10 @@ export interface EnginePolicyOptions {
    *  most half the memory left when the backend knows its total; CPU / WASM: f32 base and at most 256 MiB).
    *  Gradients never use it. */
   mergeLoraForInference?: boolean | 'auto';
+  /** compile the kernels a kind of call (generation at a batch size, scoring, gradients) uses in parallel before its
+   *  first dispatch, from a trace of its first chunk (Backend.precompile; WebGPU: createComputePipelineAsync);
+   *  default true. false compiles each kernel when first dispatched. */
+  precompileKernels?: boolean;
   /** written to adapter_config.json base_model_name_or_path */
   baseModelName?: string;
   /** storage of generation's KV cache (model/kv-cache.ts): 'auto' (default: f16 halves when the base is f16 on
@@ -170,6 +174,8 @@ export class EnginePolicy implements TrainablePolicy {
   private readonly trainables = new Map<string, Trainable>();
   private readonly maxBatchTokens: number;
   private readonly maxDecodeBatch: number;
+  /** precompileOnce keys done */
+  private readonly precompiled = new Set<string>();
 
   constructor(private readonly opts: EnginePolicyOptions) {
     const { backend: be, config, training } = opts;
@@ -329,11 +335,29 @@ export class EnginePolicy implements TrainablePolicy {
           const req = requests[chunk[b]];
           return req.constraint ? req.constraint.allowed(out[chunk[b]].tokens, req.maxNewTokens) : null;
         };
+        const weights = this.weightsFor(adapter);
+        const prompts = chunk.map((i) => requests[i].prompt);
+        const decodeOpts = {
+          kvDtype: this.kvCacheDtype,
+          ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}),
+        };
+        // the kernels of the prefill and a decode step, compiled in parallel before the first runs
+        await this.precompileOnce(`generate:${weightsKind(weights)}:${chunk.length}:${constrained}`, () => {
+          const drawn = chunk.map(() => 0);
+          return decodeBatch(
+            this.backend,
+            this.config,
+            weights,
+            prompts,
+            { sampling, streams: chunk, next: (b) => (drawn[b]++ === 0 ? 0 : null), ...(constrained ? { mask } : {}) },
+            { ...decodeOpts, maxNewTokens: 2 },
+          );
+        });
         await decodeBatch(
           this.backend,
           this.config,
-          this.weightsFor(adapter),
-          chunk.map((i) => requests[i].prompt),
+          weights,
+          prompts,
           // tokens are drawn on the device (the catalog's `sample` kernel, masked for constrained requests); the
           // request index is the sampling stream
           {
@@ -342,12 +366,7 @@ export class EnginePolicy implements TrainablePolicy {
             next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn),
             ...(constrained ? { mask } : {}),
           },
-          {
-            maxNewTokens: maxNew,
-            kvDtype: this.kvCacheDtype,
-            ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}),
-            onStep: (n) => onProgress?.(base + n),
-          },
+          { ...decodeOpts, maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n) },
         );
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
       }
@@ -402,7 +421,7 @@ export class EnginePolicy implements TrainablePolicy {
       const sinks = grads && adapter !== null ? sinksOf(this.trainable(adapter)) : null;
       // longest first, so that sequences of similar length share a chunk (less right padding)
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
-      for (const chunk of chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens)) {
+      const run = async (chunk: number[]) => {
         const batch = packSequences(
           chunk.map((i) => requests[i]),
           this.vocabSize,
@@ -422,6 +441,13 @@ export class EnginePolicy implements TrainablePolicy {
           activationBudgetBytes: this.opts.activationBudgetBytes ?? 64 * 1024 * 1024,
           temperature,
         });
+        return { batch, r };
+      };
+      const chunks = chunkByTokens(byLength, (i) => requests[i].tokens.length, this.maxBatchTokens);
+      // the kernels of a chunk's forward (and backward), compiled in parallel before the first runs
+      await this.precompileOnce(`chunks:${weightsKind(w)}:${grads ? 'gradients' : 'score'}`, () => run(chunks[0]));
+      for (const chunk of chunks) {
+        const { batch, r } = await run(chunk);
         chunk.forEach((i, b) => {
           const s = batch.selectedStart[b];
           const e = batch.selectedStart[b + 1];
@@ -430,6 +456,17 @@ export class EnginePolicy implements TrainablePolicy {
       }
     }
     return results;
+  }
+
+  /** Backend.precompile of what `trace` runs, once per `key` (kinds of call, as the kernels they use differ): the
+   *  kernels are compiled in parallel before the first dispatch instead of one by one as they are first met. */
+  private async precompileOnce(key: string, trace: () => Promise<unknown>): Promise<void> {
+    const be = this.backend;
+    if (!be.precompile || this.opts.precompileKernels === false || this.precompiled.has(key)) return;
+    this.precompiled.add(key);
+    await be.precompile(async () => {
+      await trace();
+    });
   }
 
   zeroGrad(adapter: string): void {
@@ -519,6 +556,11 @@ export class EnginePolicy implements TrainablePolicy {
 
 export function createEnginePolicy(opts: EnginePolicyOptions): EnginePolicy {
   return new EnginePolicy(opts);
+}
+
+/** Which layer kernels weights run through (the fused inference copy, the base with LoRA, the base alone). */
+function weightsKind(w: ActiveWeights): string {
+  return w.fused ? 'fused' : w.lora ? 'lora' : 'base';
 }
 
 /** Where a backward adds an adapter's gradients. */

@@ -1,6 +1,9 @@
 // The WebGPU backend's command machinery: compiled pipelines and bind groups (cached), a ring of uniform
 // parameter blocks (one slot per dispatch, addressed by dynamic offset), and one command encoder that batches
 // every dispatch until flush() (called by sync, download and upload). Kernels never wait on the GPU.
+// Pipelines are compiled on first use (createComputePipeline, which blocks the calling thread), unless a trace
+// met them first: while `tracing`, dispatch() records nothing and collects the programs not compiled yet, which
+// precompile() then creates in parallel with createComputePipelineAsync (the sync call where that is absent).
 import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
 import type { KernelProfiler } from './profiler.ts';
 
@@ -54,9 +57,12 @@ export class GpuRuntime {
     this.ringView = new DataView(this.ringData);
   }
 
-  private compile(program: WgslProgram): CompiledProgram {
-    const cached = this.programs.get(program.key);
-    if (cached) return cached;
+  /** The layout, module and descriptor of a program's pipeline. */
+  private describe(program: WgslProgram): {
+    layout: GPUBindGroupLayout;
+    uniformBytes: number;
+    descriptor: GPUComputePipelineDescriptor;
+  } {
     const uniformBytes = paramBytes(program.params);
     const layout = this.device.createBindGroupLayout({
       label: program.key,
@@ -74,14 +80,48 @@ export class GpuRuntime {
       ],
     });
     const module = this.device.createShaderModule({ label: program.key, code: program.code });
-    const pipeline = this.device.createComputePipeline({
+    const descriptor: GPUComputePipelineDescriptor = {
       label: program.key,
       layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
       compute: { module, entryPoint: 'main' },
-    });
-    const compiled = { pipeline, layout, uniformBytes };
+    };
+    return { layout, uniformBytes, descriptor };
+  }
+
+  private compile(program: WgslProgram): CompiledProgram {
+    const cached = this.programs.get(program.key);
+    if (cached) return cached;
+    const { layout, uniformBytes, descriptor } = this.describe(program);
+    const compiled = { pipeline: this.device.createComputePipeline(descriptor), layout, uniformBytes };
     this.programs.set(program.key, compiled);
     return compiled;
+  }
+
+  /** Programs met by dispatch() while set, not yet compiled (dispatch records nothing then). */
+  tracing: Map<string, WgslProgram> | null = null;
+
+  /** Compiles the programs not compiled yet, all at once: createComputePipelineAsync where the device has it (the
+   *  compiler works off the calling thread), else one createComputePipeline each. Returns how many it compiled. */
+  async precompile(programs: Iterable<WgslProgram>): Promise<number> {
+    const todo = [...programs].filter((p) => !this.programs.has(p.key));
+    const asyncCreate = (this.device as Partial<GPUDevice>).createComputePipelineAsync;
+    await Promise.all(
+      todo.map(async (program) => {
+        const { layout, uniformBytes, descriptor } = this.describe(program);
+        let pipeline: GPUComputePipeline;
+        try {
+          pipeline = asyncCreate
+            ? await this.device.createComputePipelineAsync(descriptor)
+            : this.device.createComputePipeline(descriptor);
+        } catch (e) {
+          throw new Error(`WebGPU kernel ${program.key}: the pipeline did not compile: ${(e as Error).message}`, {
+            cause: e,
+          });
+        }
+        if (!this.programs.has(program.key)) this.programs.set(program.key, { pipeline, layout, uniformBytes });
+      }),
+    );
+    return todo.length;
   }
 
   private idOf(buffer: GPUBuffer): number {
@@ -138,6 +178,10 @@ export class GpuRuntime {
       );
     }
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
+    if (this.tracing) {
+      if (!this.programs.has(program.key)) this.tracing.set(program.key, program);
+      return;
+    }
     const compiled = this.compile(program);
     if (this.ringUsed + this.slot > this.ringBytes) this.flush();
     const offset = this.ringUsed;
