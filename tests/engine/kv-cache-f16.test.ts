@@ -6,6 +6,8 @@
 //     log-probs 4e-5 of max, the golden decode test's), since both compute in f32 on the same rounded values.
 //   f16 cache vs a full forward (the float64 golden log-probs): KV_F16_TOL = 1e-3 of max |log-prob| (f32 cache:
 //     4e-5); measured worst 2.3e-4 (qwen2-tied-gqa2), printed by each run.
+//   the engine's default on shader-f16 (f16 base and f16 cache) vs the full forward: 2e-3, the f16 base's tolerance
+//     (golden-f16.test.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -255,5 +257,16 @@ describe.each(goldenFixtures('golden.safetensors'))('golden fixture %s decoded t
     console.log(
       `${name}: f16 KV cache vs full forward, worst ${worst.toExponential(2)} (CPU twin ${errTwin.toExponential(2)})`,
     );
+  });
+
+  it("the engine's default on shader-f16 (f16 base and f16 cache, fused) stays within the f16 base's tolerance of the full forward", async () => {
+    const fx = await loadFixture(name);
+    const cfg = fx.ckpt.config;
+    const params = uploadParams(gpu, cfg, fx.ckpt.weights, 'base', 'f16');
+    const zeroLora = createLoraAdapter(gpu, cfg, { name: 'z', rank: 2, alpha: 4, targets: ['q', 'v'], seed: 1 });
+    const merged = allocMerged(gpu, cfg, params, zeroLora);
+    const got = await forcedDecode(gpu, fx, { params: merged.params, lora: null, fused: merged.fused }, 'f16');
+    // golden-f16.test.ts's output tolerance for an f16 base
+    expect(maxRel(got, goldenDecoded(fx))).toBeLessThan(2e-3);
   });
 });
