@@ -23,6 +23,11 @@ export interface Ledger {
   liveTensors: number;
 }
 
+/** What Backend.repeat keeps between calls (opaque to the caller); dispose() frees what it holds. */
+export interface RepeatRecording {
+  dispose(): void;
+}
+
 export interface Backend {
   readonly kind: 'cpu' | 'webgpu' | 'wasm';
   /** human-readable device description, e.g. "google / swiftshader (fallback)" */
@@ -46,5 +51,11 @@ export interface Backend {
    *  in parallel and off the calling thread where they can, so that the real run after it compiles nothing.
    *  Resolves to the number compiled. Absent: nothing to compile. */
   precompile?(trace: () => Promise<void>): Promise<number>;
+  /** Optional (WebGPU): runs `body`, a sequence of kernel runs the caller repeats with mostly the same tensors and
+   *  parameters (a decode step), and returns its recording; given the previous call's recording, runs equal to
+   *  recorded ones are re-issued from it without the kernels' host code (runs that differ only in positions or
+   *  cache lengths get their uniforms rewritten). Results are those of running `body` plainly. Freeing a tensor
+   *  the recording uses empties it. Absent: the caller runs `body` itself. */
+  repeat?(recording: RepeatRecording | null, body: () => void): RepeatRecording;
   destroy(): void;
 }

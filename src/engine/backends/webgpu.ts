@@ -10,6 +10,7 @@ import {
   type DType,
   type HostArray,
   type Ledger,
+  type RepeatRecording,
   type Tensor,
 } from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
@@ -18,6 +19,7 @@ import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } fr
 import { BufferUsage, GpuRuntime } from './webgpu/runtime.ts';
 import { webgpuKernels } from './webgpu/kernels.ts';
 import { StagingRing } from './webgpu/staging.ts';
+import { Recorder, StepRecording, type ReplayStats } from './webgpu/recording.ts';
 import { KernelProfiler, type KernelTime } from './webgpu/profiler.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
 import type { WgslProgram } from '../kernels/wgsl/common.ts';
@@ -48,6 +50,9 @@ export interface WebGpuBackendOptions {
    *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
    *  where half precision is the norm. */
   f16Storage?: 'auto' | 'always' | 'never';
+  /** Record the body given to repeat() (a decode step) and replay it on later calls (default true); false runs it
+   *  plainly every time (tests compare the two). */
+  replay?: boolean;
 }
 
 /** Freed buffers kept for reuse after sync(): up to this many bytes, or as many as are live if that is more
@@ -94,6 +99,9 @@ export class WebGpuBackend implements Backend {
   private nextId = 1;
   private deviceError: string | null = null;
   private readonly context: GpuContext;
+  private readonly recorder: Recorder;
+  /** whether repeat() records and replays (WebGpuBackendOptions.replay) */
+  replayEnabled: boolean;
   private destroyed = false;
   /** validation / out-of-memory errors arrive asynchronously; the next sync() or download() throws them */
   private readonly onDeviceError = (event: Event): void => {
@@ -164,6 +172,13 @@ export class WebGpuBackend implements Backend {
       releaseScratch: (buffer) => this.giveScratch(buffer),
       constant: (key, data) => this.constantBuffer(key, data),
     };
+    this.replayEnabled = options.replay ?? true;
+    this.recorder = new Recorder({
+      runtime: this.runtime,
+      context: this.context,
+      pin: (buffer) => this.pinScratch(buffer),
+      unpin: (buffer) => this.giveScratch(buffer),
+    });
   }
 
   ledger(): Ledger {
@@ -181,7 +196,7 @@ export class WebGpuBackend implements Backend {
 
   /** Dispatches recorded so far per WGSL program variant (e.g. 'matmulVec4:01'). */
   dispatchesByProgram(): Record<string, number> {
-    return Object.fromEntries(this.runtime.perProgram);
+    return this.runtime.programCounts();
   }
 
   /** Backend.precompile: runs `trace` with every kernel traced, not recorded (its downloads read zeros and map
@@ -292,7 +307,21 @@ export class WebGpuBackend implements Backend {
   private takeScratch(bytes: number, label: string): GPUBuffer {
     const size = Math.max(256, Math.ceil(bytes / 256) * 256);
     this.counter.reserve(size, `scratch '${label}'`);
-    return this.pool.take(size) ?? this.newBuffer(size, label);
+    const buffer = this.pool.take(size) ?? this.newBuffer(size, label);
+    this.recorder.tookScratch(buffer);
+    return buffer;
+  }
+
+  /** Takes a released scratch buffer back out of the pool for a recording (counted as live until given back). */
+  private pinScratch(buffer: GPUBuffer): boolean {
+    if (!this.pool.remove(buffer)) return false;
+    try {
+      this.counter.reserve(buffer.size, 'recorded scratch');
+    } catch {
+      this.pool.give(buffer);
+      return false;
+    }
+    return true;
   }
 
   private giveScratch(buffer: GPUBuffer): void {
@@ -403,13 +432,35 @@ export class WebGpuBackend implements Backend {
     this.checkAlive();
     const impl = webgpuKernels[kernel] as (ctx: GpuContext, a: KernelArgs<K>) => void;
     if (!impl) throw new Error(`WebGPU: no kernel named '${String(kernel)}'`);
-    impl(this.context, args);
+    if (this.recorder.active) this.recorder.run(kernel, args, impl);
+    else impl(this.context, args);
+  }
+
+  /** Backend.repeat: the body's kernel runs are compared with the previous call's recording and re-issued from it
+   *  where equal (webgpu/recording.ts). Plain runs while tracing, profiling or with replay off. */
+  repeat(recording: RepeatRecording | null, body: () => void): RepeatRecording {
+    this.checkAlive();
+    if (recording !== null && !(recording instanceof StepRecording))
+      throw new Error('WebGPU repeat: not a recording of this backend');
+    if (!this.replayEnabled || this.runtime.tracing || this.runtime.profiler) {
+      recording?.dispose();
+      body();
+      return recording ?? new StepRecording(this.recorder);
+    }
+    return this.recorder.repeat(recording, body);
+  }
+
+  /** Dispatches re-issued by repeat() from recordings (patched: of those, the ones whose uniforms were rewritten)
+   *  and encoded through the kernels' host code inside repeat(). */
+  replayStats(): ReplayStats {
+    return { ...this.recorder.stats };
   }
 
   free(t: Tensor): void {
     const s = this.storages.get(t.id);
     if (!s || s.tensor !== t) throw new Error(`WebGPU free '${t.label}': tensor ${t.id} is not live (double free?)`);
     this.storages.delete(t.id);
+    this.recorder.freed(t.id);
     for (const c of s.chunks) this.pool.give(c.buffer);
     this.counter.release(s.bytes);
     this.counter.liveTensors--;

@@ -6,7 +6,7 @@
 // The caller decides each next token and when a sequence is done: from the logits row read back to the host
 // (NextToken), or from a token drawn on the device by the catalog's `sample` kernel (DeviceSampler: only 16 bytes
 // per sequence are read back per step). Finished rows are dropped from the caches once they are half of the batch.
-import type { Backend, Tensor } from '../backend.ts';
+import type { Backend, RepeatRecording, Tensor } from '../backend.ts';
 import type { SamplingParams } from '../policy/policy.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
@@ -206,6 +206,8 @@ class DecodeState {
   private readonly logits: Tensor; // [Bc, V]
   /** the `sample` kernel's buffers for these rows (allocated once per state) */
   readonly sampler: SamplerBuffers;
+  /** the step's kernels as recorded by Backend.repeat (later steps replay them) */
+  private recording: RepeatRecording | null = null;
 
   constructor(
     private readonly be: Backend,
@@ -245,8 +247,15 @@ class DecodeState {
   }
 
   /** Embed ids, run every layer against the caches (writing this step's k, v at row `past`); the logits [Bc, V]
-   *  (owned by this state) are recorded, not read. */
+   *  (owned by this state) are recorded, not read. Steps after the first replay the first one's kernels where the
+   *  backend records them (Backend.repeat): only the ids, positions and cache row change between steps. */
   step(caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, past: number, S: number): Tensor {
+    if (this.be.repeat) this.recording = this.be.repeat(this.recording, () => this.encode(caches, past, S));
+    else this.encode(caches, past, S);
+    return this.logits;
+  }
+
+  private encode(caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, past: number, S: number): void {
     const { be, cfg, w } = this;
     const Bc = this.ws.B;
     const { hiddenSize: D, vocabSize: V } = cfg;
@@ -269,10 +278,11 @@ class DecodeState {
       p: { R: Bc, D, eps: cfg.rmsNormEps },
     });
     be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
-    return this.logits;
   }
 
   free(): void {
+    this.recording?.dispose();
+    this.recording = null;
     this.scope.freeAll();
   }
 }

@@ -38,6 +38,7 @@ import { checked, single, view, type GpuContext } from './context.ts';
 import { runMatmul } from './matmul.ts';
 import type { GpuStorage } from './memory.ts';
 import { runLmHead, runLogprob, runLogprobBackward } from './logprob.ts';
+import { attentionPlan, AttentionVariant, checkHeads, copyRowsPlan, qkvRopePlan } from './step-plans.ts';
 
 const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];
@@ -166,29 +167,24 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   },
 
   qkvRope(ctx, { t, p }) {
-    const wg = ctx.tuning.wg;
-    const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
+    const { B, T, H, Hkv, Dh, Sdst, theta } = p;
     const k = 'qkvRope';
-    if (Dh % 2 !== 0) throw new Error(`WebGPU qkvRope: head dim Dh=${Dh} must be even`);
-    if (dstRow0 < 0 || dstRow0 + T > Sdst)
-      throw new Error(`WebGPU qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
-    const half = Dh / 2;
+    const [d] = qkvRopePlan(ctx.tuning.wg, p).list;
     const R = B * T;
     const qkv = single(ctx, k, 'qkv', t.qkv, R * (H + 2 * Hkv) * Dh);
     const pos = single(ctx, k, 'pos', t.pos, R, IDS);
     const freq = t.invFreq
-      ? single(ctx, k, 'invFreq', t.invFreq, half)
+      ? single(ctx, k, 'invFreq', t.invFreq, Dh / 2)
       : ctx.constant(`rope:${theta}:${Dh}`, () => ropeTurnTable(theta, Dh));
     const q = single(ctx, k, 'q', t.q, R * H * Dh);
     const kv = kvElem(k, t.k, t.v);
     const kc = single(ctx, k, 'k', t.k, B * Sdst * Hkv * Dh, [kv]);
     const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh, [kv]);
-    const n = R * (H + 2 * Hkv) * half; // pairs (f32 cache) or words of two halves (f16 cache): Dh / 2 per head slot
     ctx.runtime.dispatch(
-      (kv === 'f16' ? qkvRopeHalfProgram : qkvRopeProgram)(t.invFreq ? 'tensor' : 'fixed', wg),
+      (kv === 'f16' ? qkvRopeHalfProgram : qkvRopeProgram)(t.invFreq ? 'tensor' : 'fixed', ctx.tuning.wg),
       [qkv, pos, freq, q, kc, vc],
-      { n, H, Hkv, half, Dh, T, Sdst, dstRow0 },
-      grid1d(n, wg),
+      d.params,
+      d.grid,
     );
   },
 
@@ -202,9 +198,8 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
 
   attention(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
-    const { B, T, S, past, H, Hkv, Dh } = p;
-    checkHeads('attention', H, Hkv);
-    if (past + T > S) throw new Error(`WebGPU attention: past (${past}) + T (${T}) exceeds the cache length S = ${S}`);
+    const { B, T, S, H, Hkv, Dh } = p;
+    const plan = attentionPlan(ctx.tuning, p);
     const k = 'attention';
     const q = single(ctx, k, 'q', t.q, B * T * H * Dh);
     const kv = kvElem(k, t.k, t.v); // f16: a KV cache in halves, widened as read
@@ -214,52 +209,25 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const ks = single(ctx, k, 'keyStart', t.keyStart, B, IDS);
     const o = single(ctx, k, 'o', t.o, B * T * H * Dh);
     const lse = single(ctx, k, 'lse', t.lse, B * H * T);
-    const n = B * T * H;
-    const params = { n, B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) };
-    const keys = past + T;
-    // decode (one query per sequence): a workgroup per (sequence, KV head, key split) sharing each K/V row between
-    // the group's query heads; splits so that at least ~256 workgroups run, each over at least 256 keys
-    if (T === 1 && ctx.tuning.flashDecode) {
-      const G = H / Hkv;
-      const nSplit = Math.max(1, Math.min(Math.ceil(256 / (B * Hkv)), Math.ceil(keys / 256)));
-      const dec = { B, S, past, H, Hkv, scale: params.scale, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
-      if (nSplit === 1) {
-        ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true, kv), [q, kk, v, ks, o, lse], dec, [B * Hkv, 1, 1]);
+    const [d0, d1] = plan.list;
+    const G = H / Hkv;
+    switch (plan.variant) {
+      case AttentionVariant.Plain:
+        ctx.runtime.dispatch(attentionProgram(Dh, wg, kv), [q, kk, v, ks, o, lse], d0.params, d0.grid);
         return;
-      }
-      const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
-      ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, false, kv), [q, kk, v, ks, part], dec, [
-        B * Hkv * nSplit,
-        1,
-        1,
-      ]);
-      ctx.runtime.dispatch(
-        attentionMergeProgram(Dh, wg),
-        [part, o, lse],
-        { ...params, nSplit, keysPerSplit: dec.keysPerSplit },
-        grid1d(n, wg),
-      );
-      ctx.releaseScratch(part);
-      return;
+      case AttentionVariant.Flash:
+        ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true, kv), [q, kk, v, ks, o, lse], d0.params, d0.grid);
+        return;
     }
-    // few queries over a long cache (decode): split the keys over several threads per query
-    const minKeys = ctx.tuning.attentionSplitKeys;
-    const nSplit =
-      minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
-    if (nSplit > 1) {
-      const part = ctx.scratch(n * nSplit * (Dh + 2) * 4, 'attention partials');
-      const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
-      ctx.runtime.dispatch(
-        attentionPartialProgram(Dh, wg, kv),
-        [q, kk, v, ks, part],
-        { ...split, n: n * nSplit },
-        grid1d(n * nSplit, wg),
-      );
-      ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], split, grid1d(n, wg));
-      ctx.releaseScratch(part);
-      return;
-    }
-    ctx.runtime.dispatch(attentionProgram(Dh, wg, kv), [q, kk, v, ks, o, lse], params, grid1d(n, wg));
+    // split over key ranges: partials into scratch, then a merge
+    const part = ctx.scratch(plan.partBytes, 'attention partials');
+    const partial =
+      plan.variant === AttentionVariant.FlashSplit
+        ? attentionDecodeProgram(Dh, G, false, kv)
+        : attentionPartialProgram(Dh, wg, kv);
+    ctx.runtime.dispatch(partial, [q, kk, v, ks, part], d0.params, d0.grid);
+    ctx.runtime.dispatch(attentionMergeProgram(Dh, wg), [part, o, lse], d1.params, d1.grid);
+    ctx.releaseScratch(part);
   },
 
   attentionBackward(ctx, { t, p }) {
@@ -460,37 +428,12 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
   },
 
   copyRows(ctx, { t, p }) {
-    const wg = ctx.tuning.wg;
-    const { B, T, W, Sdst, dstRow0 } = p;
-    const dstB0 = p.dstB0 ?? 0;
-    if (dstRow0 < 0 || dstRow0 + T > Sdst) {
-      throw new Error(`WebGPU copyRows: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
-    }
-    if (!Number.isInteger(dstB0) || dstB0 < 0)
-      throw new Error(`WebGPU copyRows: dstB0 must be a non-negative integer, got ${dstB0}`);
+    const { B, T, W, Sdst } = p;
+    const half = t.dst.dtype === 'f16'; // halves packed in pairs: rounded to nearest even by pack2x16float
+    const [d] = copyRowsPlan(ctx.tuning.wg, p, half).list;
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
-    if (t.dst.dtype === 'f16') {
-      // halves packed in pairs: rounded to nearest even by pack2x16float
-      if (W % 2 !== 0) throw new Error(`WebGPU copyRows: an f16 destination needs an even row width W, got ${W}`);
-      const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W, ['f16']);
-      const pairs = (B * T * W) / 2;
-      ctx.runtime.dispatch(
-        copyRowsHalfProgram(wg),
-        [src, dst],
-        { n: pairs, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 },
-        grid1d(pairs, wg),
-      );
-      return;
-    }
-    const dst = single(ctx, 'copyRows', 'dst', t.dst, (dstB0 + B) * Sdst * W);
-    const n = B * T * W;
-    // the shader writes dst[(b·Sdst + dstRow0)·W + i]: the first destination sequence is folded into dstRow0
-    ctx.runtime.dispatch(
-      copyRowsProgram(wg),
-      [src, dst],
-      { n, TW: T * W, W, Sdst, dstRow0: dstB0 * Sdst + dstRow0 },
-      grid1d(n, wg),
-    );
+    const dst = single(ctx, 'copyRows', 'dst', t.dst, ((p.dstB0 ?? 0) + B) * Sdst * W, half ? ['f16'] : ['f32']);
+    ctx.runtime.dispatch((half ? copyRowsHalfProgram : copyRowsProgram)(ctx.tuning.wg), [src, dst], d.params, d.grid);
   },
 
   sumSquares(ctx, { t, p }) {
@@ -611,7 +554,3 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     );
   },
 };
-
-function checkHeads(kernel: string, H: number, Hkv: number): void {
-  if (Hkv < 1 || H % Hkv !== 0) throw new Error(`WebGPU ${kernel}: H=${H} must be a multiple of Hkv=${Hkv}`);
-}

@@ -95,6 +95,16 @@ export class BufferPool {
     return buffer;
   }
 
+  /** Takes `buffer` itself out of the pool; false when it is not there. */
+  remove(buffer: GPUBuffer): boolean {
+    const list = this.free.get(buffer.size);
+    const i = list ? list.lastIndexOf(buffer) : -1;
+    if (i < 0) return false;
+    list!.splice(i, 1);
+    this.pooledBytes -= buffer.size;
+    return true;
+  }
+
   give(buffer: GPUBuffer): void {
     const list = this.free.get(buffer.size) ?? [];
     list.push(buffer);

@@ -6,6 +6,7 @@
 // precompile() then creates in parallel with createComputePipelineAsync (the sync call where that is absent).
 import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
 import type { KernelProfiler } from './profiler.ts';
+import type { Command } from './recording.ts';
 
 // WebGPU enum values (spelled out so this file needs no browser globals in Node)
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
@@ -28,6 +29,9 @@ export class GpuRuntime {
   private readonly ring: GPUBuffer;
   private readonly ringData: ArrayBuffer;
   private readonly ringView: DataView;
+  private readonly ringWords: Uint32Array;
+  /** the dynamic offset passed with each bind group (one array, rewritten per dispatch) */
+  private readonly dynOffset = [0];
   private readonly slot: number;
   private ringUsed = 0;
   private encoder: GPUCommandEncoder | null = null;
@@ -36,8 +40,10 @@ export class GpuRuntime {
   pending = 0;
   /** total dispatches recorded (for benchmarks) */
   dispatches = 0;
-  /** dispatches recorded per program key (benchmarks; tests check which variant ran) */
-  readonly perProgram = new Map<string, number>();
+  /** dispatches recorded per program key (benchmarks; tests check which variant ran); see programCounts */
+  private readonly perProgram = new Map<string, { n: number }>();
+  /** while set, every command recorded is appended here too (recording.ts replays them) */
+  capture: Command[] | null = null;
   /** timestamp queries per dispatch while set (WebGpuBackend.profileKernels) */
   profiler: KernelProfiler | null = null;
 
@@ -55,6 +61,12 @@ export class GpuRuntime {
     });
     this.ringData = new ArrayBuffer(ringBytes);
     this.ringView = new DataView(this.ringData);
+    this.ringWords = new Uint32Array(this.ringData);
+  }
+
+  /** Dispatches recorded so far per program key. */
+  programCounts(): Record<string, number> {
+    return Object.fromEntries([...this.perProgram].map(([k, c]) => [k, c.n]));
   }
 
   /** The layout, module and descriptor of a program's pipeline. */
@@ -201,17 +213,45 @@ export class GpuRuntime {
     if (this.profiler) this.endPass();
     this.pending++;
     this.dispatches++;
-    this.perProgram.set(program.key, (this.perProgram.get(program.key) ?? 0) + 1);
+    let count = this.perProgram.get(program.key);
+    if (!count) this.perProgram.set(program.key, (count = { n: 0 }));
+    count.n++;
+    if (this.capture) {
+      const words = new Uint32Array(this.ringData.slice(offset, offset + compiled.uniformBytes));
+      const g: [number, number, number] = [grid[0], grid[1], grid[2]];
+      const view = new DataView(words.buffer);
+      this.capture.push({ kind: 'dispatch', program, pipeline: compiled.pipeline, group, grid: g, words, view, count });
+    }
+  }
+
+  /** Re-issues a recorded command; a dispatch's uniform words go to the next ring slot. */
+  replay(c: Command): void {
+    if (c.kind === 'clear') return this.clear(c.buffer, c.offset, c.size);
+    if (c.kind === 'copy') return this.copy(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+    if (this.ringUsed + this.slot > this.ringBytes) this.flush();
+    const offset = this.ringUsed;
+    this.ringWords.set(c.words, offset >>> 2);
+    this.ringUsed += this.slot;
+    this.pass ??= this.encoderNow().beginComputePass();
+    this.pass.setPipeline(c.pipeline);
+    this.dynOffset[0] = offset;
+    this.pass.setBindGroup(0, c.group, this.dynOffset);
+    this.pass.dispatchWorkgroups(c.grid[0], c.grid[1], c.grid[2]);
+    this.pending++;
+    this.dispatches++;
+    c.count.n++;
   }
 
   /** Zero a buffer (or `size` bytes of it from `offset`, both multiples of 4), ordered with the recorded dispatches. */
   clear(buffer: GPUBuffer, offset = 0, size?: number): void {
+    this.capture?.push({ kind: 'clear', buffer, offset, size });
     this.endPass();
     this.encoderNow().clearBuffer(buffer, offset, size);
     this.pending++;
   }
 
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
+    this.capture?.push({ kind: 'copy', src, srcOffset, dst, dstOffset, bytes });
     this.endPass();
     this.encoderNow().copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
     this.pending++;

@@ -1,0 +1,150 @@
+// Decode record/replay on WebGPU (Backend.repeat, backends/webgpu/recording.ts): the first decode step of a
+// DecodeState records its dispatches and later steps re-issue them, rewriting only the uniforms that move with the
+// step (the cache row written, the keys attended over). On the embedded tiny model, through the real engine on
+// Dawn: replayed generation equals plain generation bit for bit (tokens and log-probs) across cache compaction,
+// changes of the attention's key split, the merged LoRA copy refreshed by an optimiser step, and both the merged
+// and the unmerged layer; a replayed step encodes nothing through the kernels' host code and builds no program key,
+// with the same GPU calls as a plain step (counted by wrapping Dawn's objects, bench/gpu-counter.ts).
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import type { DawnDevice } from '../../src/cli/webgpu-device.ts';
+import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
+import type { GenerateRequest, Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
+
+let checkpoint: HfCheckpoint;
+let dawn: DawnDevice;
+beforeAll(async () => {
+  checkpoint = await loadHfCheckpoint(
+    directoryFileSource(resolve(import.meta.dirname, '../../public/models/tiny-rema'), 'tiny-rema'),
+  );
+  dawn = await getTestDevice();
+});
+
+function policy(gpu: WebGpuBackend, merge: boolean): EnginePolicy {
+  return new EnginePolicy({
+    backend: gpu,
+    config: checkpoint.config,
+    weights: checkpoint.weights,
+    decoder: { decode: (ids) => ids.join(' ') },
+    training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
+    optimizer: {
+      lr: 5e-2,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weightDecay: 0,
+      gradClip: 1,
+      schedule: { kind: 'constant' },
+    },
+    seed: 3,
+    baseDtype: 'f32',
+    mergeLoraForInference: merge,
+  });
+}
+
+const sampling: SamplingParams = { temperature: 1, topP: 0.95, topK: 0, seed: 11 };
+// rows finish after 6 and 9 new tokens: once half of the 4 rows are done the caches are compacted (new caches, a
+// new decode state) while the other two decode on
+const requests: GenerateRequest[] = [6, 9, 24, 24].map((maxNewTokens, i) => ({
+  prompt: [1, 40 + i, 77, 12 + 3 * i, 9].slice(0, 3 + (i % 3)),
+  adapter: 'a',
+  maxNewTokens,
+  stopStrings: [],
+  stopTokenIds: [],
+}));
+
+/** Generation, a gradient step and generation again; every decode step's replay figures. */
+async function scenario(
+  gpu: WebGpuBackend,
+  merge: boolean,
+): Promise<{ out: Generation[][]; encodedPerStep: number[] }> {
+  const p = policy(gpu, merge);
+  const out: Generation[][] = [];
+  const encodedPerStep: number[] = [];
+  let last = gpu.replayStats().encoded;
+  const onStep = () => {
+    const now = gpu.replayStats().encoded;
+    encodedPerStep.push(now - last);
+    last = now;
+  };
+  out.push(await p.generate(requests, sampling, onStep));
+  p.zeroGrad('a');
+  await p.accumulateGradients([
+    { tokens: [1, 40, 77, 5, 8, 13], positions: [2, 3, 4, 5], adapter: 'a', coef: new Float32Array(4).fill(-1) },
+  ]);
+  await p.optimizerStep('a');
+  out.push(await p.generate(requests, { ...sampling, seed: 12 }, onStep));
+  p.dispose();
+  return { out, encodedPerStep };
+}
+
+/** Per-step increments of a running total sampled after each step, from decode step 2 on. */
+const laterSteps = (xs: number[]) => xs.slice(2).map((x, i) => x - xs[i + 1]);
+
+describe('decode record/replay on WebGPU', () => {
+  for (const merge of [true, false]) {
+    it(`replayed decode equals plain decode bit for bit (${merge ? 'merged' : 'unmerged'} LoRA): compaction, key-split changes, an optimiser step`, async () => {
+      const runs: Array<{ out: Generation[][]; encodedPerStep: number[] }> = [];
+      const stats = [];
+      for (const replay of [false, true]) {
+        const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
+        gpu.tuning.attentionSplitKeys = 8; // the split attention's key split changes every 8 keys
+        runs.push(await scenario(gpu, merge));
+        stats.push(gpu.replayStats());
+        gpu.destroy();
+      }
+      const [plain, replayed] = runs;
+      expect(replayed.out.flat().map((g) => g.tokens)).toEqual(plain.out.flat().map((g) => g.tokens));
+      expect(replayed.out.flat().map((g) => g.logprobs)).toEqual(plain.out.flat().map((g) => g.logprobs));
+      expect(plain.out[0][3].tokens.length).toBe(24);
+      expect(stats[0]).toEqual({ replayed: 0, patched: 0, encoded: 0 });
+      expect(stats[1].replayed).toBeGreaterThan(stats[1].encoded);
+      expect(stats[1].patched).toBeGreaterThan(0);
+      // re-encoded: the first step of each decode state (2 per generation: before and after compaction) in full,
+      // and the attention runs whose key split changed; every other step replays everything
+      const steady = replayed.encodedPerStep.filter((n) => n === 0).length;
+      expect(steady).toBeGreaterThan(replayed.encodedPerStep.length / 2);
+    });
+  }
+
+  it('a replayed step makes the same GPU calls as a plain one, creates no bind group and builds no program key', async () => {
+    const counted = countGpuCalls(dawn.device);
+    const perStep: Array<{ gpu: GpuCounts[]; keys: number[]; encoded: number[] }> = [];
+    for (const replay of [false, true]) {
+      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
+      const p = policy(gpu, true);
+      const one: GenerateRequest = { ...requests[2], maxNewTokens: 8 };
+      await p.generate([one, one], sampling); // warm-up: pipelines, bind groups
+      const snaps: GpuCounts[] = [];
+      const keys: number[] = [];
+      const encoded: number[] = [];
+      const stringify = vi.spyOn(JSON, 'stringify'); // program variants are looked up by a JSON key
+      await p.generate([one, one], sampling, () => {
+        snaps.push(counted.snapshot());
+        keys.push(stringify.mock.calls.length);
+        encoded.push(gpu.replayStats().encoded);
+      });
+      stringify.mockRestore();
+      perStep.push({
+        gpu: snaps.slice(2).map((s, i) => diffCounts(snaps[i + 1], s)),
+        keys: laterSteps(keys),
+        encoded: laterSteps(encoded),
+      });
+      p.dispose();
+      gpu.destroy();
+    }
+    const [plain, replayed] = perStep;
+    expect(replayed.gpu.length).toBe(6);
+    expect(replayed.gpu).toEqual(plain.gpu); // dispatches, submits, readbacks, uploads, ... all equal
+    for (const d of replayed.gpu) expect(d.bindGroupsCreated).toBe(0);
+    expect(replayed.encoded).toEqual([0, 0, 0, 0, 0, 0]);
+    // plain: a key per dispatch (3 layers x 9 + embedding, norm, LM head, sampler); replayed: the sampler's only
+    for (const n of plain.keys) expect(n).toBeGreaterThanOrEqual(3 * 9 + 4);
+    for (const n of replayed.keys) expect(n).toBeLessThanOrEqual(1);
+  });
+});
