@@ -239,6 +239,7 @@ class DecodeState {
         stream: scope.alloc([Bc], 'decode.sample.stream', 'i32'),
         out: scope.alloc([Bc, 4], 'decode.sample.out', 'i32'),
         streamsOf: null,
+        recording: null,
       };
     } catch (err) {
       scope.freeAll(); // out of memory partway: free what was allocated, the caller sees the allocation's error
@@ -283,6 +284,8 @@ class DecodeState {
   free(): void {
     this.recording?.dispose();
     this.recording = null;
+    this.sampler.recording?.dispose();
+    this.sampler.recording = null;
     this.scope.freeAll();
   }
 }
@@ -472,6 +475,8 @@ interface SamplerBuffers {
   out: Tensor;
   /** the sequences whose streams `stream` holds (uploaded once), or null */
   streamsOf: readonly number[] | null;
+  /** the draw as recorded by Backend.repeat (a decode state's buffers draw once per step) */
+  recording: RepeatRecording | null;
 }
 
 /** Sampler buffers for R rows (the caller frees them); none are left allocated when one allocation fails. */
@@ -483,6 +488,7 @@ function samplerBuffers(be: Backend, R: number): SamplerBuffers {
       stream: scope.alloc([R], 'sample.stream', 'i32'),
       out: scope.alloc([R, 4], 'sample.out', 'i32'),
       streamsOf: null,
+      recording: null,
     };
   } catch (err) {
     scope.freeAll();
@@ -524,7 +530,7 @@ async function chooseAll(
     }
     const s = chooser.sampling;
     const words = uploadMasks(be, chooser, seqOf, live, step, V);
-    try {
+    const draw = () =>
       be.run('sample', {
         t: { logits, rowOf: buf.rowOf, stream: buf.stream, out: buf.out, ...(words ? { mask: words } : {}) },
         p: {
@@ -538,6 +544,10 @@ async function chooseAll(
           counter: step,
         },
       });
+    try {
+      // a decode state's buffers draw at every step: only the step counter changes (Backend.repeat)
+      if (!owned && be.repeat) buf.recording = be.repeat(buf.recording, draw);
+      else draw();
     } finally {
       if (words) be.free(words);
     }

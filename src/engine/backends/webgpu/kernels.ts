@@ -33,12 +33,11 @@ import { attentionMergeProgram, attentionPartialProgram } from '../../kernels/wg
 import { embeddingBackwardProgram, embeddingHalfRowsProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
 import { sumRowsProgram, sumSquaresFinalProgram, sumSquaresPartialProgram } from '../../kernels/wgsl/reduce.ts';
 import { sampleProgram } from '../../kernels/wgsl/sample.ts';
-import { samplerConstants } from '../../kernels/cpu/sample.ts';
 import { checked, single, view, type GpuContext } from './context.ts';
 import { runMatmul } from './matmul.ts';
 import type { GpuStorage } from './memory.ts';
 import { runLmHead, runLogprob, runLogprobBackward } from './logprob.ts';
-import { attentionPlan, AttentionVariant, checkHeads, copyRowsPlan, qkvRopePlan } from './step-plans.ts';
+import { attentionPlan, AttentionVariant, checkHeads, copyRowsPlan, qkvRopePlan, samplePlan } from './step-plans.ts';
 
 const IDS = ['i32', 'u32'];
 const FLOATS = ['f32', 'f16'];
@@ -378,23 +377,12 @@ export const webgpuKernels: { [K in KernelName]: Impl<K> } = {
     const stream = single(ctx, 'sample', 'stream', t.stream, p.R, IDS);
     const out = single(ctx, 'sample', 'out', t.out, p.R * 4, IDS);
     const mask = t.mask ? single(ctx, 'sample', 'mask', t.mask, p.R * Math.ceil(p.V / 32), IDS) : null;
-    if (p.R > 65535) throw new Error(`WebGPU sample: ${p.R} rows exceed one dispatch's 65535 workgroups`);
-    const k = samplerConstants(p, p.V);
+    const [d] = samplePlan(p).list;
     ctx.runtime.dispatch(
       sampleProgram(mask ? 'masked' : 'plain'),
       mask ? [logits, rowOf, stream, out, mask] : [logits, rowOf, stream, out],
-      {
-        R: p.R,
-        L: p.L,
-        V: p.V,
-        greedy: k.greedy ? 1 : 0,
-        invT: k.invT,
-        topK: k.topK,
-        topP: k.topP,
-        seed: p.seed >>> 0,
-        counter: p.counter >>> 0,
-      },
-      [p.R, 1, 1],
+      d.params,
+      d.grid,
     );
   },
 

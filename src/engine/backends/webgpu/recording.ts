@@ -12,7 +12,7 @@ import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
 import { packParams, type WgslProgram } from '../../kernels/wgsl/common.ts';
 import type { GpuContext } from './context.ts';
 import type { GpuRuntime } from './runtime.ts';
-import { attentionPlan, copyRowsPlan, qkvRopePlan, type KernelPlan } from './step-plans.ts';
+import { attentionPlan, copyRowsPlan, qkvRopePlan, samplePlan, type KernelPlan } from './step-plans.ts';
 import type { KernelTuning } from './tuning.ts';
 
 type Fields = Record<string, unknown>;
@@ -43,6 +43,7 @@ const PATCHABLE: Partial<
 > = {
   attention: { vary: ['past'], plan: (tu, p) => attentionPlan(tu, p as KernelArgs<'attention'>['p']) },
   qkvRope: { vary: ['dstRow0'], plan: (tu, p) => qkvRopePlan(tu.wg, p as KernelArgs<'qkvRope'>['p']) },
+  sample: { vary: ['counter'], plan: (_tu, p) => samplePlan(p as KernelArgs<'sample'>['p']) },
   copyRows: {
     vary: ['dstRow0'],
     plan: (tu, p, t) =>

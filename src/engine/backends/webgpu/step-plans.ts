@@ -3,6 +3,7 @@
 // (kernels.ts) dispatch what these return, and a replayed decode step (recording.ts) rewrites the uniforms of its
 // recorded dispatches from them without the kernels' host code: one function for both, so they cannot disagree.
 import type { KernelArgs } from '../../kernels/catalog.ts';
+import { samplerConstants } from '../../kernels/cpu/sample.ts';
 import { grid1d } from '../../kernels/wgsl/common.ts';
 import type { KernelTuning } from './tuning.ts';
 
@@ -100,4 +101,22 @@ export function attentionPlan(tuning: KernelTuning, p: KernelArgs<'attention'>['
     ]);
   }
   return plan(AttentionVariant.Plain, 1, [{ params, grid: grid1d(n, wg) }]);
+}
+
+/** sample: one workgroup per row; `counter` (the generation step) moves with every step. */
+export function samplePlan(p: KernelArgs<'sample'>['p']): KernelPlan {
+  if (p.R > 65535) throw new Error(`WebGPU sample: ${p.R} rows exceed one dispatch's 65535 workgroups`);
+  const k = samplerConstants(p, p.V);
+  const params = {
+    R: p.R,
+    L: p.L,
+    V: p.V,
+    greedy: k.greedy ? 1 : 0,
+    invT: k.invT,
+    topK: k.topK,
+    topP: k.topP,
+    seed: p.seed >>> 0,
+    counter: p.counter >>> 0,
+  };
+  return { sig: 0, list: [{ params, grid: [p.R, 1, 1] }] };
 }
