@@ -178,7 +178,7 @@ describe('recordings and the memory they use', () => {
     gpu.upload(other, new Float32Array(128).fill(7));
     rec = gpu.repeat(rec, body);
     expect(gpu.replayStats().replayed).toBe(2);
-    expect(Array.from((await gpu.download(other)) as Float32Array)).toEqual(new Array(128).fill(7));
+    expect(Array.from((await gpu.download(other)) as Float32Array)).toEqual(Array.from({ length: 128 }, () => 7));
     rec.dispose();
     expect(gpu.ledger().liveBytes - live).toBe(512); // only `other` now
     gpu.destroy();
