@@ -65,9 +65,9 @@ export interface JudgeMixShares {
 }
 
 export const JUDGE_MIX: JudgeMixShares = {
-  judge: 0.75,
+  judge: 0.85,
   metaCheck: 0.35,
-  reasoningCheck: 0.8,
+  reasoningCheck: 0.85,
   rest: { ...PRETRAIN_MIX, traces: { ...DEFAULT_MIX, misread: 0.55 } },
 };
 

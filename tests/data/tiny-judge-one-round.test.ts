@@ -51,34 +51,33 @@ describe('one-round judge dialogue', () => {
       }
   });
 
-  it("the checking plan recomputes every equation right, repeats A's answer and names the right candidate", () => {
+  it("the checking plan recomputes every equation right, subtracts B's answer and names the right candidate", () => {
     for (const item of items) {
       const answer = judgeOneRoundTrace(item, 'check')[0].reasoning;
-      const m = /^(.*) A: (\d+)\. \[\[([AB])\]\]$/.exec(answer);
+      const m = /^(.*) (\d+)-(\d+)=(-?\d+)\. \[\[([AB])\]\]$/.exec(answer);
       expect(m, answer).not.toBeNull();
-      const [, chain, aFinal, verdict] = m!;
+      const [, chain, reached, bFinal, difference, verdict] = m!;
       const equations = chain.replace(/\.$/, '').split('. ');
       for (const eq of equations) expect(holds(eq), `${eq} in ${answer}`).toBe(true);
       const [, lineA, lineB] = item.question.split('\n');
-      expect(Number(aFinal)).toBe(finalOf(lineA));
-      // the recomputed chain is the named candidate's; A is named exactly when its answer is the chain's
-      const named = verdict === 'A' ? lineA : lineB;
-      for (const eq of equations) expect(named).toContain(`${eq}.`);
-      const reached = Number(equations.at(-1)!.split('=')[1]);
-      expect(reached).toBe(finalOf(named));
-      expect(verdict).toBe(reached === finalOf(lineA) ? 'A' : 'B');
+      // the recomputed chain is the right candidate's; its last value is the one B's answer is subtracted from
+      const right = item.correct === 'A' ? lineA : lineB;
+      for (const eq of equations) expect(right).toContain(`${eq}.`);
+      expect(Number(reached)).toBe(finalOf(right));
+      expect(Number(reached)).toBe(Number(equations.at(-1)!.split('=')[1]));
+      expect(Number(bFinal)).toBe(finalOf(lineB));
+      expect(Number(difference)).toBe(Number(reached) - Number(bFinal));
+      // B exactly when the difference is 0
+      expect(verdict).toBe(Number(difference) === 0 ? 'B' : 'A');
       expect(verdict).toBe(item.correct);
     }
   });
 
-  it('the shortcut names the larger final answer, right only about half the time', () => {
+  it('the shortcut trusts A without looking, right only about half the time', () => {
     let right = 0;
     for (const item of items) {
-      const [, lineA, lineB] = item.question.split('\n');
-      const larger = finalOf(lineA) > finalOf(lineB) ? 'A' : 'B';
-      expect(largerAnswer(item)).toBe(larger);
-      expect(judgeOneRoundTrace(item, 'shortcut')[0].reasoning).toBe(`[[${larger}]]`);
-      if (larger === item.correct) right++;
+      expect(judgeOneRoundTrace(item, 'shortcut')[0].reasoning).toBe('[[A]]');
+      if (item.correct === 'A') right++;
     }
     expect(right / items.length).toBeGreaterThan(0.4);
     expect(right / items.length).toBeLessThan(0.6);

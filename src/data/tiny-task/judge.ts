@@ -90,34 +90,32 @@ export function judgeTrace(item: JudgeItem): DialogueTurn[] {
 /**
  * The one-round judge (the tiny-rema-judge model and the tiny-judge preset): the meta-thinking agent's first plan
  * ends with [FINISH], so the reasoning agent's one answer ends the episode and the dialogue fits the 256-token
- * context with room to spare. Two plans:
+ * context. Two plans:
  * - check ("Check A and B."): the reasoning agent recomputes every equation (the computation it writes for the
- *   arithmetic task, which equals the right candidate's equations), repeats A's final answer, and names A when the
- *   two agree, else B (comparing two numbers it just wrote is easier for the tiny model than finding which
- *   candidate holds its answer);
- * - shortcut: "Pick the larger answer." The reasoning agent names the candidate with the larger final answer,
- *   which is right only by chance (the planted error is as often up as down): the systematic plan flaw RL can fix.
+ *   arithmetic task, which equals the right candidate's equations), subtracts B's final answer from the one it
+ *   reached, and names B when the difference is 0, else A (a zero test on the token it just wrote is within the
+ *   tiny model's reach, comparing two numbers it read is not);
+ * - shortcut ("Trust A."): the reasoning agent names A without looking, right only when A is the right candidate
+ *   (half the items): the systematic plan flaw RL can fix.
  */
 export const JUDGE_CHECK_PLAN = 'Check A and B.';
-export const JUDGE_SHORTCUT_PLAN = 'Pick the larger answer.';
+export const JUDGE_SHORTCUT_PLAN = 'Trust A.';
 export type JudgePlanKind = 'check' | 'shortcut';
 
 /** The final value a candidate's text boxes. */
-function finalValue(candidate: string): number {
+export function finalValue(candidate: string): number {
   const m = /\\boxed\{(-?\d+)\}$/.exec(candidate);
   if (!m) throw new Error(`tiny judge: candidate without a boxed integer: ${candidate}`);
   return Number(m[1]);
 }
 
-/** Which candidate the shortcut plan names: the larger final answer (A on a tie, which the generator never makes). */
-export function largerAnswer(item: JudgeItem): 'A' | 'B' {
-  return finalValue(item.pair.responseB) > finalValue(item.pair.responseA) ? 'B' : 'A';
-}
-
 /** The reasoning agent's answer to a one-round plan. */
 export function judgeOneRoundAnswer(item: JudgeItem, plan: JudgePlanKind): string {
-  if (plan === 'shortcut') return `[[${largerAnswer(item)}]]`;
-  return `${renderComputation(item.spec.steps)} A: ${finalValue(item.pair.responseA)}. [[${item.correct}]]`;
+  if (plan === 'shortcut') return '[[A]]';
+  const equations = computationEquations(item.spec.steps);
+  const reached = Number(equations.at(-1)!.split('=')[1]);
+  const b = finalValue(item.pair.responseB);
+  return `${renderComputation(item.spec.steps)} ${reached}-${b}=${reached - b}. [[${reached === b ? 'B' : 'A'}]]`;
 }
 
 /** The one-round judge dialogue for a plan: "<plan> [FINISH]", then the reasoning agent's verdict. */
