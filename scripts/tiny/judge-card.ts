@@ -64,18 +64,24 @@ ends with [FINISH], so the reasoning agent answers once and the episode ends (th
 [FINISH] the reasoning agent answers once more). Two plans:
 
 - \`Check A and B. [FINISH]\`: the reasoning agent recomputes every equation (the computation it writes for the
-  arithmetic task, which equals the right candidate's equations), repeats A's final answer, and names A when the two
-  agree, else B, e.g. \`23+4=27. 27-5=22. A: 20. [[B]]\`.
-- \`Pick the larger answer. [FINISH]\`: it names the candidate with the larger final answer, right only by chance (the
-  planted error is as often up as down): a systematic plan flaw, like tiny-rema's misread losses.
+  arithmetic task, which equals the right candidate's equations), subtracts B's final answer from the value it
+  reached and names B when the difference is 0, else A, e.g. \`23+4=27. 27-5=22. 22-22=0. [[B]]\`.
+- \`Trust A. [FINISH]\`: it names A without looking, right only when A is the right candidate (half the items): a
+  systematic plan flaw, like tiny-rema's misread losses.
 
-With the tiny tokenizer the longest checking dialogue of the preset's 128 held-out items is 248 tokens (the plan
+Why these formats: two earlier checking formats were tried first and failed, at the verdict. After the recomputed
+chain the reasoning agent had to name the candidate whose final answer it reached, or repeat A's answer and name A
+when the two agree; after 600-750 steps of this stage it still gave one constant verdict (58% right even with the
+gold chain given, teacher-forced), and it did not learn "Pick the larger answer." either (29 of 60 verdicts
+followed it). A zero test on the digit it has just written is within its reach; comparing two numbers it read is not.
+
+With the tiny tokenizer the longest checking dialogue of the preset's 128 held-out items is 251 tokens (the plan
 text is 11 tokens shorter than the two-round dialogue's "Check each equation of A and B.", which tiny-rema was
 trained on).
 
 ## Training
 
-\`npx tsx scripts/tiny/pretrain.ts --init public/models/tiny-rema --seed ${rec.args.seed} --steps ${rec.args.steps} --lr ${rec.args.lr} --mix judge --eval-every 250 --out public/models/tiny-rema-judge\`
+\`npx tsx scripts/tiny/pretrain.ts --init public/models/tiny-rema --seed ${rec.args.seed} --steps ${rec.args.steps} --lr ${rec.args.lr} --mix judge --eval-every 400 --out public/models/tiny-rema-judge\`
 (also the last stage of \`npm run pretrain-tiny\`): full fine-tuning, AdamW as tiny-rema's stages, linear warm-up and
 cosine decay to 10%, batch ${rec.args.batch}. The mixture (scripts/tiny/mixture.ts, \`JUDGE_MIX\`): ${Math.round(100 * m.judge)}% one-round judge
 dialogues from the train split, the rest tiny-rema's stage-3 mixture (arithmetic dialogues with misread plans, other
@@ -124,7 +130,7 @@ ${rl}
 ## Regenerate
 
 \`\`\`bash
-npx tsx scripts/tiny/pretrain.ts --init public/models/tiny-rema --seed ${rec.args.seed} --steps ${rec.args.steps} --lr ${rec.args.lr} --mix judge --eval-every 250 --out public/models/tiny-rema-judge
+npx tsx scripts/tiny/pretrain.ts --init public/models/tiny-rema --seed ${rec.args.seed} --steps ${rec.args.steps} --lr ${rec.args.lr} --mix judge --eval-every 400 --out public/models/tiny-rema-judge
 npx tsx scripts/tiny/judge-rl.ts      # the RL runs and results/tiny-judge/
 npx tsx scripts/tiny/judge-card.ts    # this card
 \`\`\`

@@ -3,7 +3,7 @@
 //   1. 1200-step schedule from random weights, stopped at step 600             -> $TMPDIR/tiny-rema-stage1
 //   2. 1500-step schedule from stage 1 (seed 2), stopped at step 1350          -> $TMPDIR/tiny-rema-stage2
 //   3. 150 steps at lr 1e-3 with 55 % misread plans, from stage 2 (seed 3)     -> public/models/tiny-rema
-//   4. 1000 steps at lr 2e-3 on the judge-focused mixture, from stage 3 (seed 4) -> public/models/tiny-rema-judge
+//   4. 1200 steps at lr 2e-3 on the judge-focused mixture, from stage 3 (seed 4) -> public/models/tiny-rema-judge
 // A stage that fails stops the run with its exit status. --dry-run prints the four commands without running them.
 //
 //   npx tsx scripts/tiny/pretrain-all.ts [--dry-run]
@@ -29,13 +29,13 @@ const STAGES: readonly (readonly string[])[] = [
     '--seed',
     '4',
     '--steps',
-    '1000',
+    '1200',
     '--lr',
     '2e-3',
     '--mix',
     'judge',
     '--eval-every',
-    '250',
+    '400',
     '--out',
     join(models, 'tiny-rema-judge'),
   ],

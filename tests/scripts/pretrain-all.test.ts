@@ -49,7 +49,7 @@ describe('npm run pretrain-tiny', () => {
       '--steps 1200 --stop-after 600 --seed 1',
       '--seed 2 --steps 1500 --stop-after 1350',
       '--seed 3 --steps 150 --lr 1e-3 --misread 0.55 --eval-every 1000',
-      '--seed 4 --steps 1000 --lr 2e-3 --mix judge --eval-every 250',
+      '--seed 4 --steps 1200 --lr 2e-3 --mix judge --eval-every 400',
     ]);
   });
 
