@@ -50,6 +50,11 @@ export interface WebGpuBackendOptions {
    *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
    *  where half precision is the norm. */
   f16Storage?: 'auto' | 'always' | 'never';
+  /** precompile() creates pipelines with createComputePipelineAsync (in parallel, off the calling thread) —
+   *  default: on hardware adapters; off on software ones, where Dawn over SwiftShader took about twice as long in
+   *  wall time as the sync call (bench/README.md), so the sync call compiles them there, still before the first
+   *  dispatch. */
+  asyncPipelines?: boolean;
   /** Record the body given to repeat() (a decode step) and replay it on later calls (default true); false runs it
    *  plainly every time (tests compare the two). */
   replay?: boolean;
@@ -87,6 +92,8 @@ export class WebGpuBackend implements Backend {
   readonly limits: BackendLimits;
   readonly supportsF16: boolean;
   readonly scratchBytes: number;
+  /** whether precompile() uses createComputePipelineAsync (WebGpuBackendOptions.asyncPipelines) */
+  readonly asyncPipelines: boolean;
   /** Which kernel variants may run (mutable: tests and benchmarks switch them). */
   readonly tuning: KernelTuning;
   private readonly runtime: GpuRuntime;
@@ -120,6 +127,7 @@ export class WebGpuBackend implements Backend {
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
     const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
+    this.asyncPipelines = options.asyncPipelines ?? !software;
     this.tuning = {
       vec4: true,
       fewRows: options.fewRowsMatmul ?? !software,
@@ -211,7 +219,7 @@ export class WebGpuBackend implements Backend {
     } finally {
       this.runtime.tracing = null;
     }
-    return this.runtime.precompile(met.values());
+    return this.runtime.precompile(met.values(), this.asyncPipelines);
   }
 
   /** True while precompile's trace runs: kernels are collected, not recorded. */

@@ -112,11 +112,12 @@ export class GpuRuntime {
   /** Programs met by dispatch() while set, not yet compiled (dispatch records nothing then). */
   tracing: Map<string, WgslProgram> | null = null;
 
-  /** Compiles the programs not compiled yet, all at once: createComputePipelineAsync where the device has it (the
-   *  compiler works off the calling thread), else one createComputePipeline each. Returns how many it compiled. */
-  async precompile(programs: Iterable<WgslProgram>): Promise<number> {
+  /** Compiles the programs not compiled yet, all at once: with `useAsync`, createComputePipelineAsync where the
+   *  device has it (the compiler works off the calling thread), else one createComputePipeline each. Returns how
+   *  many it compiled. */
+  async precompile(programs: Iterable<WgslProgram>, useAsync = true): Promise<number> {
     const todo = [...programs].filter((p) => !this.programs.has(p.key));
-    const asyncCreate = (this.device as Partial<GPUDevice>).createComputePipelineAsync;
+    const asyncCreate = useAsync && (this.device as Partial<GPUDevice>).createComputePipelineAsync;
     await Promise.all(
       todo.map(async (program) => {
         const { layout, uniformBytes, descriptor } = this.describe(program);
