@@ -10,6 +10,9 @@ import { configDefaults, ConfigError, validateConfig, type ExperimentConfig } fr
 
 export { TINY_MODEL_NAME } from './config.ts';
 
+/** Folder of the judge-trained embedded model under public/models (preset tiny-judge). */
+export const TINY_JUDGE_MODEL_NAME = 'tiny-rema-judge';
+
 /**
  * The field table's defaults: ReMA multi-turn with the released code's algorithm settings (shared parameters, GRPO with group std,
  * turn-level geometric ratio, trajectory aggregation, clip 0.2, dual-clip 3, log-ratio cap 3, no KL, no entropy
@@ -137,6 +140,25 @@ const TINY_DEFAULT: ExperimentConfig = {
 };
 
 /**
+ * The tiny judge task on the judge-trained embedded model (public/models/tiny-rema-judge): multi-turn ReMA whose
+ * meta-thinking agent was warmed up to prefer a shortcut plan ("Pick the larger answer.", right by chance) over
+ * the plan that checks the equations, both ending the dialogue after one round with [FINISH]; RL moves the plan.
+ * tiny-default's sizes and learning rate; 2 rounds at most (a second round would not fit the 256-token context),
+ * 128 held-out judge items per evaluation. docs/judge-task.md has the measured runs.
+ */
+const TINY_JUDGE: ExperimentConfig = {
+  ...REMA_MULTITURN,
+  name: 'tiny-judge',
+  model: TINY_JUDGE_MODEL_NAME,
+  trainSet: 'tiny-judge',
+  evalSet: 'tiny-judge',
+  steps: 60,
+  evalSize: 128,
+  lr: 1e-3,
+  maxTurns: 2,
+};
+
+/**
  * Meta-action JSON mode on the embedded model (paper Sec. 4.2.2): single-turn ReMA whose meta-thinking agent
  * answers {"action": "DECOMPOSE" | "REWRITE" | "EMPTY", "output": ...} under the grammar mask and whose reasoning
  * agent executes it; tiny-default's sizes and learning rate, 80 steps, 64 held-out problems per evaluation. The
@@ -258,6 +280,7 @@ const SMOLLM2_360M = 'HuggingFaceTB/SmolLM2-360M-Instruct';
 export const PRESETS: Readonly<Record<string, ExperimentConfig>> = {
   'tiny-default': TINY_DEFAULT,
   'tiny-json-actions': TINY_JSON_ACTIONS,
+  'tiny-judge': TINY_JUDGE,
   'rema-multiturn': REMA_MULTITURN,
   'rema-singleturn': REMA_SINGLETURN,
   vrp: VRP,

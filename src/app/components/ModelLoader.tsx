@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { findCatalogModel, resolveCatalogRepo } from '../../data/models/catalog.ts';
-import { TINY_MODEL_NAME } from '../../rl/presets.ts';
+import { TINY_JUDGE_MODEL_NAME, TINY_MODEL_NAME } from '../../rl/presets.ts';
 import { usePlayground } from '../store/react.ts';
 import type { BackendPreference, WeightPrecision } from '../worker/protocol.ts';
 import { AutoBackendLine } from './AutoBackendLine.tsx';
@@ -55,6 +55,17 @@ export function ModelLoader() {
         testIds=""
         expectedFiles="a Hugging Face model folder: config.json, tokenizer.json (and tokenizer_config.json) and the weights as *.safetensors (model.safetensors, or shards with model.safetensors.index.json)"
       />
+      <div className="row">
+        <button
+          type="button"
+          disabled={busy}
+          data-testid="load-tiny-judge"
+          title="the embedded tiny model after a judge-focused stage, for the tiny-judge preset"
+          onClick={() => s.loadModel({ kind: 'embedded', name: TINY_JUDGE_MODEL_NAME })}
+        >
+          Tiny judge
+        </button>
+      </div>
       <div className="row">
         <label
           htmlFor="backend-pref"

@@ -8,10 +8,11 @@ import { validateConfig } from '../../../src/rl/config.ts';
 import * as paper from '../../../src/rl/prompts/paper.ts';
 
 describe('preset prompt sets', () => {
-  it("tiny prompts exactly for the embedded model, the paper's or the code's for every other model", () => {
+  it("tiny prompts exactly for the embedded models, the paper's or the code's for every other model", () => {
     for (const name of PRESET_NAMES) {
       const c = getPreset(name);
-      const embedded = c.modelSource === 'embedded' && c.model === TINY_MODEL_NAME;
+      // the embedded models (tiny-rema and its judge-trained sibling) know only the tiny prompts
+      const embedded = c.modelSource === 'embedded' && [TINY_MODEL_NAME, 'tiny-rema-judge'].includes(c.model);
       if (embedded) expect(c.prompts, name).toBe('tiny');
       else expect(['paper', 'code'], name).toContain(c.prompts);
       expect(validateConfig(c, name)).toEqual(c);
