@@ -2,7 +2,7 @@
 // adapters (LoRA over one frozen base, or full trainable copies for tiny models), batched KV-cache generation,
 // fused log-prob scoring, gradient accumulation of Σ coef·logp (+ entCoef·H), AdamW steps and checkpoint IO.
 import type { Backend } from '../backend.ts';
-import type { ModelConfig, ModelWeights } from '../model/config.ts';
+import type { ModelConfig } from '../model/config.ts';
 import type {
   Generation,
   GenerationFinish,
@@ -13,20 +13,12 @@ import type {
   ScoreOptions,
   ScoreRequest,
   ScoreResult,
-  TokenDecoder,
   TrainablePolicy,
 } from './policy.ts';
 import { packSequences } from '../model/batch.ts';
-import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
+import { runSequences, type ActiveWeights } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
-import {
-  createLoraAdapter,
-  freeAdapter,
-  namedLoraParameters,
-  normalizeLoraTargets,
-  zerosLikeAdapter,
-  type LoraAdapter,
-} from '../model/lora.ts';
+import { createLoraAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
 import {
   allocMerged,
@@ -35,111 +27,23 @@ import {
   mergedDtype,
   mergeLoraAuto,
   refreshMerged,
-  type MergedWeights,
 } from '../model/lora-merge.ts';
-import {
-  cloneParams,
-  downloadParams,
-  freeParams,
-  namedParameters,
-  uploadParams,
-  zerosLikeParams,
-  type DecoderParams,
-} from '../model/params.ts';
-import { AdamW, validateAdamW, type AdamWOptions, type ParamSlot } from '../optim/adamw.ts';
+import { downloadParams, freeParams, namedParameters, uploadParams, type DecoderParams } from '../model/params.ts';
 import { validateSampling } from '../sampling.ts';
-import { resolveKvCacheDtype, type KvCacheChoice, type KvCacheDtype } from '../model/kv-cache.ts';
+import { resolveKvCacheDtype, type KvCacheDtype } from '../model/kv-cache.ts';
 import { acceptSampled } from '../stop-rules.ts';
 import { buildPeftAdapter, parsePeftAdapter } from '../io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.ts';
+import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions } from './engine-policy-options.ts';
+import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
+import { chunkByTokens, concat, groupBy, overrideTargets } from './request-batching.ts';
 
-export type TrainingSetup =
-  | { mode: 'lora'; adapters: string[]; rank: number; alpha: number; targets: string[] }
-  | { mode: 'full'; adapters: string[] };
-
-/** AdamW hyper-parameters of each trainable adapter (see optim/adamw.ts for each field). */
-export type OptimizerSetup = AdamWOptions;
-
-export interface EnginePolicyOptions {
-  backend: Backend;
-  config: ModelConfig;
-  weights: ModelWeights;
-  decoder: TokenDecoder;
-  training: TrainingSetup;
-  optimizer: OptimizerSetup;
-  /** seeds LoRA initialisation (adapter i uses seed + i) */
-  seed: number;
-  /** most rows (sequences × padded length) in one forward/backward chunk; default 4096 */
-  maxBatchTokens?: number;
-  /** most sequences decoded together; default 64 */
-  maxDecodeBatch?: number;
-  /** most padded prompt tokens prefilled in one pass of generate (at least one prompt per pass); default
-   *  DEFAULT_PREFILL_TOKENS (model/generate.ts). Bounds the prefill's scratch; the results do not depend on it. */
-  prefillTokens?: number;
-  /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
-   *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
-  activationBudgetBytes?: number;
-  /** storage of the frozen base weights: 'auto' (default: resolveBaseDtype, f16 for LoRA on a WebGPU device with
-   *  shader-f16, else f32), 'f32' (forces full precision), 'f16' (a WebGPU device that stores halves, or the WASM
-   *  backend), 'bf16' (the WASM backend). LoRA, gradients and optimiser state are always f32. */
-  baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
-  /** run generation and scoring with each LoRA adapter merged into an inference copy of the layer weights in the
-   *  fused layout (model/lora-merge.ts: [q;k;v] and [gate;up] concatenated, o and down copied when targeted;
-   *  refreshed on the device after every optimiser step): 9 kernels per layer and decode step instead of 17 + 2 per
-   *  LoRA target, at the memory of that copy (about the base's layer weights in f32 when every projection is
-   *  targeted; f16 over an f16 base on WebGPU). 'auto' (default): model/lora-merge.ts mergeLoraAuto (WebGPU: a copy of at most 8 GiB that takes at
-   *  most half the memory left when the backend knows its total; CPU / WASM: f32 base and at most 256 MiB).
-   *  Gradients never use it. */
-  mergeLoraForInference?: boolean | 'auto';
-  /** compile the kernels a kind of call (generation at a batch size, scoring, gradients) uses in parallel before its
-   *  first dispatch, from a trace of its first chunk (Backend.precompile; WebGPU: createComputePipelineAsync);
-   *  default true. false compiles each kernel when first dispatched. */
-  precompileKernels?: boolean;
-  /** written to adapter_config.json base_model_name_or_path */
-  baseModelName?: string;
-  /** storage of generation's KV cache (model/kv-cache.ts): 'auto' (default: f16 halves when the base is f16 on
-   *  WebGPU, else f32), 'f32' (forces full precision), 'f16' (WebGPU or the CPU twin). Scoring and gradients never
-   *  read it, so trained log-probs do not depend on it; sampled tokens and their log-probs may (bench/README.md). */
-  kvCacheDtype?: KvCacheChoice;
-}
-
-/** The frozen base's storage for baseDtype 'auto': f16 halves for LoRA on a WebGPU device with shader-f16 (half
- *  the memory and weight reads of a memory-bound decode; bf16 checkpoints are converted on load; computed in f32),
- *  f32 otherwise (the CPU and WASM backends compute in f32 and gain no speed from halves; full fine-tuning trains
- *  every weight in f32). On f16 the golden fixtures agree to 2e-3 of max |value| (logits, log-probs) and 2e-2
- *  (LoRA gradients) instead of 4e-5 / 4e-4 (tests/engine/golden-f16.test.ts). */
-export function resolveBaseDtype(
-  choice: 'auto' | 'f32' | 'f16' | 'bf16',
-  be: Backend,
-  mode: 'lora' | 'full',
-): 'f32' | 'f16' | 'bf16' {
-  if (choice !== 'auto') return choice;
-  return mode === 'lora' && be.kind === 'webgpu' && be.supportsF16 ? 'f16' : 'f32';
-}
-
-/** A LoRA adapter over the frozen base, its gradients and optimiser. */
-interface LoraTrainable {
-  kind: 'lora';
-  name: string;
-  lora: LoraAdapter;
-  grads: LoraAdapter;
-  /** LoRA merged into a copy of the targeted weights, for generation and scoring (null: not allocated) */
-  merged: MergedWeights | null;
-  /** false after the adapter changed (optimiser step, load) until the copy is refreshed */
-  mergedFresh: boolean;
-  optimizer: AdamW;
-}
-
-/** A full trainable copy of the decoder's weights, its gradients and optimiser. */
-interface FullTrainable {
-  kind: 'full';
-  name: string;
-  params: DecoderParams;
-  grads: DecoderParams;
-  optimizer: AdamW;
-}
-
-type Trainable = LoraTrainable | FullTrainable;
+export {
+  resolveBaseDtype,
+  type EnginePolicyOptions,
+  type OptimizerSetup,
+  type TrainingSetup,
+} from './engine-policy-options.ts';
 
 /** Which weights a request runs on (weightsFor). */
 interface WeightsRequest {
@@ -185,20 +89,7 @@ export class EnginePolicy implements TrainablePolicy {
     this.contextLength = config.maxPositionEmbeddings;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
-    if (!Number.isInteger(this.maxDecodeBatch) || this.maxDecodeBatch < 1)
-      throw new Error(`createEnginePolicy: maxDecodeBatch must be a positive integer, got ${this.maxDecodeBatch}`);
-    validateAdamW(opts.optimizer);
-    if (training.mode === 'lora') {
-      normalizeLoraTargets(training.targets);
-      if (!Number.isInteger(training.rank) || training.rank < 1)
-        throw new Error(`createEnginePolicy: training.rank must be a positive integer, got ${training.rank}`);
-      if (!(training.alpha > 0))
-        throw new Error(`createEnginePolicy: training.alpha must be > 0, got ${training.alpha}`);
-    }
-    if (training.adapters.length === 0)
-      throw new Error('createEnginePolicy: training.adapters must name at least one adapter');
-    if (new Set(training.adapters).size !== training.adapters.length)
-      throw new Error(`createEnginePolicy: duplicate adapter names in [${training.adapters.join(', ')}]`);
+    validateEnginePolicyOptions(opts);
     this.adapters = [...training.adapters];
     const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
     if (baseDtype !== 'f32' && training.mode === 'full')
@@ -215,44 +106,11 @@ export class EnginePolicy implements TrainablePolicy {
           targets: training.targets,
           seed: opts.seed + i,
         });
-        this.trainables.set(name, this.makeLoraTrainable(name, lora));
+        this.trainables.set(name, makeLoraTrainable(be, config, opts.optimizer, name, lora));
       } else {
-        const full = cloneParams(be, config, this.base, `full:${name}`);
-        const fullGrads = zerosLikeParams(be, config, `grad:${name}`);
-        const slots: ParamSlot[] = [];
-        const grads = new Map(namedParameters(fullGrads));
-        for (const [pname, t] of namedParameters(full))
-          slots.push({ name: pname, param: t, grad: grads.get(pname)!, decay: t.shape.length >= 2 });
-        this.trainables.set(name, {
-          kind: 'full',
-          name,
-          params: full,
-          grads: fullGrads,
-          optimizer: new AdamW(be, opts.optimizer, slots),
-        });
+        this.trainables.set(name, makeFullTrainable(be, config, this.base, opts.optimizer, name));
       }
     });
-  }
-
-  private makeLoraTrainable(name: string, lora: LoraAdapter): LoraTrainable {
-    const be = this.backend;
-    const loraGrads = zerosLikeAdapter(be, this.config, lora, `grad:${name}`);
-    const grads = new Map(namedLoraParameters(loraGrads));
-    const slots = namedLoraParameters(lora).map(([pname, t]): ParamSlot => ({
-      name: pname,
-      param: t,
-      grad: grads.get(pname)!,
-      decay: true,
-    }));
-    return {
-      kind: 'lora',
-      name,
-      lora,
-      grads: loraGrads,
-      merged: null,
-      mergedFresh: false,
-      optimizer: new AdamW(be, this.opts.optimizer, slots),
-    };
   }
 
   private trainable(adapter: string): Trainable {
@@ -304,12 +162,6 @@ export class EnginePolicy implements TrainablePolicy {
       );
     }
     return m;
-  }
-
-  private freeMerged(t: LoraTrainable): void {
-    for (const x of t.merged?.owned ?? []) this.backend.free(x);
-    t.merged = null;
-    t.mergedFresh = false;
   }
 
   async generate(
@@ -511,11 +363,8 @@ export class EnginePolicy implements TrainablePolicy {
     const lora = adapterFromPeft(this.backend, this.config, adapter, parsePeftAdapter(files, this.config));
     // the new adapter starts a new optimiser; the old one's unread step results stay readable
     const unread = await t.optimizer.readStats();
-    this.freeMerged(t);
-    freeAdapter(this.backend, t.lora);
-    freeAdapter(this.backend, t.grads);
-    t.optimizer.free();
-    const fresh = this.makeLoraTrainable(adapter, lora);
+    freeTrainable(this.backend, t);
+    const fresh = makeLoraTrainable(this.backend, this.config, this.opts.optimizer, adapter, lora);
     fresh.optimizer.hold(unread);
     this.trainables.set(adapter, fresh);
   }
@@ -538,17 +387,7 @@ export class EnginePolicy implements TrainablePolicy {
 
   /** Frees every device tensor the policy owns (the backend itself stays the caller's). */
   dispose(): void {
-    for (const t of this.trainables.values()) {
-      if (t.kind === 'lora') {
-        this.freeMerged(t);
-        freeAdapter(this.backend, t.lora);
-        freeAdapter(this.backend, t.grads);
-      } else {
-        freeParams(this.backend, t.params);
-        freeParams(this.backend, t.grads);
-      }
-      t.optimizer.free();
-    }
+    for (const t of this.trainables.values()) freeTrainable(this.backend, t);
     this.trainables.clear();
     freeParams(this.backend, this.base);
   }
@@ -561,61 +400,4 @@ export function createEnginePolicy(opts: EnginePolicyOptions): EnginePolicy {
 /** Which layer kernels weights run through (the fused inference copy, the base with LoRA, the base alone). */
 function weightsKind(w: ActiveWeights): string {
   return w.fused ? 'fused' : w.lora ? 'lora' : 'base';
-}
-
-/** Where a backward adds an adapter's gradients. */
-function sinksOf(t: Trainable): GradientSinks {
-  return t.kind === 'full' ? { full: t.grads, lora: null } : { full: null, lora: t.grads };
-}
-
-function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {
-  const groups = new Map<K, number[]>();
-  items.forEach((item, i) => {
-    const k = key(item);
-    const g = groups.get(k);
-    if (g) g.push(i);
-    else groups.set(k, [i]);
-  });
-  return groups;
-}
-
-/** Consecutive chunks whose (count × longest length) stays within `budget` (a longer single item goes alone). */
-function chunkByTokens(indices: readonly number[], length: (i: number) => number, budget: number): number[][] {
-  const chunks: number[][] = [];
-  let cur: number[] = [];
-  let longest = 0;
-  for (const i of indices) {
-    const L = Math.max(longest, length(i));
-    if (cur.length > 0 && (cur.length + 1) * L > budget) {
-      chunks.push(cur);
-      cur = [];
-      longest = 0;
-    }
-    cur.push(i);
-    longest = Math.max(longest, length(i));
-  }
-  if (cur.length > 0) chunks.push(cur);
-  return chunks;
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-/** ScoreRequest.targets: the token scored at each position when it is not tokens[position]. */
-function overrideTargets(targets: Int32Array, start: number, r: ScoreRequest, index: number, vocabSize: number): void {
-  if (!r.targets) return;
-  if (r.targets.length !== r.positions.length)
-    throw new Error(`score: request ${index} has ${r.targets.length} targets for ${r.positions.length} positions`);
-  r.targets.forEach((id, k) => {
-    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
-      throw new Error(`score: request ${index}, target ${k}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
-    targets[start + k] = id;
-  });
 }
