@@ -342,7 +342,10 @@ async function benchModel(
         rollouts.map((r) => ({ ...r, adapter: 'a', coef: new Float32Array(r.positions.length).fill(1 / newTokens) })),
       ),
     );
-    await timed('adamw', () => policy.optimizerStep('a'));
+    await timed('adamw', async () => {
+      await policy.optimizerStep('a');
+      await policy.readOptimizerStats('a'); // the trainer's one read of the update phase
+    });
     result.grpo = {
       phases_ms: phases,
       total_s: +((performance.now() - start) / 1000).toFixed(2),
