@@ -8,10 +8,13 @@
 //   npm run bench:gpu-plan -- --execute    run the kernels on any adapter (slow on SwiftShader)
 //   npm run bench:gpu-plan -- --no-execute counts only on any adapter
 //   npm run bench:gpu-plan -- --layers 2,8 the two layer counts measured (default 2,8: far apart, so noise in host_ms is not magnified much)
+//   npm run bench:gpu-plan -- --no-replay  decode steps encoded through the kernels' host code every time (no record/replay)
 // host_ms is the CPU time of this process's main thread per step (/proc/self/task/PID/schedstat, where Linux has
 // it; wall time elsewhere): the host's own work (encoding, sampling in JS, copies), unaffected by other processes
 // on a shared machine. That clock advances in scheduler quanta (a few ms), so host_ms is the mean over the steady
-// steps, not a median of single readings (garbage-collection pauses count; expect +-30% between runs). wall_ms,
+// steps (99 decode steps per phase), not a median of single readings (garbage-collection pauses count; expect
+// +-30% between runs). Decode steps after the first replay the first one's recorded dispatches (Backend.repeat)
+// unless --no-replay. wall_ms,
 // the median wall time of a step, is kept per measured layer count only. Each phase reports steady state after a
 // warm-up: counts of the 2nd and later decode steps (bind_groups_first_step: the first decode step of a
 // generation), of a repeated grad chunk over the same buffers (bind_groups_first_step: the first chunk), and of
@@ -54,14 +57,16 @@ const TARGETS: Partial<Record<Phase, Partial<Record<keyof PhaseFigures, number>>
   zero_grad: { host_upload_bytes: 0 },
 };
 
-function args(): { execute: boolean | null; layers: [number, number]; out: string } {
+function args(): { execute: boolean | null; layers: [number, number]; out: string; replay: boolean } {
   const a = process.argv.slice(2);
   let execute: boolean | null = null;
+  let replay = true;
   let layers: [number, number] = [2, 8];
   let out = 'bench/results/gpu-plan.json';
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--execute') execute = true;
     else if (a[i] === '--no-execute') execute = false;
+    else if (a[i] === '--no-replay') replay = false;
     else if (a[i] === '--layers') {
       const v = (a[++i] ?? '').split(',').map(Number);
       if (v.length !== 2 || !v.every((x) => Number.isInteger(x) && x > 0) || v[0] === v[1])
@@ -70,7 +75,7 @@ function args(): { execute: boolean | null; layers: [number, number]; out: strin
     } else if (a[i] === '--out') out = a[++i];
     else throw new Error(`bench:gpu-plan: unknown argument '${a[i]}'`);
   }
-  return { execute, layers, out };
+  return { execute, layers, out, replay };
 }
 
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
@@ -112,10 +117,11 @@ function figures(samples: readonly Sample[], rows: number | null): PhaseFigures 
 async function measure(
   layers: number,
   execute: boolean,
+  replay: boolean,
 ): Promise<{ phases: Record<Phase, PhaseFigures>; adapter: string }> {
   const dawn = await requestDawnDevice();
   const counted: CountingDevice = countGpuCalls(dawn.device, { execute });
-  const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+  const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
   const cfg: ModelConfig = { ...QWEN25_05B, numLayers: layers };
   const policy = new EnginePolicy({
     backend: be,
@@ -155,7 +161,7 @@ async function measure(
   const prompt = Array.from({ length: 16 }, (_, i) => 100 + i * 37);
   const sampling = { temperature: 1, topP: 1, topK: 0, seed: 5 };
   for (const G of [1, 8, 64]) {
-    const steps = 16; // prefill + 15 decode steps; the first decode step is reported apart
+    const steps = 100; // prefill + 99 decode steps; the first decode step is reported apart
     const snaps: Array<{ c: GpuCounts; ms: number; wall: number }> = [];
     const requests = Array.from({ length: G }, () => ({
       prompt,
@@ -232,8 +238,8 @@ async function main(): Promise<void> {
   probe.device.destroy();
   const execute = opt.execute ?? !software;
   const [l1, l2] = opt.layers;
-  const m1 = await measure(l1, execute);
-  const m2 = await measure(l2, execute);
+  const m1 = await measure(l1, execute, opt.replay);
+  const m2 = await measure(l2, execute, opt.replay);
   const L = 24;
   const phases = {} as Record<Phase, PhaseFigures>;
   for (const p of PHASES) {
@@ -245,14 +251,15 @@ async function main(): Promise<void> {
     phases,
     measured: { [`L${l1}`]: m1.phases, [`L${l2}`]: m2.phases },
     model:
-      'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens; grad_chunk 8 x 64 tokens',
+      'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens, 99 decode steps; grad_chunk 8 x 64 tokens',
     adapter: m1.adapter,
     executed: execute,
+    replay: opt.replay,
     date: new Date().toISOString(),
     node: process.version,
   };
   console.log(
-    `adapter ${m1.adapter}; kernels ${execute ? 'executed' : 'counted only'}; measured at ${l1} and ${l2} layers, extrapolated to ${L}`,
+    `adapter ${m1.adapter}; kernels ${execute ? 'executed' : 'counted only'}; decode ${opt.replay ? 'replayed' : 'encoded every step'}; measured at ${l1} and ${l2} layers, extrapolated to ${L}`,
   );
   for (const p of PHASES) {
     const f = phases[p];
