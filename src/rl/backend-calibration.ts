@@ -62,6 +62,9 @@ export interface BackendChoice {
 export interface CandidateBackend {
   name: string;
   backend: Backend;
+  /** a policy already on this backend (a running trainer's): measured instead of building one (no second copy of the
+   *  weights), its gradients zeroed after, and left to its owner */
+  policy?: TrainablePolicy;
 }
 
 export interface CalibrateBackendsOptions {
@@ -238,7 +241,7 @@ export async function calibrateBackends(
     opts.onCandidate?.(c.name);
     let policy: TrainablePolicy | null = null;
     try {
-      policy = opts.policyFor(c.backend);
+      policy = c.policy ?? opts.policyFor(c.backend);
       const measured = await measurePolicy(policy, w, {
         shareMs: budget / candidates.length,
         maxRounds: opts.maxRounds ?? 8,
@@ -248,7 +251,7 @@ export async function calibrateBackends(
     } catch (e) {
       failed.push({ backend: c.name, description: c.backend.description, error: (e as Error).message });
     } finally {
-      await policy?.dispose();
+      if (policy && policy !== c.policy) await policy.dispose();
     }
   }
   return chooseBackend(rates, opts.config, opts.model, { failed, measured_ms: clock() - start });
@@ -263,7 +266,11 @@ function ms(n: number): string {
 }
 
 /** One line for the page: "auto -> wasm: 0.45 ms/token, 1.2 s/step (webgpu 9.1 ms/token, 6.0 s/step; measured 2.3 s, cached)". */
-export function describeBackendChoice(choice: BackendChoice, opts: { cached: boolean; note?: string | null }): string {
+/** `switchedFrom`: the backend the model ran on until the measurement chose another. */
+export function describeBackendChoice(
+  choice: BackendChoice,
+  opts: { cached: boolean; note?: string | null; switchedFrom?: string },
+): string {
   const rate = (e: BackendEstimate) => `${ms(e.decode_ms_per_token)} ms/token, ${seconds(e.step_s)}/step`;
   const winner = choice.estimates.find((e) => e.backend === choice.winner);
   const others = choice.estimates.filter((e) => e.backend !== choice.winner).map((e) => `${e.backend} ${rate(e)}`);
@@ -272,6 +279,7 @@ export function describeBackendChoice(choice: BackendChoice, opts: { cached: boo
     ...others,
     ...failed,
     ...(opts.note ? [opts.note] : []),
+    ...(opts.switchedFrom ? [`switched from ${opts.switchedFrom}`] : []),
     `measured ${seconds(choice.measured_ms / 1000)}${opts.cached ? ', cached' : ''}`,
   ];
   return `auto -> ${choice.winner}: ${winner ? rate(winner) : '?'} (${tail.join('; ')})`;

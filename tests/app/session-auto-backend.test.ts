@@ -1,12 +1,14 @@
-// The worker session's "auto" backend (backend-auto.ts) on the real engine: with Dawn's WebGPU (SwiftShader here)
-// it measures WebGPU and the WebAssembly backend on the loaded model, trains on the one with the shortest estimated
-// step and reports what it measured; rates the page kept under the same key are used without measuring (another
-// key's are not, and "remeasure" measures anyway); without WebGPU it measures the backend it has and says why WebGPU
-// was not; an explicit choice measures nothing.
+// The worker session's "auto" backend (backend-auto.ts, session-auto.ts) on the real engine. A first load is ready at
+// once on the WebAssembly backend ("for now") and its first rollout comes before the measurement, which runs as a
+// queued job before any step: with Dawn's WebGPU (SwiftShader here) it measures WebGPU and wasm on the loaded model
+// and keeps the one with the shortest estimated step, moving the trainer onto WebGPU when it won, so a Train pressed
+// meanwhile starts on the winner. Rates the page kept under the same key choose without measuring (another key's do
+// not, and "remeasure" measures anyway); without WebGPU it measures wasm alone and says why; a failed measurement
+// keeps wasm and says why; an explicit choice measures nothing.
 import { create, globals } from 'webgpu';
 import { describe, expect, it } from 'vitest';
 import { autoKey, modelShapeHash } from '../../src/app/worker/backend-auto.ts';
-import type { CachedBackendRates, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
+import type { BackendInfo, CachedBackendRates, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { fixtureConfig, folderFiles, startSession, TINY_QWEN_FOLDER } from './session-driver.ts';
 
 Object.assign(globalThis, globals);
@@ -22,50 +24,134 @@ function load(over: Partial<Extract<WorkerRequest, { type: 'load' }>> = {}): Wor
   };
 }
 
-const measuring = (events: WorkerEvent[]) =>
-  events.filter((e) => e.type === 'progress' && e.stage.startsWith('auto backend: measuring'));
+/** the backend events that carry a fresh measurement (not kept rates) */
+const measured = (events: WorkerEvent[]) =>
+  events.filter(
+    (e): e is Extract<WorkerEvent, { type: 'backend' }> => e.type === 'backend' && e.backend.auto?.cached === false,
+  );
+const isMeasured = (e: WorkerEvent) => e.type === 'backend' && e.backend.auto?.cached === false;
+const measuringPhases = (events: WorkerEvent[]) =>
+  events.flatMap((e) => (e.type === 'phase' && e.phase.startsWith('auto backend: measuring') ? [e.phase] : []));
+
+/** Dawn's navigator.gpu with every queue submission of the devices it creates counted. */
+function countingGpu() {
+  const counter = { submits: 0 };
+  const gpu = {
+    requestAdapter: async (options?: GPURequestAdapterOptions) => {
+      const adapter = await dawn.requestAdapter(options);
+      if (!adapter) return adapter;
+      const requestDevice = adapter.requestDevice.bind(adapter);
+      adapter.requestDevice = async (descriptor?: GPUDeviceDescriptor) => {
+        const device = await requestDevice(descriptor);
+        const submit = device.queue.submit.bind(device.queue);
+        device.queue.submit = (buffers: Iterable<GPUCommandBuffer>) => {
+          counter.submits++;
+          submit(buffers);
+        };
+        return device;
+      };
+      return adapter;
+    },
+    getPreferredCanvasFormat: () => dawn.getPreferredCanvasFormat(),
+  } as unknown as GPU;
+  return { gpu, counter };
+}
+
+/** A clock that runs `factor` times faster while `slow` is measured: that candidate's rates look slower. */
+function slowedClock(slow: string, factor: number) {
+  let last = performance.now();
+  let virtual = 0;
+  return (candidate: string) => {
+    const now = performance.now();
+    virtual += (now - last) * (candidate === slow ? factor : 1);
+    last = now;
+    return virtual;
+  };
+}
 
 describe('auto backend', () => {
-  it('measures WebGPU and wasm on the model, trains on the faster, and reuses kept rates', async () => {
+  it('is ready on wasm with a rollout before the measurement; a Train pressed meanwhile steps on the winner', async () => {
+    const { gpu, counter } = countingGpu();
+    const submitsAt = new Map<WorkerEvent, number>();
+    // wasm's time runs 50x faster while it is measured, so WebGPU wins and the session must move onto it
+    const s = startSession(undefined, { gpu, autoClock: slowedClock('wasm', 50) }, (e) =>
+      submitsAt.set(e, counter.submits),
+    );
+    const ready = await s.request(load({ config: fixtureConfig({ evalBeforeTrain: false, steps: 1 }) }), 'ready');
+    expect(ready.backend.kind).toBe('wasm');
+    expect(ready.backend.auto).toBeUndefined();
+    expect(ready.backend.autoPending).toEqual({
+      line: 'auto -> wasm for now; measuring webgpu and wasm on this model…',
+      measuring: true,
+    });
+    expect(ready.backend.cpuReason).toBe('auto -> wasm for now; measuring webgpu and wasm on this model…');
+    // Train while the measurement has not answered
+    expect(measured(s.events)).toEqual([]);
+    const step = await s.request({ type: 'train' }, 'step');
+
+    const at = (e: WorkerEvent) => s.events.indexOf(e);
+    const followed = s.events.find((e) => e.type === 'followed')!;
+    const [result] = measured(s.events);
+    expect(at(ready)).toBeLessThan(at(followed));
+    expect(at(followed)).toBeLessThan(at(result));
+    expect(at(result)).toBeLessThan(at(step));
+    expect(measuringPhases(s.events)).toEqual(['auto backend: measuring webgpu', 'auto backend: measuring wasm']);
+
+    const auto = result.backend.auto!;
+    expect(auto.choice.winner).toBe('webgpu');
+    expect(result.backend.kind).toBe('webgpu');
+    expect(result.backend.cpuReason).toBeNull();
+    expect(result.backend.autoPending).toBeUndefined();
+    expect(result.backend.storage).toBeDefined();
+    expect(auto.line).toMatch(/^auto -> webgpu: .*\(wasm .*; switched from wasm; measured [0-9.]+ m?s\)$/);
+    // the first step ran on WebGPU: the trainer submitted GPU work after the switch
+    expect(submitsAt.get(step)!).toBeGreaterThan(submitsAt.get(result)!);
+    expect(step.metrics.step).toBe(1);
+  }, 120_000);
+
+  it('measures WebGPU and wasm on the model after the start-up, trains on the faster, and reuses kept rates', async () => {
     const s = startSession(undefined, { gpu: dawn });
     const ready = await s.request(load(), 'ready');
-    const auto = ready.backend.auto!;
+    expect(ready.backend.kind).toBe('wasm');
+    expect(ready.backend.autoPending?.measuring).toBe(true);
+    const result = (await s.until(isMeasured)) as { backend: BackendInfo };
+    const auto = result.backend.auto!;
     expect(auto.cached).toBe(false);
     expect(auto.note).toBeNull();
     expect(auto.choice.estimates.map((e) => e.backend)).toEqual(['webgpu', 'wasm']);
     for (const e of auto.choice.estimates) expect(Number.isFinite(e.step_s) && e.step_s > 0).toBe(true);
     const argmin = auto.choice.estimates.reduce((a, b) => (b.step_s < a.step_s ? b : a));
     expect(auto.choice.winner).toBe(argmin.backend);
-    expect(ready.backend.kind).toBe(argmin.backend);
+    expect(result.backend.kind).toBe(argmin.backend);
     expect(auto.line).toMatch(new RegExp(`^auto -> ${argmin.backend}: [0-9.]+ ms/token, .*measured [0-9.]+ m?s\\)$`));
     expect(auto.key).toContain('model=local: tiny-qwen#');
-    expect(measuring(s.events).map((e) => (e as { stage: string }).stage)).toEqual([
-      'auto backend: measuring webgpu',
-      'auto backend: measuring wasm',
-    ]);
     // the header's notice says why the CPU backend runs; on WebGPU there is none
-    expect(ready.backend.cpuReason).toBe(argmin.backend === 'webgpu' ? null : `${auto.line}.`);
+    expect(result.backend.cpuReason).toBe(argmin.backend === 'webgpu' ? null : `${auto.line}.`);
     // the session trains on the winner
     expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
 
-    // a reload with the rates the page kept: the same choice, nothing measured
+    // a reload with the rates the page kept: the same choice at once, nothing measured
     const kept: CachedBackendRates = { key: auto.key, rates: auto.choice.estimates, measured_ms: 1234 };
-    const before = measuring(s.events).length;
+    const phases = measuringPhases(s.events).length;
     const again = await s.request(load({ autoRates: [kept] }), 'ready');
+    expect(again.backend.kind).toBe(argmin.backend);
+    expect(again.backend.autoPending).toBeUndefined();
     expect(again.backend.auto?.cached).toBe(true);
     expect(again.backend.auto?.choice.winner).toBe(auto.choice.winner);
     expect(again.backend.auto?.line).toMatch(/measured 1\.2 s, cached\)$/);
-    expect(measuring(s.events).length).toBe(before);
 
-    // the model under the kept rates' winner: the step still trains
+    // the model under the kept rates' winner: the step still trains, and nothing was measured
     expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
+    expect(measuringPhases(s.events).length).toBe(phases);
+    expect(measured(s.events)).toHaveLength(1);
   }, 120_000);
 
   it('without WebGPU measures the CPU backend alone and says why', async () => {
     const s = startSession(undefined, { gpu: undefined });
     const ready = await s.request(load(), 'ready');
-    const auto = ready.backend.auto!;
     expect(ready.backend.kind).toBe('wasm');
+    expect(ready.backend.autoPending?.line).toBe('auto -> wasm for now; measuring wasm on this model…');
+    const auto = ((await s.until(isMeasured)) as { backend: BackendInfo }).backend.auto!;
     expect(auto.choice.estimates.map((e) => e.backend)).toEqual(['wasm']);
     expect(auto.note).toBe('webgpu not measured: this browser has no WebGPU (navigator.gpu is missing)');
     expect(auto.line).toMatch(/^auto -> wasm: .*webgpu not measured: this browser has no WebGPU/);
@@ -73,14 +159,35 @@ describe('auto backend', () => {
 
     // rates kept under another key (another GPU or model) are not used; under this key they are, unless "remeasure"
     const kept: CachedBackendRates = { key: auto.key, rates: auto.choice.estimates, measured_ms: 10 };
-    const before = measuring(s.events).length;
     const other = await s.request(load({ autoRates: [{ ...kept, key: `${kept.key}x` }] }), 'ready');
-    expect(other.backend.auto?.cached).toBe(false);
+    expect(other.backend.auto).toBeUndefined();
+    expect(other.backend.autoPending?.measuring).toBe(true);
+    await s.until((e) => measured(s.events).length === 2 && e === measured(s.events)[1]);
     const same = await s.request(load({ autoRates: [kept] }), 'ready');
     expect(same.backend.auto?.cached).toBe(true);
     const fresh = await s.request(load({ autoRates: [kept], remeasure: true }), 'ready');
-    expect(fresh.backend.auto?.cached).toBe(false);
-    expect(measuring(s.events).length).toBe(before + 2);
+    expect(fresh.backend.auto).toBeUndefined();
+    await s.until((e) => measured(s.events).length === 3 && e === measured(s.events)[2]);
+    expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
+    expect(measured(s.events)).toHaveLength(3);
+  }, 60_000);
+
+  it('a failed measurement keeps the CPU backend and says why', async () => {
+    const s = startSession(undefined, {
+      gpu: undefined,
+      autoClock: () => {
+        throw new Error('the clock stopped');
+      },
+    });
+    await s.request(load(), 'ready');
+    const failed = (await s.until((e) => e.type === 'backend' && e.backend.autoPending?.measuring === false)) as {
+      backend: BackendInfo;
+    };
+    const line = 'auto -> wasm: the backends could not be measured (the clock stopped)';
+    expect(failed.backend).toMatchObject({ kind: 'wasm', cpuReason: `${line}.`, autoPending: { line } });
+    expect(failed.backend.auto).toBeUndefined();
+    expect(s.events.filter((e) => e.type === 'error')).toEqual([]);
+    expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
   }, 60_000);
 
   it('an explicit backend measures nothing', async () => {
@@ -88,7 +195,10 @@ describe('auto backend', () => {
     const ready = await s.request(load({ backend: 'cpu' }), 'ready');
     expect(ready.backend.kind).toBe('wasm');
     expect(ready.backend.auto).toBeUndefined();
-    expect(measuring(s.events)).toEqual([]);
+    expect(ready.backend.autoPending).toBeUndefined();
+    await s.request({ type: 'step' }, 'step');
+    expect(measuringPhases(s.events)).toEqual([]);
+    expect(s.events.filter((e) => e.type === 'backend')).toHaveLength(1);
   }, 60_000);
 
   it('keys the rates by adapter, model shape and weight storage', () => {

@@ -9,13 +9,15 @@ import { createSession, type SessionEnv } from '../../src/app/worker/session.ts'
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
-/** `env` replaces parts of the session's environment (e.g. `gpu`: Dawn's navigator.gpu; default none). */
-export function startSession(loadOrt?: OrtLoader, env: Partial<SessionEnv> = {}) {
+/** `env` replaces parts of the session's environment (e.g. `gpu`: Dawn's navigator.gpu; default none); `onEvent`
+ *  sees each event as it is sent (e.g. to note what the GPU had done by then). */
+export function startSession(loadOrt?: OrtLoader, env: Partial<SessionEnv> = {}, onEvent?: (e: WorkerEvent) => void) {
   const events: WorkerEvent[] = [];
   const waiters: { test: (e: WorkerEvent) => boolean; resolve: (e: WorkerEvent) => void }[] = [];
   const handle = createSession(
     (e) => {
       events.push(e);
+      onEvent?.(e);
       for (const w of waiters.splice(0)) {
         if (w.test(e)) w.resolve(e);
         else waiters.push(w);
@@ -38,7 +40,17 @@ export function startSession(loadOrt?: OrtLoader, env: Partial<SessionEnv> = {})
     if (e.type === 'error' && type !== 'error') throw new Error(`session error: ${e.message}`);
     return e as Extract<WorkerEvent, { type: T }>;
   };
-  return { events, request };
+  /** the first event (already sent or still to come) that passes `test` */
+  const until = async (test: (e: WorkerEvent) => boolean, timeoutMs = 60_000): Promise<WorkerEvent> => {
+    const t0 = Date.now();
+    for (;;) {
+      const hit = events.find(test);
+      if (hit) return hit;
+      if (Date.now() - t0 > timeoutMs) throw new Error(`no such event within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { events, request, until };
 }
 
 /** Every file under `root` by its path inside it, as a folder input gives them. */

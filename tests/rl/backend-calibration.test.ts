@@ -195,4 +195,35 @@ describe('on the real engine', () => {
     expect(choice.failed[0].error.length).toBeGreaterThan(0);
     expect(describeBackendChoice(choice, { cached: false })).toMatch(/^auto -> wasm: .*cpu failed: /);
   });
+
+  it("measures a running trainer's policy in place: no second copy of the weights, left usable to its owner", async () => {
+    const wasm = await WasmBackend.create();
+    backends.push(wasm);
+    const trainers = policyFor(wasm);
+    const row = { tokens: [3, 4, 5, 6], positions: [3], adapter: trainers.adapters[0] ?? null };
+    const [before] = await trainers.score([row]);
+    const live = wasm.ledger().liveBytes;
+    let built = 0;
+    const choice = await calibrateBackends([{ name: 'wasm', backend: wasm, policy: trainers }], {
+      config,
+      model: checkpoint.config,
+      policyFor: (b) => {
+        built++;
+        return policyFor(b);
+      },
+      budgetMs: 0,
+    });
+    expect(built).toBe(0);
+    expect(choice.estimates.map((e) => e.backend)).toEqual(['wasm']);
+    // not disposed: its weights are still on the backend, its gradients zero, and it scores as before
+    expect(wasm.ledger().liveBytes).toBeGreaterThanOrEqual(live);
+    for (const n of (await trainers.gradientNorms?.(trainers.adapters[0])) ?? []) expect(n.norm).toBe(0);
+    const [after] = await trainers.score([row]);
+    expect(after.logprobs).toEqual(before.logprobs);
+    // the page's line after a switch names the backend the model ran on before
+    expect(describeBackendChoice(choice, { cached: false, switchedFrom: 'cpu' })).toMatch(
+      /^auto -> wasm: .*\(switched from cpu; measured [0-9.]+ m?s\)$/,
+    );
+    trainers.dispose();
+  });
 });

@@ -1,6 +1,7 @@
 // Under the backend menu: what "auto" measured on the loaded model and which backend it kept ("auto -> wasm:
-// 0.45 ms/token, 1.2 s/step (webgpu ...; measured 2.3 s, cached)"), and a button that measures again (the
-// measurement is kept per adapter and model, so a reload reuses it).
+// 0.45 ms/token, 1.2 s/step (webgpu ...; measured 2.3 s, cached)"), or, on a first visit until the measurement
+// (queued after the first rollouts) has chosen, the backend the model runs on for now; and a button that measures
+// again (the measurement is kept per adapter and model, so a reload reuses it).
 import { useShallow } from 'zustand/react/shallow';
 import { usePlayground } from '../store/react.ts';
 
@@ -9,6 +10,7 @@ export function AutoBackendLine() {
     useShallow((st) => ({
       preference: st.backendPreference,
       auto: st.backend?.auto ?? null,
+      pending: st.backend?.autoPending ?? null,
       status: st.status,
       remeasure: st.remeasureBackend,
     })),
@@ -20,11 +22,13 @@ export function AutoBackendLine() {
       <span className="hint" data-testid="auto-backend" title={s.auto?.choice.reason ?? ''}>
         {s.auto
           ? s.auto.line
-          : s.status === 'loading'
-            ? 'auto: the backends are measured on the model once it is read…'
-            : ''}
+          : s.pending
+            ? s.pending.line
+            : s.status === 'loading'
+              ? 'auto: the backends are measured on the model after its first rollout…'
+              : ''}
       </span>
-      {s.auto && (
+      {(s.auto || (s.pending && !s.pending.measuring)) && (
         <button
           type="button"
           data-testid="remeasure-backend"

@@ -1,7 +1,8 @@
 // Opens the compute backends the session can use and says why one is used, so the header can show it. The app
 // acquires the GPUDevice (the engine never does). An explicit choice opens that backend ("cpu": the WebAssembly
 // kernels, or plain JavaScript when they cannot start; "webgpu": the adapter's device, the CPU backend when there
-// is none); "auto" opens every candidate (openCandidates) and backend-auto.ts keeps the fastest on the model.
+// is none); "auto" starts on the CPU backend and finds the adapter (openAutoStart), and backend-auto.ts keeps the
+// fastest on the model.
 // The WebGPU backend (its host code and every WGSL kernel) is imported only when it is opened, so a page on the
 // CPU backend does not load and parse it before its first rollout.
 import type { Backend } from '../../engine/backend.ts';
@@ -129,25 +130,35 @@ export async function selectBackend(
   }
 }
 
-/** What "auto" chooses from: the WebGPU backend when an adapter and its device exist, and the CPU backend
- *  (WebAssembly, or JavaScript when it cannot start). `identity` names the adapter (or its absence) and the CPU
- *  backend's build, for the cache key; `note` says why WebGPU is not a candidate. */
-export async function openCandidates(
-  gpu: GPU | undefined,
-): Promise<{ candidates: BackendCandidate[]; identity: string; note: string | null }> {
+/** What "auto" opens before the model loads: the CPU backend (WebAssembly, or JavaScript when it cannot start), which
+ *  the model becomes ready on at once, and the WebGPU adapter (or why there is none), whose device is opened only
+ *  when it is measured or the kept rates chose it (backend-auto.ts). */
+export interface AutoStart {
+  cpu: BackendCandidate;
+  adapter: GPUAdapter | null;
+  /** why there is no adapter */
+  why: string | null;
+}
+
+export async function openAutoStart(gpu: GPU | undefined): Promise<AutoStart> {
   const { adapter, why } = await findAdapter(gpu);
-  const candidates: BackendCandidate[] = [];
-  let note = why && `webgpu not measured: ${why}`;
-  if (adapter) {
-    try {
-      candidates.push(await openWebGpu(adapter));
-    } catch (e) {
-      note = `webgpu not measured: the device could not be created (${(e as Error).message})`;
-    }
+  const cpu = await openCpu('', adapter ? describeAdapter(adapter) : null);
+  return { cpu, adapter, why };
+}
+
+/** The WebGPU candidate on `adapter`, or why its device could not be created. */
+export async function openGpuCandidate(
+  adapter: GPUAdapter,
+): Promise<{ candidate: BackendCandidate; note: null } | { candidate: null; note: string }> {
+  try {
+    return { candidate: await openWebGpu(adapter), note: null };
+  } catch (e) {
+    return { candidate: null, note: `webgpu not measured: the device could not be created (${(e as Error).message})` };
   }
-  const adapterText = adapter ? describeAdapter(adapter) : null;
-  candidates.push(await openCpu('', adapterText));
-  const gpuId = adapter ? adapterIdentity(adapter) : 'no adapter';
-  const identity = `gpu=${gpuId}${candidates[0].name === 'webgpu' ? '' : ' (no device)'}|cpu=${candidates.at(-1)?.info.description}`;
-  return { candidates, identity, note };
+}
+
+/** The cache key's hardware part: the adapter (or its absence), whether its device opened, the CPU backend's build. */
+export function autoIdentity(start: AutoStart, deviceOpened: boolean): string {
+  const gpuId = start.adapter ? adapterIdentity(start.adapter) : 'no adapter';
+  return `gpu=${gpuId}${deviceOpened ? '' : ' (no device)'}|cpu=${start.cpu.info.description}`;
 }

@@ -95,6 +95,9 @@ export interface BackendInfo {
   cpuReason: string | null;
   /** under "auto": what was measured and why this backend won */
   auto?: AutoBackendReport;
+  /** under "auto" before its measurement has chosen: the backend the model runs on for now, while the measurement is
+   *  queued or running (measuring), or after it failed (the line says why) */
+  autoPending?: { line: string; measuring: boolean };
   /** with the ready event: how the trainer stores its frozen base and KV cache (e.g. f16 on shader-f16) */
   storage?: WeightStorage;
 }

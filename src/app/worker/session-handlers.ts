@@ -4,6 +4,7 @@
 import { validateConfig } from '../../rl/config.ts';
 import { followPlan, interventionProblem } from '../../rl/intervention.ts';
 import type { WorkerRequest } from './protocol.ts';
+import { backendInUse, scheduleAutoMeasure } from './session-auto.ts';
 import { calibrateRequest } from './session-calibrate.ts';
 import { loadModel } from './session-model.ts';
 import { sftAdoptRequest, sftRequest, sftStopRequest } from './session-sft.ts';
@@ -45,16 +46,15 @@ export const REQUEST_HANDLERS: RequestHandlers = {
           ...(await buildTrainer(s, config, busy)),
           ...(request.run !== undefined ? { run: request.run } : {}),
         };
-        // the backend as the trainer uses it: its frozen base and KV cache storage (f16 on shader-f16 unless forced f32)
-        const { policy } = s.active;
-        const backend = { ...s.loaded.backendInfo, storage: { base: policy.baseDtype, kvCache: policy.kvCacheDtype } };
-        s.emit({ type: 'ready', backend, model: s.loaded.model, dataset: s.active.dataset });
+        s.emit({ type: 'ready', backend: backendInUse(s), model: s.loaded.model, dataset: s.active.dataset });
         emitFrozen(s);
       },
       { fatal: true },
     );
     scheduleFollow(s);
     scheduleBaseline(s);
+    // "auto" without kept rates: the backends are measured after the first rollouts, before any step
+    scheduleAutoMeasure(s);
   },
 
   reset(s, request) {

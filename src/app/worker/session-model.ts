@@ -1,7 +1,8 @@
 // Loading a model for the worker session: where a ModelSpec's files come from (a folder served with the page,
 // the Hugging Face hub cached in IndexedDB, a folder the user picked), the backend the page asked for (or, under
-// "auto", the one measured fastest on the model), and the tokenizer and weights read from those files, with byte
-// progress. A load error says what a model folder holds.
+// "auto", the one the kept rates chose, else the CPU backend for now: session-auto.ts measures after the start-up
+// work), and the tokenizer and weights read from those files, with byte progress. A load error says what a model
+// folder holds.
 import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
@@ -11,8 +12,8 @@ import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import type { FileSource } from '../../util/file-source.ts';
 import { httpFolderSource, localFilesSource } from '../model/file-sources.ts';
 import type { ExperimentConfig } from '../../rl/config.ts';
-import { chooseAuto } from './backend-auto.ts';
-import { openCandidates, selectBackend } from './backend-select.ts';
+import { startAuto, type PendingAuto } from './backend-auto.ts';
+import { openAutoStart, selectBackend } from './backend-select.ts';
 import { modelLabel } from './model-label.ts';
 import type {
   BackendInfo,
@@ -33,6 +34,8 @@ export interface LoadedModel {
   model: ModelInfo;
   /** storage of the frozen base every trainer of the session uses (EnginePolicy baseDtype): the page's choice */
   baseDtype: WeightPrecision;
+  /** "auto" without kept rates: the measurement the session runs after its start-up work (session-auto.ts) */
+  pendingAuto?: PendingAuto;
 }
 
 export function sourceFor(spec: ModelSpec, modelsUrl: string): FileSource {
@@ -59,38 +62,40 @@ export interface BackendRequest {
 }
 
 /** An explicit backend is chosen first (announced at once, so the header shows it even if loading fails); "auto"
- *  opens every candidate, reads the model, then keeps the fastest on it (backend-auto.ts) and announces that. */
+ *  opens the CPU backend and finds the WebGPU adapter, reads the model, then chooses from the kept rates or keeps
+ *  the CPU backend for now with the measurement pending (backend-auto.ts startAuto), and announces that. */
 export async function loadModel(
   spec: ModelSpec,
   request: BackendRequest,
   env: { gpu: GPU | undefined; modelsUrl: string },
   emit: (e: WorkerEvent) => void,
 ): Promise<LoadedModel> {
+  const baseDtype = request.weights ?? 'auto';
   if (request.preference !== 'auto') {
     const { backend, info } = await selectBackend(request.preference, env.gpu);
     emit({ type: 'backend', backend: info });
     const files = await readModel(spec, env, emit, () => backend.destroy());
-    return { backend, backendInfo: info, ...files, baseDtype: request.weights ?? 'auto' };
+    return { backend, backendInfo: info, ...files, baseDtype };
   }
-  const { candidates, identity, note } = await openCandidates(env.gpu);
-  const files = await readModel(spec, env, emit, () => {
-    for (const c of candidates) c.close();
-  });
-  const { backend, info } = await chooseAuto({
-    candidates,
-    identity,
-    note,
+  const start = await openAutoStart(env.gpu);
+  const files = await readModel(spec, env, emit, () => start.cpu.close());
+  const { selected, pending } = await startAuto({
+    start,
     config: request.config,
     modelName: files.model.name,
-    checkpoint: files.checkpoint,
-    decoder: files.tokenizer,
+    model: files.checkpoint.config,
     cached: request.autoRates ?? [],
     remeasure: request.remeasure ?? false,
-    baseDtype: request.weights ?? 'auto',
-    emit,
+    baseDtype,
   });
-  emit({ type: 'backend', backend: info });
-  return { backend, backendInfo: info, ...files, baseDtype: request.weights ?? 'auto' };
+  emit({ type: 'backend', backend: selected.info });
+  return {
+    backend: selected.backend,
+    backendInfo: selected.info,
+    ...files,
+    baseDtype,
+    ...(pending ? { pendingAuto: pending } : {}),
+  };
 }
 
 /** The tokenizer and weights of a model spec, with byte progress; `release` frees the backends on failure. */
@@ -99,7 +104,7 @@ async function readModel(
   env: { modelsUrl: string },
   emit: (e: WorkerEvent) => void,
   release: () => void,
-): Promise<Omit<LoadedModel, 'backend' | 'backendInfo' | 'baseDtype'>> {
+): Promise<Omit<LoadedModel, 'backend' | 'backendInfo' | 'baseDtype' | 'pendingAuto'>> {
   const source = sourceFor(spec, env.modelsUrl);
   let tokenizer: ChatTokenizer;
   let checkpoint: HfCheckpoint;

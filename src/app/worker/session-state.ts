@@ -24,6 +24,9 @@ export interface SessionEnv {
   loadOrt?: OrtLoader;
   /** grades answers for every trainer (the page: a Web Worker with a hard limit per check, checker-web.ts); default in-thread */
   checker?: AnswerChecker;
+  /** the time (ms) the "auto" backend's measurement reads while it measures `candidate`; default performance.now()
+   *  (tests make one candidate's time run faster to choose the winner) */
+  autoClock?: (candidate: string) => number;
 }
 
 /** The running trainer and what it was built from. */

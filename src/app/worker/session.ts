@@ -6,6 +6,7 @@
 //   session-work.ts      steps, Train's chain of steps, evaluations, the followed problem's rollout
 //   session-trainer.ts   building a trainer (with a frozen ONNX agent) and the ONNX model slot (onnx-slot.ts)
 //   session-model.ts     loading a model's files onto a backend
+//   session-auto.ts      the "auto" backend's measurement, queued after the first rollouts and before any step
 //   session-state.ts     what the session holds between requests
 import type { WorkerEvent, WorkerRequest } from './protocol.ts';
 import { throttlePhases } from './phase-throttle.ts';
