@@ -174,12 +174,15 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             markStartup('backend');
             set({ backend: e.backend });
             const auto = e.backend.auto;
-            if (auto && !auto.cached)
+            // the measurement's result (it comes after the first rollout): kept for the next load
+            if (auto && !auto.cached) {
+              markStartup('auto-measured');
               ctx.deps.backendRates?.put({
                 key: auto.key,
                 rates: auto.choice.estimates,
                 measured_ms: auto.choice.measured_ms,
               });
+            }
             break;
           }
           case 'ready':
