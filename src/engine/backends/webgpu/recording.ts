@@ -9,33 +9,14 @@
 // keys) is re-recorded where it changed. Scratch buffers a recorded command uses are kept out of the pool while the
 // recording lives; freeing any tensor it uses drops it.
 import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
-import { packParams, type WgslProgram } from '../../kernels/wgsl/common.ts';
+import { packParams } from '../../kernels/wgsl/common.ts';
+import type { Command, DispatchCommand } from './commands.ts';
 import type { GpuContext } from './context.ts';
 import type { GpuRuntime } from './runtime.ts';
 import { attentionPlan, copyRowsPlan, qkvRopePlan, samplePlan, type KernelPlan } from './step-plans.ts';
 import type { KernelTuning } from './tuning.ts';
 
 type Fields = Record<string, unknown>;
-
-/** A dispatch as recorded: re-issued by GpuRuntime.replay with its uniform words copied into the next ring slot. */
-export interface DispatchCommand {
-  kind: 'dispatch';
-  program: WgslProgram;
-  pipeline: GPUComputePipeline;
-  group: GPUBindGroup;
-  grid: [number, number, number];
-  /** the uniform block, and a view of it for rewriting */
-  words: Uint32Array;
-  view: DataView;
-  /** the program's dispatch counter (GpuRuntime.programCounts) */
-  count: { n: number };
-}
-
-/** A command recorded between two kernel runs' boundaries. */
-export type Command =
-  | DispatchCommand
-  | { kind: 'clear'; buffer: GPUBuffer; offset: number; size: number | undefined }
-  | { kind: 'copy'; src: GPUBuffer; srcOffset: number; dst: GPUBuffer; dstOffset: number; bytes: number };
 
 /** Kernels whose recorded uniforms can be rewritten when only the `vary` parameters changed. */
 const PATCHABLE: Partial<

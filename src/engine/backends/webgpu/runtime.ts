@@ -6,7 +6,7 @@
 // precompile() then creates in parallel with createComputePipelineAsync (the sync call where that is absent).
 import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
 import type { KernelProfiler } from './profiler.ts';
-import type { Command } from './recording.ts';
+import type { Command } from './commands.ts';
 
 // WebGPU enum values (spelled out so this file needs no browser globals in Node)
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
