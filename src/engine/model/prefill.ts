@@ -1,0 +1,156 @@
+// The prefill of a decode call: distinct prompts, left-padded to a common length, run through every layer in
+// passes bounded by a token budget; their keys and values are written into fresh KV caches and the next-token logits
+// after each prompt are returned.
+import type { Backend, Tensor } from '../backend.ts';
+import type { ModelConfig } from './config.ts';
+import type { ActiveWeights } from './decoder.ts';
+import { TensorScope } from './device-ops.ts';
+import { allocKvCache, type KvCacheDtype } from './kv-cache.ts';
+import {
+  FusedWorkspace,
+  LayerWorkspace,
+  layerForward,
+  layerForwardFused,
+  ropeFrequencies,
+  type LayerContext,
+} from './layer.ts';
+
+/** Prefill U prompts left-padded to P tokens, `chunkPrompts` prompts per pass (so the scratch of one pass is
+ *  bounded by the token budget, not by U): prompt u occupies rows [P - len_u, P) of its cache row, padding queries
+ *  see no key (the attention kernel gives them o = 0). Each pass attends over its own keys and values, which are
+ *  then copied into the caches at its prompts' rows; every prompt's arithmetic is the same whatever the chunking
+ *  (rows are independent in every kernel), so the results are too. Returns caches [U, S, Hkv, Dh] per layer holding
+ *  the prompts' roped keys and values, and the next-token logits [U, V] after each prompt. */
+export async function prefillBatch(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  prompts: ReadonlyArray<readonly number[]>,
+  P: number,
+  S: number,
+  chunkPrompts: number,
+  kvDtype: KvCacheDtype,
+): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
+  const U = prompts.length;
+  const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const W = Hkv * Dh;
+  const caches: Array<{ k: Tensor; v: Tensor }> = [];
+  const scope = new TensorScope(be);
+  try {
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const k = allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.k.${l}`);
+      try {
+        caches.push({ k, v: allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.v.${l}`) });
+      } catch (err) {
+        be.free(k);
+        throw err;
+      }
+    }
+    const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
+    for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
+      const chunk = prompts.slice(u0, u0 + chunkPrompts);
+      const cs = new TensorScope(be);
+      try {
+        prefillChunk(
+          be,
+          cfg,
+          w,
+          cs,
+          chunk,
+          P,
+          (l, k, v) => {
+            be.run('copyRows', {
+              t: { src: k, dst: caches[l].k },
+              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+            });
+            be.run('copyRows', {
+              t: { src: v, dst: caches[l].v },
+              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+            });
+          },
+          (rows) =>
+            be.run('copyRows', {
+              t: { src: rows, dst: last },
+              p: { B: 1, T: chunk.length, W: D, Sdst: U, dstRow0: u0 },
+            }),
+        );
+      } finally {
+        cs.freeAll();
+      }
+    }
+    const hn = scope.alloc([U, D], 'prefill.hNorm');
+    const rstd = scope.alloc([U], 'prefill.rstd');
+    be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
+    const logits = be.alloc([U, V], 'f32', 'prefill.logits'); // the caller's (freed after the first choice)
+    try {
+      be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
+    } catch (err) {
+      be.free(logits);
+      throw err;
+    }
+    return { caches, logits };
+  } catch (err) {
+    for (const c of caches) {
+      be.free(c.k);
+      be.free(c.v);
+    }
+    throw err;
+  } finally {
+    scope.freeAll();
+  }
+}
+
+/** One prefill pass over Uc prompts left-padded to P: every layer over the pass's own keys (onKV(l, k, v) with
+ *  layer l's roped keys and values [Uc, P, Hkv, Dh]), then onLast with the prompts' last hidden rows [Uc, D]. */
+function prefillChunk(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  scope: TensorScope,
+  prompts: ReadonlyArray<readonly number[]>,
+  P: number,
+  onKV: (l: number, k: Tensor, v: Tensor) => void,
+  onLast: (rows: Tensor) => void,
+): void {
+  const U = prompts.length;
+  const R = U * P;
+  const D = cfg.hiddenSize;
+  const keyStart = Int32Array.from(prompts, (p) => P - p.length);
+  const ids = new Int32Array(R);
+  const pos = new Int32Array(R);
+  prompts.forEach((p, u) => {
+    ids.set(p, u * P + keyStart[u]);
+    for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
+  });
+  const ctx: LayerContext = {
+    be,
+    cfg,
+    pos: scope.from([R], pos, 'prefill.pos'),
+    keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
+    invFreq: ropeFrequencies(scope, cfg),
+  };
+  const idsT = scope.from([R], ids, 'prefill.ids');
+  let cur = scope.alloc([R, D], 'prefill.x');
+  be.run('embedding', { t: { ids: idsT, table: w.params.embed, out: cur }, p: { R, D } });
+  if (w.fused) {
+    const fws = new FusedWorkspace(scope, cfg, U, P);
+    w.fused.forEach((layer, l) =>
+      layerForwardFused(ctx, layer, cur, fws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) }),
+    );
+  } else {
+    const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
+    let nxt = scope.alloc([R, D], 'prefill.y');
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) });
+      [cur, nxt] = [nxt, cur];
+    }
+  }
+  const rows = scope.alloc([U, D], 'prefill.chunkLast');
+  const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
+  be.run('embedding', {
+    t: { ids: scope.from([U], lastRows, 'prefill.lastRows'), table: cur, out: rows },
+    p: { R: U, D },
+  });
+  onLast(rows);
+}
