@@ -1,12 +1,26 @@
 // What a WebGPU kernel's host code needs from the backend (GpuContext), and the argument checks every kernel
 // uses: dtype and element count of each tensor, and whether a kernel can take a tensor split over buffers.
 import type { Tensor } from '../../backend.ts';
+import type { KernelArgs, KernelName } from '../../kernels/catalog.ts';
+import type { ElemType } from '../../kernels/wgsl/common.ts';
 import type { GpuStorage } from './memory.ts';
 import type { GpuRuntime } from './runtime.ts';
 import type { MatView } from './matmul.ts';
 import type { KernelTuning } from './tuning.ts';
 
 export type { KernelTuning } from './tuning.ts';
+
+/** dtypes of id tensors, and of float tensors a kernel reads (f16: packed halves) */
+export const IDS = ['i32', 'u32'];
+export const FLOATS = ['f32', 'f16'];
+
+/** A float or id dtype as a WGSL binding's element type. */
+export function elem(dtype: string): ElemType {
+  return dtype as ElemType;
+}
+
+/** The host side of catalog kernel K on WebGPU. */
+export type KernelImpl<K extends KernelName> = (ctx: GpuContext, args: KernelArgs<K>) => void;
 
 /** What the kernels need from the backend. */
 export interface GpuContext {
