@@ -11,6 +11,7 @@ import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-count
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import type { DawnDevice } from '../../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
+import type { ReplayStats } from '../../src/engine/backends/webgpu/recording.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
@@ -50,7 +51,7 @@ function policy(gpu: WebGpuBackend, merge: boolean): EnginePolicy {
 const sampling: SamplingParams = { temperature: 1, topP: 0.95, topK: 0, seed: 11 };
 // rows finish after 6 and 9 new tokens: once half of the 4 rows are done the caches are compacted (new caches, a
 // new decode state) while the other two decode on
-const requests: GenerateRequest[] = [6, 9, 24, 24].map((maxNewTokens, i) => ({
+const requests: GenerateRequest[] = [6, 9, 16, 16].map((maxNewTokens, i) => ({
   prompt: [1, 40 + i, 77, 12 + 3 * i, 9].slice(0, 3 + (i % 3)),
   adapter: 'a',
   maxNewTokens,
@@ -87,21 +88,36 @@ async function scenario(
 const laterSteps = (xs: number[]) => xs.slice(2).map((x, i) => x - xs[i + 1]);
 
 describe('decode record/replay on WebGPU', () => {
-  for (const merge of [true, false]) {
-    it(`replayed decode equals plain decode bit for bit (${merge ? 'merged' : 'unmerged'} LoRA): compaction, key-split changes, an optimiser step`, async () => {
+  const cases = [
+    { merge: true, flash: false },
+    { merge: false, flash: false },
+    { merge: true, flash: true },
+  ];
+  for (const { merge, flash } of cases) {
+    const what = `${merge ? 'merged' : 'unmerged'} LoRA, ${flash ? 'flash-decoding' : 'key splits changing every 8 keys'}`;
+    it(`replayed decode equals plain decode bit for bit (${what}): compaction, an optimiser step`, async () => {
+      // one backend (pipelines compiled once), replay switched off for the plain run
+      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+      gpu.tuning.attentionSplitKeys = 8; // the split attention's key split changes every 8 keys
+      gpu.tuning.flashDecode = flash; // (hardware adapters' default; one split below 256 keys)
       const runs: Array<{ out: Generation[][]; encodedPerStep: number[] }> = [];
-      const stats = [];
+      const stats: ReplayStats[] = [];
       for (const replay of [false, true]) {
-        const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
-        gpu.tuning.attentionSplitKeys = 8; // the split attention's key split changes every 8 keys
+        gpu.replayEnabled = replay;
+        const before = gpu.replayStats();
         runs.push(await scenario(gpu, merge));
-        stats.push(gpu.replayStats());
-        gpu.destroy();
+        const after = gpu.replayStats();
+        stats.push({
+          replayed: after.replayed - before.replayed,
+          patched: after.patched - before.patched,
+          encoded: after.encoded - before.encoded,
+        });
       }
+      gpu.destroy();
       const [plain, replayed] = runs;
       expect(replayed.out.flat().map((g) => g.tokens)).toEqual(plain.out.flat().map((g) => g.tokens));
       expect(replayed.out.flat().map((g) => g.logprobs)).toEqual(plain.out.flat().map((g) => g.logprobs));
-      expect(plain.out[0][3].tokens.length).toBe(24);
+      expect(plain.out[0][3].tokens.length).toBe(16);
       expect(stats[0]).toEqual({ replayed: 0, patched: 0, encoded: 0 });
       expect(stats[1].replayed).toBeGreaterThan(stats[1].encoded);
       expect(stats[1].patched).toBeGreaterThan(0);
