@@ -106,7 +106,11 @@ export interface LoadedModel {
 
 export async function loadModel(config: ExperimentConfig, backendKind: BackendKind): Promise<LoadedModel> {
   const source = modelSource(config);
-  const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
+  // 16-bit checkpoints stay 16-bit on the host: a 16-bit base takes them as they are, an f32 one widens per tensor
+  const [checkpoint, tokenizer] = await Promise.all([
+    loadHfCheckpoint(source, { keep16Bit: true }),
+    loadHfTokenizer(source),
+  ]);
   const backend = await openBackend(backendKind);
   const policy = policyForConfig(config, {
     backend,

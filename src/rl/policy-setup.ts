@@ -9,7 +9,7 @@ import {
   type OptimizerSetup,
   type TrainingSetup,
 } from '../engine/policy/engine-policy.ts';
-import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
+import type { ModelConfig, HostWeights } from '../engine/model/config.ts';
 import type { TokenDecoder } from '../engine/policy/policy.ts';
 import type { ExperimentConfig } from './config.ts';
 
@@ -51,7 +51,7 @@ export function optimizerSetup(config: ExperimentConfig): OptimizerSetup {
 /** What policyForConfig needs of a loaded model. */
 export interface LoadedWeights {
   backend: Backend;
-  checkpoint: { config: ModelConfig; weights: ModelWeights };
+  checkpoint: { config: ModelConfig; weights: HostWeights };
   decoder: TokenDecoder;
   /** written to a saved adapter's adapter_config.json */
   baseModelName?: string;

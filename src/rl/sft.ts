@@ -10,7 +10,8 @@ import type { ChatTokenizer } from '../data/tokenizer.ts';
 import { deserializeModelWeights } from '../engine/io/hf-model.ts';
 import { parsePeftAdapter } from '../engine/io/peft.ts';
 import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
-import type { ModelConfig, ModelWeights } from '../engine/model/config.ts';
+import type { HostWeights, ModelConfig, ModelWeights } from '../engine/model/config.ts';
+import { tensorFloat32 } from '../engine/io/host-weights.ts';
 import type { TrainablePolicy } from '../engine/policy/policy.ts';
 import { Rng } from '../util/rng.ts';
 
@@ -149,7 +150,7 @@ export async function runSftSteps(
 export async function sftWeights(
   policy: TrainablePolicy,
   adapter: string,
-  base: { weights: ModelWeights; config: ModelConfig },
+  base: { weights: HostWeights; config: ModelConfig },
 ): Promise<ModelWeights> {
   const saved = await policy.saveAdapter(adapter);
   if (adapter === 'full') {
@@ -160,13 +161,14 @@ export async function sftWeights(
   return mergePeftIntoWeights(base.weights, parsePeftAdapter(saved, base.config));
 }
 
-/** FNV-1a over the float32 bits of every tensor in name order: tells two sets of weights apart. */
-export function weightsChecksum(weights: ModelWeights): string {
+/** FNV-1a over the float32 bits of every tensor in name order (16-bit tensors widened, so a checkpoint has one
+ *  checksum however it was loaded): tells two sets of weights apart. */
+export function weightsChecksum(weights: HostWeights): string {
   let h = 0x811c9dc5;
   for (const name of [...weights.keys()].toSorted()) {
     for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-    const t = weights.get(name)!;
-    const bits = new Uint32Array(t.data.buffer, t.data.byteOffset, t.data.length);
+    const data = tensorFloat32(weights.get(name)!);
+    const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
     for (let i = 0; i < bits.length; i++) h = Math.imul(h ^ bits[i], 0x01000193);
   }
   return (h >>> 0).toString(16).padStart(8, '0');

@@ -7,7 +7,7 @@
 // build or model shape is another key.
 import type { ModelConfig } from '../../engine/model/config.ts';
 import type { TokenDecoder, TrainablePolicy } from '../../engine/policy/policy.ts';
-import type { ModelWeights } from '../../engine/model/config.ts';
+import type { HostWeights } from '../../engine/model/config.ts';
 import {
   calibrateBackends,
   chooseBackend,
@@ -143,7 +143,7 @@ export async function startAuto(a: AutoStartInputs): Promise<AutoStartResult> {
 
 export interface MeasureInputs {
   config: ExperimentConfig;
-  checkpoint: { config: ModelConfig; weights: ModelWeights };
+  checkpoint: { config: ModelConfig; weights: HostWeights };
   decoder: TokenDecoder;
   /** the running trainer's policy on the CPU backend: measured in place (no second copy of the weights) */
   cpuPolicy?: TrainablePolicy;

@@ -7,6 +7,8 @@ import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
+import { hostTensorLength } from '../../engine/io/host-weights.ts';
+import type { HostWeights } from '../../engine/model/config.ts';
 import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
 import type { FileSource } from '../../util/file-source.ts';
@@ -29,7 +31,8 @@ import type {
 export interface LoadedModel {
   backend: Backend;
   backendInfo: BackendInfo;
-  checkpoint: HfCheckpoint;
+  /** 16-bit tensors kept as stored (keep16Bit): uploadParams widens them only if the base ends up f32 */
+  checkpoint: HfCheckpoint<HostWeights>;
   tokenizer: ChatTokenizer;
   model: ModelInfo;
   /** storage of the frozen base every trainer of the session uses (EnginePolicy baseDtype): the page's choice */
@@ -107,11 +110,12 @@ async function readModel(
 ): Promise<Omit<LoadedModel, 'backend' | 'backendInfo' | 'baseDtype' | 'pendingAuto'>> {
   const source = sourceFor(spec, env.modelsUrl);
   let tokenizer: ChatTokenizer;
-  let checkpoint: HfCheckpoint;
+  let checkpoint: HfCheckpoint<HostWeights>;
   try {
     emit({ type: 'progress', stage: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
     tokenizer = await loadHfTokenizer(source);
     checkpoint = await loadHfCheckpoint(source, {
+      keep16Bit: true,
       onProgress: (p) =>
         emit({
           type: 'progress',
@@ -129,7 +133,7 @@ async function readModel(
     throw new Error(`could not load the model "${modelLabel(spec)}": ${(e as Error).message}${missing}`, { cause: e });
   }
   let parameters = 0;
-  for (const t of checkpoint.weights.values()) parameters += t.data.length;
+  for (const t of checkpoint.weights.values()) parameters += hostTensorLength(t);
   const c = checkpoint.config;
   const model: ModelInfo = {
     name: modelLabel(spec),

@@ -5,7 +5,7 @@
 // checked inside the copy / decode pass that loading does anyway (decodeFiniteFloat32): a value is NaN or infinite
 // exactly when its exponent bits are all ones, tested branch-free on the integer bits while they are in registers.
 
-import { decodeF16 } from './half-float.ts';
+import { decodeBF16, decodeF16 } from './half-float.ts';
 import { decodeSafetensorsEntry, type SafetensorsHeaderEntry } from './safetensors.ts';
 
 /** Index of the first NaN or infinite value, or -1 when all are finite. */
@@ -98,5 +98,31 @@ export function decodeFiniteFloat32(
     finite = firstNonFinite(data) < 0;
   }
   if (!finite) assertFinite(out, fileName, name);
+  return out;
+}
+
+/**
+ * One F16 or BF16 tensor of a safetensors file as its 16-bit words, copied into a buffer of its own (so the file's
+ * bytes are not kept alive by it), refused with assertFinite's error when a word is NaN or infinite (all exponent
+ * bits set: 0x7c00 for F16, 0x7f80 for BF16), tested in the copy pass.
+ */
+export function decodeFiniteHalfBits(
+  bytes: Uint8Array,
+  entry: SafetensorsHeaderEntry,
+  fileName: string,
+  name: string,
+): Uint16Array {
+  if (entry.dtype !== 'F16' && entry.dtype !== 'BF16')
+    throw new Error(`${fileName}: tensor "${name}" has dtype ${entry.dtype}, expected F16 or BF16`);
+  const n = (entry.end - entry.begin) / 2;
+  const at = bytes.byteOffset + entry.begin;
+  const out = new Uint16Array(n);
+  if (at % 2 === 0) out.set(new Uint16Array(bytes.buffer, at, n));
+  else new Uint8Array(out.buffer).set(bytes.subarray(entry.begin, entry.end));
+  const mask = entry.dtype === 'BF16' ? 0x7f80 : 0x7c00;
+  const low = entry.dtype === 'BF16' ? 0x0080 : 0x0400;
+  let acc = 0;
+  for (let i = 0; i < n; i++) acc |= (out[i] & mask) + low; // bit 15 set iff the exponent bits are all ones
+  if ((acc & 0x8000) !== 0) assertFinite(entry.dtype === 'BF16' ? decodeBF16(out) : decodeF16(out), fileName, name);
   return out;
 }

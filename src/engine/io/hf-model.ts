@@ -1,12 +1,13 @@
 // Loads a Hugging Face model folder (config.json + model.safetensors, or model.safetensors.index.json + shards)
-// into float32 ModelWeights, checking that every tensor config.json implies is there with the right shape.
+// into ModelWeights (float32; with keep16Bit, F16 / BF16 tensors stay 16-bit words as stored), checking that every tensor config.json implies is there with the right shape.
 // Also writes and reads full weights as one safetensors file (full fine-tuning checkpoints). A NaN or infinite
 // value in any tensor is refused, naming the file and the tensor (finite.ts).
 import type { FileSource } from '../../util/file-source.ts';
-import type { ModelConfig, ModelWeights } from '../model/config.ts';
+import type { HostTensor, HostWeights, ModelConfig, ModelWeights } from '../model/config.ts';
 import { expectedParameterShapes } from '../model/params.ts';
-import { decodeFiniteFloat32 } from './finite.ts';
+import { decodeFiniteFloat32, decodeFiniteHalfBits } from './finite.ts';
 import { parseHfConfig } from './hf-config.ts';
+import { widenWeights } from './host-weights.ts';
 import { readSafetensorsHeader, writeSafetensors, type SafetensorsHeaderEntry } from './safetensors.ts';
 
 export interface CheckpointProgress {
@@ -21,13 +22,18 @@ export interface CheckpointProgress {
 
 export interface LoadCheckpointOptions {
   onProgress?: (progress: CheckpointProgress) => void;
+  /** true: F16 and BF16 tensors stay their 16-bit words as stored (HalfTensor, 2 bytes per parameter on the host
+   *  instead of 4), for a caller that uploads them to a 16-bit base or widens them one at a time (uploadParams);
+   *  F32 / F64 tensors are float32 either way. Default false: every tensor float32. */
+  keep16Bit?: boolean;
 }
 
-export interface HfCheckpoint {
+/** A loaded checkpoint; `W` is HostWeights when loaded with keep16Bit. */
+export interface HfCheckpoint<W extends HostWeights = ModelWeights> {
   config: ModelConfig;
   /** config.json as parsed, for fields the engine does not normalise */
   rawConfig: Record<string, unknown>;
-  weights: ModelWeights;
+  weights: W;
   /** dtypes the weights were stored in, e.g. {"BF16"} */
   storedDtypes: Set<string>;
 }
@@ -85,9 +91,10 @@ function takeTensors(
   where: string,
   wanted: Map<string, number[]>,
   config: ModelConfig,
-  weights: ModelWeights,
+  weights: Map<string, HostTensor>,
   storedDtypes: Set<string>,
   onlyNames?: Set<string>,
+  keep16Bit = false,
 ): void {
   const { entries } = readSafetensorsHeader(bytes, where);
   const unexpected: string[] = [];
@@ -101,7 +108,11 @@ function takeTensors(
       continue;
     }
     checkEntry(entry, name, shape, where);
-    weights.set(name, { shape: entry.shape.slice(), data: decodeFiniteFloat32(bytes, entry, where, name) });
+    const shape16 = entry.shape.slice();
+    if (keep16Bit && (entry.dtype === 'F16' || entry.dtype === 'BF16')) {
+      const dtype = entry.dtype === 'F16' ? 'f16' : 'bf16';
+      weights.set(name, { shape: shape16, dtype, bits: decodeFiniteHalfBits(bytes, entry, where, name) });
+    } else weights.set(name, { shape: shape16, data: decodeFiniteFloat32(bytes, entry, where, name) });
     storedDtypes.add(entry.dtype);
     wanted.delete(name);
   }
@@ -138,16 +149,31 @@ function reportMissing(wanted: Map<string, number[]>, where: string): void {
   );
 }
 
-/** Load config.json and all weights of a Hugging Face Llama / Qwen2 folder as float32. */
-export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpointOptions = {}): Promise<HfCheckpoint> {
-  const { onProgress } = options;
+/**
+ * Load config.json and all weights of a Hugging Face Llama / Qwen2 folder: as float32, or with keep16Bit F16 / BF16
+ * tensors as stored. Shards are read one at a time and each file's bytes are dropped once its tensors are copied
+ * out (every tensor owns its buffer), so the peak is about one shard plus the tensors decoded so far.
+ */
+export function loadHfCheckpoint(
+  source: FileSource,
+  options: LoadCheckpointOptions & { keep16Bit: true },
+): Promise<HfCheckpoint<HostWeights>>;
+export function loadHfCheckpoint(
+  source: FileSource,
+  options?: LoadCheckpointOptions & { keep16Bit?: false },
+): Promise<HfCheckpoint>;
+export async function loadHfCheckpoint(
+  source: FileSource,
+  options: LoadCheckpointOptions = {},
+): Promise<HfCheckpoint<HostWeights>> {
+  const { onProgress, keep16Bit = false } = options;
   const configBytes = await readRequired(source, 'config.json');
   const configWhere = `${source.name}/config.json`;
   const rawConfig = parseJsonFile(configBytes, configWhere) as Record<string, unknown>;
   const config = parseHfConfig(rawConfig, configWhere);
 
   const wanted = expectedParameterShapes(config);
-  const weights: ModelWeights = new Map();
+  const weights = new Map<string, HostTensor>();
   const storedDtypes = new Set<string>();
   const located = await locateTensors(source);
   const files = located ? [...new Set(located.values())] : ['model.safetensors'];
@@ -164,7 +190,7 @@ export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpoi
   }
   for (const file of files) {
     const where = `${source.name}/${file}`;
-    const bytes = await source.read(file, (loadedBytes, totalBytes) =>
+    let bytes: Uint8Array | null = await source.read(file, (loadedBytes, totalBytes) =>
       onProgress?.({ file, loadedBytes, totalBytes, filesDone, filesTotal }),
     );
     if (bytes === null) {
@@ -175,7 +201,9 @@ export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpoi
       );
     }
     const namesInFile = located ? new Set([...located].filter(([, f]) => f === file).map(([n]) => n)) : undefined;
-    takeTensors(bytes, where, wanted, config, weights, storedDtypes, namesInFile);
+    takeTensors(bytes, where, wanted, config, weights, storedDtypes, namesInFile, keep16Bit);
+    const fileBytes = bytes.length;
+    bytes = null; // nothing decoded refers to the file's bytes: let them go before the next shard is read
     if (namesInFile) {
       for (const name of namesInFile) {
         if (wanted.has(name))
@@ -185,7 +213,7 @@ export async function loadHfCheckpoint(source: FileSource, options: LoadCheckpoi
       }
     }
     filesDone++;
-    onProgress?.({ file, loadedBytes: bytes.length, totalBytes: bytes.length, filesDone, filesTotal });
+    onProgress?.({ file, loadedBytes: fileBytes, totalBytes: fileBytes, filesDone, filesTotal });
   }
   reportMissing(wanted, located ? `${source.name}/model.safetensors.index.json` : `${source.name}/model.safetensors`);
   return { config, rawConfig, weights, storedDtypes };
@@ -208,8 +236,8 @@ export function deserializeModelWeights(
   fileName = 'model.safetensors',
 ): ModelWeights {
   const wanted = expectedParameterShapes(config);
-  const weights: ModelWeights = new Map();
+  const weights = new Map<string, HostTensor>();
   takeTensors(bytes, fileName, wanted, config, weights, new Set());
   reportMissing(wanted, fileName);
-  return weights;
+  return widenWeights(weights); // all float32 already (no keep16Bit): the same arrays in a ModelWeights
 }

@@ -1,12 +1,15 @@
 // A PEFT LoRA adapter merged into full weights on the host: W' = W + s·B·A for every adapted module
 // (s = loraScaling: alpha / r, or alpha / sqrt(r) with rsLoRA), so a fine-tuned adapter becomes a plain model
-// folder that any loader (this engine, transformers, vLLM, verl) reads without PEFT. The base map is not modified.
+// folder that any loader (this engine, transformers, vLLM, verl) reads without PEFT. The base map is not modified;
+// a base loaded with keep16Bit is widened to float32 (the result is float32 throughout).
 //   W [out, in], A [r, in], B [out, r], all row-major f32.
 
-import type { ModelWeights } from '../model/config.ts';
+import type { HostWeights, ModelWeights } from '../model/config.ts';
+import { widenWeights } from './host-weights.ts';
 import { loraScaling, type LoraAdapter } from './peft.ts';
 
-export function mergePeftIntoWeights(base: ModelWeights, adapter: LoraAdapter): ModelWeights {
+export function mergePeftIntoWeights(hostBase: HostWeights, adapter: LoraAdapter): ModelWeights {
+  const base = widenWeights(hostBase);
   const merged: ModelWeights = new Map(base);
   const s = loraScaling(adapter.config);
   const r = adapter.config.rank;

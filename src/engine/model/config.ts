@@ -43,11 +43,29 @@ export type RopeScaling =
       originalMaxPositionEmbeddings: number;
     };
 
-/** A named parameter as loaded from safetensors: HF name, shape, f32 data. */
+/** A named parameter held as float32: HF name (the map key), shape, values. */
 export interface NamedTensor {
   shape: number[];
   data: Float32Array;
 }
 
-/** All parameters of a checkpoint keyed by HF name, e.g. "model.layers.0.self_attn.q_proj.weight". */
+/**
+ * A 16-bit parameter kept as stored in the checkpoint (loadHfCheckpoint's keepHalf): the raw IEEE half ("f16") or
+ * bfloat16 ("bf16") words. The words live in `bits`, not `data`, so code that expects float32 values does not
+ * typecheck on a HostTensor until it widens with io/host-weights.ts tensorFloat32 (a Uint16Array is never read as
+ * floats by mistake). A frozen base stored in 16 bits on the device takes the words without a float32 copy.
+ */
+export interface HalfTensor {
+  shape: number[];
+  dtype: 'f16' | 'bf16';
+  bits: Uint16Array;
+}
+
+/** A parameter as held on the host: float32 values, or 16-bit words as stored. */
+export type HostTensor = NamedTensor | HalfTensor;
+
+/** All parameters of a checkpoint keyed by HF name, e.g. "model.layers.0.self_attn.q_proj.weight", as float32. */
 export type ModelWeights = Map<string, NamedTensor>;
+
+/** Parameters as loaded for uploading (float32, or 16-bit as stored); ModelWeights is one. */
+export type HostWeights = ReadonlyMap<string, HostTensor>;

@@ -2,7 +2,8 @@
 // cloning a trainable copy (full fine-tuning), allocating matching gradient buffers and saving back to
 // safetensors all walk the same list.
 import type { Backend, Tensor } from '../backend.ts';
-import type { ModelConfig, ModelWeights } from './config.ts';
+import type { HostWeights, ModelConfig, ModelWeights } from './config.ts';
+import { uploadHostTensor } from './host-upload.ts';
 import { copyTensor, readF32, zeros } from './device-ops.ts';
 
 /** One decoder layer. Linear weights use the nn.Linear layout W[out, in]. */
@@ -110,11 +111,12 @@ function buildParams(config: ModelConfig, make: (name: string, shape: number[]) 
 
 /** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' / 'bf16'
  *  stores the weights as half floats (a frozen base on WebGPU with shader-f16, or on the WASM backend: half the
- *  memory and bandwidth; kernels still compute and accumulate in f32). */
+ *  memory and bandwidth; kernels still compute and accumulate in f32). 16-bit host tensors (keep16Bit) are stored
+ *  as they are or widened a chunk at a time (host-upload.ts), bit for bit as if widened to float32 first. */
 export function uploadParams(
   backend: Backend,
   config: ModelConfig,
-  weights: ModelWeights,
+  weights: HostWeights,
   label = 'base',
   dtype: 'f32' | 'f16' | 'bf16' = 'f32',
 ): DecoderParams {
@@ -134,7 +136,7 @@ export function uploadParams(
       }
       const t = backend.alloc(shape, dtype, `${label}:${name}`);
       allocated.push(t);
-      backend.upload(t, w.data);
+      uploadHostTensor(backend, t, w);
       return t;
     });
   } catch (err) {

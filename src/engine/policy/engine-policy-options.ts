@@ -2,7 +2,7 @@
 // AdamW's hyper-parameters, batching limits and storage choices, their validation, and the rule for the frozen
 // base weights' storage on each backend.
 import type { Backend } from '../backend.ts';
-import type { ModelConfig, ModelWeights } from '../model/config.ts';
+import type { HostWeights, ModelConfig } from '../model/config.ts';
 import type { KvCacheChoice } from '../model/kv-cache.ts';
 import { normalizeLoraTargets } from '../model/lora.ts';
 import { validateAdamW, type AdamWOptions } from '../optim/adamw.ts';
@@ -18,7 +18,8 @@ export type OptimizerSetup = AdamWOptions;
 export interface EnginePolicyOptions {
   backend: Backend;
   config: ModelConfig;
-  weights: ModelWeights;
+  /** the checkpoint's weights (float32, or 16-bit as loaded with keep16Bit: uploadParams stores or widens them) */
+  weights: HostWeights;
   decoder: TokenDecoder;
   training: TrainingSetup;
   optimizer: OptimizerSetup;
