@@ -10,7 +10,12 @@ import type { HostTensor } from './config.ts';
 /** Elements widened per upload call when formats differ (even, as WebGPU's f16 uploads need): 4 MiB of float32. */
 export const WIDEN_CHUNK_ELEMENTS = 1 << 20;
 
-export function uploadHostTensor(backend: Backend, t: Tensor, host: HostTensor): void {
+export function uploadHostTensor(
+  backend: Backend,
+  t: Tensor,
+  host: HostTensor,
+  chunkElements = WIDEN_CHUNK_ELEMENTS,
+): void {
   if (!isHalfTensor(host)) {
     backend.upload(t, host.data);
     return;
@@ -20,8 +25,8 @@ export function uploadHostTensor(backend: Backend, t: Tensor, host: HostTensor):
     return;
   }
   const n = host.bits.length;
-  for (let from = 0; from < n; from += WIDEN_CHUNK_ELEMENTS) {
-    const to = Math.min(n, from + WIDEN_CHUNK_ELEMENTS);
+  for (let from = 0; from < n; from += chunkElements) {
+    const to = Math.min(n, from + chunkElements);
     backend.upload(t, tensorFloat32Range(host, from, to), from);
   }
 }
