@@ -17,20 +17,23 @@ import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 
-let checkpoint: HfCheckpoint;
+let checkpoint: HfCheckpoint; // tiny-rema (Llama layout)
+let qwen: HfCheckpoint; // the Qwen2.5 layout fixture: q/k/v biases, tied embeddings
 let dawn: DawnDevice;
 beforeAll(async () => {
-  checkpoint = await loadHfCheckpoint(
-    directoryFileSource(resolve(import.meta.dirname, '../../public/models/tiny-rema'), 'tiny-rema'),
-  );
+  const load = (dir: string) => loadHfCheckpoint(directoryFileSource(resolve(import.meta.dirname, dir), dir));
+  [checkpoint, qwen] = await Promise.all([
+    load('../../public/models/tiny-rema'),
+    load('../fixtures/hf/tiny-qwen2.5-instruct'),
+  ]);
   dawn = await getTestDevice();
 });
 
-function policy(gpu: WebGpuBackend, merge: boolean): EnginePolicy {
+function policy(gpu: WebGpuBackend, merge: boolean, model = checkpoint): EnginePolicy {
   return new EnginePolicy({
     backend: gpu,
-    config: checkpoint.config,
-    weights: checkpoint.weights,
+    config: model.config,
+    weights: model.weights,
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
     optimizer: {
@@ -63,8 +66,9 @@ const requests: GenerateRequest[] = [6, 9, 16, 16].map((maxNewTokens, i) => ({
 async function scenario(
   gpu: WebGpuBackend,
   merge: boolean,
+  model: HfCheckpoint,
 ): Promise<{ out: Generation[][]; encodedPerStep: number[] }> {
-  const p = policy(gpu, merge);
+  const p = policy(gpu, merge, model);
   const out: Generation[][] = [];
   const encodedPerStep: number[] = [];
   let last = gpu.replayStats().encoded;
@@ -89,12 +93,15 @@ const laterSteps = (xs: number[]) => xs.slice(2).map((x, i) => x - xs[i + 1]);
 
 describe('decode record/replay on WebGPU', () => {
   const cases = [
-    { merge: true, flash: false },
-    { merge: false, flash: false },
-    { merge: true, flash: true },
+    { merge: true, flash: false, qwenLayout: false },
+    { merge: false, flash: false, qwenLayout: false },
+    { merge: true, flash: true, qwenLayout: false },
+    { merge: true, flash: true, qwenLayout: true },
   ];
-  for (const { merge, flash } of cases) {
-    const what = `${merge ? 'merged' : 'unmerged'} LoRA, ${flash ? 'flash-decoding' : 'key splits changing every 8 keys'}`;
+  for (const { merge, flash, qwenLayout } of cases) {
+    const what =
+      `${qwenLayout ? 'Qwen2.5 layout' : 'tiny-rema'}, ${merge ? 'merged' : 'unmerged'} LoRA, ` +
+      (flash ? 'flash-decoding' : 'key splits changing every 8 keys');
     it(`replayed decode equals plain decode bit for bit (${what}): compaction, an optimiser step`, async () => {
       // one backend (pipelines compiled once), replay switched off for the plain run
       const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
@@ -105,7 +112,7 @@ describe('decode record/replay on WebGPU', () => {
       for (const replay of [false, true]) {
         gpu.replayEnabled = replay;
         const before = gpu.replayStats();
-        runs.push(await scenario(gpu, merge));
+        runs.push(await scenario(gpu, merge, qwenLayout ? qwen : checkpoint));
         const after = gpu.replayStats();
         stats.push({
           replayed: after.replayed - before.replayed,
