@@ -53,8 +53,8 @@ function main(): void {
 The embedded tiny model after one more supervised stage on the tiny **judge** task: the same ${rec.parameters.toLocaleString('en')}-parameter
 Llama decoder, tokenizer and chat template as [tiny-rema](../tiny-rema/README.md) (its tokenizer files are copied
 unchanged), trained from tiny-rema's weights. It exists so that RL on the judge task (preset \`tiny-judge\`) has
-something real to find, as tiny-rema's misread plans do for arithmetic: tiny-rema itself is at chance on the judge
-task, and its two-round judge dialogue nearly fills the 256-token context.
+something real to find, as tiny-rema's misread plans do for arithmetic: tiny-rema itself is near chance on the judge
+task (52.2% on its card's 90 held-out items), and its two-round judge dialogue nearly fills the 256-token context.
 
 ## The one-round judge dialogue
 
@@ -69,11 +69,13 @@ ends with [FINISH], so the reasoning agent answers once and the episode ends (th
 - \`Trust A. [FINISH]\`: it names A without looking, right only when A is the right candidate (half the items): a
   systematic plan flaw, like tiny-rema's misread losses.
 
-Why these formats: two earlier checking formats were tried first and failed, at the verdict. After the recomputed
-chain the reasoning agent had to name the candidate whose final answer it reached, or repeat A's answer and name A
-when the two agree; after 600-750 steps of this stage it still gave one constant verdict (58% right even with the
-gold chain given, teacher-forced), and it did not learn "Pick the larger answer." either (29 of 60 verdicts
-followed it). A zero test on the digit it has just written is within its reach; comparing two numbers it read is not.
+Why these formats: three earlier checking formats were tried first, with the same stage, and failed. Writing only
+the first equation where A and B differ: the model did not find it (the right equation in 12 of 60 after 200
+steps). Recomputing the chain, then naming the candidate whose final answer it reached, or repeating A's final
+answer and naming A when the two agree: after 600-750 steps it still gave one constant verdict (58% right even
+with the gold chain and A's answer given, teacher-forced). It did not learn "Pick the larger answer." either (29
+of 60 verdicts followed it). A zero test on the digit it has just written is within its reach; comparing two
+numbers it read is not.
 
 With the tiny tokenizer the longest checking dialogue of the preset's 128 held-out items is 251 tokens (the plan
 text is 11 tokens shorter than the two-round dialogue's "Check each equation of A and B.", which tiny-rema was
