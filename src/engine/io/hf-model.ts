@@ -162,6 +162,10 @@ export function loadHfCheckpoint(
   source: FileSource,
   options?: LoadCheckpointOptions & { keep16Bit?: false },
 ): Promise<HfCheckpoint>;
+export function loadHfCheckpoint(
+  source: FileSource,
+  options?: LoadCheckpointOptions,
+): Promise<HfCheckpoint<HostWeights>>;
 export async function loadHfCheckpoint(
   source: FileSource,
   options: LoadCheckpointOptions = {},

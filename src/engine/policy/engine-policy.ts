@@ -80,8 +80,12 @@ export class EnginePolicy implements TrainablePolicy {
   private readonly maxDecodeBatch: number;
   /** precompileOnce keys done */
   private readonly precompiled = new Set<string>();
+  /** the options without the host weights: once uploaded they are the caller's to keep or let go */
+  private readonly opts: Omit<EnginePolicyOptions, 'weights'>;
 
-  constructor(private readonly opts: EnginePolicyOptions) {
+  constructor(options: EnginePolicyOptions) {
+    const { weights, ...opts } = options;
+    this.opts = opts;
     const { backend: be, config, training } = opts;
     this.backend = be;
     this.config = config;
@@ -89,14 +93,14 @@ export class EnginePolicy implements TrainablePolicy {
     this.contextLength = config.maxPositionEmbeddings;
     this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
-    validateEnginePolicyOptions(opts);
+    validateEnginePolicyOptions(options);
     this.adapters = [...training.adapters];
     const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
     if (baseDtype !== 'f32' && training.mode === 'full')
       throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
     this.baseDtype = baseDtype;
     this.kvCacheDtype = resolveKvCacheDtype(opts.kvCacheDtype ?? 'auto', be, baseDtype);
-    this.base = uploadParams(be, config, opts.weights, 'base', baseDtype);
+    this.base = uploadParams(be, config, weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
         const lora = createLoraAdapter(be, config, {
