@@ -100,8 +100,9 @@ async function evalPolicies(
     throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name>`);
   if (config.frozenAgent === 'none' && opts.frozenModel !== undefined)
     throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
-  const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
+  const { policy, tokenizer, backend, weightsLine } = await loadModel(config, opts.backend);
   say(`backend: ${backend.description}`);
+  say(weightsLine);
   if (ckpt) await loadIntoPolicy(ckpt, policy);
   let frozen: FrozenAgentOptions | undefined;
   if (config.frozenAgent !== 'none') {

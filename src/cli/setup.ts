@@ -10,6 +10,7 @@ import { CpuBackend } from '../engine/backends/cpu.ts';
 import { WasmBackend } from '../engine/backends/wasm.ts';
 import type { EnginePolicy } from '../engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../engine/io/hf-model.ts';
+import { hostTensorLength, hostWeightsBytes } from '../engine/io/host-weights.ts';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { Problem } from '../data/problem.ts';
@@ -102,6 +103,8 @@ export interface LoadedModel {
   policy: EnginePolicy;
   tokenizer: ChatTokenizer;
   backend: Backend;
+  /** e.g. "weights: BF16 checkpoint, 494,032,768 parameters read into 988,065,536 bytes on the host; base f16" */
+  weightsLine: string;
 }
 
 export async function loadModel(config: ExperimentConfig, backendKind: BackendKind): Promise<LoadedModel> {
@@ -119,7 +122,12 @@ export async function loadModel(config: ExperimentConfig, backendKind: BackendKi
     baseModelName: config.model,
     baseDtype: weightDtypeChoice,
   });
-  return { policy, tokenizer, backend };
+  let parameters = 0;
+  for (const t of checkpoint.weights.values()) parameters += hostTensorLength(t);
+  const weightsLine =
+    `weights: ${[...checkpoint.storedDtypes].toSorted().join('+')} checkpoint, ${parameters.toLocaleString('en-US')} ` +
+    `parameters read into ${hostWeightsBytes(checkpoint.weights).toLocaleString('en-US')} bytes on the host; base ${policy.baseDtype}`;
+  return { policy, tokenizer, backend, weightsLine };
 }
 
 /** Opens a user's JSONL by path. */

@@ -204,9 +204,9 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   const frozen = await openFrozenAgent(config, opts.frozenModel, files.frozen);
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
-  const { policy, tokenizer, backend } = await loadModel(config, opts.backend);
+  const { policy, tokenizer, backend, weightsLine } = await loadModel(config, opts.backend);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
-  if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n`);
+  if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n${weightsLine}\n`);
   if (progress !== 'none' && frozen)
     process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
   let phase = '';

@@ -1,10 +1,12 @@
 // rema train --weight-dtype: the frozen base reaches the engine as f16 / bf16 halves on the wasm backend (a step
-// trains and writes its files), and a backend that cannot hold halves refuses by name.
+// trains and writes its files), and a backend that cannot hold halves refuses by name. A BF16 checkpoint is read
+// into 2 bytes per parameter on the host whatever the base's storage (the weights line says how many bytes).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseSafetensors, writeSafetensors, type WritableTensor } from '../../src/engine/io/safetensors.ts';
 import { fastFlags, writeRandomModel } from './random-model.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -65,5 +67,51 @@ describe('rema train --weight-dtype', () => {
     );
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/does not support f16 weights/);
+  });
+});
+
+describe('rema eval reads a BF16 checkpoint as 16-bit words', () => {
+  const bf16Model = mkdtempSync(join(tmpdir(), 'rema-bf16-model-'));
+  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+    copyFileSync(join(model, f), join(bf16Model, f));
+  const f32 = parseSafetensors(
+    new Uint8Array(readFileSync(join(model, 'model.safetensors'))),
+    'model.safetensors',
+  ).tensors;
+  let parameters = 0;
+  const tensors = new Map<string, WritableTensor>();
+  for (const [name, t] of f32) {
+    tensors.set(name, { dtype: 'BF16', shape: t.shape, data: t.data as Float32Array });
+    parameters += (t.data as Float32Array).length;
+  }
+  writeFileSync(join(bf16Model, 'model.safetensors'), writeSafetensors(tensors));
+  const file = join(mkdtempSync(join(tmpdir(), 'rema-bf16-eval-')), 'one.jsonl');
+  writeFileSync(file, '{"question":"What is 2+3?","answer":"5"}\n');
+  const weightsLine = (dir: string, dtype: string) => {
+    const r = spawnSync(
+      'node',
+      [bin, 'eval', '--preset', 'tiny-default', ...fastFlags(dir), '--file', file, '--backend', 'wasm'].concat(
+        '--threads',
+        '1',
+        '--weight-dtype',
+        dtype,
+      ),
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    return r.stderr.split('\n').find((l) => l.startsWith('weights: '));
+  };
+  const n = parameters.toLocaleString('en-US');
+
+  it.each(['bf16', 'f32'])('base %s: 2 bytes per parameter on the host', (dtype) => {
+    expect(weightsLine(bf16Model, dtype)).toBe(
+      `weights: BF16 checkpoint, ${n} parameters read into ${(2 * parameters).toLocaleString('en-US')} bytes on the host; base ${dtype}`,
+    );
+  });
+
+  it('an F32 checkpoint: 4 bytes per parameter', () => {
+    expect(weightsLine(model, 'auto')).toBe(
+      `weights: F32 checkpoint, ${n} parameters read into ${(4 * parameters).toLocaleString('en-US')} bytes on the host; base f32`,
+    );
   });
 });
