@@ -20,8 +20,8 @@ import { getTestDevice } from '../helpers/webgpu.ts';
 let checkpoint: HfCheckpoint; // tiny-rema (Llama layout)
 let qwen: HfCheckpoint; // the Qwen2.5 layout fixture: q/k/v biases, tied embeddings
 let dawn: DawnDevice;
+const load = (dir: string) => loadHfCheckpoint(directoryFileSource(resolve(import.meta.dirname, dir), dir));
 beforeAll(async () => {
-  const load = (dir: string) => loadHfCheckpoint(directoryFileSource(resolve(import.meta.dirname, dir), dir));
   [checkpoint, qwen] = await Promise.all([
     load('../../public/models/tiny-rema'),
     load('../fixtures/hf/tiny-qwen2.5-instruct'),
