@@ -207,6 +207,32 @@ describe('recordings and the memory they use', () => {
     gpu.destroy();
   });
 
+  it('re-encodes instead of replaying when the kernel variants are switched (tuning)', async () => {
+    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const [B, S, H, Hkv, Dh] = [1, 16, 2, 1, 8];
+    const t = {
+      q: gpu.alloc([B, 1, H, Dh]),
+      k: gpu.alloc([B, S, Hkv, Dh]),
+      v: gpu.alloc([B, S, Hkv, Dh]),
+      keyStart: gpu.alloc([B], 'i32'),
+      o: gpu.alloc([B, 1, H, Dh]),
+      lse: gpu.alloc([B, H, 1]),
+    };
+    const body = () => gpu.run('attention', { t, p: { B, T: 1, S, past: 5, H, Hkv, Dh } });
+    const flash = () => gpu.dispatchesByProgram()['attentionDecode:8:2:direct'] ?? 0;
+    gpu.tuning.flashDecode = false;
+    let rec = gpu.repeat(null, body);
+    rec = gpu.repeat(rec, body);
+    expect(flash()).toBe(0);
+    gpu.tuning.flashDecode = true;
+    rec = gpu.repeat(rec, body);
+    rec = gpu.repeat(rec, body);
+    expect(flash()).toBe(2);
+    expect(gpu.replayStats()).toMatchObject({ replayed: 2, encoded: 2 });
+    rec.dispose();
+    gpu.destroy();
+  });
+
   it('drops a recording when a tensor it uses is freed: running the body with that tensor again fails as a plain run does', async () => {
     const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
     const x = gpu.alloc([64]);

@@ -61,6 +61,9 @@ export class StepRecording {
   /** ids of the tensors the calls use */
   ids = new Set<number>();
   pinned: GPUBuffer[] = [];
+  /** the kernel variants allowed when it was recorded (KernelTuning, which tests and benchmarks may switch) */
+  tuning: Fields = {};
+  tuningCount = 0;
   constructor(readonly recorder: Recorder) {}
   dispose(): void {
     this.recorder.drop(this);
@@ -201,6 +204,8 @@ export class Recorder {
     if (this.session) throw new Error('WebGPU repeat: a repeated body is already running (repeat does not nest)');
     if (prev && prev.recorder !== this) throw new Error('WebGPU repeat: the recording belongs to another backend');
     const rec = prev ?? new StepRecording(this);
+    const tuning = this.host.context.tuning as unknown as Fields;
+    if (this.live.has(rec) && !same(rec.tuning, rec.tuningCount, tuning)) this.drop(rec); // other variants now
     const session = new Session(this.live.has(rec) ? rec : null, this.host, this.stats);
     this.session = session;
     try {
@@ -268,6 +273,8 @@ export class Recorder {
     for (const b of before) if (!pinned.has(b)) this.host.unpin(b);
     rec.pinned = [...pinned];
     rec.calls = s.calls;
+    rec.tuning = { ...this.host.context.tuning };
+    rec.tuningCount = countKeys(rec.tuning);
     rec.ids = new Set();
     for (const c of s.calls) tensorIds(c.t, rec.ids);
     this.live.add(rec);
