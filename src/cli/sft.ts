@@ -203,7 +203,8 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
   await replaceFile(files.sft, JSON.stringify(sft, null, 2) + '\n');
 
-  const checkpoint = await loadHfCheckpoint(source);
+  // 16-bit as stored: the policy's upload and the final merge widen per tensor (the merged file is float32 as before)
+  const checkpoint = await loadHfCheckpoint(source, { keep16Bit: true });
   const backend = await openBackend(opts.backend);
   // the schedule (cosine) runs over this run's optimiser steps
   const policy = policyForConfig(

@@ -163,18 +163,18 @@ describe.each(backends)('%s: a base uploaded from 16-bit host weights', (_name, 
   );
 });
 
-describe('uploadHostTensor widening in chunks', () => {
-  /** 1001 finite words (an odd length: WebGPU's f16 tail): bf16 ones within f16's range down to its subnormals
-   *  (so bf16 -> f16 rounds), f16 ones scattered over every finite pattern of either sign. */
-  function words(dtype: 'f16' | 'bf16'): HostTensor {
-    const bits = new Uint16Array(1001);
-    const wide = Float32Array.from(bits, (_, i) => Math.sin(i * 0.37) * 3 * 2 ** ((i % 23) - 14));
-    const top = new Uint32Array(wide.buffer);
-    for (let i = 0; i < bits.length; i++)
-      bits[i] = dtype === 'bf16' ? top[i] >>> 16 : (Math.imul(i, 0x9e3779b1) >>> 16) & 0xfbff;
-    return { shape: [7, 143], dtype, bits };
-  }
+/** 1001 finite words (an odd length: WebGPU's f16 tail): bf16 ones within f16's range down to its subnormals
+ *  (so bf16 -> f16 rounds), f16 ones hashed over finite patterns of either sign. */
+function words(dtype: 'f16' | 'bf16'): HostTensor {
+  const bits = new Uint16Array(1001);
+  const wide = Float32Array.from(bits, (_, i) => Math.sin(i * 0.37) * 3 * 2 ** ((i % 23) - 14));
+  const top = new Uint32Array(wide.buffer);
+  for (let i = 0; i < bits.length; i++)
+    bits[i] = dtype === 'bf16' ? top[i] >>> 16 : (Math.imul(i, 0x9e3779b1) >>> 16) & 0xfbff;
+  return { shape: [7, 143], dtype, bits };
+}
 
+describe('uploadHostTensor widening in chunks', () => {
   it.each([
     ['wasm', 'bf16', 'f16'],
     ['wasm', 'f16', 'bf16'],
