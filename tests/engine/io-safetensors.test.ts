@@ -10,6 +10,7 @@ import {
   floatToHalfBits,
   halfBitsToFloat,
 } from '../../src/engine/io/half-float.ts';
+import { decodeFiniteFloat32 } from '../../src/engine/io/finite.ts';
 import {
   parseSafetensors,
   readSafetensorsHeader,
@@ -89,6 +90,31 @@ describe('safetensors round trip', () => {
     const { tensors } = parseSafetensors(bytes, 'x.safetensors');
     expect(toFloat32(tensors.get('a')!, 'x.safetensors', 'a')[0]).toBe(Math.fround(0.1));
     expect(() => toFloat32(tensors.get('ids')!, 'x.safetensors', 'ids')).toThrow(/x\.safetensors.*"ids".*I64/);
+  });
+});
+
+describe('safetensors read from a Node Buffer view', () => {
+  it('a file inside a larger Buffer at any offset decodes its own bytes (Buffer.slice is a view, not a copy)', () => {
+    const bytes = writeSafetensors({
+      f32: { dtype: 'F32', shape: [3], data: [1.5, -2, 3.25] },
+      f16: { dtype: 'F16', shape: [3], data: [0.5, -4, 7] },
+      bf16: { dtype: 'BF16', shape: [2], data: [2, -0.75] },
+    });
+    for (const offset of [0, 1, 3, 8]) {
+      const pool = Buffer.alloc(offset + bytes.length + 5, 0xff);
+      pool.set(bytes, offset);
+      const view = pool.subarray(offset, offset + bytes.length); // a Buffer: its slice() shares memory
+      const { tensors } = parseSafetensors(view, 'view.safetensors');
+      expect(Array.from(tensors.get('f32')!.data)).toEqual([1.5, -2, 3.25]);
+      expect(Array.from(tensors.get('f16')!.data)).toEqual([0.5, -4, 7]);
+      expect(Array.from(tensors.get('bf16')!.data)).toEqual([2, -0.75]);
+      const { entries } = readSafetensorsHeader(view, 'view.safetensors');
+      for (const [name, want] of [
+        ['f16', [0.5, -4, 7]],
+        ['bf16', [2, -0.75]],
+      ] as const)
+        expect(Array.from(decodeFiniteFloat32(view, entries.get(name)!, 'view.safetensors', name))).toEqual(want);
+    }
   });
 });
 

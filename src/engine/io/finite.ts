@@ -6,7 +6,7 @@
 // exactly when its exponent bits are all ones, tested branch-free on the integer bits while they are in registers.
 
 import { decodeBF16, decodeF16 } from './half-float.ts';
-import { decodeSafetensorsEntry, type SafetensorsHeaderEntry } from './safetensors.ts';
+import { copyRange, decodeSafetensorsEntry, type SafetensorsHeaderEntry } from './safetensors.ts';
 
 /** Index of the first NaN or infinite value, or -1 when all are finite. */
 export function firstNonFinite(values: Float32Array | Float64Array): number {
@@ -75,7 +75,7 @@ export function decodeFiniteFloat32(
     finite = acc >= 0;
   } else if (entry.dtype === 'BF16' || entry.dtype === 'F16') {
     const src =
-      at % 2 === 0 ? new Uint16Array(bytes.buffer, at, n) : new Uint16Array(bytes.slice(entry.begin, entry.end).buffer);
+      at % 2 === 0 ? new Uint16Array(bytes.buffer, at, n) : new Uint16Array(copyRange(bytes, entry.begin, entry.end));
     let acc = 0;
     if (entry.dtype === 'BF16') {
       const dst = new Int32Array(n);

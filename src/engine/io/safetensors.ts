@@ -135,6 +135,12 @@ export function readSafetensorsHeader(bytes: Uint8Array, fileName: string): Safe
   return { entries, metadata };
 }
 
+/** A copy of bytes [begin, end) of a view, as its own ArrayBuffer. (Not `bytes.slice(...).buffer`: on a Node
+ *  Buffer `slice` returns a view, whose `.buffer` is the whole underlying memory, not the range.) */
+export function copyRange(bytes: Uint8Array, begin: number, end: number): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset + begin, bytes.byteOffset + end) as ArrayBuffer;
+}
+
 /** Decode one tensor's bytes (copied, so the result is aligned and independent of the file buffer). */
 export function decodeSafetensorsEntry(
   bytes: Uint8Array,
@@ -142,7 +148,7 @@ export function decodeSafetensorsEntry(
   fileName: string,
   name: string,
 ): SafetensorsData {
-  const raw = bytes.slice(entry.begin, entry.end).buffer;
+  const raw = copyRange(bytes, entry.begin, entry.end);
   switch (entry.dtype) {
     case 'F32':
       return new Float32Array(raw);
