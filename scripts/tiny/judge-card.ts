@@ -129,6 +129,9 @@ metrics.jsonl and eval.jsonl).
 
 ${rl}
 
+What RL changes is the meta-thinking agent's plan (the plan columns); the checking itself was learnt in the
+supervised stage (the forced-check accuracy before RL). docs/judge-task.md reads the runs.
+
 ## Regenerate
 
 \`\`\`bash

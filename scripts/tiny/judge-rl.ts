@@ -11,7 +11,16 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
+import { tinyJudgeProblems } from '../../src/data/tiny-task/dataset.ts';
+import { JUDGE_CHECK_PLAN, JUDGE_SHORTCUT_PLAN } from '../../src/data/tiny-task/judge.ts';
+import { FINISH } from '../../src/data/tiny-task/traces.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
+import { getPreset, TINY_JUDGE_MODEL_NAME } from '../../src/rl/presets.ts';
 import { planKind } from './judge-eval.ts';
+import { greedyEpisodes, greedyEvalPolicy } from './rollout.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const { values: args } = parseArgs({
@@ -101,10 +110,36 @@ function summarize(dir: string) {
   };
 }
 
+/**
+ * The judge model before RL on the preset's held-out items, greedy (scripts/tiny/rollout.ts): with its own plan,
+ * and with the plan forced to check or to the shortcut; the forced check is the ceiling RL can reach by moving plans.
+ */
+async function beforeRl(): Promise<{ n: number; own: number; check: number; shortcut: number }> {
+  const source = directoryFileSource(join(root, 'public/models', TINY_JUDGE_MODEL_NAME));
+  const { config, weights } = await loadHfCheckpoint(source);
+  const tok = await loadHfTokenizer(source);
+  const policy = await greedyEvalPolicy(config, weights, tok);
+  const problems = tinyJudgeProblems({
+    split: 'heldout',
+    count: getPreset('tiny-judge').evalSize,
+    seed: TINY_DATA_SEED,
+  });
+  const correct = async (plan?: string) =>
+    (await greedyEpisodes(policy, tok, problems, 'full', config.maxPositionEmbeddings, undefined, plan)).filter(
+      (e) => e.correct,
+    ).length;
+  return {
+    n: problems.length,
+    own: await correct(),
+    check: await correct(`${JUDGE_CHECK_PLAN} ${FINISH}`),
+    shortcut: await correct(`${JUDGE_SHORTCUT_PLAN} ${FINISH}`),
+  };
+}
+
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-function main(): void {
+async function main(): Promise<void> {
   mkdirSync(runsDir, { recursive: true });
   const shippedDir = join(runsDir, 'shipped-tiny-rema');
   if (!args['summary-only']) {
@@ -124,9 +159,11 @@ function main(): void {
   }
   const steps = runs[0].evals.map((e) => e.step);
   const lines = [
-    `| seed | ${steps.map((s) => `eval @ ${s}`).join(' | ')} | gain (last − step 0) | greedy first plans that check, step 0 → ${steps.at(-1)} | sampled plans that check, steps 1–10 → last 10 | eval episodes cut by the context, step 0 → ${steps.at(-1)} | wall time |`,
-    `| --- | ${steps.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- |`,
+    `| seed | ${steps.map((s) => `eval @ ${s}`).join(' | ')} | gain (last − step 0) | greedy first plans that check, step 0 → ${steps.at(-1)} | sampled plans that check, steps 1–10 → last 10 | rollout reward, steps 1–10 → last 10 | episodes cut by the context: eval step 0 → ${steps.at(-1)}, training (all steps) | wall time |`,
+    `| --- | ${steps.map(() => '---').join(' | ')} | --- | --- | --- | --- | --- | --- |`,
   ];
+  const reward = (r: (typeof runs)[number], from: number, to: number) =>
+    mean(r.train.filter((t) => t.step >= from && t.step <= to).map((t) => t.reward_mean)).toFixed(3);
   const trainCheck = (r: (typeof runs)[number], from: number, to: number) => {
     const rows = r.train.filter((t) => t.step >= from && t.step <= to && t.plans);
     const check = rows.reduce((s, t) => s + t.plans.check, 0);
@@ -138,25 +175,30 @@ function main(): void {
     const last = r.evals.at(-1)!;
     const lastStep = r.train.at(-1)?.step ?? 0;
     lines.push(
-      `| ${r.seed} | ${r.evals.map((e) => pct(e.accuracy)).join(' | ')} | ${((last.accuracy - first.accuracy) * 100).toFixed(1)} | ` +
+      `| ${r.seed} | ${r.evals.map((e) => pct(e.accuracy)).join(' | ')} | +${((last.accuracy - first.accuracy) * 100).toFixed(1)} | ` +
         `${first.plans.check}/${first.n} → ${last.plans.check}/${last.n} | ${trainCheck(r, 1, 10)} → ${trainCheck(r, lastStep - 9, lastStep)} | ` +
-        `${first.context_limited} → ${last.context_limited} | ${(r.wall_s / 60).toFixed(1)} min |`,
+        `${reward(r, 1, 10)} → ${reward(r, lastStep - 9, lastStep)} | ` +
+        `${first.context_limited} → ${last.context_limited}, ${r.train.reduce((a, t) => a + t.context_limited, 0)} of ${r.train.reduce((a, t) => a + (t.plans?.n ?? 0), 0)} | ${(r.wall_s / 60).toFixed(1)} min |`,
     );
   }
   const gains = runs.map((r) => (r.evals.at(-1)!.accuracy - r.evals[0].accuracy) * 100);
   const sd = Math.sqrt(mean(gains.map((g) => (g - mean(gains)) ** 2)) * (gains.length / Math.max(1, gains.length - 1)));
   const s0 = shipped.evals[0];
+  const before = await beforeRl();
   lines.push(
     '',
-    `Gain over ${runs.length} seeds: mean ${mean(gains).toFixed(1)} points, spread ${Math.min(...gains).toFixed(1)} to ${Math.max(...gains).toFixed(1)} (sd ${sd.toFixed(1)}); ` +
+    `Gain over ${runs.length} seeds: mean +${mean(gains).toFixed(1)} points, spread ${Math.min(...gains).toFixed(1)} to ${Math.max(...gains).toFixed(1)} (sd ${sd.toFixed(1)}); ` +
       `start ${pct(mean(runs.map((r) => r.evals[0].accuracy)))} → end ${pct(mean(runs.map((r) => r.evals.at(-1)!.accuracy)))} mean.`,
     `Shipped tiny-rema on the same ${s0.n} held-out items (its two-round judge dialogue, 3 rounds allowed): ${pct(s0.accuracy)} ` +
       `(${s0.correct}/${s0.n}), ${s0.context_limited} episodes cut by the context.`,
+    `tiny-rema-judge before RL on the same items, greedy (scripts/tiny/rollout.ts): own plan ${pct(before.own / before.n)} ` +
+      `(${before.own}/${before.n}); plan forced to check ${pct(before.check / before.n)} (${before.check}/${before.n}); ` +
+      `forced to trust A ${pct(before.shortcut / before.n)} (${before.shortcut}/${before.n}).`,
   );
   const md = `${lines.join('\n')}\n`;
   writeFileSync(join(results, 'summary.md'), md);
-  writeFileSync(join(results, 'summary.json'), `${JSON.stringify({ runs, shipped }, null, 1)}\n`);
+  writeFileSync(join(results, 'summary.json'), `${JSON.stringify({ runs, shipped, before }, null, 1)}\n`);
   process.stdout.write(md);
 }
 
-main();
+await main();
