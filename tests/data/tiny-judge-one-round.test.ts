@@ -10,12 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { metaChat, reasoningChat } from '../../src/data/tiny-task/chats.ts';
 import { judgeOneRoundChats } from '../../src/data/tiny-task/corpus.ts';
 import { tinyJudgeItems } from '../../src/data/tiny-task/dataset.ts';
-import {
-  JUDGE_CHECK_PLAN,
-  JUDGE_SHORTCUT_PLAN,
-  judgeOneRoundTrace,
-  largerAnswer,
-} from '../../src/data/tiny-task/judge.ts';
+import { JUDGE_CHECK_PLAN, JUDGE_SHORTCUT_PLAN, judgeOneRoundTrace } from '../../src/data/tiny-task/judge.ts';
 import { TINY_JUDGE_META_SYSTEM, TINY_JUDGE_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
