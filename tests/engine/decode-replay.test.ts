@@ -16,6 +16,7 @@ import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-mode
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 let checkpoint: HfCheckpoint; // tiny-rema (Llama layout)
 let qwen: HfCheckpoint; // the Qwen2.5 layout fixture: q/k/v biases, tied embeddings
@@ -36,15 +37,7 @@ function policy(gpu: WebGpuBackend, merge: boolean, model = checkpoint): EngineP
     weights: model.weights,
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-    optimizer: {
-      lr: 5e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(5e-2),
     seed: 3,
     baseDtype: 'f32',
     mergeLoraForInference: merge,

@@ -16,6 +16,7 @@ import { mergedBytesOf } from '../../src/engine/model/lora-merge.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const rng = new Rng(5);
 const randn = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
@@ -143,15 +144,7 @@ function policy(be: Backend, cfg: ModelConfig, merge: boolean, baseDtype: 'f32' 
     weights: randomWeights(cfg, 4),
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] },
-    optimizer: {
-      lr: 5e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(5e-2),
     seed: 3,
     mergeLoraForInference: merge,
   });
@@ -255,15 +248,7 @@ describe('decode with the merged LoRA on WebGPU', () => {
             alpha: 8,
             targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
           },
-          optimizer: {
-            lr: 5e-2,
-            beta1: 0.9,
-            beta2: 0.999,
-            eps: 1e-8,
-            weightDecay: 0,
-            gradClip: 1,
-            schedule: { kind: 'constant' },
-          },
+          optimizer: constantAdamW(5e-2),
           seed: 3,
           mergeLoraForInference: merge,
         });

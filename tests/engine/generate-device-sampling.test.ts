@@ -12,6 +12,7 @@ import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const cfg = tinyConfig({ vocabSize: 300, numLayers: 2 });
 const weights = randomWeights(cfg, 21);
@@ -23,15 +24,7 @@ function policy(be: Backend): EnginePolicy {
     weights,
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'v', 'down'] },
-    optimizer: {
-      lr: 1e-3,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(1e-3),
     seed: 3,
     mergeLoraForInference: false,
   });

@@ -12,6 +12,7 @@ import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { writeSafetensors } from '../../src/engine/io/safetensors.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { FileSource } from '../../src/util/file-source.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -81,15 +82,7 @@ describe('host memory let go', () => {
       weights: ckpt.weights,
       decoder: { decode: (ids: number[]) => ids.join(' ') },
       training: { mode: 'lora', adapters: ['a'], rank: 2, alpha: 4, targets: ['q'] },
-      optimizer: {
-        lr: 1e-3,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant' },
-      },
+      optimizer: constantAdamW(1e-3),
       seed: 1,
     });
     (ckpt as { weights: unknown }).weights = null;

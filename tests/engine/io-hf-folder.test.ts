@@ -10,6 +10,7 @@ import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/hf');
 const qwenDir = join(root, 'tiny-qwen2.5-instruct');
@@ -85,15 +86,7 @@ describe('HF-layout fixtures', () => {
       weights,
       decoder: tok,
       training: { mode: 'lora', adapters: ['meta', 'reasoning'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: {
-        lr: 1e-3,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant' },
-      },
+      optimizer: constantAdamW(1e-3),
       seed: 3,
     });
     const prompt = tok.encode(

@@ -19,6 +19,7 @@ import {
 } from '../../src/engine/io/safetensors.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
 import { llamaConfigJson, randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const cfg = tinyConfig();
 const configJson = JSON.stringify(llamaConfigJson(cfg));
@@ -65,15 +66,7 @@ function policy(config: ModelConfig, mode: 'lora' | 'full') {
       mode === 'full'
         ? { mode: 'full', adapters: ['full'] }
         : { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-    optimizer: {
-      lr: 1e-3,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(1e-3),
     seed: 0,
   });
 }

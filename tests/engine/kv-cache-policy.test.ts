@@ -9,6 +9,7 @@ import type { KvCacheChoice } from '../../src/engine/model/kv-cache.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const cfg: ModelConfig = tinyConfig({
   architecture: 'qwen2',
@@ -30,15 +31,7 @@ function policy(be: Backend, baseDtype: 'auto' | 'f32', kvCacheDtype?: KvCacheCh
     weights: randomWeights(cfg, 4),
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'v'] },
-    optimizer: {
-      lr: 1e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(1e-2),
     seed: 3,
   });
 }

@@ -22,6 +22,7 @@ import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const ALL = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;
 const GiB = 1024 ** 3;
@@ -104,15 +105,7 @@ function policy(be: Backend, cfg: ModelConfig, baseDtype: 'f32' | 'f16'): Engine
     weights: randomWeights(cfg, 4),
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: [...ALL] },
-    optimizer: {
-      lr: 5e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(5e-2),
     seed: 3,
     baseDtype,
   });

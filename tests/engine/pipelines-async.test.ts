@@ -13,6 +13,7 @@ import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest } from '../../src/engine/policy/policy.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const cfg = tinyConfig({ vocabSize: 37, hiddenSize: 20, intermediateSize: 28, headDim: 6, numHeads: 4, numKvHeads: 2 });
 const weights = randomWeights(cfg, 5);
@@ -39,15 +40,7 @@ async function firstCalls(opts: { precompile: boolean; noAsync?: boolean; asyncP
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 2, alpha: 4, targets: ['q', 'v', 'down'] },
     seed: 1,
-    optimizer: {
-      lr: 1e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(1e-2),
     // no merged inference copy: its refresh would dispatch kernels before the generation's trace
     mergeLoraForInference: false,
     precompileKernels: opts.precompile,

@@ -8,6 +8,7 @@ import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 describe('WebGPU staging ring', () => {
   it('decode steps create no buffer after the first and map 16 bytes per sequence', async () => {
@@ -21,15 +22,7 @@ describe('WebGPU staging ring', () => {
       weights: randomWeights(cfg, 2),
       decoder: { decode: (ids) => ids.join(' ') },
       training: { mode: 'lora', adapters: ['a'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: {
-        lr: 1e-3,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant' },
-      },
+      optimizer: constantAdamW(1e-3),
       seed: 1,
     });
     const requests = Array.from({ length: 3 }, (_, i) => ({

@@ -18,6 +18,7 @@ import {
 } from '../../src/rl/sft.ts';
 import { randomWeights, tinyConfig } from '../engine/model-random.ts';
 import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 }).map((c, i) => ({
   line: i + 1,
@@ -147,15 +148,7 @@ describe('SFT', () => {
         weights,
         decoder: tok,
         training: { mode: 'full', adapters: ['full'] },
-        optimizer: {
-          lr: 0,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0,
-          gradClip: 1,
-          schedule: { kind: 'constant' },
-        },
+        optimizer: constantAdamW(0),
         seed: 0,
       });
       const items = examples.map((e) => ({ tokens: e.tokens, positions: e.targets }));

@@ -8,6 +8,7 @@ import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { createTrainer, type Trainer, type TrainerEvent } from '../../src/rl/trainer.ts';
 import { randomWeights, tinyConfig } from '../engine/model-random.ts';
 import { tinyTokenizer } from './tiny-tokenizer.ts';
+import { constantAdamW } from '../helpers/adamw.ts';
 
 export const tok = tinyTokenizer();
 
@@ -45,15 +46,7 @@ export function makePolicy(config: ExperimentConfig): EnginePolicy {
             alpha: 4,
             targets: ['q', 'v'],
           },
-    optimizer: {
-      lr: config.lr,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(config.lr),
     seed: config.seed,
   });
 }

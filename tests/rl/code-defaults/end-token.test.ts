@@ -15,6 +15,7 @@ import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { randomWeights, tinyConfig } from '../../engine/model-random.ts';
 import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { constantAdamW } from '../../helpers/adamw.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/hf/tiny-qwen2.5-instruct');
 const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
@@ -66,15 +67,7 @@ describe('endTokenTarget', () => {
       weights: randomWeights(model, 3),
       decoder: base,
       training: { mode: 'lora', adapters: ['shared'], rank: 2, alpha: 4, targets: ['q', 'v'] },
-      optimizer: {
-        lr: 0,
-        beta1: 0.9,
-        beta2: 0.999,
-        eps: 1e-8,
-        weightDecay: 0,
-        gradClip: 1,
-        schedule: { kind: 'constant' },
-      },
+      optimizer: constantAdamW(0),
       seed: 0,
     });
     const enc = encodeChat(base, chat, [{ train: true, endedNormally: true }], false, base.eosTokenId);
