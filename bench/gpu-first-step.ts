@@ -12,9 +12,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requestDawnDevice } from '../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../src/engine/backends/webgpu.ts';
 import type { ModelConfig } from '../src/engine/model/config.ts';
-import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
+
 import { countGpuCalls, diffCounts } from './gpu-counter.ts';
 import { QWEN25_05B, randomWeights } from './gpu-shapes.ts';
+import { loraBenchPolicy } from './lora-bench-policy.ts';
 
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -57,34 +58,18 @@ async function once(mode: Mode): Promise<Record<'load' | 'first_generate' | 'fir
     };
     return r;
   };
-  const policy = await timed(
-    'load',
-    async () =>
-      new EnginePolicy({
+  const policy = await timed('load', async () =>
+    loraBenchPolicy(
+      {
         backend: be,
         config: cfg,
         weights,
         decoder: { decode: () => '' },
-        training: {
-          mode: 'lora',
-          adapters: ['a'],
-          rank: 8,
-          alpha: 16,
-          targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-        },
-        optimizer: {
-          lr: 1e-4,
-          beta1: 0.9,
-          beta2: 0.999,
-          eps: 1e-8,
-          weightDecay: 0.01,
-          gradClip: 1,
-          schedule: { kind: 'constant' },
-        },
-        seed: 1,
         baseDtype: 'f32',
         precompileKernels: mode !== 'lazy',
-      }),
+      },
+      { weightDecay: 0.01 },
+    ),
   );
   const prompt = Array.from({ length: 16 }, (_, i) => 100 + i * 37);
   await timed('first_generate', () =>

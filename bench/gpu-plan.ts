@@ -22,10 +22,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { requestDawnDevice } from '../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../src/engine/backends/webgpu.ts';
-import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
+
 import type { ModelConfig } from '../src/engine/model/config.ts';
 import { QWEN25_05B, randomWeights } from './gpu-shapes.ts';
 import { countGpuCalls, diffCounts, type CountingDevice, type GpuCounts } from './gpu-counter.ts';
+import { loraBenchPolicy } from './lora-bench-policy.ts';
 
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -123,30 +124,10 @@ async function measure(
   const counted: CountingDevice = countGpuCalls(dawn.device, { execute });
   const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
   const cfg: ModelConfig = { ...QWEN25_05B, numLayers: layers };
-  const policy = new EnginePolicy({
-    backend: be,
-    config: cfg,
-    weights: randomWeights(cfg, 7),
-    decoder: { decode: () => '' },
-    training: {
-      mode: 'lora',
-      adapters: ['a'],
-      rank: 8,
-      alpha: 16,
-      targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-    },
-    optimizer: {
-      lr: 1e-4,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0.01,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
-    seed: 1,
-    baseDtype: 'f32',
-  });
+  const policy = loraBenchPolicy(
+    { backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' }, baseDtype: 'f32' },
+    { weightDecay: 0.01 },
+  );
   await be.sync();
   const repeat = async (n: number, run: () => Promise<unknown>): Promise<Sample[]> => {
     const out: Sample[] = [];

@@ -1,13 +1,19 @@
 // The LoRA policy the engine benchmarks time: rank 8 (alpha 16) on every linear layer of one adapter 'a', AdamW
-// at lr 1e-4 with clip 1 and a constant schedule, token ids as text. One definition, so bench/peer.ts,
+// at lr 1e-4 with clip 1 and a constant schedule (each field can be changed), token ids as text. One definition, so bench/peer.ts,
 // bench/threads.ts and bench/wasm-half.ts measure the same training setup.
 import type { ModelConfig, ModelWeights } from '../src/engine/model/config.ts';
-import { createEnginePolicy, type EnginePolicy, type EnginePolicyOptions } from '../src/engine/policy/engine-policy.ts';
+import {
+  createEnginePolicy,
+  type EnginePolicy,
+  type EnginePolicyOptions,
+  type OptimizerSetup,
+} from '../src/engine/policy/engine-policy.ts';
 
 export function loraBenchPolicy(
   opts: Pick<EnginePolicyOptions, 'backend'> & { config: ModelConfig; weights: ModelWeights } & Partial<
-      Omit<EnginePolicyOptions, 'backend' | 'config' | 'weights'>
+      Omit<EnginePolicyOptions, 'backend' | 'config' | 'weights' | 'optimizer'>
     >,
+  optimizer: Partial<OptimizerSetup> = {},
 ): EnginePolicy {
   return createEnginePolicy({
     decoder: { decode: (ids: readonly number[]) => ids.join(' ') },
@@ -27,6 +33,7 @@ export function loraBenchPolicy(
       weightDecay: 0,
       gradClip: 1,
       schedule: { kind: 'constant' },
+      ...optimizer,
     },
     ...opts,
   });
