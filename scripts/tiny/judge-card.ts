@@ -54,12 +54,16 @@ The embedded tiny model after one more supervised stage on the tiny **judge** ta
 Llama decoder, tokenizer and chat template as [tiny-rema](../tiny-rema/README.md) (its tokenizer files are copied
 unchanged), trained from tiny-rema's weights. It exists so that RL on the judge task (preset \`tiny-judge\`) has
 something real to find, as tiny-rema's misread plans do for arithmetic: tiny-rema itself is near chance on the judge
-task (52.2% on its card's 90 held-out items), and its two-round judge dialogue nearly fills the 256-token context.
+task (52.2% on its card's 90 held-out items as it was trained, its meta-thinking agent shown the whole question;
+43.3% (39/90) with the current prompts, which show that agent only the instruction), and its two-round judge
+dialogue nearly fills the 256-token context.
 
 ## The one-round judge dialogue
 
 A judge item (src/data/tiny-task/judge.ts) is a tiny arithmetic problem with two candidate solutions, one right and
-one with a single planted wrong equation; the answer is [[A]] or [[B]]. Here the meta-thinking agent's first plan
+one with a single planted wrong equation; the answer is [[A]] or [[B]]. As in the paper's judge (App. G), the
+meta-thinking agent sees only the instruction (the arithmetic problem), the reasoning agent the instruction, both
+candidates and the plan (src/rl/prompts/index.ts, the tiny prompt set). Here the meta-thinking agent's first plan
 ends with [FINISH], so the reasoning agent answers once and the episode ends (the ReMA protocol: after a plan with
 [FINISH] the reasoning agent answers once more). Two plans:
 
@@ -110,7 +114,9 @@ ${d.size} held-out judge items (scripts/tiny/judge-eval.ts, the same items as ti
 - first plans: ${d.plans.check} check, ${d.plans.shortcut} shortcut, ${d.plans.other} other; ${d.finished} of ${d.size} episodes finished with [FINISH];
 - plan forced to \`Check A and B. [FINISH]\`: ${share(d.forcedCheck, d.size)}; forced to the shortcut: ${share(d.forcedShortcut, d.size)}.
   The gap is what RL can gain by moving the plan.
-- tiny-rema on the same items (its card): 52.2% (47/90).
+- tiny-rema on the same items: 43.3% (39/90) with the current prompts (its meta-thinking agent sees only the
+  instruction and mostly writes arithmetic plans); 52.2% (47/90) on its card, measured when that agent saw the
+  whole question.
 
 Arithmetic task (300 held-out problems, tiny-rema's protocol): ${pct(rec.finalEval.accuracy.all)} after this stage (tiny-rema: 25.7%).
 
@@ -128,6 +134,10 @@ other jobs running); wall time is the whole command. Files: results/tiny-judge/ 
 metrics.jsonl and eval.jsonl).
 
 ${rl}
+
+Earlier, with the meta-thinking agent shown the whole question (instruction and both candidates; the previous
+weights of this model, results of commit b79e185): 50.0% → 94.8% mean (+44.8 points), and the shipped tiny-rema
+62.5% (80/128) on the same items.
 
 What RL changes is the meta-thinking agent's plan (the plan columns); the checking itself was learnt in the
 supervised stage (the forced-check accuracy before RL). docs/judge-task.md reads the runs.

@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   mkdirSync(runsDir, { recursive: true });
   const shippedDir = join(runsDir, 'shipped-tiny-rema');
   if (!args['summary-only']) {
-    // the shipped model with its own two-round judge dialogue (3 rounds allowed, as its card's judge number)
+    // the shipped model (3 rounds allowed, as its card's judge number; its meta-thinking agent sees only the instruction)
     train(shippedDir, ['--preset', 'tiny-judge', '--set', 'model="tiny-rema"', '--set', 'maxTurns=3', '--steps', '0']);
     for (const seed of seeds) train(join(runsDir, `seed-${seed}`), ['--preset', 'tiny-judge', '--seed', String(seed)]);
   }
@@ -189,7 +189,7 @@ async function main(): Promise<void> {
     '',
     `Gain over ${runs.length} seeds: mean +${mean(gains).toFixed(1)} points, spread ${Math.min(...gains).toFixed(1)} to ${Math.max(...gains).toFixed(1)} (sd ${sd.toFixed(1)}); ` +
       `start ${pct(mean(runs.map((r) => r.evals[0].accuracy)))} → end ${pct(mean(runs.map((r) => r.evals.at(-1)!.accuracy)))} mean.`,
-    `Shipped tiny-rema on the same ${s0.n} held-out items (its two-round judge dialogue, 3 rounds allowed): ${pct(s0.accuracy)} ` +
+    `Shipped tiny-rema on the same ${s0.n} held-out items (tiny prompts, its meta-thinking agent shown only the instruction; 3 rounds allowed): ${pct(s0.accuracy)} ` +
       `(${s0.correct}/${s0.n}), ${s0.context_limited} episodes cut by the context.`,
     `tiny-rema-judge before RL on the same items, greedy (scripts/tiny/rollout.ts): own plan ${pct(before.own / before.n)} ` +
       `(${before.own}/${before.n}); plan forced to check ${pct(before.check / before.n)} (${before.check}/${before.n}); ` +

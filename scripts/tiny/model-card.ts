@@ -150,7 +150,11 @@ the gold plan in ${r.finalEval.plans.exact} of ${r.finalEval.size} episodes (${r
 ${r.finalEval.plans.empty}.
 
 Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
-${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}); chance is 50%.
+${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}) as recorded
+in training, when the meta-thinking agent saw the whole question (instruction and both candidates). The current
+tiny prompts show that agent only the instruction, as in the paper; with them the same items give 43.3% (39/90)
+(L1 30.0% (9/30), L2 66.7% (20/30), L3 33.3% (10/30); measured with scripts/tiny/rollout.ts, the meta-thinking
+agent then mostly writes arithmetic plans). Chance is 50%.
 
 Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
 

@@ -12,6 +12,7 @@ import {
   TINY_REASONING_SYSTEM,
 } from '../../src/data/tiny-task/prompts.ts';
 import type { DialogueTurn } from '../../src/data/tiny-task/traces.ts';
+import { promptsFor } from '../../src/rl/prompts/index.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { Problem } from '../../src/data/problem.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
@@ -82,6 +83,11 @@ export function lastVerdict(text: string): string | null {
   return all.length > 0 ? all[all.length - 1][1] : null;
 }
 
+/** The meta-thinking agent's first user message, as the RL layer's tiny prompts build it (judge: the instruction). */
+function tinyMetaUser(problem: Problem): string {
+  return promptsFor('tiny', 'multi-turn', problem.task).metaUser(problem.question, problem);
+}
+
 export async function greedyEpisodes(
   policy: Policy,
   tok: ChatTokenizer,
@@ -126,7 +132,7 @@ export async function greedyEpisodes(
     if (active.length === 0) break;
     const metaPrompts = active.map((s) =>
       tok.applyChatTemplate(
-        metaChat(metaSystem, s.problem.question, [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1),
+        metaChat(metaSystem, tinyMetaUser(s.problem), [...s.turns, { meta: '', reasoning: '' }]).slice(0, -1),
         {
           addGenerationPrompt: true,
         },

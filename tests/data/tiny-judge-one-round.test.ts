@@ -11,7 +11,11 @@ import { metaChat, reasoningChat } from '../../src/data/tiny-task/chats.ts';
 import { judgeOneRoundChats } from '../../src/data/tiny-task/corpus.ts';
 import { tinyJudgeItems } from '../../src/data/tiny-task/dataset.ts';
 import { JUDGE_CHECK_PLAN, JUDGE_SHORTCUT_PLAN, judgeOneRoundTrace } from '../../src/data/tiny-task/judge.ts';
-import { TINY_JUDGE_META_SYSTEM, TINY_JUDGE_REASONING_SYSTEM } from '../../src/data/tiny-task/prompts.ts';
+import {
+  reasoningFirstUserMessage,
+  TINY_JUDGE_META_SYSTEM,
+  TINY_JUDGE_REASONING_SYSTEM,
+} from '../../src/data/tiny-task/prompts.ts';
 import { createHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
 import { getPreset } from '../../src/rl/presets.ts';
@@ -44,6 +48,21 @@ describe('one-round judge dialogue', () => {
         expect(meta.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
         expect(reasoning.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
       }
+  });
+
+  it('the meta-thinking agent sees only the instruction (as in the paper), the reasoning agent also both candidates', () => {
+    for (const item of items.slice(0, 20)) {
+      const [meta, reasoning] = judgeOneRoundChats(item, 'check', 'check');
+      expect(meta.messages[1]).toEqual({ role: 'user', content: item.pair.instruction });
+      for (const m of meta.messages) {
+        expect(m.content).not.toContain(item.pair.responseA);
+        expect(m.content).not.toContain(item.pair.responseB);
+      }
+      const first = reasoning.messages[1].content;
+      expect(first).toBe(reasoningFirstUserMessage(item.question, `${JUDGE_CHECK_PLAN} [FINISH]`));
+      for (const part of [item.pair.instruction, item.pair.responseA, item.pair.responseB])
+        expect(first).toContain(part);
+    }
   });
 
   it("the checking plan recomputes every equation right, subtracts B's answer and names the right candidate", () => {
@@ -89,7 +108,7 @@ describe('one-round judge dialogue', () => {
       const render = (chat: ReturnType<typeof metaChat>, open: boolean) =>
         tok.encode(tok.applyChatTemplate(open ? chat.slice(0, -1) : chat, { addGenerationPrompt: open })).length;
       const reasoning = reasoningChat(TINY_JUDGE_REASONING_SYSTEM, item.question, turns);
-      const meta = metaChat(TINY_JUDGE_META_SYSTEM, item.question, turns);
+      const meta = metaChat(TINY_JUDGE_META_SYSTEM, item.pair.instruction, turns);
       expect(render(reasoning, false)).toBeLessThanOrEqual(256);
       expect(render(meta, false)).toBeLessThanOrEqual(256);
       expect(render(reasoning, true)).toBeLessThanOrEqual(preset.maxPromptTokens);

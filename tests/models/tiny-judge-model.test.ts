@@ -32,6 +32,8 @@ describe('embedded tiny-rema-judge model', () => {
     const record = JSON.parse(readFileSync(join(MODEL_DIR, 'training-log.json'), 'utf8')) as {
       judgeRegression: { size: number; correct: number; forcedCheck: number };
     };
+    // the counts of the stage trained with the meta-thinking agent shown only the instruction (docs/judge-task.md)
+    expect(record.judgeRegression).toMatchObject({ size: 24, correct: 16, forcedCheck: 22 });
     const policy = await greedyEvalPolicy(config, weights, tok);
     const sample = JUDGE_REGRESSION_SAMPLE();
     expect(sample).toHaveLength(record.judgeRegression.size);

@@ -62,7 +62,8 @@ export function judgeChats(item: JudgeItem): SupervisedChat[] {
 
 /**
  * A one-round judge dialogue as the two agents' chats; each agent's side may follow another plan (the planner's
- * preference and the executor's skill are trained in different proportions).
+ * preference and the executor's skill are trained in different proportions). As in the paper's judge (App. G), the
+ * meta-thinking agent sees only the instruction; the reasoning agent sees it with both candidates and the plan.
  */
 export function judgeOneRoundChats(
   item: JudgeItem,
@@ -72,7 +73,7 @@ export function judgeOneRoundChats(
   return [
     {
       kind: 'judge-meta',
-      messages: metaChat(TINY_JUDGE_META_SYSTEM, item.question, judgeOneRoundTrace(item, metaPlan)),
+      messages: metaChat(TINY_JUDGE_META_SYSTEM, item.pair.instruction, judgeOneRoundTrace(item, metaPlan)),
     },
     {
       kind: 'judge-reasoning',

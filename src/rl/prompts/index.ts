@@ -34,8 +34,9 @@ const raw = (question: string) => question;
  * The prompts for one run. Judge tasks with the paper's (or the code's) prompts follow the paper's MAMRP judge
  * (App. G): for a problem with its parts (Problem.judge) the meta-thinking agent sees only the instruction, the
  * reasoning agent the instruction, both responses and the plan, a single agent the instruction and both responses;
- * a judge problem given only as one rendered question is shown whole. The tiny prompts keep the rendered question
- * for both agents (the embedded model was trained so).
+ * a judge problem given only as one rendered question is shown whole. The tiny prompts do the same for the meta-
+ * thinking agent (the instruction only; public/models/tiny-rema-judge was trained so) and keep the rendered question
+ * for the reasoning agent and a single agent.
  */
 export function promptsFor(set: PromptSetName, mode: ProtocolMode, task: TaskKind): AgentPrompts {
   const single = mode === 'mrp-rl' ? 'mrp' : 'vrp';
@@ -43,7 +44,7 @@ export function promptsFor(set: PromptSetName, mode: ProtocolMode, task: TaskKin
     if (task === 'judge')
       return {
         metaSystem: TINY_JUDGE_META_SYSTEM,
-        metaUser: raw,
+        metaUser: (q, p) => (p?.judge ? p.judge.instruction : q),
         reasoningSystem: TINY_JUDGE_REASONING_SYSTEM,
         reasoningUser: reasoningFirstUserMessage,
         singleSystem: TINY_JUDGE_REASONING_SYSTEM,

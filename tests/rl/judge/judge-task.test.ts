@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../../src/data/problem.ts';
 import { parseProblems } from '../../../src/data/datasets.ts';
 import { tinyJudgeProblems } from '../../../src/data/tiny-task/dataset.ts';
+import { reasoningFirstUserMessage, TINY_JUDGE_META_SYSTEM } from '../../../src/data/tiny-task/prompts.ts';
 import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import * as paper from '../../../src/rl/prompts/paper.ts';
 import { chatFor, type Episode, type Message } from '../../../src/rl/protocol/episode.ts';
@@ -50,10 +51,25 @@ describe('judge prompts', () => {
     expect(chatFor(single, 'reasoning', promptsFor('paper', 'vrp-rl', 'judge'))[1].content).toBe(paper.judgeUser(pair));
   });
 
-  it('the tiny prompts (what the embedded model was trained on) keep the rendered question for both agents', () => {
-    const meta = chatFor(episode, 'meta', promptsFor('tiny', 'multi-turn', 'judge'));
-    expect(meta[1].content).toBe(problem.question);
+  it('the tiny prompts also show the meta-thinking agent only the instruction, the reasoning agent everything', () => {
+    const p = promptsFor('tiny', 'multi-turn', 'judge');
+    const meta = chatFor(episode, 'meta', p);
+    expect(meta[0]).toEqual({ role: 'system', content: TINY_JUDGE_META_SYSTEM });
+    expect(meta[1]).toEqual({ role: 'user', content: pair.instruction });
+    for (const m of meta) {
+      expect(m.content).not.toContain(pair.responseA);
+      expect(m.content).not.toContain(pair.responseB);
+    }
     expect(problem.question).toContain(pair.responseA);
+    // the reasoning agent's first user message: the rendered question (instruction, A, B) and the plan, as before
+    const reasoning = chatFor(episode, 'reasoning', p);
+    expect(reasoning[1].content).toBe(reasoningFirstUserMessage(problem.question, 'Check each step.'));
+    expect(reasoning[1].content).toContain(pair.instruction);
+    expect(reasoning[1].content).toContain(pair.responseA);
+    expect(reasoning[1].content).toContain(pair.responseB);
+    // a tiny judge problem given only as one rendered question is shown whole
+    const flat: Problem = { id: 'j', task: 'judge', question: problem.question, answer: problem.answer };
+    expect(chatFor({ ...episode, problem: flat }, 'meta', p)[1].content).toBe(problem.question);
   });
 
   it('a judge problem given only as one rendered question is shown whole', () => {
