@@ -1,6 +1,7 @@
 // Writes public/models/tiny-rema/README.md (the model card) from the numbers pretrain.ts measured.
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { JUDGE_BASELINE_FILE, type JudgeBaseline } from './judge-baseline.ts';
 import { join } from 'node:path';
 import type { TinyShape } from './model-init.ts';
 
@@ -64,6 +65,18 @@ const pct = (r: { correct: number; total: number } | undefined) =>
 function stageAccuracy(st: StageRecord): string {
   const ev = st.finalEval as { accuracy?: Acc; evalAccuracy?: Acc } | null | undefined;
   return pct((ev?.accuracy ?? ev?.evalAccuracy)?.all);
+}
+
+/** The judge figure under the current tiny prompts, from judge-eval.json (scripts/tiny/judge-baseline.ts). */
+function currentPromptsJudge(dir: string): string {
+  const file = join(dir, JUDGE_BASELINE_FILE);
+  if (!existsSync(file)) return '';
+  const b = JSON.parse(readFileSync(file, 'utf8')) as JudgeBaseline;
+  const a = b.accuracy;
+  return ` The current
+tiny prompts show that agent only the instruction, as in the paper; with them the same items give ${pct(a.all)}
+(L1 ${pct(a.L1)}, L2 ${pct(a.L2)}, L3 ${pct(a.L3)}; ${JUDGE_BASELINE_FILE}, measured by scripts/tiny/judge-baseline.ts; the
+meta-thinking agent then mostly writes arithmetic plans).`;
 }
 
 export function writeModelCard(dir: string, r: CardRecord): void {
@@ -151,10 +164,7 @@ ${r.finalEval.plans.empty}.
 
 Judge task (the same protocol with the judge prompts; correct = the final [[A]] / [[B]] names the right candidate):
 ${pct(r.judgeEval.accuracy.all)} on ${r.judgeEval.size} held-out items (L1 ${pct(r.judgeEval.accuracy.L1)}, L2 ${pct(r.judgeEval.accuracy.L2)}, L3 ${pct(r.judgeEval.accuracy.L3)}) as recorded
-in training, when the meta-thinking agent saw the whole question (instruction and both candidates). The current
-tiny prompts show that agent only the instruction, as in the paper; with them the same items give 43.3% (39/90)
-(L1 30.0% (9/30), L2 66.7% (20/30), L3 33.3% (10/30); measured with scripts/tiny/rollout.ts, the meta-thinking
-agent then mostly writes arithmetic plans). Chance is 50%.
+in training, when the meta-thinking agent saw the whole question (instruction and both candidates).${currentPromptsJudge(dir)} Chance is 50%.
 
 Regression sample (scripts/tiny/regression-sample.ts, checked by tests/models/tiny-model.test.ts): ${r.regression.correct}/${r.regression.size} correct.
 

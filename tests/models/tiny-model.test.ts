@@ -21,6 +21,7 @@ import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { readSafetensorsHeader } from '../../src/engine/io/safetensors.ts';
 import { REGRESSION_SAMPLE } from '../../scripts/tiny/regression-sample.ts';
 import { greedyEpisodes, greedyEvalPolicy } from '../../scripts/tiny/rollout.ts';
+import { JUDGE_BASELINE_FILE, measureJudgeBaseline, type JudgeBaseline } from '../../scripts/tiny/judge-baseline.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../public/models/tiny-rema');
 const TOLERANCE = 2;
@@ -59,5 +60,15 @@ describe('shipped tiny-rema model', () => {
     expect(Math.abs(correct - record.regression.correct)).toBeLessThanOrEqual(TOLERANCE);
     // the model knows the protocol: most episodes end with the meta-thinking agent's [FINISH]
     expect(episodes.filter((e) => e.finished).length).toBeGreaterThan(sample.length / 2);
+  });
+
+  it("re-measures the card's judge figure under the current prompts (judge-eval.json) on its first items", async () => {
+    const recorded = JSON.parse(readFileSync(join(MODEL_DIR, JUDGE_BASELINE_FILE), 'utf8')) as JudgeBaseline;
+    expect(recorded.items).toHaveLength(recorded.size);
+    expect(recorded.items.filter((i) => i.correct).length).toBe(recorded.accuracy.all.correct);
+    const now = await measureJudgeBaseline(MODEL_DIR, 20);
+    expect(now.items.map((i) => i.id)).toEqual(recorded.items.slice(0, 20).map((i) => i.id));
+    const differ = now.items.filter((item, k) => item.correct !== recorded.items[k].correct).length;
+    expect(differ).toBeLessThanOrEqual(1); // a near-tie argmax flipped by another summation order, at most
   });
 });
