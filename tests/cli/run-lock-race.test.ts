@@ -16,22 +16,29 @@ await new Promise((r) => setTimeout(r, Math.max(0, Number(process.argv[2]) - Dat
 try {
   const release = await lockRunFolder(out);
   console.log('got');
-  await new Promise((r) => setTimeout(r, 1500));
+  // hold the folder until every contender has answered (the test then writes "done"), however slow they start
+  const { existsSync } = await import('node:fs');
+  while (!existsSync(out + '/done')) await new Promise((r) => setTimeout(r, 50));
   await release();
 } catch (e) {
   console.log('refused: ' + e.message);
 }
 `;
 
-function run(script: string, args: string[]): Promise<string> {
-  return new Promise((done, fail) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...args], { cwd: root });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (out += d));
+/** A contender: its first line of output (its answer) and its exit. */
+function run(script: string, args: string[]): { answer: Promise<string>; exited: Promise<void> } {
+  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...args], { cwd: root });
+  let out = '';
+  const answer = new Promise<string>((done, fail) => {
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) done(out.slice(0, out.indexOf('\n')));
+    });
     p.on('error', fail);
-    p.on('close', () => done(out.trim()));
+    p.on('close', () => done(out.trim() || 'no answer'));
   });
+  p.stderr.on('data', (d) => (out += d));
+  return { answer, exited: new Promise((done) => p.on('close', () => done())) };
 }
 
 describe('stale lock takeover', () => {
@@ -43,7 +50,10 @@ describe('stale lock takeover', () => {
       const stale = { pid: dead, host: hostname(), started_at: 'then', command: 'train' };
       writeFileSync(join(out, 'rema.lock'), JSON.stringify(stale) + '\n');
       const at = String(Date.now() + 2500);
-      const results = await Promise.all(Array.from({ length: 6 }, () => run(contender, [out, at])));
+      const contenders = Array.from({ length: 6 }, () => run(contender, [out, at]));
+      const results = await Promise.all(contenders.map((c) => c.answer));
+      writeFileSync(join(out, 'done'), '');
+      await Promise.all(contenders.map((c) => c.exited));
       expect(
         results.filter((r) => r === 'got'),
         results.join(' | '),
