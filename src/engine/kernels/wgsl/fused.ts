@@ -10,7 +10,8 @@
 import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 import { ROPE_HELPERS, ropeAngle, type RopeFrequencies } from './rope.ts';
 
-function buildQkvRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
+/** The uniforms and bindings of qkvRope and qkvRopeHalf; their caches hold f32 values or packed f16 pairs (u32). */
+function qkvRopeLayout(freq: RopeFrequencies, cacheElem: 'f32' | 'u32') {
   const params = {
     n: 'u32',
     H: 'u32',
@@ -28,9 +29,14 @@ function buildQkvRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
       ? { name: 'turns', elem: 'u32', access: 'read' }
       : { name: 'invFreq', elem: 'f32', access: 'read' },
     { name: 'q', elem: 'f32', access: 'read_write' },
-    { name: 'kCache', elem: 'f32', access: 'read_write' },
-    { name: 'vCache', elem: 'f32', access: 'read_write' },
+    { name: 'kCache', elem: cacheElem, access: 'read_write' },
+    { name: 'vCache', elem: cacheElem, access: 'read_write' },
   ];
+  return { params, bindings };
+}
+
+function buildQkvRopeProgram(freq: RopeFrequencies, wg: number): WgslProgram {
+  const { params, bindings } = qkvRopeLayout(freq, 'f32');
   const code = `${header(params, bindings)}
 
 ${ROPE_HELPERS}
@@ -73,26 +79,7 @@ ${entry1d(wg)}
 }
 
 function buildQkvRopeHalfProgram(freq: RopeFrequencies, wg: number): WgslProgram {
-  const params = {
-    n: 'u32',
-    H: 'u32',
-    Hkv: 'u32',
-    half: 'u32',
-    Dh: 'u32',
-    T: 'u32',
-    Sdst: 'u32',
-    dstRow0: 'u32',
-  } as const;
-  const bindings: BindingSpec[] = [
-    { name: 'qkv', elem: 'f32', access: 'read' },
-    { name: 'pos', elem: 'i32', access: 'read' },
-    freq === 'fixed'
-      ? { name: 'turns', elem: 'u32', access: 'read' }
-      : { name: 'invFreq', elem: 'f32', access: 'read' },
-    { name: 'q', elem: 'f32', access: 'read_write' },
-    { name: 'kCache', elem: 'u32', access: 'read_write' },
-    { name: 'vCache', elem: 'u32', access: 'read_write' },
-  ];
+  const { params, bindings } = qkvRopeLayout(freq, 'u32');
   const code = `${header(params, bindings)}
 
 ${ROPE_HELPERS}
