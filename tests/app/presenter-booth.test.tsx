@@ -127,4 +127,28 @@ describe('presenter mode booth', () => {
     expect(b.types().filter((t) => t === 'reset')).toHaveLength(1);
     expect(screen.getByTestId('presenter').getAttribute('data-training')).toBe('true');
   });
+
+  it('space while an automatic new run is being built pauses it: the new run does not start training', async () => {
+    const b = setup(3);
+    b.openDb();
+    await b.store.getState().start();
+    render(
+      <StoreProvider store={b.store}>
+        <App />
+      </StoreProvider>,
+    );
+    b.ready();
+    for (const k of [1, 2, 3]) b.step(k);
+    expect(b.types().at(-1)).toBe('reset');
+    // the presenter presses space before the session has built the new run (training already stopped for it)
+    fireEvent.keyDown(window, { key: ' ' });
+    b.emit({ type: 'stopped', reason: 'paused' });
+    b.resetDone();
+    expect(b.types().filter((t) => t === 'train')).toHaveLength(1); // only the first run's
+    expect(b.store.getState().wantsTraining).toBe(false);
+    expect(screen.getByTestId('presenter').getAttribute('data-training')).toBe('false');
+    // space again resumes the new run
+    fireEvent.keyDown(window, { key: ' ' });
+    expect(b.types().at(-1)).toBe('train');
+  });
 });

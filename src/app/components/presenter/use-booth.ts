@@ -68,9 +68,10 @@ export function useBooth(store: PlaygroundStore): void {
         return;
       if (e.key === ' ') {
         e.preventDefault();
-        if (s.wantsTraining) {
+        if (s.wantsTraining || pendingStart.current) {
+          // training, or a new run being built that would start training by itself: either way, pause
           userPaused.current = true;
-          s.pause();
+          if (s.wantsTraining) s.pause();
         } else if (s.status === 'idle' || s.status === 'evaluating') {
           userPaused.current = false;
           autoStarted.current = true;
