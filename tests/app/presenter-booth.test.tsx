@@ -60,6 +60,17 @@ function setup(autoReset: number) {
   return { store, sent, types, emit, ready, step, resetDone, openDb };
 }
 
+/** The page started on the booth's store, with its runs database open. */
+async function show(b: ReturnType<typeof setup>) {
+  b.openDb();
+  await b.store.getState().start();
+  render(
+    <StoreProvider store={b.store}>
+      <App />
+    </StoreProvider>,
+  );
+}
+
 describe('presenter mode booth', () => {
   it('asks for the model before the runs database opens', async () => {
     const b = setup(0);
@@ -71,13 +82,7 @@ describe('presenter mode booth', () => {
 
   it('trains by itself, pauses and resumes on space, and r starts a new run that trains', async () => {
     const b = setup(0);
-    b.openDb();
-    await b.store.getState().start();
-    render(
-      <StoreProvider store={b.store}>
-        <App />
-      </StoreProvider>,
-    );
+    await show(b);
     expect(screen.getByTestId('presenter')).toBeTruthy();
     expect(b.types()).toEqual(['load', 'follow']);
     b.ready();
@@ -106,13 +111,7 @@ describe('presenter mode booth', () => {
 
   it('starts a new run after autoReset steps, once, although the old run reports a step after the reset', async () => {
     const b = setup(3);
-    b.openDb();
-    await b.store.getState().start();
-    render(
-      <StoreProvider store={b.store}>
-        <App />
-      </StoreProvider>,
-    );
+    await show(b);
     b.ready();
     for (const k of [1, 2, 3]) b.step(k);
     expect(b.types().filter((t) => t === 'reset')).toHaveLength(1);
@@ -130,13 +129,7 @@ describe('presenter mode booth', () => {
 
   it('space while an automatic new run is being built pauses it: the new run does not start training', async () => {
     const b = setup(3);
-    b.openDb();
-    await b.store.getState().start();
-    render(
-      <StoreProvider store={b.store}>
-        <App />
-      </StoreProvider>,
-    );
+    await show(b);
     b.ready();
     for (const k of [1, 2, 3]) b.step(k);
     expect(b.types().at(-1)).toBe('reset');
