@@ -5,6 +5,7 @@
 import { meanArea, spread, type RunCurves } from './ablation-curves.ts';
 import { CONFIG_FIELDS, validateConfig, type ConfigGroup, type ExperimentConfig } from './config.ts';
 import type { PhaseTimes } from './metrics.ts';
+import { fnv1aHex } from '../util/fnv1a.ts';
 
 export type Grid = Record<string, unknown[]>;
 
@@ -347,10 +348,5 @@ export function decodeAblation(text: string): AblationSpec {
  *  reloaded page's config may name another model): the stored ablation says which model it resumes on. */
 export function ablationId(spec: AblationSpec, base: ExperimentConfig): string {
   const text = JSON.stringify({ spec: encodeAblation(spec), base: { ...base, name: '', modelSource: '', model: '' } });
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return `abl-${h.toString(16).padStart(8, '0')}`;
+  return `abl-${fnv1aHex(text)}`;
 }

@@ -24,18 +24,14 @@ import {
   type SelectedBackend,
 } from './backend-select.ts';
 import type { AutoBackendReport, CachedBackendRates } from './protocol.ts';
+import { fnv1aHex } from '../../util/fnv1a.ts';
 
 /** Time the candidates share for their timed rounds (each also runs a warm-up and at least one round). */
 export const AUTO_BUDGET_MS = 1000;
 
 /** FNV-1a of the model's hyper-parameters: the same name with another shape is another key. */
 export function modelShapeHash(config: ModelConfig): string {
-  let h = 0x811c9dc5;
-  for (const ch of JSON.stringify(config)) {
-    h ^= ch.charCodeAt(0);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
+  return fnv1aHex(JSON.stringify(config));
 }
 
 /** `baseDtype`: the frozen base's storage the trainer will use (f16 weights run at another speed than f32). */

@@ -4,6 +4,7 @@
 // [0, maxValue] and every division is exact.
 
 import type { Rng } from '../../util/rng.ts';
+import { fnv1a } from '../../util/fnv1a.ts';
 
 /** One operation of a chain. `start*` opens it; the rest act on the running total. */
 export type TinyStep =
@@ -176,12 +177,7 @@ function drawEvent(rng: Rng, total: number, shape: LevelShape, equationsLeft: nu
 
 /** FNV-1a over the canonical key: a stable 32-bit hash for split assignment. */
 export function hashKey(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+  return fnv1a(key);
 }
 
 export type TinySplit = 'train' | 'heldout';
