@@ -7,8 +7,8 @@
 // model and choose again for another config without measuring.
 import type { Backend } from '../engine/backend.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
-import type { GenerateRequest, GradientRequest, TrainablePolicy } from '../engine/policy/policy.ts';
-import { estimateRun } from './calibration.ts';
+import type { TrainablePolicy } from '../engine/policy/policy.ts';
+import { estimateRun, timeRound } from './calibration.ts';
 import type { ExperimentConfig } from './config.ts';
 import { stepShape } from './plan.ts';
 
@@ -112,49 +112,17 @@ export function backendWorkload(config: ExperimentConfig, model: ModelConfig) {
   const promptTokens = Math.max(1, Math.min(l.prompt, shape.decode.promptTokens, context - l.decode - 1));
   const rows = Math.max(1, Math.min(l.rows, shape.gradient.sequences));
   const rowTokens = Math.max(2, Math.min(l.tokens, shape.gradient.tokens, context));
-  return { sequences, promptTokens, decodeSteps: l.decode, rows, rowTokens, trained: Math.floor(rowTokens / 2) };
+  return {
+    sequences,
+    promptTokens,
+    decodeSteps: l.decode,
+    rows,
+    rowTokens,
+    trained: Math.floor(rowTokens / 2),
+  };
 }
 
 type Workload = ReturnType<typeof backendWorkload>;
-
-interface RoundTimes {
-  prefill: number;
-  decode: number;
-  score: number;
-  gradient: number;
-}
-
-async function runRound(policy: TrainablePolicy, w: Workload, clock: () => number): Promise<RoundTimes> {
-  const V = policy.vocabSize;
-  const token = (i: number) => 3 + (i % Math.max(1, V - 3));
-  const adapter = policy.adapters[0] ?? null;
-  const requests = (maxNewTokens: number): GenerateRequest[] =>
-    Array.from({ length: w.sequences }, (_, s) => ({
-      prompt: Array.from({ length: w.promptTokens }, (_x, j) => token(s * 7 + j * 5)),
-      adapter,
-      maxNewTokens,
-      stopStrings: [],
-      stopTokenIds: [],
-    }));
-  const rows: GradientRequest[] = Array.from({ length: w.rows }, (_, r) => ({
-    tokens: Array.from({ length: w.rowTokens }, (_x, i) => token(r * 11 + i * 3)),
-    positions: Array.from({ length: w.trained }, (_x, i) => w.rowTokens - w.trained + i),
-    adapter,
-    coef: new Float32Array(w.trained).fill(1e-3),
-  }));
-  const sampling = { temperature: 1, topP: 1, topK: 0, seed: 1 };
-  const time = async (f: () => Promise<unknown>) => {
-    const t0 = clock();
-    await f();
-    return clock() - t0;
-  };
-  const prefill = await time(() => policy.generate(requests(1), sampling));
-  const decode = await time(() => policy.generate(requests(1 + w.decodeSteps), sampling));
-  const score = await time(() => policy.score(rows));
-  const gradient = await time(() => policy.accumulateGradients(rows));
-  for (const a of policy.adapters) policy.zeroGrad(a);
-  return { prefill, decode, score, gradient };
-}
 
 /** Times the workload on one policy: a warm-up round, then rounds until `shareMs` (warm-up included) is spent or
  *  `maxRounds` ran (at least one); each rate is taken from the fastest round. */
@@ -164,15 +132,16 @@ export async function measurePolicy(
   opts: { shareMs: number; maxRounds: number; clock: () => number },
 ): Promise<Omit<BackendRates, 'backend' | 'description'>> {
   const { clock } = opts;
+  const round = { ...w, coef: 1e-3 }; // a small nonzero loss, so the backward runs as in training
   const start = clock();
-  await runRound(policy, w, clock);
+  await timeRound(policy, round, clock);
   const warmup_ms = clock() - start;
-  const best: RoundTimes = { prefill: Infinity, decode: Infinity, score: Infinity, gradient: Infinity };
+  const best = { prefill: Infinity, decode: Infinity, score: Infinity, gradient: Infinity };
   let rounds = 0;
   let last = 0;
   do {
     const t0 = clock();
-    const r = await runRound(policy, w, clock);
+    const r = await timeRound(policy, round, clock);
     last = clock() - t0;
     for (const k of ['prefill', 'decode', 'score', 'gradient'] as const) best[k] = Math.min(best[k], r[k]);
     rounds++;

@@ -60,6 +60,60 @@ export function estimateRun(config: ExperimentConfig, model: ModelConfig, t: Cal
 
 const DECODE_STEPS = 4;
 
+/** A fixed workload to time: `sequences` prompts of `promptTokens` decoding 1 and 1 + `decodeSteps` tokens, and a
+ *  chunk of `rows` x `rowTokens` tokens whose last `trained` positions are scored and back-propagated. */
+export interface RoundWorkload {
+  sequences: number;
+  promptTokens: number;
+  decodeSteps: number;
+  rows: number;
+  rowTokens: number;
+  trained: number;
+  /** sequences that share a prompt (a GRPO group); default 1 */
+  group?: number;
+  /** the loss coefficient of every trained position; default 0 */
+  coef?: number;
+}
+
+/** Milliseconds of each part of one round of the workload on the policy: a decode call of 1 new token (prefill),
+ *  one of 1 + decodeSteps, a scoring pass and a gradient chunk (whose gradients are cleared after). */
+export async function timeRound(
+  policy: TrainablePolicy,
+  w: RoundWorkload,
+  clock: () => number,
+): Promise<{ prefill: number; decode: number; score: number; gradient: number }> {
+  const V = policy.vocabSize;
+  const adapter = policy.adapters[0] ?? null;
+  const token = (i: number) => 3 + (i % Math.max(1, V - 3));
+  const group = w.group ?? 1;
+  const requests = (maxNewTokens: number): GenerateRequest[] =>
+    Array.from({ length: w.sequences }, (_, s) => ({
+      prompt: Array.from({ length: w.promptTokens }, (_x, j) => token(Math.floor(s / group) * 7 + j * 5)),
+      adapter,
+      maxNewTokens,
+      stopStrings: [],
+      stopTokenIds: [],
+    }));
+  const rows: GradientRequest[] = Array.from({ length: w.rows }, (_, r) => ({
+    tokens: Array.from({ length: w.rowTokens }, (_x, i) => token(r * 11 + i * 3)),
+    positions: Array.from({ length: w.trained }, (_x, i) => w.rowTokens - w.trained + i),
+    adapter,
+    coef: new Float32Array(w.trained).fill(w.coef ?? 0),
+  }));
+  const sampling = { temperature: 1, topP: 1, topK: 0, seed: 1 };
+  const time = async (f: () => Promise<unknown>) => {
+    const t0 = clock();
+    await f();
+    return clock() - t0;
+  };
+  const prefill = await time(() => policy.generate(requests(1), sampling));
+  const decode = await time(() => policy.generate(requests(1 + w.decodeSteps), sampling));
+  const score = await time(() => policy.score(rows));
+  const gradient = await time(() => policy.accumulateGradients(rows));
+  for (const a of policy.adapters) policy.zeroGrad(a);
+  return { prefill, decode, score, gradient };
+}
+
 /** Times one decode call (1 and 1 + DECODE_STEPS new tokens), one scoring pass and one gradient chunk of the
  *  config's step shape on the policy; the gradients it accumulates are cleared. */
 export async function calibrate(
@@ -69,39 +123,27 @@ export async function calibrate(
   clock: () => number = () => performance.now(),
 ): Promise<CalibrationEstimate> {
   const shape = stepShape(config, model, 'f32');
-  const V = policy.vocabSize;
-  const adapter = policy.adapters[0] ?? null;
-  const token = (i: number) => 3 + (i % Math.max(1, V - 3));
-  const group = Math.max(1, Math.min(config.groupSize, shape.decode.sequences));
-  const requests = (maxNewTokens: number): GenerateRequest[] =>
-    Array.from({ length: shape.decode.sequences }, (_, i) => ({
-      prompt: Array.from({ length: shape.decode.promptTokens }, (_x, j) => token(Math.floor(i / group) * 7 + j * 5)),
-      adapter,
-      maxNewTokens,
-      stopStrings: [],
-      stopTokenIds: [],
-    }));
-  const sampling = { temperature: 1, topP: 1, topK: 0, seed: 1 };
-  const time = async (f: () => Promise<unknown>) => {
-    const t0 = clock();
-    await f();
-    return (clock() - t0) / 1000;
-  };
-  const prefill_s = await time(() => policy.generate(requests(1), sampling));
-  const longer_s = await time(() => policy.generate(requests(1 + DECODE_STEPS), sampling));
-  const per_token_s = Math.max(0, longer_s - prefill_s) / DECODE_STEPS;
   const trained = Math.max(
     1,
     Math.min(shape.gradient.tokens - 1, Math.floor(shape.gradient.selected / shape.gradient.sequences)),
   );
-  const rows: GradientRequest[] = Array.from({ length: shape.gradient.sequences }, (_, r) => ({
-    tokens: Array.from({ length: shape.gradient.tokens }, (_x, i) => token(r * 11 + i * 3)),
-    positions: Array.from({ length: trained }, (_x, i) => shape.gradient.tokens - trained + i),
-    adapter,
-    coef: new Float32Array(trained),
-  }));
-  const score_chunk_s = await time(() => policy.score(rows));
-  const gradient_chunk_s = await time(() => policy.accumulateGradients(rows));
-  for (const a of policy.adapters) policy.zeroGrad(a);
-  return estimateRun(config, model, { prefill_s, per_token_s, score_chunk_s, gradient_chunk_s });
+  const ms = await timeRound(
+    policy,
+    {
+      sequences: shape.decode.sequences,
+      promptTokens: shape.decode.promptTokens,
+      decodeSteps: DECODE_STEPS,
+      rows: shape.gradient.sequences,
+      rowTokens: shape.gradient.tokens,
+      trained,
+      group: Math.max(1, Math.min(config.groupSize, shape.decode.sequences)),
+    },
+    clock,
+  );
+  return estimateRun(config, model, {
+    prefill_s: ms.prefill / 1000,
+    per_token_s: Math.max(0, ms.decode - ms.prefill) / 1000 / DECODE_STEPS,
+    score_chunk_s: ms.score / 1000,
+    gradient_chunk_s: ms.gradient / 1000,
+  });
 }
