@@ -141,8 +141,8 @@ const TINY_DEFAULT: ExperimentConfig = {
 
 /**
  * The tiny judge task on the judge-trained embedded model (public/models/tiny-rema-judge): multi-turn ReMA whose
- * meta-thinking agent was warmed up to prefer a shortcut plan ("Pick the larger answer.", right by chance) over
- * the plan that checks the equations, both ending the dialogue after one round with [FINISH]; RL moves the plan.
+ * meta-thinking agent was warmed up to prefer a shortcut plan ("Trust A.", right when A is) over the plan that
+ * checks ("Check A and B."), both ending the dialogue after one round with [FINISH]; RL moves the plan.
  * tiny-default's sizes and learning rate; 2 rounds at most (a second round would not fit the 256-token context),
  * 128 held-out judge items per evaluation. docs/judge-task.md has the measured runs.
  */
