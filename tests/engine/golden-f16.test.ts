@@ -20,18 +20,12 @@ import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
-import {
-  createLoraAdapter,
-  LORA_MODULE,
-  loraKey,
-  namedLoraParameters,
-  zerosLikeAdapter,
-} from '../../src/engine/model/lora.ts';
+import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
-import { Rng } from '../../src/util/rng.ts';
 import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
+import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 
 const fixtures = goldenFixtures('golden.safetensors');
 const TOL_OUT = 2e-3;
@@ -83,25 +77,8 @@ describe.each(fixtures)('golden fixture %s with an f16 base', (name) => {
       const be = await make();
       const params = uploadParams(be, cfg, ckpt.weights, 'base', 'f16');
       expect(params.layers[0].q.dtype).toBe('f16');
-      // a rank-2 LoRA with B·A = 0 exactly (A's rows equal, B's columns opposite): the adapted model is the base
-      const adapter = createLoraAdapter(be, cfg, {
-        name: 'x',
-        rank: 2,
-        alpha: 3,
-        targets: Object.keys(LORA_MODULE),
-        seed: 1,
-      });
-      const rng = new Rng(17);
-      const host = new Map<string, Float32Array>();
-      for (const [key, t] of namedLoraParameters(adapter)) {
-        const [rows, cols] = t.shape;
-        const data = new Float32Array(rows * cols);
-        if (key.endsWith('lora_A.weight'))
-          for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
-        else for (let o = 0; o < rows; o++) data[o * 2 + 1] = -(data[o * 2] = 0.5 * rng.normal());
-        be.upload(t, data);
-        host.set(key, data);
-      }
+      // a rank-2 LoRA with B·A = 0 exactly: the adapted model is the base
+      const { adapter, host } = cancellingAdapter(be, cfg);
       const grads = zerosLikeAdapter(be, cfg, adapter, 'glora');
       const seqs = Array.from({ length: B }, (_, b) => ({
         tokens: flat.slice(b * T, (b + 1) * T),

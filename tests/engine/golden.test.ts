@@ -29,19 +29,12 @@ import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
 import { packSequences } from '../../src/engine/model/batch.ts';
 import { computeLogits, runSequences, type ActiveWeights } from '../../src/engine/model/decoder.ts';
-import type { ModelConfig } from '../../src/engine/model/config.ts';
 import { allocMerged } from '../../src/engine/model/lora-merge.ts';
 import { decodeBatch } from '../../src/engine/model/generate.ts';
-import {
-  createLoraAdapter,
-  LORA_MODULE,
-  loraKey,
-  namedLoraParameters,
-  zerosLikeAdapter,
-} from '../../src/engine/model/lora.ts';
+import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
-import { Rng } from '../../src/util/rng.ts';
 import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 import { centralDifference } from '../helpers/finite-difference.ts';
 import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
@@ -134,35 +127,6 @@ function compare(label: string, got: ArrayLike<number>, want: ArrayLike<number>,
 /** All positions 1..T-1 of every sequence, in order: row q = b·(T-1) + t - 1. */
 function allPositions(fx: Fixture) {
   return fx.ids.map((tokens) => ({ tokens, positions: Array.from({ length: fx.T - 1 }, (_, i) => i + 1) }));
-}
-
-/** A rank-2 LoRA on every projection with A's two rows equal and B's two columns opposite: B·A = 0 exactly in
- *  f32 (b·a + (-b)·a), so the adapted model is the golden model while A and B are not zero. */
-function cancellingAdapter(be: Backend, cfg: ModelConfig) {
-  const adapter = createLoraAdapter(be, cfg, {
-    name: 'x',
-    rank: 2,
-    alpha: 3,
-    targets: Object.keys(LORA_MODULE),
-    seed: 1,
-  });
-  const rng = new Rng(17);
-  const host = new Map<string, Float32Array>();
-  for (const [key, t] of namedLoraParameters(adapter)) {
-    const [rows, cols] = t.shape;
-    const data = new Float32Array(rows * cols);
-    if (key.endsWith('lora_A.weight')) {
-      for (let i = 0; i < cols; i++) data[i] = data[cols + i] = rng.normal() / Math.sqrt(cols);
-    } else {
-      for (let o = 0; o < rows; o++) {
-        data[o * 2] = 0.5 * rng.normal();
-        data[o * 2 + 1] = -data[o * 2];
-      }
-    }
-    be.upload(t, data);
-    host.set(key, data);
-  }
-  return { adapter, host };
 }
 
 if (fixtures.length === 0) {
