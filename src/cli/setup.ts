@@ -10,7 +10,7 @@ import { CpuBackend } from '../engine/backends/cpu.ts';
 import { WasmBackend } from '../engine/backends/wasm.ts';
 import type { EnginePolicy } from '../engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../engine/io/hf-model.ts';
-import { hostTensorLength, hostWeightsBytes } from '../engine/io/host-weights.ts';
+import { hostParameterCount, hostWeightsBytes } from '../engine/io/host-weights.ts';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../data/tokenizer.ts';
 import type { Problem } from '../data/problem.ts';
@@ -122,8 +122,7 @@ export async function loadModel(config: ExperimentConfig, backendKind: BackendKi
     baseModelName: config.model,
     baseDtype: weightDtypeChoice,
   });
-  let parameters = 0;
-  for (const t of checkpoint.weights.values()) parameters += hostTensorLength(t);
+  const parameters = hostParameterCount(checkpoint.weights);
   const weightsLine =
     `weights: ${[...checkpoint.storedDtypes].toSorted().join('+')} checkpoint, ${parameters.toLocaleString('en-US')} ` +
     `parameters read into ${hostWeightsBytes(checkpoint.weights).toLocaleString('en-US')} bytes on the host; base ${policy.baseDtype}`;

@@ -7,7 +7,7 @@ import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import { loadHfTokenizer } from '../../data/hf-tokenizer.ts';
 import type { Backend } from '../../engine/backend.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../engine/io/hf-model.ts';
-import { hostTensorLength } from '../../engine/io/host-weights.ts';
+import { hostParameterCount } from '../../engine/io/host-weights.ts';
 import type { HostWeights } from '../../engine/model/config.ts';
 import { hubFileSource } from '../../engine/io/hub.ts';
 import { indexedDbHubStore } from '../../engine/io/hub-idb-store.ts';
@@ -132,8 +132,7 @@ async function readModel(
       : '';
     throw new Error(`could not load the model "${modelLabel(spec)}": ${(e as Error).message}${missing}`, { cause: e });
   }
-  let parameters = 0;
-  for (const t of checkpoint.weights.values()) parameters += hostTensorLength(t);
+  const parameters = hostParameterCount(checkpoint.weights);
   const c = checkpoint.config;
   const model: ModelInfo = {
     name: modelLabel(spec),

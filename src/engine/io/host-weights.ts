@@ -34,6 +34,13 @@ export function widenWeights(weights: HostWeights): ModelWeights {
   return out;
 }
 
+/** Number of parameters (elements of every tensor). */
+export function hostParameterCount(weights: HostWeights): number {
+  let n = 0;
+  for (const t of weights.values()) n += hostTensorLength(t);
+  return n;
+}
+
 /** Bytes the tensors' values take on the host (2 per 16-bit element, 4 per float32 one). */
 export function hostWeightsBytes(weights: HostWeights): number {
   let bytes = 0;
