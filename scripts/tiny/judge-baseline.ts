@@ -7,12 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { directoryFileSource } from '../../src/cli/fs-source.ts';
-import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { tinyJudgeProblems } from '../../src/data/tiny-task/index.ts';
-import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { JUDGE_EVAL_SET } from './judge-eval.ts';
-import { accuracyByLevel, greedyEpisodes, greedyEvalPolicy } from './rollout.ts';
+import { accuracyByLevel, greedyEpisodes, greedyModelFromFolder } from './rollout.ts';
 
 export interface JudgeBaseline {
   prompts: string;
@@ -27,10 +24,7 @@ export const JUDGE_BASELINE_FILE = 'judge-eval.json';
 
 /** Greedy judge episodes of the model in `dir` on the first `count` items of the card's judge set. */
 export async function measureJudgeBaseline(dir: string, count = JUDGE_EVAL_SET.count): Promise<JudgeBaseline> {
-  const source = directoryFileSource(dir);
-  const { config, weights } = await loadHfCheckpoint(source);
-  const tok = await loadHfTokenizer(source);
-  const policy = await greedyEvalPolicy(config, weights, tok);
+  const { config, tok, policy } = await greedyModelFromFolder(dir);
   const problems = tinyJudgeProblems({ ...JUDGE_EVAL_SET, count });
   const episodes = await greedyEpisodes(policy, tok, problems, 'full', config.maxPositionEmbeddings);
   return {

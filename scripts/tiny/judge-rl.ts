@@ -11,16 +11,13 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { directoryFileSource } from '../../src/cli/fs-source.ts';
-import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { tinyJudgeProblems } from '../../src/data/tiny-task/dataset.ts';
 import { JUDGE_CHECK_PLAN, JUDGE_SHORTCUT_PLAN } from '../../src/data/tiny-task/judge.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
-import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { TINY_DATA_SEED } from '../../src/rl/problems.ts';
 import { getPreset, TINY_JUDGE_MODEL_NAME } from '../../src/rl/presets.ts';
 import { planKind } from './judge-eval.ts';
-import { greedyEpisodes, greedyEvalPolicy } from './rollout.ts';
+import { greedyEpisodes, greedyModelFromFolder } from './rollout.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const { values: args } = parseArgs({
@@ -115,10 +112,7 @@ function summarize(dir: string) {
  * and with the plan forced to check or to the shortcut; the forced check is the ceiling RL can reach by moving plans.
  */
 async function beforeRl(): Promise<{ n: number; own: number; check: number; shortcut: number }> {
-  const source = directoryFileSource(join(root, 'public/models', TINY_JUDGE_MODEL_NAME));
-  const { config, weights } = await loadHfCheckpoint(source);
-  const tok = await loadHfTokenizer(source);
-  const policy = await greedyEvalPolicy(config, weights, tok);
+  const { config, tok, policy } = await greedyModelFromFolder(join(root, 'public/models', TINY_JUDGE_MODEL_NAME));
   const problems = tinyJudgeProblems({
     split: 'heldout',
     count: getPreset('tiny-judge').evalSize,

@@ -16,7 +16,10 @@ import { promptsFor } from '../../src/rl/prompts/index.ts';
 import { FINISH } from '../../src/data/tiny-task/traces.ts';
 import type { Problem } from '../../src/data/problem.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
+import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
+import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { ModelConfig, ModelWeights } from '../../src/engine/model/config.ts';
 import type { Policy, TokenDecoder } from '../../src/engine/policy/policy.ts';
@@ -48,6 +51,16 @@ export async function greedyEvalPolicy(
     },
     seed,
   });
+}
+
+/** A model folder's config and tokenizer, and its greedyEvalPolicy. */
+export async function greedyModelFromFolder(
+  dir: string,
+): Promise<{ config: ModelConfig; tok: ChatTokenizer; policy: EnginePolicy }> {
+  const source = directoryFileSource(dir);
+  const { config, weights } = await loadHfCheckpoint(source);
+  const tok = await loadHfTokenizer(source);
+  return { config, tok, policy: await greedyEvalPolicy(config, weights, tok) };
 }
 
 export interface RolloutCaps {

@@ -2,19 +2,13 @@
 // model plans and computes (used while pretraining to see which errors remain).
 //   npx tsx scripts/tiny/show-episodes.ts [model folder, default public/models/tiny-rema] [count, default 9]
 
-import { directoryFileSource } from '../../src/cli/fs-source.ts';
-import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
-import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { TINY_MODEL_DIR } from './build-tokenizer.ts';
-import { greedyEpisodes, greedyEvalPolicy } from './rollout.ts';
+import { greedyEpisodes, greedyModelFromFolder } from './rollout.ts';
 
 const folder = process.argv[2] ?? TINY_MODEL_DIR;
 const count = Number(process.argv[3] ?? 9);
-const source = directoryFileSource(folder);
-const { config, weights } = await loadHfCheckpoint(source);
-const tok = await loadHfTokenizer(source);
-const policy = await greedyEvalPolicy(config, weights, tok);
+const { config, tok, policy } = await greedyModelFromFolder(folder);
 const problems = tinyArithProblems({ split: 'heldout', count, seed: 12345 });
 for (const e of await greedyEpisodes(policy, tok, problems, 'full', config.maxPositionEmbeddings)) {
   console.log(`${e.correct ? 'RIGHT' : 'wrong'} ${e.problem.level} ${e.problem.question} (gold ${e.problem.answer})`);
