@@ -1,13 +1,13 @@
-// Start-up time of the playground page: `npm start`'s vite dev server (or, with --built, the
-// page built by `vite build` and served by `vite preview`), warmed by one load, then N fresh page loads in
+// Start-up time of the playground page as `npm start` serves it (the page built by `vite build`, served by
+// `vite preview`; with --dev, `npm run dev`'s vite dev server), warmed by one load, then N fresh page loads in
 // Debian's Chromium (a new browser context each: empty IndexedDB and HTTP cache, as a newcomer), each waiting until
 // Train is enabled and a rollout is on screen. Reads the page's start-up marks (src/app/util/startup-marks.ts, ms
 // since navigation start) and prints each load, the median of each mark, and the machine's load average. Under the
 // default backend "auto" a fresh context has no kept rates, so each load is a first visit: the model is ready on
 // the CPU backend and the backends are measured after the first rollout (mark auto-measured, waited for too).
-//   node --import tsx bench/browser/startup.ts [--loads 7] [--hash '#preset=tiny-default'] [--built | --dist DIR]
+//   node --import tsx bench/browser/startup.ts [--loads 7] [--hash '#preset=tiny-default'] [--dev | --dist DIR]
 //     [--cached]
-// --built builds the page into a temporary folder first; --dist DIR serves a page already built there (to compare
+// The built page is built into a temporary folder first; --dist DIR serves a page already built there (to compare
 // two builds under the same machine load); --cached gives every fresh context the rates the warm-up load measured
 // (localStorage), as on a later visit.
 import { mkdtempSync } from 'node:fs';
@@ -22,7 +22,7 @@ const arg = (flag: string, fallback: string) => (argv.includes(flag) ? argv[argv
 const loads = Number(arg('--loads', '7'));
 const hash = arg('--hash', '');
 const dist = argv.includes('--dist') ? resolve(arg('--dist', '')) : null;
-const built = argv.includes('--built') || dist !== null;
+const built = !argv.includes('--dev') || dist !== null;
 const cached = argv.includes('--cached');
 const MARKS = ['script', 'paint', 'backend', 'ready', 'first-rollout', 'first-eval', 'auto-measured'] as const;
 const RATES_KEY = 'rema:auto-backend-rates';

@@ -33,8 +33,9 @@ test('2 threads and 1 thread (page served without COOP/COEP) write the same gree
   await expect(isolated.getByTestId('backend')).toContainText(cores >= 2 ? /2 threads/ : /1 thread/);
   await isolated.close();
 
-  // the same server, its isolation headers stripped: no SharedArrayBuffer, so the single-thread path
-  const plain = await browser.newContext();
+  // the same server, its isolation headers stripped and no service worker to add them back (public/site-sw.js):
+  // no SharedArrayBuffer, so the single-thread path, and the header line says why
+  const plain = await browser.newContext({ serviceWorkers: 'block' });
   await plain.route('**/*', async (route) => {
     const response = await route.fetch();
     const headers = { ...response.headers() };
@@ -45,7 +46,7 @@ test('2 threads and 1 thread (page served without COOP/COEP) write the same gree
   const page = await plain.newPage();
   const oneThread = await firstRollouts(page);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
-  await expect(page.getByTestId('backend')).toContainText(/1 thread/);
+  await expect(page.getByTestId('backend')).toContainText('1 thread: no SharedArrayBuffer');
   await plain.close();
 
   expect(twoThreads.length).toBeGreaterThan(0);

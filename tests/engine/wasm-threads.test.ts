@@ -220,7 +220,12 @@ describe('single-thread fallback', () => {
       const be = await WasmBackend.create({ spawnHelper: spawnNodeWasmHelper, cores: 2, ...options });
       open.push(be);
       expect(be.threads, JSON.stringify(options)).toBe(1);
-      expect(be.description).toMatch(/1 thread\)/);
+      // only the page's missing isolation is named: a core count or a pin is no surprise
+      expect(be.description).toMatch(
+        'sharedMemory' in options
+          ? /1 thread: no SharedArrayBuffer \(the page is not cross-origin isolated\)\)/
+          : /1 thread\)/,
+      );
       expect(be.runtime.memory.buffer).not.toBeInstanceOf(SharedArrayBuffer);
     }
     // no way to start a helper (the default in tests and where a page has no Worker)

@@ -6,7 +6,11 @@ import type { WorkerEvent, WorkerRequest } from './protocol.ts';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const emit = (e: WorkerEvent) => scope.postMessage(e);
-const base = new URL(import.meta.env.BASE_URL, scope.location.origin).href;
+// The site's root, where models/ and data/ are: the dev server serves from the origin's root; a built site may sit
+// under any sub-path (relative base), and its workers run from its assets/ folder, one below the root.
+const base = import.meta.env.DEV
+  ? new URL('/', scope.location.origin).href
+  : new URL(/* @vite-ignore */ '../', import.meta.url).href;
 // answers are graded in a nested worker that is terminated past a hard limit per check (checker-web.ts)
 const checker = webAnswerChecker();
 const handle = createSession(emit, {

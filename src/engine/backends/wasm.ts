@@ -121,7 +121,8 @@ export class WasmBackend extends CpuBackend {
   /** the runtime (memory, heap, SIMD exports) — benchmarks and tests read its stats */
   readonly runtime: WasmRuntime;
 
-  private constructor(rt: WasmRuntime, store: WasmTensorStore, maxTotalBytes: number) {
+  /** `oneThreadReason`: why a backend that could use two threads runs one (named in its description). */
+  private constructor(rt: WasmRuntime, store: WasmTensorStore, maxTotalBytes: number, oneThreadReason: string) {
     super({
       maxTotalBytes,
       maxBufferSize: maxTotalBytes,
@@ -131,7 +132,7 @@ export class WasmBackend extends CpuBackend {
         (t: Tensor) => store.pointer(t.id),
         (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32'),
       ),
-      description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : '1 thread'})`,
+      description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : oneThreadReason ? `1 thread: ${oneThreadReason}` : '1 thread'})`,
     });
     this.runtime = rt;
     this.variant = rt.variant;
@@ -171,6 +172,8 @@ export class WasmBackend extends CpuBackend {
     }
     const headroom = 256 * 1024 * 1024;
     const maxTotalBytes = Math.min(options.maxTotalBytes ?? Infinity, rt.heap.maxBytes - headroom);
-    return new WasmBackend(rt, new WasmTensorStore(rt), maxTotalBytes);
+    // a core count or an explicit pin is no surprise; a page that cannot share memory is worth saying
+    const reason = plan.threads === 1 && plan.reason.startsWith('no SharedArrayBuffer') ? plan.reason : '';
+    return new WasmBackend(rt, new WasmTensorStore(rt), maxTotalBytes, reason);
   }
 }
