@@ -12,7 +12,9 @@ import { join } from 'node:path';
 export const REPO = join(import.meta.dirname, '../..');
 /** weights (ignored by git): the base, the SFT run folders with their model, the RL run folders */
 export const WORK = 'runs/sft-ablation';
-/** the committed small files: configs, metrics, evals */
+/** each run's files as the report reads them (ignored by git): configs, SFT settings, per-step metrics, evals */
+export const LOGS = 'runs/sft-ablation/logs';
+/** the committed summary (summary.json: settings, curves, evals per arm and seed; the base's training log) */
 export const RESULTS = 'results/sft-ablation';
 export const BASE_DIR = join(WORK, 'base');
 
@@ -55,4 +57,4 @@ export const RL_MODE: Record<Arm, Record<string, unknown>> = { meta: {}, cot: { 
 
 export const sftDir = (budget: Budget, arm: Arm, seed: number) => join(WORK, budget, `sft-${arm}-seed-${seed}`);
 export const rlDir = (budget: Budget, arm: Arm, seed: number) => join(WORK, budget, `rl-${arm}-seed-${seed}`);
-export const resultDir = (budget: Budget, arm: Arm, seed: number) => join(RESULTS, budget, arm, `seed-${seed}`);
+export const logDir = (budget: Budget, arm: Arm, seed: number) => join(LOGS, budget, arm, `seed-${seed}`);

@@ -1,11 +1,15 @@
-// Turns results/sft-ablation/<arm>/seed-<s>/ (written by run.ts) into docs/sft-ablation.md: per arm the held-out
-// greedy accuracy after SFT (the RL run's step-0 evaluation), after RL (its last evaluation) and the gain, each as
-// mean / min / max over seeds, the per-seed rows, and the curves (docs/figures/sft-ablation-rl.svg: RL reward and
-// held-out accuracy, src/rl/ablation-curves.ts; docs/figures/sft-ablation-sft-loss.svg: the SFT loss,
-// scripts/replication/svg.ts). The text after the "<!-- findings -->" line of an existing report is kept.
-//   npx tsx scripts/sft-ablation/report.ts
+// Turns the ablation's runs into docs/sft-ablation.md: per arm the held-out greedy accuracy after SFT (the RL run's
+// step-0 evaluation), after RL (its last evaluation) and the gain, each as mean / min / max over seeds, the per-seed
+// rows, and the curves (docs/figures/sft-ablation-*-rl.svg: RL reward and held-out accuracy,
+// src/rl/ablation-curves.ts; docs/figures/sft-ablation-*-sft-loss.svg: the SFT loss, scripts/replication/svg.ts).
+// With --results DIR (the per-run files run.ts copies, runs/sft-ablation/logs) it first writes the committed summary
+// results/sft-ablation/summary.json (each seed's settings, its SFT loss at most 256 points, reward per RL step and
+// evaluations); without, it renders from that summary, so a fresh clone regenerates the page. The text after the
+// "<!-- findings -->" line of an existing report is kept.
+//   npx tsx scripts/sft-ablation/report.ts [--results runs/sft-ablation/logs]
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ablationSvg, band, spread, type RunCurves } from '../../src/rl/ablation-curves.ts';
 import { curvesSvg } from '../replication/svg.ts';
 import { ARMS, ARM_LABEL, BASE_ARGS, BUDGETS, REPO, RESULTS, RL_SET, SFT_SET, type Arm, type Budget } from './arms.ts';
@@ -18,36 +22,78 @@ const readJsonl = <T>(path: string): T[] =>
         .map((l) => JSON.parse(l) as T)
     : [];
 
+type Point = { step: number; value: number };
 interface SeedRun {
   seed: number;
-  sftLoss: { step: number; value: number }[];
-  reward: { step: number; value: number }[];
-  evals: { step: number; value: number }[];
+  /** the RL run's config.json and the SFT run's sft.json, as written */
+  config: unknown;
+  sft: unknown;
+  /** SFT loss per optimiser step (at most SFT_POINTS points, evenly spaced, the last step included) */
+  sftLoss: Point[];
+  /** number of SFT optimiser steps */
+  sftSteps: number;
+  reward: Point[];
+  evals: Point[];
+}
+type Summary = Partial<Record<Budget, Partial<Record<Arm, SeedRun[]>>>>;
+
+const SFT_POINTS = 256;
+const summaryPath = join(REPO, RESULTS, 'summary.json');
+
+/** Every k-th point so at most `n` remain, the last one always kept. */
+function thin(points: Point[], n: number): Point[] {
+  const k = Math.ceil(points.length / n);
+  return points.filter((_, i) => i % k === 0 || i === points.length - 1);
 }
 
-function runsOf(budget: Budget, arm: Arm): SeedRun[] {
-  const dir = join(REPO, RESULTS, budget, arm);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
+/** One arm's seeds from the run files (dir/<budget>/<arm>/seed-<s>/: config.json, metrics.jsonl, eval.jsonl, sft/). */
+function runsFromLogs(dir: string, budget: Budget, arm: Arm): SeedRun[] {
+  const armDir = join(dir, budget, arm);
+  if (!existsSync(armDir)) return [];
+  return readdirSync(armDir)
     .filter((n) => /^seed-\d+$/.test(n))
-    .map((n) => ({
-      seed: Number(n.slice(5)),
-      sftLoss: readJsonl<{ step: number; loss: number }>(join(dir, n, 'sft', 'metrics.jsonl')).map((m) => ({
+    .map((n) => {
+      const seedDir = join(armDir, n);
+      const json = (f: string) =>
+        existsSync(join(seedDir, f)) ? JSON.parse(readFileSync(join(seedDir, f), 'utf8')) : null;
+      const loss = readJsonl<{ step: number; loss: number }>(join(seedDir, 'sft', 'metrics.jsonl')).map((m) => ({
         step: m.step,
         value: m.loss,
-      })),
-      reward: readJsonl<{ step: number; reward_mean: number }>(join(dir, n, 'metrics.jsonl')).map((m) => ({
-        step: m.step,
-        value: m.reward_mean,
-      })),
-      evals: readJsonl<{ step: number; accuracy: number }>(join(dir, n, 'eval.jsonl')).map((e) => ({
-        step: e.step,
-        value: e.accuracy,
-      })),
-    }))
+      }));
+      return {
+        seed: Number(n.slice(5)),
+        config: json('config.json'),
+        sft: json('sft/sft.json'),
+        sftLoss: thin(loss, SFT_POINTS),
+        sftSteps: loss.length,
+        reward: readJsonl<{ step: number; reward_mean: number }>(join(seedDir, 'metrics.jsonl')).map((m) => ({
+          step: m.step,
+          value: m.reward_mean,
+        })),
+        evals: readJsonl<{ step: number; accuracy: number }>(join(seedDir, 'eval.jsonl')).map((e) => ({
+          step: e.step,
+          value: e.accuracy,
+        })),
+      };
+    })
     .filter((r) => r.evals.length > 0)
     .toSorted((a, b) => a.seed - b.seed);
 }
+
+const { values: args } = parseArgs({ options: { results: { type: 'string' } } });
+if (args.results) {
+  const dir = resolve(args.results);
+  if (!existsSync(dir)) throw new Error(`--results ${dir}: no such folder (scripts/sft-ablation/run.ts writes it)`);
+  const summary: Summary = Object.fromEntries(
+    BUDGETS.map((b) => [b, Object.fromEntries(ARMS.map((a) => [a, runsFromLogs(dir, b, a)]))]),
+  );
+  writeFileSync(summaryPath, `${JSON.stringify(summary)}\n`);
+  console.log(`wrote ${summaryPath}`);
+}
+if (!existsSync(summaryPath))
+  throw new Error(`${summaryPath} is missing: run scripts/sft-ablation/run.ts, then this script with --results`);
+const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as Summary;
+const runsOf = (budget: Budget, arm: Arm): SeedRun[] => summary[budget]?.[arm] ?? [];
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '-');
 const pts = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}` : '-');
@@ -80,7 +126,7 @@ const trio = (xs: number[], f: (x: number) => string) => {
       );
       for (const r of rs)
         seedRows.push(
-          `| ${budget} | ${arm} | ${r.seed} | ${r.sftLoss.length} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
+          `| ${budget} | ${arm} | ${r.seed} | ${r.sftSteps} | ${r.sftLoss[0]?.value.toFixed(3) ?? '-'} -> ${r.sftLoss.at(-1)?.value.toFixed(3) ?? '-'} | ${r.evals.map((e) => `${e.step}: ${pct(e.value)}`).join(', ')} |`,
         );
     }
     if (ARMS.every((a) => runs[a].length === 0)) continue;
@@ -130,7 +176,8 @@ const trio = (xs: number[], f: (x: number) => string) => {
 The paper's Sec. 4.2.1 (Fig. 3) motivates ReMA by starting RL from SFT on meta-thinking dialogues versus from SFT on
 chain-of-thought answers. This is that comparison on the embedded tiny model and task, generated by
 \`scripts/sft-ablation/run.ts\` (the runs) and \`scripts/sft-ablation/report.ts\` (this page); the runs' configs,
-SFT settings, metrics and evaluations are in \`results/sft-ablation/\` (no weights).
+SFT settings, curves and evaluations are summarised in \`results/sft-ablation/summary.json\` (no weights; the
+per-step logs stay in the run folders, \`runs/sft-ablation/logs/\`).
 
 ## Setup
 

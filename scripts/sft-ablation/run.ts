@@ -1,7 +1,8 @@
 // Runs the SFT ablation (arms.ts says what each arm is): makes the base once (scripts/tiny/pretrain.ts --mix direct,
 // a child process), then per arm and seed an SFT run and an RL run from its model, and copies each run's small
-// files (config, SFT settings, metrics, evals) to results/sft-ablation/<arm>/seed-<s>/. A finished step is skipped
-// and a killed run resumes from its checkpoint, so the script can be re-run. report.ts writes docs/sft-ablation.md.
+// files (config, SFT settings, metrics, evals) to runs/sft-ablation/logs/<budget>/<arm>/seed-<s>/. A finished step
+// is skipped and a killed run resumes from its checkpoint, so the script can be re-run. report.ts --results
+// runs/sft-ablation/logs summarises them into results/sft-ablation/summary.json and writes docs/sft-ablation.md.
 //   node --experimental-wasm-relaxed-simd --import tsx scripts/sft-ablation/run.ts [--budgets short,long] [--arms meta,cot] [--seeds 0,1,2,3,4]
 // (two processes with one arm each run the arms side by side.)
 import { spawnSync } from 'node:child_process';
@@ -23,7 +24,7 @@ import {
   RL_SET,
   SFT_PRESET,
   SFT_SET,
-  resultDir,
+  logDir,
   rlDir,
   sftDir,
   type Arm,
@@ -103,7 +104,7 @@ async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
       `${budget} ${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
     );
   }
-  const dest = resultDir(budget, arm, seed);
+  const dest = logDir(budget, arm, seed);
   mkdirSync(join(dest, 'sft'), { recursive: true });
   for (const f of ['config.json', 'sft.json', 'metrics.jsonl']) cpSync(join(sftOut, f), join(dest, 'sft', f));
   for (const f of ['config.json', 'metrics.jsonl', 'eval.jsonl']) cpSync(join(rlOut, f), join(dest, f));
