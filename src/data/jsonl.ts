@@ -27,7 +27,3 @@ export function parseJsonl(text: string, file: string): JsonlRow[] {
   }
   return rows;
 }
-
-export function toJsonl(values: readonly unknown[]): string {
-  return values.map((v) => JSON.stringify(v)).join('\n') + (values.length > 0 ? '\n' : '');
-}

@@ -3,7 +3,6 @@
 // (a zustand selector must not return a fresh object each call).
 import type { RolloutRecord } from '../../rl/metrics.ts';
 import type { SavedRun } from '../persist/run-types.ts';
-import type { PlaygroundState } from './types.ts';
 
 /** Runs drawn on the charts: the current run first, then the overlaid ones in the order they were picked. */
 const chartRuns = (current: SavedRun | null, runs: readonly SavedRun[], overlayIds: readonly string[]): SavedRun[] => {
@@ -29,8 +28,4 @@ export function groupRollouts(rollouts: readonly RolloutRecord[]): RolloutRecord
     .map(([, g]) => g.toSorted((a, b) => a.sample - b.sample));
 }
 
-const canTrain = (s: PlaygroundState): boolean =>
-  s.status === 'idle' || s.status === 'training' || s.status === 'stepping';
-
 export const runSelectors = { chartRuns };
-export const sessionSelectors = { canTrain };

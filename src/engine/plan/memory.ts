@@ -181,16 +181,6 @@ function mergedAdapters(config: ModelConfig, shape: MemoryShape, liveBefore: num
   return n;
 }
 
-/** Whether EnginePolicy merges LoRA into an inference copy for generation (every adapter; the 'auto' rule is
- *  model/lora-merge.ts mergeLoraAuto). */
-export function mergesLora(config: ModelConfig, shape: MemoryShape): boolean {
-  const t = shape.training;
-  if (t.mode !== 'lora') return false;
-  const weights = weightBytes(config, shape);
-  const persistent = weights + 2 * F * t.adapters * 2 * loraFloats(config, t.rank, t.targets) + F * t.adapters;
-  return mergedAdapters(config, shape, persistent) === t.adapters;
-}
-
 /** The largest of the decodeBatch calls a generate call is split into (at most `decodeBatch` sequences each, in
  *  order; a prompt's samples next to each other), by its peak floats. */
 function decodeCallFloats(

@@ -54,7 +54,6 @@ export const CONFIG_KEYS = Object.keys(CONFIG_FIELDS) as readonly ConfigKey[];
 
 /** See the `mode` field: multi-turn, single-turn, vrp (evaluation only), vrp-rl, mrp-rl. */
 export type ProtocolMode = ExperimentConfig['mode'];
-export type ParamMode = ExperimentConfig['paramMode'];
 export type AgentRole = ExperimentConfig['startAgent'];
 /** which agent, if any, is a frozen external model (the frozenAgent field) */
 export type FrozenAgent = ExperimentConfig['frozenAgent'];
@@ -66,16 +65,7 @@ export type StdScaling = ExperimentConfig['stdScaling'];
 export type KlEstimator = ExperimentConfig['klEstimator'];
 export type LrSchedule = ExperimentConfig['lrSchedule'];
 export type DatasetName = ExperimentConfig['trainSet'];
-export type ModelSource = ExperimentConfig['modelSource'];
 export type PromptSetName = ExperimentConfig['prompts'];
-export type OldLogProbMode = ExperimentConfig['oldLogProbs'];
-export type SingleTurnReward = ExperimentConfig['singleTurnReward'];
-export type GroupStatsRows = ExperimentConfig['groupStatsRows'];
-export type RegularizerMean = ExperimentConfig['regularizerMean'];
-export type OverflowAnswer = ExperimentConfig['overflowAnswer'];
-export type EndTokenTarget = ExperimentConfig['endTokenTarget'];
-export type LogprobTemperature = ExperimentConfig['logprobTemperature'];
-export type KlPlacement = ExperimentConfig['klPlacement'];
 
 /** A fresh config holding every field's default (the presets state only what differs from it). */
 export function configDefaults(): ExperimentConfig {

@@ -32,13 +32,6 @@ function inRange(x: number, spec: Range): boolean {
   return true;
 }
 
-/** The allowed values of an enum field, for controls that offer them (the page's knobs). */
-export function enumValues(key: ConfigKey): readonly string[] {
-  const spec = FIELD_SPECS[key];
-  if (spec.kind !== 'enum') throw new Error(`field "${key}" is not an enum (${spec.kind})`);
-  return spec.values;
-}
-
 /** What a field accepts, in words ("an integer in [1, inf)", "one of a | b", ...): the validator's and the docs' phrase. */
 export function acceptedText(spec: FieldSpec): string {
   switch (spec.kind) {
