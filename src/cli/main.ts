@@ -27,7 +27,7 @@ import {
   useWeightDtype,
 } from './setup.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
-import { formatPlan, parseBytes, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
+import { bytesFlag, formatPlan, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -309,7 +309,7 @@ export function buildProgram(): Command {
           config,
           backend: o.backend,
           weightDtype: o.weightDtype,
-          ...(o.memory !== undefined ? { memoryBytes: parseBytes('--memory', o.memory) } : {}),
+          ...(o.memory !== undefined ? { memoryBytes: bytesFlag('--memory', o.memory) } : {}),
         });
         process.stdout.write(o.json ? JSON.stringify(plan) + '\n' : formatPlan(plan));
       },

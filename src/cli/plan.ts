@@ -6,7 +6,7 @@
 // planner's estimate); else the estimate stands.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { formatBytes } from '../engine/io/model-size.ts';
+import { formatBytes, parseBytes } from '../engine/io/model-size.ts';
 import type { WeightDtype } from '../engine/plan/memory.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
 import { findCatalogModel } from '../data/models/catalog.ts';
@@ -20,25 +20,10 @@ import { loadConfigProblems, REPO_ROOT } from './setup.ts';
 export const PLAN_BACKENDS: readonly PlanBackend[] = ['wasm', 'webgpu', 'cpu'];
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
 
-const UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-  tib: 1024 ** 4,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-  tb: 1e12,
-};
-
-/** "4294967296", "4GiB", "512 MiB", "8GB" -> bytes; anything else is refused naming the flag. */
-export function parseBytes(flag: string, text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$/i.exec(text);
-  const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
-  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : Number.NaN;
-  if (!(bytes > 0) || !Number.isSafeInteger(bytes))
+/** A byte-size flag ("4294967296", "4GiB", "512 MiB", "8GB"); anything else is refused naming the flag. */
+export function bytesFlag(flag: string, text: string): number {
+  const bytes = parseBytes(text);
+  if (bytes === null)
     throw new Error(`${flag}: "${text}" is not a positive number of bytes (e.g. 4294967296, 4GiB, 512MiB)`);
   return bytes;
 }

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseBytes } from '../../src/cli/plan.ts';
+import { bytesFlag } from '../../src/cli/plan.ts';
 import { loadConfigProblems } from '../../src/cli/setup.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
@@ -203,10 +203,10 @@ describe('rema plan', () => {
   });
 
   it('parses byte sizes', () => {
-    expect(parseBytes('--memory', '4294967296')).toBe(4294967296);
-    expect(parseBytes('--memory', '4GiB')).toBe(4 * 1024 ** 3);
-    expect(parseBytes('--memory', '512 MiB')).toBe(512 * 1024 ** 2);
-    expect(parseBytes('--memory', '8GB')).toBe(8e9);
-    expect(() => parseBytes('--memory', '-1')).toThrow(/--memory: "-1"/);
+    expect(bytesFlag('--memory', '4294967296')).toBe(4294967296);
+    expect(bytesFlag('--memory', '4GiB')).toBe(4 * 1024 ** 3);
+    expect(bytesFlag('--memory', '512 MiB')).toBe(512 * 1024 ** 2);
+    expect(bytesFlag('--memory', '8GB')).toBe(8e9);
+    expect(() => bytesFlag('--memory', '-1')).toThrow(/--memory: "-1"/);
   });
 });

@@ -5,29 +5,10 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { findCatalogModel } from '../../data/models/catalog.ts';
-import { formatBytes } from '../../engine/io/model-size.ts';
+import { formatBytes, parseBytes } from '../../engine/io/model-size.ts';
 import type { WeightDtype } from '../../engine/plan/memory.ts';
 import { modelConfigFor, planConfig, type Plan, type PlanBackend } from '../../rl/plan.ts';
 import { usePlayground } from '../store/react.ts';
-
-const UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-};
-
-/** "8GiB", "512 MiB", "4294967296" -> bytes; null for empty or unreadable text. */
-export function readBytes(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?\s*$/i.exec(text);
-  const unit = m ? UNITS[(m[2] ?? '').toLowerCase()] : undefined;
-  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : Number.NaN;
-  return bytes > 0 ? bytes : null;
-}
 
 /** The adapter's buffer limits, read once on the page's thread (null without WebGPU). */
 function useAdapterLimits(): { maxBufferSize: number; maxStorageBufferBindingSize: number; name: string } | null {
@@ -79,7 +60,7 @@ export function Planner({ chosen }: { chosen: string }) {
     try {
       const config = { ...s.config, modelSource: 'hub' as const, model: entry.repo };
       const model = modelConfigFor(config);
-      const memoryBytes = backend === 'webgpu' ? readBytes(gpuMemory) : null;
+      const memoryBytes = backend === 'webgpu' ? parseBytes(gpuMemory) : null;
       const plan = planConfig(config, model, {
         backend,
         weightDtype: backend === 'cpu' ? 'f32' : dtype,

@@ -37,6 +37,28 @@ export function formatBytes(bytes: number): string {
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+};
+
+/** formatBytes's inverse for what people type: "4294967296", "4GiB", "512 MiB", "8GB", "1.5 TiB" -> bytes; null for
+ *  anything else (empty, negative, unknown unit, or past the exact integers). */
+export function parseBytes(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$/i.exec(text);
+  const unit = m ? BYTE_UNITS[(m[2] ?? '').toLowerCase()] : undefined;
+  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : Number.NaN;
+  return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : null;
+}
+
 /**
  * Throws when the weights plus a KV cache of `contextTokens` tokens cannot fit the backend's memory, naming the
  * model, the bytes needed and the bytes available.
