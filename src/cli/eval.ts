@@ -34,7 +34,8 @@ import { directoryFileSource } from './fs-source.ts';
 import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
 import { writeNamed } from './run-files.ts';
 import { dataDirSource } from './data-dir.ts';
-import { loadModel, PUBLIC_DATA, userFile, type BackendKind } from './setup.ts';
+import { loadModel, PUBLIC_DATA, userFile } from './setup.ts';
+import type { BackendKind } from '../engine/backend.ts';
 
 export const BENCHMARKS = [
   ...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(DATA_DIR_DATASETS), 'tiny-arith', 'tiny-judge']),

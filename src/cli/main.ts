@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { exportVerl } from '../rl/export-verl.ts';
 import type { WeightDtype } from '../engine/plan/memory.ts';
-import type { PlanBackend } from '../rl/plan.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
@@ -14,10 +13,8 @@ import { useDataDir } from './data-dir.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
-  BACKENDS,
   SIMD_CHOICES,
   THREADS_CHOICES,
-  type BackendKind,
   type SimdChoice,
   type ThreadsChoice,
   useSimd,
@@ -26,8 +23,9 @@ import {
   type WeightDtypeChoice,
   useWeightDtype,
 } from './setup.ts';
+import { BACKEND_KINDS, type BackendKind } from '../engine/backend.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
-import { bytesFlag, formatPlan, PLAN_BACKENDS, runPlan, WEIGHT_DTYPES } from './plan.ts';
+import { bytesFlag, formatPlan, runPlan, WEIGHT_DTYPES } from './plan.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
@@ -43,7 +41,8 @@ function configOptions(cmd: Command): Command {
     .option('--seed <s>', 'override the seed');
 }
 
-const backendOption = () => new Option('--backend <kind>', 'compute backend').choices([...BACKENDS]).default('wasm');
+const backendOption = () =>
+  new Option('--backend <kind>', 'compute backend').choices([...BACKEND_KINDS]).default('wasm');
 
 const simdOption = () =>
   new Option(
@@ -291,7 +290,7 @@ export function buildProgram(): Command {
         'memory a config needs (weights, lora, optimizer, kv_cache, activations, peak) and whether it fits, before any download',
       ),
   )
-    .addOption(new Option('--backend <kind>', 'backend to plan for').choices([...PLAN_BACKENDS]).default('wasm'))
+    .addOption(new Option('--backend <kind>', 'backend to plan for').choices([...BACKEND_KINDS]).default('wasm'))
     .option(
       '--memory <bytes>',
       "bytes the device allows (e.g. 8GiB); default: the wasm backend's 4 GiB, the cpu backend's 8 GiB; webgpu needs it",
@@ -303,7 +302,7 @@ export function buildProgram(): Command {
     )
     .option('--json', 'print one JSON object (parameters, bytes, fits, suggestion, ...)')
     .action(
-      async (o: ConfigFlags & { backend: PlanBackend; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
+      async (o: ConfigFlags & { backend: BackendKind; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
         const config = await configFromFlags(o);
         const plan = await runPlan({
           config,

@@ -10,14 +10,14 @@ import { formatBytes, parseBytes } from '../engine/io/model-size.ts';
 import type { WeightDtype } from '../engine/plan/memory.ts';
 import type { ExperimentConfig } from '../rl/config.ts';
 import { findCatalogModel } from '../data/models/catalog.ts';
-import { modelConfigFor, planConfig, promptBaseTokens, type Plan, type PlanBackend } from '../rl/plan.ts';
+import type { BackendKind } from '../engine/backend.ts';
+import { modelConfigFor, planConfig, promptBaseTokens, type Plan } from '../rl/plan.ts';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import type { FileSource } from '../util/file-source.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
 import { loadConfigProblems, REPO_ROOT } from './setup.ts';
 
-export const PLAN_BACKENDS: readonly PlanBackend[] = ['wasm', 'webgpu', 'cpu'];
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
 
 /** A byte-size flag ("4294967296", "4GiB", "512 MiB", "8GB"); anything else is refused naming the flag. */
@@ -92,7 +92,7 @@ async function measuredPromptBase(config: ExperimentConfig): Promise<number | un
 
 export interface PlanRequest {
   config: ExperimentConfig;
-  backend: PlanBackend;
+  backend: BackendKind;
   memoryBytes?: number;
   weightDtype?: WeightDtype;
 }

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Backend } from '../engine/backend.ts';
+import type { Backend, BackendKind } from '../engine/backend.ts';
 import { CpuBackend } from '../engine/backends/cpu.ts';
 import { WasmBackend } from '../engine/backends/wasm.ts';
 import type { EnginePolicy } from '../engine/policy/engine-policy.ts';
@@ -23,9 +23,6 @@ import { dataDirSource } from './data-dir.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
 import { nodeCores, spawnNodeWasmHelper } from './wasm-helper-node.ts';
-
-export type BackendKind = 'cpu' | 'wasm' | 'webgpu';
-export const BACKENDS: readonly BackendKind[] = ['cpu', 'wasm', 'webgpu'];
 
 /** Which WebAssembly build the wasm backend runs: 'auto' = relaxed SIMD (fused multiply-add) where this Node
  *  validates it (bin/rema.mjs enables it on Node 20), else plain SIMD; 'relaxed' / 'plain' pin one build (the two

@@ -28,7 +28,8 @@ import { appendNamed, replaceFile, writeNamed } from './run-files.ts';
 import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareStepLog } from './run-logs.ts';
-import { modelSource, openBackend, REPO_ROOT, type BackendKind } from './setup.ts';
+import { modelSource, openBackend, REPO_ROOT } from './setup.ts';
+import type { BackendKind } from '../engine/backend.ts';
 
 export interface SftFlags {
   preset?: string;

@@ -26,7 +26,7 @@ import {
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain } from './train.ts';
-import type { BackendKind } from './setup.ts';
+import type { BackendKind } from '../engine/backend.ts';
 
 export { gridPoints, pointLabel, pointOverrides, summarizeRun, toCsv, type Grid, type RunRow };
 

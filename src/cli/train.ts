@@ -41,7 +41,8 @@ import { appendNamed, replaceFile } from './run-files.ts';
 import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareLogs } from './run-logs.ts';
-import { loadConfigProblems, loadModel, type BackendKind } from './setup.ts';
+import { loadConfigProblems, loadModel } from './setup.ts';
+import type { BackendKind } from '../engine/backend.ts';
 
 export interface TrainOptions {
   config: ExperimentConfig;

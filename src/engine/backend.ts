@@ -28,8 +28,12 @@ export interface RepeatRecording {
   dispose(): void;
 }
 
+/** The three kernel sets: the TypeScript reference, WebAssembly SIMD, WebGPU. One list for every menu and flag. */
+export const BACKEND_KINDS = ['cpu', 'wasm', 'webgpu'] as const;
+export type BackendKind = (typeof BACKEND_KINDS)[number];
+
 export interface Backend {
-  readonly kind: 'cpu' | 'webgpu' | 'wasm';
+  readonly kind: BackendKind;
   /** human-readable device description, e.g. "google / swiftshader (fallback)" */
   readonly description: string;
   readonly limits: BackendLimits;

@@ -3,6 +3,7 @@
 // offline catalog (src/data/models) or a config.json the caller read; the workload shape of one step (decode
 // batch, prompt and message lengths, gradient chunk) follows from the config the way the trainer and EnginePolicy
 // run it; the bytes are engine/plan/memory.ts, which matches the engine's allocation ledger.
+import type { BackendKind } from '../engine/backend.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
 import { parseHfConfig } from '../engine/io/hf-config.ts';
 import { planMemory, type MemoryBytes, type MemoryShape, type WeightDtype } from '../engine/plan/memory.ts';
@@ -13,8 +14,6 @@ import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { isTwoAgent } from './train/episodes.ts';
-
-export type PlanBackend = 'webgpu' | 'wasm' | 'cpu';
 
 /** EnginePolicy's default rows per gradient chunk (engine-policy.ts); the sequences decoded together are
  *  config.decodeBatch. */
@@ -32,7 +31,7 @@ export const WASM_LIMIT_BYTES = 4 * 1024 ** 3 - 256 * 1024 ** 2;
 const CPU_LIMIT_BYTES = 8 * 1024 ** 3;
 
 export interface PlanOptions {
-  backend: PlanBackend;
+  backend: BackendKind;
   /** bytes the device allows; default: the WASM / CPU backend's cap, unknown for WebGPU (the page reads it from the adapter) */
   memoryBytes?: number;
   /** storage of the frozen base weights; default f32 (what EnginePolicy uses unless told otherwise) */
@@ -197,19 +196,19 @@ export function stepShape(
 
 /** What the backend changes in a step's allocations: WASM keeps vectors in f32 beside half matrices; the LoRA merge
  *  rule depends on the backend kind and the total the backend enforces (its default cap; WebGPU enforces none). */
-function backendShape(shape: MemoryShape, backend: PlanBackend): MemoryShape {
+function backendShape(shape: MemoryShape, backend: BackendKind): MemoryShape {
   const cap = backend === 'webgpu' ? null : defaultLimit(backend);
   return { ...shape, halfVectors: backend !== 'wasm', backend, ...(cap !== null ? { deviceBytes: cap } : {}) };
 }
 
-function defaultLimit(backend: PlanBackend): number | null {
+function defaultLimit(backend: BackendKind): number | null {
   if (backend === 'wasm') return WASM_LIMIT_BYTES;
   if (backend === 'cpu') return CPU_LIMIT_BYTES;
   return null;
 }
 
 /** Base weight storage each backend can hold: the CPU reference keeps f32 only. */
-function dtypesFor(backend: PlanBackend): WeightDtype[] {
+function dtypesFor(backend: BackendKind): WeightDtype[] {
   return backend === 'cpu' ? ['f32'] : ['f32', 'f16', 'bf16'];
 }
 
@@ -233,7 +232,7 @@ interface Change {
 /** Single changes of a config: fewer sequences decoded at once (the same rollouts, only slower: half the cost of
  *  any other change per halving), f16 weights, a smaller group, shorter messages, fewer problems per step, fewer
  *  LoRA targets, a shorter prompt cap, fewer held-out problems, fewer rounds. */
-function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: PlanBackend): Change[] {
+function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: BackendKind): Change[] {
   const out: Change[] = [];
   const decoded = Math.min(c.decodeBatch, Math.max(c.problemsPerStep * c.groupSize, evalProblems(c)));
   for (const [b, k] of halvings(decoded, 1)) out.push({ set: { decodeBatch: b }, cost: k / 2 });
@@ -266,7 +265,7 @@ function suggest(
   config: ExperimentConfig,
   model: ModelConfig,
   dtype: WeightDtype,
-  backend: PlanBackend,
+  backend: BackendKind,
   limit: number,
   base?: number,
 ): PlanSuggestion | null {

@@ -44,7 +44,7 @@ function makeStore(sent: WorkerRequest[]): { store: PlaygroundStore; close(): vo
       config,
       preset: 'tiny-default',
       view: 'curves',
-      backendPreference: 'cpu',
+      backendPreference: 'wasm',
       modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
       ablation: spec,
     },

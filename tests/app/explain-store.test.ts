@@ -28,7 +28,7 @@ async function setup() {
       config: getPreset('tiny-default'),
       preset: 'tiny-default',
       view: 'curves',
-      backendPreference: 'cpu',
+      backendPreference: 'wasm',
       modelSpec: { kind: 'embedded', name: 'tiny-rema' },
     },
   );

@@ -34,7 +34,7 @@ function setup(autoReset: number) {
       config: getPreset('tiny-default'),
       preset: 'tiny-default',
       view: 'curves',
-      backendPreference: 'cpu',
+      backendPreference: 'wasm',
       modelSpec: { kind: 'embedded', name: 'tiny-rema' },
       presenting: true,
       autoReset,

@@ -77,7 +77,7 @@ export async function renderInProcessApp(opts: {
       config: opts.config,
       preset: 'tiny-default',
       view: opts.view ?? 'curves',
-      backendPreference: opts.backendPreference ?? 'cpu',
+      backendPreference: opts.backendPreference ?? 'wasm',
       modelSpec: { kind: 'local', name: opts.modelName, files: opts.files },
     },
   );

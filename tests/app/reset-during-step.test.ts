@@ -42,7 +42,7 @@ it('a step that was running when Reset was pressed is not saved as a run, and th
       config,
       preset: 'tiny-default',
       view: 'curves',
-      backendPreference: 'cpu',
+      backendPreference: 'wasm',
       modelSpec: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
     },
   );
@@ -92,7 +92,7 @@ it('a Reset whose trainer cannot be built leaves the running trainer, which take
     {
       type: 'load',
       model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-      backend: 'cpu',
+      backend: 'wasm',
       config,
       run: 1,
     },

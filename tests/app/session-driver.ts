@@ -99,7 +99,7 @@ export function loadFixture(s: ReturnType<typeof startSession>, config: Experime
     {
       type: 'load',
       model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-      backend: 'cpu',
+      backend: 'wasm',
       config,
     },
     'ready',

@@ -31,7 +31,7 @@ it('an intervention on a math problem grades its answers through the session che
   handle({
     type: 'load',
     model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-    backend: 'cpu',
+    backend: 'wasm',
     config: fixtureConfig({ evalBeforeTrain: false }),
   });
   await until('ready');

@@ -39,7 +39,7 @@ const onnxSource = { kind: 'local' as const, name: 'tiny-rema-onnx', files: fold
 describe('in-process session with a frozen ONNX agent', () => {
   it('trains the meta-thinking agent next to a frozen ONNX reasoning agent, and evaluates the ONNX model alone', async () => {
     const s = startSession(loadOrt);
-    await s.request({ type: 'load', model, backend: 'cpu', config, onnxModel: onnxSource }, 'ready');
+    await s.request({ type: 'load', model, backend: 'wasm', config, onnxModel: onnxSource }, 'ready');
     const frozen = s.events.find((e) => e.type === 'frozen') ?? (await s.request({ type: 'pause' }, 'frozen'));
     expect(frozen).toMatchObject({
       type: 'frozen',
@@ -98,7 +98,7 @@ describe('in-process session with a frozen ONNX agent', () => {
   it('a frozen ONNX meta-thinking agent: the reasoning agent trains, the plans come from the ONNX model', async () => {
     const s = startSession(loadOrt);
     await s.request(
-      { type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'meta' }, onnxModel: onnxSource },
+      { type: 'load', model, backend: 'wasm', config: { ...config, frozenAgent: 'meta' }, onnxModel: onnxSource },
       'ready',
     );
     const step = await s.request({ type: 'step' }, 'step');
@@ -110,7 +110,7 @@ describe('in-process session with a frozen ONNX agent', () => {
 
   it('a folder without onnx/model.onnx, and a config.json that does not match the graph, are explained', async () => {
     const s = startSession(loadOrt);
-    await s.request({ type: 'load', model, backend: 'cpu', config: { ...config, frozenAgent: 'none' } }, 'ready');
+    await s.request({ type: 'load', model, backend: 'wasm', config: { ...config, frozenAgent: 'none' } }, 'ready');
     const noGraph = {
       kind: 'local' as const,
       name: 'weights-only',

@@ -24,7 +24,7 @@ async function loaded() {
   const s = startSession();
   s.request({ type: 'follow', index: -1, every: 0, minIntervalMs: 0 }, 'followed').catch(() => {});
   await s.request(
-    { type: 'load', model: { kind: 'local', name: 'tiny-rema', files: folderFiles(TINY) }, backend: 'cpu', config },
+    { type: 'load', model: { kind: 'local', name: 'tiny-rema', files: folderFiles(TINY) }, backend: 'wasm', config },
     'ready',
   );
   return s;

@@ -53,7 +53,7 @@ describe('session status per request', () => {
     const load = await run(s, {
       type: 'load',
       model: { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-      backend: 'cpu',
+      backend: 'wasm',
       config,
     });
     // the load, then the baseline evaluation (evalBeforeTrain) queued behind it
@@ -116,7 +116,7 @@ describe('session status per request', () => {
       {
         type: 'load',
         model: { kind: 'local', name: 'broken', files: bad },
-        backend: 'cpu',
+        backend: 'wasm',
         config: { ...config, evalBeforeTrain: false },
       },
       'error',

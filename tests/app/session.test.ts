@@ -59,7 +59,7 @@ describe('in-process session on the real engine', () => {
     const s = startSession();
     const bad = new Map([['config.json', new File(['{ not json'], 'config.json')]]);
     const err = await s.request(
-      { type: 'load', model: { kind: 'local', name: 'broken', files: bad }, backend: 'cpu', config },
+      { type: 'load', model: { kind: 'local', name: 'broken', files: bad }, backend: 'wasm', config },
       'error',
     );
     expect(err.type).toBe('error');

@@ -33,7 +33,7 @@ async function setup() {
       config: getPreset('tiny-default'),
       preset: 'tiny-default',
       view: 'curves',
-      backendPreference: 'cpu',
+      backendPreference: 'wasm',
       modelSpec: { kind: 'embedded', name: 'tiny-rema' },
     },
   );
@@ -62,7 +62,7 @@ describe('playground store', () => {
     const { store, worker } = await setup();
     expect(worker.sent[0]).toMatchObject({
       type: 'load',
-      backend: 'cpu',
+      backend: 'wasm',
       model: { kind: 'embedded', name: 'tiny-rema' },
     });
     expect(store.getState().status).toBe('idle');
@@ -94,7 +94,7 @@ describe('playground store', () => {
         config: getPreset('tiny-default'),
         preset: 'tiny-default',
         view: 'runs',
-        backendPreference: 'cpu',
+        backendPreference: 'wasm',
         modelSpec: { kind: 'embedded', name: 'tiny-rema' },
       },
     );

@@ -17,7 +17,7 @@ describe('URL state', () => {
       loraTargets: ['q_proj', 'v_proj'],
       lr: 1.5e-4,
     };
-    const hash = encodeUrlState({ preset: 'rema-multiturn', config, view: 'rollouts', backend: 'cpu' });
+    const hash = encodeUrlState({ preset: 'rema-multiturn', config, view: 'rollouts', backend: 'wasm' });
     expect(hash).toContain('groupSize=4');
     expect(hash).not.toContain('maxTurns');
     const back = decodeUrlState(hash);
@@ -25,7 +25,16 @@ describe('URL state', () => {
     expect(back.config).toEqual(config);
     expect(back.preset).toBe('rema-multiturn');
     expect(back.view).toBe('rollouts');
-    expect(back.backend).toBe('cpu');
+    expect(back.backend).toBe('wasm');
+  });
+
+  it('a link written when the WebAssembly backend was called "cpu" still opens on it', () => {
+    const old = decodeUrlState('#preset=tiny-default&backend=cpu');
+    expect(old.errors).toEqual([]);
+    expect(old.backend).toBe('wasm');
+    expect(
+      encodeUrlState({ preset: 'tiny-default', config: old.config, view: 'curves', backend: old.backend }),
+    ).toContain('backend=wasm');
   });
 
   it('an empty hash gives the default preset', () => {

@@ -13,7 +13,7 @@ describe('worker loadModel of a BF16 checkpoint', () => {
     const events: WorkerEvent[] = [];
     const loaded = await loadModel(
       { kind: 'local', name: 'tiny-qwen', files: folderFiles(TINY_QWEN_FOLDER) },
-      { preference: 'cpu', config: fixtureConfig() },
+      { preference: 'wasm', config: fixtureConfig() },
       { gpu: undefined, modelsUrl: 'http://127.0.0.1:1/models/' },
       (e) => events.push(e),
     );

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
 
 test('cross-origin isolated page: the CPU backend runs 2 threads and trains a step', async ({ page }) => {
-  await page.goto(`/${FAST_HASH}&backend=cpu`);
+  await page.goto(`/${FAST_HASH}&backend=wasm`);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   expect(await page.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
   await waitForReady(page);
@@ -18,6 +18,7 @@ test('cross-origin isolated page: the CPU backend runs 2 threads and trains a st
 
 /** The held-out greedy rollouts the page shows on opening, as text (one entry per sample card). */
 async function firstRollouts(page: import('@playwright/test').Page): Promise<string[]> {
+  // backend=cpu: a link written before the WebAssembly backend was called wasm still opens on it
   await page.goto('/#preset=tiny-default&evalSize=8&view=rollouts&backend=cpu');
   await expect(page.getByTestId('inspector-source')).toContainText('held-out evaluation after 0 updates', {
     timeout: 60_000,

@@ -84,7 +84,7 @@ export function ModelLoader() {
         >
           <option value="auto">auto</option>
           <option value="webgpu">WebGPU</option>
-          <option value="cpu">CPU</option>
+          <option value="wasm">WebAssembly (CPU)</option>
         </select>
         <span className="hint">reloads the model</span>
       </div>

@@ -7,7 +7,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { findCatalogModel } from '../../data/models/catalog.ts';
 import { formatBytes, parseBytes } from '../../engine/io/model-size.ts';
 import type { WeightDtype } from '../../engine/plan/memory.ts';
-import { modelConfigFor, planConfig, type Plan, type PlanBackend } from '../../rl/plan.ts';
+import type { BackendKind } from '../../engine/backend.ts';
+import { modelConfigFor, planConfig, type Plan } from '../../rl/plan.ts';
 import { usePlayground } from '../store/react.ts';
 
 /** The adapter's buffer limits, read once on the page's thread (null without WebGPU). */
@@ -46,7 +47,7 @@ export function Planner({ chosen }: { chosen: string }) {
   const [gpuMemory, setGpuMemory] = useState('');
   const [dtype, setDtype] = useState<WeightDtype>('f32');
   const adapter = useAdapterLimits();
-  const backend: PlanBackend = s.backend
+  const backend: BackendKind = s.backend
     ? s.backend.kind === 'cpu'
       ? 'cpu'
       : s.backend.kind

@@ -24,7 +24,7 @@ import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
 const views: readonly ViewName[] = ['curves', 'rollouts', 'plan', 'intervene', 'runs'];
-const backends: readonly BackendPreference[] = ['auto', 'cpu', 'webgpu'];
+const backends: readonly BackendPreference[] = ['auto', 'wasm', 'webgpu'];
 const precisions: readonly WeightPrecision[] = ['auto', 'f32'];
 /** link keys that are not config fields; `colour` is colouring's name in links written before it was renamed */
 const reservedKeys = new Set([
@@ -208,9 +208,10 @@ export function decodeUrlState(hash: string): UrlState {
   const viewText = params.get('view') ?? 'curves';
   const view = (views as readonly string[]).includes(viewText) ? (viewText as ViewName) : 'curves';
   if (view !== viewText) errors.push(`URL: unknown view ${quote(viewText)}`);
-  const backendText = params.get('backend') ?? 'auto';
+  // "cpu": the WebAssembly backend's name in links written before it was called "wasm"
+  const backendText = params.get('backend') === 'cpu' ? 'wasm' : (params.get('backend') ?? 'auto');
   const backend = (backends as readonly string[]).includes(backendText) ? (backendText as BackendPreference) : 'auto';
-  if (backend !== backendText) errors.push(`URL: backend must be auto, cpu or webgpu (got ${quote(backendText)})`);
+  if (backend !== backendText) errors.push(`URL: backend must be auto, wasm or webgpu (got ${quote(backendText)})`);
   const weightsText = params.get('weights') ?? 'auto';
   const weights = (precisions as readonly string[]).includes(weightsText) ? (weightsText as WeightPrecision) : 'auto';
   if (weights !== weightsText) errors.push(`URL: weights must be auto or f32 (got ${quote(weightsText)})`);

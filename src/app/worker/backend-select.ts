@@ -5,7 +5,7 @@
 // fastest on the model.
 // The WebGPU backend (its host code and every WGSL kernel) is imported only when it is opened, so a page on the
 // CPU backend does not load and parse it before its first rollout.
-import type { Backend } from '../../engine/backend.ts';
+import type { Backend, BackendKind } from '../../engine/backend.ts';
 import { CpuBackend } from '../../engine/backends/cpu.ts';
 import { WasmBackend } from '../../engine/backends/wasm.ts';
 import type { BackendInfo, BackendPreference } from './protocol.ts';
@@ -19,7 +19,7 @@ export interface SelectedBackend {
 
 /** An opened backend "auto" may choose: its name, what the page shows when it wins, and how to close it. */
 export interface BackendCandidate extends SelectedBackend {
-  name: 'webgpu' | 'wasm' | 'cpu';
+  name: BackendKind;
   /** the backend and, for WebGPU, its device */
   close(): void;
 }
@@ -120,7 +120,7 @@ export async function selectBackend(
   preference: Exclude<BackendPreference, 'auto'>,
   gpu: GPU | undefined,
 ): Promise<SelectedBackend> {
-  if (preference === 'cpu') return openCpu('chosen in the backend menu.', null);
+  if (preference === 'wasm') return openCpu('chosen in the backend menu.', null);
   const { adapter, why } = await findAdapter(gpu);
   if (!adapter) return openCpu(`${why}.`, null);
   try {

@@ -8,9 +8,11 @@ import type { CalibrationEstimate } from '../../rl/calibration.ts';
 import type { BackendChoice, BackendRates } from '../../rl/backend-calibration.ts';
 import type { ContextFields } from '../../rl/train/context.ts';
 import type { ExplainRecord } from '../../rl/train/explain.ts';
+import type { BackendKind } from '../../engine/backend.ts';
 
-/** "auto": the backend that measured fastest on the loaded model (backend-auto.ts), "cpu" the WebAssembly kernels. */
-export type BackendPreference = 'auto' | 'cpu' | 'webgpu';
+/** "auto": the backend that measured fastest on the loaded model (backend-auto.ts), "wasm" the WebAssembly kernels
+ *  (plain JavaScript where they cannot start). Links written before read "cpu" as "wasm". */
+export type BackendPreference = 'auto' | 'wasm' | 'webgpu';
 
 /** Storage of the frozen base weights (EnginePolicy baseDtype; the CLI's --weight-dtype auto|f32): "auto" f16 on a
  *  WebGPU adapter with shader-f16 (and the KV cache with it), "f32" full precision everywhere. */
@@ -84,7 +86,7 @@ export interface OnnxEvaluation {
 
 export interface BackendInfo {
   /** 'wasm' is the CPU backend with WebAssembly SIMD kernels */
-  kind: 'cpu' | 'wasm' | 'webgpu';
+  kind: BackendKind;
   /** e.g. "google / swiftshader (software fallback)" or "wasm (WebAssembly SIMD kernels, 1 thread)" */
   description: string;
   /** WebGPU `shader-f16` available (weights stored as f16) */

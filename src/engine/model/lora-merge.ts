@@ -6,7 +6,7 @@
 // its targeted parts are refreshed on the device after each optimiser step; training still uses the unmerged form.
 // Over an f16 base on WebGPU the copy's matrices are f16 too (mergedDtype): each sum is formed in f32 and rounded
 // once by copyRows into the halves.
-import type { Backend, Tensor } from '../backend.ts';
+import type { Backend, BackendKind, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams, LayerParams } from './params.ts';
 import { projectionDims, type LoraAdapter, type LoraTarget } from './lora.ts';
@@ -58,7 +58,7 @@ function slot(cfg: ModelConfig, t: LoraTarget): { into: 'qkv' | 'gateUp' | 'o' |
 
 /** Storage of the merged copy's matrices: f16 halves on WebGPU over an f16 base (half the memory and the bytes a
  *  decode step reads; the merged sum W + s·B·A is formed in f32 and rounded once), else f32. */
-export function mergedDtype(backendKind: 'cpu' | 'wasm' | 'webgpu', baseDtype: string): 'f32' | 'f16' {
+export function mergedDtype(backendKind: BackendKind, baseDtype: string): 'f32' | 'f16' {
   return backendKind === 'webgpu' && baseDtype === 'f16' ? 'f16' : 'f32';
 }
 
@@ -96,7 +96,7 @@ export const MERGE_WEBGPU_MAX_BYTES = 8 * 1024 ** 3;
 
 /** What the 'auto' merge rule looks at. */
 export interface MergeRuleInput {
-  backend: 'cpu' | 'wasm' | 'webgpu';
+  backend: BackendKind;
   /** the frozen base is stored as f32 */
   baseF32: boolean;
   /** bytes of the inference copy (mergedBytes) */

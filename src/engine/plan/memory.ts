@@ -12,6 +12,7 @@ import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.t
 import { prefillChunkPrompts } from '../model/generate.ts';
 import { kvCacheBytesPerElement, type KvCacheDtype } from '../model/kv-cache.ts';
 import { ADAMW_SCALARS } from '../optim/adamw.ts';
+import type { BackendKind } from '../backend.ts';
 
 /** Storage of the frozen base weights. */
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
@@ -59,7 +60,7 @@ export interface MemoryShape {
   /** EnginePolicyOptions.mergeLoraForInference (default 'auto': model/lora-merge.ts mergeLoraAuto) */
   mergeLoraForInference?: boolean | 'auto';
   /** the backend kind, for the 'auto' merge rule (default 'cpu': the CPU / WASM rule) */
-  backend?: 'cpu' | 'wasm' | 'webgpu';
+  backend?: BackendKind;
   /** the backend's maxTotalBytes, for the 'auto' merge rule (default: unknown) */
   deviceBytes?: number;
   /** with f16 / bf16 weights: false when the backend keeps vectors (norms, biases) in f32 and only matrices as
