@@ -23,17 +23,17 @@ async function run(
   const requestId = barrierId++;
   const done = new Promise<void>((resolve) => {
     const poll = () =>
-      s.events.slice(from).some((e) => e.type === 'adapter' && e.requestId === requestId)
+      s.events.slice(from).some((e) => e.type === 'lora' && e.requestId === requestId)
         ? resolve()
         : setTimeout(poll, 5);
     poll();
   });
-  const send = (r: WorkerRequest) => void s.request(r, 'adapter').catch(() => undefined);
+  const send = (r: WorkerRequest) => void s.request(r, 'lora').catch(() => undefined);
   if (until) await s.request(request, until);
   else send(request);
-  send({ type: 'exportAdapter', requestId });
+  send({ type: 'exportLora', requestId });
   await done;
-  const events = s.events.slice(from).filter((e) => !(e.type === 'adapter' && e.requestId === requestId));
+  const events = s.events.slice(from).filter((e) => !(e.type === 'lora' && e.requestId === requestId));
   return statusesOf(events);
 }
 

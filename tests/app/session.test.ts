@@ -49,7 +49,7 @@ describe('in-process session on the real engine', () => {
       1, 2,
     ]);
 
-    const adapter = await s.request({ type: 'exportAdapter', requestId: 8 }, 'adapter');
+    const adapter = await s.request({ type: 'exportLora', requestId: 8 }, 'lora');
     expect(Object.keys(adapter.files).toSorted()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
     const peft = JSON.parse(new TextDecoder().decode(adapter.files['adapter_config.json']));
     expect(peft.r).toBe(config.loraRank);

@@ -164,10 +164,10 @@ describe('playground store', () => {
 
   it('routes adapter files and intervention results to their requests', async () => {
     const { store, worker } = await setup();
-    const pending = store.getState().requestAdapter();
-    const req = worker.sent.at(-1) as Extract<WorkerRequest, { type: 'exportAdapter' }>;
+    const pending = store.getState().exportLora();
+    const req = worker.sent.at(-1) as Extract<WorkerRequest, { type: 'exportLora' }>;
     worker.emit({
-      type: 'adapter',
+      type: 'lora',
       requestId: req.requestId,
       files: { 'adapter_config.json': new Uint8Array([123, 125]) },
     });

@@ -26,16 +26,16 @@ export function RunsPanel() {
       inspectRun: st.inspectRun,
       deleteRun: st.deleteRun,
       importRun: st.importRun,
-      requestAdapter: st.requestAdapter,
+      exportLora: st.exportLora,
       config: st.config,
       status: st.status,
     })),
   );
   const [message, setMessage] = useState<string | null>(null);
 
-  const exportAdapter = async () => {
+  const downloadLora = async () => {
     try {
-      const files = await s.requestAdapter();
+      const files = await s.exportLora();
       downloadFile('rema-adapter-peft.zip', zipSync(files) as BlobPart, 'application/zip');
       setMessage(`adapter exported: ${Object.keys(files).join(', ')}`);
     } catch (e) {
@@ -66,7 +66,7 @@ export function RunsPanel() {
         </label>
         <button
           type="button"
-          onClick={exportAdapter}
+          onClick={downloadLora}
           disabled={s.status === 'loading' || s.status === 'failed'}
           data-testid="export-adapter"
         >

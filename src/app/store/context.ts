@@ -11,7 +11,7 @@ export interface StoreContext {
   /** opened by start(); writes made before it resolves wait for it */
   db: Promise<RunsDb | null>;
   nextRequestId: number;
-  adapterRequests: Map<number, { resolve(files: Record<string, Uint8Array>): void; reject(e: Error): void }>;
+  loraRequests: Map<number, { resolve(files: Record<string, Uint8Array>): void; reject(e: Error): void }>;
   interventionRequestId: number | null;
   /** the page's id of the run it trains now, sent with each load and reset (protocol.ts RunTagged) */
   run: number;
@@ -26,7 +26,7 @@ export function createContext(deps: StoreDeps): StoreContext {
     unsubscribe: null,
     db: Promise.resolve(null),
     nextRequestId: 1,
-    adapterRequests: new Map(),
+    loraRequests: new Map(),
     interventionRequestId: null,
     run: 0,
     dbQueue: Promise.resolve(),

@@ -146,11 +146,11 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
         set({ intervention: { pending: true, result: null, error: null } });
         send({ type: 'intervene', requestId, question, gold, plan, originalPlan });
       },
-      requestAdapter() {
+      exportLora() {
         const requestId = ctx.nextRequestId++;
         return new Promise((resolve, reject) => {
-          ctx.adapterRequests.set(requestId, { resolve, reject });
-          send({ type: 'exportAdapter', requestId });
+          ctx.loraRequests.set(requestId, { resolve, reject });
+          send({ type: 'exportLora', requestId });
         });
       },
       dismissError() {
@@ -242,9 +242,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'calibration':
             get().internal_recordCalibration(e);
             break;
-          case 'adapter': {
-            ctx.adapterRequests.get(e.requestId)?.resolve(e.files);
-            ctx.adapterRequests.delete(e.requestId);
+          case 'lora': {
+            ctx.loraRequests.get(e.requestId)?.resolve(e.files);
+            ctx.loraRequests.delete(e.requestId);
             break;
           }
           case 'sftStep':
@@ -255,9 +255,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'error': {
             get().internal_sftEvent(e);
             if (e.requestId !== null) get().internal_calibrationFailed(e.requestId, e.message);
-            if (e.requestId !== null && ctx.adapterRequests.has(e.requestId)) {
-              ctx.adapterRequests.get(e.requestId)?.reject(new Error(e.message));
-              ctx.adapterRequests.delete(e.requestId);
+            if (e.requestId !== null && ctx.loraRequests.has(e.requestId)) {
+              ctx.loraRequests.get(e.requestId)?.reject(new Error(e.message));
+              ctx.loraRequests.delete(e.requestId);
             }
             if (e.requestId !== null && e.requestId === ctx.interventionRequestId) {
               set({ intervention: { pending: false, result: null, error: e.message } });

@@ -68,7 +68,7 @@ export interface SessionSlice {
   evaluateOnnx(): void;
   restartWorker(): void;
   intervene(question: string, gold: string, plan: string, originalPlan: string): void;
-  requestAdapter(): Promise<Record<string, Uint8Array>>;
+  exportLora(): Promise<Record<string, Uint8Array>>;
   dismissError(): void;
   internal_onEvent(event: WorkerEvent): void;
 }

@@ -185,7 +185,7 @@ export type WorkerRequest =
   | { type: 'step' }
   | { type: 'evaluate' }
   | { type: 'intervene'; requestId: number; question: string; gold: string; plan: string; originalPlan: string }
-  | { type: 'exportAdapter'; requestId: number }
+  | { type: 'exportLora'; requestId: number }
   /** time one decode call, one scoring pass and one gradient chunk of the running config's step shape (rl/calibration.ts) */
   | { type: 'calibrate'; requestId: number }
   /**
@@ -250,7 +250,7 @@ export type WorkerEvent =
    */
   | { type: 'frozen'; role: AgentRole | null; onnx: OnnxInfo | null }
   | { type: 'onnxEvaluation'; result: OnnxEvaluation }
-  | { type: 'adapter'; requestId: number; files: Record<string, Uint8Array> }
+  | { type: 'lora'; requestId: number; files: Record<string, Uint8Array> }
   /** the calibration's timings and the step / run time they give for the running config, on `model` */
   | { type: 'calibration'; requestId: number; model: string; estimate: CalibrationEstimate }
   /** the followed problem's greedy rollout: after load and reset (before the start-up evaluation) and every few steps */

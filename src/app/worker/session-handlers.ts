@@ -158,7 +158,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
 
   calibrate: calibrateRequest,
 
-  exportAdapter(s, request) {
+  exportLora(s, request) {
     s.jobs.enqueue(
       async () => {
         if (!s.active) throw new Error('no trainer: load a model first');
@@ -168,7 +168,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
           const saved = await s.active.policy.saveAdapter(name);
           for (const [path, bytes] of Object.entries(saved)) files[names.length > 1 ? `${name}/${path}` : path] = bytes;
         }
-        s.emit({ type: 'adapter', requestId: request.requestId, files });
+        s.emit({ type: 'lora', requestId: request.requestId, files });
       },
       { rest: null, requestId: request.requestId },
     );
