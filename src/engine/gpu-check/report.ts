@@ -132,7 +132,7 @@ export async function runGpuCheck(input: GpuCheckInput): Promise<GpuCheckReport>
         try {
           const e = await cls.run(be, fx, storage);
           await be.sync(); // an asynchronous device error fails the check that caused it
-          if (Number.isNaN(e)) error = `${fx.name}: NaN where the golden value is finite`;
+          if (Number.isNaN(e)) error = `${fx.name}: NaN among the compared values`;
           else worst = Math.max(worst, e);
         } catch (e) {
           error = `${fx.name}: ${message(e)}`;
