@@ -10,7 +10,7 @@ import { EnginePolicy } from '../policy/engine-policy.ts';
 import { randomWeights } from './random-weights.ts';
 
 /** The matmul shape: C[M, N] = A[M, K] · B[N, K]ᵀ, a prefill-sized activation times a weight matrix. */
-export const PROBE_MATMUL = { M: 256, N: 1024, K: 512 } as const;
+export const PROBE_MATMUL = { M: 128, N: 1024, K: 512 } as const;
 
 /** The decode model: a Llama of about 4.2M parameters (4 layers, 4 query / 2 KV heads of 64, vocabulary 4,096). */
 export const PROBE_MODEL: ModelConfig = {
