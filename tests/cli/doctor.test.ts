@@ -1,7 +1,7 @@
-// `rema doctor --backend webgpu` through bin/rema.mjs on the adapter Dawn finds (SwiftShader here): the --json
-// object's documented shape (docs/backends.md, "GPU self-test") with every check passing on the shipped fixtures,
-// the printed lines, and a fixture whose golden logits were moved by 1e-3 of their largest value, which the
-// forward check must catch (exit status 2) while the checks that never compare logits still pass.
+// `rema doctor --backend webgpu` through bin/rema.mjs on the adapter Dawn finds (a software one on a machine without
+// a GPU): the --json object's documented shape (docs/backends.md, "GPU self-test") with every check passing on the
+// shipped fixtures, the printed lines, and a fixture whose golden logits were moved by 1e-3 of their largest value,
+// which the forward check must catch (exit status 2) while the checks that never compare logits still pass.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

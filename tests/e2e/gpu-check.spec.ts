@@ -1,6 +1,7 @@
-// "Check this GPU" in Chromium (WebGPU on SwiftShader here): the self-test runs in its own worker from the page's
-// own files (no request leaves the origin), shows the adapter, a pass line per kernel class and the speed probe,
-// the limits, features and subgroup sizes, and its JSON, which "Copy JSON" puts on the clipboard as shown.
+// "Check this GPU" in Chromium (its software WebGPU adapter on a machine without a GPU): the self-test runs in its own
+// worker from the page's own files (no request leaves the origin), shows the adapter, a pass line per kernel class
+// and the speed probe, the limits, features and subgroup sizes, and its JSON, which "Copy JSON" puts on the
+// clipboard as shown.
 import { expect, test } from '@playwright/test';
 import { foreignRequests, recordRequests } from './helpers.ts';
 
