@@ -6,10 +6,11 @@ import { SHIPPED_GPU_CHECK_FIXTURES } from '../../engine/gpu-check/golden-fixtur
 import { runGpuCheck } from '../../engine/gpu-check/report.ts';
 import { httpFolderSource } from '../model/file-sources.ts';
 import type { GpuCheckEvent } from './gpu-check-client.ts';
+import { siteRoot } from './site-root.ts';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const emit = (e: GpuCheckEvent) => scope.postMessage(e);
-const base = new URL(import.meta.env.BASE_URL, scope.location.origin).href;
+const base = siteRoot(scope.location.origin);
 
 async function check(): Promise<void> {
   const gpu = scope.navigator.gpu;
