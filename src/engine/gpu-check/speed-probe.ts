@@ -92,16 +92,16 @@ async function timeDecode(be: WebGpuBackend): Promise<number> {
   });
   try {
     const prompt = Array.from({ length: PROBE_DECODE.prompt }, (_, i) => 1 + ((i * 37) % (PROBE_MODEL.vocabSize - 1)));
-    const request = (maxNewTokens: number) => ({
+    const request = {
       prompt,
       adapter: 'a',
-      maxNewTokens,
+      maxNewTokens: PROBE_DECODE.newTokens,
       stopStrings: [],
       stopTokenIds: [],
-    });
+    };
     const sampling = { temperature: 1, topP: 1, topK: 0, seed: 5 };
     const stamps: number[] = [];
-    await policy.generate([request(PROBE_DECODE.newTokens)], sampling, () => stamps.push(performance.now()));
+    await policy.generate([request], sampling, () => stamps.push(performance.now()));
     // stamps[0]: after the prefill's token; stamps[i]: after decode step i. The prefill and the first step compile
     // their kernels and record the step that later steps replay, so the time runs from the end of step 1.
     const steps = stamps.length - 2;
