@@ -101,14 +101,9 @@ it('says why when the worker cannot run the check, and lets it be tried again', 
 });
 
 it('says why when no worker can be created', async () => {
-  vi.stubGlobal(
-    'Worker',
-    class {
-      constructor() {
-        throw new Error('workers are disabled');
-      }
-    },
-  );
+  vi.stubGlobal('Worker', function NoWorker() {
+    throw new Error('workers are disabled');
+  });
   render(<GpuCheck />);
   fireEvent.click(screen.getByTestId('gpu-check-run'));
   expect((await screen.findByTestId('gpu-check-failed')).textContent).toBe(
