@@ -5,8 +5,11 @@
 //   npm run bench:gpu -- --peak-gbs 4800    the device's memory bandwidth (GB/s), for the fraction of the limit
 //   npm run bench:gpu -- --only 0.5b        one model shape (0.5b | 1.5b)
 //   npm run bench:gpu -- --timestamps       also GPU time per kernel class (timestamp queries; off by default)
-// Parts, per model shape (LoRA r16 on all 7 projections, the engine's defaults: f16 base on shader-f16 adapters,
-// the LoRA merged into the fused inference copy by the 'auto' rule, device sampling at T=1):
+// First the GPU self-test (engine/gpu-check, as `rema doctor --backend webgpu`): the shipped golden fixtures on this
+// adapter with its default kernels, printed and kept as `self_test` in the result; a failing check makes the exit
+// status 2 once everything is written. Then, per model shape (LoRA r16 on all 7 projections, the engine's defaults:
+// f16 base on shader-f16 adapters, the LoRA merged into the fused inference copy by the 'auto' rule, device
+// sampling at T=1):
 //   decode   tokens/s at G = 1, 8, 64 sequences (prompt 64 tokens, 64 new tokens; the time of decode steps 2..N,
 //            the prefill excluded), the weight bytes one decode step reads, achieved GB/s = bytes per step x
 //            steps/s, and with --peak-gbs the fraction of the bandwidth limit (and the tok/s that limit allows)
@@ -27,6 +30,7 @@ import { EnginePolicy } from '../src/engine/policy/engine-policy.ts';
 import { mergedBytesOf } from '../src/engine/model/lora-merge.ts';
 import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
 import { autotuneTiles } from '../src/engine/backends/webgpu/autotune.ts';
+import { runDoctor } from '../src/cli/doctor.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
 
 interface Options {
@@ -416,6 +420,8 @@ async function main(): Promise<void> {
   };
   probe.device.destroy();
   console.log(`adapter ${adapter}; features ${features.join(', ')}`);
+  console.log('GPU self-test (rema doctor --backend webgpu):');
+  const selfTest = await runDoctor({ quiet: true });
   if (!opts.smoke && /swiftshader|fallback|llvmpipe|lavapipe/i.test(adapter)) {
     console.log('warning: a software adapter; the real shapes take very long here (use --smoke)');
   }
@@ -433,6 +439,7 @@ async function main(): Promise<void> {
     adapter,
     features,
     limits,
+    self_test: selfTest,
     smoke: opts.smoke,
     peak_gbs: opts.peakGbs,
     workload: sizes,
@@ -444,6 +451,10 @@ async function main(): Promise<void> {
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify(result, null, 2) + '\n');
   console.log(`wrote ${opts.out}`);
+  if (!selfTest.ok) {
+    console.log('the GPU self-test FAILED on this adapter (self_test in the result)');
+    process.exitCode = 2;
+  }
 }
 
 await main();

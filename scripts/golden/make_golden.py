@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes the float64 golden fixtures under tests/fixtures/golden/<name>/ (run with Debian's python3-torch:
+"""Writes the float64 golden fixtures under tests/fixtures/golden/<name>/, and copies the GPU self-test's two into
+public/gpu-check/<name>/ (run with Debian's python3-torch:
 `/usr/bin/python3 scripts/golden/make_golden.py`; it is not needed in CI, the fixtures are committed).
 
 Per fixture folder:
@@ -23,6 +24,7 @@ central finite differences on a few parameters, float32-vs-float64 agreement, an
 """
 import json
 import os
+import shutil
 import struct
 import sys
 
@@ -33,6 +35,9 @@ from tiny_decoder import LogitsOnly, WithPast, forward, head_dim, init_parameter
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "tests", "fixtures", "golden")
+# the fixtures the GPU self-test ships with the page and the CLI (src/engine/gpu-check/golden-fixture.ts), copied there
+SHIPPED = os.path.join(ROOT, "public", "gpu-check")
+SHIPPED_FIXTURES = ("llama-gqa4-headdim", "qwen2-tied-gqa2")
 
 # ---------------------------------------------------------------------------------------------------------------
 # The fixture models: llama untied (GQA ratio 1), qwen2 with biases and tied head (GQA 2), llama with an explicit
@@ -339,6 +344,10 @@ def main():
         print(f"{name}: B={B} T={T} V={cfg['vocab_size']} params={sum(p.numel() for p in params.values())} "
               f"active tokens={active} loss={golden['loss'].item():.6f} fd max rel err={fd_error:.1e} "
               f"f32 max logit err={f32_error:.1e} kv-cache err={kv_error:.1e} files={sizes}")
+        if name in SHIPPED_FIXTURES:
+            os.makedirs(os.path.join(SHIPPED, name), exist_ok=True)
+            for f in ("config.json", "model.safetensors", "golden.safetensors"):
+                shutil.copyfile(os.path.join(folder, f), os.path.join(SHIPPED, name, f))
 
 
 if __name__ == "__main__":

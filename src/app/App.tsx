@@ -14,6 +14,7 @@ import { ErrorBanner } from './components/ErrorBanner.tsx';
 import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { ExplainView } from './components/explain/ExplainView.tsx';
 import { FrozenAgentPanel } from './components/FrozenAgentPanel.tsx';
+import { GpuCheck } from './components/GpuCheck.tsx';
 import { Header } from './components/Header.tsx';
 import { ModelLoader } from './components/ModelLoader.tsx';
 import { FollowedCard } from './components/plan-view/FollowedCard.tsx';
@@ -81,6 +82,7 @@ export function App() {
               <summary>Model &amp; backend</summary>
               <ModelLoader />
               <FrozenAgentPanel />
+              <GpuCheck />
             </details>
             <ConfigPanel />
           </ErrorBoundary>

@@ -1,4 +1,4 @@
-// The `rema` command line: train, sft, eval, sweep, plan, verify, export. Each command is a thin layer over the same
+// The `rema` command line: train, sft, eval, sweep, plan, verify, export, doctor. Each command is a thin layer over the same
 // trainer the web page runs (src/rl), reading and writing plain files (JSONL, JSON, CSV, YAML).
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { PRESET_NAMES } from '../rl/presets.ts';
 import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
 import { useDataDir } from './data-dir.ts';
+import { runDoctor } from './doctor.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import {
@@ -372,6 +373,22 @@ export function buildProgram(): Command {
         throw new Error(`--limit-ms: expected a positive whole number of milliseconds, got "${o.limitMs}"`);
       const s = await runVerify(o.in, o.out, { limitMs });
       process.stderr.write(`${s.correct}/${s.total} correct\n`);
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'GPU self-test: adapter, limits, features, every kernel class against the shipped golden fixtures with the ' +
+        "engine's default kernels, and a speed probe; exit status 2 when a check fails",
+    )
+    .addOption(new Option('--backend <kind>', 'the backend to check').choices(['webgpu']).makeOptionMandatory())
+    .option('--json', 'print one JSON object (docs/backends.md, "GPU self-test")')
+    .option('--fixtures <dir>', 'a folder of golden fixture folders (default: public/gpu-check)')
+    .option('--no-speed', 'skip the speed probe')
+    .option('--quiet', 'no progress lines')
+    .action(async (o: { json?: boolean; fixtures?: string; speed: boolean; quiet?: boolean }) => {
+      const report = await runDoctor(o);
+      if (!report.ok) process.exitCode = 2;
     });
 
   configOptions(program.command('export').description('export a config to another trainer'))

@@ -8,6 +8,7 @@ import { engineDeviceDescriptor } from '../engine/backends/webgpu/device-request
 
 export interface DawnDevice {
   device: GPUDevice;
+  adapter: GPUAdapter;
   adapterInfo: GPUAdapterInfo;
   /** e.g. "google / swiftshader (fallback)" */
   description: string;
@@ -38,7 +39,7 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   const isFallback =
     (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
     /swiftshader/i.test(`${adapterInfo.vendor} ${adapterInfo.architecture} ${adapterInfo.description}`);
-  return { device, adapterInfo, description: describeAdapter(adapterInfo, isFallback) };
+  return { device, adapter, adapterInfo, description: describeAdapter(adapterInfo, isFallback) };
 }
 
 /** Like tryRequestDawnDevice, but a missing adapter is an Error that says how to get one. */

@@ -1,7 +1,8 @@
 // bench:gpu (bench/gpu-real.ts) end to end on whatever adapter Dawn finds (SwiftShader here) with tiny shapes
-// (--smoke --only 0.5b --timestamps, ~15 s): a real child process, its JSON written with every part the real run
-// fills in (decode tok/s per G with bytes and GB/s, the matmul tile timings, the GRPO step by phase, ledger peaks,
-// dispatches per program, GPU ms per kernel class). The figures themselves are not checked: on SwiftShader they are the emulation's.
+// (--smoke --only 0.5b --timestamps, ~30 s): a real child process that prints the GPU self-test first, its JSON
+// written with every part the real run fills in (the self-test's report, decode tok/s per G with bytes and GB/s, the
+// matmul tile timings, the GRPO step by phase, ledger peaks, dispatches per program, GPU ms per kernel class). The
+// figures themselves are not checked: on SwiftShader they are the emulation's.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,12 @@ describe('bench:gpu --smoke', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^pass +forward\/f32 +worst/m);
+    expect(r.stdout).toMatch(/^ok: \d+\/\d+ checks passed/m);
     const res = JSON.parse(readFileSync(out, 'utf8'));
+    expect(res.self_test.ok).toBe(true);
+    expect(res.self_test.checks.map((c: { name: string }) => c.name)).toContain('gradients/f32');
+    expect(res.self_test.speed.matmul.gflops).toBeGreaterThan(0);
     expect(res.smoke).toBe(true);
     expect(res.models.map((m: { name: string }) => m.name)).toEqual(['Qwen2.5-0.5B']);
     const m = res.models[0];

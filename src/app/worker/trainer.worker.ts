@@ -3,14 +3,11 @@
 import { webAnswerChecker } from './checker-web.ts';
 import { createSession } from './session.ts';
 import type { WorkerEvent, WorkerRequest } from './protocol.ts';
+import { siteRoot } from './site-root.ts';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const emit = (e: WorkerEvent) => scope.postMessage(e);
-// The site's root, where models/ and data/ are: the dev server serves from the origin's root; a built site may sit
-// under any sub-path (relative base), and its workers run from its assets/ folder, one below the root.
-const base = import.meta.env.DEV
-  ? new URL('/', scope.location.origin).href
-  : new URL(/* @vite-ignore */ '../', import.meta.url).href;
+const base = siteRoot(scope.location.origin);
 // answers are graded in a nested worker that is terminated past a hard limit per check (checker-web.ts)
 const checker = webAnswerChecker();
 const handle = createSession(emit, {
