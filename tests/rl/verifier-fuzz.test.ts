@@ -77,7 +77,16 @@ const TOKENS = [
   '9^{9^{9}}',
   ' ',
 ];
-const REASONS = new Set(['equal', 'not-equal', 'no-answer', 'unparsable-answer', 'bad-gold', 'timeout', 'too-long']);
+const REASONS = new Set([
+  'equal',
+  'not-equal',
+  'no-answer',
+  'unparsable-answer',
+  'conflicting-answers',
+  'bad-gold',
+  'timeout',
+  'too-long',
+]);
 const BUDGET_MS = 500;
 
 function soup(rng: Rng, maxTokens: number): string {

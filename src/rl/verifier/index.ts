@@ -5,7 +5,7 @@
 // see the header of compare.ts for where we differ on purpose.
 
 import { Deadline, VerifierTimeout } from './deadline.ts';
-import { extractCandidates } from './extract.ts';
+import { extractCandidates, type AnswerCandidate } from './extract.ts';
 import { normalizeAnswer } from './normalize.ts';
 import { computeEngine, parseAnswer, type Value } from './parse.ts';
 import { equal, FLOAT_ROUNDING } from './compare.ts';
@@ -25,6 +25,24 @@ interface Parsed {
   /** Reading without a percent sign written after the box (`\boxed{10}\%`); tried second. */
   withoutPercent: Value | null;
   extracted: string | null;
+  /** Another answer stated together with the chosen one has a different value. */
+  conflict?: boolean;
+}
+
+/** True when some rival of the chosen answer parses to a different value (unparsable rivals state nothing). */
+function rivalDiffers(value: Value, rivals: readonly AnswerCandidate[], dl: Deadline): boolean {
+  for (const r of rivals) {
+    const normalized = normalizeAnswer(r.text);
+    if (normalized === '') continue;
+    let v: Value | null = null;
+    try {
+      v = parseAnswer(normalized, r.percent, dl);
+    } catch (e) {
+      if (e instanceof VerifierTimeout) throw e;
+    }
+    if (v && !equal(value, v, dl) && !equal(v, value, dl)) return true;
+  }
+  return false;
 }
 
 function firstParsed(text: string, dl: Deadline): Parsed {
@@ -46,7 +64,10 @@ function firstParsed(text: string, dl: Deadline): Parsed {
       if (e instanceof VerifierTimeout) throw e;
       value = null; // a parser failure on one candidate: try the next, as Math-Verify does
     }
-    if (value) return { value, withoutPercent, extracted: normalized };
+    if (value) {
+      const conflict = c.rivals !== undefined && rivalDiffers(value, c.rivals, dl);
+      return { value, withoutPercent, extracted: normalized, ...(conflict ? { conflict } : {}) };
+    }
   }
   return { value: null, withoutPercent: null, extracted: firstText };
 }
@@ -79,6 +100,7 @@ export function verifyMath(gold: string, prediction: string, opts: VerifyOptions
     const pred = firstParsed(prediction, dl);
     extracted = pred.extracted;
     if (!goldParsed.value) return { correct: false, extracted, reason: 'bad-gold' };
+    if (pred.conflict) return { correct: false, extracted, reason: 'conflicting-answers' };
     if (!pred.value) {
       const reason =
         extracted === null ? (prediction.length > 100_000 ? 'too-long' : 'no-answer') : 'unparsable-answer';

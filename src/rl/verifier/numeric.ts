@@ -1,5 +1,6 @@
 // Numeric evaluation of MathJSON (the tree @cortex-js/compute-engine returns from `parse(...).json`):
-//  - exactRational: exact BigInt fractions for +, -, *, /, integer powers, factorials, binomials; bounded in size
+//  - exactRational: exact BigInt fractions for +, -, *, /, integer powers, mod, factorials, binomials; bounded in
+//    size (a bit budget checked before each power or factorial is computed)
 //  - evalFloat: a double-precision evaluator with variable bindings, for constants like \sqrt{2}/2 and for the
 //    random-point identity test on expressions with variables
 //  - magnitudeLog10: an upper bound on log10 |value|, so towers like 9^{9^{9^9}} are refused before any
@@ -19,27 +20,64 @@ export interface Rational {
 
 /** Refuse exact arithmetic on numbers above this many bits (about 60k decimal digits). */
 const MAX_BITS = 200_000;
+/**
+ * The bit budget parse.ts gives an answer whose value bound is too large for the compute engine
+ * (`2^{100000} - 2^{100000} + 2`, `\frac{10000!}{9999!}`): about 360k decimal digits, computed here exactly.
+ */
+export const LARGE_EXACT_BITS = 1_200_000;
 
-function gcd(a: bigint, b: bigint): bigint {
+function gcd(a: bigint, b: bigint, dl?: Deadline): bigint {
   let x = a < 0n ? -a : a;
   let y = b < 0n ? -b : b;
-  while (y !== 0n) [x, y] = [y, x % y];
+  for (let k = 1; y !== 0n; k++) {
+    [x, y] = [y, x % y];
+    if (dl && (k & 63) === 0) dl.check();
+  }
   return x;
 }
 
-export function rational(n: bigint, d: bigint = 1n): Rational | null {
+export function rational(n: bigint, d: bigint = 1n, dl?: Deadline): Rational | null {
   if (d === 0n) return null;
   if (d < 0n) [n, d] = [-n, -d];
-  const g = gcd(n, d);
+  if (d === 1n) return { n, d };
+  const g = gcd(n, d, dl);
   return g > 1n ? { n: n / g, d: d / g } : { n, d };
 }
 
+/** Number of bits of |x| (0 for 0). */
 function bits(x: bigint): number {
-  return (x < 0n ? -x : x).toString(16).length * 4;
+  const hex = (x < 0n ? -x : x).toString(16);
+  return hex === '0' ? 0 : (hex.length - 1) * 4 + Math.floor(Math.log2(parseInt(hex[0], 16))) + 1;
 }
 
-function tooBig(r: Rational): boolean {
-  return bits(r.n) > MAX_BITS || bits(r.d) > MAX_BITS;
+function tooBig(r: Rational, maxBits: number): boolean {
+  return bits(r.n) > maxBits || bits(r.d) > maxBits;
+}
+
+/** log2 |x| for a non-zero bigint, to within a bit. */
+function log2Abs(x: bigint): number {
+  const b = bits(x);
+  if (b <= 52) return Math.log2(Math.abs(Number(x)));
+  return b - 52 + Math.log2(Number((x < 0n ? -x : x) >> BigInt(b - 52)));
+}
+
+/** lo * (lo+1) * ... * hi by halving the range, so the big multiplications are balanced (fast for 10^4 terms). */
+function rangeProduct(lo: bigint, hi: bigint, dl: Deadline): bigint {
+  if (lo > hi) return 1n;
+  if (hi - lo < 16n) {
+    let p = lo;
+    for (let k = lo + 1n; k <= hi; k++) p *= k;
+    return p;
+  }
+  dl.check();
+  const mid = (lo + hi) / 2n;
+  return rangeProduct(lo, mid, dl) * rangeProduct(mid + 1n, hi, dl);
+}
+
+/** log2(n!) by Stirling's series (an estimate within a bit, for the size check before computing n!). */
+function log2Factorial(n: number): number {
+  if (n < 2) return 0;
+  return (n * Math.log(n) - n + 0.5 * Math.log(2 * Math.PI * n) + 1 / (12 * n)) / Math.LN2;
 }
 
 /** Exact value of a decimal literal such as "-12.50", "1e-3" or "123456789012345678901". */
@@ -49,7 +87,7 @@ export function decimalToRational(text: string): Rational | null {
   const sign = m[1] === '-' ? -1n : 1n;
   const frac = m[3] ?? '';
   const exp = Number(m[4] ?? 0) - frac.length;
-  if (Math.abs(exp) > 4000) return null;
+  if (Math.abs(exp) > 100_000) return null; // 10^100000 is about 330k bits; larger is refused
   let n = BigInt((m[2] || '0') + frac) * sign;
   let d = 1n;
   if (exp >= 0) n *= 10n ** BigInt(exp);
@@ -76,15 +114,32 @@ export function isAtomicNumber(node: Json): boolean {
   return false;
 }
 
-function add(a: Rational, b: Rational): Rational | null {
-  return rational(a.n * b.d + b.n * a.d, a.d * b.d);
-}
-function mul(a: Rational, b: Rational): Rational | null {
-  return rational(a.n * b.n, a.d * b.d);
+const numJson = (x: bigint): Json => ({ num: x.toString() });
+
+/** MathJSON of an exact value: an integer literal or a Rational of two. */
+export function rationalJson(r: Rational): Json {
+  const num = numJson;
+  return r.d === 1n ? num(r.n) : ['Rational', num(r.n), num(r.d)];
 }
 
-/** Exact value, or null when the tree is not a rational number (variables, roots, pi) or too large. */
-export function exactRational(node: Json, dl: Deadline): Rational | null {
+/** base^e mod m for integers (e >= 0, m > 0), by repeated squaring. */
+function powMod(base: bigint, e: bigint, m: bigint, dl: Deadline): bigint {
+  let result = 1n % m;
+  let b = ((base % m) + m) % m;
+  for (let k = 0; e > 0n; k++) {
+    if (e & 1n) result = (result * b) % m;
+    b = (b * b) % m;
+    e >>= 1n;
+    if ((k & 63) === 0) dl.check();
+  }
+  return result;
+}
+
+/**
+ * Exact value, or null when the tree is not a rational number (variables, roots, pi) or a value or intermediate
+ * value would pass `maxBits` (checked before each power or factorial is computed).
+ */
+export function exactRational(node: Json, dl: Deadline, maxBits = MAX_BITS): Rational | null {
   dl.check();
   const lit = numberLiteral(node);
   if (lit !== null) return decimalToRational(lit);
@@ -93,12 +148,14 @@ export function exactRational(node: Json, dl: Deadline): Rational | null {
   const vals = (): Rational[] | null => {
     const out: Rational[] = [];
     for (const a of args) {
-      const v = exactRational(a, dl);
-      if (!v || tooBig(v)) return null;
+      const v = exactRational(a, dl, maxBits);
+      if (!v || tooBig(v, maxBits)) return null;
       out.push(v);
     }
     return out;
   };
+  const add = (a: Rational, b: Rational) => rational(a.n * b.d + b.n * a.d, a.d * b.d, dl);
+  const mul = (a: Rational, b: Rational) => rational(a.n * b.n, a.d * b.d, dl);
   switch (op) {
     case 'Rational':
     case 'Divide': {
@@ -112,7 +169,7 @@ export function exactRational(node: Json, dl: Deadline): Rational | null {
       if (!v || v.length === 0) return null;
       let acc: Rational | null = v[0];
       for (let i = 1; i < v.length && acc; i++) acc = op === 'Add' ? add(acc, v[i]) : mul(acc, v[i]);
-      return acc && !tooBig(acc) ? acc : null;
+      return acc && !tooBig(acc, maxBits) ? acc : null;
     }
     case 'Subtract': {
       const v = vals();
@@ -124,35 +181,47 @@ export function exactRational(node: Json, dl: Deadline): Rational | null {
       return v && v.length === 1 ? { n: -v[0].n, d: v[0].d } : null;
     }
     case 'Delimiter':
-      return args.length === 1 ? exactRational(args[0], dl) : null;
+      return args.length === 1 ? exactRational(args[0], dl, maxBits) : null;
     case 'Power': {
       const v = vals();
       if (!v || v.length !== 2 || v[1].d !== 1n) return null;
       const e = v[1].n < 0n ? -v[1].n : v[1].n;
       const base = v[0];
-      if (e > 100_000n || (bits(base.n) + bits(base.d)) * Number(e) > MAX_BITS) return null;
-      if (base.n === 0n && v[1].n < 0n) return null;
+      if (base.n === 0n) return v[1].n < 0n ? null : { n: e === 0n ? 1n : 0n, d: 1n };
+      const size = Math.max(log2Abs(base.n), log2Abs(base.d)) * Number(e);
+      if (size > maxBits) return null;
       const p = rational(base.n ** e, base.d ** e);
       return p && v[1].n < 0n ? rational(p.d, p.n) : p;
     }
+    case 'Mod': {
+      // a mod m for integers, with the divisor's sign (sympy's Mod); a^e mod m by repeated squaring.
+      if (args.length !== 2) return null;
+      const m = exactRational(args[1], dl, maxBits);
+      if (!m || m.d !== 1n || m.n === 0n) return null;
+      const a = args[0];
+      if (Array.isArray(a) && a[0] === 'Power' && a.length === 3 && m.n > 0n) {
+        const base = exactRational(a[1] as Json, dl, maxBits);
+        const e = exactRational(a[2] as Json, dl, maxBits);
+        if (base && e && base.d === 1n && e.d === 1n && e.n >= 0n) return { n: powMod(base.n, e.n, m.n, dl), d: 1n };
+      }
+      const x = exactRational(a, dl, maxBits);
+      if (!x || x.d !== 1n) return null;
+      return { n: ((x.n % m.n) + m.n) % m.n, d: 1n };
+    }
     case 'Factorial': {
       const v = vals();
-      if (!v || v.length !== 1 || v[0].d !== 1n || v[0].n < 0n || v[0].n > 5000n) return null;
-      let f = 1n;
-      for (let k = 2n; k <= v[0].n; k++) {
-        f *= k;
-        if ((k & 255n) === 0n) dl.check();
-      }
-      return { n: f, d: 1n };
+      if (!v || v.length !== 1 || v[0].d !== 1n || v[0].n < 0n) return null;
+      if (v[0].n > 1_000_000n || log2Factorial(Number(v[0].n)) > maxBits) return null;
+      return { n: rangeProduct(2n, v[0].n, dl), d: 1n };
     }
     case 'Binomial': {
       const v = vals();
       if (!v || v.length !== 2 || v[0].d !== 1n || v[1].d !== 1n) return null;
       const [nn, kk] = [v[0].n, v[1].n];
-      if (kk < 0n || nn < 0n || kk > nn || nn > 5000n) return kk >= 0n && nn >= 0n ? { n: 0n, d: 1n } : null;
-      let r = 1n;
-      for (let i = 1n; i <= kk; i++) r = (r * (nn - kk + i)) / i;
-      return { n: r, d: 1n };
+      if (kk < 0n || nn < 0n || kk > nn) return kk >= 0n && nn >= 0n ? { n: 0n, d: 1n } : null;
+      const k = kk < nn - kk ? kk : nn - kk;
+      if (nn > 1_000_000n || Number(k) * Math.log2(Number(nn) + 1) > 2 * maxBits) return null;
+      return { n: rangeProduct(nn - k + 1n, nn, dl) / rangeProduct(1n, k, dl), d: 1n };
     }
     default:
       return null;

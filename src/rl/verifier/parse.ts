@@ -6,7 +6,18 @@
 
 import { ComputeEngine } from '@cortex-js/compute-engine';
 import type { Deadline } from './deadline.ts';
-import { hasHeavyOperator, hasLargeExponent, isAtomicNumber, magnitudeLog10, treeSize, type Json } from './numeric.ts';
+import {
+  LARGE_EXACT_BITS,
+  exactRational,
+  hasHeavyOperator,
+  hasLargeExponent,
+  isAtomicNumber,
+  magnitudeLog10,
+  rationalJson,
+  treeSize,
+  type Json,
+  type Rational,
+} from './numeric.ts';
 
 export type Value =
   | { kind: 'scalar'; json: Json; latex: string; float: boolean; atomic: boolean }
@@ -207,15 +218,32 @@ function scalar(json: Json, latex: string): Value {
   return { kind: 'scalar', json, latex, float, atomic: isAtomicNumber(json) };
 }
 
-/** The JSON of `latex`, or null when it does not parse cleanly or fails a guard. */
-function parseJson(latex: string): Json | null {
+/**
+ * The JSON of `latex`, or null when it does not parse cleanly or fails a guard. A number expression whose size
+ * bound is too large for the engine (`2^{100000} - 2^{100000} + 2`) is computed exactly here and replaced by its
+ * value, which must itself fit the bound.
+ */
+function parseJson(latex: string, dl: Deadline): Json | null {
+  // Read as written first: the engine's canonical form would multiply out such values itself, slowly.
+  const raw = computeEngine().parse(latex, { form: 'raw' }).json as Json;
+  if (!hasError(raw) && magnitudeLog10(raw) > MAX_LOG10) {
+    const exact = exactRational(raw, dl, LARGE_EXACT_BITS);
+    if (exact) return fitsDigits(exact) ? rationalJson(exact) : null;
+  }
+  dl.check();
   const expr = computeEngine().parse(latex);
   const json = expr.json as Json;
   if (hasError(json)) return null;
   const size = treeSize(json);
   if (size.nodes > MAX_TREE_NODES || size.depth > 60) return null;
-  if (magnitudeLog10(json) > MAX_LOG10) return null;
-  return json;
+  if (magnitudeLog10(json) <= MAX_LOG10) return json;
+  const exact = exactRational(json, dl, LARGE_EXACT_BITS);
+  return exact && fitsDigits(exact) ? rationalJson(exact) : null;
+}
+
+/** An exact value small enough to hand on (at most MAX_LOG10 digits, numerator and denominator together). */
+function fitsDigits(r: Rational): boolean {
+  return (r.n < 0n ? -r.n : r.n).toString().length + r.d.toString().length <= MAX_LOG10;
 }
 
 /**
@@ -267,12 +295,12 @@ export function parseAnswer(latex: string, percent: boolean, dl: Deadline): Valu
     if (!/^(?:[-+]?[\d.,\s/]+|\(?[a-zA-Z]\)?)$/.test(inner)) return { kind: 'text', text: inner };
     s = inner.replace(/^\((.)\)$/, '$1');
   }
-  let json = parseJson(ratiosAsFractions(s));
+  let json = parseJson(ratiosAsFractions(s), dl);
   dl.check();
   // An equation chain that does not parse as a whole (`1 = \zzz = x = 0`) is read at its last link.
   const links = s.split('=');
   if (json === null && links.length > 2 && links.at(-1)!.trim() !== '')
-    json = parseJson(ratiosAsFractions(links.at(-1)!));
+    json = parseJson(ratiosAsFractions(links.at(-1)!), dl);
   if (json === null) return null;
   const value = fromJson(json, s, dl);
   if (!value) return null;

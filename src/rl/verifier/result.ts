@@ -10,7 +10,10 @@ export interface VerifyResult {
   correct: boolean;
   /** The normalised answer taken from the prediction, or null when none was found. */
   extracted: string | null;
-  /** Why: 'equal', 'not-equal', 'no-answer', 'unparsable-answer', 'bad-gold', 'timeout', 'too-long'. */
+  /**
+   * Why: 'equal', 'not-equal', 'no-answer', 'unparsable-answer', 'conflicting-answers' (two answers stated
+   * together disagree), 'bad-gold', 'timeout', 'too-long'.
+   */
   reason: string;
 }
 
