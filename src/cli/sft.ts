@@ -19,7 +19,7 @@ import { tinySftChats } from '../data/tiny-task/corpus.ts';
 import { loadHfCheckpoint, serializeModelWeights } from '../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { policyForConfig } from '../rl/policy-setup.ts';
-import { runSftSteps, sftExamples, sftStepCount, sftWeights, type SftExample } from '../rl/sft.ts';
+import { runSftSteps, sftExamples, sftStepCount, sftWeights, weightsChecksum, type SftExample } from '../rl/sft.ts';
 import { getSftPreset, validateSftSettings, type SftPreset, type SftSettings } from '../rl/sft-presets.ts';
 import { loadIntoPolicy, newestIntactCheckpoint, removeUnfinishedCheckpoints, saveCheckpoint } from './checkpoint.ts';
 import { parseSetFlag } from './config-flags.ts';
@@ -68,6 +68,8 @@ export interface SftSummary {
   metrics: SftMetrics[];
   /** the model folder written at the end (absent when the run stopped early) */
   model?: string;
+  /** the finished run's weights equal the base model's (every step skipped, or the learning rate 0) */
+  unchanged?: boolean;
 }
 
 /** Model-folder files copied next to the trained weights (when the source has them). */
@@ -272,7 +274,13 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   if (step < totalSteps) return summary;
 
   // the model folder: the source's config and tokenizer files, and the trained weights (LoRA merged into the base)
-  const weights = serializeModelWeights(await sftWeights(policy, adapter, checkpoint));
+  const trained = await sftWeights(policy, adapter, checkpoint);
+  const unchanged = weightsChecksum(trained) === weightsChecksum(checkpoint.weights);
+  if (unchanged)
+    process.stderr.write(
+      `warning: the trained weights equal the base model's: no step changed them (lr ${config.lr}${metrics.some((m) => !m.applied) ? ', skipped updates' : ''}); ${files.model} is the base model\n`,
+    );
+  const weights = serializeModelWeights(trained);
   await mkdir(files.model, { recursive: true });
   for (const name of MODEL_FILES) {
     const bytes = await source.read(name);
@@ -280,5 +288,5 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   }
   await writeNamed(join(files.model, 'model.safetensors'), weights);
   say(`model: ${files.model} (train from it with --set modelSource='"local"' --set model='"${files.model}"')`);
-  return { ...summary, model: files.model };
+  return { ...summary, model: files.model, ...(unchanged ? { unchanged } : {}) };
 }

@@ -71,7 +71,8 @@ describe('AdamW', () => {
       lrs.push(r.lr);
     }
     expect(lrs.slice(0, 2)).toEqual([0.025, 0.05]);
-    expect(lrs[4]).toBeCloseTo(0.05 * (0.1 + 0.9 * 0.5 * (1 + Math.cos((Math.PI * 3) / 4))), 12);
+    // step 5 of 6 after 2 warm-up steps: the cosine at the 2 of 4 steps taken since warm-up
+    expect(lrs[4]).toBeCloseTo(0.05 * (0.1 + 0.9 * 0.5 * (1 + Math.cos((Math.PI * 2) / 4))), 12);
     const want = reference(
       init,
       grads,
@@ -208,9 +209,10 @@ describe('learning-rate schedules', () => {
   it('constant with warm-up, and warm-up + cosine to a floor', () => {
     expect([1, 2, 3, 10].map((s) => learningRate(1, { kind: 'constant', warmupSteps: 2 }, s))).toEqual([0.5, 1, 1, 1]);
     const cos = { kind: 'warmup-cosine' as const, warmupSteps: 0, totalSteps: 4, minLrRatio: 0 };
-    expect(learningRate(2, cos, 0)).toBeCloseTo(2, 12);
-    expect(learningRate(2, cos, 2)).toBeCloseTo(1, 12);
-    expect(learningRate(2, cos, 4)).toBeCloseTo(0, 12);
+    // the cosine at the steps taken before this one: full at step 1, half way at step 3, positive at the last
+    expect(learningRate(2, cos, 1)).toBeCloseTo(2, 12);
+    expect(learningRate(2, cos, 3)).toBeCloseTo(1, 12);
+    expect(learningRate(2, cos, 4)).toBeCloseTo(1 + Math.cos((Math.PI * 3) / 4), 12);
     expect(learningRate(2, cos, 9)).toBeCloseTo(0, 12);
   });
 });
