@@ -19,7 +19,7 @@ import { tinySftChats } from '../data/tiny-task/corpus.ts';
 import { loadHfCheckpoint, serializeModelWeights } from '../engine/io/hf-model.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { policyForConfig } from '../rl/policy-setup.ts';
-import { runSftSteps, sftExamples, sftStepCount, sftWeights, weightsChecksum, type SftExample } from '../rl/sft.ts';
+import { runSftSteps, sftExamplesOfFiles, sftStepCount, sftWeights, weightsChecksum } from '../rl/sft.ts';
 import { getSftPreset, validateSftSettings, type SftPreset, type SftSettings } from '../rl/sft-presets.ts';
 import { loadIntoPolicy, newestIntactCheckpoint, removeUnfinishedCheckpoints, saveCheckpoint } from './checkpoint.ts';
 import { parseSetFlag } from './config-flags.ts';
@@ -186,17 +186,8 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   const sets = await loadSftChats(config, sft);
   const source = modelSource(config);
   const tokenizer = await loadHfTokenizer(source);
-  const examples: SftExample[] = [];
-  let truncated = 0;
-  for (const { file, chats } of sets) {
-    const made = sftExamples(tokenizer, chats, sft.cutoff, file);
-    examples.push(...made.examples);
-    truncated += made.examples.filter((e) => e.truncated).length;
-    if (made.dropped.length > 0)
-      say(
-        `${file}: ${made.dropped.length} chats have no trained token within the cutoff (${sft.cutoff}) and are skipped (lines ${made.dropped.slice(0, 5).join(', ')}${made.dropped.length > 5 ? ', ...' : ''})`,
-      );
-  }
+  const { examples, truncated, notes } = sftExamplesOfFiles(tokenizer, sets, sft.cutoff);
+  for (const note of notes) say(note);
   if (examples.length === 0)
     throw new Error(
       `no chat to train on: every chat of ${sets.map((s) => s.file).join(', ')} is empty after the cutoff (${sft.cutoff} tokens)`,

@@ -6,7 +6,7 @@
 
 import type { SftChat } from '../data/sft-chats.ts';
 import { supervisedExample, type SupervisedExample } from '../data/tiny-task/sft.ts';
-import type { ChatTokenizer } from '../data/tokenizer.ts';
+import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { deserializeModelWeights } from '../engine/io/hf-model.ts';
 import { parsePeftAdapter } from '../engine/io/peft.ts';
 import { mergePeftIntoWeights } from '../engine/io/peft-merge.ts';
@@ -45,19 +45,62 @@ export interface SftStepResult {
   applied: boolean;
 }
 
-/** Tokenise chats with the model's chat template; chats left with no trained token after the cutoff are dropped. */
+/** Characters per cutoff token a chat keeps before it is tokenised (grown when that is too few tokens). */
+const CHARS_PER_TOKEN = 8;
+const CHAR_SLACK = 4_096;
+/** Tokens past the cutoff a cut chat must still have, so the cut's own boundary lies beyond the cutoff. */
+const TOKEN_MARGIN = 16;
+
+/** The chat's messages cut to `chars` characters of content in all (later messages dropped). */
+function cutMessages(messages: readonly ChatMessage[], chars: number): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let left = chars;
+  for (const m of messages) {
+    if (left <= 0) break;
+    out.push(m.content.length <= left ? m : { ...m, content: m.content.slice(0, left) });
+    left -= m.content.length;
+  }
+  return out;
+}
+
+/**
+ * The chat's example within `cutoff` tokens, tokenising no more text than that needs: a chat whose content is
+ * longer than CHARS_PER_TOKEN * cutoff characters is cut there first (the cut grown while it gives too few tokens),
+ * so a 100 MB message costs what its first tokens cost. `cut` when text was removed before tokenising.
+ */
+function exampleWithin(
+  tok: ChatTokenizer,
+  messages: readonly ChatMessage[],
+  cutoff: number,
+): { ex: SupervisedExample; cut: boolean } {
+  let total = 0;
+  for (const m of messages) total += m.content.length;
+  for (let chars = cutoff * CHARS_PER_TOKEN + CHAR_SLACK; chars < total; chars *= 4) {
+    const ex = supervisedExample(tok, cutMessages(messages, chars));
+    if (ex.tokens.length > cutoff + TOKEN_MARGIN) return { ex, cut: true };
+  }
+  return { ex: supervisedExample(tok, messages), cut: false };
+}
+
+/**
+ * Tokenise chats with the model's chat template; chats left with no trained token after the cutoff are dropped
+ * (`dropped`: their lines), chats whose text was cut before tokenising are listed in `cut` (their lines).
+ */
 export function sftExamples(
   tok: ChatTokenizer,
   chats: readonly SftChat[],
   cutoff: number,
   file: string,
-): { examples: SftExample[]; dropped: number[] } {
+): { examples: SftExample[]; dropped: number[]; cut: number[] } {
   const examples: SftExample[] = [];
   const dropped: number[] = [];
+  const cutLines: number[] = [];
   for (const chat of chats) {
     let ex: SupervisedExample;
     try {
-      ex = supervisedExample(tok, chat.messages);
+      const made = exampleWithin(tok, chat.messages, cutoff);
+      ex = made.ex;
+      if (made.cut) cutLines.push(chat.line);
     } catch (e) {
       throw new Error(`${file}:${chat.line}: ${(e as Error).message}`, { cause: e });
     }
@@ -69,7 +112,40 @@ export function sftExamples(
     }
     examples.push({ tokens: truncated ? ex.tokens.slice(0, cutoff) : ex.tokens, targets, line: chat.line, truncated });
   }
-  return { examples, dropped };
+  return { examples, dropped, cut: cutLines };
+}
+
+/** Lines for a message: the first five, then "...". */
+const someLines = (lines: readonly number[]) => `${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', ...' : ''}`;
+
+/**
+ * The examples of several chat files (any number of chats: no argument spreading), with a note per file on chats
+ * cut before tokenising and chats skipped for having nothing to train within the cutoff.
+ */
+export function sftExamplesOfFiles(
+  tok: ChatTokenizer,
+  sets: readonly { file: string; chats: readonly SftChat[] }[],
+  cutoff: number,
+): { examples: SftExample[]; truncated: number; notes: string[] } {
+  const examples: SftExample[] = [];
+  const notes: string[] = [];
+  let truncated = 0;
+  for (const { file, chats } of sets) {
+    const made = sftExamples(tok, chats, cutoff, file);
+    for (const e of made.examples) {
+      examples.push(e);
+      if (e.truncated) truncated++;
+    }
+    if (made.cut.length > 0)
+      notes.push(
+        `${file}: ${made.cut.length} chats longer than ${cutoff} tokens were cut before tokenising (lines ${someLines(made.cut)})`,
+      );
+    if (made.dropped.length > 0)
+      notes.push(
+        `${file}: ${made.dropped.length} chats have no trained token within the cutoff (${cutoff}) and are skipped (lines ${someLines(made.dropped)})`,
+      );
+  }
+  return { examples, truncated, notes };
 }
 
 /** Optimiser steps in a run: ceil(examples / batch) per epoch. */
