@@ -87,8 +87,10 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
   const run = getSftPreset(flags.preset ?? 'tiny-sft-meta');
   const overrides: Record<string, unknown> = {};
   const sft: Record<string, unknown> = { ...run.sft };
+  const setKeys = new Set<string>();
   for (const s of flags.set ?? []) {
     const [k, v] = parseSetFlag(s);
+    setKeys.add(k);
     if (k.startsWith('sft.')) {
       const key = k.slice(4);
       if (!(key in run.sft))
@@ -102,6 +104,8 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
   }
   if (flags.steps !== undefined) overrides.steps = intFlag('--steps', flags.steps);
   if (flags.seed !== undefined) overrides.seed = intFlag('--seed', flags.seed);
+  // `--set sft.files` without `sft.data` means the files, as `--data` does
+  if (setKeys.has('sft.files') && !setKeys.has('sft.data')) sft.data = 'files';
   if (flags.data !== undefined && flags.data.length > 0) {
     sft.data = 'files';
     sft.files = flags.data;

@@ -74,8 +74,17 @@ export function validateSftSettings(s: SftSettings, source: string): SftSettings
   };
   if (!['tiny-meta', 'tiny-cot', 'files'].includes(s.data))
     problems.push(`"data" must be tiny-meta | tiny-cot | files, got ${JSON.stringify(s.data)}`);
-  if (s.data === 'files' && s.files.length === 0)
+  const files: unknown = s.files;
+  if (!Array.isArray(files) || !files.every((f) => typeof f === 'string' && f !== ''))
+    problems.push(
+      `"files" must be a list of chat JSONL paths such as ["chats.jsonl"] (or use --data FILE), got ${JSON.stringify(files)}`,
+    );
+  else if (s.data === 'files' && files.length === 0)
     problems.push('"files" must name at least one chat JSONL file when data is "files"');
+  else if (s.data !== 'files' && files.length > 0)
+    problems.push(
+      `"files" is only read when "data" is "files" (it is ${JSON.stringify(s.data)}); set both, or neither`,
+    );
   if (s.data !== 'files') int('tinyProblems', 1);
   int('epochs', 1);
   int('batchSize', 1);
