@@ -6,10 +6,10 @@
 //   --steps N, --seed S                  shorthands for the two most common overrides
 //   --frozen-agent meta|reasoning        sets frozenAgent (the model that runs it is a command's --frozen-model)
 
-import { readFile } from 'node:fs/promises';
 import { setTextValue, validateConfig, type ExperimentConfig } from '../rl/config.ts';
 import { getPreset, resolveConfig } from '../rl/presets.ts';
 import { intFlag } from './flags.ts';
+import { readText } from './read-text.ts';
 
 export interface ConfigFlags {
   preset?: string;
@@ -33,7 +33,7 @@ export async function configFromFlags(flags: ConfigFlags): Promise<ExperimentCon
   if (flags.config) {
     let json: unknown;
     try {
-      json = JSON.parse(await readFile(flags.config, 'utf8'));
+      json = JSON.parse(await readText(flags.config));
     } catch (e) {
       throw new Error(`${flags.config}: cannot read the config (${(e as Error).message})`, { cause: e });
     }

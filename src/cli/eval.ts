@@ -7,7 +7,7 @@
 // --out can be written, and that a --checkpoint was trained under this config (model, finetune, paramMode, LoRA
 // shape: a mismatch would evaluate the base model). Each benchmark's result is reported before its files are written.
 
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
@@ -36,6 +36,7 @@ import { writeNamed } from './run-files.ts';
 import { dataDirSource } from './data-dir.ts';
 import { loadModel, PUBLIC_DATA, userFile } from './setup.ts';
 import type { BackendKind } from '../engine/backend.ts';
+import { readText } from './read-text.ts';
 
 export const BENCHMARKS = [
   ...new Set([...Object.keys(SHIPPED_DATASETS), ...Object.keys(DATA_DIR_DATASETS), 'tiny-arith', 'tiny-judge']),
@@ -158,7 +159,7 @@ async function checkRunConfig(runDir: string, config: ExperimentConfig, given: s
   if (!existsSync(file)) return;
   let run: Record<string, unknown>;
   try {
-    run = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    run = JSON.parse(await readText(file)) as Record<string, unknown>;
   } catch (e) {
     throw new Error(`${file}: cannot read the run's config (${(e as Error).message})`, { cause: e });
   }

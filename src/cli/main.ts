@@ -1,7 +1,7 @@
 // The `rema` command line: train, sft, eval, sweep, plan, verify, export, doctor. Each command is a thin layer over the same
 // trainer the web page runs (src/rl), reading and writing plain files (JSONL, JSON, CSV, YAML).
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { exportVerl } from '../rl/export-verl.ts';
@@ -30,6 +30,7 @@ import { bytesFlag, formatPlan, runPlan, WEIGHT_DTYPES } from './plan.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
 import { runVerify } from './verify.ts';
+import { readText } from './read-text.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -338,7 +339,7 @@ export function buildProgram(): Command {
       async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
         const seeds = intListFlag('--seeds', o.seeds);
         const base = await configFromFlags(o);
-        const text = existsSync(o.grid) ? await readFile(o.grid, 'utf8') : o.grid;
+        const text = existsSync(o.grid) ? await readText(o.grid) : o.grid;
         let json: unknown;
         try {
           json = JSON.parse(text);

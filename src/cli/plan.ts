@@ -4,7 +4,7 @@
 // folder, or a hub repo already in the cache; nothing is fetched. When the model's tokenizer is on disk too, the
 // prompts are counted with it over the config's problems (a byte-level vocabulary counts far more tokens than the
 // planner's estimate); else the estimate stands.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatBytes, parseBytes } from '../engine/io/model-size.ts';
 import type { WeightDtype } from '../engine/plan/memory.ts';
@@ -17,6 +17,7 @@ import type { FileSource } from '../util/file-source.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
 import { loadConfigProblems, REPO_ROOT } from './setup.ts';
+import { readTextSync } from './read-text.ts';
 
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
 
@@ -30,7 +31,7 @@ export function bytesFlag(flag: string, text: string): number {
 
 function parseJsonFile(path: string): unknown {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return JSON.parse(readTextSync(path)) as unknown;
   } catch (e) {
     throw new Error(`${path}: cannot read the model's config.json (${(e as Error).message})`, { cause: e });
   }

@@ -12,6 +12,7 @@
 
 import { mkdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { loadHfTokenizer } from '../data/hf-tokenizer.ts';
 import { parseSftChats, type SftChat } from '../data/sft-chats.ts';
@@ -30,6 +31,7 @@ import { lockRunFolder } from './run-lock.ts';
 import { prepareStepLog } from './run-logs.ts';
 import { modelSource, openBackend, REPO_ROOT } from './setup.ts';
 import type { BackendKind } from '../engine/backend.ts';
+import { withoutBom } from '../util/text.ts';
 
 export interface SftFlags {
   preset?: string;
@@ -114,41 +116,50 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
   return { config, sft: validateSftSettings(sft as unknown as SftSettings, 'command line (--set sft.* / --data)') };
 }
 
-/** The chats of a run: generated for the tiny task, else read from the files (file:line:field errors). */
+/** The chats of a run: generated for the tiny task, else read from the files (file:line:field errors), each with
+ *  the SHA-256 of its bytes (a resumed run must read the same contents). */
 export async function loadSftChats(
   config: ExperimentConfig,
   sft: SftSettings,
-): Promise<{ file: string; chats: SftChat[] }[]> {
+): Promise<{ file: string; chats: SftChat[]; sha256?: string }[]> {
   if (sft.data !== 'files') {
     const kind = sft.data === 'tiny-meta' ? 'meta' : 'cot';
     const chats = tinySftChats(kind, { split: 'train', seed: config.seed, problems: sft.tinyProblems });
     return [{ file: sft.data, chats: chats.map((c, i) => ({ line: i + 1, messages: c.messages })) }];
   }
-  const out: { file: string; chats: SftChat[] }[] = [];
+  const out: { file: string; chats: SftChat[]; sha256: string }[] = [];
   for (const f of sft.files) {
     const path = existsSync(f) || !existsSync(resolve(REPO_ROOT, f)) ? f : resolve(REPO_ROOT, f);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(path, 'utf8');
+      bytes = await readFile(path);
     } catch (e) {
       throw new Error(`${f}: cannot read the chat file (${(e as Error).message})`, { cause: e });
     }
-    out.push({ file: f, chats: parseSftChats(text, f) });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    out.push({ file: f, chats: parseSftChats(withoutBom(bytes.toString('utf8')), f), sha256 });
   }
   return out;
 }
 
-/** The same SFT settings, whatever their keys' order. */
-const sameSettings = (a: SftSettings, b: SftSettings) =>
-  JSON.stringify(a, Object.keys(a).toSorted()) === JSON.stringify(b, Object.keys(b).toSorted());
+/** What sft.json holds besides the settings: the SHA-256 of each chat file's bytes. */
+const HASHES_KEY = 'data_sha256';
 
-/** A run folder holds one run: the config (as `rema train` compares it) and settings it started with must match. */
+/** The same SFT settings, whatever their keys' order (the stored data hashes aside). */
+const sameSettings = (a: SftSettings, b: SftSettings) => {
+  const { [HASHES_KEY]: _a, ...x } = a as SftSettings & Record<string, unknown>;
+  const { [HASHES_KEY]: _b, ...y } = b as SftSettings & Record<string, unknown>;
+  return JSON.stringify(x, Object.keys(x).toSorted()) === JSON.stringify(y, Object.keys(y).toSorted());
+};
+
+/** A run folder holds one run: the config (as `rema train` compares it) and settings it started with must match.
+ *  Returns the stored config and settings (null for a new folder). */
 async function checkSameRun(
   files: { config: string; sft: string },
   config: ExperimentConfig,
   sft: SftSettings,
-): Promise<void> {
-  if (!existsSync(files.config)) return;
+): Promise<{ config: ExperimentConfig; sft: Record<string, unknown> } | null> {
+  if (!existsSync(files.config)) return null;
   const previous = JSON.parse(await readFile(files.config, 'utf8')) as ExperimentConfig;
   if (!sameRun(previous, config))
     throw new Error(
@@ -159,7 +170,26 @@ async function checkSameRun(
     throw new Error(
       `${files.sft}: this folder holds an SFT run with different SFT settings; use another --out (or the same settings)`,
     );
+  return { config: previous, sft: before as unknown as Record<string, unknown> };
 }
+
+/** A resumed run reads the chat files' contents it started with (a folder written before hashes were kept passes). */
+function checkSameData(
+  sftFile: string,
+  stored: Record<string, unknown> | undefined,
+  sets: { file: string; sha256?: string }[],
+) {
+  const hashes = stored?.[HASHES_KEY] as Record<string, string> | undefined;
+  if (hashes === undefined) return;
+  for (const { file, sha256 } of sets)
+    if (sha256 !== undefined && hashes[file] !== undefined && hashes[file] !== sha256)
+      throw new Error(
+        `${file}: its contents changed since this SFT run started (SHA-256 ${sha256.slice(0, 12)}..., ${sftFile} holds ${hashes[file].slice(0, 12)}...); use another --out, or restore the file`,
+      );
+}
+
+/** Optimiser steps of a run: `steps` when set (> 0) and below the epochs' steps, else the epochs' steps. */
+const stepsOfRun = (steps: number, ofEpochs: number) => (steps > 0 ? Math.min(steps, ofEpochs) : ofEpochs);
 
 export async function runSft(opts: SftRunOptions): Promise<SftSummary> {
   await mkdir(opts.out, { recursive: true });
@@ -184,10 +214,11 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
     checkpoints: join(out, 'checkpoints'),
     model: join(out, 'model'),
   };
-  await checkSameRun(files, config, sft);
+  const previous = await checkSameRun(files, config, sft);
 
   // data first: a bad line is reported before a model is loaded
   const sets = await loadSftChats(config, sft);
+  checkSameData(files.sft, previous?.sft, sets);
   const source = modelSource(config);
   const tokenizer = await loadHfTokenizer(source);
   const { examples, truncated, notes } = sftExamplesOfFiles(tokenizer, sets, sft.cutoff);
@@ -197,9 +228,11 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
       `no chat to train on: every chat of ${sets.map((s) => s.file).join(', ')} is empty after the cutoff (${sft.cutoff} tokens)`,
     );
   const perEpoch = sftStepCount(examples.length, { batchSize: sft.batchSize, epochs: 1 });
-  const totalSteps = config.steps > 0 ? Math.min(config.steps, perEpoch * sft.epochs) : perEpoch * sft.epochs;
+  const totalSteps = stepsOfRun(config.steps, perEpoch * sft.epochs);
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
-  await replaceFile(files.sft, JSON.stringify(sft, null, 2) + '\n');
+  const hashes = Object.fromEntries(sets.flatMap((x) => (x.sha256 === undefined ? [] : [[x.file, x.sha256]])));
+  const stored = Object.keys(hashes).length > 0 ? { ...sft, [HASHES_KEY]: hashes } : sft;
+  await replaceFile(files.sft, JSON.stringify(stored, null, 2) + '\n');
 
   // 16-bit as stored: the policy's upload and the final merge widen per tensor (the merged file is float32 as before)
   const checkpoint = await loadHfCheckpoint(source, { keep16Bit: true });
@@ -226,6 +259,11 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
   const resumedFrom = step;
   await prepareStepLog(files.metrics, step, found ? found.ckpt.path : '');
   if (resumedFrom > 0) say(`resumed from ${found!.ckpt.path} (step ${resumedFrom})`);
+  const before = previous === null ? totalSteps : stepsOfRun(previous.config.steps, perEpoch * sft.epochs);
+  if (resumedFrom > 0 && before !== totalSteps)
+    process.stderr.write(
+      `rema: the run's length changes from ${before} to ${totalSteps} steps (--steps): the cosine schedule now spans ${totalSteps} steps, so steps ${resumedFrom + 1}.. take other learning rates than the first ${resumedFrom} were planned with\n`,
+    );
 
   const state = () => ({ version: 1 as const, step, cursor: 0, epoch: 0 });
   const schedule = { batchSize: sft.batchSize, epochs: sft.epochs, cutoff: sft.cutoff, seed: config.seed };

@@ -5,9 +5,10 @@
 // runs in a worker thread with a hard wall-clock limit (checker-node.ts): an answer whose evaluation would run
 // for minutes gets {"verdict": false, "reason": "timeout"} and the next line goes on.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { checkAll, type AnswerChecker } from '../rl/verifier/checker.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
+import { readText } from './read-text.ts';
 
 export interface VerifyRecord {
   verdict: boolean;
@@ -71,7 +72,7 @@ export async function runVerify(
 ): Promise<VerifySummary> {
   let text: string;
   try {
-    text = await readFile(inPath, 'utf8');
+    text = await readText(inPath);
   } catch (e) {
     throw new Error(`${inPath}: cannot read (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }

@@ -1,4 +1,7 @@
-// JSON Lines parsing with errors that name the file and the line (1-based). Blank lines are skipped.
+// JSON Lines parsing with errors that name the file and the line (1-based). Blank lines are skipped; a leading
+// byte-order mark is not part of the first line.
+
+import { withoutBom } from '../util/text.ts';
 
 export interface JsonlRow {
   /** 1-based line number in the file */
@@ -15,7 +18,7 @@ export class DataFormatError extends Error {
 
 export function parseJsonl(text: string, file: string): JsonlRow[] {
   const rows: JsonlRow[] = [];
-  const lines = text.split('\n');
+  const lines = withoutBom(text).split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].replace(/\r$/, '');
     if (raw.trim() === '') continue;
