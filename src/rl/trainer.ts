@@ -44,7 +44,7 @@ import { checkFirstPromptFits, contextMessage, ContextTally } from './train/cont
 import { divergenceMessage } from './train/divergence.ts';
 import { StepExplainer } from './train/explain.ts';
 import { assignAdvantages, buildRows } from './train/rows.ts';
-import { checkRunOptions, frozenActor } from './train/run-checks.ts';
+import { checkMetaActionCap, checkRunOptions, frozenActor } from './train/run-checks.ts';
 import { checkedState } from './train/trainer-state.ts';
 import {
   phaseAgent,
@@ -117,6 +117,9 @@ function createRun(
   const maxContext = opts.maxContext ?? policy.contextLength ?? Number.POSITIVE_INFINITY;
   // the token trained after a finished message (config.endTokenTarget): eos as the code, else the template's own
   const endToken = config.endTokenTarget === 'eos' ? tokenizer.eosTokenId : undefined;
+
+  const metaActor = frozen?.role === 'meta' ? frozen : { tokenizer, policy };
+  checkMetaActionCap(config, metaActor.tokenizer, metaActor.policy.vocabSize);
 
   const firstRole: AgentRole = isTwoAgent(config) ? 'meta' : 'reasoning';
   const firstActor = frozen?.role === firstRole ? frozen : { tokenizer, maxContext };

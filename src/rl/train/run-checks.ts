@@ -2,6 +2,8 @@
 // is wrong: the training and evaluation sets (not empty, one task each), the meta-action JSON mode's protocol and
 // task, the adapters separate mode needs, and the frozen agent against config.frozenAgent.
 import type { Problem, TaskKind } from '../../data/problem.ts';
+import type { ChatTokenizer } from '../../data/tokenizer.ts';
+import { smallestMetaActionCap } from '../protocol/json-actions/actions.ts';
 import type { ExperimentConfig } from '../config.ts';
 import type { FrozenActor } from '../protocol/rollout.ts';
 import { isTwoAgent, trainableRoles } from './episodes.ts';
@@ -29,6 +31,19 @@ export function checkRunOptions(
         );
   }
   return task;
+}
+
+/**
+ * In meta-action JSON mode, the meta-thinking agent's token cap must let the answer finish (its tokenizer: the frozen
+ * agent's when it plays meta): below the smallest cap every plan is cut and no action is chosen.
+ */
+export function checkMetaActionCap(config: ExperimentConfig, tokenizer: ChatTokenizer, vocabSize: number): void {
+  if (config.metaActions !== 'json') return;
+  const cap = smallestMetaActionCap(tokenizer, vocabSize);
+  if (config.maxTokensPerTurn < cap)
+    throw new Error(
+      `createTrainer: field "maxTokensPerTurn" is ${config.maxTokensPerTurn}, below the ${cap} tokens the shortest meta-action JSON answer ({"action": "EMPTY", "output": ""} and the end of the turn) needs with this tokenizer; set maxTokensPerTurn to ${cap} or more`,
+    );
 }
 
 function taskOf(problems: readonly Problem[], what: string): TaskKind {

@@ -21,6 +21,11 @@ export function metaActionConstraint(tokenizer: ChatTokenizer, vocabSize: number
   return mask;
 }
 
+/** The smallest maxTokensPerTurn within which the meta-action answer always completes, for this tokenizer. */
+export function smallestMetaActionCap(tokenizer: ChatTokenizer, vocabSize: number): number {
+  return (metaActionConstraint(tokenizer, vocabSize) as ActionTokenMask).smallestCap();
+}
+
 export type ActionFractions = Record<MetaAction, number>;
 
 /** The metrics.jsonl fields of one step. */

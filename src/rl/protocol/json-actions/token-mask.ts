@@ -86,6 +86,17 @@ export class ActionTokenMask implements TokenConstraint {
     return new ActionTokenMask(tokenTexts(tokenizer, vocabSize), tokenizer.stopTokenIds);
   }
 
+  /**
+   * The smallest maxNewTokens under which every answer drawn through this mask is complete: the first draw must
+   * reach a state whose shortest completion (one token per character) and the end-of-turn token still fit.
+   */
+  smallestCap(): number {
+    const dist = this.grammar.distance;
+    let nearest = Infinity;
+    for (const t of this.destinations(this.grammar.start)) if (t !== REJECT) nearest = Math.min(nearest, dist[t]);
+    return nearest + 2;
+  }
+
   /** The grammar state after `generated` (REJECT if some token was not allowed). */
   stateAfter(generated: readonly number[]): number {
     let s = this.grammar.start;
