@@ -24,6 +24,7 @@ import {
   type RunRow,
 } from '../rl/ablation.ts';
 import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import { fnv1aHex } from '../util/fnv1a.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain } from './train.ts';
 import type { BackendKind } from '../engine/backend.ts';
@@ -39,11 +40,51 @@ export function parseGrid(json: unknown, source: string): Grid {
       throw new Error(`${source}: grid field "${k}" must be a non-empty list of values`);
     grid[k] = v;
   }
+  checkGrid(grid, source);
   return grid;
 }
 
-function folderName(label: string, seed: number): string {
-  return `${label.replace(/[^A-Za-z0-9=.,_-]+/g, '_')}__seed${seed}`;
+/**
+ * A grid whose points are all different runs: no `seed` field (seeds are swept by --seeds, and the run's seed
+ * would overwrite it), no value twice in one field (two points would share one folder and one label).
+ */
+export function checkGrid(grid: Grid, source: string): void {
+  for (const [k, values] of Object.entries(grid)) {
+    const bundleSeed = values.some((v) => typeof v === 'object' && v !== null && Object.hasOwn(v, 'seed'));
+    if (k === 'seed' || bundleSeed)
+      throw new Error(
+        `${source}: grid field "${k}"${k === 'seed' ? '' : ' sets "seed"'}: seeds are swept with --seeds (every grid point runs once per seed), not in the grid`,
+      );
+    const seen = new Map<string, number>();
+    values.forEach((v, i) => {
+      const label = valueLabel(v);
+      const before = seen.get(label);
+      if (before !== undefined)
+        throw new Error(
+          `${source}: grid field "${k}" lists ${label} twice (values ${before + 1} and ${i + 1}); each value runs once`,
+        );
+      seen.set(label, i);
+    });
+  }
+}
+
+/** Longest folder name a run gets from its label (file systems allow 255 bytes; the seed suffix and a hash follow). */
+const MAX_FOLDER_LABEL = 80;
+
+/**
+ * Each point's folder stem: its label with characters outside [A-Za-z0-9=.,_-] replaced, cut to MAX_FOLDER_LABEL
+ * with a hash of the whole label when longer, and a hash appended where two labels would clean to one name.
+ */
+export function folderStems(labels: readonly string[]): string[] {
+  const clean = labels.map((l) => {
+    const c = l.replace(/[^A-Za-z0-9=.,_-]+/g, '_');
+    return c.length > MAX_FOLDER_LABEL ? `${c.slice(0, MAX_FOLDER_LABEL)}~${fnv1aHex(l)}` : c;
+  });
+  const count = new Map<string, number>();
+  for (const c of clean) count.set(c, (count.get(c) ?? 0) + 1);
+  return clean.map((c, i) =>
+    count.get(c)! > 1 && !c.endsWith(fnv1aHex(labels[i])) ? `${c}~${fnv1aHex(labels[i])}` : c,
+  );
 }
 
 function msHeader(k: string): string[] {
@@ -60,10 +101,15 @@ export interface SweepOptions {
 }
 
 export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
+  checkGrid(opts.grid, '--grid');
+  const repeated = opts.seeds.find((s, i) => opts.seeds.indexOf(s) !== i);
+  if (repeated !== undefined)
+    throw new Error(`--seeds lists seed ${repeated} twice; each seed runs once per grid point`);
   await mkdir(opts.out, { recursive: true });
   const keys = Object.keys(opts.grid);
   const rows: RunRow[] = [];
   const points = gridPoints(opts.grid);
+  const stems = folderStems(points.map(pointLabel));
   // validate every point before spending time on any run
   const configs = points.map((p) => validateConfig(pointOverrides(p), `sweep grid point ${pointLabel(p)}`, opts.base));
   for (let i = 0; i < points.length; i++) {
@@ -73,7 +119,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
       process.stderr.write(`sweep: ${label} seed ${seed}\n`);
       const summary = await runTrain({
         config,
-        out: join(opts.out, folderName(label, seed)),
+        out: join(opts.out, `${stems[i]}__seed${seed}`),
         backend: opts.backend,
         progress: opts.progress ?? 'lines',
       });
