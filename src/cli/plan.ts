@@ -125,6 +125,7 @@ export function formatPlan(plan: Plan): string {
     row('kv_cache', b.kv_cache),
     row('activations', b.activations),
     row('total (peak)', b.total),
+    row('host rows', plan.hostBytes),
     plan.limit === null
       ? 'fits: unknown'
       : `fits: ${plan.fits ? 'yes' : 'no'} (limit ${plan.limit} B, ${formatBytes(plan.limit)})`,

@@ -68,7 +68,22 @@ export interface Plan {
   suggestion: PlanSuggestion | null;
   /** the workload the bytes are for */
   shape: MemoryShape;
+  /** host memory of one step's training rows (rollouts x trained agents x row tokens), beside the device's bytes */
+  hostBytes: number;
   note?: string;
+}
+
+/** Host bytes per token of a step's training rows: the token id, old and reference log-probs, advantage and loss
+ *  coefficient (4 bytes each), and about as much again for the rollout record (text, per-token view). */
+const HOST_BYTES_PER_ROW_TOKEN = 40;
+/** Host memory a step's rows may take before a plan says the config does not fit (a laptop's, a page's tab). */
+export const HOST_LIMIT_BYTES = 16 * 1024 ** 3;
+
+/** Host bytes of one step's training rows: they grow with problemsPerStep x groupSize, whatever decodeBatch is. */
+export function stepHostBytes(config: ExperimentConfig, shape: MemoryShape): number {
+  const trainedAgents =
+    config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
+  return config.problemsPerStep * config.groupSize * trainedAgents * shape.gradient.tokens * HOST_BYTES_PER_ROW_TOKEN;
 }
 
 /** The model shape a config names, without downloading: a catalog entry, else `readConfigJson` (a local folder's
@@ -326,7 +341,9 @@ export function planConfig(
   const shape = backendShape(stepShape(config, model.config, weightDtype, options.promptBaseTokens), options.backend);
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
-  const fits = limit === null ? null : mem.bytes.total <= limit;
+  const hostBytes = stepHostBytes(config, shape);
+  const hostFits = hostBytes <= HOST_LIMIT_BYTES;
+  const fits = limit === null ? (hostFits ? null : false) : mem.bytes.total <= limit && hostFits;
   const plan: Plan = {
     model: model.name,
     parameters: mem.parameters,
@@ -337,8 +354,11 @@ export function planConfig(
     fits,
     suggestion: null,
     shape,
+    hostBytes,
   };
-  if (limit === null) plan.note = "the WebGPU adapter's memory is only known in the page: pass --memory BYTES";
+  if (!hostFits)
+    plan.note = `one step's training rows take ${hostBytes} bytes of host memory (${config.problemsPerStep} problems x ${config.groupSize} rollouts), over ${HOST_LIMIT_BYTES}: lower problemsPerStep or groupSize`;
+  else if (limit === null) plan.note = "the WebGPU adapter's memory is only known in the page: pass --memory BYTES";
   else if (!fits) {
     plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit, options.promptBaseTokens);
     if (!plan.suggestion)

@@ -107,7 +107,9 @@ describe('rema plan', () => {
     const r = rema('--preset', 'tiny-default');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^tiny-rema: 171,456 parameters, base weights f32, KV cache f32\n/);
-    expect(r.stdout).toMatch(/\n {2}total \(peak\) +\d+ B {2}[\d.]+ MiB\nfits: yes/);
+    expect(r.stdout).toMatch(
+      /\n {2}total \(peak\) +\d+ B {2}[\d.]+ MiB\n {2}host rows +\d+ B {2}[\d.]+ [KM]iB\nfits: yes/,
+    );
     const bad = rema('--preset', 'tiny-default', '--memory', 'lots');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/--memory: "lots" is not a positive number of bytes/);

@@ -95,7 +95,7 @@ describe('validateConfig', () => {
     expect(message).toMatch(/^runs\/a\.json: invalid config/);
     expect(message).toMatch(/field "clipLow" must be a number in \[0, 1\), got "0\.2"/);
     expect(message).toMatch(/field "mode" must be one of multi-turn \| single-turn/);
-    expect(message).toMatch(/field "groupSize" must be an integer in \[1, inf\), got 0/);
+    expect(message).toMatch(/field "groupSize" must be an integer in \[1, 1024\], got 0/);
     expect(message).toMatch(/unknown field "bogus"/);
   });
   it('requires every field without a base and checks the version', () => {

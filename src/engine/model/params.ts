@@ -57,6 +57,20 @@ export function expectedParameterShapes(config: ModelConfig): Map<string, number
   return shapes;
 }
 
+/**
+ * The parameter count of expectedParameterShapes, in closed form (no per-layer names: O(1) in the layer count),
+ * and how many of them sit in vectors (norms, biases).
+ */
+export function parameterCounts(config: ModelConfig): { total: number; vectors: number } {
+  const { hiddenSize: D, intermediateSize: F, numHeads: H, numKvHeads: Hkv, headDim: Dh, vocabSize: V } = config;
+  const bias = config.attentionBias ? H * Dh + 2 * Hkv * Dh : 0;
+  const layerVectors = 2 * D + bias;
+  const layerMatrices = H * Dh * D + 2 * Hkv * Dh * D + D * H * Dh + 3 * F * D;
+  const vectors = config.numLayers * layerVectors + D;
+  const matrices = V * D + config.numLayers * layerMatrices + (config.tieWordEmbeddings ? 0 : V * D);
+  return { total: vectors + matrices, vectors };
+}
+
 /** [HF name, tensor] for every distinct parameter (a tied lm_head is listed once, as the embedding). */
 export function namedParameters(params: DecoderParams): Array<[string, Tensor]> {
   const out: Array<[string, Tensor]> = [['model.embed_tokens.weight', params.embed]];

@@ -5,7 +5,7 @@
 // Sizes are what the ledger charges: 4 bytes per element, 2 for weights stored as f16 / bf16 and for a KV cache
 // stored as f16 (model/kv-cache.ts: the default over an f16 base on WebGPU).
 import type { ModelConfig } from '../model/config.ts';
-import { expectedParameterShapes } from '../model/params.ts';
+import { parameterCounts } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
 import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
@@ -107,16 +107,12 @@ const F = 4; // bytes per f32 / i32 element
 const MiB = 1024 * 1024;
 
 export function parameterCount(config: ModelConfig): number {
-  let n = 0;
-  for (const shape of expectedParameterShapes(config).values()) n += shape.reduce((a, b) => a * b, 1);
-  return n;
+  return parameterCounts(config).total;
 }
 
 /** Parameters in vectors (norms, biases): kept in f32 by a backend that stores only matrices as halves. */
 function vectorParameters(config: ModelConfig): number {
-  let n = 0;
-  for (const shape of expectedParameterShapes(config).values()) if (shape.length < 2) n += shape[0];
-  return n;
+  return parameterCounts(config).vectors;
 }
 
 function loraTargets(targets: readonly string[]): LoraTarget[] {

@@ -41,6 +41,7 @@ export const DATA_FIELDS = {
   evalSize: {
     kind: 'int',
     min: 0,
+    max: 1_000_000,
     default: 64,
     doc: 'Held-out problems per evaluation (a fixed, seeded subset); 0 = all. Keep small in the browser.',
     ui: { group: 'Data & evaluation', label: 'held-out size', range: [0, 100_000] },

@@ -178,6 +178,7 @@ export const OPTIMISER_FIELDS = {
   miniBatches: {
     kind: 'int',
     min: 1,
+    max: 4_096,
     default: 1,
     doc: 'Optimiser steps per epoch (rollout rows split evenly). Code script: 1; the paper text says 4. More than 1 makes the ratio and clipping matter.',
     ui: { group: 'Optimiser', label: 'mini-batches', range: [1, 64] },

@@ -29,6 +29,7 @@ export const PROTOCOL_FIELDS = {
   maxTokensPerTurn: {
     kind: 'int',
     min: 1,
+    max: 131_072,
     default: 64,
     doc: 'Token cap per generated message (data.max_response_length per turn). Code: 512; the paper ablates 256 vs 1024 (Fig. 6).',
     ui: { group: 'Protocol', label: 'tokens per turn', range: [4, 4096] },
@@ -36,6 +37,7 @@ export const PROTOCOL_FIELDS = {
   maxPromptTokens: {
     kind: 'int',
     min: 1,
+    max: 1_048_576,
     default: 240,
     doc: "Cap on each agent's rendered chat (prompt) per turn; a longer one ends the episode with completion_token_exceeded. Code: 4096.",
     details:

@@ -6,6 +6,7 @@ export const ROLLOUT_FIELDS = {
   problemsPerStep: {
     kind: 'int',
     min: 1,
+    max: 10_000,
     default: 8,
     doc: 'Problems per RL step (data.train_batch_size). Code: 128; scaled down for the browser.',
     ui: { group: 'Rollout', label: 'problems per step', range: [1, 1024] },
@@ -13,6 +14,7 @@ export const ROLLOUT_FIELDS = {
   groupSize: {
     kind: 'int',
     min: 1,
+    max: 1_024,
     default: 8,
     doc: 'Rollouts per problem, the GRPO group G (rollout.n). Code: 16; paper single-turn: 4.',
     ui: { group: 'Rollout', label: 'group size G', range: [1, 64] },
@@ -51,6 +53,7 @@ export const ROLLOUT_FIELDS = {
   decodeBatch: {
     kind: 'int',
     min: 1,
+    max: 4_096,
     default: 64,
     doc: 'Most sequences generated at once (rollouts and held-out evaluation). Smaller bounds the KV cache and decode scratch at the cost of speed; the tokens do not depend on it (each sequence samples from its own seeded stream).',
     details:
