@@ -13,6 +13,7 @@ import { useDataDir } from './data-dir.ts';
 import { runDoctor } from './doctor.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
+import { MAX_TIMER_MS } from '../rl/verifier/checker.ts';
 import {
   SIMD_CHOICES,
   THREADS_CHOICES,
@@ -369,9 +370,8 @@ export function buildProgram(): Command {
       '3000',
     )
     .action(async (o: { in: string; out?: string; limitMs: string }) => {
-      const limitMs = Number(o.limitMs);
-      if (!Number.isInteger(limitMs) || limitMs < 1)
-        throw new Error(`--limit-ms: expected a positive whole number of milliseconds, got "${o.limitMs}"`);
+      // a timer waits at most 2^31 - 1 ms; a longer limit would fire at once and time every check out
+      const limitMs = intFlag('--limit-ms', o.limitMs, { min: 1, max: MAX_TIMER_MS });
       const s = await runVerify(o.in, o.out, { limitMs });
       process.stderr.write(`${s.correct}/${s.total} correct\n`);
     });

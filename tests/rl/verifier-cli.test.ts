@@ -97,6 +97,6 @@ describe('rema verify (child process)', () => {
     const input = writeJsonl('one.jsonl', [JSON.stringify({ gold: '1', pred: '\\boxed{1}' })]);
     const r = spawnSync('node', [bin, 'verify', '--in', input, '--limit-ms', 'soon'], { cwd: root, encoding: 'utf8' });
     expect(r.status).not.toBe(0);
-    expect(r.stderr).toContain('--limit-ms: expected a positive whole number');
+    expect(r.stderr).toContain('--limit-ms must be an integer from 1 to 2147483647, got "soon"');
   });
 });

@@ -69,6 +69,16 @@ interface Job {
   reject: (e: Error) => void;
 }
 
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days): a longer one fires at once, as if 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `ms` when a timer can wait that long: a whole number from 1 to MAX_TIMER_MS, else an error naming the option. */
+function timerMs(name: string, ms: number): number {
+  if (!Number.isInteger(ms) || ms < 1 || ms > MAX_TIMER_MS)
+    throw new Error(`preemptibleChecker: ${name} must be a whole number of ms from 1 to ${MAX_TIMER_MS}, got ${ms}`);
+  return ms;
+}
+
 const timeoutResult = (): VerifyResult => ({ correct: false, extracted: null, reason: 'timeout' });
 
 /**
@@ -76,8 +86,8 @@ const timeoutResult = (): VerifyResult => ({ correct: false, extracted: null, re
  * time in submission order; a worker that is killed or crashes is replaced before the next check.
  */
 export function preemptibleChecker(spawn: () => CheckerWorker, opts: PreemptibleCheckerOptions = {}): AnswerChecker {
-  const limitMs = opts.limitMs ?? DEFAULT_TIMEOUT_MS;
-  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+  const limitMs = timerMs('limitMs', opts.limitMs ?? DEFAULT_TIMEOUT_MS);
+  const startTimeoutMs = timerMs('startTimeoutMs', opts.startTimeoutMs ?? 60_000);
   const queue: Job[] = [];
   let worker: CheckerWorker | null = null;
   let ready = false;
