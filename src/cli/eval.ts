@@ -138,7 +138,7 @@ async function benchmarkProblems(name: string): Promise<Problem[]> {
     return tinyArithProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
   if (name === 'tiny-judge')
     return tinyJudgeProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
-  if (name in SHIPPED_DATASETS)
+  if (Object.hasOwn(SHIPPED_DATASETS, name))
     return loadProblems(
       directoryFileSource(PUBLIC_DATA, 'public/data'),
       SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS],

@@ -95,7 +95,7 @@ export function sftFromFlags(flags: SftFlags): SftPreset {
     setKeys.add(k);
     if (k.startsWith('sft.')) {
       const key = k.slice(4);
-      if (!(key in run.sft))
+      if (!Object.hasOwn(run.sft, key))
         throw new Error(
           `--set ${k}: unknown SFT setting "${key}"; settings: ${Object.keys(run.sft)
             .map((x) => `sft.${x}`)

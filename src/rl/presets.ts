@@ -303,7 +303,8 @@ export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
 
 /** A fresh copy of a named preset; throws with the list of names when it does not exist. */
 export function getPreset(name: string): ExperimentConfig {
-  const preset = PRESETS[name];
+  // own properties only: "constructor", "toString" or "__proto__" are not presets
+  const preset = Object.hasOwn(PRESETS, name) ? PRESETS[name] : undefined;
   if (preset === undefined) throw new ConfigError(`unknown preset "${name}"; presets: ${PRESET_NAMES.join(', ')}`);
   return structuredClone(preset);
 }

@@ -58,7 +58,7 @@ export const SFT_PRESETS: Readonly<Record<string, SftPreset>> = {
 export const SFT_PRESET_NAMES: readonly string[] = Object.keys(SFT_PRESETS);
 
 export function getSftPreset(name: string): SftPreset {
-  const preset = SFT_PRESETS[name];
+  const preset = Object.hasOwn(SFT_PRESETS, name) ? SFT_PRESETS[name] : undefined; // own properties only
   if (preset === undefined)
     throw new ConfigError(`unknown SFT preset "${name}"; SFT presets: ${SFT_PRESET_NAMES.join(', ')}`);
   return structuredClone(preset);

@@ -138,7 +138,7 @@ export function encodeUrlState(s: {
   smooth?: number;
   x?: ChartX;
 }): string {
-  const presetName = s.preset in PRESETS ? s.preset : DEFAULT_PRESET;
+  const presetName = Object.hasOwn(PRESETS, s.preset) ? s.preset : DEFAULT_PRESET;
   const base = PRESETS[presetName];
   const params = new URLSearchParams();
   params.set('preset', presetName);
@@ -161,7 +161,7 @@ export function decodeUrlState(hash: string): UrlState {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const errors: string[] = [];
   let preset = params.get('preset') ?? DEFAULT_PRESET;
-  if (!(preset in PRESETS)) {
+  if (!Object.hasOwn(PRESETS, preset)) {
     errors.push(`URL: unknown preset ${quote(preset)}; using ${DEFAULT_PRESET}`);
     preset = DEFAULT_PRESET;
   }

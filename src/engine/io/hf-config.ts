@@ -72,7 +72,7 @@ function architectureOf(r: ConfigReader, json: Record<string, unknown>): Archite
       r.fail('architectures', `must be a non-empty list of class names, got ${JSON.stringify(archs)}`);
     }
     const name = (archs as string[])[0];
-    const arch = ARCHITECTURES[name];
+    const arch = Object.hasOwn(ARCHITECTURES, name) ? ARCHITECTURES[name] : undefined;
     if (!arch)
       r.fail(
         'architectures',

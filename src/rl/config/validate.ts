@@ -157,7 +157,7 @@ export function validateConfig(json: unknown, source: string, base?: ExperimentC
   const problems: string[] = [];
   for (const key of Object.keys(record)) {
     if (key === 'extends' || key === '$comment') continue;
-    if (!(key in FIELD_SPECS)) problems.push(unknownFieldText(key));
+    if (!Object.hasOwn(FIELD_SPECS, key)) problems.push(unknownFieldText(key));
   }
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(FIELD_SPECS) as [ConfigKey, FieldSpec][]) {
