@@ -6,7 +6,7 @@ import { ErrorBoundary } from './components/ErrorBoundary.tsx';
 import { openAblationDb } from './persist/ablation-db.ts';
 import { storageBackendRates } from './persist/backend-rates.ts';
 import { openRunsDb } from './persist/runs-db.ts';
-import { browserQuery, readAblationParam, syncAblationUrl } from './url/ablation-url.ts';
+import { browserQuery, readAblationParam, splitAblationHash, syncAblationUrl } from './url/ablation-url.ts';
 import { splitPresentState } from './url/present-state.ts';
 import { decodeUrlState, modelSpecFromConfig } from './url/url-state.ts';
 import { browserHash, syncUrl } from './url/url-sync.ts';
@@ -18,7 +18,8 @@ import { createWorkerClient } from './worker/client.ts';
 
 markStartup('script');
 const present = splitPresentState(location.hash);
-const fromUrl = decodeUrlState(present.rest);
+const fromHash = splitAblationHash(present.rest);
+const fromUrl = decodeUrlState(fromHash.rest);
 const fromQuery = readAblationParam(location.search);
 const store = createPlaygroundStore(
   {
@@ -38,18 +39,23 @@ const store = createPlaygroundStore(
     colouring: fromUrl.colouring,
     chartSmoothing: fromUrl.smoothing,
     chartX: fromUrl.chartX,
-    ablation: fromQuery.spec,
+    ablation: fromQuery.spec ?? fromHash.spec,
     presenting: present.state.presenting,
     autoReset: present.state.autoReset,
     followIndex: present.state.followIndex,
     followEvery: present.state.followEvery,
   },
 );
-const linkErrors = [...fromUrl.errors, ...present.errors, ...(fromQuery.error ? [fromQuery.error] : [])];
+const linkErrors = [
+  ...fromUrl.errors,
+  ...present.errors,
+  ...(fromQuery.error ? [fromQuery.error] : []),
+  ...(fromHash.error ? [fromHash.error] : []),
+];
 if (linkErrors.length > 0) store.setState({ error: { message: linkErrors.join('\n'), fatal: false } });
 
 syncUrl(store, browserHash());
-syncAblationUrl(store, browserQuery());
+syncAblationUrl(store, browserQuery(), () => location.href);
 
 createRoot(document.getElementById('root')!).render(
   <ErrorBoundary label="The playground">
