@@ -55,6 +55,9 @@ describe('reward hacking: forms that get no reward', () => {
       ['5', '\\boxed{5} is wrong.', false],
       ['5', 'So 5 is not the answer.', false],
       ['5', 'The result can never be 5.', false],
+      ['5', 'The answer cannot be 5.', false],
+      ['5', 'The answer is anything but 5.', false],
+      ['5', 'Answer: x != 5', false],
     ]);
   });
 
@@ -64,6 +67,8 @@ describe('reward hacking: forms that get no reward', () => {
       ['6', 'The answer is not 5, it is 6.', true],
       ['5', 'Since 4 is not prime, the answer is \\boxed{5}.', true],
       ['5', 'This is not only easy: \\boxed{5}', true],
+      ['5', 'The answer is 5, not 6.', true],
+      ['5', 'Not 4 but \\boxed{5}.', true],
     ]);
   });
 
@@ -78,6 +83,8 @@ describe('reward hacking: forms that get no reward', () => {
         [gold, 'x = 3 or x = 5 or x = 6', false],
         [gold, 'The answer is $3$, $5$ or $6$.', false],
         [gold, 'I guess 3, 5, 6...', false],
+        [gold, 'It might be 3. It might be 5. It might be 6.', false],
+        [gold, 'Answer: 3 or 5 or 6', false],
       ]);
   });
 
@@ -151,6 +158,10 @@ describe('exact values of number expressions too large for the compute engine', 
       ['-1', '\\boxed{(10^{40000}+1)^2 - 10^{80000} - 2\\cdot 10^{40000}}', false],
       ['2^{100000} - 2^{100000} + 7', '\\boxed{7}', true],
       ['\\frac{1}{3}', '\\boxed{\\frac{3^{60000}}{3^{60001}}}', true],
+      ['100000', '\\boxed{\\frac{100000!}{99999!}}', true],
+      ['1', '\\boxed{\\gcd(2^{100000}, 3)}', true],
+      ['3', '\\boxed{\\lfloor 10^{30000} / 10^{29999} \\rfloor - 7}', true],
+      ['0', '\\boxed{10^{50000} \\bmod 10}', true],
     ]);
   });
 

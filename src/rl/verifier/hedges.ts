@@ -14,9 +14,9 @@ export function answerRegion(text: string): string {
 }
 
 const NEGATION_BEFORE =
-  /(?:\bnot|n't|\bnever|\bno longer|\bneither|\bnor)(?:\s+(?:equal|equals|to|be|just|exactly|simply|actually|really|quite|necessarily|definitely|possibly|the|answer|correct|going|as|at|all|a))*\s*[:=]?\s*$/i;
+  /(?:\bnot|n't|\bcannot|\bnever|\bno longer|\bneither|\bnor|\banything but|\bother than|\bexcept(?: for)?)(?:\s+(?:equal|equals|to|be|just|exactly|simply|actually|really|quite|necessarily|definitely|possibly|the|answer|correct|going|as|at|all|a))*\s*[:=]?\s*$/i;
 const NEGATION_AFTER =
-  /^\s*(?:is|was|would be|seems|must be)?\s*(?:not\b|n't\b|never\b|wrong\b|incorrect\b|false\b|impossible\b)/i;
+  /^\s*(?:(?:is|was|would be|seems(?: to be)?|must be)\s+(?:not\b|never\b|wrong\b|incorrect\b|false\b|impossible\b)|(?:is\s+)?(?:wrong|incorrect)\b)/i;
 const ISNT_AFTER = /^\s*(?:isn't|wasn't|can't|cannot|couldn't)\b/i;
 
 /**
@@ -30,12 +30,14 @@ export function isNegated(before: string, after: string): boolean {
     .slice(-60)
     .replace(/\\(?:boxed|fbox)\s*\{?\s*$|\\\(|\\\[|\$+|\*+/g, ' ')
     .replace(/\s+$/, '');
-  if (/(?:\\neq?|\\ne|≠)\s*$/.test(b)) return true;
+  // `x != 5` (not `7!=\boxed{5040}`: a factorial then `=`)
+  if (/(?:\\neq?|\\ne|≠|(?<![\w)}!])!=|<>)\s*$/.test(b)) return true;
   // Only the clause that holds the answer: "it is not 3, so the answer is 5" negates 3 only.
   const clause = b.split(/[.;!?\n]|,\s*(?:so|but|and|thus|hence|therefore)\b/i).at(-1) ?? '';
   if (NEGATION_BEFORE.test(clause) && !/\bnot\s+only\s*$/i.test(clause)) return true;
-  const a = after.slice(0, 60).replace(/^[\s$}\\)\].,]*/, '');
-  return NEGATION_AFTER.test(' ' + a) || ISNT_AFTER.test(a);
+  // `5 is wrong`, `\boxed{5} is not the answer`; not `5, not 6` (which negates 6)
+  const a = after.slice(0, 60).replace(/^[\s$}\\)\]]*/, '');
+  return NEGATION_AFTER.test(a) || ISNT_AFTER.test(a);
 }
 
 const REFUSAL =
@@ -51,14 +53,16 @@ export function lastRefusalEnd(text: string): number {
 
 const HEDGE_WORD = /\b(?:or|maybe|perhaps|possibly|probably|either|likely|could|might|guess|else)\b|\?/i;
 const LIST_SEP =
-  /^(?:\s*(?:,|;|\?|\.{3}|…|\bor\b|\band\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\blikely\b|\belse\b|\bis it\b|\b(?:it )?(?:could|might|may) (?:also )?be\b|\bguess\b|\bI\b|\b[a-zA-Z]\s*=)\s*)+$/i;
+  /^(?:\s*(?:,|;|\?|\.{3}|\.|…|\bor\b|\band\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bprobably\b|\blikely\b|\belse\b|\bis it\b|\b(?:it )?(?:could|might|may) (?:also )?be\b|\bguess\b|\bI\b|\b[a-zA-Z]\s*=)\s*)+$/i;
 
 /**
  * True when `between` (the text between two answers) could separate the items of one list of alternatives:
  * only list punctuation and hedge words (`, `, ` or `, `? Maybe `, `, or x = `).
  */
 export function isListSeparator(between: string): boolean {
-  return between.length <= 40 && LIST_SEP.test(between);
+  if (between.length > 40 || !LIST_SEP.test(between)) return false;
+  // a sentence end separates list items only when a hedge follows it (`It might be 4. It might be 5.`)
+  return !/\.(?!\.)/.test(between.replace(/\.{3}/g, '')) || HEDGE_WORD.test(between);
 }
 
 /** True when a separator hedges (`or`, `?`, `maybe`, `could be`...): a list holding one is a list of guesses. */

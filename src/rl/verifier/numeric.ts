@@ -22,9 +22,9 @@ export interface Rational {
 const MAX_BITS = 200_000;
 /**
  * The bit budget parse.ts gives an answer whose value bound is too large for the compute engine
- * (`2^{100000} - 2^{100000} + 2`, `\frac{10000!}{9999!}`): about 360k decimal digits, computed here exactly.
+ * (`2^{100000} - 2^{100000} + 2`, `\frac{100000!}{99999!}`): about 600k decimal digits, computed here exactly.
  */
-export const LARGE_EXACT_BITS = 1_200_000;
+export const LARGE_EXACT_BITS = 2_000_000;
 
 function gcd(a: bigint, b: bigint, dl?: Deadline): bigint {
   let x = a < 0n ? -a : a;
@@ -207,6 +207,31 @@ export function exactRational(node: Json, dl: Deadline, maxBits = MAX_BITS): Rat
       const x = exactRational(a, dl, maxBits);
       if (!x || x.d !== 1n) return null;
       return { n: ((x.n % m.n) + m.n) % m.n, d: 1n };
+    }
+    case 'GCD':
+    case 'LCM': {
+      const v = vals();
+      if (!v || v.length < 2 || v.some((x) => x.d !== 1n)) return null;
+      let acc = v[0].n < 0n ? -v[0].n : v[0].n;
+      for (const x of v.slice(1)) {
+        const g = gcd(acc, x.n, dl);
+        acc = op === 'GCD' ? g : g === 0n ? 0n : (acc / g) * (x.n < 0n ? -x.n : x.n);
+      }
+      return tooBig({ n: acc, d: 1n }, maxBits) ? null : { n: acc, d: 1n };
+    }
+    case 'Abs': {
+      const v = vals();
+      return v && v.length === 1 ? { n: v[0].n < 0n ? -v[0].n : v[0].n, d: v[0].d } : null;
+    }
+    case 'Floor':
+    case 'Ceil': {
+      const v = vals();
+      if (!v || v.length !== 1) return null;
+      const q = v[0].n / v[0].d; // truncated toward zero
+      const exact = q * v[0].d === v[0].n;
+      if (exact) return { n: q, d: 1n };
+      const down = v[0].n < 0n ? q - 1n : q;
+      return { n: op === 'Floor' ? down : down + 1n, d: 1n };
     }
     case 'Factorial': {
       const v = vals();
