@@ -109,6 +109,9 @@ describe('reward hacking: forms that get no reward', () => {
       ['5', 'The answer is 5. However, I cannot determine the answer with certainty.', false],
       ['5', '\\boxed{5}\n\nActually there is not enough information to answer.', false],
       ['5', 'Maybe 5? It is impossible to determine.', false],
+      ['5', '<THINK>The answer is 5.</THINK> I cannot determine it.', false],
+      ['5', '<thinking>\\boxed{5}</thinking> There is no way to know.', false],
+      ['5', '<think>The answer is 5</think> It is impossible to say.', false],
     ]);
   });
 

@@ -1,4 +1,4 @@
-// Text around an extracted answer that takes the answer back: a closed or unclosed <think> block, a negation
+// Text around an extracted answer that takes the answer back: a closed or unclosed <think> (or <thinking>) block, a negation
 // ("the answer is not 5", "\boxed{5} is wrong"), a refusal after it ("cannot determine"), and the separators of
 // a list of guesses ("3, 4, or 5", "12? Maybe 15?"). Pure string rules, bounded: every regex is applied to a
 // short window or to the tail extract.ts already cut.
@@ -8,9 +8,10 @@
  * `<think>` was opened and never closed (the response ended while thinking). Without think tags, all of it.
  */
 export function answerRegion(text: string): string {
-  const close = text.lastIndexOf('</think>');
-  if (close >= 0) return text.slice(close + '</think>'.length);
-  return /<think>/i.test(text) ? '' : text;
+  let end = -1;
+  for (const m of text.matchAll(/<\/think(?:ing)?\s*>/gi)) end = m.index + m[0].length;
+  if (end >= 0) return text.slice(end);
+  return /<think(?:ing)?\s*>/i.test(text) ? '' : text;
 }
 
 const NEGATION_BEFORE =
@@ -41,7 +42,7 @@ export function isNegated(before: string, after: string): boolean {
 }
 
 const REFUSAL =
-  /\b(?:can ?not|can't|unable to|impossible to|not possible to|no way to)\s+(?:be\s+)?(?:determined?|decided?|be found|find|solved?|compute[sd]?|answered|answer)|\b(?:cannot|can't)\s+be\s+(?:determined|found|computed|answered)|\b(?:not enough|insufficient|missing)\s+(?:information|data)|\bI (?:do not|don't) know\b|\bundetermin(?:ed|able)\b|\bindeterminate\b/gi;
+  /\b(?:can ?not|can't|can’t|unable to|impossible to|not possible to|no way to)\s+(?:be\s+)?(?:determined?|decided?|be found|find|solved?|compute[sd]?|answered|answer|say|tell|know)\b|\b(?:cannot|can't)\s+be\s+(?:determined|found|computed|answered)|\b(?:not enough|insufficient|missing)\s+(?:information|data)|\bI (?:do not|don't) know\b|\bundetermin(?:ed|able)\b|\bindeterminate\b/gi;
 
 /** End of the last refusal phrase ("cannot determine", "not enough information") in `text`, or -1. */
 export function lastRefusalEnd(text: string): number {
