@@ -136,7 +136,9 @@ export function Planner({ chosen }: { chosen: string }) {
           ? 'fits: unknown (WebGPU does not tell the GPU memory: enter it above)'
           : plan.fits
             ? `fits: yes (limit ${formatBytes(plan.limit ?? 0)})`
-            : `fits: no (limit ${formatBytes(plan.limit ?? 0)})`}
+            : plan.limit === null
+              ? "fits: no (the step's rows in host memory, below)"
+              : `fits: no (limit ${formatBytes(plan.limit)})`}
       </p>
       {adapter && backend === 'webgpu' && (
         <p className={bufferTooBig ? 'hint error' : 'hint'} data-testid="planner-adapter">
