@@ -81,6 +81,7 @@ export class WebGpuBackend implements Backend {
       tiled: options.tiledMatmul ?? (software ? 0 : 4),
       flashDecode: options.flashDecode ?? !software,
       tiledAttention: options.tiledAttention ?? !software,
+      flashAttention: options.flashAttention ?? !software,
       subgroups: subgroupSizes(device),
       wg: 64,
       attentionSplitKeys: 128,

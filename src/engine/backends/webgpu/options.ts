@@ -21,6 +21,9 @@ export interface WebGpuBackendOptions {
   /** Flash-decoding attention for one query per sequence (workgroup memory, barriers) — default on hardware
    *  adapters, off on software ones. */
   flashDecode?: boolean;
+  /** The flash-attention forward for prefill and scoring (K/V tiles in workgroup memory, barriers) — default on
+   *  hardware adapters, off on software ones. */
+  flashAttention?: boolean;
   /** The tiled attention backward (workgroup memory, barriers) — default on hardware adapters, off on software ones. */
   tiledAttention?: boolean;
   /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),

@@ -29,6 +29,10 @@ export interface KernelTuning {
   /** the tiled attention backward (kernels/wgsl/attention-backward-tiled.ts): query / key rows staged in workgroup
    *  memory per block of 64 keys / queries, dk and dv in one kernel; costly on SwiftShader (barriers) */
   tiledAttention: boolean;
+  /** the flash-attention forward (kernels/wgsl/attention-flash.ts) for prefill and scoring (T > 1 queries per
+   *  sequence; below 16 not where the keys would be split): K/V tiles in workgroup memory, online softmax; costly
+   *  on SwiftShader (barriers) */
+  flashAttention: boolean;
   /** attention: with fewer than 2048 queries, split the visible keys over threads once there are more than
    *  this many (0 = never split) */
   attentionSplitKeys: number;
