@@ -77,7 +77,7 @@ export class WebGpuBackend implements Backend {
       vec4: true,
       fewRows: options.fewRowsMatmul ?? !software,
       matvec: options.fewRowsMatmul ?? !software,
-      rowReduce: options.fewRowsMatmul ?? !software,
+      rowReduce: options.rowNorm ?? options.fewRowsMatmul ?? !software,
       tiled: options.tiledMatmul ?? (software ? 0 : 4),
       flashDecode: options.flashDecode ?? !software,
       tiledAttention: options.tiledAttention ?? !software,

@@ -11,8 +11,9 @@ export interface KernelTuning {
    *  vec4 weight reads, split-K over the workgroup's lanes; preferred to fewRows where it applies; costly on
    *  SwiftShader (barriers) */
   matvec: boolean;
-  /** rmsnorm over at most 1,024 rows with one workgroup per row (a workgroup-memory reduction of Σ x²) instead
-   *  of one thread per row; costly on SwiftShader (barriers) */
+  /** rmsnorm forward and backward with workgroup-memory reductions (kernels/wgsl/norm.ts rmsnormRows,
+   *  norm-rows.ts): one workgroup per row for y and dx, 4 row lanes per feature for dw, instead of one thread per
+   *  row (per feature); costly on SwiftShader (barriers) */
   rowReduce: boolean;
   /** the adapter's [min, max] subgroup size when the device has the `subgroups` feature (and max <= 128): the
    *  matrix-vector kernel then reduces with subgroupAdd; null: workgroup memory only */
