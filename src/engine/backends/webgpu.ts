@@ -79,6 +79,7 @@ export class WebGpuBackend implements Backend {
       matvec: options.fewRowsMatmul ?? !software,
       rowReduce: options.rowNorm ?? options.fewRowsMatmul ?? !software,
       tiled: options.tiledMatmul ?? (software ? 0 : 4),
+      paddedTiles: options.paddedTiles ?? true,
       flashDecode: options.flashDecode ?? !software,
       tiledAttention: options.tiledAttention ?? !software,
       flashAttention: options.flashAttention ?? !software,

@@ -22,6 +22,9 @@ export interface WebGpuBackendOptions {
   /** The tiled matmul for M >= 16 rows (workgroup memory; outputs per thread and side, 0 = off) — default 4 on
    *  hardware adapters, off on software ones (barriers are slow there). */
   tiledMatmul?: 0 | 2 | 4;
+  /** The tiled matmul's layout: padded workgroup tiles and vec4 staging loads where the operands allow (default
+   *  true), or false for the unpadded layout with scalar loads (benchmarks compare the two). */
+  paddedTiles?: boolean;
   /** Flash-decoding attention for one query per sequence (workgroup memory, barriers) — default on hardware
    *  adapters, off on software ones. */
   flashDecode?: boolean;

@@ -24,6 +24,9 @@ export interface KernelTuning {
   /** the tiled matmul with workgroup memory (kernels/wgsl/matmul-tiled.ts) for M >= 16 and N >= 16: outputs per
    *  thread and side (tile 16·t), or 0 for off; costly on SwiftShader (barriers) */
   tiled: 0 | 2 | 4;
+  /** the tiled matmul with padded workgroup tiles (no bank conflicts on the staging stores) and vec4 staging loads
+   *  where the operands are aligned to 4 (scalar loads otherwise); false: the unpadded scalar-load layout */
+  paddedTiles: boolean;
   /** attention with one query per sequence (decode): flash-decoding (kernels/wgsl/attention-decode.ts), a
    *  workgroup per (sequence, KV head, key split) whose query heads share each K/V load; costly on SwiftShader */
   flashDecode: boolean;
