@@ -46,6 +46,10 @@ export function tiledTile(t: 2 | 4): number {
   return WG * t;
 }
 
+/** WGSL statements storing the 4 lanes of vec4 `x` into workgroup array `arr` at the indices `at` gives. */
+const put = (arr: string, at: (c: number) => string) =>
+  [0, 1, 2, 3].map((c) => `        ${arr}[${at(c)}] = x[${c}];`).join('\n');
+
 /** WGSL staging both tiles with vec4 loads: per thread at most one group of 4 consecutive stored elements each. */
 function vecStaging(v: TiledVariant, BM: number, BN: number, BMP: number, BNP: number): string {
   const groups = (BM * BK) / 4;
@@ -55,8 +59,6 @@ function vecStaging(v: TiledVariant, BM: number, BN: number, BMP: number, BNP: n
 ${body}
       }
     }`;
-  const put = (arr: string, at: (c: number) => string) =>
-    [0, 1, 2, 3].map((c) => `        ${arr}[${at(c)}] = x[${c}];`).join('\n');
   const a = v.transA
     ? `        let kk = e / ${BM / 4}u; let mq = e % ${BM / 4}u; let m = m0 + mq * 4u; let k = k0 + kk;
         var x = vec4<f32>(0.0); if (m < P.M && k < kStop) { x = a4((P.offA + k * P.lda + m) >> 2u); }
