@@ -15,6 +15,8 @@
 //            steps/s, and with --peak-gbs the fraction of the bandwidth limit (and the tok/s that limit allows)
 //   matmul   the autotune's tile (backends/webgpu/autotune.ts, used for the rest of the run) and each tile (off /
 //            32 / 64) timed on the prefill shapes
+//   kernels for real GPUs  the flash-attention forward, rmsnorm with workgroup reductions and the padded vec4
+//            tiled matmul, each timed against the kernel it replaces on a 2,048-token prefill (bench/gpu-kernels.ts)
 //   grpo     (0.5B only) one GRPO step as the trainer runs it: 8 prompts x G 8 of 128 tokens, 256 new tokens;
 //            generate, reference score, policy score, gradient (all 64 rows), AdamW, each phase synced and timed
 //   memory   the allocation ledger's peak per part
@@ -32,6 +34,7 @@ import { loraFloats, parameterCount } from '../src/engine/plan/memory.ts';
 import { autotuneTiles } from '../src/engine/backends/webgpu/autotune.ts';
 import { runDoctor } from '../src/cli/doctor.ts';
 import { QWEN25_05B, QWEN25_15B, randomWeights } from './gpu-shapes.ts';
+import { timeNewKernels, type KernelPair } from './gpu-kernels.ts';
 
 interface Options {
   smoke: boolean;
@@ -152,6 +155,8 @@ interface ModelResult {
     results: Array<{ tiled: number; ms: number; gflops: number }>;
     best: number;
   }>;
+  /** the kernels for real GPUs against the ones they replace (bench/gpu-kernels.ts) */
+  new_kernels: KernelPair[];
   grpo?: {
     phases_ms: Record<string, number>;
     total_s: number;
@@ -292,6 +297,9 @@ async function benchModel(
     console.log(
       `${name} matmul ${t.M}x${t.N}x${t.K}: ${t.results.map((r) => `tiled ${r.tiled}: ${r.gflops} GFLOP/s`).join(', ')}`,
     );
+  const new_kernels = await timeNewKernels(be, cfg, opts.smoke ? 20 : 2048, opts.smoke ? 1 : 10);
+  for (const k of new_kernels)
+    console.log(`${name} ${k.kernel} ${k.shape}: ${k.old_ms} ms -> ${k.new_ms} ms (x${k.speedup})`);
   const result: ModelResult = {
     name,
     layers: cfg.numLayers,
@@ -302,6 +310,7 @@ async function benchModel(
     autotune: { best: tune.best, timings: tune.timings.map((t) => ({ tiled: t.tiled, ms: +t.ms.toFixed(3) })) },
     decode,
     matmul_tiles,
+    new_kernels,
     kernels,
     peak_bytes: 0,
   };

@@ -43,6 +43,12 @@ describe('bench:gpu --smoke', () => {
     }
     expect([0, 2, 4]).toContain(m.autotune.best);
     expect(m.matmul_tiles[0].results.map((x: { tiled: number }) => x.tiled)).toEqual([0, 2, 4]);
+    expect(m.new_kernels.map((k: { kernel: string }) => k.kernel.split(' ')[0])).toEqual([
+      'attention',
+      'rmsnorm',
+      'tiled',
+    ]);
+    for (const k of m.new_kernels) expect(k.new_ms).toBeGreaterThan(0);
     expect(Object.keys(m.grpo.phases_ms)).toEqual([
       'generate',
       'score_reference',

@@ -1,7 +1,8 @@
 // The f16 base (what EnginePolicy's baseDtype 'auto' stores on a WebGPU device with shader-f16) against the float64
 // golden fixtures computed with the f32 weights: its own tolerance, since rounding every weight to a half moves
 // the outputs far more than f32 arithmetic does. Every folder under tests/fixtures/golden, on WebGPU with f16
-// storage forced (SwiftShader lacks shader-f16; the kernels unpack halves with core WGSL) and on the WASM backend
+// storage forced (SwiftShader lacks shader-f16; the kernels unpack halves with core WGSL; once with its default
+// kernels, once with the workgroup-memory kernels of hardware adapters forced on) and on the WASM backend
 // (halves widened in its kernels). Tolerances, relative to the golden tensor's max |value|:
 //   logits, log-probs, entropies: 2e-3 (f32 storage: 4e-5)      LoRA gradients: 2e-2 (f32 storage: 4e-4)
 // Measured worst on the four fixtures: outputs 1.1e-3 (WebGPU) / 1.0e-3 (WASM), LoRA gradients 4.6e-3 / 4.5e-3 (each
@@ -37,6 +38,23 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     async () => {
       const dawn = await getTestDevice();
       return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
+    },
+  ],
+  // the workgroup-memory kernels of hardware adapters (off on SwiftShader by default): tiled matmul (padded, vec4
+  // loads of the halves), flash-attention forward, tiled attention backward, rmsnorm by workgroup rows
+  [
+    'webgpu (workgroup-memory kernels)',
+    async () => {
+      const dawn = await getTestDevice();
+      return WebGpuBackend.create(dawn.device, {
+        adapterInfo: dawn.adapterInfo,
+        f16Storage: 'always',
+        tiledMatmul: 2,
+        tiledAttention: true,
+        flashDecode: true,
+        flashAttention: true,
+        rowNorm: true,
+      });
     },
   ],
   ['wasm', () => WasmBackend.create({ threads: 1 })],

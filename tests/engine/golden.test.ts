@@ -1,7 +1,7 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
 // tests/fixtures/golden/ (at least GOLDEN_FIXTURES_MIN of them) on the CPU, WebAssembly SIMD and WebGPU backends
 // (WebGPU twice: SwiftShader's default kernels, and with the workgroup-memory kernels of hardware adapters forced
-// on: tiled matmul, tiled attention backward, flash-decoding),
+// on: tiled matmul, tiled attention backward, flash-decoding, the flash-attention forward, rmsnorm by workgroups),
 // always all three: a missing WASM build or Dawn adapter fails the file, naming what to build or install. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
@@ -49,7 +49,8 @@ const backends: Array<[string, BackendFactory, number]> = [
   ['wasm', () => WasmBackend.create(), 2],
   ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
   // the kernels with workgroup memory that a hardware adapter runs and SwiftShader does not by default (its barriers
-  // are slow there): the tiled matmul (M, N >= 16), the tiled attention backward and flash-decoding (KV-cache tests)
+  // are slow there): the tiled matmul (M, N >= 16), the tiled attention backward, flash-decoding (KV-cache tests), and the
+  // flash-attention forward and rmsnorm forward / backward with a workgroup per row
   [
     'webgpu (workgroup-memory kernels)',
     async () =>
@@ -58,6 +59,8 @@ const backends: Array<[string, BackendFactory, number]> = [
         tiledMatmul: 2,
         tiledAttention: true,
         flashDecode: true,
+        flashAttention: true,
+        rowNorm: true,
       }),
     2,
   ],

@@ -1,10 +1,11 @@
 // Host side of the attention kernels on WebGPU: qkvRope (RoPE of q and k and the KV-cache write of a fused
-// layer), attention (one query per thread, split keys, flash-decoding) and its backward. Their uniforms and
+// layer), attention (one query per thread, split keys, flash-decoding, the flash forward for prefill) and its backward. Their uniforms and
 // workgroup counts for a step come from step-plans.ts, which a replayed decode step shares.
 import { grid1d } from '../../kernels/wgsl/common.ts';
 import { ropeTurnTable } from '../../kernels/wgsl/rope.ts';
 import { qkvRopeHalfProgram, qkvRopeProgram } from '../../kernels/wgsl/fused.ts';
 import { attentionDecodeProgram } from '../../kernels/wgsl/attention-decode.ts';
+import { attentionFlashProgram } from '../../kernels/wgsl/attention-flash.ts';
 import {
   attentionDkDvTiledProgram,
   attentionDqTiledProgram,
@@ -78,6 +79,9 @@ export const attentionKernels: { [K in 'qkvRope' | 'attention' | 'attentionBackw
         return;
       case AttentionVariant.Flash:
         ctx.runtime.dispatch(attentionDecodeProgram(Dh, G, true, kv), [q, kk, v, ks, o, lse], d0.params, d0.grid);
+        return;
+      case AttentionVariant.FlashPrefill:
+        ctx.runtime.dispatch(attentionFlashProgram(Dh, kv), [q, kk, v, ks, o, lse], d0.params, d0.grid);
         return;
     }
     // split over key ranges: partials into scratch, then a merge

@@ -11,6 +11,7 @@ import {
   swigluProgram,
 } from '../../kernels/wgsl/elementwise.ts';
 import { rmsnormDwProgram, rmsnormDxProgram, rmsnormProgram, rmsnormRowsProgram } from '../../kernels/wgsl/norm.ts';
+import { DW_COLS, rmsnormDwColsProgram, rmsnormDxRowsProgram } from '../../kernels/wgsl/norm-rows.ts';
 import { ropeProgram, ropeTurnTable } from '../../kernels/wgsl/rope.ts';
 import { swigluPackedProgram } from '../../kernels/wgsl/fused.ts';
 import { embeddingBackwardProgram, embeddingHalfRowsProgram, embeddingProgram } from '../../kernels/wgsl/embedding.ts';
@@ -66,9 +67,9 @@ export const webgpuKernels: { [K in KernelName]: KernelImpl<K> } = {
     const w = single(ctx, 'rmsnorm', 'w', t.w, D, FLOATS);
     const y = single(ctx, 'rmsnorm', 'y', t.y, R * D);
     const rstd = single(ctx, 'rmsnorm', 'rstd', t.rstd, R);
-    if (ctx.tuning.rowReduce && R <= 1024) {
-      // few rows (decode): one workgroup per row
-      ctx.runtime.dispatch(rmsnormRowsProgram(elem(t.w.dtype)), [x, w, y, rstd], p, [R, 1, 1]);
+    if (ctx.tuning.rowReduce) {
+      // one workgroup per row (a workgroup-memory reduction of Σ x²)
+      ctx.runtime.dispatch(rmsnormRowsProgram(elem(t.w.dtype)), [x, w, y, rstd], p, grid1d(R, 1));
       return;
     }
     ctx.runtime.dispatch(rmsnormProgram(elem(t.w.dtype), wg), [x, w, y, rstd], p, grid1d(R, wg));
@@ -83,10 +84,15 @@ export const webgpuKernels: { [K in KernelName]: KernelImpl<K> } = {
     const rstd = single(ctx, k, 'rstd', t.rstd, R);
     const dy = single(ctx, k, 'dy', t.dy, R * D);
     const dx = single(ctx, k, 'dx', t.dx, R * D);
-    ctx.runtime.dispatch(rmsnormDxProgram(elem(t.w.dtype), wg), [x, w, rstd, dy, dx], p, grid1d(R, wg));
+    const rows = ctx.tuning.rowReduce;
+    // rows: one workgroup per row for dx, 4 row lanes per feature for dw (workgroup-memory reductions)
+    if (rows) ctx.runtime.dispatch(rmsnormDxRowsProgram(elem(t.w.dtype)), [x, w, rstd, dy, dx], p, grid1d(R, 1));
+    else ctx.runtime.dispatch(rmsnormDxProgram(elem(t.w.dtype), wg), [x, w, rstd, dy, dx], p, grid1d(R, wg));
     if (t.dw) {
       const dw = single(ctx, k, 'dw', t.dw, D);
-      ctx.runtime.dispatch(rmsnormDwProgram(wg), [x, rstd, dy, dw], { R, D }, grid1d(D, wg));
+      if (rows)
+        ctx.runtime.dispatch(rmsnormDwColsProgram(), [x, rstd, dy, dw], { R, D }, [Math.ceil(D / DW_COLS), 1, 1]);
+      else ctx.runtime.dispatch(rmsnormDwProgram(wg), [x, rstd, dy, dw], { R, D }, grid1d(D, wg));
     }
   },
 

@@ -140,7 +140,7 @@ export function runMatmul(
     const slice = M * N;
     const part = scratch!.take(4 * z * slice);
     runtime.dispatch(
-      matmulTiledProgram({ ...variant, t: 2, split: true }),
+      matmulTiledProgram({ ...variant, t: 2, split: true, pad: tuning.paddedTiles }),
       [A.buffer, B.buffer, dummy, part],
       {
         M,
@@ -233,7 +233,9 @@ export function runMatmul(
         }
         if (tuning.tiled && params.M >= TILED_MIN && params.N >= TILED_MIN && params.K > 0) {
           const tile = tiledTile(tuning.tiled);
-          runtime.dispatch(matmulTiledProgram({ ...variant, t: tuning.tiled }), buffers, params, [
+          // padded tiles, and vec4 staging loads where the operands are aligned (fast), else scalar loads
+          const tiled = { ...variant, t: tuning.tiled, pad: tuning.paddedTiles, vec: tuning.paddedTiles && fast };
+          runtime.dispatch(matmulTiledProgram(tiled), buffers, params, [
             Math.ceil(params.N / tile),
             Math.ceil(params.M / tile),
             1,

@@ -12,15 +12,25 @@ export interface WebGpuBackendOptions {
   scratchBytes?: number;
   /** Bytes of uniform parameter slots (256 each) batched before a forced submit; default 1 MiB. */
   uniformRingBytes?: number;
-  /** Use the decode kernels (few-rows matmul, matrix-vector kernel, row-per-workgroup rmsnorm) — default: on
+  /** Use the decode kernels (few-rows matmul, matrix-vector kernel; row-per-workgroup rmsnorm unless rowNorm says
+   *  otherwise) — default: on
    *  hardware adapters, off on software ones (SwiftShader), where their workgroup barriers cost more than they save. */
   fewRowsMatmul?: boolean;
+  /** rmsnorm forward and backward with one workgroup per row (workgroup-memory reductions, barriers) — default:
+   *  as fewRowsMatmul (on hardware adapters, off on software ones). */
+  rowNorm?: boolean;
   /** The tiled matmul for M >= 16 rows (workgroup memory; outputs per thread and side, 0 = off) — default 4 on
    *  hardware adapters, off on software ones (barriers are slow there). */
   tiledMatmul?: 0 | 2 | 4;
+  /** The tiled matmul's layout: padded workgroup tiles and vec4 staging loads where the operands allow (default
+   *  true), or false for the unpadded layout with scalar loads (benchmarks compare the two). */
+  paddedTiles?: boolean;
   /** Flash-decoding attention for one query per sequence (workgroup memory, barriers) — default on hardware
    *  adapters, off on software ones. */
   flashDecode?: boolean;
+  /** The flash-attention forward for prefill and scoring (K/V tiles in workgroup memory, barriers) — default on
+   *  hardware adapters, off on software ones. */
+  flashAttention?: boolean;
   /** The tiled attention backward (workgroup memory, barriers) — default on hardware adapters, off on software ones. */
   tiledAttention?: boolean;
   /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),

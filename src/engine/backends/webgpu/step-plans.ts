@@ -5,6 +5,7 @@
 import type { KernelArgs } from '../../kernels/catalog.ts';
 import { samplerConstants } from '../../kernels/cpu/sample.ts';
 import { grid1d } from '../../kernels/wgsl/common.ts';
+import { flashBlocks } from '../../kernels/wgsl/attention-flash.ts';
 import type { KernelTuning } from './tuning.ts';
 
 /** One dispatch: its uniform values and its workgroup counts. */
@@ -54,9 +55,14 @@ export function copyRowsPlan(wg: number, p: KernelArgs<'copyRows'>['p'], half: b
 }
 
 /** Which attention kernels run: one thread per query, keys split over threads (+ merge), flash-decoding in one
- *  pass, flash-decoding split over key ranges (+ merge). */
-export const AttentionVariant = { Plain: 0, Split: 1, Flash: 2, FlashSplit: 3 } as const;
+ *  pass, flash-decoding split over key ranges (+ merge), the flash-attention forward for many queries (K/V tiles
+ *  in workgroup memory). */
+export const AttentionVariant = { Plain: 0, Split: 1, Flash: 2, FlashSplit: 3, FlashPrefill: 4 } as const;
 export type AttentionVariant = (typeof AttentionVariant)[keyof typeof AttentionVariant];
+
+/** Queries per sequence from which the flash-attention forward replaces the split-key kernel too (below, a block
+ *  of 64 queries would leave most threads idle while the split keeps more threads busy over a long cache). */
+export const FLASH_MIN_QUERIES = 16;
 
 export interface AttentionPlan extends KernelPlan {
   variant: AttentionVariant;
@@ -75,7 +81,7 @@ export function attentionPlan(tuning: KernelTuning, p: KernelArgs<'attention'>['
   const keys = past + T;
   const plan = (variant: AttentionVariant, nSplit: number, list: DispatchPlan[]): AttentionPlan => {
     const partBytes = nSplit > 1 ? n * nSplit * (Dh + 2) * 4 : 0;
-    return { sig: variant + 4 * nSplit, variant, partBytes, list };
+    return { sig: variant + 8 * nSplit, variant, partBytes, list };
   };
   // decode (one query per sequence): a workgroup per (sequence, KV head, key split) sharing each K/V row between
   // the group's query heads; splits so that at least ~256 workgroups run, each over at least 256 keys
@@ -93,6 +99,13 @@ export function attentionPlan(tuning: KernelTuning, p: KernelArgs<'attention'>['
   const minKeys = tuning.attentionSplitKeys;
   const nSplit =
     minKeys > 0 && n < 2048 && keys > minKeys ? Math.min(Math.ceil(keys / minKeys), Math.ceil(4096 / n)) : 1;
+  // prefill and scoring: a workgroup per (sequence, head, 64 queries) over K/V tiles in workgroup memory; a few
+  // queries over a long cache keep the split keys (a block of 64 queries would leave most threads idle)
+  if (T > 1 && tuning.flashAttention && (T >= FLASH_MIN_QUERIES || nSplit === 1)) {
+    const nBlocks = flashBlocks(T);
+    const flash = { B, T, S, past, H, Hkv, scale, nBlocks };
+    return plan(AttentionVariant.FlashPrefill, 1, [{ params: flash, grid: grid1d(B * H * nBlocks, 1) }]);
+  }
   if (nSplit > 1) {
     const split = { ...params, nSplit, keysPerSplit: Math.ceil(keys / nSplit) };
     return plan(AttentionVariant.Split, nSplit, [

@@ -13,8 +13,14 @@
 // products with few outputs and a long K, such as LoRA's rank-sized dA = dYᵀ·X over thousands of rows): each
 // workgroup z sums its own K range into a partials buffer, and matmulSplitReduce adds the slices in order and applies
 // alpha, bias and beta.
+// Padded tiles (`pad`): each staged row of As [16][BM] and Bs [16][BN] is one element longer, so the staging stores
+// of a layout whose stored rows run along k (A not transposed, B transposed: consecutive threads write one column,
+// a stride of BM words, all in one memory bank) land in different banks. Vector loads (`vec`, f32 or f16 operands
+// whose contiguous dimension, leading dimensions and offsets are multiples of 4, as for the vec4 kernel): each
+// thread stages 4 consecutive elements of the stored layout with one vec4 load (four halves for f16); other shapes
+// take the scalar loads.
 import { cached, entry1d, header, type ElemType, type WgslProgram } from './common.ts';
-import { matmulParams, type MatmulVariant } from './matmul.ts';
+import { matmulParams, vec4View, type MatmulVariant } from './matmul.ts';
 
 /** Threads per side of the workgroup. */
 const WG = 16;
@@ -27,6 +33,10 @@ export interface TiledVariant extends MatmulVariant {
   /** split-K: workgroup z sums K range [z·kPer, (z+1)·kPer) into its own slice of a partials buffer (c at offC +
    *  z·slice, plain sums: no alpha, bias or beta), which matmulSplitReduce then combines */
   split?: boolean;
+  /** staged rows padded by one element (no bank conflicts on the staging stores) */
+  pad?: boolean;
+  /** vec4 staging loads (operands aligned as vec4Eligible says; not with split) */
+  vec?: boolean;
 }
 
 export const splitParams = { ...matmulParams, kPer: 'u32', slice: 'u32' } as const;
@@ -36,19 +46,55 @@ export function tiledTile(t: 2 | 4): number {
   return WG * t;
 }
 
+/** WGSL statements storing the 4 lanes of vec4 `x` into workgroup array `arr` at the indices `at` gives. */
+const put = (arr: string, at: (c: number) => string) =>
+  [0, 1, 2, 3].map((c) => `        ${arr}[${at(c)}] = x[${c}];`).join('\n');
+
+/** WGSL staging both tiles with vec4 loads: per thread at most one group of 4 consecutive stored elements each. */
+function vecStaging(v: TiledVariant, BM: number, BN: number, BMP: number, BNP: number): string {
+  const groups = (BM * BK) / 4;
+  const loop = (body: string) => `    for (var p = 0u; p < ${Math.ceil(groups / (WG * WG))}u; p = p + 1u) {
+      let e = flat + p * ${WG * WG}u;
+      if (e < ${groups}u) {
+${body}
+      }
+    }`;
+  const a = v.transA
+    ? `        let kk = e / ${BM / 4}u; let mq = e % ${BM / 4}u; let m = m0 + mq * 4u; let k = k0 + kk;
+        var x = vec4<f32>(0.0); if (m < P.M && k < kStop) { x = a4((P.offA + k * P.lda + m) >> 2u); }
+${put('As', (c) => `kk * ${BMP}u + mq * 4u + ${c}u`)}`
+    : `        let mm = e / ${BK / 4}u; let kq = e % ${BK / 4}u; let m = m0 + mm; let k = k0 + kq * 4u;
+        var x = vec4<f32>(0.0); if (m < P.M && k < kStop) { x = a4((P.offA + m * P.lda + k) >> 2u); }
+${put('As', (c) => `(kq * 4u + ${c}u) * ${BMP}u + mm`)}`;
+  const b = v.transB
+    ? `        let nn = e / ${BK / 4}u; let kq = e % ${BK / 4}u; let n = n0 + nn; let k = k0 + kq * 4u;
+        var x = vec4<f32>(0.0); if (n < P.N && k < kStop) { x = b4((P.offB + n * P.ldb + k) >> 2u); }
+${put('Bs', (c) => `(kq * 4u + ${c}u) * ${BNP}u + nn`)}`
+    : `        let kk = e / ${BN / 4}u; let nq = e % ${BN / 4}u; let n = n0 + nq * 4u; let k = k0 + kk;
+        var x = vec4<f32>(0.0); if (n < P.N && k < kStop) { x = b4((P.offB + k * P.ldb + n) >> 2u); }
+${put('Bs', (c) => `kk * ${BNP}u + nq * 4u + ${c}u`)}`;
+  return `${loop(a)}
+${loop(b)}`;
+}
+
 function buildTiledProgram(v: TiledVariant): WgslProgram {
+  if (v.vec && v.split) throw new Error('tiled matmul: the split-K variant has no vec4 loads');
+  const vec = v.vec === true;
   const bindings = [
-    { name: 'a', elem: v.a, access: 'read' },
-    { name: 'b', elem: v.b, access: 'read' },
+    { name: 'a', elem: v.a, access: 'read', declare: !vec },
+    { name: 'b', elem: v.b, access: 'read', declare: !vec },
     { name: 'bias', elem: v.bias, access: 'read' },
     { name: 'c', elem: 'f32', access: 'read_write' },
   ] as const;
   const T = v.t;
   const BM = WG * T;
   const BN = WG * T;
+  const pad = v.pad || vec ? 1 : 0;
+  const BMP = BM + pad;
+  const BNP = BN + pad;
   const loads = (BM * BK) / (WG * WG); // elements of each tile one thread stages
   const idx = Array.from({ length: T }, (_, i) => i);
-  const vec = `vec${T}<f32>`;
+  const vecT = `vec${T}<f32>`;
   // stored-layout coordinates of tile element e: consecutive e = consecutive addresses
   const aCoord = v.transA
     ? `let kk = e / ${BM}u; let mm = e % ${BM}u; let m = m0 + mm; let k = k0 + kk;
@@ -61,10 +107,21 @@ function buildTiledProgram(v: TiledVariant): WgslProgram {
     : `let kk = e / ${BN}u; let nn = e % ${BN}u; let n = n0 + nn; let k = k0 + kk;
       var x = 0.0; if (n < P.N && k < kStop) { x = ld_b(P.offB + k * P.ldb + n); }`;
   const params = v.split ? splitParams : matmulParams;
-  const code = `${header(params, bindings)}
+  const views = vec ? `\n${vec4View('a', v.a as 'f32' | 'f16')}\n${vec4View('b', v.b as 'f32' | 'f16')}` : '';
+  const scalarStaging = `    for (var p = 0u; p < ${loads}u; p = p + 1u) {
+      let e = flat + p * ${WG * WG}u;
+      ${aCoord}
+      As[kk * ${BMP}u + mm] = x;
+    }
+    for (var p = 0u; p < ${loads}u; p = p + 1u) {
+      let e = flat + p * ${WG * WG}u;
+      ${bCoord}
+      Bs[kk * ${BNP}u + nn] = x;
+    }`;
+  const code = `${header(params, bindings)}${views}
 
-var<workgroup> As: array<f32, ${BK * BM}>; // [k][m]
-var<workgroup> Bs: array<f32, ${BK * BN}>; // [k][n]
+var<workgroup> As: array<f32, ${BK * BMP}>; // [k][m] (rows of ${BMP})
+var<workgroup> Bs: array<f32, ${BK * BNP}>; // [k][n] (rows of ${BNP})
 
 @compute @workgroup_size(${WG}, ${WG})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -73,27 +130,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let flat = ty * ${WG}u + tx;
   let m0 = wid.y * ${BM}u;
   let n0 = wid.x * ${BN}u;
-${idx.map((i) => `  var acc${i} = ${vec}(0.0);`).join('\n')}
+${idx.map((i) => `  var acc${i} = ${vecT}(0.0);`).join('\n')}
 ${v.split ? '  let kBegin = wid.z * P.kPer;\n  let kStop = min(P.K, kBegin + P.kPer);' : '  let kBegin = 0u;\n  let kStop = P.K;'}
   for (var k0 = kBegin; k0 < kStop; k0 = k0 + ${BK}u) {
-    for (var p = 0u; p < ${loads}u; p = p + 1u) {
-      let e = flat + p * ${WG * WG}u;
-      ${aCoord}
-      As[kk * ${BM}u + mm] = x;
-    }
-    for (var p = 0u; p < ${loads}u; p = p + 1u) {
-      let e = flat + p * ${WG * WG}u;
-      ${bCoord}
-      Bs[kk * ${BN}u + nn] = x;
-    }
+${vec ? vecStaging(v, BM, BN, BMP, BNP) : scalarStaging}
     workgroupBarrier();
     for (var kk = 0u; kk < ${BK}u; kk = kk + 1u) {
-      let bv = ${vec}(${idx.map((j) => `Bs[kk * ${BN}u + tx + ${WG * j}u]`).join(', ')});
-${idx.map((i) => `      acc${i} = acc${i} + As[kk * ${BM}u + ty + ${WG * i}u] * bv;`).join('\n')}
+      let bv = ${vecT}(${idx.map((j) => `Bs[kk * ${BNP}u + tx + ${WG * j}u]`).join(', ')});
+${idx.map((i) => `      acc${i} = acc${i} + As[kk * ${BMP}u + ty + ${WG * i}u] * bv;`).join('\n')}
     }
     workgroupBarrier();
   }
-  let accs = array<${vec}, ${T}>(${idx.map((i) => `acc${i}`).join(', ')});
+  let accs = array<${vecT}, ${T}>(${idx.map((i) => `acc${i}`).join(', ')});
   for (var i = 0u; i < ${T}u; i = i + 1u) {
     let m = m0 + ty + ${WG}u * i;
     if (m >= P.M) { break; }
@@ -114,7 +162,7 @@ ${
 }
 `;
   return {
-    key: `matmulTiled${T}${v.split ? 'Split' : ''}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`,
+    key: `matmulTiled${T}${v.split ? 'Split' : ''}${vec ? 'Vec' : pad ? 'Pad' : ''}:${v.transA}${v.transB}:${v.a}:${v.b}:${v.bias}`,
     code,
     bindings,
     params,

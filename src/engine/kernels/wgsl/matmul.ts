@@ -106,7 +106,7 @@ export const matmulProgram = cached(buildMatmulProgram);
  *  the four accumulator rows takes one mat4x4 * vec4 (64 multiply-adds per 8 loads instead of per 32).
  *  An f16 operand is read as vec2<u32> (four halves) and unpacked to a vec4<f32>. */
 /** a and b of the vec4 variant as arrays of 4-element groups: vec4<f32>, or four halves in a vec2<u32>, read by a4() / b4() */
-function vec4View(name: 'a' | 'b', elem: 'f32' | 'f16'): string {
+export function vec4View(name: 'a' | 'b', elem: 'f32' | 'f16'): string {
   return elem === 'f32'
     ? `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec4<f32>>;\nfn ${name}4(i: u32) -> vec4<f32> { return ${name}[i]; }`
     : `@group(0) @binding(${name === 'a' ? 1 : 2}) var<storage, read> ${name}: array<vec2<u32>>;\n` +

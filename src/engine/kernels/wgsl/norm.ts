@@ -1,7 +1,7 @@
 // WGSL RMSNorm forward and backward. Rows are independent, so one thread walks one row of D features (no
-// workgroup reduction, no barriers); the weight gradient is a column sum, one thread per feature. For few rows
-// (decode: one per sequence) the forward also has a row-per-workgroup variant (rmsnormRows): 64 threads share a
-// row's Σ x² through a workgroup-memory reduction and write its D outputs side by side.
+// workgroup reduction, no barriers); the weight gradient is a column sum, one thread per feature. Hardware adapters
+// run the forward's row-per-workgroup variant (rmsnormRows): 64 threads share a row's Σ x² through a
+// workgroup-memory reduction and write its D outputs side by side (the backward's: norm-rows.ts).
 //   rmsnorm:          rstd[r] = 1/sqrt(mean_d x[r,d]^2 + eps);  y[r,d] = x[r,d] * rstd[r] * w[d]
 //   rmsnormDx:        g = dy * w;  dx[r,d] (+)= rstd*g[d] - rstd^3/D * x[r,d] * sum_e g[e] x[r,e]
 //   rmsnormDw:        dw[d] += sum_r dy[r,d] * x[r,d] * rstd[r]
