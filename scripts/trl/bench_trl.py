@@ -1,8 +1,8 @@
 """TRL's side of the `trl` part of `npm run bench` (bench/trl.ts drives it; run inside scripts/trl/.venv):
 
   bench_trl.py --make-random DIR --config CONFIG_JSON --tokenizer DIR
-      writes a random-weight float32 model of CONFIG_JSON's shape to DIR (config.json, model.safetensors, and the
-      tokenizer files of the --tokenizer folder)
+      writes a random-weight float32 model of CONFIG_JSON's shape with the --tokenizer folder's vocabulary to DIR
+      (config.json, model.safetensors, and that folder's tokenizer files)
   bench_trl.py
       reads one JSON line from stdin: {"model_dir", "grpo_config", "lora_config", "prompts" (chat messages per
       problem), "answers", "threads", "steps"}, builds a GRPOTrainer on it and trains in lockstep with the caller:
@@ -28,10 +28,15 @@ def make_random(folder, config_path, tokenizer_dir):
     from safetensors.torch import save_file
     from transformers import AutoConfig, AutoModelForCausalLM
 
+    from transformers import AutoTokenizer
+
     os.makedirs(folder, exist_ok=True)
     with open(config_path) as f:
         cfg = json.load(f)
-    cfg["torch_dtype"] = "float32"
+    # the vocabulary of the tokenizer both trainers use: a sampled id it cannot decode would be text neither could train
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    cfg.update(torch_dtype="float32", vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id,
+               eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     torch.manual_seed(0)
