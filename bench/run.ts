@@ -8,6 +8,9 @@
 //                              tiny-rema and random benchmark models (Qwen2.5-0.5B's exact shape, fewer layers)
 //   grpo     bench/peer.ts     one real GRPO step of the tiny default (8 problems x group 8), when
 //                              public/models/tiny-rema holds the trained tiny model
+//   trl      bench/trl.ts      the same GRPO step on our trainer and on Hugging Face TRL (PyTorch CPU, 2 threads),
+//                              alternated: the vrp-rl preset on tiny-rema (8 x G 8) and 1 x G 8 on a random model of
+//                              SmolLM2-135M's shape; skipped where scripts/trl/.venv lacks TRL
 //   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs) and
 //                              vs transformers.js (wasm and webgpu devices), on `small` and (full run) the
 //                              Qwen2.5-0.5B-config model with 2 layers (WASM runtimes only)
@@ -24,7 +27,7 @@ const root = resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const listArg = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1].split(',') : null);
-const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'browser'] as const;
+const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'trl', 'browser'] as const;
 type Part = (typeof PARTS)[number];
 const only = listArg('--only');
 const skip = listArg('--skip') ?? [];
@@ -54,6 +57,7 @@ const commands: Record<Part, { args: string[]; env?: Record<string, string> }> =
   webgpu: { args: [...NODE_FLAGS, 'bench/webgpu.ts'], env: dawnEnv },
   peer: { args: [...NODE_FLAGS, 'bench/peer.ts', ...(quick ? ['--quick'] : [])] },
   grpo: { args: [...NODE_FLAGS, 'bench/peer.ts', '--grpo'] },
+  trl: { args: [...NODE_FLAGS, 'bench/trl.ts', ...(quick ? ['--quick'] : [])] },
   browser: { args: [...NODE_FLAGS, 'bench/browser/driver.ts', ...(quick ? ['--quick'] : [])] },
 };
 
@@ -171,6 +175,23 @@ if (grpo)
         )
           .map(([k, v]) => `${k} ${v.toFixed(2)}`)
           .join(', ')} s${earlier(grpo)}`,
+  );
+
+const trl = read('trl') as {
+  skipped?: string;
+  load_average?: { before: number[] };
+  results?: Array<{
+    workload: string;
+    ours: { median_step_s: number; mean_tokens: number };
+    trl: { median_step_s: number; mean_tokens: number; threads: number };
+    speed_ratio_ours_vs_trl: number;
+    tokens_match: boolean;
+  }>;
+} | null;
+if (trl?.skipped) lines.push(`TRL: skipped, ${trl.skipped}${earlier(trl as Json)}`);
+for (const r of trl?.results ?? [])
+  lines.push(
+    `GRPO step vs TRL (PyTorch CPU, ${r.trl.threads} threads; load ${trl?.load_average?.before[0]?.toFixed(1) ?? '?'}) ${r.workload}: ours ${fmt(r.ours.median_step_s)} s, TRL ${fmt(r.trl.median_step_s)} s: ${fmt(r.speed_ratio_ours_vs_trl)}x; tokens per step ${fmt(r.ours.mean_tokens)} vs ${fmt(r.trl.mean_tokens)}${r.tokens_match ? '' : ' (DIFFER by more than 5%)'}${earlier(trl as Json)}`,
   );
 
 const browser = read('browser') as {

@@ -118,6 +118,13 @@ export class AdamW {
     return out;
   }
 
+  /** Each slot's gradient, read back by name (for inspection: comparing gradients with a reference). */
+  async slotGradients(): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const s of this.slots) out.set(s.name, await readF32(this.be, s.grad));
+    return out;
+  }
+
   /** The learning rate of update number `step` (1-based, applied updates). */
   private lrAt(step: number): number {
     const o = this.options;

@@ -333,6 +333,11 @@ export class EnginePolicy implements TrainablePolicy {
     return this.trainable(adapter).optimizer.slotGradNorms();
   }
 
+  /** Each trainable tensor's accumulated gradient (named as in checkpoints), read back before optimizerStep. */
+  gradients(adapter: string): Promise<Map<string, Float32Array>> {
+    return this.trainable(adapter).optimizer.slotGradients();
+  }
+
   async optimizerStep(adapter: string): Promise<void> {
     const t = this.trainable(adapter);
     await t.optimizer.step();
