@@ -23,6 +23,8 @@ const { values } = parseArgs({
   },
 });
 
+const lines = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').trim().split('\n').filter(Boolean).length : 0);
+
 useThreads('1');
 const base = { ...getPreset(values.base), steps: Number(values.steps) };
 for (const seed of values.seeds.split(',').map(Number)) {
@@ -32,8 +34,6 @@ for (const seed of values.seeds.split(',').map(Number)) {
     const out = compareRunDir(values.tag, preset, seed);
     const metrics = join(out, 'metrics.jsonl');
     const evals = join(out, 'eval.jsonl');
-    const lines = (p: string) =>
-      existsSync(p) ? readFileSync(p, 'utf8').trim().split('\n').filter(Boolean).length : 0;
     if (config.steps > 0 ? lines(metrics) >= config.steps : lines(evals) > 0) {
       console.log(`${preset} seed ${seed}: done`);
       continue;

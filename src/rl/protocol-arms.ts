@@ -59,7 +59,7 @@ export function pointConfig(
   try {
     arm = presetArm(preset, base);
   } catch (e) {
-    throw new Error(`${source}: ${(e as Error).message}`);
+    throw new Error(`${source}: ${(e as Error).message}`, { cause: e });
   }
   return validateConfig(rest, source, arm);
 }
@@ -78,4 +78,22 @@ export function protocolRowName(config: Pick<ExperimentConfig, 'mode'>): string 
     default:
       return 'ReMA (multi-turn)';
   }
+}
+
+/** How the page and the reports name a grid point: a preset's Table 1 row name (then the point's other keys), else
+ *  the point's label. */
+export function armLabel(point: Record<string, unknown>, label: string, base: ExperimentConfig): string {
+  const preset = point[PRESET_AXIS];
+  if (typeof preset !== 'string') return label;
+  let name: string;
+  try {
+    name = protocolRowName(presetArm(preset, base));
+  } catch {
+    return label;
+  }
+  const rest = label
+    .split(',')
+    .filter((part) => !part.startsWith(`${PRESET_AXIS}=`))
+    .join(',');
+  return rest ? `${name} ${rest}` : name;
 }
