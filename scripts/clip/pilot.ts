@@ -3,7 +3,7 @@
 // 5-seed comparison (scripts/clip/run.ts) runs where the ratio leaves 1. Run folders go under runs/clip-pilot
 // (not committed; a finished setting is read back, not rerun); the table is printed and written to
 // results/fig6-clip/pilot.json.
-//   node --experimental-wasm-relaxed-simd --import tsx scripts/clip/pilot.ts [--steps 6] [--epochs 2,4] [--lrs 0.003,0.01]
+//   node --experimental-wasm-relaxed-simd --import tsx scripts/clip/pilot.ts [--steps 5] [--epochs 2,4] [--lrs 0.003,0.01] [--read-only]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,10 +14,12 @@ import { CLIP_ROOT, clipVariant, RUNS_ROOT } from './variants.ts';
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '6' },
+    steps: { type: 'string', default: '5' },
     epochs: { type: 'string', default: '2,4' },
     lrs: { type: 'string', default: '0.003,0.01' },
     seed: { type: 'string', default: '0' },
+    // tabulate the settings already run, without running the others
+    'read-only': { type: 'boolean', default: false },
   },
 });
 
@@ -41,10 +43,11 @@ for (const ppoEpochs of values.epochs.split(',').map(Number))
             .filter((l) => l.trim() !== '')
             .map((l) => JSON.parse(l) as MetricsRecord)
         : [];
-    const m =
-      logged().length >= config.steps
-        ? logged().slice(0, config.steps)
-        : (await runTrain({ config, out, backend: 'wasm', saveEvery: 1, progress: 'none' })).metrics;
+    const done = logged().length >= config.steps;
+    if (!done && values['read-only']) continue;
+    const m = done
+      ? logged().slice(0, config.steps)
+      : (await runTrain({ config, out, backend: 'wasm', saveEvery: 1, progress: 'none' })).metrics;
     const avg = (f: (x: (typeof m)[number]) => number) => m.reduce((a, x) => a + f(x), 0) / m.length;
     const row = {
       ppoEpochs,
