@@ -54,9 +54,9 @@ const pilotRows = pilot.map(
     `| ${p.ppoEpochs} | ${p.lr} | ${p.steps} | ${pct(p.clip_frac, 2)} | ${fmt(p.ratio_std)} | ${fmt(p.reward_mean)} |`,
 );
 
+const at = (r: Run, k: 'first' | 'last') => (k === 'first' ? r.eval[0].accuracy : r.eval.at(-1)!.accuracy);
 const perVariant = CLIP_VARIANT_NAMES.map((v) => {
   const rs = runs.filter((r) => r.variant === v);
-  const at = (r: Run, k: 'first' | 'last') => (k === 'first' ? r.eval[0].accuracy : r.eval.at(-1)!.accuracy);
   return {
     v,
     rs,
