@@ -108,7 +108,7 @@ runs (one epoch, lr 1e-3) clipped ${earlier.length > 0 ? pct(mean(earlier), 2) :
 | --- | --- | --- | --- | --- | --- |
 ${pilotRows.join('\n')}
 
-The pilot's fourth setting (4 epochs, lr 0.01) was stopped unfinished to leave the machine to the main runs. The
+${pilot.length < 4 ? "The pilot's fourth setting (4 epochs, lr 0.01) was stopped unfinished to leave the machine to the main runs. " : ''}The
 least aggressive setting that clips an order of magnitude more often than before (${summary.setting.ppoEpochs} epochs, lr ${summary.setting.lr}) was taken.
 
 **Budget, honestly:** ${steps} steps per run (not 60) and seed${seedsDone.length === 1 ? '' : 's'} ${seedsDone.join(', ') || 'none'} (not 5), because the runs shared a

@@ -197,11 +197,12 @@ ${errors.join('\n')}
   meta-thinking helps a model that was not given a plan-level flaw, nor anything about the paper's 7B runs.
 - **Tokens differ per step.** With 64 episodes per step the arms train on different numbers of tokens (ReMA's two
   agents and a second round write more than one chain of thought); per trained token, the comparison would look
-  different, and the wall-time column follows the tokens.
+  different. The wall times were measured on a 2-core machine shared with other work whose load changed during the
+  runs, so they show the order of the costs, not a benchmark.
 
 ## The judge task
 
-Not run. The tiny judge model (\`public/models/tiny-rema-judge\`) was trained only on the two-agent ReMA dialogue;
+Not run. The tiny judge model (\`public/models/tiny-rema-judge\`) saw the judge task in SFT only as the two-agent ReMA dialogue;
 its tiny prompts give a single agent the reasoning agent's system prompt and have no MRP variant, so VRP_RL and
 MRP_RL on the judge task would be the same arm, run on a format the model never saw. Its ReMA runs are in
 [judge-task.md](judge-task.md).
