@@ -111,8 +111,9 @@ ${pilotRows.join('\n')}
 ${pilot.length < 4 ? "The pilot's fourth setting (4 epochs, lr 0.01) was stopped unfinished to leave the machine to the main runs. " : ''}The
 least aggressive setting that clips an order of magnitude more often than before (${summary.setting.ppoEpochs} epochs, lr ${summary.setting.lr}) was taken.
 
-**Budget, honestly:** ${steps} steps per run (not 60) and seed${seedsDone.length === 1 ? '' : 's'} ${seedsDone.join(', ') || 'none'} (not 5), because the runs shared a
-2-core machine with other work; \`scripts/clip/run.ts --steps 60 --seeds 0,1,2,3,4\` resumes them to the full budget.
+**Budget, honestly:** ${steps} steps per run (not 60) and seed${seedsDone.length === 1 ? '' : 's'} ${seedsDone.join(', ') || 'none'}${seedsDone.length < 5 ? ' (not 5)' : ''}, because the
+runs shared a 2-core machine with other work; \`scripts/clip/run.ts --steps 60 --seeds 0,1,2,3,4\` resumes them to 60
+steps. The held-out accuracy is measured at step 0 and at the end (step ${steps}).
 
 | variant | seeds | clipped fraction, % (mean over steps) | ratio sd (mean over steps) | rollout reward (mean over steps) | rollout reward, last 3 steps | held-out at step 0 | held-out at the end |
 | --- | --- | --- | --- | --- | --- | --- | --- |
