@@ -6,6 +6,8 @@
 // A grid key whose values are objects is a bundle: each object's fields are set together, e.g.
 //   {"variant": [{"ratio": "token", "aggregation": "seq-mean-token-mean"}, {"ratio": "turn-geometric", "aggregation": "trajectory"}]}
 // (fully on-policy, token and turn ratios differ only through their aggregation, so they are swept as pairs).
+// The key "preset" compares protocols: each point runs that preset on the base's model, data, evaluation and steps
+// (src/rl/protocol-arms.ts), e.g. {"preset": ["vrp", "vrp-rl", "mrp-rl", "tiny-default"]}.
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +25,8 @@ import {
   type RunMetric,
   type RunRow,
 } from '../rl/ablation.ts';
-import { validateConfig, type ExperimentConfig } from '../rl/config.ts';
+import type { ExperimentConfig } from '../rl/config.ts';
+import { pointConfig } from '../rl/protocol-arms.ts';
 import { fnv1aHex } from '../util/fnv1a.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain } from './train.ts';
@@ -111,7 +114,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
   const points = gridPoints(opts.grid);
   const stems = folderStems(points.map(pointLabel));
   // validate every point before spending time on any run
-  const configs = points.map((p) => validateConfig(pointOverrides(p), `sweep grid point ${pointLabel(p)}`, opts.base));
+  const configs = points.map((p) => pointConfig(p, pointOverrides(p), opts.base, `sweep grid point ${pointLabel(p)}`));
   for (let i = 0; i < points.length; i++) {
     for (const seed of opts.seeds) {
       const label = pointLabel(points[i]);

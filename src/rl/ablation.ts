@@ -3,8 +3,9 @@
 // (final / best held-out accuracy, area under the reward curve, steps, time), the per-config spread over seeds
 // and the summary CSV. The curves and their chart are ablation-curves.ts.
 import { meanArea, spread, type RunCurves } from './ablation-curves.ts';
-import { CONFIG_FIELDS, validateConfig, type ConfigGroup, type ExperimentConfig } from './config.ts';
+import { CONFIG_FIELDS, type ConfigGroup, type ExperimentConfig } from './config.ts';
 import type { PhaseTimes } from './metrics.ts';
+import { PRESET_AXIS, pointConfig } from './protocol-arms.ts';
 import { fnv1aHex } from '../util/fnv1a.ts';
 
 export type Grid = Record<string, unknown[]>;
@@ -43,8 +44,8 @@ export function pointOverrides(point: Record<string, unknown>): Record<string, u
 
 /** What a run's summary needs of its log: the steps' reward and phase times, and the held-out evaluations. */
 export interface RunLog {
-  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: PhaseTimes }>;
-  evals: ReadonlyArray<{ step: number; accuracy: number }>;
+  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: PhaseTimes; tokens_trained?: number }>;
+  evals: ReadonlyArray<{ step: number; accuracy: number; n?: number }>;
 }
 
 export interface RunRow {
@@ -59,6 +60,10 @@ export interface RunRow {
   eval_first: number | null;
   eval_last: number | null;
   eval_best: number | null;
+  /** held-out problems in the last evaluation (null without one, or when the log does not say) */
+  eval_n: number | null;
+  /** tokens the trained agents generated and were trained on, summed over the steps */
+  tokens_trained: number;
   /** seconds of training: the sum of the steps' phase times */
   train_time_s: number;
   curves: RunCurves;
@@ -84,6 +89,8 @@ export function summarizeRun(label: string, point: Record<string, unknown>, seed
     eval_first: evals.length > 0 ? evals[0] : null,
     eval_last: evals.length > 0 ? evals[evals.length - 1] : null,
     eval_best: evals.length > 0 ? Math.max(...evals) : null,
+    eval_n: s.evals.at(-1)?.n ?? null,
+    tokens_trained: m.reduce((a, x) => a + (x.tokens_trained ?? 0), 0),
     train_time_s: m.reduce((a, x) => a + Object.values(x.time_s).reduce((p, q) => p + q, 0), 0),
     curves: {
       config: label,
@@ -120,6 +127,8 @@ export const RUN_METRICS = [
   'eval_first',
   'eval_last',
   'eval_best',
+  'eval_n',
+  'tokens_trained',
   'train_time_s',
 ] as const;
 export const SPREAD_METRICS = ['reward_last', 'reward_auc', 'eval_last', 'eval_best'] as const;
@@ -187,10 +196,12 @@ export interface AblationField {
 /** The config fields an ablation can vary, from the config's field table: every field with a knob (ui) but the
  *  run's name, the seed and data files; with the knob's label and group, in the table's order. */
 export function ablationFieldList(): AblationField[] {
-  return Object.entries(CONFIG_FIELDS).flatMap(([field, def]) => {
+  const fields = Object.entries(CONFIG_FIELDS).flatMap(([field, def]) => {
     const ui = 'ui' in def ? def.ui : undefined;
     return ui && !NOT_ABLATABLE.has(field) ? [{ field, label: ui.label, group: ui.group }] : [];
   });
+  // a whole preset's protocol as one axis (protocol-arms.ts)
+  return [{ field: PRESET_AXIS, label: 'protocol preset', group: 'Protocol' }, ...fields];
 }
 
 export function ablationFields(): string[] {
@@ -241,7 +252,7 @@ export function validateAblation(spec: AblationSpec, base: ExperimentConfig): Re
   if (new Set(spec.seeds).size !== spec.seeds.length) throw new Error('ablation: seeds: a seed is listed twice');
   const grid: Grid = Object.fromEntries(spec.axes.map((a) => [a.field, a.values]));
   const points = gridPoints(grid);
-  for (const p of points) validateConfig(pointOverrides(p), `ablation ${pointLabel(p)}`, base);
+  for (const p of points) pointConfig(p, pointOverrides(p), base, `ablation ${pointLabel(p)}`);
   return points;
 }
 
@@ -253,7 +264,7 @@ export function ablationRuns(spec: AblationSpec, base: ExperimentConfig): Ablati
     points.map((point) => {
       const label = pointLabel(point);
       const config = {
-        ...validateConfig(pointOverrides(point), `ablation ${label}`, base),
+        ...pointConfig(point, pointOverrides(point), base, `ablation ${label}`),
         seed,
         name: `${base.name} ${label} seed ${seed}`,
       };

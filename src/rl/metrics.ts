@@ -25,6 +25,9 @@ export interface MetricsRecord {
   entropy: number;
   clip_frac_low: number;
   clip_frac_high: number;
+  /** standard deviation of the per-token importance ratio over the step's mini-batches and epochs; present only when
+   *  the ratio can leave 1 (several mini-batches or epochs, or old log-probs scored) */
+  ratio_std?: number;
   grad_norm: number;
   frac_zero_std_groups: number;
   len_meta_mean: number;

@@ -408,6 +408,7 @@ function createRun(
       entropy: upd?.entropy ?? 0,
       clip_frac_low: upd?.clipFracLow ?? 0,
       clip_frac_high: upd?.clipFracHigh ?? 0,
+      ...(upd && needsOldLogProbs(config) ? { ratio_std: upd.ratioStd } : {}),
       grad_norm: upd?.gradNorm ?? 0,
       frac_zero_std_groups: fracZeroStd,
       time_s: times,

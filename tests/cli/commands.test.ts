@@ -92,13 +92,13 @@ describe('rema eval / sweep / verify / export', () => {
     expect(readdirSync(out).filter((d) => d.includes('__seed')).length).toBe(4);
     const csv = readFileSync(join(out, 'summary.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe(
-      'label,ratio,seed,steps,reward_first,reward_last,reward_auc,eval_first,eval_last,eval_best,train_time_s,seeds,' +
+      'label,ratio,seed,steps,reward_first,reward_last,reward_auc,eval_first,eval_last,eval_best,eval_n,tokens_trained,train_time_s,seeds,' +
         'reward_last_min,reward_last_max,reward_last_std,reward_auc_min,reward_auc_max,reward_auc_std,' +
         'eval_last_min,eval_last_max,eval_last_std,eval_best_min,eval_best_max,eval_best_std',
     );
     // 4 run rows, then one row per config: seed "all", 2 seeds, min <= mean <= max
     expect(csv.length).toBe(7);
-    expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,0,[\d.]+,,,,,,,,,,,,,$/);
+    expect(csv[1]).toMatch(/^ratio=token,token,0,1,0,0,0,0,0,0,2,\d+,[\d.]+,,,,,,,,,,,,,$/);
     const header = csv[0].split(',');
     for (const [i, label] of [
       [5, 'ratio=token'],
@@ -106,7 +106,7 @@ describe('rema eval / sweep / verify / export', () => {
     ] as const) {
       const c = csv[i].split(',');
       expect(c.slice(0, 3)).toEqual([label, label.split('=')[1], 'all']);
-      expect(c[11]).toBe('2');
+      expect(c[header.indexOf('seeds')]).toBe('2');
       const col = (name: string) => Number(c[header.indexOf(name)]);
       expect(col('eval_last_min')).toBeLessThanOrEqual(col('eval_last'));
       expect(col('eval_last')).toBeLessThanOrEqual(col('eval_last_max'));

@@ -89,9 +89,10 @@ describe('ablation runs', () => {
     const withKnob = Object.entries(CONFIG_FIELDS)
       .filter(([, d]) => 'ui' in d)
       .map(([k]) => k);
-    expect(list.map((f) => f.field)).toEqual(
-      withKnob.filter((k) => !['name', 'seed', 'trainFile', 'evalFile'].includes(k)),
-    );
+    expect(list.map((f) => f.field)).toEqual([
+      'preset',
+      ...withKnob.filter((k) => !['name', 'seed', 'trainFile', 'evalFile'].includes(k)),
+    ]);
     expect(list.map((f) => f.field)).not.toContain('model');
   });
 });
@@ -134,6 +135,21 @@ describe('ablation summary', () => {
     const r = summarizeRun('ratio=token', { ratio: 'token' }, 0, log([0, 1, 1], [0.2, 0.6, 0.4]));
     expect(r.reward_auc).toBeCloseTo((0.5 + 1) / 2);
     expect([r.eval_first, r.eval_last, r.eval_best, r.steps, r.train_time_s]).toEqual([0.2, 0.4, 0.6, 3, 6]);
+    expect([r.eval_n, r.tokens_trained]).toEqual([null, 0]);
+  });
+
+  it("counts the trained tokens over the steps and the last evaluation's size", () => {
+    const r = summarizeRun('preset=vrp-rl', { preset: 'vrp-rl' }, 0, {
+      metrics: [
+        { step: 1, reward_mean: 0, time_s, tokens_trained: 120 },
+        { step: 2, reward_mean: 1, time_s, tokens_trained: 80 },
+      ],
+      evals: [
+        { step: 0, accuracy: 0.5, n: 64 },
+        { step: 2, accuracy: 0.25, n: 32 },
+      ],
+    });
+    expect([r.tokens_trained, r.eval_n]).toEqual([200, 32]);
   });
 
   it('writes one row per run and one per config with the spread over seeds', () => {

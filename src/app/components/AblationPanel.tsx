@@ -1,5 +1,6 @@
 // Setting up an ablation in the sidebar: one or two config fields, their values and the seeds, on the page's
-// current config and model; Run / Stop / Clear, and each run's progress. The results are AblationResults.
+// current config and model; Run / Stop / Clear, and each run's progress. Compare protocols fills in the paper's
+// Table 1 comparison (the protocol presets as the axis, 3 seeds) and starts it. The results are AblationResults.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import {
@@ -10,7 +11,11 @@ import {
   type AblationField,
   type AblationSpec,
 } from '../../rl/ablation.ts';
+import { armLabel, COMPARE_PRESETS, PRESET_AXIS } from '../../rl/protocol-arms.ts';
 import { usePlayground } from '../store/react.ts';
+
+/** Table 1's protocols side by side: every protocol preset with the current config's budget, 3 seeds. */
+const COMPARE_SPEC: AblationSpec = { axes: [{ field: PRESET_AXIS, values: [...COMPARE_PRESETS] }], seeds: [0, 1, 2] };
 
 interface Draft {
   field1: string;
@@ -73,6 +78,7 @@ export function AblationPanel() {
       clear: st.clearAblation,
       status: st.status,
       wantsTraining: st.wantsTraining,
+      base: st.config,
     })),
   );
   const [draft, setDraft] = useState<Draft>(() => draftOf(s.spec));
@@ -98,6 +104,13 @@ export function AblationPanel() {
   };
 
   const done = s.ablation?.runs.filter((r) => r.status === 'done').length ?? 0;
+  const idle = s.status === 'idle' && !s.wantsTraining;
+  const compareProtocols = () => {
+    setDraft(draftOf(COMPARE_SPEC));
+    setProblem(null);
+    s.setSpec(COMPARE_SPEC);
+    void s.run();
+  };
   /** a labelled text input bound to one draft field (a plain function, not a component: the input keeps focus) */
   const textRow = (
     key: 'values1' | 'values2' | 'seeds',
@@ -161,10 +174,21 @@ export function AblationPanel() {
           <button
             type="button"
             data-testid="ablation-run"
-            disabled={problem !== null || s.spec === null || s.status !== 'idle' || s.wantsTraining}
+            disabled={problem !== null || s.spec === null || !idle}
             onClick={() => void s.run()}
           >
             {s.ablation && s.ablation.status !== 'done' && done > 0 ? 'Resume ablation' : 'Run ablation'}
+          </button>
+        )}
+        {!running && (
+          <button
+            type="button"
+            data-testid="compare-protocols"
+            disabled={!idle}
+            title="VRP (evaluated only), VRP_RL, MRP_RL and multi-turn ReMA on the current model, each with this config's steps, training problems and held-out evaluation; 3 seeds"
+            onClick={compareProtocols}
+          >
+            Compare protocols
           </button>
         )}
         {s.ablation && !running && (
@@ -182,7 +206,7 @@ export function AblationPanel() {
         <ol className="ablation-runs" data-testid="ablation-runs" data-status={s.ablation.status}>
           {s.ablation.runs.map((r) => (
             <li key={r.key} data-testid="ablation-run-row" data-key={r.key} data-status={r.status}>
-              {r.label} · seed {r.seed}: {r.status}
+              {s.ablation && armLabel(r.point, r.label, s.ablation.base)} · seed {r.seed}: {r.status}
               {r.metrics.length > 0 ? ` (${r.metrics.length} steps)` : ''}
               {r.note ? ` · ${r.note}` : ''}
             </li>

@@ -1,9 +1,11 @@
 // An ablation's results above the views: the overlaid curves (per config the mean over seeds with a min-max
 // band, drawn by ablation-curves.ts, the same chart `rema sweep` writes), a table per config (final and best
-// held-out accuracy, area under the reward curve, steps, wall time) and the exports (JSON, CSV, SVG, PNG).
+// held-out accuracy and its size, area under the reward curve, steps, trained tokens, wall time) and the exports
+// (JSON, CSV, SVG, PNG). A protocol preset is named by its row of the paper's Table 1.
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { metricSpread, pointLabel, type RunRow } from '../../rl/ablation.ts';
+import { armLabel } from '../../rl/protocol-arms.ts';
 import {
   ablationChartSvg,
   ablationCsv,
@@ -18,6 +20,7 @@ import { usePlayground } from '../store/react.ts';
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '–');
 const fix = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
+const count = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
 
 function Spread({
   rows,
@@ -56,7 +59,9 @@ function ConfigTable({ record }: { record: AblationRecord }) {
           <th title="area under the training-reward curve per step (sample efficiency, the paper's Fig. 6 measure)">
             reward AUC
           </th>
+          <th title="held-out problems per evaluation">eval n</th>
           <th>steps</th>
+          <th title="tokens the trained agents generated and were trained on, per run: mean over seeds">tokens</th>
           <th title="wall-clock time of the runs, summed over seeds">wall time</th>
         </tr>
       </thead>
@@ -69,7 +74,7 @@ function ConfigTable({ record }: { record: AblationRecord }) {
             .reduce((a, r) => a + r.wall_s, 0);
           return (
             <tr key={label} data-testid="ablation-config-row" data-config={label}>
-              <td>{label}</td>
+              <td title={label}>{armLabel(p, label, record.base)}</td>
               <td>
                 {rs.length}/{record.spec.seeds.length}
               </td>
@@ -82,7 +87,11 @@ function ConfigTable({ record }: { record: AblationRecord }) {
               <td>
                 <Spread rows={rs} k="reward_auc" format={fix} />
               </td>
+              <td>{count(metricSpread(rs, 'eval_n').mean)}</td>
               <td>{rs.length > 0 ? metricSpread(rs, 'steps').mean : '–'}</td>
+              <td>
+                {rs.length > 0 ? Math.round(metricSpread(rs, 'tokens_trained').mean).toLocaleString('en-US') : '–'}
+              </td>
               <td>{rs.length > 0 ? `${wall.toFixed(1)} s` : '–'}</td>
             </tr>
           );

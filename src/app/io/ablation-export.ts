@@ -2,11 +2,15 @@
 // `rema sweep`), the whole ablation as JSON, the overlaid curves as SVG (ablation-curves.ts) and PNG.
 import { ablationSvg } from '../../rl/ablation-curves.ts';
 import { gridPoints, summarizeRun, summaryCsv, type RunRow } from '../../rl/ablation.ts';
+import { armLabel } from '../../rl/protocol-arms.ts';
 import type { AblationRecord } from '../persist/ablation-types.ts';
 
-/** Summaries of the runs that have steps (finished or not), in the ablation's run order. */
+/** Summaries of the runs that have steps or an evaluation (finished or not; an evaluated-only arm has no steps), in
+ *  the ablation's run order. */
 export function ablationRows(record: AblationRecord): RunRow[] {
-  return record.runs.filter((r) => r.metrics.length > 0).map((r) => summarizeRun(r.label, r.point, r.seed, r));
+  return record.runs
+    .filter((r) => r.metrics.length > 0 || r.evals.length > 0)
+    .map((r) => summarizeRun(r.label, r.point, r.seed, r));
 }
 
 export function ablationPoints(record: AblationRecord): Record<string, unknown>[] {
@@ -29,7 +33,7 @@ export function ablationTitle(record: AblationRecord): string {
 
 export function ablationChartSvg(record: AblationRecord): string {
   return ablationSvg(
-    ablationRows(record).map((r) => r.curves),
+    ablationRows(record).map((r) => ({ ...r.curves, config: armLabel(r.point, r.label, record.base) })),
     ablationTitle(record),
   );
 }

@@ -14,10 +14,10 @@ export interface AblationRunState {
   point: Record<string, unknown>;
   seed: number;
   status: AblationRunStatus;
-  /** per step: the training reward and the phase times (what the summary and the curves need) */
-  metrics: Array<{ step: number; reward_mean: number; time_s: PhaseTimes }>;
-  /** held-out greedy accuracy, by step */
-  evals: Array<{ step: number; accuracy: number }>;
+  /** per step: the training reward, the phase times and the trained tokens (what the summary and the curves need) */
+  metrics: Array<{ step: number; reward_mean: number; time_s: PhaseTimes; tokens_trained?: number }>;
+  /** held-out greedy accuracy and the number of problems, by step */
+  evals: Array<{ step: number; accuracy: number; n?: number }>;
   /** wall-clock seconds from the run's start to its end */
   wall_s: number;
   /** why the run failed, or "diverged" when it stopped on non-finite steps */

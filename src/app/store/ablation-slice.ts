@@ -231,7 +231,12 @@ export function createAblationSlice(
           case 'step': {
             const key = runningKey();
             if (!armed || !key) return;
-            const m = { step: e.metrics.step, reward_mean: e.metrics.reward_mean, time_s: { ...e.metrics.time_s } };
+            const m = {
+              step: e.metrics.step,
+              reward_mean: e.metrics.reward_mean,
+              time_s: { ...e.metrics.time_s },
+              ...(e.metrics.tokens_trained !== undefined ? { tokens_trained: e.metrics.tokens_trained } : {}),
+            };
             updateRun(key, (r) => ({
               ...r,
               metrics: [...r.metrics.filter((x) => x.step !== m.step), m],
@@ -242,7 +247,7 @@ export function createAblationSlice(
           case 'evaluation': {
             const key = runningKey();
             if (!armed || !key) return;
-            const p = { step: e.step, accuracy: e.accuracy };
+            const p = { step: e.step, accuracy: e.accuracy, n: e.n };
             updateRun(key, (r) => ({
               ...r,
               evals: [...r.evals.filter((x) => x.step !== p.step), p].toSorted((a, b) => a.step - b.step),

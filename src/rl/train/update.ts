@@ -23,6 +23,9 @@ export interface UpdateStats {
   kl: number;
   clipFracLow: number;
   clipFracHigh: number;
+  /** standard deviation of the per-token ratio the surrogate used, over every mini-batch's trained tokens (0 when
+   *  fully on-policy: the ratio is exactly 1) */
+  ratioStd: number;
   /** mean over optimiser steps */
   gradNorm: number;
   lr: number;
@@ -141,6 +144,9 @@ export async function updatePolicy(
   let klSum = 0;
   let lowSum = 0;
   let highSum = 0;
+  let ratioSum = 0;
+  let ratioSq = 0;
+  let ratioCount = 0;
   let batches = 0;
   let entropySum = 0;
   let entropyCount = 0;
@@ -217,6 +223,13 @@ export async function updatePolicy(
       klSum += loss.kl;
       lowSum += loss.clipFracLow;
       highSum += loss.clipFracHigh;
+      for (const rs of loss.ratio)
+        for (const x of rs)
+          if (Number.isFinite(x)) {
+            ratioSum += x;
+            ratioSq += x * x;
+            ratioCount += 1;
+          }
       batches += 1;
       onProgress?.(batches, total);
     }
@@ -242,6 +255,7 @@ export async function updatePolicy(
     kl: mean(klSum, batches),
     clipFracLow: mean(lowSum, batches),
     clipFracHigh: mean(highSum, batches),
+    ratioStd: Math.sqrt(Math.max(0, mean(ratioSq, ratioCount) - mean(ratioSum, ratioCount) ** 2)),
     gradNorm: mean(gradNormSum, steps),
     lr,
     optimizerSteps: steps,

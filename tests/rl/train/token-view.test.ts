@@ -163,7 +163,7 @@ describe("the update keeps the loss's ratio and clip code on each row", () => {
       requests.forEach((q, i) => scored.set(q.tokens, results[i].logprobs));
       return results;
     };
-    await updatePolicy(policy, config, rows, 3);
+    const stats = await updatePolicy(policy, config, rows, 3);
     let moved = 0;
     let clipped = 0;
     for (const r of rows) {
@@ -179,6 +179,15 @@ describe("the update keeps the loss's ratio and clip code on each row", () => {
     }
     expect(moved).toBeGreaterThan(0);
     expect(clipped).toBeGreaterThan(0);
+    // the step's ratio spread: the ratios left 1 after the first mini-batch
+    expect(stats.ratioStd).toBeGreaterThan(0);
+    expect(stats.ratioStd).toBeLessThan(1);
+  });
+
+  it('fully on-policy (one epoch, one mini-batch) the ratio is exactly 1: no spread', async () => {
+    const config = smallConfig('tiny-default', { ppoEpochs: 1, miniBatches: 1, klBeta: 0, lr: 0.05 });
+    const stats = await updatePolicy(makePolicy(config), config, trainRows(), 3);
+    expect(stats.ratioStd).toBe(0);
   });
 });
 
