@@ -14,6 +14,8 @@ import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { isTwoAgent } from './train/episodes.ts';
+import { checkBindings, type BindingCheck } from './plan-bindings.ts';
+import { DEFAULT_BINDING_BYTES } from '../engine/plan/bindings.ts';
 
 /** EnginePolicy's default rows per gradient chunk (engine-policy.ts); the sequences decoded together are
  *  config.decodeBatch. */
@@ -39,6 +41,8 @@ export interface PlanOptions {
   /** tokens of the longest first prompt, counted with the model's tokenizer (promptBaseTokens); default: an
    *  estimate (PROMPT_BASE_TOKENS) */
   promptBaseTokens?: number;
+  /** WebGPU's maxStorageBufferBindingSize to check whole-bound tensors against; default the spec's 128 MiB */
+  bindingBytes?: number;
 }
 
 export interface PlanSuggestion {
@@ -68,6 +72,9 @@ export interface Plan {
   suggestion: PlanSuggestion | null;
   /** the workload the bytes are for */
   shape: MemoryShape;
+  /** WebGPU: the largest tensor a kernel binds whole against maxStorageBufferBindingSize, and the change that makes
+   *  every such tensor fit when one does not (null on the other backends) */
+  bindings: BindingCheck | null;
   note?: string;
 }
 
@@ -337,6 +344,15 @@ export function planConfig(
     fits,
     suggestion: null,
     shape,
+    bindings:
+      options.backend === 'webgpu'
+        ? checkBindings(
+            config,
+            model.config,
+            (c) => stepShape(c, model.config, weightDtype, options.promptBaseTokens),
+            options.bindingBytes ?? DEFAULT_BINDING_BYTES,
+          )
+        : null,
   };
   if (limit === null) plan.note = "the WebGPU adapter's memory is only known in the page: pass --memory BYTES";
   else if (!fits) {
