@@ -13,29 +13,31 @@ import { randomWeights, tinyConfig } from './model-random.ts';
 
 const lora = { mode: 'lora', adapters: 1, rank: 8, targets: ['q_proj', 'v_proj'] } as const;
 
+/** A LoRA step: `sequences` decoded with prompts of `promptTokens` and 1,536 new tokens, one gradient row. */
+const qwenShape = (sequences: number, promptTokens: number, tokens: number): MemoryShape => ({
+  weightDtype: 'f32',
+  training: lora,
+  decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens: 1536 },
+  gradient: { sequences: 1, tokens, selected: tokens - 1 },
+});
+
 describe('planBindings', () => {
   it('Qwen2.5-1.5B at 128 MiB: an 8,192-token row fits, the KV cache of 64 sequences of 5,632 tokens does not', () => {
     const cfg = parseHfConfig(findCatalogModel('qwen2.5-1.5b-instruct')!.config, 'catalog');
-    const shape = (sequences: number, promptTokens: number, tokens: number): MemoryShape => ({
-      weightDtype: 'f32',
-      training: lora,
-      decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens: 1536 },
-      gradient: { sequences: 1, tokens, selected: tokens - 1 },
-    });
     // (H + 2 Hkv)·Dh = (12 + 4)·128 = 2,048 floats per token: 8 KiB, so 16,384 tokens per 128 MiB
-    const ok = planBindings(cfg, shape(64, 512, 8192));
+    const ok = planBindings(cfg, qwenShape(64, 512, 8192));
     expect(ok.limit).toBe(DEFAULT_BINDING_BYTES);
     expect(ok.breaks).toEqual([]);
     // KV cache: 64 × 2,048 × 2 × 128 × 4 bytes = 128 MiB exactly
     expect(ok.largest).toMatchObject({ tensor: 'rollout KV cache [64, 2048, 2, 128]', bytes: 128 * 1024 ** 2 });
-    const bad = planBindings(cfg, shape(64, 4096, 16385));
+    const bad = planBindings(cfg, qwenShape(64, 4096, 16385));
     expect(bad.breaks.map((b) => [b.tensor, b.bytes, b.fitsUpTo])).toEqual([
       ['rollout KV cache [64, 5632, 2, 128]', 64 * 5632 * 2 * 128 * 4, 23],
       ["one sequence's attention activations [16385, 2048]", 16385 * 8192, 16384],
     ]);
     // an f16 KV cache halves it: [64, 3584, 2, 128] takes 235 MB in f32, 117 MB in f16
-    expect(planBindings(cfg, shape(64, 2048, 2048)).breaks).toHaveLength(1);
-    expect(planBindings(cfg, { ...shape(64, 2048, 2048), kvCacheDtype: 'f16' }).breaks).toEqual([]);
+    expect(planBindings(cfg, qwenShape(64, 2048, 2048)).breaks).toHaveLength(1);
+    expect(planBindings(cfg, { ...qwenShape(64, 2048, 2048), kvCacheDtype: 'f16' }).breaks).toEqual([]);
   });
 
   it('the engine needs exactly the largest binding the plan names', async () => {
