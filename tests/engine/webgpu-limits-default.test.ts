@@ -1,8 +1,10 @@
 // The engine on a WebGPU device with the spec's default limits (REMA_WEBGPU_LIMITS=default: no raised limit
 // requested), with every kernel a hardware adapter gets by default switched on (tiled matmul, tiled attention
 // backward, flash-decoding, the decode kernels): the device really has the default limits, and a gradient step and
-// the forward match the float64 golden fixtures there (tolerances as golden.test.ts's WebGPU rows).
+// the forward match the float64 golden fixtures there (tolerances as golden.test.ts's WebGPU rows); a kernel whose
+// workgroup memory would pass 16 KiB runs its plain variant.
 import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import {
   engineDeviceDescriptor,
@@ -16,6 +18,8 @@ import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine
 import { goldenFixtures } from '../helpers/golden-fixtures.ts';
 import { allGoldenPositions, expectClose, goldenF64, loadGoldenFixture } from '../helpers/golden-load.ts';
 import { getDefaultLimitsDevice } from '../helpers/webgpu.ts';
+import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
+import { Rng } from '../../src/util/rng.ts';
 
 const dawn = await getDefaultLimitsDevice();
 const hardwareKernels = () =>
@@ -56,6 +60,38 @@ describe('the default limits profile', () => {
       /binds 9 storage buffers but this device allows 8 per stage \(maxStorageBuffersPerShaderStage\)/,
     );
     be.destroy();
+  });
+});
+
+describe('kernels within the default limits', () => {
+  it('flash-decoding over a group too large for 16 KiB of workgroup memory falls back to a plain kernel', async () => {
+    // multi-query attention, 24 query heads on one KV head of 128: the group's queries alone take 12 KiB
+    const [B, S, past, H, Hkv, Dh] = [2, 9, 8, 24, 1, 128];
+    const rng = new Rng(4);
+    const f32 = (shape: number[]): TensorInput => ({
+      shape,
+      data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+    });
+    const gpu = hardwareKernels();
+    const r = await compareKernel(
+      new CpuBackend(),
+      gpu,
+      'attention',
+      {
+        q: f32([B, 1, H, Dh]),
+        k: f32([B, S, Hkv, Dh]),
+        v: f32([B, S, Hkv, Dh]),
+        keyStart: { shape: [B], data: Int32Array.from([0, 3]), dtype: 'i32' },
+        o: f32([B, 1, H, Dh]),
+        lse: f32([B, H, 1]),
+      },
+      { B, T: 1, S, past, H, Hkv, Dh },
+      ['o', 'lse'],
+    );
+    expect(r.err.o).toBeLessThan(1e-4);
+    expect(r.err.lse).toBeLessThan(1e-4);
+    expect(Object.keys(gpu.dispatchesByProgram()).some((k) => k.startsWith('attentionDecode'))).toBe(false);
+    gpu.destroy();
   });
 });
 
