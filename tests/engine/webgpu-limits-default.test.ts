@@ -1,9 +1,11 @@
 // The engine on a WebGPU device with the spec's default limits (REMA_WEBGPU_LIMITS=default: no raised limit
 // requested), with every kernel a hardware adapter gets by default switched on (tiled matmul, tiled attention
-// backward, flash-decoding, the decode kernels): the device really has the default limits, and a gradient step and
-// the forward match the float64 golden fixtures there (tolerances as golden.test.ts's WebGPU rows); a kernel whose
-// workgroup memory would pass 16 KiB runs its plain variant.
+// backward, flash-decoding, the decode kernels): the device really has the default limits, and the GPU self-test's
+// kernel classes (forward, decode, gradients) match the float64 golden fixtures there within its f32 bounds; a
+// kernel whose workgroup memory would pass 16 KiB runs its plain variant.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import {
@@ -11,15 +13,13 @@ import {
   parseLimitsProfile,
   SPEC_LIMITS,
 } from '../../src/engine/backends/webgpu/device-request.ts';
-import { packSequences } from '../../src/engine/model/batch.ts';
-import { computeLogits, runSequences } from '../../src/engine/model/decoder.ts';
-import { decodeBatch } from '../../src/engine/model/generate.ts';
-import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
-import { goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { allGoldenPositions, expectClose, goldenF64, loadGoldenFixture } from '../helpers/golden-load.ts';
-import { getDefaultLimitsDevice } from '../helpers/webgpu.ts';
-import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
+import { CHECK_CLASSES } from '../../src/engine/gpu-check/golden-checks.ts';
+import { loadGoldenFixture } from '../../src/engine/gpu-check/golden-fixture.ts';
+import { GPU_CHECK_TOLERANCES } from '../../src/engine/gpu-check/tolerances.ts';
 import { Rng } from '../../src/util/rng.ts';
+import { GOLDEN_ROOT, goldenFixtures } from '../helpers/golden-fixtures.ts';
+import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
+import { getDefaultLimitsDevice } from '../helpers/webgpu.ts';
 
 const dawn = await getDefaultLimitsDevice();
 const hardwareKernels = () =>
@@ -96,62 +96,16 @@ describe('kernels within the default limits', () => {
 });
 
 describe.each(goldenFixtures('golden.safetensors'))('golden fixture %s at the default limits', (name) => {
-  it('every parameter gradient of Σ mask·A·logp (tiled attention backward)', async () => {
-    const fx = await loadGoldenFixture(name);
+  // the self-test's kernel classes (forward, log-probs, KV-cache decode, LoRA and full gradients) on f32 weights
+  it.each(CHECK_CLASSES.map((c) => [c.kind, c] as const))('%s', async (kind, check) => {
+    const fx = await loadGoldenFixture(directoryFileSource(join(GOLDEN_ROOT, name), name));
     const be = hardwareKernels();
-    const cfg = fx.ckpt.config;
-    const params = uploadParams(be, cfg, fx.ckpt.weights);
-    const grads = zerosLikeParams(be, cfg, 'grad');
-    const batch = packSequences(allGoldenPositions(fx), cfg.vocabSize);
-    const r = await runSequences(be, cfg, { params, lora: null }, batch, {
-      coef: Float32Array.from(fx.coef.flat()),
-      entropyCoef: null,
-      sinks: { full: grads, lora: null },
-    });
-    expectClose('token_logprobs', r.logprobs, goldenF64(fx.golden, 'token_logprobs'), 4e-5, 4e-5);
-    let worst = 0;
-    for (const [pname, t] of namedParameters(grads))
-      worst = Math.max(
-        worst,
-        expectClose(`grad.${pname}`, await be.download(t), goldenF64(fx.golden, `grad.${pname}`), 4e-4, 1e-7),
-      );
-    const ran = Object.keys(be.dispatchesByProgram());
-    expect(ran.some((k) => k.startsWith('attentionDkDvTiled'))).toBe(true);
-    console.info(`${name}: worst gradient error at the default limits ${worst.toExponential(1)} of the tensor's max`);
-    be.destroy();
-  });
-
-  it('logits and KV-cache decoding', async () => {
-    const fx = await loadGoldenFixture(name);
-    const be = hardwareKernels();
-    const cfg = fx.ckpt.config;
-    const w = { params: uploadParams(be, cfg, fx.ckpt.weights), lora: null };
-    const batch = packSequences(allGoldenPositions(fx), cfg.vocabSize);
-    expectClose('logits', await computeLogits(be, cfg, w, batch), goldenF64(fx.golden, 'logits'), 4e-5, 4e-5);
-    const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
-    const got: number[][] = fx.ids.map(() => []);
-    await decodeBatch(
-      be,
-      cfg,
-      w,
-      prompts,
-      (b, logits, step) => {
-        const t = prompts[b].length + step;
-        if (t >= fx.T) return null;
-        let max = -Infinity;
-        for (const x of logits) max = Math.max(max, x);
-        let sum = 0;
-        for (const x of logits) sum += Math.exp(x - max);
-        got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
-        return fx.ids[b][t];
-      },
-      { maxNewTokens: fx.T },
-    );
-    const golden = goldenF64(fx.golden, 'token_logprobs');
-    const want = fx.ids.flatMap((_, b) =>
-      Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))),
-    );
-    expectClose('decode log-probs', got.flat(), want, 4e-5, 4e-5);
+    const worst = await check.run(be, fx, 'f32');
+    console.info(`${name}/${kind} at the default limits: worst error ${worst.toExponential(1)}`);
+    expect(worst).toBeLessThanOrEqual(GPU_CHECK_TOLERANCES.f32[check.bound]);
+    // the gradient classes ran the tiled attention backward (8 storage buffers)
+    if (check.bound === 'gradients')
+      expect(Object.keys(be.dispatchesByProgram()).some((k) => k.startsWith('attentionDkDvTiled'))).toBe(true);
     be.destroy();
   });
 });
