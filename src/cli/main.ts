@@ -303,15 +303,28 @@ export function buildProgram(): Command {
         .choices([...WEIGHT_DTYPES])
         .default('f32'),
     )
-    .option('--json', 'print one JSON object (parameters, bytes, fits, suggestion, ...)')
+    .option(
+      '--binding-limit <bytes>',
+      "webgpu: the adapter's maxStorageBufferBindingSize (e.g. 1GiB); default the WebGPU spec's 128 MiB",
+    )
+    .option('--json', 'print one JSON object (parameters, bytes, fits, suggestion, bindings, ...)')
     .action(
-      async (o: ConfigFlags & { backend: BackendKind; memory?: string; weightDtype: WeightDtype; json?: boolean }) => {
+      async (
+        o: ConfigFlags & {
+          backend: BackendKind;
+          memory?: string;
+          weightDtype: WeightDtype;
+          bindingLimit?: string;
+          json?: boolean;
+        },
+      ) => {
         const config = await configFromFlags(o);
         const plan = await runPlan({
           config,
           backend: o.backend,
           weightDtype: o.weightDtype,
           ...(o.memory !== undefined ? { memoryBytes: bytesFlag('--memory', o.memory) } : {}),
+          ...(o.bindingLimit !== undefined ? { bindingBytes: bytesFlag('--binding-limit', o.bindingLimit) } : {}),
         });
         process.stdout.write(o.json ? JSON.stringify(plan) + '\n' : formatPlan(plan));
       },

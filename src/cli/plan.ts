@@ -3,7 +3,8 @@
 // that fits when it does not. The model's config.json comes from the offline catalog, an embedded or local
 // folder, or a hub repo already in the cache; nothing is fetched. When the model's tokenizer is on disk too, the
 // prompts are counted with it over the config's problems (a byte-level vocabulary counts far more tokens than the
-// planner's estimate); else the estimate stands.
+// planner's estimate); else the estimate stands. On WebGPU it also checks the tensors kernels bind whole against
+// maxStorageBufferBindingSize (--binding-limit, default the spec's 128 MiB) and says what to change.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatBytes, parseBytes } from '../engine/io/model-size.ts';
@@ -96,6 +97,8 @@ export interface PlanRequest {
   backend: BackendKind;
   memoryBytes?: number;
   weightDtype?: WeightDtype;
+  /** WebGPU maxStorageBufferBindingSize to check against (default the spec's 128 MiB) */
+  bindingBytes?: number;
 }
 
 export async function runPlan(req: PlanRequest): Promise<Plan> {
@@ -107,6 +110,7 @@ export async function runPlan(req: PlanRequest): Promise<Plan> {
     backend: req.backend,
     ...(req.memoryBytes !== undefined ? { memoryBytes: req.memoryBytes } : {}),
     ...(req.weightDtype !== undefined ? { weightDtype: req.weightDtype } : {}),
+    ...(req.bindingBytes !== undefined ? { bindingBytes: req.bindingBytes } : {}),
   });
 }
 
@@ -130,6 +134,14 @@ export function formatPlan(plan: Plan): string {
       ? 'fits: unknown'
       : `fits: ${plan.fits ? 'yes' : 'no'} (limit ${plan.limit} B, ${formatBytes(plan.limit)})`,
   ];
+  if (plan.bindings) {
+    const { largest, limit } = plan.bindings;
+    lines.push(
+      `largest binding: ${largest.tensor}, ${largest.bytes} B (${formatBytes(largest.bytes)}) of ` +
+        `maxStorageBufferBindingSize ${limit} B (${formatBytes(limit)})`,
+    );
+    if (plan.bindings.message) lines.push(plan.bindings.message);
+  }
   if (plan.suggestion) lines.push(`suggestion: ${plan.suggestion.flags} (peak ${formatBytes(plan.suggestion.total)})`);
   if (plan.note) lines.push(plan.note);
   return lines.join('\n') + '\n';

@@ -3,8 +3,13 @@
 // We request the adapter's own buffer limits (the spec defaults are only 128 / 256 MiB) and `shader-f16` when
 // the adapter has it. On a machine without a GPU, Dawn finds SwiftShader only when VK_ICD_FILENAMES points at
 // its Vulkan ICD (Debian's chromium ships /usr/lib/chromium/vk_swiftshader_icd.json).
+// REMA_WEBGPU_LIMITS=default requests no raised limits, so the device has the spec's defaults (as a strict browser).
 import { create, globals } from 'webgpu';
-import { engineDeviceDescriptor } from '../engine/backends/webgpu/device-request.ts';
+import {
+  engineDeviceDescriptor,
+  parseLimitsProfile,
+  type LimitsProfile,
+} from '../engine/backends/webgpu/device-request.ts';
 
 export interface DawnDevice {
   device: GPUDevice;
@@ -18,6 +23,13 @@ export interface DawnDeviceOptions {
   /** extra Dawn toggles, e.g. ['enable-dawn-features=allow_unsafe_apis'] */
   dawnFlags?: string[];
   powerPreference?: GPUPowerPreference;
+  /** which limits to request (default: REMA_WEBGPU_LIMITS from the environment, else the adapter's own) */
+  limits?: LimitsProfile;
+}
+
+/** The limits profile REMA_WEBGPU_LIMITS names ('adapter' when unset). */
+export function envLimitsProfile(): LimitsProfile {
+  return parseLimitsProfile(process.env.REMA_WEBGPU_LIMITS);
 }
 
 let gpu: GPU | undefined;
@@ -34,7 +46,9 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   gpu ??= create(options.dawnFlags ?? []);
   const adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' });
   if (!adapter) return null;
-  const device = await adapter.requestDevice(engineDeviceDescriptor(adapter));
+  const device = await adapter.requestDevice(
+    engineDeviceDescriptor(adapter, 'rema-engine', options.limits ?? envLimitsProfile()),
+  );
   const adapterInfo = adapter.info;
   const isFallback =
     (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||

@@ -14,6 +14,8 @@ import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { isTwoAgent } from './train/episodes.ts';
+import { checkBindings, type BindingCheck } from './plan-bindings.ts';
+import { DEFAULT_BINDING_BYTES } from '../engine/plan/bindings.ts';
 
 /** EnginePolicy's default rows per gradient chunk (engine-policy.ts); the sequences decoded together are
  *  config.decodeBatch. */
@@ -39,6 +41,8 @@ export interface PlanOptions {
   /** tokens of the longest first prompt, counted with the model's tokenizer (promptBaseTokens); default: an
    *  estimate (PROMPT_BASE_TOKENS) */
   promptBaseTokens?: number;
+  /** WebGPU's maxStorageBufferBindingSize to check whole-bound tensors against; default the spec's 128 MiB */
+  bindingBytes?: number;
 }
 
 export interface PlanSuggestion {
@@ -70,6 +74,9 @@ export interface Plan {
   shape: MemoryShape;
   /** host memory of one step's training rows (rollouts x trained agents x row tokens), beside the device's bytes */
   hostBytes: number;
+  /** WebGPU: the largest tensor a kernel binds whole against maxStorageBufferBindingSize, and the change that makes
+   *  every such tensor fit when one does not (null on the other backends) */
+  bindings: BindingCheck | null;
   note?: string;
 }
 
@@ -355,6 +362,15 @@ export function planConfig(
     suggestion: null,
     shape,
     hostBytes,
+    bindings:
+      options.backend === 'webgpu'
+        ? checkBindings(
+            config,
+            model.config,
+            (c) => stepShape(c, model.config, weightDtype, options.promptBaseTokens),
+            options.bindingBytes ?? DEFAULT_BINDING_BYTES,
+          )
+        : null,
   };
   if (!hostFits)
     plan.note = `one step's training rows take ${hostBytes} bytes of host memory (${config.problemsPerStep} problems x ${config.groupSize} rollouts), over ${HOST_LIMIT_BYTES}: lower problemsPerStep or groupSize`;

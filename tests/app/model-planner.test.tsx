@@ -68,3 +68,21 @@ it('plans the chosen model with the current config before downloading: parameter
   expect(screen.getByTestId('planner-fits').textContent).toContain('fits: yes');
   expect(screen.queryByTestId('planner-suggestion')).toBeNull();
 });
+
+it("on WebGPU names the largest tensor a kernel binds whole and, past the spec's 128 MiB, the change that fits", async () => {
+  const { store } = await renderApp('planner-binding');
+  await act(async () => {
+    store.getState().applyPreset('math133-qwen0.5b');
+    store.setState({ backendPreference: 'webgpu' });
+    store.getState().setConfigField('decodeBatch', 64);
+    store.getState().setConfigField('maxTokensPerTurn', 4096);
+  });
+  fireEvent.change(screen.getByTestId('catalog-model'), { target: { value: 'qwen2.5-0.5b-instruct' } });
+  // no adapter here (no navigator.gpu): the spec's default limit
+  const line = screen.getByTestId('planner-binding');
+  expect(line.textContent).toContain('largest binding: rollout KV cache [64, 5632, 2, 64], 176.0 MiB of 128.0 MiB');
+  expect(line.textContent).toContain('--set decodeBatch=46');
+  expect(line.className).toContain('error');
+  await act(async () => store.getState().setConfigField('decodeBatch', 46));
+  expect(screen.getByTestId('planner-binding').className).not.toContain('error');
+});

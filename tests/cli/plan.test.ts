@@ -1,7 +1,7 @@
 // `rema plan` end to end (real child processes, an empty hub cache, offline): the acceptance check on
 // math133-qwen0.5b (494,032,768 parameters, the JSON keys), the WASM 4 GiB limit and --memory, a suggestion
 // that really fits when applied, WebGPU without --memory, f16 weights, the math133 presets within 4 GiB (decodeBatch),
-// and bad input named by its flag.
+// WebGPU's binding check (--binding-limit) and its fix, and bad input named by its flag.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,12 @@ interface PlanJson {
   limit: number | null;
   weightDtype: string;
   kvCacheDtype: string;
+  bindings: {
+    limit: number;
+    largest: { tensor: string; bytes: number };
+    breaks: Array<{ tensor: string; bytes: number; fitsUpTo: number }>;
+    fix: Record<string, unknown> | null;
+  } | null;
   shape: {
     decode: { sequences: number; promptTokens: number };
     evalDecode?: { sequences: number; uniquePrompts: number; promptTokens: number };
@@ -202,6 +208,25 @@ describe('rema plan', () => {
     );
     expect(applied.fits).toBe(true);
     expect(applied.bytes.kv_cache).toBe(all.bytes.kv_cache / 4);
+  });
+
+  it('on webgpu: the largest tensor bound whole against maxStorageBufferBindingSize, the limit a config breaks and what to change', () => {
+    // 64 sequences of 1,536 + 4,096 tokens: Qwen2.5-0.5B's KV cache [64, 5632, 2, 64] f32 per layer is 176 MiB
+    const sets = ['--preset', 'math133-qwen0.5b', '--backend', 'webgpu', '--set', 'decodeBatch=64'];
+    const long = [...sets, '--set', 'maxTokensPerTurn=4096'];
+    const p = plan(...long);
+    expect(p.bindings!.limit).toBe(128 * 1024 ** 2);
+    expect(p.bindings!.breaks[0]).toMatchObject({ tensor: 'rollout KV cache [64, 5632, 2, 64]', bytes: 184549376 });
+    expect(p.bindings!.fix).toEqual({ decodeBatch: 46 });
+    const text = rema(...long).stdout;
+    expect(text).toMatch(/largest binding: rollout KV cache \[64, 5632, 2, 64\], 184549376 B \(176\.0 MiB\)/);
+    expect(text).toMatch(/breaks maxStorageBufferBindingSize \(134217728 B\): .*; --set decodeBatch=46\n/);
+    const fixed = plan(...long, '--set', 'decodeBatch=46');
+    expect(fixed.bindings!.breaks).toEqual([]);
+    expect(fixed.bindings!.largest.bytes).toBeLessThanOrEqual(128 * 1024 ** 2);
+    // an adapter that grants 1 GiB per binding holds it as it is
+    expect(plan(...long, '--binding-limit', '1GiB').bindings!.breaks).toEqual([]);
+    expect(plan('--preset', 'tiny-default').bindings).toBeNull(); // not checked on the CPU backends
   });
 
   it('parses byte sizes', () => {

@@ -8,7 +8,8 @@ import {
   RAISED_LIMITS,
   engineDeviceDescriptor,
 } from '../../src/engine/backends/webgpu/device-request.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
+import { requireDawnDevice } from '../helpers/webgpu.ts';
 
 describe('engineDeviceDescriptor', () => {
   it('asks for the adapter limits and the optional features it offers, and the device has them', async () => {
@@ -19,7 +20,8 @@ describe('engineDeviceDescriptor', () => {
     expect(d.requiredFeatures).toEqual(ENGINE_FEATURES.filter((f) => adapter.features.has(f)));
     for (const name of RAISED_LIMITS)
       expect((d.requiredLimits as Record<string, number>)[name]).toBe(adapter.limits[name]);
-    const { device } = await getTestDevice();
+    // (the adapter profile explicitly: REMA_WEBGPU_LIMITS=default would give the test device the spec's limits)
+    const { device } = requireDawnDevice(await tryRequestDawnDevice({ limits: 'adapter' }));
     for (const f of d.requiredFeatures!) expect(device.features.has(f)).toBe(true);
     expect(device.limits.maxStorageBufferBindingSize).toBe(adapter.limits.maxStorageBufferBindingSize);
   });

@@ -21,3 +21,12 @@ export async function getTestDevice(): Promise<DawnDevice> {
   cached ??= tryRequestDawnDevice();
   return requireDawnDevice(await cached);
 }
+
+let cachedDefault: Promise<DawnDevice | null> | undefined;
+
+/** A device created with no raised limits (the spec's defaults: 8 storage buffers per stage, 16 KiB workgroup
+ *  memory, 128 MiB per binding), whatever REMA_WEBGPU_LIMITS says; throws when there is no adapter. */
+export async function getDefaultLimitsDevice(): Promise<DawnDevice> {
+  cachedDefault ??= tryRequestDawnDevice({ limits: 'default' });
+  return requireDawnDevice(await cachedDefault);
+}

@@ -1,7 +1,8 @@
 // The planner in the page (src/rl/plan.ts, the same plan as `rema plan`): before anything is downloaded, what the
 // chosen model with the current config costs on the page's backend: parameters, bytes by category, whether it
 // fits (the WASM backend's 4 GiB; on WebGPU the GPU memory the user gives, since WebGPU does not expose it, and
-// the adapter's largest-buffer limit against the largest weight matrix), and the nearest config that fits.
+// the adapter's largest-buffer limit against the largest weight matrix, and the tensors kernels bind whole against
+// the adapter's maxStorageBufferBindingSize: rl/plan-bindings.ts), and the nearest config that fits.
 import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { findCatalogModel } from '../../data/models/catalog.ts';
@@ -66,6 +67,7 @@ export function Planner({ chosen }: { chosen: string }) {
         backend,
         weightDtype: backend === 'cpu' ? 'f32' : dtype,
         ...(memoryBytes ? { memoryBytes } : {}),
+        ...(adapter ? { bindingBytes: adapter.maxStorageBufferBindingSize } : {}),
       });
       const bytesPerWeight = plan.weightDtype === 'f32' ? 4 : 2;
       const largest = model.config.vocabSize * model.config.hiddenSize * bytesPerWeight;
@@ -73,7 +75,7 @@ export function Planner({ chosen }: { chosen: string }) {
     } catch (e) {
       return { error: (e as Error).message };
     }
-  }, [entry, s.config, backend, gpuMemory, dtype]);
+  }, [entry, s.config, backend, gpuMemory, dtype, adapter]);
 
   if (!entry)
     return (
@@ -145,6 +147,14 @@ export function Planner({ chosen }: { chosen: string }) {
           adapter {adapter.name}: largest buffer {formatBytes(adapter.maxStorageBufferBindingSize)}; the largest weight
           matrix (embedding) takes {formatBytes(largest)}
           {bufferTooBig ? ': too large for this adapter (try f16 weights)' : ''}
+        </p>
+      )}
+      {plan.bindings && (
+        <p className={plan.bindings.message ? 'hint error' : 'hint'} data-testid="planner-binding">
+          largest binding: {plan.bindings.largest.tensor}, {formatBytes(plan.bindings.largest.bytes)} of{' '}
+          {formatBytes(plan.bindings.limit)}
+          {adapter ? '' : " (the WebGPU spec's default limit)"}
+          {plan.bindings.message ? <>: {plan.bindings.message}</> : ''}
         </p>
       )}
       {plan.suggestion && (

@@ -13,6 +13,7 @@ import { tensorFrom } from './device-ops.ts';
 import type { KvCacheDtype } from './kv-cache.ts';
 import { DecodeState } from './decode-state.ts';
 import { prefillBatch } from './prefill.ts';
+import { passRowLimit } from './pass-rows.ts';
 import { chooseAll, type DeviceSampler, type NextToken } from './token-choice.ts';
 
 export type { DeviceSampler, DrawnToken, NextToken } from './token-choice.ts';
@@ -82,7 +83,13 @@ export async function decodeBatch(
       unique,
       P,
       S,
-      prefillChunkPrompts(P, opts.prefillTokens),
+      prefillChunkPrompts(
+        P,
+        Math.min(
+          opts.prefillTokens ?? DEFAULT_PREFILL_TOKENS,
+          passRowLimit(cfg, be.limits.maxStorageBufferBindingSize),
+        ),
+      ),
       opts.kvDtype ?? 'f32',
     );
     caches = prefilled.caches;

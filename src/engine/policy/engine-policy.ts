@@ -36,6 +36,7 @@ import { buildPeftAdapter, parsePeftAdapter } from '../io/peft.ts';
 import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.ts';
 import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions } from './engine-policy-options.ts';
 import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
+import { passRowLimit } from '../model/pass-rows.ts';
 import { chunkByTokens, concat, groupBy, overrideTargets } from './request-batching.ts';
 
 export {
@@ -91,7 +92,11 @@ export class EnginePolicy implements TrainablePolicy {
     this.config = config;
     this.vocabSize = config.vocabSize;
     this.contextLength = config.maxPositionEmbeddings;
-    this.maxBatchTokens = opts.maxBatchTokens ?? 4096;
+    // a chunk's attention-side activations must each fit one binding (model/pass-rows.ts)
+    this.maxBatchTokens = Math.min(
+      opts.maxBatchTokens ?? 4096,
+      passRowLimit(config, be.limits.maxStorageBufferBindingSize),
+    );
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
     validateEnginePolicyOptions(options);
     this.adapters = [...training.adapters];

@@ -113,27 +113,27 @@ export const attentionKernels: { [K in 'qkvRope' | 'attention' | 'attentionBackw
     const dk = single(ctx, k, 'dk', t.dk, kvn);
     const dv = single(ctx, k, 'dv', t.dv, kvn);
     const params = { B, T, S: T, past: 0, H, Hkv, scale: 1 / Math.sqrt(Dh) };
-    const delta = ctx.scratch(B * H * T * 4, 'attention delta');
     const nq = B * T * H,
       nk = B * T * Hkv;
-    ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, delta], { ...params, n: nq }, grid1d(nq, wg));
     if (ctx.tuning.tiledAttention) {
-      // query and key rows staged in workgroup memory per block of 64 (attention-backward-tiled.ts); dk and dv in one kernel
+      // query and key rows staged in workgroup memory per block of 64 (attention-backward-tiled.ts); dk and dv in
+      // one kernel. stats [2, B, H, T] = delta then a copy of lse: one binding for both keeps dk, dv at 8.
+      const stats = ctx.scratch(2 * nq * 4, 'attention delta and lse');
+      ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, stats], { ...params, n: nq }, grid1d(nq, wg));
+      ctx.runtime.copy(lse, 0, stats, nq * 4, nq * 4);
       const nBlocks = backwardBlocks(T);
       const tp = { B, T, H, Hkv, scale: params.scale, nBlocks };
-      ctx.runtime.dispatch(attentionDqTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dq], tp, [
-        B * H * nBlocks,
-        1,
-        1,
-      ]);
-      ctx.runtime.dispatch(attentionDkDvTiledProgram(Dh), [q, kk, v, ks, lse, dout, delta, dk, dv], tp, [
-        B * Hkv * nBlocks,
-        1,
-        1,
-      ]);
-      ctx.releaseScratch(delta);
+      const dqGroups = B * H * nBlocks,
+        kvGroups = B * Hkv * nBlocks;
+      const dqArgs = [q, kk, v, ks, stats, dout, dq];
+      ctx.runtime.dispatch(attentionDqTiledProgram(Dh), dqArgs, { ...tp, groups: dqGroups }, grid1d(dqGroups, 1));
+      const kvArgs = [q, kk, v, ks, stats, dout, dk, dv];
+      ctx.runtime.dispatch(attentionDkDvTiledProgram(Dh), kvArgs, { ...tp, groups: kvGroups }, grid1d(kvGroups, 1));
+      ctx.releaseScratch(stats);
       return;
     }
+    const delta = ctx.scratch(nq * 4, 'attention delta');
+    ctx.runtime.dispatch(attentionDeltaProgram(Dh, wg), [o, dout, delta], { ...params, n: nq }, grid1d(nq, wg));
     ctx.runtime.dispatch(
       attentionDqProgram(Dh, wg),
       [q, kk, v, ks, lse, dout, delta, dq],

@@ -10,7 +10,7 @@ import { checked, elem, FLOATS, single, type KernelImpl } from './context.ts';
 import type { GpuStorage } from './memory.ts';
 
 /** Run `each(chunkIndex, count)` over the chunks of same-shaped flat tensors, for the first n elements. */
-function perChunk(
+export function perChunk(
   kernel: string,
   storages: Array<[string, GpuStorage]>,
   n: number,

@@ -21,7 +21,9 @@ import { checked, elem, FLOATS, IDS, single, view, type KernelImpl } from './con
 import { runMatmul } from './matmul.ts';
 import { runLmHead, runLogprob, runLogprobBackward } from './logprob.ts';
 import { attentionKernels } from './kernels-attention.ts';
-import { optimKernels } from './kernels-optim.ts';
+import { optimKernels, perChunk } from './kernels-optim.ts';
+import type { GpuStorage } from './memory.ts';
+import { rowSpans } from './row-spans.ts';
 import { copyRowsPlan, samplePlan } from './step-plans.ts';
 
 export const webgpuKernels: { [K in KernelName]: KernelImpl<K> } = {
@@ -117,35 +119,56 @@ export const webgpuKernels: { [K in KernelName]: KernelImpl<K> } = {
 
   swigluPacked(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
-    const n = p.R * p.F;
-    const gu = single(ctx, 'swigluPacked', 'gu', t.gu, 2 * n);
-    const h = single(ctx, 'swigluPacked', 'h', t.h, n);
-    ctx.runtime.dispatch(swigluPackedProgram(wg), [gu, h], { n, F: p.F }, grid1d(n, wg));
+    const { R, F } = p;
+    const gu = checked(ctx, 'swigluPacked', 'gu', t.gu, 2 * R * F);
+    const h = checked(ctx, 'swigluPacked', 'h', t.h, R * F);
+    // gu [R, 2F] and h [R, F] split over buffers at different rows: one dispatch per span of rows
+    const spans = rowSpans('swigluPacked', R, [
+      { name: 'gu', storage: gu, width: 2 * F },
+      { name: 'h', storage: h, width: F },
+    ]);
+    for (const { r0, r1, buffers, offsets } of spans) {
+      const n = (r1 - r0) * F;
+      const params = { n, F, offGu: offsets[0], offH: offsets[1] };
+      ctx.runtime.dispatch(swigluPackedProgram(wg), buffers, params, grid1d(n, wg));
+    }
   },
 
   swiglu(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
     const n = p.R * p.F;
-    const bufs = [
-      single(ctx, 'swiglu', 'g', t.g, n),
-      single(ctx, 'swiglu', 'u', t.u, n),
-      single(ctx, 'swiglu', 'h', t.h, n),
-    ];
-    ctx.runtime.dispatch(swigluProgram(wg), bufs, { n }, grid1d(n, wg));
+    const k = 'swiglu';
+    // g, u, h [R, F] split alike over buffers (activations above maxStorageBufferBindingSize): chunk by chunk
+    const parts = (['g', 'u', 'h'] as const).map((name): [string, GpuStorage] => [
+      name,
+      checked(ctx, k, name, t[name], n),
+    ]);
+    perChunk(k, parts, n, (i, count) =>
+      ctx.runtime.dispatch(
+        swigluProgram(wg),
+        parts.map(([, s]) => s.chunks[i].buffer),
+        { n: count },
+        grid1d(count, wg),
+      ),
+    );
   },
 
   swigluBackward(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
     const n = p.R * p.F;
     const k = 'swigluBackward';
-    const bufs = [
-      single(ctx, k, 'g', t.g, n),
-      single(ctx, k, 'u', t.u, n),
-      single(ctx, k, 'dh', t.dh, n),
-      single(ctx, k, 'dg', t.dg, n),
-      single(ctx, k, 'du', t.du, n),
-    ];
-    ctx.runtime.dispatch(swigluBackwardProgram(wg), bufs, { n }, grid1d(n, wg));
+    const parts = (['g', 'u', 'dh', 'dg', 'du'] as const).map((name): [string, GpuStorage] => [
+      name,
+      checked(ctx, k, name, t[name], n),
+    ]);
+    perChunk(k, parts, n, (i, count) =>
+      ctx.runtime.dispatch(
+        swigluBackwardProgram(wg),
+        parts.map(([, s]) => s.chunks[i].buffer),
+        { n: count },
+        grid1d(count, wg),
+      ),
+    );
   },
 
   embedding(ctx, { t, p }) {

@@ -76,6 +76,13 @@ export class GpuRuntime {
     descriptor: GPUComputePipelineDescriptor;
   } {
     const uniformBytes = paramBytes(program.params);
+    const maxBuffers = this.device.limits.maxStorageBuffersPerShaderStage;
+    if (program.bindings.length > maxBuffers) {
+      throw new Error(
+        `WebGPU kernel ${program.key}: binds ${program.bindings.length} storage buffers but this device allows ` +
+          `${maxBuffers} per stage (maxStorageBuffersPerShaderStage)`,
+      );
+    }
     const layout = this.device.createBindGroupLayout({
       label: program.key,
       entries: [
@@ -191,6 +198,13 @@ export class GpuRuntime {
       );
     }
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
+    const maxGroups = this.device.limits.maxComputeWorkgroupsPerDimension;
+    if (grid[0] > maxGroups || grid[1] > maxGroups || grid[2] > maxGroups) {
+      throw new Error(
+        `WebGPU kernel ${program.key}: a grid of [${grid.join(', ')}] workgroups passes ` +
+          `maxComputeWorkgroupsPerDimension (${maxGroups})`,
+      );
+    }
     if (this.tracing) {
       if (!this.programs.has(program.key)) this.tracing.set(program.key, program);
       return;

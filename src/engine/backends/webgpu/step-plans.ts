@@ -6,6 +6,8 @@ import type { KernelArgs } from '../../kernels/catalog.ts';
 import { samplerConstants } from '../../kernels/cpu/sample.ts';
 import { grid1d } from '../../kernels/wgsl/common.ts';
 import { flashBlocks } from '../../kernels/wgsl/attention-flash.ts';
+import { decodeWorkgroupBytes } from '../../kernels/wgsl/attention-decode.ts';
+import { SPEC_LIMITS } from './device-request.ts';
 import type { KernelTuning } from './tuning.ts';
 
 /** One dispatch: its uniform values and its workgroup counts. */
@@ -85,7 +87,12 @@ export function attentionPlan(tuning: KernelTuning, p: KernelArgs<'attention'>['
   };
   // decode (one query per sequence): a workgroup per (sequence, KV head, key split) sharing each K/V row between
   // the group's query heads; splits so that at least ~256 workgroups run, each over at least 256 keys
-  if (T === 1 && tuning.flashDecode) {
+  // (large GQA groups, as in multi-query attention, would pass the spec's 16 KiB of workgroup memory: plain kernels)
+  if (
+    T === 1 &&
+    tuning.flashDecode &&
+    decodeWorkgroupBytes(Dh, H / Hkv) <= SPEC_LIMITS.maxComputeWorkgroupStorageSize
+  ) {
     const nSplit = Math.max(1, Math.min(Math.ceil(256 / (B * Hkv)), Math.ceil(keys / 256)));
     const keysPerSplit = Math.ceil(keys / nSplit);
     const dec = { B, S, past, H, Hkv, scale, nSplit, keysPerSplit };

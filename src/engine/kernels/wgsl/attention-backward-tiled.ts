@@ -7,11 +7,21 @@
 //            lse)) over the staged queries t >= j. One kernel for both (s and p computed once).
 //   dq:      a workgroup of 64 consecutive queries of one (sequence, head); the keys up to the block's last query in
 //            blocks of KB staged (k and v rows); thread t accumulates dq_t = scale Σ_j p (dout_t·v_j - delta_t) k_j.
+// Both read `stats` [2, B, H, T]: delta (Σ_d dout·o per query) then lse, one binding instead of two, so dk, dv
+// bind 8 storage buffers (q, k, v, keyStart, stats, dout, dk, dv): the spec's default maxStorageBuffersPerShaderStage.
 // Block sizes keep the staging within 16 KiB of workgroup memory (the spec's minimum).
 import { cached, header, type BindingSpec, type WgslProgram } from './common.ts';
 
 const WG = 64;
-const backwardParams = { B: 'u32', T: 'u32', H: 'u32', Hkv: 'u32', scale: 'f32', nBlocks: 'u32' } as const;
+const backwardParams = {
+  B: 'u32',
+  T: 'u32',
+  H: 'u32',
+  Hkv: 'u32',
+  scale: 'f32',
+  nBlocks: 'u32',
+  groups: 'u32',
+} as const;
 
 /** Rows of Dh floats (padded to a multiple of 4) that fit `arrays` staging arrays in 16 KiB, at most 64. */
 function rowsFor(Dh: number, arrays: number): number {
@@ -27,8 +37,12 @@ const DHP = ${Math.ceil(Dh / 4) * 4}u;
 ${shared}
 
 @compute @workgroup_size(${WG})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lidv: vec3<u32>) {
+fn main(@builtin(workgroup_id) widv: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_id) lidv: vec3<u32>) {
   let lid = lidv.x;
+  // the workgroup's flat index over a grid of at most 65,535 per dimension (grid1d(groups, 1)); uniform exit
+  let wid = vec3<u32>(widv.x + widv.y * nwg.x, 0u, 0u);
+  if (wid.x >= P.groups) { return; }
 ${body}
 }
 `;
@@ -59,9 +73,8 @@ function buildDkDvProgram(Dh: number): WgslProgram {
     { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'stats', elem: 'f32', access: 'read' },
     { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' },
     { name: 'dk', elem: 'f32', access: 'read_write' },
     { name: 'dv', elem: 'f32', access: 'read_write' },
   ];
@@ -111,7 +124,7 @@ var<workgroup> deltas: array<f32, ${QB}>;`,
         let t = t0 + i;
         var l = 0.0;
         var dl = 0.0;
-        if (t < P.T) { l = lse[(b * P.H + h) * P.T + t]; dl = delta[(b * P.H + h) * P.T + t]; }
+        if (t < P.T) { dl = stats[(b * P.H + h) * P.T + t]; l = stats[P.B * P.H * P.T + (b * P.H + h) * P.T + t]; }
         lses[i] = l;
         deltas[i] = dl;
       }
@@ -152,9 +165,8 @@ function buildDqProgram(Dh: number): WgslProgram {
     { name: 'k', elem: 'f32', access: 'read' },
     { name: 'v', elem: 'f32', access: 'read' },
     { name: 'keyStart', elem: 'i32', access: 'read' },
-    { name: 'lse', elem: 'f32', access: 'read' },
+    { name: 'stats', elem: 'f32', access: 'read' },
     { name: 'dout', elem: 'f32', access: 'read' },
-    { name: 'delta', elem: 'f32', access: 'read' },
     { name: 'dq', elem: 'f32', access: 'read_write' },
   ];
   const KB = rowsFor(Dh, 2);
@@ -173,8 +185,8 @@ var<workgroup> vs: array<f32, ${KB * Math.ceil(Dh / 4) * 4}>;`,
   let j0 = u32(max(keyStart[b], 0));
   let qBase = ((b * P.T + min(t, P.T - 1u)) * P.H + h) * DH;
   let at = (b * P.H + h) * P.T + min(t, P.T - 1u);
-  let L = lse[at];
-  let dl = delta[at];
+  let dl = stats[at];
+  let L = stats[P.B * P.H * P.T + at];
   var qv: array<vec4<f32>, DH4>;
   var dov: array<vec4<f32>, DH4>;
   var acc: array<vec4<f32>, DH4>;

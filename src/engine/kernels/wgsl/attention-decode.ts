@@ -16,6 +16,12 @@ import { cached, header, type BindingSpec, type WgslProgram } from './common.ts'
 /** Threads per workgroup = keys per block. */
 export const DECODE_BLOCK = 64;
 
+/** Bytes of workgroup memory the program takes for G query heads of head dim Dh: queries, block probabilities and
+ *  three per-head scalars. Within the spec's 16 KiB up to G·(Dh + 67) <= 4096 (e.g. G 21 at Dh 128). */
+export function decodeWorkgroupBytes(Dh: number, G: number): number {
+  return 4 * G * (Dh + DECODE_BLOCK + 3);
+}
+
 const decodeParams = {
   B: 'u32',
   S: 'u32',

@@ -129,7 +129,8 @@ ${entry1d(wg)}
 }
 
 function buildSwigluPackedProgram(wg: number): WgslProgram {
-  const params = { n: 'u32', F: 'u32' } as const;
+  // offGu, offH: element offsets of the rows' start in gu's and h's buffers (a split activation: row-spans.ts)
+  const params = { n: 'u32', F: 'u32', offGu: 'u32', offH: 'u32' } as const;
   const bindings: BindingSpec[] = [
     { name: 'gu', elem: 'f32', access: 'read' },
     { name: 'h', elem: 'f32', access: 'read_write' },
@@ -140,9 +141,9 @@ fn sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
 
 ${entry1d(wg)}
   if (gid >= P.n) { return; }
-  let at = (gid / P.F) * 2u * P.F + gid % P.F;
+  let at = P.offGu + (gid / P.F) * 2u * P.F + gid % P.F;
   let x = gu[at];
-  h[gid] = x * sigmoid(x) * gu[at + P.F];
+  h[P.offH + gid] = x * sigmoid(x) * gu[at + P.F];
 }
 `;
   return { key: `swigluPacked:wg${wg}`, code, bindings, params, wg };
