@@ -15,10 +15,12 @@ import {
 } from '../backend.ts';
 import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { decodeF16, encodeF16 } from '../io/half-float.ts';
+import { DeviceLostError } from '../device-lost.ts';
 import { BufferPool, LedgerCounter, planChunks, type Chunk, type GpuStorage } from './webgpu/memory.ts';
 import { BufferUsage, GpuRuntime } from './webgpu/runtime.ts';
 import { webgpuKernels } from './webgpu/kernels.ts';
 import { StagingRing } from './webgpu/staging.ts';
+import { ErrorScopes } from './webgpu/error-scopes.ts';
 import { Recorder, StepRecording, type ReplayStats } from './webgpu/recording.ts';
 import { KernelProfiler, type KernelTime } from './webgpu/profiler.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
@@ -50,8 +52,12 @@ export class WebGpuBackend implements Backend {
   private readonly constants = new Map<string, GPUBuffer>();
   private nextId = 1;
   private deviceError: string | null = null;
+  /** set once the device is lost: every later call throws it again (a lost device never comes back) */
+  private lost: DeviceLostError | null = null;
   private readonly context: GpuContext;
   private readonly recorder: Recorder;
+  /** buffer and pipeline creation run in error scopes that name what failed */
+  private readonly scopes: ErrorScopes;
   /** whether repeat() records and replays (WebGpuBackendOptions.replay) */
   replayEnabled: boolean;
   private destroyed = false;
@@ -110,12 +116,11 @@ export class WebGpuBackend implements Backend {
     this.supportsF16 = f16 === 'always' || (f16 === 'auto' && device.features.has('shader-f16'));
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
-    this.runtime = new GpuRuntime(device, options.uniformRingBytes);
+    this.scopes = new ErrorScopes(device, (message) => (this.deviceError ??= message));
+    this.runtime = new GpuRuntime(device, options.uniformRingBytes, this.scopes);
     this.staging = new StagingRing(device);
     device.addEventListener('uncapturederror', this.onDeviceError);
-    void device.lost.then((lost) => {
-      if (!this.destroyed) this.deviceError ??= `device lost (${lost.reason}): ${lost.message}`;
-    });
+    void device.lost.then((info) => this.markLost(info));
     const dummy = this.newBuffer(16, 'dummy');
     this.context = {
       runtime: this.runtime,
@@ -192,16 +197,21 @@ export class WebGpuBackend implements Backend {
     return this.runtime.dispatches;
   }
 
-  private newBuffer(bytes: number, label: string): GPUBuffer {
-    return this.device.createBuffer({
-      label,
-      size: bytes,
-      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
-    });
+  /** A new storage buffer; `what` names it (a tensor's label, shape and dtype) when the device cannot create it. */
+  private newBuffer(bytes: number, label: string, what = `'${label}'`): GPUBuffer {
+    return this.scopes.run(
+      () => `WebGPU alloc ${what}: a buffer of ${bytes} bytes could not be created`,
+      () =>
+        this.device.createBuffer({
+          label,
+          size: bytes,
+          usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+        }),
+    );
   }
 
   /** A zeroed buffer of `bytes`, reused from the pool when possible. */
-  private zeroedBuffer(bytes: number, label: string): GPUBuffer {
+  private zeroedBuffer(bytes: number, label: string, what: string): GPUBuffer {
     if (bytes > this.limits.maxBufferSize) {
       throw new Error(
         `WebGPU alloc ${label}: a buffer of ${bytes} bytes exceeds maxBufferSize ${this.limits.maxBufferSize}`,
@@ -212,7 +222,7 @@ export class WebGpuBackend implements Backend {
       this.runtime.clear(reused);
       return reused;
     }
-    return this.newBuffer(bytes, label);
+    return this.newBuffer(bytes, label, what);
   }
 
   alloc(shape: readonly number[], dtype: DType = 'f32', label = 'tensor'): Tensor {
@@ -232,7 +242,11 @@ export class WebGpuBackend implements Backend {
         const firstRow = i * plan.chunkRows;
         const rows = Math.min(plan.chunkRows, plan.rows - firstRow);
         chunks.push({
-          buffer: this.zeroedBuffer(b, plan.bufferBytes.length > 1 ? `${label}#${i}` : label),
+          buffer: this.zeroedBuffer(
+            b,
+            plan.bufferBytes.length > 1 ? `${label}#${i}` : label,
+            plan.bufferBytes.length > 1 ? `${what} (buffer ${i + 1} of ${plan.bufferBytes.length})` : what,
+          ),
           firstElem: firstRow * plan.rowElems,
           elems: rows * plan.rowElems,
           firstRow,
@@ -363,6 +377,7 @@ export class WebGpuBackend implements Backend {
       return { staging, at: c.firstElem * bpe, bytes: c.elems * bpe, mapped: bytes };
     });
     this.runtime.flush();
+    await this.scopes.settled();
     try {
       // (only the bytes copied are mapped: the reused buffer may be larger)
       await Promise.all(stagings.map(({ staging, mapped }) => staging.mapAsync(1 /* GPUMapMode.READ */, 0, mapped)));
@@ -373,8 +388,12 @@ export class WebGpuBackend implements Backend {
       for (const { staging } of stagings) this.staging.give(staging);
     } catch (e) {
       for (const { staging } of stagings) staging.destroy(); // (a failed map may leave a buffer mapped or pending)
+      // a map fails on a lost device before its lost promise is seen here; it is settled by now when it is the cause
+      await this.settleLoss();
+      this.checkAlive();
       throw this.deviceError ? new Error(`WebGPU download '${t.label}': ${this.deviceError}`) : e;
     }
+    this.checkAlive();
     this.throwDeviceError();
     const data = out.slice(0, t.size * bpe);
     if (t.dtype === 'f32') return new Float32Array(data);
@@ -425,6 +444,9 @@ export class WebGpuBackend implements Backend {
     this.checkAlive();
     this.runtime.flush();
     await this.device.queue.onSubmittedWorkDone();
+    await this.scopes.settled();
+    await this.settleLoss();
+    this.checkAlive();
     if (this.pool.pooledBytes > Math.max(POOL_KEEP_BYTES, this.counter.liveBytes)) {
       this.pool.drain();
       this.runtime.forgetBindGroups();
@@ -442,6 +464,24 @@ export class WebGpuBackend implements Backend {
 
   private checkAlive(): void {
     if (this.destroyed) throw new Error('WebGPU backend used after destroy()');
+    if (this.lost) throw new DeviceLostError(this.lost.reason, this.lost.detail);
+  }
+
+  /** Whether the device was lost (then every call but free() and destroy() throws a DeviceLostError). */
+  get isLost(): boolean {
+    return this.lost !== null;
+  }
+
+  private markLost(info: GPUDeviceLostInfo): void {
+    if (this.destroyed || this.lost) return;
+    this.lost = new DeviceLostError(info.reason ?? 'unknown', info.message ?? '');
+    this.deviceError = null;
+  }
+
+  /** Takes the device's lost promise into account when it has already settled. */
+  private async settleLoss(): Promise<void> {
+    const info = await Promise.race([this.device.lost, Promise.resolve(null)]);
+    if (info) this.markLost(info);
   }
 
   destroy(): void {

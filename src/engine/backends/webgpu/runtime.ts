@@ -7,6 +7,7 @@
 import { packParams, paramBytes, type WgslProgram } from '../../kernels/wgsl/common.ts';
 import type { KernelProfiler } from './profiler.ts';
 import type { Command } from './commands.ts';
+import type { ErrorScopes } from './error-scopes.ts';
 
 // WebGPU enum values (spelled out so this file needs no browser globals in Node)
 export const BufferUsage = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
@@ -50,6 +51,8 @@ export class GpuRuntime {
   constructor(
     readonly device: GPUDevice,
     private readonly ringBytes = DEFAULT_RING_BYTES,
+    /** names the kernel whose pipeline fails to compile (absent: the error is the device's uncaptured one) */
+    private readonly scopes: ErrorScopes | null = null,
   ) {
     this.slot = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
     if (ringBytes < this.slot)
@@ -107,11 +110,20 @@ export class GpuRuntime {
     return { layout, uniformBytes, descriptor };
   }
 
+  /** Runs `create` in error scopes that name the program when its module or pipeline fails to compile. */
+  private scoped<T>(program: WgslProgram, create: () => T): T {
+    return this.scopes
+      ? this.scopes.run(() => `WebGPU kernel ${program.key}: the pipeline did not compile`, create)
+      : create();
+  }
+
   private compile(program: WgslProgram): CompiledProgram {
     const cached = this.programs.get(program.key);
     if (cached) return cached;
-    const { layout, uniformBytes, descriptor } = this.describe(program);
-    const compiled = { pipeline: this.device.createComputePipeline(descriptor), layout, uniformBytes };
+    const compiled = this.scoped(program, () => {
+      const { layout, uniformBytes, descriptor } = this.describe(program);
+      return { pipeline: this.device.createComputePipeline(descriptor), layout, uniformBytes };
+    });
     this.programs.set(program.key, compiled);
     return compiled;
   }
@@ -127,12 +139,12 @@ export class GpuRuntime {
     const asyncCreate = useAsync && (this.device as Partial<GPUDevice>).createComputePipelineAsync;
     await Promise.all(
       todo.map(async (program) => {
-        const { layout, uniformBytes, descriptor } = this.describe(program);
+        const { layout, uniformBytes, descriptor } = this.scoped(program, () => this.describe(program));
         let pipeline: GPUComputePipeline;
         try {
           pipeline = asyncCreate
             ? await this.device.createComputePipelineAsync(descriptor)
-            : this.device.createComputePipeline(descriptor);
+            : this.scoped(program, () => this.device.createComputePipeline(descriptor));
         } catch (e) {
           throw new Error(`WebGPU kernel ${program.key}: the pipeline did not compile: ${(e as Error).message}`, {
             cause: e,
