@@ -69,7 +69,7 @@ const weightDtypeOption = () =>
   new Option(
     '--weight-dtype <dtype>',
     'storage of the frozen base weights: auto = f16 for LoRA on WebGPU with shader-f16, else f32; ' +
-      'f32; or f16 / bf16 halves (wasm backend; f16 also on WebGPU with shader-f16): half the memory, computed in f32; LoRA only',
+      'f32; or f16 / bf16 halves (wasm backend; f16 also on WebGPU, with or without shader-f16): half the memory, computed in f32; LoRA only',
   )
     .choices([...WEIGHT_DTYPE_CHOICES])
     .default('auto');

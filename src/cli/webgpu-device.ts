@@ -25,6 +25,8 @@ export interface DawnDeviceOptions {
   powerPreference?: GPUPowerPreference;
   /** which limits to request (default: REMA_WEBGPU_LIMITS from the environment, else the adapter's own) */
   limits?: LimitsProfile;
+  /** optional features not to request even where the adapter has them (tests of the engine without them) */
+  withoutFeatures?: readonly GPUFeatureName[];
 }
 
 /** The limits profile REMA_WEBGPU_LIMITS names ('adapter' when unset). */
@@ -46,9 +48,10 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   gpu ??= create(options.dawnFlags ?? []);
   const adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' });
   if (!adapter) return null;
-  const device = await adapter.requestDevice(
-    engineDeviceDescriptor(adapter, 'rema-engine', options.limits ?? envLimitsProfile()),
-  );
+  const descriptor = engineDeviceDescriptor(adapter, 'rema-engine', options.limits ?? envLimitsProfile());
+  const without = options.withoutFeatures ?? [];
+  descriptor.requiredFeatures = [...(descriptor.requiredFeatures ?? [])].filter((f) => !without.includes(f));
+  const device = await adapter.requestDevice(descriptor);
   const adapterInfo = adapter.info;
   const isFallback =
     (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||

@@ -37,8 +37,11 @@ export interface Backend {
   /** human-readable device description, e.g. "google / swiftshader (fallback)" */
   readonly description: string;
   readonly limits: BackendLimits;
-  /** true when weights may be stored as f16 (WebGPU `shader-f16`); accumulation is always f32 */
+  /** true when weights may be stored as f16 halves (WebGPU on any adapter, WASM); accumulation is always f32 */
   readonly supportsF16: boolean;
+  /** true when baseDtype 'auto' stores a LoRA run's frozen base as f16 here (WebGPU with `shader-f16`, where half
+   *  precision is the hardware's norm); absent means false */
+  readonly prefersF16?: boolean;
   /** true when weights may be stored as bfloat16 (the WASM backend); absent means false */
   readonly supportsBf16?: boolean;
   ledger(): Ledger;

@@ -1,9 +1,9 @@
 // The f16 base (what EnginePolicy's baseDtype 'auto' stores on a WebGPU device with shader-f16) against the float64
 // golden fixtures computed with the f32 weights: its own tolerance, since rounding every weight to a half moves
-// the outputs far more than f32 arithmetic does. Every folder under tests/fixtures/golden, on WebGPU with f16
-// storage forced (SwiftShader lacks shader-f16; the kernels unpack halves with core WGSL; once with its default
-// kernels, once with the workgroup-memory kernels of hardware adapters forced on) and on the WASM backend
-// (halves widened in its kernels). Tolerances, relative to the golden tensor's max |value|:
+// the outputs far more than f32 arithmetic does. Every folder under tests/fixtures/golden, on WebGPU with a device
+// requested without `shader-f16` and the backend's default options (the kernels unpack halves with core WGSL, so
+// f16 storage needs no feature), again with the workgroup-memory kernels of hardware adapters forced on, and on the
+// WASM backend (halves widened in its kernels). Tolerances, relative to the golden tensor's max |value|:
 //   logits, log-probs, entropies: 2e-3 (f32 storage: 4e-5)      LoRA gradients: 2e-2 (f32 storage: 4e-4)
 // Measured worst on the four fixtures: outputs 1.1e-3 (WebGPU) / 1.0e-3 (WASM), LoRA gradients 4.6e-3 / 4.5e-3 (each
 // run prints its `worst` line). And 'auto' itself: f16 on a WebGPU backend that stores halves, f32 on WASM, CPU
@@ -25,19 +25,26 @@ import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
 import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, requireDawnDevice } from '../helpers/webgpu.ts';
+import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 
 const fixtures = goldenFixtures('golden.safetensors');
 const TOL_OUT = 2e-3;
 const TOL_GRAD = 2e-2;
 
+let noF16: ReturnType<typeof tryRequestDawnDevice> | undefined;
+
 const backends: Array<[string, () => Promise<Backend>]> = [
   [
     'webgpu',
     async () => {
-      const dawn = await getTestDevice();
-      return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
+      noF16 ??= tryRequestDawnDevice({ withoutFeatures: ['shader-f16'] });
+      const dawn = requireDawnDevice(await noF16);
+      expect(dawn.device.features.has('shader-f16')).toBe(false);
+      const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+      expect(be.supportsF16).toBe(true);
+      return be;
     },
   ],
   // the workgroup-memory kernels of hardware adapters (off on SwiftShader by default): tiled matmul (padded, vec4
@@ -161,8 +168,13 @@ describe.each(fixtures)('golden fixture %s with an f16 base', (name) => {
 });
 
 describe("baseDtype 'auto'", () => {
-  it('f16 for LoRA on a WebGPU backend that stores halves; f32 on WebGPU without, on WASM, on the CPU and for full fine-tuning', async () => {
+  it('f16 for LoRA on a WebGPU backend that prefers halves; f32 on WebGPU without, on WASM, on the CPU and for full fine-tuning', async () => {
     const dawn = await getTestDevice();
+    // without shader-f16 the default stores halves when asked but picks f32 for 'auto'
+    const byDefault = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    expect(byDefault.supportsF16).toBe(true);
+    expect(resolveBaseDtype('auto', byDefault, 'lora')).toBe(dawn.device.features.has('shader-f16') ? 'f16' : 'f32');
+    byDefault.destroy();
     const halves = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
     const plain = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'never' });
     const wasm = await WasmBackend.create({ threads: 1 });

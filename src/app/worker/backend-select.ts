@@ -101,7 +101,7 @@ async function openWebGpu(adapter: GPUAdapter): Promise<BackendCandidate> {
       info: {
         kind: 'webgpu',
         description: adapterText,
-        f16: backend.supportsF16,
+        f16: backend.prefersF16,
         adapter: adapterText,
         cpuReason: null,
       },

@@ -89,7 +89,7 @@ export interface BackendInfo {
   kind: BackendKind;
   /** e.g. "google / swiftshader (software fallback)" or "wasm (WebAssembly SIMD kernels, 1 thread)" */
   description: string;
-  /** WebGPU `shader-f16` available (weights stored as f16) */
+  /** baseDtype 'auto' stores the frozen base as f16 here (WebGPU with `shader-f16`) */
   f16: boolean;
   /** the WebGPU adapter seen, even when the CPU backend was chosen; null when navigator.gpu gave none */
   adapter: string | null;

@@ -38,6 +38,7 @@ export class WebGpuBackend implements Backend {
   readonly description: string;
   readonly limits: BackendLimits;
   readonly supportsF16: boolean;
+  readonly prefersF16: boolean;
   readonly scratchBytes: number;
   /** whether precompile() uses createComputePipelineAsync (WebGpuBackendOptions.asyncPipelines) */
   readonly asyncPipelines: boolean;
@@ -113,7 +114,8 @@ export class WebGpuBackend implements Backend {
       maxTotalBytes: options.maxTotalBytes ?? Infinity,
     };
     const f16 = options.f16Storage ?? 'auto';
-    this.supportsF16 = f16 === 'always' || (f16 === 'auto' && device.features.has('shader-f16'));
+    this.supportsF16 = f16 !== 'never';
+    this.prefersF16 = f16 === 'always' || (f16 === 'auto' && device.features.has('shader-f16'));
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
     this.scopes = new ErrorScopes(device, (message) => (this.deviceError ??= message));

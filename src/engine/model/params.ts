@@ -124,7 +124,7 @@ function buildParams(config: ModelConfig, make: (name: string, shape: number[]) 
 }
 
 /** Upload a checkpoint. Every expected tensor must be present with the configured shape. `dtype` 'f16' / 'bf16'
- *  stores the weights as half floats (a frozen base on WebGPU with shader-f16, or on the WASM backend: half the
+ *  stores the weights as half floats (a frozen base on WebGPU, or on the WASM backend: half the
  *  memory and bandwidth; kernels still compute and accumulate in f32). 16-bit host tensors (keep16Bit) are stored
  *  as they are or widened a chunk at a time (host-upload.ts), bit for bit as if widened to float32 first. */
 export function uploadParams(

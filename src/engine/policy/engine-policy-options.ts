@@ -70,7 +70,7 @@ export function resolveBaseDtype(
   mode: 'lora' | 'full',
 ): 'f32' | 'f16' | 'bf16' {
   if (choice !== 'auto') return choice;
-  return mode === 'lora' && be.kind === 'webgpu' && be.supportsF16 ? 'f16' : 'f32';
+  return mode === 'lora' && be.prefersF16 === true && be.supportsF16 ? 'f16' : 'f32';
 }
 
 /** Throws a clear error for an option the policy cannot run with (batch sizes, LoRA rank and alpha, adapters). */

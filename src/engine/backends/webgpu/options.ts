@@ -33,9 +33,10 @@ export interface WebGpuBackendOptions {
   flashAttention?: boolean;
   /** The tiled attention backward (workgroup memory, barriers) — default on hardware adapters, off on software ones. */
   tiledAttention?: boolean;
-  /** Whether to advertise f16 weight storage (supportsF16). The kernels read f16 on any adapter (unpack2x16float),
-   *  so 'always' is safe; 'auto' (default) advertises it only with the shader-f16 feature, i.e. on hardware
-   *  where half precision is the norm. */
+  /** f16 weight storage. The kernels read halves with core WGSL (unpack2x16float), so every adapter stores them
+   *  (supportsF16), with or without `shader-f16`. 'auto' (default): baseDtype 'auto' picks halves only with the
+   *  shader-f16 feature, i.e. on hardware where half precision is the norm (prefersF16); 'always': picks them on
+   *  every adapter; 'never': refuses them. */
   f16Storage?: 'auto' | 'always' | 'never';
   /** precompile() creates pipelines with createComputePipelineAsync (in parallel, off the calling thread) —
    *  default: on hardware adapters; off on software ones, where Dawn over SwiftShader took about twice as long in
