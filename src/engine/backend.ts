@@ -64,5 +64,8 @@ export interface Backend {
    *  cache lengths get their uniforms rewritten). Results are those of running `body` plainly. Freeing a tensor
    *  the recording uses empties it. Absent: the caller runs `body` itself. */
   repeat?(recording: RepeatRecording | null, body: () => void): RepeatRecording;
+  /** Optional (WebGPU): how many values the kernels writing an f16 KV cache clamped to ±65,504 so far (the
+   *  largest half; past it WGSL's pack2x16float is indeterminate). Absent: the backend never clamps. */
+  halfClamps?(): Promise<number>;
   destroy(): void;
 }

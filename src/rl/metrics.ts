@@ -73,6 +73,17 @@ export interface MetricsRecord {
   action_by_level?: Record<string, { DECOMPOSE: number; REWRITE: number; EMPTY: number; n: number }>;
   /** meta-thinking turns that were not a complete answer (a token cap below the shortest answer) */
   action_invalid?: number;
+  /** values past ±65,504 clamped on their way into the f16 KV cache this step (rollouts and evaluation; a half
+   *  cannot hold them); present only on steps where it happened */
+  kv_cache_clamped?: number;
+}
+
+/** The warning for a step whose keys or values left the f16 range. */
+export function kvClampMessage(clamped: number, where: string): string {
+  return (
+    `${clamped} key / value entries past ±65,504 were clamped into the f16 KV cache at ${where}: the model's ` +
+    "activations leave the half range (f32 weights keep the cache in f32: --weight-dtype f32, or the page's f32 weights)"
+  );
 }
 
 export interface TurnRecord {

@@ -24,7 +24,7 @@ import type { Policy, SamplingParams, TrainablePolicy } from '../engine/policy/p
 import { Rng } from '../util/rng.ts';
 import type { AgentRole } from './config.ts';
 import { meanAndStd } from './losses/advantages.ts';
-import type { MetricsRecord, PhaseTimes } from './metrics.ts';
+import { kvClampMessage, type MetricsRecord, type PhaseTimes } from './metrics.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
 import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
@@ -276,6 +276,7 @@ function createRun(
     const k = state.step;
     const stepNo = k + 1;
     const times: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
+    const clampsBefore = (await policy.kvCacheClamps?.()) ?? 0;
     const tally = new ContextTally();
     // Algorithm 1 phases: a new phase probes the training set first (timed with the rollout)
     const phased = usesPhases(config);
@@ -397,6 +398,7 @@ function createRun(
       evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
     if (evalNow) evalResult = await timed(times, stepNo, 'eval', evaluate);
 
+    const kvClamped = ((await policy.kvCacheClamps?.()) ?? 0) - clampsBefore;
     const rewards = scored.flatMap((s) => plan.trained.map((role) => s.reward[role]));
     const { mean, std } = meanAndStd(rewards);
     const metrics: MetricsRecord = {
@@ -420,6 +422,7 @@ function createRun(
       tokens_trained: rows.reduce((a, r) => a + r.positions.length, 0),
       ...(evalResult ? { eval_accuracy: evalResult.accuracy, eval_reward_mean: evalResult.reward_mean } : {}),
       ...tally.fields(),
+      ...(kvClamped > 0 ? { kv_cache_clamped: kvClamped } : {}),
       ...(jsonActions ? actionStats(scored.map((s) => s.episode)) : {}),
       ...(streak > 0
         ? {
@@ -435,6 +438,7 @@ function createRun(
         ? divergenceMessage(metrics, config)
         : null;
     if (streak > 0) emit({ type: 'log', step: stepNo, message: divergenceMessage(metrics, config) });
+    if (kvClamped > 0) emit({ type: 'log', step: stepNo, message: kvClampMessage(kvClamped, `step ${stepNo}`) });
     if (metrics.context_limited)
       emit({
         type: 'log',

@@ -89,6 +89,7 @@ export class CpuBackend implements Backend, CpuMemory {
   private nextId = 1;
   private live = 0;
   private peak = 0;
+  private clamped = 0;
 
   constructor(options: CpuBackendOptions = {}) {
     const maxTotalBytes = options.maxTotalBytes ?? 8 * GiB;
@@ -102,6 +103,15 @@ export class CpuBackend implements Backend, CpuMemory {
 
   ledger(): Ledger {
     return { liveBytes: this.live, peakBytes: this.peak, liveTensors: this.liveTensors.size };
+  }
+
+  halfClamped(n: number): void {
+    this.clamped += n;
+  }
+
+  /** Backend.halfClamps: values an f16 KV-cache write clamped to ±65,504 so far. */
+  halfClamps(): Promise<number> {
+    return Promise.resolve(this.clamped);
   }
 
   alloc(shape: readonly number[], dtype: DType = 'f32', label = ''): Tensor {

@@ -127,6 +127,7 @@ export class WebGpuBackend implements Backend {
     this.context = {
       runtime: this.runtime,
       dummy,
+      halfClamps: this.newBuffer(16, 'f16 clamp counter'),
       scratchBytes: this.scratchBytes,
       tuning: this.tuning,
       storage: (t, kernel, name) => this.storageOf(t, kernel, name),
@@ -192,6 +193,27 @@ export class WebGpuBackend implements Backend {
     if (!this.runtime.profiler) return null;
     this.runtime.flush();
     return this.runtime.profiler.times();
+  }
+
+  /** Backend.halfClamps: values the f16 KV-cache writers clamped to ±65,504 so far (past it a half is indeterminate). */
+  async halfClamps(): Promise<number> {
+    this.checkAlive();
+    if (this.runtime.tracing) return 0;
+    const staging = this.staging.take(4, 'f16 clamp counter');
+    this.runtime.copy(this.context.halfClamps, 0, staging, 0, 4);
+    this.runtime.flush();
+    try {
+      await staging.mapAsync(1 /* GPUMapMode.READ */, 0, 4);
+    } catch (e) {
+      staging.destroy();
+      await this.settleLoss();
+      this.checkAlive();
+      throw e;
+    }
+    const count = new Uint32Array(staging.getMappedRange(0, 4).slice(0))[0];
+    staging.unmap();
+    this.staging.give(staging);
+    return count;
   }
 
   /** Dispatches recorded so far (a cost measure for benchmarks). */
@@ -494,6 +516,7 @@ export class WebGpuBackend implements Backend {
     this.storages.clear();
     this.pool.drain();
     this.context.dummy.destroy();
+    this.context.halfClamps.destroy();
     for (const b of this.constants.values()) b.destroy();
     this.constants.clear();
     this.staging.destroy();

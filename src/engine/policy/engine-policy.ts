@@ -400,6 +400,10 @@ export class EnginePolicy implements TrainablePolicy {
   }
 
   /** Frees every device tensor the policy owns (the backend itself stays the caller's). */
+  kvCacheClamps(): Promise<number> {
+    return this.backend.halfClamps?.() ?? Promise.resolve(0);
+  }
+
   dispose(): void {
     for (const t of this.trainables.values()) freeTrainable(this.backend, t);
     this.trainables.clear();

@@ -119,6 +119,9 @@ export interface Policy {
   score(requests: readonly ScoreRequest[], opts?: ScoreOptions): Promise<ScoreResult[]>;
   /** Frees what the policy holds (device tensors, an onnxruntime session); a backend stays its caller's. */
   dispose(): void | Promise<void>;
+  /** Values its generation clamped to ±65,504 on their way into an f16 KV cache so far (Backend.halfClamps);
+   *  absent: a policy that never stores halves. */
+  kvCacheClamps?(): Promise<number>;
 }
 
 /** A policy the trainer updates: named trainable adapters, gradients, optimiser steps and checkpoint IO. */

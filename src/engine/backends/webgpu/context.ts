@@ -27,6 +27,8 @@ export interface GpuContext {
   runtime: GpuRuntime;
   /** a 16-byte buffer bound where an optional tensor is absent */
   dummy: GPUBuffer;
+  /** the atomic count of values the f16 writers clamped to ±65,504 (kernels/wgsl/half-pack.ts) */
+  halfClamps: GPUBuffer;
   /** which kernel variants may run */
   tuning: KernelTuning;
   /** bytes of scratch space one vocabulary chunk may use */

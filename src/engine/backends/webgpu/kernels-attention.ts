@@ -52,7 +52,7 @@ export const attentionKernels: { [K in 'qkvRope' | 'attention' | 'attentionBackw
     const vc = single(ctx, k, 'v', t.v, B * Sdst * Hkv * Dh, [kv]);
     ctx.runtime.dispatch(
       (kv === 'f16' ? qkvRopeHalfProgram : qkvRopeProgram)(t.invFreq ? 'tensor' : 'fixed', ctx.tuning.wg),
-      [qkv, pos, freq, q, kc, vc],
+      kv === 'f16' ? [qkv, pos, freq, q, kc, vc, ctx.halfClamps] : [qkv, pos, freq, q, kc, vc],
       d.params,
       d.grid,
     );

@@ -256,7 +256,8 @@ export const webgpuKernels: { [K in KernelName]: KernelImpl<K> } = {
     const [d] = copyRowsPlan(ctx.tuning.wg, p, half).list;
     const src = single(ctx, 'copyRows', 'src', t.src, B * T * W);
     const dst = single(ctx, 'copyRows', 'dst', t.dst, ((p.dstB0 ?? 0) + B) * Sdst * W, half ? ['f16'] : ['f32']);
-    ctx.runtime.dispatch((half ? copyRowsHalfProgram : copyRowsProgram)(ctx.tuning.wg), [src, dst], d.params, d.grid);
+    const buffers = half ? [src, dst, ctx.halfClamps] : [src, dst];
+    ctx.runtime.dispatch((half ? copyRowsHalfProgram : copyRowsProgram)(ctx.tuning.wg), buffers, d.params, d.grid);
   },
   ...attentionKernels,
   ...optimKernels,

@@ -26,7 +26,7 @@ export function qkvRope(
   v: Float32Array,
   p: QkvRopeParams,
   kvHalf = false,
-): void {
+): number {
   const { B, T, H, Hkv, Dh, Sdst, dstRow0, theta } = p;
   const R = B * T;
   const Wq = H * Dh,
@@ -41,6 +41,8 @@ export function qkvRope(
   }
   rope(q, pos, R, H, Dh, theta, 0, invFreq);
   rope(kRows, pos, R, Hkv, Dh, theta, 0, invFreq);
-  copyRows(kRows, k, B, T, Wkv, Sdst, dstRow0, 0, kvHalf);
-  copyRows(vRows, v, B, T, Wkv, Sdst, dstRow0, 0, kvHalf);
+  // values clamped to ±65,504 on their way into a cache of halves
+  return (
+    copyRows(kRows, k, B, T, Wkv, Sdst, dstRow0, 0, kvHalf) + copyRows(vRows, v, B, T, Wkv, Sdst, dstRow0, 0, kvHalf)
+  );
 }

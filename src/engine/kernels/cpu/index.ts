@@ -21,6 +21,8 @@ export interface CpuMemory {
   f32(t: Tensor): Float32Array;
   /** the Int32Array behind an i32 or u32 tensor, no copy */
   i32(t: Tensor): Int32Array;
+  /** counts values a write into an f16 KV cache clamped to ±65,504 (Backend.halfClamps) */
+  halfClamped(n: number): void;
 }
 
 export type CpuKernel<K extends KernelName> = (mem: CpuMemory, t: KernelArgs<K>['t'], p: KernelArgs<K>['p']) => void;
@@ -97,7 +99,7 @@ export const cpuKernels: CpuKernelTable = {
     swigluBackward(mem.f32(t.g), mem.f32(t.u), mem.f32(t.dh), mem.f32(t.dg), mem.f32(t.du), p.R, p.F);
   },
   qkvRope(mem, t, p) {
-    qkvRope(
+    const clamped = qkvRope(
       mem.f32(t.qkv),
       mem.i32(t.pos),
       t.invFreq ? mem.f32(t.invFreq) : null,
@@ -107,6 +109,7 @@ export const cpuKernels: CpuKernelTable = {
       p,
       t.k.dtype === 'f16',
     );
+    mem.halfClamped(clamped);
   },
   swigluPacked(mem, t, p) {
     swigluPacked(mem.f32(t.gu), mem.f32(t.h), p.R, p.F);
@@ -180,7 +183,8 @@ export const cpuKernels: CpuKernelTable = {
     axpby(mem.f32(t.x), mem.f32(t.y), p.n, p.a, p.b);
   },
   copyRows(mem, t, p) {
-    copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0, p.dstB0 ?? 0, t.dst.dtype === 'f16');
+    const half = t.dst.dtype === 'f16';
+    mem.halfClamped(copyRows(mem.f32(t.src), mem.f32(t.dst), p.B, p.T, p.W, p.Sdst, p.dstRow0, p.dstB0 ?? 0, half));
   },
   sumSquares(mem, t, p) {
     sumSquares(mem.f32(t.x), mem.f32(t.out), p.n, p.accumulate);

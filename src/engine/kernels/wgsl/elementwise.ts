@@ -7,7 +7,16 @@
 //                   are computed on the host in float64 and passed in
 //   copyRows        dst[b, dstRow0 + t, :] = src[b, t, :]     src [B,T,W], dst [B,Sdst,W] (f32, or f16: copyRowsHalf)
 // A tensor split over several buffers is run one chunk at a time by the host (same index within each chunk).
-import { cached, entry1d, header, type ElemType, type ParamSpec, type WgslProgram } from './common.ts';
+import {
+  cached,
+  entry1d,
+  header,
+  type BindingSpec,
+  type ElemType,
+  type ParamSpec,
+  type WgslProgram,
+} from './common.ts';
+import { CLAMP_COUNTER, halfPackCode } from './half-pack.ts';
 
 function program(
   key: string,
@@ -15,8 +24,11 @@ function program(
   bindings: WgslProgram['bindings'],
   body: string,
   wg: number,
+  /** WGSL after the header (declarations and helpers the body uses) */
+  prelude = '',
 ): WgslProgram {
   const code = `${header(params, bindings)}
+${prelude}
 
 fn sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }
 
@@ -129,21 +141,25 @@ function buildCopyRowsProgram(wg: number): WgslProgram {
 }
 
 /** copyRows into an f16 destination (stored as packed pairs): one thread per pair of elements, each pair rounded
- *  to halves and written as one word (W, T·W and dstRow0·W even, so pairs never straddle a row). */
+ *  to halves (clamped to ±65,504 and counted: half-pack.ts) and written as one word (W, T·W and dstRow0·W even, so
+ *  pairs never straddle a row). */
 function buildCopyRowsHalfProgram(wg: number): WgslProgram {
   // n = B*T*W/2 source pairs
+  const bindings: BindingSpec[] = [
+    { name: 'src', elem: 'f32', access: 'read' },
+    { name: 'dst', elem: 'u32', access: 'read_write' },
+    CLAMP_COUNTER,
+  ];
   return program(
     'copyRowsHalf',
     { n: 'u32', TW: 'u32', W: 'u32', Sdst: 'u32', dstRow0: 'u32' },
-    [
-      { name: 'src', elem: 'f32', access: 'read' },
-      { name: 'dst', elem: 'u32', access: 'read_write' },
-    ],
+    bindings,
     `  let e = gid * 2u;
   let b = e / P.TW;
   let rest = e - b * P.TW;
-  dst[((b * P.Sdst + P.dstRow0) * P.W + rest) / 2u] = pack2x16float(vec2<f32>(src[e], src[e + 1u]));`,
+  dst[((b * P.Sdst + P.dstRow0) * P.W + rest) / 2u] = packHalf(src[e], src[e + 1u]);`,
     wg,
+    halfPackCode(bindings.length),
   );
 }
 

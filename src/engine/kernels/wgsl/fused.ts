@@ -5,10 +5,11 @@
 //                 `rope` does (its angle reduction and sincos), q goes to q[R,H,Dh], k and v to their cache row
 //   qkvRopeHalf   the same into a KV cache stored in halves: one thread per (row, head slot, element pair 2w, 2w+1),
 //                 each element rotated with the same expression as qkvRope's, k and v written as one packed word
-//                 (pack2x16float), so pairs never race
+//                 (packHalf: clamped to ±65,504 and counted, half-pack.ts), so pairs never race
 //   swigluPacked  h[r, f] = silu(gu[r, f]) * gu[r, F + f]
 import { cached, entry1d, header, type BindingSpec, type WgslProgram } from './common.ts';
 import { ROPE_HELPERS, ropeAngle, type RopeFrequencies } from './rope.ts';
+import { CLAMP_COUNTER, halfPackCode } from './half-pack.ts';
 
 /** The uniforms and bindings of qkvRope and qkvRopeHalf; their caches hold f32 values or packed f16 pairs (u32). */
 function qkvRopeLayout(freq: RopeFrequencies, cacheElem: 'f32' | 'u32') {
@@ -79,8 +80,11 @@ ${entry1d(wg)}
 }
 
 function buildQkvRopeHalfProgram(freq: RopeFrequencies, wg: number): WgslProgram {
-  const { params, bindings } = qkvRopeLayout(freq, 'u32');
+  const layout = qkvRopeLayout(freq, 'u32');
+  const { params } = layout;
+  const bindings = [...layout.bindings, CLAMP_COUNTER];
   const code = `${header(params, bindings)}
+${halfPackCode(bindings.length)}
 
 ${ROPE_HELPERS}
 
@@ -111,7 +115,7 @@ ${entry1d(wg)}
   let e = 2u * w;
   let cacheRow = (r / P.T) * P.Sdst + P.dstRow0 + r % P.T;
   if (slot >= P.H + P.Hkv) {
-    vCache[((cacheRow * P.Hkv + slot - P.H - P.Hkv) * P.Dh + e) / 2u] = pack2x16float(vec2<f32>(qkv[src + e], qkv[src + e + 1u]));
+    vCache[((cacheRow * P.Hkv + slot - P.H - P.Hkv) * P.Dh + e) / 2u] = packHalf(qkv[src + e], qkv[src + e + 1u]);
     return;
   }
   let y0 = rotated(src, r, e);
@@ -121,7 +125,7 @@ ${entry1d(wg)}
     q[dst] = y0;
     q[dst + 1u] = y1;
   } else {
-    kCache[((cacheRow * P.Hkv + slot - P.H) * P.Dh + e) / 2u] = pack2x16float(vec2<f32>(y0, y1));
+    kCache[((cacheRow * P.Hkv + slot - P.H) * P.Dh + e) / 2u] = packHalf(y0, y1);
   }
 }
 `;
