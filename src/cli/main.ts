@@ -30,6 +30,8 @@ import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
 import { bytesFlag, formatPlan, runPlan, WEIGHT_DTYPES } from './plan.ts';
 import { parseGrid, runSweep } from './sweep.ts';
 import { runTrain } from './train.ts';
+import { isDeviceLost } from '../engine/device-lost.ts';
+import { DEVICE_LOST_EXIT } from './device-lost.ts';
 import { runVerify } from './verify.ts';
 import { readText } from './read-text.ts';
 
@@ -434,7 +436,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (e) {
     process.stderr.write(`rema: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
+    process.exitCode = isDeviceLost(e) ? DEVICE_LOST_EXIT : 1;
   }
 }
 

@@ -15,6 +15,8 @@
 // A step with NaN / infinite numbers prints a "warning: diverged at step N ..." line on stderr (also with
 // --quiet); after config.maxNonFiniteSteps of them in a row the run stops with everything written and
 // checkpointed so far, TrainSummary.stopped says why, and `rema train` exits with status 3.
+// A lost GPU device (./device-lost.ts) ends the run with every completed step written and the newest checkpoint
+// kept: `rema train` says so and exits with status 4; the same command resumes it (also with --backend wasm).
 // Episodes that did not fit the model's context (metrics context_limited) print one warning for the first training
 // step and one for the first evaluation where it happens; metrics.jsonl and eval.jsonl count them at every step.
 
@@ -28,6 +30,8 @@ import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
 import type { ExplainGroups } from '../rl/train/explain.ts';
 import { createTrainer, type EvalResult } from '../rl/trainer.ts';
+import { isDeviceLost } from '../engine/device-lost.ts';
+import { deviceLostMessage, loseDeviceIfAsked } from './device-lost.ts';
 import { nodeAnswerChecker } from './checker-node.ts';
 import { trimExplainLog } from './explain-log.ts';
 import {
@@ -174,14 +178,26 @@ export async function runTrain(opts: TrainOptions): Promise<TrainSummary> {
     throw new Error(`saveEvery must be a positive integer, got ${saveEvery}`);
   await mkdir(opts.out, { recursive: true });
   const release = await lockRunFolder(opts.out);
+  const at: Progress = { done: 0, saved: 0 };
   try {
-    return await trainLocked(opts, saveEvery);
+    return await trainLocked(opts, saveEvery, at);
+  } catch (e) {
+    // a lost GPU: every completed step is written and the newest checkpoint stays, so the run resumes
+    if (isDeviceLost(e))
+      throw new Error(deviceLostMessage(at.done + 1, opts.config.steps, at.saved, (e as Error).message), { cause: e });
+    throw e;
   } finally {
     await release();
   }
 }
 
-async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<TrainSummary> {
+/** How far a run got: its last completed step and the step of its newest checkpoint. */
+interface Progress {
+  done: number;
+  saved: number;
+}
+
+async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress): Promise<TrainSummary> {
   const { config, out } = opts;
   const files = {
     config: join(out, 'config.json'),
@@ -237,6 +253,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     notice,
   );
   const resumedFrom = found ? found.ckpt.meta.trainer.step : 0;
+  at.done = at.saved = resumedFrom;
   const evalAtStart = config.evalBeforeTrain && problems.eval.length > 0;
   await prepareLogs(
     { metrics: files.metrics, rollouts: files.rollouts, evals: files.evals, evalRollouts: files.evalRollouts },
@@ -297,7 +314,11 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
       await writeEval(r.eval);
       lastEval = r.eval.accuracy.toFixed(3);
     }
-    if (m.step % saveEvery === 0 || m.step === config.steps) await saveCheckpoint(files.checkpoints, trainer, policy);
+    at.done = m.step;
+    if (m.step % saveEvery === 0 || m.step === config.steps) {
+      await saveCheckpoint(files.checkpoints, trainer, policy);
+      at.saved = m.step;
+    }
     const t = Object.values(m.time_s).reduce((a, b) => a + b, 0);
     bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, phase: '' });
     say(
@@ -310,6 +331,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
       stopped = r.stop;
       break;
     }
+    loseDeviceIfAsked(backend, m.step);
   }
   bar?.stop();
   policy.dispose();
