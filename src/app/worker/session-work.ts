@@ -5,6 +5,7 @@ import type { EvalResult } from '../../rl/trainer.ts';
 import { followGreedy } from './follow.ts';
 import type { FollowedRollout } from './protocol.ts';
 import { KEEP_STATUS, type Busy } from './session-jobs.ts';
+import { keepLastGood, surviveDeviceLoss } from './session-device-loss.ts';
 import type { SessionState } from './session-state.ts';
 
 /** The run tag of `active`'s events (protocol.ts RunTagged), read when its work started. */
@@ -68,8 +69,14 @@ async function emitFollowed(s: SessionState, early: boolean): Promise<void> {
 /** One step; returns why training must stop (the run diverged: StepResult.stop), or null. */
 export async function runStep(s: SessionState): Promise<string | null> {
   if (!s.active) throw new Error('no trainer: load a model first');
-  const run = runOf(s.active);
-  const result = await s.active.trainer.step();
+  const active = s.active;
+  const run = runOf(active);
+  // a lost device moves the run onto a new backend from its last step shown (session-device-loss.ts)
+  const result = await surviveDeviceLoss(s, async () => {
+    const r = await active.trainer.step();
+    await keepLastGood(s);
+    return r;
+  });
   s.emit({
     type: 'step',
     metrics: result.metrics,

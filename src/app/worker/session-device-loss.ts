@@ -1,0 +1,81 @@
+// A lost GPU device in the worker session (a driver reset, a crashed GPU process): the run goes on from its last
+// step the page was shown. After each step on WebGPU, before the step is sent, the session keeps a host copy of the
+// trainer's state, every adapter and every optimiser state; when a step finds the device lost, the session asks for
+// a new device (or, when there is none, opens the CPU backend), rebuilds the trainer on it, restores that copy and
+// says so in a non-fatal error, with Train stopped: pressing Train continues the same run from that step.
+import { isDeviceLost } from '../../engine/device-lost.ts';
+import type { Trainer, TrainerState } from '../../rl/trainer.ts';
+import { selectBackend } from './backend-select.ts';
+import { backendInUse } from './session-auto.ts';
+import type { SessionState } from './session-state.ts';
+import { buildTrainer, emitFrozen } from './session-trainer.ts';
+
+/** The host copy of a trainer after a completed step. */
+interface LastGood {
+  trainer: Trainer;
+  state: TrainerState;
+  adapters: Record<string, Record<string, Uint8Array>>;
+  optimizers: Record<string, Uint8Array>;
+}
+
+const lastGood = new WeakMap<SessionState, LastGood>();
+
+/** After a completed step, before it is shown: keeps the host copy when the run is on WebGPU (only a device is lost). */
+export async function keepLastGood(s: SessionState): Promise<void> {
+  const active = s.active;
+  if (!active || s.loaded?.backend.kind !== 'webgpu') return;
+  const { policy, trainer } = active;
+  const adapters: LastGood['adapters'] = {};
+  const optimizers: LastGood['optimizers'] = {};
+  for (const name of policy.adapters) {
+    adapters[name] = await policy.saveAdapter(name);
+    optimizers[name] = await policy.saveOptimizerState(name);
+  }
+  lastGood.set(s, { trainer, state: trainer.state(), adapters, optimizers });
+}
+
+/** Runs `work` (a step); a lost device moves the run onto a new backend and throws the error that says so. */
+export async function surviveDeviceLoss<T>(s: SessionState, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (!isDeviceLost(e) || !s.active || !s.loaded) throw e;
+    throw await moveRun(s, (e as Error).message);
+  }
+}
+
+/** Reopens a backend, rebuilds the trainer on it from the last good copy; returns the error the page shows. */
+async function moveRun(s: SessionState, why: string): Promise<Error> {
+  const active = s.active!;
+  const loaded = s.loaded!;
+  const kept = lastGood.get(s);
+  const copy = kept?.trainer === active.trainer ? kept : null;
+  const lostAt = active.trainer.state().step + 1;
+  s.emit({ type: 'phase', step: lostAt - 1, phase: 'the GPU device was lost: opening a backend again' });
+  // the old policy's tensors and the old backend went with the device; free what the host still holds
+  active.policy.dispose();
+  s.active = null;
+  loaded.backend.destroy();
+  const { backend, info } = await selectBackend('webgpu', s.env.gpu);
+  loaded.backend = backend;
+  loaded.backendInfo = info;
+  const rebuilt = await buildTrainer(s, active.config, () => {});
+  if (copy) {
+    for (const [name, files] of Object.entries(copy.adapters)) {
+      await rebuilt.policy.loadAdapter(name, files);
+      await rebuilt.policy.loadOptimizerState(name, copy.optimizers[name]);
+    }
+    rebuilt.trainer.restore(copy.state);
+    lastGood.set(s, { ...copy, trainer: rebuilt.trainer }); // a second loss before the next step comes back here
+  }
+  s.active = { ...rebuilt, ...(active.run !== undefined ? { run: active.run } : {}) };
+  s.emit({ type: 'backend', backend: backendInUse(s) });
+  emitFrozen(s);
+  const from = rebuilt.trainer.state().step;
+  const where =
+    info.kind === 'webgpu' ? `a new WebGPU device (${info.description})` : `the CPU backend (${info.description})`;
+  return new Error(
+    `The GPU device was lost during step ${lostAt} (${why}). The run moved to ${where} and continues from step ` +
+      `${from}, the last step shown: press Train (or Step) to go on.`,
+  );
+}
