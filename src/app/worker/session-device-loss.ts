@@ -34,24 +34,28 @@ export async function keepLastGood(s: SessionState): Promise<void> {
   lastGood.set(s, { trainer, state: trainer.state(), adapters, optimizers });
 }
 
-/** Runs `work` (a step); a lost device moves the run onto a new backend and throws the error that says so. */
-export async function surviveDeviceLoss<T>(s: SessionState, work: () => Promise<T>): Promise<T> {
+/** Runs `work` (`what`: "step 3", "an evaluation"); a lost device moves the run onto a new backend and throws the
+ *  error that says so. */
+export async function surviveDeviceLoss<T>(s: SessionState, what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
     if (!isDeviceLost(e) || !s.active || !s.loaded) throw e;
-    throw await moveRun(s, (e as Error).message);
+    throw await moveRun(s, what, (e as Error).message);
   }
 }
 
 /** Reopens a backend, rebuilds the trainer on it from the last good copy; returns the error the page shows. */
-async function moveRun(s: SessionState, why: string): Promise<Error> {
+async function moveRun(s: SessionState, what: string, why: string): Promise<Error> {
   const active = s.active!;
   const loaded = s.loaded!;
   const kept = lastGood.get(s);
   const copy = kept?.trainer === active.trainer ? kept : null;
-  const lostAt = active.trainer.state().step + 1;
-  s.emit({ type: 'phase', step: lostAt - 1, phase: 'the GPU device was lost: opening a backend again' });
+  s.emit({
+    type: 'phase',
+    step: active.trainer.state().step,
+    phase: 'the GPU device was lost: opening a backend again',
+  });
   // the old policy's tensors and the old backend went with the device; free what the host still holds
   active.policy.dispose();
   s.active = null;
@@ -75,7 +79,7 @@ async function moveRun(s: SessionState, why: string): Promise<Error> {
   const where =
     info.kind === 'webgpu' ? `a new WebGPU device (${info.description})` : `the CPU backend (${info.description})`;
   return new Error(
-    `The GPU device was lost during step ${lostAt} (${why}). The run moved to ${where} and continues from step ` +
+    `The GPU device was lost during ${what} (${why}). The run moved to ${where} and continues from step ` +
       `${from}, the last step shown: press Train (or Step) to go on.`,
   );
 }

@@ -72,7 +72,7 @@ export async function runStep(s: SessionState): Promise<string | null> {
   const active = s.active;
   const run = runOf(active);
   // a lost device moves the run onto a new backend from its last step shown (session-device-loss.ts)
-  const result = await surviveDeviceLoss(s, async () => {
+  const result = await surviveDeviceLoss(s, `step ${active.trainer.state().step + 1}`, async () => {
     const r = await active.trainer.step();
     await keepLastGood(s);
     return r;
@@ -91,7 +91,7 @@ export async function runStep(s: SessionState): Promise<string | null> {
     result.metrics.step % s.follow.every === 0 &&
     since >= (s.follow.minIntervalMs ?? FOLLOW_MIN_INTERVAL_MS)
   )
-    await emitFollowed(s, false);
+    await surviveDeviceLoss(s, "the followed problem's rollout", () => emitFollowed(s, false));
   return result.stop ?? null;
 }
 
@@ -99,8 +99,9 @@ export async function runStep(s: SessionState): Promise<string | null> {
 export async function evaluateActive(s: SessionState, busy: Busy): Promise<void> {
   if (!s.active) throw new Error('no trainer: load a model first');
   busy('evaluating');
+  const { trainer } = s.active;
   const run = runOf(s.active);
-  emitEvaluation(s, await s.active.trainer.evaluate(), run);
+  emitEvaluation(s, await surviveDeviceLoss(s, 'an evaluation', () => trainer.evaluate()), run);
 }
 
 /** after load and reset: the followed problem's rollout comes before the start-up evaluation (the first rollout on screen) */
