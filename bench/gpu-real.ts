@@ -242,7 +242,7 @@ async function benchModel(
   console.log(
     `${name} autotune: tile ${tune.best} (${tune.timings.map((t) => `${t.tiled}: ${t.ms.toFixed(3)} ms`).join(', ')})`,
   );
-  const baseDtype = be.supportsF16 ? 'f16' : 'f32';
+  const baseDtype = be.prefersF16 ? 'f16' : 'f32';
   const kernels: ModelResult['kernels'] = {};
   const prompt = (n: number, salt: number) =>
     Array.from({ length: n }, (_, i) => 100 + ((i * 37 + salt * 101) % (cfg.vocabSize - 200)));

@@ -53,6 +53,8 @@ export class WebGpuBackend implements Backend {
   private readonly constants = new Map<string, GPUBuffer>();
   private nextId = 1;
   private deviceError: string | null = null;
+  /** the first error an error scope reported (named: the tensor or kernel); thrown before an uncaptured one */
+  private scopedError: string | null = null;
   /** set once the device is lost: every later call throws it again (a lost device never comes back) */
   private lost: DeviceLostError | null = null;
   private readonly context: GpuContext;
@@ -118,7 +120,7 @@ export class WebGpuBackend implements Backend {
     this.prefersF16 = f16 === 'always' || (f16 === 'auto' && device.features.has('shader-f16'));
     this.scratchBytes = Math.min(options.scratchBytes ?? 32 * 1024 * 1024, this.limits.maxStorageBufferBindingSize);
     this.counter = new LedgerCounter(this.limits.maxTotalBytes);
-    this.scopes = new ErrorScopes(device, (message) => (this.deviceError ??= message));
+    this.scopes = new ErrorScopes(device, (message) => (this.scopedError ??= message));
     this.runtime = new GpuRuntime(device, options.uniformRingBytes, this.scopes);
     this.staging = new StagingRing(device);
     device.addEventListener('uncapturederror', this.onDeviceError);
@@ -415,7 +417,8 @@ export class WebGpuBackend implements Backend {
       // a map fails on a lost device before its lost promise is seen here; it is settled by now when it is the cause
       await this.settleLoss();
       this.checkAlive();
-      throw this.deviceError ? new Error(`WebGPU download '${t.label}': ${this.deviceError}`) : e;
+      const error = this.scopedError ?? this.deviceError;
+      throw error ? new Error(`WebGPU download '${t.label}': ${error}`) : e;
     }
     this.checkAlive();
     this.throwDeviceError();
@@ -479,8 +482,9 @@ export class WebGpuBackend implements Backend {
   }
 
   private throwDeviceError(): void {
-    if (this.deviceError) {
-      const message = this.deviceError;
+    const message = this.scopedError ?? this.deviceError;
+    if (message) {
+      this.scopedError = null;
       this.deviceError = null;
       throw new Error(`WebGPU device error: ${message}`);
     }
