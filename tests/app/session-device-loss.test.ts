@@ -80,6 +80,7 @@ describe('a lost GPU device in the worker session', () => {
   it('moves the run onto the CPU backend when no device can be had, from the last step shown', async () => {
     const { error, backend, next, events } = await loseAfterStep1(true);
     expect(error.fatal).toBe(false);
+    expect(error.continuable).toBe(true);
     expect(error.message).toMatch(/^The GPU device was lost during step 2 \(WebGPU device lost/);
     expect(error.message).toMatch(/moved to the CPU backend .* continues from step 1, the last step shown/);
     expect(backend).toMatchObject({ type: 'backend', backend: { kind: expect.stringMatching(/^(wasm|cpu)$/) } });

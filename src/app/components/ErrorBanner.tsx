@@ -1,12 +1,19 @@
 // Errors the session reports (bad model files, worker crash, invalid URL) shown in the page, with the way out:
-// dismiss, restart the worker, or go back to the tiny model.
+// dismiss, restart the worker, or go back to the tiny model; after a lost GPU device moved the run to another
+// backend, continue training there.
 import { useShallow } from 'zustand/react/shallow';
 import { TINY_MODEL_NAME } from '../../rl/presets.ts';
 import { usePlayground } from '../store/react.ts';
 
 export function ErrorBanner() {
-  const { error, dismiss, restart, loadModel } = usePlayground(
-    useShallow((s) => ({ error: s.error, dismiss: s.dismissError, restart: s.restartWorker, loadModel: s.loadModel })),
+  const { error, dismiss, restart, loadModel, train } = usePlayground(
+    useShallow((s) => ({
+      error: s.error,
+      dismiss: s.dismissError,
+      restart: s.restartWorker,
+      loadModel: s.loadModel,
+      train: s.train,
+    })),
   );
   if (!error) return null;
   return (
@@ -22,6 +29,18 @@ export function ErrorBanner() {
               Load the tiny model
             </button>
           </>
+        )}
+        {error.continuable && (
+          <button
+            type="button"
+            onClick={() => {
+              dismiss();
+              train();
+            }}
+            data-testid="continue-training"
+          >
+            Continue training
+          </button>
         )}
         <button type="button" onClick={dismiss}>
           Dismiss

@@ -262,7 +262,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             if (e.requestId !== null && e.requestId === ctx.interventionRequestId) {
               set({ intervention: { pending: false, result: null, error: e.message } });
             }
-            set({ error: { message: e.message, fatal: e.fatal } });
+            set({ error: { message: e.message, fatal: e.fatal, ...(e.continuable ? { continuable: true } : {}) } });
             if (e.fatal) {
               set({ status: 'failed', wantsTraining: false, phase: null, progress: null });
               const run = get().currentRun;

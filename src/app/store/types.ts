@@ -45,7 +45,8 @@ export interface SessionSlice {
   /** current phase of the running step, for the status line */
   phase: string | null;
   /** last error shown in the page; fatal errors also stop the session */
-  error: { message: string; fatal: boolean } | null;
+  /** `continuable`: the run moved to another backend after a lost GPU device; the banner offers to continue */
+  error: { message: string; fatal: boolean; continuable?: boolean } | null;
   intervention: { pending: boolean; result: InterventionResult | null; error: string | null };
   /** what the worker reports: the running trainer's frozen agent (role null: none) and the ONNX model it holds */
   frozen: { role: AgentRole | null; onnx: OnnxInfo | null };

@@ -262,7 +262,8 @@ export type WorkerEvent =
   /** the RL run now starts from the SFT'd weights: the checksum of the weights its policy was built from */
   | { type: 'sftAdopted'; checksum: string; model: ModelInfo }
   /** fatal: the session cannot continue without a new `load` */
-  | { type: 'error'; message: string; fatal: boolean; requestId: number | null };
+  /** `continuable`: the run moved to another backend after its GPU device was lost; the page offers to go on */
+  | { type: 'error'; message: string; fatal: boolean; requestId: number | null; continuable?: true };
 
 /** What the store talks to: a worker, or the session in-process. */
 export interface TrainerClient {

@@ -7,6 +7,7 @@ import { isDeviceLost } from '../../engine/device-lost.ts';
 import type { Trainer, TrainerState } from '../../rl/trainer.ts';
 import { selectBackend } from './backend-select.ts';
 import { backendInUse } from './session-auto.ts';
+import { RunMovedError } from './run-moved.ts';
 import type { SessionState } from './session-state.ts';
 import { buildTrainer, emitFrozen } from './session-trainer.ts';
 
@@ -46,7 +47,7 @@ export async function surviveDeviceLoss<T>(s: SessionState, what: string, work: 
 }
 
 /** Reopens a backend, rebuilds the trainer on it from the last good copy; returns the error the page shows. */
-async function moveRun(s: SessionState, what: string, why: string): Promise<Error> {
+async function moveRun(s: SessionState, what: string, why: string): Promise<RunMovedError> {
   const active = s.active!;
   const loaded = s.loaded!;
   const kept = lastGood.get(s);
@@ -78,7 +79,7 @@ async function moveRun(s: SessionState, what: string, why: string): Promise<Erro
   const from = rebuilt.trainer.state().step;
   const where =
     info.kind === 'webgpu' ? `a new WebGPU device (${info.description})` : `the CPU backend (${info.description})`;
-  return new Error(
+  return new RunMovedError(
     `The GPU device was lost during ${what} (${why}). The run moved to ${where} and continues from step ` +
       `${from}, the last step shown: press Train (or Step) to go on.`,
   );

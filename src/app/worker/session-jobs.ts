@@ -5,6 +5,7 @@
 // fatal failure rests at "failed". Jobs that only answer a request (an intervention, an adapter export) leave
 // the status alone.
 import type { SessionStatus, WorkerEvent } from './protocol.ts';
+import { RunMovedError } from './run-moved.ts';
 
 /** Returned by a job that hands the busy status on to a job it queued (Train's next step): no resting status. */
 export const KEEP_STATUS = 'keep-status';
@@ -52,6 +53,7 @@ export function createJobQueue(emit: (e: WorkerEvent) => void): JobQueue {
         message: e instanceof Error ? e.message : String(e),
         fatal,
         requestId: options.requestId ?? null,
+        ...(e instanceof RunMovedError ? { continuable: true as const } : {}),
       });
       options.onError?.();
       settled = fatal ? 'failed' : rest === null ? null : read(rest);
