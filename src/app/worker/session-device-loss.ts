@@ -19,18 +19,31 @@ interface LastGood {
   optimizers: Record<string, Uint8Array>;
 }
 
+/** Largest copy kept after every step: a LoRA's is a few MB; full fine-tuning of a real model would read back
+ *  three times its weights per step, so such a run keeps none (a loss then restarts it from step 0, and says so). */
+export const COPY_BUDGET_BYTES = 512 * 1024 * 1024;
+
 const lastGood = new WeakMap<SessionState, LastGood>();
+/** trainers whose copy was over COPY_BUDGET_BYTES, with its size */
+const tooLarge = new WeakMap<Trainer, number>();
 
 /** After a completed step, before it is shown: keeps the host copy when the run is on WebGPU (only a device is lost). */
 export async function keepLastGood(s: SessionState): Promise<void> {
   const active = s.active;
-  if (!active || s.loaded?.backend.kind !== 'webgpu') return;
+  if (!active || s.loaded?.backend.kind !== 'webgpu' || tooLarge.has(active.trainer)) return;
   const { policy, trainer } = active;
   const adapters: LastGood['adapters'] = {};
   const optimizers: LastGood['optimizers'] = {};
+  let bytes = 0;
   for (const name of policy.adapters) {
     adapters[name] = await policy.saveAdapter(name);
     optimizers[name] = await policy.saveOptimizerState(name);
+    bytes += optimizers[name].byteLength + Object.values(adapters[name]).reduce((a, f) => a + f.byteLength, 0);
+  }
+  if (bytes > COPY_BUDGET_BYTES) {
+    tooLarge.set(trainer, bytes);
+    lastGood.delete(s);
+    return;
   }
   lastGood.set(s, { trainer, state: trainer.state(), adapters, optimizers });
 }
@@ -77,10 +90,15 @@ async function moveRun(s: SessionState, what: string, why: string): Promise<RunM
   s.emit({ type: 'backend', backend: backendInUse(s) });
   emitFrozen(s);
   const from = rebuilt.trainer.state().step;
+  const large = tooLarge.get(active.trainer);
+  const shown =
+    large === undefined
+      ? 'the last step shown'
+      : `its start: a copy of its trained weights and optimiser state (${(large / 2 ** 20).toFixed(0)} MiB) is too large to keep after every step`;
   const where =
     info.kind === 'webgpu' ? `a new WebGPU device (${info.description})` : `the CPU backend (${info.description})`;
   return new RunMovedError(
     `The GPU device was lost during ${what} (${why}). The run moved to ${where} and continues from step ` +
-      `${from}, the last step shown: press Train (or Step) to go on.`,
+      `${from}, ${shown}: press Train (or Step) to go on.`,
   );
 }
