@@ -25,7 +25,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { AgentRole, ExperimentConfig } from '../rl/config.ts';
-import type { MetricsRecord } from '../rl/metrics.ts';
+import { kvClampMessage, type MetricsRecord } from '../rl/metrics.ts';
 import { contextMessage } from '../rl/train/context.ts';
 import { divergenceMessage } from '../rl/train/divergence.ts';
 import type { ExplainGroups } from '../rl/train/explain.ts';
@@ -264,7 +264,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
   if (found) await setAside(found.damaged, notice);
   await trimExplainLog(files.explain, resumedFrom);
 
-  const warned = { step: false, eval: false };
+  const warned = { step: false, eval: false, kv: false };
   const warnContext = (kind: 'step' | 'eval', f: EvalLine | MetricsRecord, total: number, where: string) => {
     if (!f.context_limited || warned[kind]) return;
     warned[kind] = true;
@@ -327,6 +327,12 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     );
     warnContext('step', m, r.rollouts.length, `step ${m.step}`);
     if (m.nonfinite) warn(`warning: ${divergenceMessage(m, config)}`);
+    if (m.kv_cache_clamped && !warned.kv) {
+      warned.kv = true;
+      warn(
+        `warning: ${kvClampMessage(m.kv_cache_clamped, `step ${m.step}`)} (counted in metrics.jsonl: kv_cache_clamped)`,
+      );
+    }
     if (r.stop) {
       stopped = r.stop;
       break;
