@@ -2,8 +2,9 @@
 // 'auto' stores halves where the frozen base is f16 on WebGPU (the engine's default on `shader-f16` adapters), f32
 // elsewhere. Only inference reads the cache (generation's prefill and decode): scoring and the gradient attend over a
 // pass's own f32 keys and values, so trained log-probs do not depend on this choice. The kernels that write the cache
-// (qkvRope, copyRows) round each value to the nearest half; attention widens halves to f32 and sums in f32. The CPU
-// backend keeps an f16 cache as f32 arrays of the rounded values, so it computes the same (the twin of WebGPU's).
+// (qkvRope, copyRows) round each value to the nearest half, clamped to ±65,504 first and counted
+// (kernels/wgsl/half-pack.ts, Backend.halfClamps); attention widens halves to f32 and sums in f32. The CPU backend
+// keeps an f16 cache as f32 arrays of the rounded values, so it computes the same (the twin of WebGPU's).
 import type { Backend, Tensor } from '../backend.ts';
 
 export type KvCacheDtype = 'f32' | 'f16';
