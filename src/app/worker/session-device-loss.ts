@@ -24,6 +24,8 @@ interface LastGood {
 export const COPY_BUDGET_BYTES = 512 * 1024 * 1024;
 
 const lastGood = new WeakMap<SessionState, LastGood>();
+/** sessions whose run could not be moved after a loss */
+const unmoved = new WeakSet<SessionState>();
 /** trainers whose copy was over COPY_BUDGET_BYTES, with its size */
 const tooLarge = new WeakMap<Trainer, number>();
 
@@ -55,8 +57,25 @@ export async function surviveDeviceLoss<T>(s: SessionState, what: string, work: 
     return await work();
   } catch (e) {
     if (!isDeviceLost(e) || !s.active || !s.loaded) throw e;
-    throw await moveRun(s, what, (e as Error).message);
+    const why = (e as Error).message;
+    let moved: Error;
+    try {
+      moved = await moveRun(s, what, why);
+    } catch (failed) {
+      unmoved.add(s);
+      throw new Error(
+        `The GPU device was lost during ${what} (${why}), and the run could not be moved to another backend ` +
+          `(${(failed as Error).message}): load the model again.`,
+        { cause: failed },
+      );
+    }
+    throw moved;
   }
+}
+
+/** Whether a lost device's run could not be moved (the session then has no trainer: its jobs fail fatally). */
+export function runNotMoved(s: SessionState): boolean {
+  return unmoved.has(s) && s.active === null;
 }
 
 /** Reopens a backend, rebuilds the trainer on it from the last good copy; returns the error the page shows. */

@@ -10,6 +10,7 @@ import { loadModel } from './session-model.ts';
 import { sftAdoptRequest, sftRequest, sftStopRequest } from './session-sft.ts';
 import type { SessionState } from './session-state.ts';
 import { buildTrainer, emitFrozen, ensureOnnx, evaluateOnnx } from './session-trainer.ts';
+import { runNotMoved } from './session-device-loss.ts';
 import { evaluateActive, runStep, scheduleBaseline, scheduleFollow, scheduleTraining } from './session-work.ts';
 
 export type RequestType = WorkerRequest['type'];
@@ -90,14 +91,18 @@ export const REQUEST_HANDLERS: RequestHandlers = {
   },
 
   step(s) {
-    s.jobs.enqueue(async (busy) => {
-      busy('stepping');
-      await runStep(s);
-    });
+    s.jobs.enqueue(
+      async (busy) => {
+        busy('stepping');
+        await runStep(s);
+      },
+      // a lost device's run that could not be moved leaves no trainer: the session needs a new load
+      { fatal: () => runNotMoved(s) },
+    );
   },
 
   evaluate(s) {
-    s.jobs.enqueue((busy) => evaluateActive(s, busy));
+    s.jobs.enqueue((busy) => evaluateActive(s, busy), { fatal: () => runNotMoved(s) });
   },
 
   loadOnnx(s, request) {

@@ -5,7 +5,7 @@ import type { EvalResult } from '../../rl/trainer.ts';
 import { followGreedy } from './follow.ts';
 import type { FollowedRollout } from './protocol.ts';
 import { KEEP_STATUS, type Busy } from './session-jobs.ts';
-import { keepLastGood, surviveDeviceLoss } from './session-device-loss.ts';
+import { keepLastGood, runNotMoved, surviveDeviceLoss } from './session-device-loss.ts';
 import type { SessionState } from './session-state.ts';
 
 /** The run tag of `active`'s events (protocol.ts RunTagged), read when its work started. */
@@ -152,6 +152,8 @@ export function scheduleTraining(s: SessionState): void {
       return KEEP_STATUS;
     },
     {
+      // a lost device's run that could not be moved leaves no trainer: the session needs a new load
+      fatal: () => runNotMoved(s),
       onError: () => {
         s.wantTraining = false;
         s.emit({ type: 'stopped', reason: 'error' });
