@@ -89,7 +89,7 @@ export async function runGpuCheck(input: GpuCheckInput): Promise<GpuCheckReport>
   const { info } = input.adapter;
   const newBackend = () => WebGpuBackend.create(input.device, { adapterInfo: info, ...input.backendOptions });
   let be = newBackend();
-  const storages: StorageType[] = be.supportsF16 ? ['f32', 'f16'] : ['f32'];
+  const storages: StorageType[] = be.prefersF16 ? ['f32', 'f16'] : ['f32'];
   const report: GpuCheckReport = {
     adapter: {
       vendor: info.vendor,
