@@ -284,7 +284,11 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
   }
   let stopped: string | undefined;
   let newSteps = 0;
-  while (trainer.state().step < config.steps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
+  while (
+    trainer.state().step < config.steps &&
+    trainer.finished() === null &&
+    (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)
+  ) {
     const ticker = bar ? setInterval(() => bar.update({ phase }), 500) : null;
     const r = await trainer.step();
     if (ticker) clearInterval(ticker);
@@ -297,7 +301,10 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
       await writeEval(r.eval);
       lastEval = r.eval.accuracy.toFixed(3);
     }
-    if (m.step % saveEvery === 0 || m.step === config.steps) await saveCheckpoint(files.checkpoints, trainer, policy);
+    const over = trainer.finished();
+    if (m.step % saveEvery === 0 || m.step === config.steps || over !== null)
+      await saveCheckpoint(files.checkpoints, trainer, policy);
+    if (over !== null) say(over);
     const t = Object.values(m.time_s).reduce((a, b) => a + b, 0);
     bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, phase: '' });
     say(

@@ -94,6 +94,16 @@ export function unportedKnobs(c: ExperimentConfig): string[] {
       `metaActions "${c.metaActions}": the fork has no JSON meta-actions or grammar-constrained decoding (paper §4.2.2 used vLLM guided decoding)`,
   );
   add(
+    c.metaFollowers > 1,
+    () =>
+      `metaFollowers ${c.metaFollowers}: the fork answers each meta message once; it has no reasoning samples per plan`,
+  );
+  add(
+    c.updateIterations > 0,
+    () =>
+      `updateIterations ${c.updateIterations} (Algorithm 1's #Update Iteration): the fork has no phases to count; total_training_steps alone ends its run`,
+  );
+  add(
     c.logprobTemperature !== code.logprobTemperature,
     () =>
       `logprobTemperature "${c.logprobTemperature}": verl divides the logits by the rollout temperature for every training log-prob`,
