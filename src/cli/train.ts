@@ -79,6 +79,8 @@ export interface TrainSummary {
   evals: EvalLine[];
   /** why the run stopped before config.steps (it diverged: StepResult.stop); absent when it ran to the end */
   stopped?: string;
+  /** the run's own end before config.steps (Trainer.finished: Algorithm 1's updateIterations done) */
+  finished?: string;
 }
 
 export interface EvalLine {
@@ -319,6 +321,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     }
   }
   bar?.stop();
+  const finished = trainer.finished();
   policy.dispose();
   backend.destroy(); // a sweep runs many trainings in one process: stop the wasm backend's helper thread
   checker.close();
@@ -329,5 +332,6 @@ async function trainLocked(opts: TrainOptions, saveEvery: number): Promise<Train
     metrics: await readJsonl<MetricsRecord>(files.metrics),
     evals: await readJsonl<EvalLine>(files.evals),
     ...(stopped !== undefined ? { stopped } : {}),
+    ...(finished !== null ? { finished } : {}),
   };
 }

@@ -24,7 +24,7 @@ describe('update iterations', () => {
     let last = null;
     while (trainer.finished() === null) {
       last = await trainer.step();
-      trained.push(last.metrics.trained);
+      trained.push(last.metrics.trained ?? '');
       expect(trained.length).toBeLessThan(20);
     }
     // 16 (question, plan) prompts / 2 per step, then 8 questions / 2 per step
