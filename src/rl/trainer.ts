@@ -500,6 +500,8 @@ function createRun(
     state: () => structuredClone(state),
     restore(saved: TrainerState) {
       state = checkedState(saved, train.length);
+      // the plan set is written again from the restored phase and weights
+      planSet = null;
     },
   };
 }
