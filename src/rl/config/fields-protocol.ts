@@ -82,7 +82,7 @@ export const PROTOCOL_FIELDS = {
     default: 'base',
     doc: "single-turn / vrp-rl / mrp-rl reward. base: paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; the MTA gets -1 if it leaks \\boxed). binary: 1 or 0. consistency: App. C.2's alternative for the MTA (share of its reasoning samples giving the most frequent answer; the paper saw it invite answer leakage).",
     details:
-      'consistency gives the meta agent 0 when the most frequent answer is no answer and -1 for a leak; the reasoning agent keeps the base reward.',
+      'consistency gives the meta agent 0 when the most frequent answer is no answer and -1 for a leak; the reasoning agent keeps the base reward. It is taken over the metaFollowers answers to each plan, so single-turn runs whose meta agent trains need metaFollowers >= 2 (one answer always agrees with itself).',
     ui: { group: 'Protocol', label: 'single-turn reward', advanced: true },
   },
 } as const satisfies Record<string, FieldDef>;
