@@ -36,7 +36,7 @@ const SAME_IN_FORK: Partial<Record<Key, { values: unknown[]; why: string }>> = {
 
 function inRange(f: FieldDef, v: number): boolean {
   if (f.kind !== 'int' && f.kind !== 'number' && f.kind !== 'number-or-null') return false;
-  if (f.kind === 'int' && !Number.isInteger(v)) return false;
+  if (!Number.isFinite(v) || (f.kind === 'int' && !Number.isInteger(v))) return false;
   if (v < f.min || ('minExclusive' in f && f.minExclusive && v === f.min)) return false;
   if ('max' in f && f.max !== undefined && (v > f.max || ('maxExclusive' in f && f.maxExclusive && v === f.max)))
     return false;
