@@ -162,6 +162,7 @@ export function buildProgram(): Command {
         const evals = s.evals;
         process.stdout.write(
           `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
+            (s.finished !== undefined ? ` (${s.finished})` : '') +
             (last ? `, last reward ${last.reward_mean.toFixed(3)}` : '') +
             (evals.length > 0
               ? `, eval accuracy ${evals[0].accuracy.toFixed(3)} (step ${evals[0].step}) -> ${evals.at(-1)!.accuracy.toFixed(3)} (step ${evals.at(-1)!.step})`

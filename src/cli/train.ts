@@ -83,6 +83,8 @@ export interface TrainSummary {
   evals: EvalLine[];
   /** why the run stopped before config.steps (it diverged: StepResult.stop); absent when it ran to the end */
   stopped?: string;
+  /** the run's own end before config.steps (Trainer.finished: Algorithm 1's updateIterations done) */
+  finished?: string;
 }
 
 export interface EvalLine {
@@ -301,7 +303,11 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
   }
   let stopped: string | undefined;
   let newSteps = 0;
-  while (trainer.state().step < config.steps && (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)) {
+  while (
+    trainer.state().step < config.steps &&
+    trainer.finished() === null &&
+    (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)
+  ) {
     const ticker = bar ? setInterval(() => bar.update({ phase }), 500) : null;
     const r = await trainer.step();
     if (ticker) clearInterval(ticker);
@@ -315,10 +321,12 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
       lastEval = r.eval.accuracy.toFixed(3);
     }
     at.done = m.step;
-    if (m.step % saveEvery === 0 || m.step === config.steps) {
+    const over = trainer.finished();
+    if (m.step % saveEvery === 0 || m.step === config.steps || over !== null) {
       await saveCheckpoint(files.checkpoints, trainer, policy);
       at.saved = m.step;
     }
+    if (over !== null) say(over);
     const t = Object.values(m.time_s).reduce((a, b) => a + b, 0);
     bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, phase: '' });
     say(
@@ -340,6 +348,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     loseDeviceIfAsked(backend, m.step);
   }
   bar?.stop();
+  const finished = trainer.finished();
   policy.dispose();
   backend.destroy(); // a sweep runs many trainings in one process: stop the wasm backend's helper thread
   checker.close();
@@ -350,5 +359,6 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     metrics: await readJsonl<MetricsRecord>(files.metrics),
     evals: await readJsonl<EvalLine>(files.evals),
     ...(stopped !== undefined ? { stopped } : {}),
+    ...(finished !== null ? { finished } : {}),
   };
 }

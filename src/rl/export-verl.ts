@@ -1,7 +1,8 @@
 // Export of an ExperimentConfig to the ReMA code's verl fork (ziyuwan/ReMA-public@24b5b47): the Hydra overrides
 // of `python -m verl.rema_trainer.main_ppo` (shared parameters) or `verl.rema_separated_trainer.main_ppo`
 // (separate parameters), in the style and order of the fork's scripts/rl/{rema,separated_rema}/example_7b.sh,
-// plus the list of knobs that have no equivalent there (reported, never silently dropped). Keys that the
+// plus the list of knobs that have no equivalent there (export-verl-unported.ts; reported, never silently dropped:
+// tests/rl/export-verl-fields.test.ts walks every field of the config table). Keys that the
 // fork's ppo_trainer.yaml lacks are written `+key=value` (verl-fork-keys.ts), as Hydra requires. Each knob maps to
 // the fork key that reads it (group size -> actor_rollout_ref.rollout.n, prompts per step -> data.train_batch_size,
 // aggregation -> actor_rollout_ref.actor.agg_mode, ratio level -> actor_rollout_ref.actor.clip_mode, max turns ->
@@ -9,6 +10,7 @@
 
 import { stringify } from 'yaml';
 import type { ExperimentConfig } from './config.ts';
+import { unportedKnobs } from './export-verl-unported.ts';
 import { VERL_FORK_COMMIT, VERL_FORK_KEYS } from './verl-fork-keys.ts';
 
 export type VerlTrainer = 'rema_trainer' | 'rema_separated_trainer';
@@ -62,7 +64,8 @@ function dataFile(name: string, file: string): string {
   if (name === 'file') return file;
   if (name === 'math133') return 'data/MATH/train_minimal_all_types.parquet';
   if (name === 'math8k') return 'data/MATH/train_lv3to5_8k.parquet';
-  if (name === 'math500' || name === 'gsm8k') return 'data/overall_math/test.parquet';
+  if (name === 'math500') return 'data/MATH/test500.parquet';
+  if (name === 'gsm8k') return 'data/overall_math/test.parquet';
   return `<${name}>`;
 }
 
@@ -87,7 +90,9 @@ function aggMode(c: ExperimentConfig, turnRatio: boolean, notPorted: string[]): 
       'aggregation "token-mean" with a turn ratio: the fork raises for agg_mode token with clip_mode turn; exported as trajectory',
     );
   else
-    notPorted.push(`aggregation "${a}": the fork has agg_mode token | turn | trajectory only; exported as trajectory`);
+    notPorted.push(
+      `aggregation "${a}"${a === 'seq-mean-token-sum-norm' ? ` (lossNormLength ${c.lossNormLength})` : ''}: the fork has agg_mode token | turn | trajectory only; exported as trajectory`,
+    );
   return 'trajectory';
 }
 
@@ -110,52 +115,8 @@ export function exportVerl(c: ExperimentConfig): VerlExport {
   const separate = c.paramMode === 'separate';
   const trainer: VerlTrainer = separate ? 'rema_separated_trainer' : 'rema_trainer';
   const turnRatio = c.ratio !== 'token';
-  if (c.ratio === 'turn-arithmetic')
-    notPorted.push(
-      'ratio "turn-arithmetic" (paper Eq. 13): the code implements only the geometric turn ratio (clip_mode: turn); exported as turn',
-    );
+  notPorted.push(...unportedKnobs(c));
   const agg = aggMode(c, turnRatio, notPorted);
-  if (c.clipLow !== c.clipHigh)
-    notPorted.push(
-      `asymmetric clip (clipLow ${c.clipLow}, clipHigh ${c.clipHigh}): the fork's actor passes one clip_ratio to the loss; exported clip_ratio ${c.clipLow}`,
-    );
-  if (c.mode !== 'multi-turn')
-    notPorted.push(
-      `mode "${c.mode}": the released code trains multi-turn ReMA only (its max_num_turns=1 path has a broken reward); the paper's single-turn / baseline runs used unreleased OpenRLHF code`,
-    );
-  if (c.stdScaling !== 'group')
-    notPorted.push(
-      `stdScaling "${c.stdScaling}": the fork always divides by the group std (verl core: algorithm.norm_adv_by_std_in_grpo=false for "none")`,
-    );
-  if (c.advEps !== 1e-6) notPorted.push(`advEps ${c.advEps}: fixed at 1e-6 in the code`);
-  if (c.finetune === 'lora')
-    notPorted.push(
-      'finetune "lora": the fork trains all weights (upstream verl has actor_rollout_ref.model.lora_rank)',
-    );
-  if (c.filterGroups)
-    notPorted.push(
-      'filterGroups (Algorithm 1 success-rate filter): not in the fork (algorithm.filter_groups is DAPO-style, off)',
-    );
-  if (c.trainSet.startsWith('tiny') || c.evalSet.startsWith('tiny') || c.prompts === 'tiny')
-    notPorted.push(
-      'the tiny task and its prompts exist only in this playground; export the problems to parquet and use the code prompts',
-    );
-  if (c.modelSource === 'embedded')
-    notPorted.push(`model: the embedded "${c.model}" must be copied to a local path for verl`);
-  if (c.oldLogProbs === 'auto')
-    notPorted.push('oldLogProbs "auto": verl always recomputes old log-probs (same result, one more forward pass)');
-  if (c.evalSize > 0) notPorted.push(`evalSize ${c.evalSize}: verl validates on the whole val_files`);
-  if (!c.maskUnfinishedReward && c.mode === 'multi-turn')
-    notPorted.push('maskUnfinishedReward=false is exported, but the paper always masks');
-  if (c.dualClip === null) notPorted.push('dualClip null: exported as clip_ratio_c 1e9 (dual clip never binds)');
-  if (c.klBeta > 0 && c.klPlacement === 'reward')
-    notPorted.push(
-      'klPlacement "reward" (OpenRLHF REINFORCE++): the fork\'s KL-in-reward step is commented out (rema_trainer/ppo/ray_trainer.py, apply_kl_penalty); exported as the KL loss (use_kl_loss)',
-    );
-  if (c.frozenAgent !== 'none')
-    notPorted.push(
-      `frozenAgent "${c.frozenAgent}": the fork has no permanently frozen external agent (its separated trainer alternates both agents)`,
-    );
 
   const known = new Set(VERL_FORK_KEYS[trainer]);
   const overrides: VerlOverride[] = [];
@@ -231,6 +192,9 @@ export function exportVerl(c: ExperimentConfig): VerlExport {
   set(`${rollout}.top_k`, c.topK > 0 ? c.topK : -1);
   set(`${rollout}.val_kwargs.temperature`, 0);
   set(`${rollout}.val_kwargs.n`, 1);
+  // the data order's seed (ray_trainer reads data.get('seed', 1)) and vLLM's (rollout config.get('seed', 0))
+  set('data.seed', c.seed);
+  set(`${rollout}.seed`, c.seed);
 
   const module = `verl.${trainer}.main_ppo`;
   const names: Record<string, string> = {

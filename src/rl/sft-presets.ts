@@ -4,9 +4,14 @@
 // (modelSource "local").
 //   tiny-sft-meta / tiny-sft-cot: the embedded model on the tiny task's ReMA multi-turn dialogues (both agents'
 //     sides) vs its chain-of-thought answers: the "meta-thinking SFT then RL vs CoT SFT then RL" ablation.
-//   paper-sft-mta-7b / paper-sft-ra-7b: the paper's SFT (ReMA-public scripts/sft/multi_turn_MAMRP/{mta,ra}_7b_full.yaml,
-//     LLaMA-Factory): Qwen2.5-7B, full fine-tuning, one model per agent, lr 1e-5, 3 epochs, cosine, no warm-up,
-//     cutoff 4096, batch 1 per GPU on 8 GPUs (8); LLaMA-Factory's `packing` is not reproduced (one chat per sequence).
+//   paper-sft-7b: the paper's SFT setting (ReMA-public scripts/sft/multi_turn_MAMRP/ps_7b_full.yaml, LLaMA-Factory):
+//     one Qwen2.5-7B trained on both agents' dialogues (meta_thinking.jsonl and reasoning.jsonl), the start of the
+//     shared-parameter RL of paper-multiturn-7b.
+//   paper-sft-mta-7b / paper-sft-ra-7b: one model per agent ({mta,ra}_7b_full.yaml), the start of separate-parameter RL.
+//   All three: full fine-tuning, lr 1e-5, 3 epochs, cosine, no warm-up, cutoff 4096, batch 1 per GPU on 8 GPUs (8).
+//   The yamls set no weight decay, Adam betas or clipping, so Hugging Face TrainingArguments' defaults hold:
+//   weight decay 0, betas (0.9, 0.999), max grad norm 1. LLaMA-Factory's `packing` is not reproduced (one chat per
+//   sequence).
 
 import type { ExperimentConfig } from './config.ts';
 import { ConfigError } from './config.ts';
@@ -41,18 +46,34 @@ function tiny(name: string, data: SftData): SftPreset {
   };
 }
 
-function paper(name: string, file: string): SftPreset {
+const PAPER_SFT_FILES = {
+  meta: 'public/data/sft/meta_thinking.jsonl',
+  reasoning: 'public/data/sft/reasoning.jsonl',
+} as const;
+
+function paper(name: string, files: string[]): SftPreset {
   return {
-    config: { ...getPreset('paper-multiturn-7b'), name, steps: 0, lr: 1e-5, lrSchedule: 'cosine' },
-    sft: { data: 'files', files: [file], tinyProblems: 0, epochs: 3, batchSize: 8, cutoff: 4096 },
+    config: {
+      ...getPreset('paper-multiturn-7b'),
+      name,
+      steps: 0,
+      lr: 1e-5,
+      lrSchedule: 'cosine',
+      weightDecay: 0,
+      adamBeta1: 0.9,
+      adamBeta2: 0.999,
+      gradClip: 1,
+    },
+    sft: { data: 'files', files, tinyProblems: 0, epochs: 3, batchSize: 8, cutoff: 4096 },
   };
 }
 
 export const SFT_PRESETS: Readonly<Record<string, SftPreset>> = {
   'tiny-sft-meta': tiny('tiny-sft-meta', 'tiny-meta'),
   'tiny-sft-cot': tiny('tiny-sft-cot', 'tiny-cot'),
-  'paper-sft-mta-7b': paper('paper-sft-mta-7b', 'public/data/sft/meta_thinking.jsonl'),
-  'paper-sft-ra-7b': paper('paper-sft-ra-7b', 'public/data/sft/reasoning.jsonl'),
+  'paper-sft-7b': paper('paper-sft-7b', [PAPER_SFT_FILES.meta, PAPER_SFT_FILES.reasoning]),
+  'paper-sft-mta-7b': paper('paper-sft-mta-7b', [PAPER_SFT_FILES.meta]),
+  'paper-sft-ra-7b': paper('paper-sft-ra-7b', [PAPER_SFT_FILES.reasoning]),
 };
 
 export const SFT_PRESET_NAMES: readonly string[] = Object.keys(SFT_PRESETS);

@@ -7,8 +7,9 @@
 //   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step
 // Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts): a phase's
-// first step probes the training set (not trained on) and keeps the problems in the success-rate range; its steps
-// then take their problems from the kept ones.
+// first step probes the training set (not trained on) and keeps the problems in the success-rate range, and in the
+// reasoning agent's phase the frozen meta agent writes the phase's plans for them; its steps then take their
+// prompts from that dataset. config.updateIterations pairs of phases end the run (finished()).
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
 // tokenizer and is left out of every later phase: rows are built for the trainable agents only.
 // Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
@@ -27,7 +28,7 @@ import { meanAndStd } from './losses/advantages.ts';
 import { kvClampMessage, type MetricsRecord, type PhaseTimes } from './metrics.ts';
 import { runPrompts } from './prompts/json-actions.ts';
 import { actionStats, metaActionConstraint } from './protocol/json-actions/actions.ts';
-import { deriveSeed, type RolloutSettings } from './protocol/rollout.ts';
+import { deriveSeed, planTurns, type PlanTurn, type RolloutSettings } from './protocol/rollout.ts';
 import type { Episode } from './protocol/episode.ts';
 import {
   freshEpisodes,
@@ -47,10 +48,13 @@ import { assignAdvantages, buildRows } from './train/rows.ts';
 import { checkMetaActionCap, checkRunOptions, frozenActor } from './train/run-checks.ts';
 import { checkedState } from './train/trainer-state.ts';
 import {
+  iterationsDone,
   phaseAgent,
   phaseBatch,
   phaseDone,
   phaseStepPlan,
+  planSetSeed,
+  plansPerProblem,
   probePlan,
   probeSeed,
   usesPhases,
@@ -239,6 +243,40 @@ function createRun(
     };
   }
 
+  /** The reasoning phase's plan set (written when the phase starts, or again after a restore), by phase index. */
+  let planSet: { index: number; plans: PlanTurn[] } | null = null;
+
+  /**
+   * Algorithm 1's D_l: the frozen meta agent writes plansPerProblem plans for each problem the phase kept, at the
+   * rollout temperature (one greedy plan with planSamples 0), once per phase and from the phase's own seed.
+   */
+  async function phasePlans(atStep: number, phase: PhaseState): Promise<PlanTurn[]> {
+    if (planSet?.index === phase.index) return planSet.plans;
+    const per = plansPerProblem(config, phase.agent);
+    const problems = phase.problems.flatMap((i) => Array<Problem>(per).fill(train[i]));
+    const eps = freshEpisodes(problems, 1, 'two-agent');
+    const sampling: SamplingParams = {
+      temperature: config.planSamples > 0 ? config.temperature : 0,
+      topP: config.topP,
+      topK: config.topK,
+      seed: planSetSeed(config, phase.index),
+    };
+    const plans = await planTurns(settings(atStep, 'rollout', new ContextTally(), eps), eps, sampling);
+    planSet = { index: phase.index, plans };
+    emit({
+      type: 'log',
+      step: atStep,
+      message: `phase ${phase.index + 1} (reasoning agent): the frozen meta agent wrote ${per} plan${per > 1 ? 's' : ''} for each of ${phase.problems.length} kept problems: ${plans.length} (question, plan) prompts, ${config.problemsPerStep} per step`,
+    });
+    return plans;
+  }
+
+  /** Why the run is over before `steps`: Algorithm 1's update iterations are done (config.updateIterations). */
+  function finished(): string | null {
+    if (!usesPhases(config) || !iterationsDone(config, state.phase)) return null;
+    return `Algorithm 1: ${config.updateIterations} update iteration${config.updateIterations > 1 ? 's' : ''} done (${2 * config.updateIterations} phases) at step ${state.step}`;
+  }
+
   /**
    * Starts Algorithm 1 phase `index` (train/phases.ts): with filterGroups, probes every training problem with
    * probeSamples episodes (not trained on) and keeps those in the success-rate range.
@@ -280,6 +318,8 @@ function createRun(
     const tally = new ContextTally();
     // Algorithm 1 phases: a new phase probes the training set first (timed with the rollout)
     const phased = usesPhases(config);
+    const over = finished();
+    if (over !== null) throw new Error(`step: the run is over: ${over}`);
     if (phased && (!state.phase || phaseDone(config, state.phase)))
       await timed(times, stepNo, 'rollout', async () => {
         state.phase = await nextPhase(stepNo, state.phase ? state.phase.index + 1 : 0);
@@ -290,24 +330,25 @@ function createRun(
     const plan = phase ? phaseStepPlan(config, phase.agent) : stepPlan(config, k, shared);
 
     const episodes = await timed(times, stepNo, 'rollout', async () => {
-      const problems = phase
-        ? phaseDone(config, phase)
-          ? []
-          : phaseBatch(config, phase).map((i) => train[i])
-        : takeProblems();
-      // the reasoning agent's phase: planSamples sampled plans per problem, one GRPO group of groupSize answers each
-      const inputs =
-        phase && phase.agent === 'reasoning' && config.planSamples > 0
-          ? problems.flatMap((p) => Array<Problem>(config.planSamples).fill(p))
-          : problems;
-      const eps = freshEpisodes(inputs, config.groupSize, isTwoAgent(config) ? 'two-agent' : 'single');
+      const batch = phase && !phaseDone(config, phase) ? phaseBatch(config, phase) : [];
+      const problems = phase ? batch.map((b) => train[b.problem]) : takeProblems();
+      // the reasoning agent's phase answers its plan set: one GRPO group of groupSize answers per (question, plan)
+      const plans =
+        phase?.agent === 'reasoning' && batch.length > 0
+          ? await phasePlans(stepNo, phase).then((all) => batch.map((b) => all[b.plan]))
+          : undefined;
+      const eps = freshEpisodes(
+        problems,
+        config.groupSize * plan.followers,
+        isTwoAgent(config) ? 'two-agent' : 'single',
+      );
       const sampling: SamplingParams = {
         temperature: config.temperature,
         topP: config.topP,
         topK: config.topK,
         seed: deriveSeed(config.seed, STREAM.rollout, stepNo),
       };
-      await runEpisodes(settings(stepNo, 'rollout', tally, eps), config, eps, sampling, plan);
+      await runEpisodes(settings(stepNo, 'rollout', tally, eps), config, eps, sampling, plan, plans);
       return eps;
     });
 
@@ -395,7 +436,8 @@ function createRun(
 
     let evalResult: EvalResult | null = null;
     const evalNow =
-      evalSet.length > 0 && ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps);
+      evalSet.length > 0 &&
+      ((config.evalEvery > 0 && stepNo % config.evalEvery === 0) || stepNo === config.steps || finished() !== null);
     if (evalNow) evalResult = await timed(times, stepNo, 'eval', evaluate);
 
     const kvClamped = ((await policy.kvCacheClamps?.()) ?? 0) - clampsBefore;
@@ -458,9 +500,12 @@ function createRun(
     config,
     step,
     evaluate,
+    finished,
     state: () => structuredClone(state),
     restore(saved: TrainerState) {
       state = checkedState(saved, train.length);
+      // the plan set is written again from the restored phase and weights
+      planSet = null;
     },
   };
 }

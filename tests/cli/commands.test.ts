@@ -154,7 +154,7 @@ describe('rema eval / sweep / verify / export', () => {
     expect(r.status).toBe(0);
     const y = parse(r.stdout) as { algorithm: { switch_agent: { enable: boolean } } };
     expect(y.algorithm.switch_agent.enable).toBe(true);
-    expect(r.stderr).toMatch(/knobs that do not port:\n\s+- finetune "lora"/);
+    expect(r.stderr).toMatch(/knobs that do not port:\n(\s+- .*\n)*\s+- finetune "lora"/);
     expect(rema('export', '--preset', 'vrp').stderr).toMatch(/choose a target \(--verl\)/);
   });
 });

@@ -128,9 +128,10 @@ export function scheduleTraining(s: SessionState): void {
         return;
       }
       const step = () => active.trainer.state().step;
-      if (step() >= active.config.steps) {
+      const over = active.trainer.finished();
+      if (step() >= active.config.steps || over !== null) {
         s.wantTraining = false;
-        s.emit({ type: 'phase', step: step(), phase: `finished: ${active.config.steps} steps` });
+        s.emit({ type: 'phase', step: step(), phase: `finished: ${over ?? `${active.config.steps} steps`}` });
         s.emit({ type: 'stopped', reason: 'finished' });
         return;
       }

@@ -82,7 +82,7 @@ export const PROTOCOL_FIELDS = {
     default: 'base',
     doc: "single-turn / vrp-rl / mrp-rl reward. base: paper App. C.2 (+1 correct, -0.5 wrong but boxed, -1 no box; the MTA gets -1 if it leaks \\boxed). binary: 1 or 0. consistency: App. C.2's alternative for the MTA (share of its reasoning samples giving the most frequent answer; the paper saw it invite answer leakage).",
     details:
-      'consistency gives the meta agent 0 when the most frequent answer is no answer and -1 for a leak; the reasoning agent keeps the base reward.',
+      'consistency gives the meta agent 0 when the most frequent answer is no answer and -1 for a leak; the reasoning agent keeps the base reward. It is taken over the metaFollowers answers to each plan, so single-turn runs whose meta agent trains need metaFollowers >= 2 (one answer always agrees with itself).',
     ui: { group: 'Protocol', label: 'single-turn reward', advanced: true },
   },
 } as const satisfies Record<string, FieldDef>;
@@ -150,7 +150,7 @@ export const AGENT_FIELDS = {
     legacy: 0,
     doc: 'Single-turn, separate parameters: Algorithm 1 as written (paper §3.2.1, App. D.1 "#Training Episode", paper: 4): each phase trains one agent with its partner frozen for this many passes over the problems its probe kept. 0: switch every switchEvery steps, filtering the step\'s own samples.',
     details:
-      "Phases alternate, startAgent first. At a phase's start its dataset is built once: the success-rate probe (probeSamples) keeps the problems in the filter's window; the phase then makes phaseEpochs passes over them, each step sampling fresh rollouts of problemsPerStep kept problems (ceil(kept / problemsPerStep) · phaseEpochs steps). `steps` bounds the whole run (#UpdateIteration = phases / 2).",
+      "Phases alternate, startAgent first. At a phase's start its dataset is built once: the success-rate probe (probeSamples) keeps the problems in the filter's window, and in the reasoning agent's phase the frozen meta agent then writes planSamples plans per kept problem (one greedy plan with 0), so that phase's dataset holds kept · planSamples (question, plan) prompts. The phase makes phaseEpochs passes over its dataset, each step taking problemsPerStep prompts and sampling fresh answers (ceil(prompts / problemsPerStep) · phaseEpochs steps). updateIterations ends the run after that many pairs of phases; `steps` bounds it too.",
     ui: { group: 'Agents', label: 'phase passes', advanced: true, range: [0, 100] },
   },
   probeSamples: {
@@ -168,6 +168,8 @@ export const AGENT_FIELDS = {
     default: 0,
     legacy: 0,
     doc: "Reasoning agent's training in single-turn separate mode: the frozen meta agent samples this many plans per problem at the rollout temperature (paper App. D.1: 4 at T = 1), each answered groupSize times (a GRPO group per plan); 0 = one greedy plan.",
+    details:
+      "With phaseEpochs > 0 the plans are written once per reasoning phase, when it starts (Algorithm 1's D_l), and each (question, plan) pair counts as one of the step's problemsPerStep prompts. Without phases every step samples planSamples plans for each of its problemsPerStep questions.",
     ui: { group: 'Agents', label: 'plans per problem', advanced: true, range: [0, 64] },
   },
   metaActions: {
@@ -179,5 +181,26 @@ export const AGENT_FIELDS = {
     details:
       "The meta agent's turn is decoded under the token mask of src/rl/protocol/json-actions (exact form: one space after each colon and the comma, JSON string escapes, the end-of-turn token only after the closing brace; the answer always completes within maxTokensPerTurn). DECOMPOSE / REWRITE: the reasoning agent gets the question with the output as its instruction; EMPTY: the question alone. Trained log-probs are unmasked, as verl / OpenRLHF re-score vLLM guided-decoding rollouts.",
     ui: { group: 'Protocol', label: 'meta-actions (JSON)', advanced: true },
+  },
+  metaFollowers: {
+    kind: 'int',
+    min: 1,
+    max: 64,
+    default: 1,
+    legacy: 1,
+    doc: "Single-turn, when the meta-thinking agent trains: reasoning answers sampled per plan (App. C.2: the meta agent earns the mean correctness of its plan's reasoning samples, or their agreement with the consistency reward). 1 = one answer per plan (greedy in separate mode). The consistency reward needs 2 or more.",
+    details:
+      'With k > 1 each of the groupSize plans of a problem is answered k times at the rollout temperature (groupSize · k episodes); the meta agent trains one row per plan and its reward averages the k answers (base, binary) or takes their agreement (consistency), while the reasoning agent, where it trains, has a row per answer. Steps that train only the reasoning agent are unchanged.',
+    ui: { group: 'Agents', label: 'answers per plan (meta)', advanced: true, range: [1, 16] },
+  },
+  updateIterations: {
+    kind: 'int',
+    min: 0,
+    default: 0,
+    legacy: 0,
+    doc: 'Algorithm 1 (phaseEpochs > 0): end the run after this many update iterations, each one phase of each agent (paper App. D.1 "#Update Iteration": 10 for Qwen2.5-7B, 3 for the Llama models). 0 = only `steps` ends the run.',
+    details:
+      "A phase's length follows from its probe, so the step count of an iteration is known only as it runs; the run ends at whichever comes first, updateIterations or `steps`.",
+    ui: { group: 'Agents', label: 'update iterations', advanced: true, range: [0, 100] },
   },
 } as const satisfies Record<string, FieldDef>;

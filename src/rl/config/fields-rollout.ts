@@ -8,7 +8,7 @@ export const ROLLOUT_FIELDS = {
     min: 1,
     max: 10_000,
     default: 8,
-    doc: 'Problems per RL step (data.train_batch_size). Code: 128; scaled down for the browser.',
+    doc: "Prompts per RL step (data.train_batch_size): questions, except in Algorithm 1's reasoning phase, where they are the phase's (question, plan) pairs as the paper's rollout batch counts them. Code: 128; scaled down for the browser.",
     ui: { group: 'Rollout', label: 'problems per step', range: [1, 1024] },
   },
   groupSize: {

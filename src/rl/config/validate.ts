@@ -136,6 +136,23 @@ export function crossFieldProblems(c: ExperimentConfig): string[] {
     out.push(
       `field "phaseEpochs" (${c.phaseEpochs}: Algorithm 1 phases) needs mode "single-turn" with paramMode "separate"; use 0 otherwise`,
     );
+  if (c.metaFollowers > 1 && c.mode !== 'single-turn')
+    out.push(
+      `field "metaFollowers" (${c.metaFollowers} reasoning answers per plan) needs mode "single-turn", not "${c.mode}"; use 1 otherwise`,
+    );
+  if (
+    c.singleTurnReward === 'consistency' &&
+    c.mode === 'single-turn' &&
+    c.frozenAgent !== 'meta' &&
+    c.metaFollowers < 2
+  )
+    out.push(
+      'field "singleTurnReward" ("consistency", the agreement of the reasoning answers to one plan) needs metaFollowers >= 2: with one answer per plan the agreement is always 1 when an answer was found, so the meta agent learns nothing from it',
+    );
+  if (c.updateIterations > 0 && c.phaseEpochs === 0)
+    out.push(
+      `field "updateIterations" (${c.updateIterations}) counts Algorithm 1's phases and needs phaseEpochs > 0; use 0 otherwise`,
+    );
   if (c.finetune === 'lora' && c.loraTargets.length === 0)
     out.push('field "loraTargets" must list at least one module');
   if (c.metaActions === 'json' && c.mode !== 'single-turn')

@@ -29,6 +29,11 @@ export interface Episode {
   group: number;
   /** index of this rollout within its group */
   sample: number;
+  /**
+   * Single-turn with several reasoning answers per plan (config.metaFollowers): this episode's index among the
+   * answers to its plan; 0 is the plan's first episode, the one whose meta row trains. Absent: its own plan.
+   */
+  follower?: number;
   /** `two-agent`: MTA and RA alternate (m1, y1, m2, y2, ...); `single`: one agent answers once */
   kind: 'two-agent' | 'single';
   messages: Message[];

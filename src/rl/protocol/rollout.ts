@@ -5,7 +5,9 @@
 //   A message that hits the per-turn cap ends the episode (`stop_when_truncated`; after a truncated MTA message
 //   a dummy empty RA message is appended); a chat longer than the prompt cap ends it with
 //   `completion_token_exceeded` (the RA's, with overflowDummy, after a dummy empty RA message as the code); no [FINISH] within maxTurns rounds gives `reach_max_turn`.
-// - single-turn MAMRP: one plan, then one solution (optionally one plan shared by a whole group: Algorithm 1).
+// - single-turn MAMRP: one plan, then one solution; a plan may be answered several times (shared by a whole group:
+//   Algorithm 1's reasoning phase; by `followers` consecutive episodes: App. C.2's reasoning samples per plan), or
+//   come ready-made (Algorithm 1's phase plan set).
 // - single agent (VRP / MRP): one response.
 // Episodes are mutated in place (messages appended, finish set).
 
@@ -185,27 +187,52 @@ export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], 
   for (const e of episodes) if (e.finish === null) e.finish = 'reach_max_turn';
 }
 
+export type PlanTurn = TurnResult;
+
+/** How the episodes of a single-turn rollout share plans. */
+export interface PlanSharing {
+  /** every episode of a group answers the group's one plan (Algorithm 1's reasoning phase) */
+  onePlanPerGroup?: boolean;
+  /** consecutive episodes of a group answering one plan; each gets its index among them as Episode.follower */
+  followers?: number;
+  /** ready-made plans, one per group: no meta turn is generated (Algorithm 1's phase plan set, planTurns) */
+  given?: readonly PlanTurn[];
+}
+
+/** The meta agent's single-turn plan for each episode (one batched call; `sampling.seed` as singleTurnRollout's). */
+export function planTurns(
+  s: RolloutSettings,
+  episodes: readonly Episode[],
+  sampling: SamplingParams,
+): Promise<PlanTurn[]> {
+  return generateTurn(s, episodes, 'meta', { ...sampling, seed: deriveSeed(sampling.seed, 0, 0) }, []);
+}
+
 /**
- * Single-turn MAMRP rollout: a plan, then a solution. With `onePlanPerGroup` the first episode of each group
- * writes the plan and every episode of the group answers it (Algorithm 1's reasoning phase).
+ * Single-turn MAMRP rollout: a plan, then a solution. Which episodes share a plan, and whether the plans are
+ * generated here or given, is `sharing` (default: every episode writes its own plan).
  */
 export async function singleTurnRollout(
   s: RolloutSettings,
   episodes: Episode[],
   sampling: RoleSampling,
-  onePlanPerGroup = false,
+  sharing: PlanSharing = {},
 ): Promise<void> {
-  const planners = onePlanPerGroup ? episodes.filter((e, i) => i === 0 || episodes[i - 1].group !== e.group) : episodes;
-  const plans = await generateTurn(
-    s,
-    planners,
-    'meta',
-    { ...sampling.meta, seed: deriveSeed(sampling.meta.seed, 0, 0) },
-    [],
-  );
-  const planOf = new Map(planners.map((e, i) => [e.group, plans[i]]));
-  episodes.forEach((e, i) => {
-    const g = onePlanPerGroup ? planOf.get(e.group)! : plans[i];
+  const k = sharing.followers ?? 1;
+  const key = (e: Episode) => (sharing.onePlanPerGroup ? `${e.group}` : `${e.group}:${e.sample - (e.sample % k)}`);
+  if (k > 1) for (const e of episodes) e.follower = e.sample % k;
+  let planOf: (e: Episode) => PlanTurn;
+  if (sharing.given) {
+    const given = sharing.given;
+    planOf = (e) => given[e.group];
+  } else {
+    const planners = episodes.filter((e, i) => i === 0 || key(episodes[i - 1]) !== key(e));
+    const plans = await planTurns(s, planners, sampling.meta);
+    const byKey = new Map(planners.map((e, i) => [key(e), plans[i]]));
+    planOf = (e) => byKey.get(key(e))!;
+  }
+  episodes.forEach((e) => {
+    const g = planOf(e);
     if (g === 'overflow') {
       e.finish = 'completion_token_exceeded';
       return;

@@ -5,7 +5,10 @@
 //    current agent switches every `switchEvery` steps (code algorithm.switch_agent).
 //  - separate, single-turn: paper Algorithm 1: the current agent samples and trains while its frozen partner
 //    decodes greedily (reasoning phase: one greedy plan per problem answered groupSize times; meta phase:
-//    groupSize plans each answered once); groups outside the success-rate window are dropped (filter.ts).
+//    groupSize plans each answered once, or config.metaFollowers times at the rollout temperature); groups outside
+//    the success-rate window are dropped (filter.ts).
+//  - single-turn, whenever the meta agent trains (separate or shared): config.metaFollowers reasoning answers per
+//    plan, which its reward averages (or whose agreement the consistency reward takes; App. C.2).
 //  - a frozen agent (config.frozenAgent, run by another model): never trains; shared mode trains the shared weights
 //    on the other agent's turns only, separate mode always trains the other agent (single-turn: Algorithm 1's phase
 //    of that agent at every step, the frozen partner decoding greedily).
@@ -23,7 +26,13 @@ import {
   multiTurnReward,
 } from '../rewards.ts';
 import { finalAnswerText, messagesOf, type Episode } from '../protocol/episode.ts';
-import { multiTurnRollout, singleAgentRollout, singleTurnRollout, type RolloutSettings } from '../protocol/rollout.ts';
+import {
+  multiTurnRollout,
+  singleAgentRollout,
+  singleTurnRollout,
+  type PlanTurn,
+  type RolloutSettings,
+} from '../protocol/rollout.ts';
 
 export interface StepPlan {
   /** agents whose rows are trained this step */
@@ -33,6 +42,13 @@ export interface StepPlan {
   greedy: Record<AgentRole, boolean>;
   /** Algorithm 1 reasoning phase: one plan per problem */
   onePlanPerGroup: boolean;
+  /** reasoning answers per plan (config.metaFollowers when the meta agent trains in single-turn mode, else 1) */
+  followers: number;
+}
+
+/** Reasoning answers per plan at a step training `trained`: metaFollowers when the single-turn meta agent trains. */
+export function followersFor(config: ExperimentConfig, trained: readonly AgentRole[]): number {
+  return config.mode === 'single-turn' && trained.includes('meta') ? config.metaFollowers : 1;
 }
 
 export function isTwoAgent(config: ExperimentConfig): boolean {
@@ -57,17 +73,36 @@ export function currentAgent(config: ExperimentConfig, k: number): AgentRole {
 export function stepPlan(config: ExperimentConfig, k: number, sharedAdapter: string): StepPlan {
   const sampled = { meta: false, reasoning: false };
   if (!isTwoAgent(config))
-    return { trained: ['reasoning'], trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
-  if (config.paramMode === 'shared')
-    return { trained: trainableRoles(config), trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false };
+    return {
+      trained: ['reasoning'],
+      trainedLabel: sharedAdapter,
+      greedy: sampled,
+      onePlanPerGroup: false,
+      followers: 1,
+    };
+  if (config.paramMode === 'shared') {
+    const trained = trainableRoles(config);
+    const followers = followersFor(config, trained);
+    return { trained, trainedLabel: sharedAdapter, greedy: sampled, onePlanPerGroup: false, followers };
+  }
   const agent = currentAgent(config, k);
   if (config.mode === 'multi-turn')
-    return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false };
+    return { trained: [agent], trainedLabel: agent, greedy: sampled, onePlanPerGroup: false, followers: 1 };
+  return singleTurnAgentPlan(config, agent);
+}
+
+/**
+ * A single-turn separate-mode step training `agent` (Algorithm 1): the partner decodes greedily, except the
+ * reasoning answers to a meta plan when there are several per plan (metaFollowers), which sample.
+ */
+export function singleTurnAgentPlan(config: ExperimentConfig, agent: AgentRole): StepPlan {
+  const followers = followersFor(config, [agent]);
   return {
     trained: [agent],
     trainedLabel: agent,
-    greedy: { meta: agent !== 'meta', reasoning: agent !== 'reasoning' },
+    greedy: { meta: agent !== 'meta', reasoning: agent !== 'reasoning' && followers === 1 },
     onePlanPerGroup: agent === 'reasoning',
+    followers,
   };
 }
 
@@ -87,7 +122,8 @@ export async function runEpisodes(
   config: ExperimentConfig,
   episodes: Episode[],
   sampling: SamplingParams,
-  plan: Pick<StepPlan, 'greedy' | 'onePlanPerGroup'>,
+  plan: Pick<StepPlan, 'greedy' | 'onePlanPerGroup'> & Partial<Pick<StepPlan, 'followers'>>,
+  given?: readonly PlanTurn[],
 ): Promise<void> {
   const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: sampling.seed };
   const byRole = {
@@ -95,7 +131,12 @@ export async function runEpisodes(
     reasoning: plan.greedy.reasoning ? greedy : sampling,
   };
   if (config.mode === 'multi-turn') await multiTurnRollout(s, episodes, byRole);
-  else if (config.mode === 'single-turn') await singleTurnRollout(s, episodes, byRole, plan.onePlanPerGroup);
+  else if (config.mode === 'single-turn')
+    await singleTurnRollout(s, episodes, byRole, {
+      onePlanPerGroup: plan.onePlanPerGroup,
+      followers: plan.followers ?? 1,
+      ...(given ? { given } : {}),
+    });
   else await singleAgentRollout(s, episodes, sampling);
 }
 
@@ -141,7 +182,9 @@ export function scoreGraded(
     const reasoning = base ? baseReasoningReward(g.correct, g.hasFormat) : binaryReward(g.correct);
     if (config.mode !== 'single-turn') return { episode: e, grade: g, reward: { meta: reasoning, reasoning } };
     // the meta agent earns the mean correctness of the reasoning samples that followed its plan
-    const group = onePlanPerGroup ? grades.filter((_, j) => episodes[j].group === e.group) : [g];
+    const group = grades.filter(
+      (_, j) => episodes[j].group === e.group && (onePlanPerGroup || samePlan(episodes[j], e)),
+    );
     const followers = group.map((x) => x.correct);
     const plan = messagesOf(e, 'meta')[0]?.text ?? '';
     const leak = leaksAnswer(e.problem, plan);
@@ -156,6 +199,12 @@ export function scoreGraded(
           : followers.filter(Boolean).length / followers.length;
     return { episode: e, grade: g, reward: { meta, reasoning } };
   });
+}
+
+/** Two episodes of one group answer the same plan: the same episode, or followers of one plan (Episode.follower). */
+function samePlan(a: Episode, b: Episode): boolean {
+  if (a === b) return true;
+  return a.follower !== undefined && b.follower !== undefined && a.sample - a.follower === b.sample - b.follower;
 }
 
 /**

@@ -1,4 +1,5 @@
-// Training rows: one row = one agent's whole conversation in one episode, tokenised with its trained positions
+// Training rows: one row = one agent's whole conversation in one episode (the meta agent's plan once, however
+// many reasoning answers followed it: Episode.follower), tokenised with its trained positions
 // grouped by turn (protocol/encode.ts), carrying the agent's reward and, once computed, its advantage. GRPO
 // groups rows by (agent, problem), as the code's uid = f"{role}_{uid}".
 
@@ -62,6 +63,8 @@ export function buildRows(
     if (!keep(s)) return;
     for (const role of trained) {
       const e = s.episode;
+      // a plan answered several times trains the meta agent once, on its first episode
+      if (role === 'meta' && (e.follower ?? 0) > 0) continue;
       const training = messagesOf(e, role).map((m) => ({ train: true, endedNormally: m.endedNormally }));
       const enc =
         training.length === 0

@@ -121,6 +121,11 @@ export interface Trainer {
   step(): Promise<StepResult>;
   /** greedy evaluation on the held-out set with the current weights */
   evaluate(): Promise<EvalResult>;
+  /**
+   * Why the run is over before config.steps, or null: its own stopping rule was met (Algorithm 1's
+   * config.updateIterations). Drivers end training there; a further step() throws.
+   */
+  finished(): string | null;
   state(): TrainerState;
   restore(state: TrainerState): void;
 }

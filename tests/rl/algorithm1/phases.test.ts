@@ -2,8 +2,8 @@
 // its agent's dataset once from a probe that is not trained on (counted here through the generate calls the policy
 // receives), keeps the problems whose probe success rate lies in the window (checked against the probe's own
 // answers graded again here, on the embedded tiny model, whose success rates differ between problems), trains
-// phaseEpochs passes of fresh samples, and in the reasoning agent's phase the frozen meta agent samples planSamples
-// plans per problem at the rollout temperature.
+// phaseEpochs passes of fresh samples, and in the reasoning agent's phase the frozen meta agent writes planSamples
+// plans per kept problem once, at the phase's start, whose (question, plan) pairs are the prompts a step counts.
 import { describe, expect, it } from 'vitest';
 import type { GenerateRequest, Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
@@ -54,21 +54,22 @@ const small = (over = {}) =>
   });
 
 describe('Algorithm 1 phases', () => {
-  it('the probe is separate from the training samples; K sampled plans per problem in the reasoning phase; phases alternate', async () => {
+  it('the probe is separate from the training samples; the plan set is written once per phase; phases alternate', async () => {
     const events: TrainerEvent[] = [];
     const { trainer, policy } = makeTrainer(small(), events);
     const calls = recordCalls(policy);
     const first = await trainer.step();
     // probe of the reasoning phase: one greedy plan for each of the 8 problems, 3 sampled answers each (not trained);
-    // then the step: 2 problems x 2 sampled plans, each plan answered groupSize = 2 times
+    // then the phase's plan set: 2 sampled plans for each kept problem (16 prompts); then the step: 2 of those
+    // (question, plan) prompts, each answered groupSize = 2 times
     expect(calls.map((c) => [c.n, c.temperature])).toEqual([
       [8, 0],
       [24, 0.9],
+      [16, 0.9],
       [4, 0.9],
-      [8, 0.9],
     ]);
     expect(first.metrics.trained).toBe('reasoning');
-    expect(first.metrics.rows_trained).toBe(8);
+    expect(first.metrics.rows_trained).toBe(4);
     expect(trainer.state().phase).toMatchObject({
       index: 0,
       agent: 'reasoning',
@@ -76,50 +77,56 @@ describe('Algorithm 1 phases', () => {
       probed: 8,
       step: 1,
     });
+    const logs = events.flatMap((e) => (e.type === 'log' ? [e.message] : []));
     expect(
-      events.some(
-        (e) =>
-          e.type === 'log' &&
-          /phase 1 \(reasoning agent\): the probe \(3 samples per problem\) kept 8 of 8/.test(e.message),
-      ),
+      logs.some((m) => /phase 1 \(reasoning agent\): the probe \(3 samples per problem\) kept 8 of 8/.test(m)),
     ).toBe(true);
-    // the rest of the phase (8 kept / 2 per step, one pass): training calls only, no new probe
+    expect(logs).toContain(
+      'phase 1 (reasoning agent): the frozen meta agent wrote 2 plans for each of 8 kept problems: 16 (question, plan) prompts, 2 per step',
+    );
+    // the rest of the phase (16 prompts / 2 per step, one pass): answers only, no new probe and no new plans
     calls.length = 0;
-    for (let i = 0; i < 3; i++) await trainer.step();
-    expect(calls.map((c) => c.n)).toEqual([4, 8, 4, 8, 4, 8]);
+    for (let i = 0; i < 7; i++) await trainer.step();
+    expect(calls.map((c) => [c.n, c.temperature])).toEqual(Array.from({ length: 7 }, () => [4, 0.9]));
     // the meta agent's phase: its own probe (3 sampled plans per problem, each answered greedily), then 2 x 2 sampled plans answered greedily
     calls.length = 0;
-    const fifth = await trainer.step();
+    const ninth = await trainer.step();
     expect(calls.map((c) => [c.n, c.temperature])).toEqual([
       [24, 0.9],
       [24, 0],
       [4, 0.9],
       [4, 0],
     ]);
-    expect(fifth.metrics.trained).toBe('meta');
+    expect(ninth.metrics.trained).toBe('meta');
     expect(trainer.state().phase).toMatchObject({ index: 1, agent: 'meta', step: 1 });
   });
 
-  it('every problem of a pass is trained once per pass, and a restored state continues inside the phase', async () => {
+  it('every (question, plan) prompt is trained once per pass, and a restored state continues inside the phase', async () => {
     const config = small({ phaseEpochs: 2, planSamples: 0 });
     const { trainer, policy } = makeTrainer(config);
     const calls = recordCalls(policy);
     for (let i = 0; i < 8; i++) await trainer.step();
-    // 2 passes x 4 steps; each reasoning step: 2 greedy plans (one per problem), 4 answers
-    const trainingMeta = calls.filter((c, i) => i >= 2 && c.temperature === 0);
-    expect(trainingMeta.map((c) => c.n)).toEqual(Array(8).fill(2));
-    const perPass = [trainingMeta.slice(0, 4), trainingMeta.slice(4)].map(
-      (pass) => new Set(pass.flatMap(questions)).size,
-    );
+    // probe (2 calls), then one greedy plan per problem, written once; then 2 passes x 4 steps of 2 prompts x 2 answers
+    expect(calls.slice(2).map((c) => [c.n, c.temperature])).toEqual([
+      [8, 0],
+      ...Array.from({ length: 8 }, () => [4, 0.9]),
+    ]);
+    const answers = calls.slice(3);
+    const perPass = [answers.slice(0, 4), answers.slice(4)].map((pass) => new Set(pass.flatMap(questions)).size);
     expect(perPass).toEqual([8, 8]);
-    // resume: a second trainer restored from the state after 5 steps probes nothing and continues the phase
+    // resume: a second trainer restored from the state after 5 steps probes nothing, writes the same plans again
+    // from the phase's seed and continues the phase with the (question, plan) prompts of the first trainer's step 6
+    // (the meta adapter is frozen in this phase; the answers differ, as only the trainer state is restored here)
     const { trainer: a } = makeTrainer(config);
     for (let i = 0; i < 5; i++) await a.step();
     const { trainer: b, policy: pb } = makeTrainer(config);
     b.restore(JSON.parse(JSON.stringify(a.state())));
     const bCalls = recordCalls(pb);
-    await b.step();
-    expect(bCalls.map((c) => c.n)).toEqual([2, 4]);
+    const [sixthA, sixthB] = [await a.step(), await b.step()];
+    expect(bCalls.map((c) => c.n)).toEqual([8, 4]);
+    const prompts = (r: typeof sixthA) => r.rollouts.map((x) => [x.question, x.turns[0].role, x.turns[0].text]);
+    expect(prompts(sixthB)).toEqual(prompts(sixthA));
+    expect(prompts(sixthA).every(([, role]) => role === 'meta')).toBe(true);
     expect(b.state().phase).toMatchObject({ index: 0, step: 6 });
     expect(() => b.restore({ ...a.state(), phase: { ...a.state().phase!, problems: [99] } })).toThrow(
       /field "phase.problems" is invalid/,

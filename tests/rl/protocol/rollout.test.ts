@@ -161,7 +161,12 @@ describe('single-turn and single-agent rollouts', () => {
       [{ text: '\\boxed{5}' }, { text: '\\boxed{6}' }, { text: '\\boxed{5}' }],
     ]);
     const eps = episodes(3);
-    await singleTurnRollout(setup(policy, { maxTurns: 1 }), eps, { meta: sampling, reasoning: sampling }, true);
+    await singleTurnRollout(
+      setup(policy, { maxTurns: 1 }),
+      eps,
+      { meta: sampling, reasoning: sampling },
+      { onePlanPerGroup: true },
+    );
     expect(policy.calls[0].requests.length).toBe(1);
     expect(policy.calls[1].requests.length).toBe(3);
     expect(eps.map((e) => e.messages.map((m) => m.text))).toEqual([

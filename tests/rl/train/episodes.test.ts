@@ -54,12 +54,14 @@ describe('agent schedule', () => {
       trainedLabel: 'reasoning',
       greedy: { meta: true, reasoning: false },
       onePlanPerGroup: true,
+      followers: 1,
     });
     expect(stepPlan(st, 1, 'x')).toEqual({
       trained: ['meta'],
       trainedLabel: 'meta',
       greedy: { meta: false, reasoning: true },
       onePlanPerGroup: false,
+      followers: 1,
     });
     expect(stepPlan(getPreset('vrp-rl'), 0, 'shared').trained).toEqual(['reasoning']);
   });
