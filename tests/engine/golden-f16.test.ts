@@ -1,9 +1,10 @@
 // The f16 base (what EnginePolicy's baseDtype 'auto' stores on a WebGPU device with shader-f16) against the float64
 // golden fixtures computed with the f32 weights: its own tolerance, since rounding every weight to a half moves
 // the outputs far more than f32 arithmetic does. Every folder under tests/fixtures/golden, on WebGPU with f16
-// storage forced (SwiftShader lacks shader-f16; the kernels unpack halves with core WGSL; once with its default
-// kernels, once with the workgroup-memory kernels of hardware adapters forced on) and on the WASM backend
-// (halves widened in its kernels). Tolerances, relative to the golden tensor's max |value|:
+// storage forced (so adapters without shader-f16 run it too: the kernels unpack halves with core WGSL; with the
+// kernels a hardware adapter gets by default, and once more with the tile-2 matmul) and on the WASM backend
+// (halves widened in its kernels). Tolerances (tests/helpers/tolerances.ts, VS_GOLDEN), relative to the golden
+// tensor's max |value|:
 //   logits, log-probs, entropies: 2e-3 (f32 storage: 4e-5)      LoRA gradients: 2e-2 (f32 storage: 4e-4)
 // Measured worst on the four fixtures: outputs 1.1e-3 (WebGPU) / 1.0e-3 (WASM), LoRA gradients 4.6e-3 / 4.5e-3 (each
 // run prints its `worst` line). And 'auto' itself: f16 on a WebGPU backend that stores halves, f32 on WASM, CPU
@@ -15,7 +16,6 @@ import '../helpers/wasm-build.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
@@ -25,38 +25,23 @@ import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
 import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
+import { VS_GOLDEN } from '../helpers/tolerances.ts';
 
 const fixtures = goldenFixtures('golden.safetensors');
-const TOL_OUT = 2e-3;
-const TOL_GRAD = 2e-2;
+const { outputs: TOL_OUT, gradients: TOL_GRAD } = VS_GOLDEN.f16;
 
 const backends: Array<[string, () => Promise<Backend>]> = [
   [
     'webgpu',
     async () => {
       const dawn = await getTestDevice();
-      return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
+      return testBackend(dawn, { f16Storage: 'always' });
     },
   ],
-  // the workgroup-memory kernels of hardware adapters (off on SwiftShader by default): tiled matmul (padded, vec4
-  // loads of the halves), flash-attention forward, tiled attention backward, rmsnorm by workgroup rows
-  [
-    'webgpu (workgroup-memory kernels)',
-    async () => {
-      const dawn = await getTestDevice();
-      return WebGpuBackend.create(dawn.device, {
-        adapterInfo: dawn.adapterInfo,
-        f16Storage: 'always',
-        tiledMatmul: 2,
-        tiledAttention: true,
-        flashDecode: true,
-        flashAttention: true,
-        rowNorm: true,
-      });
-    },
-  ],
+  // the tile-2 matmul (the hardware default, which 'webgpu' runs, is 4)
+  ['webgpu (tile-2 matmul)', async () => testBackend(await getTestDevice(), { f16Storage: 'always', tiledMatmul: 2 })],
   ['wasm', () => WasmBackend.create({ threads: 1 })],
 ];
 
@@ -163,8 +148,8 @@ describe.each(fixtures)('golden fixture %s with an f16 base', (name) => {
 describe("baseDtype 'auto'", () => {
   it('f16 for LoRA on a WebGPU backend that stores halves; f32 on WebGPU without, on WASM, on the CPU and for full fine-tuning', async () => {
     const dawn = await getTestDevice();
-    const halves = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
-    const plain = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'never' });
+    const halves = testBackend(dawn, { f16Storage: 'always' });
+    const plain = testBackend(dawn, { f16Storage: 'never' });
     const wasm = await WasmBackend.create({ threads: 1 });
     expect(resolveBaseDtype('auto', halves, 'lora')).toBe('f16');
     expect(resolveBaseDtype('auto', halves, 'full')).toBe('f32');
