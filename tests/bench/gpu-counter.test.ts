@@ -3,9 +3,8 @@
 // (dispatches counted, not run), and the engine's WebGpuBackend on a wrapped device.
 import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts, writeBufferBytes } from '../../bench/gpu-counter.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { requestTestDevice } from '../helpers/webgpu.ts';
 
 const STORAGE = 0x80,
   COPY_SRC = 0x4,
@@ -17,7 +16,7 @@ const SHADER = `@group(0) @binding(0) var<storage, read_write> x: array<f32>;
 async function doubledThreeTimes(
   execute: boolean,
 ): Promise<{ values: number[]; counts: ReturnType<ReturnType<typeof countGpuCalls>['snapshot']> }> {
-  const { device } = requireDawnDevice(await tryRequestDawnDevice());
+  const { device } = await requestTestDevice();
   const counted = countGpuCalls(device, { execute });
   const x = device.createBuffer({ size: 16, usage: STORAGE | COPY_SRC | COPY_DST });
   device.queue.writeBuffer(x, 0, Float32Array.of(1, 2, 3, 4));
@@ -84,7 +83,7 @@ describe('countGpuCalls', () => {
   });
 
   it("sees the engine backend's kernels, submits and readbacks", async () => {
-    const { device } = requireDawnDevice(await tryRequestDawnDevice());
+    const { device } = await requestTestDevice();
     const counted = countGpuCalls(device);
     const be = WebGpuBackend.create(device);
     const x = be.alloc([64]);

@@ -6,14 +6,12 @@
 // skipped non-finite step, two groups) equals the CPU's.
 import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts } from '../../bench/gpu-counter.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import type { Backend, Tensor } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { AdamW, RECORD_CAPACITY, type AdamWOptions, type ParamSlot } from '../../src/engine/optim/adamw.ts';
 import { ADAMW_STATE, adamwStateSize, adamwTableAt, adamwUpdate } from '../../src/engine/kernels/cpu/adamw.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const options: AdamWOptions = {
   lr: 0.05,
@@ -114,9 +112,9 @@ function makeSlots(be: Backend, init: Float32Array[]): ParamSlot[] {
 
 describe('multi-tensor AdamW on WebGPU', () => {
   it('records sumSquares (2) per decay group, adamwPrepare and adamwApply per group and reads nothing back; readStats reads once; the run equals the CPU (clipping, a skipped NaN step)', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await getTestDevice();
     const counted = countGpuCalls(dawn.device);
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const cpu = new CpuBackend();
     const sizes = [12, 7, 5, 300, 64, 3, 40];
     const init = sizes.map((n) => randn(n));

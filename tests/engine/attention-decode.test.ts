@@ -2,7 +2,7 @@
 // sequence x KV head x key split) against its CPU twin, the catalog's attention on the CPU backend: GQA groups of 7
 // (the Qwen2.5-0.5B shape's 14 / 2 heads) and MHA, left padding and a sequence with no visible key, one split (o and
 // lse written directly) and several (partials merged), head dims 64 and 12 (not a multiple of 4). Then KV-cache
-// decoding with it equals a full forward on the same backend. Forced on: it is off on SwiftShader by default.
+// decoding with it equals a full forward on the same backend. On by default on hardware adapters.
 // Tolerance 1e-4 of max |value| as for the other attention kernels (exp / log chain).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -13,7 +13,7 @@ import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 
 const TOL = 1e-4;
@@ -34,7 +34,7 @@ const decodeDispatches = () =>
 describe('flash-decoding attention vs the CPU twin', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, flashDecode: true });
+    gpu = testBackend(dev, { flashDecode: true });
   });
   afterAll(() => gpu?.destroy());
 

@@ -9,18 +9,17 @@ import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
-import type { DawnDevice } from '../../src/cli/webgpu-device.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { ReplayStats } from '../../src/engine/backends/webgpu/recording.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest, Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend, type TestDevice } from '../helpers/webgpu.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
 let checkpoint: HfCheckpoint; // tiny-rema (Llama layout)
 let qwen: HfCheckpoint; // the Qwen2.5 layout fixture: q/k/v biases, tied embeddings
-let dawn: DawnDevice;
+let dawn: TestDevice;
 const load = (dir: string) => loadHfCheckpoint(directoryFileSource(resolve(import.meta.dirname, dir), dir));
 beforeAll(async () => {
   [checkpoint, qwen] = await Promise.all([
@@ -97,7 +96,7 @@ describe('decode record/replay on WebGPU', () => {
       (flash ? 'flash-decoding' : 'key splits changing every 8 keys');
     it(`replayed decode equals plain decode bit for bit (${what}): compaction, an optimiser step`, async () => {
       // one backend (pipelines compiled once), replay switched off for the plain run
-      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+      const gpu = testBackend(dawn);
       gpu.tuning.attentionSplitKeys = 8; // the split attention's key split changes every 8 keys
       gpu.tuning.flashDecode = flash; // (hardware adapters' default; one split below 256 keys)
       const runs: Array<{ out: Generation[][]; encodedPerStep: number[] }> = [];
@@ -132,7 +131,7 @@ describe('decode record/replay on WebGPU', () => {
     const counted = countGpuCalls(dawn.device);
     const perStep: Array<{ gpu: GpuCounts[]; keys: number[]; encoded: number[] }> = [];
     for (const replay of [false, true]) {
-      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
+      const gpu = testBackend(dawn, { replay });
       const p = policy(gpu, true);
       const one: GenerateRequest = { ...requests[2], maxNewTokens: 8 };
       await p.generate([one, one], sampling); // warm-up: pipelines, bind groups
@@ -167,7 +166,7 @@ describe('decode record/replay on WebGPU', () => {
 
 describe('recordings and the memory they use', () => {
   it('keeps recorded scratch out of the pool (a new tensor never shares it) and gives it back on dispose', async () => {
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn, { flashDecode: false }); // the key-split attention, whose partials are scratch
     gpu.tuning.attentionSplitKeys = 4; // 21 keys in 6 splits: partials of 2 queries x 6 x (8 + 2) floats = 480 bytes
     const [B, S, H, Hkv, Dh] = [1, 32, 2, 1, 8];
     const filled = (shape: number[], dtype: 'f32' | 'i32' = 'f32') => {
@@ -201,7 +200,7 @@ describe('recordings and the memory they use', () => {
   });
 
   it('re-encodes instead of replaying when the kernel variants are switched (tuning)', async () => {
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const [B, S, H, Hkv, Dh] = [1, 16, 2, 1, 8];
     const t = {
       q: gpu.alloc([B, 1, H, Dh]),
@@ -227,7 +226,7 @@ describe('recordings and the memory they use', () => {
   });
 
   it('drops a recording when a tensor it uses is freed: running the body with that tensor again fails as a plain run does', async () => {
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const x = gpu.alloc([64]);
     const y = gpu.alloc([64]);
     const body = () => gpu.run('axpby', { t: { x, y }, p: { n: 64, a: 1, b: 1 } });

@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { ErrorScopes } from '../../src/engine/backends/webgpu/error-scopes.ts';
 import { GpuRuntime } from '../../src/engine/backends/webgpu/runtime.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { requestTestDevice } from '../helpers/webgpu.ts';
 
 /** `device` as it is, except for limits twice its own buffer sizes. */
 function overstated(device: GPUDevice): GPUDevice {
@@ -28,7 +27,7 @@ function overstated(device: GPUDevice): GPUDevice {
 
 describe('WebGPU device errors name what failed', () => {
   it('a buffer the device cannot create: the next sync names the tensor, its shape and its bytes', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await requestTestDevice();
     const be = WebGpuBackend.create(overstated(dawn.device), { adapterInfo: dawn.adapterInfo });
     const elems = dawn.device.limits.maxBufferSize / 4 + 64;
     const t = be.alloc([elems], 'f32', 'huge activation');
@@ -44,7 +43,7 @@ describe('WebGPU device errors name what failed', () => {
   });
 
   it('a kernel whose WGSL does not compile: the error names the kernel', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await requestTestDevice();
     const reported: string[] = [];
     const scopes = new ErrorScopes(dawn.device, (m) => reported.push(m));
     const runtime = new GpuRuntime(dawn.device, undefined, scopes);

@@ -4,8 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { DeviceLostError, isDeviceLost } from '../../src/engine/device-lost.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { requestTestDevice } from '../helpers/webgpu.ts';
 
 async function caught(f: () => unknown): Promise<unknown> {
   try {
@@ -18,7 +17,7 @@ async function caught(f: () => unknown): Promise<unknown> {
 
 describe('WebGPU device loss', () => {
   it('every call after the loss throws the same clear DeviceLostError', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await requestTestDevice();
     const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
     const t = be.alloc([8], 'f32', 'x');
     be.upload(t, new Float32Array(8).fill(1));
@@ -50,7 +49,7 @@ describe('WebGPU device loss', () => {
   });
 
   it('a loss seen first by a download throws the DeviceLostError, not an empty message', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await requestTestDevice();
     const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
     const t = be.alloc([8], 'f32', 'x');
     await be.sync();

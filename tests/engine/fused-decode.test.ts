@@ -5,16 +5,14 @@
 // adapter (greedy tokens equal to the unmerged adapter's on the same backend).
 import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import type { Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
 import { mergedBytesOf } from '../../src/engine/model/lora-merge.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
@@ -154,9 +152,9 @@ const greedy: SamplingParams = { temperature: 0, topP: 1, topK: 0, seed: 0 };
 
 describe('decode with the merged LoRA on WebGPU', () => {
   it('records 9 dispatches per layer and decode step (+ embedding, final norm, LM head, sampler); unmerged: 31 per layer', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await getTestDevice();
     const counted = countGpuCalls(dawn.device);
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const perStep = async (layers: number, merge: boolean) => {
       const p = policy(gpu, qwenLike(layers), merge);
       const snaps: GpuCounts[] = [];
@@ -176,11 +174,11 @@ describe('decode with the merged LoRA on WebGPU', () => {
   });
 
   it('decodes the same greedy tokens with the decode kernels forced on (matrix-vector, few-rows matmul, row-per-workgroup rmsnorm) as with the general kernels', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await getTestDevice();
     const cfg = qwenLike(2);
     const runs: Generation[] = [];
     for (const decodeKernels of [false, true]) {
-      const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, fewRowsMatmul: decodeKernels });
+      const gpu = testBackend(dawn, { fewRowsMatmul: decodeKernels });
       const before = gpu.dispatchesByProgram();
       const p = policy(gpu, cfg, true);
       const [g] = await p.generate(
@@ -202,8 +200,8 @@ describe('decode with the merged LoRA on WebGPU', () => {
   });
 
   it('merges over f16 base weights too, into an f16 copy (each sum W + s·B·A rounded once to halves): the same greedy tokens as the unmerged adapter, log-probs within 2e-3', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const dawn = await getTestDevice();
+    const gpu = testBackend(dawn, { f16Storage: 'always' });
     const cfg = qwenLike(2);
     const prompt = { prompt: [2, 9, 4], adapter: 'a', maxNewTokens: 4, stopStrings: [], stopTokenIds: [] };
     const runs: Generation[] = [];
@@ -267,8 +265,8 @@ describe('decode with the merged LoRA on WebGPU', () => {
   });
 
   it('follows the adapter after optimiser steps (re-merged on the device): the same greedy tokens as the unmerged adapter', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const dawn = await getTestDevice();
+    const gpu = testBackend(dawn);
     const cfg = qwenLike(2);
     const merged = policy(gpu, cfg, true);
     const unmerged = policy(gpu, cfg, false);

@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { ortNode } from '../../src/cli/onnx-agent.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import type { ChatTokenizer } from '../../src/data/tokenizer.ts';
 import type { Backend } from '../../src/engine/backend.ts';
@@ -21,7 +20,7 @@ import { parseMetaAction } from '../../src/rl/protocol/json-actions/grammar.ts';
 import { ActionTokenMask } from '../../src/rl/protocol/json-actions/token-mask.ts';
 import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const files = directoryFileSource(resolve(import.meta.dirname, '../../public/models/tiny-rema'), 'tiny-rema');
 let checkpoint: HfCheckpoint;
@@ -35,8 +34,8 @@ beforeAll(async () => {
     loadHfTokenizer(files),
     loadOnnxAgent(files, ortNode),
   ]);
-  const dawn = requireDawnDevice(await tryRequestDawnDevice());
-  gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+  const dawn = await getTestDevice();
+  gpu = testBackend(dawn);
 });
 afterAll(() => gpu?.destroy());
 

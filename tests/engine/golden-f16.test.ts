@@ -3,7 +3,8 @@
 // the outputs far more than f32 arithmetic does. Every folder under tests/fixtures/golden, on WebGPU with a device
 // requested without `shader-f16` and the backend's default options (the kernels unpack halves with core WGSL, so
 // f16 storage needs no feature), again with the workgroup-memory kernels of hardware adapters forced on, and on the
-// WASM backend (halves widened in its kernels). Tolerances, relative to the golden tensor's max |value|:
+// WASM backend (halves widened in its kernels). Tolerances (tests/helpers/tolerances.ts, VS_GOLDEN), relative to the
+// golden tensor's max |value|:
 //   logits, log-probs, entropies: 2e-3 (f32 storage: 4e-5)      LoRA gradients: 2e-2 (f32 storage: 4e-4)
 // Measured worst on the four fixtures: outputs 1.1e-3 (WebGPU) / 1.0e-3 (WASM), LoRA gradients 4.6e-3 / 4.5e-3 (each
 // run prints its `worst` line). And 'auto' itself: f16 on a WebGPU backend that stores halves, f32 on WASM, CPU
@@ -15,7 +16,6 @@ import '../helpers/wasm-build.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors } from '../../src/engine/io/safetensors.ts';
@@ -25,24 +25,20 @@ import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
 import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { getTestDevice, requireDawnDevice } from '../helpers/webgpu.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
+import { adapterEngineFeatures, getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
+import { VS_GOLDEN } from '../helpers/tolerances.ts';
 
 const fixtures = goldenFixtures('golden.safetensors');
-const TOL_OUT = 2e-3;
-const TOL_GRAD = 2e-2;
-
-let noF16: ReturnType<typeof tryRequestDawnDevice> | undefined;
+const { outputs: TOL_OUT, gradients: TOL_GRAD } = VS_GOLDEN.f16;
 
 const backends: Array<[string, () => Promise<Backend>]> = [
   [
     'webgpu',
     async () => {
-      noF16 ??= tryRequestDawnDevice({ withoutFeatures: ['shader-f16'] });
-      const dawn = requireDawnDevice(await noF16);
+      const dawn = await getTestDevice((await adapterEngineFeatures()).filter((f) => f !== 'shader-f16'));
       expect(dawn.device.features.has('shader-f16')).toBe(false);
-      const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+      const be = testBackend(dawn);
       expect(be.supportsF16).toBe(true);
       return be;
     },
@@ -53,8 +49,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     'webgpu (workgroup-memory kernels)',
     async () => {
       const dawn = await getTestDevice();
-      return WebGpuBackend.create(dawn.device, {
-        adapterInfo: dawn.adapterInfo,
+      return testBackend(dawn, {
         f16Storage: 'always',
         tiledMatmul: 2,
         tiledAttention: true,
@@ -64,6 +59,8 @@ const backends: Array<[string, () => Promise<Backend>]> = [
       });
     },
   ],
+  // the tile-2 matmul (the hardware default, which 'webgpu' runs, is 4)
+  ['webgpu (tile-2 matmul)', async () => testBackend(await getTestDevice(), { f16Storage: 'always', tiledMatmul: 2 })],
   ['wasm', () => WasmBackend.create({ threads: 1 })],
 ];
 
@@ -171,12 +168,12 @@ describe("baseDtype 'auto'", () => {
   it('f16 for LoRA on a WebGPU backend that prefers halves; f32 on WebGPU without, on WASM, on the CPU and for full fine-tuning', async () => {
     const dawn = await getTestDevice();
     // without shader-f16 the default stores halves when asked but picks f32 for 'auto'
-    const byDefault = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    const byDefault = testBackend(dawn);
     expect(byDefault.supportsF16).toBe(true);
     expect(resolveBaseDtype('auto', byDefault, 'lora')).toBe(dawn.device.features.has('shader-f16') ? 'f16' : 'f32');
     byDefault.destroy();
-    const halves = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
-    const plain = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'never' });
+    const halves = testBackend(dawn, { f16Storage: 'always' });
+    const plain = testBackend(dawn, { f16Storage: 'never' });
     const wasm = await WasmBackend.create({ threads: 1 });
     expect(resolveBaseDtype('auto', halves, 'lora')).toBe('f16');
     expect(resolveBaseDtype('auto', halves, 'full')).toBe('f32');

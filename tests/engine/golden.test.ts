@@ -1,13 +1,14 @@
 // The decoder against float64 PyTorch golden fixtures (scripts/golden/make_golden.py). Runs EVERY folder under
 // tests/fixtures/golden/ (at least GOLDEN_FIXTURES_MIN of them) on the CPU, WebAssembly SIMD and WebGPU backends
-// (WebGPU twice: SwiftShader's default kernels, and with the workgroup-memory kernels of hardware adapters forced
-// on: tiled matmul, tiled attention backward, flash-decoding, the flash-attention forward, rmsnorm by workgroups),
+// (WebGPU with the kernels a hardware adapter gets by default, on every adapter, and the f32 base; the forward and
+// KV-cache decoding also on a device with each combination of shader-f16, subgroups and timestamp-query it has),
 // always all three: a missing WASM build or Dawn adapter fails the file, naming what to build or install. Per fixture: logits, token log-probs and entropies,
 // the loss Σ mask·A·logp, every parameter gradient, LoRA gradients by the chain rule against the golden
 // full-weight gradients, KV-cache decoding vs the golden log-probs, the fused inference path (a merged copy of a
 // LoRA whose B·A is exactly 0: forward and KV-cache decoding, same tolerances), and (CPU) finite differences.
 //
-// Tolerances (f32 engine vs f64 oracle), per tensor and relative to the golden tensor's max |value|:
+// Tolerances (f32 engine vs f64 oracle; OUT and GRAD are half of tests/helpers/tolerances.ts's VS_GOLDEN.f32), per tensor
+// and relative to the golden tensor's max |value|:
 //   logits, log-probs, entropies:  max|Δ| <= 2e-5 · max|golden| + 2e-5
 //   loss:                          |Δ|     <= 2e-5 · Σ|mask·A·logp| + 1e-6
 //   gradients (full and LoRA):     max|Δ| <= 2e-4 · max|golden| + 1e-7
@@ -22,8 +23,6 @@ import '../helpers/wasm-build.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { loadHfCheckpoint, type HfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
 import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
@@ -33,40 +32,36 @@ import { allocMerged } from '../../src/engine/model/lora-merge.ts';
 import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import {
+  adapterEngineFeatures,
+  baseBackend,
+  featureBackend,
+  featureSubsets,
+  getTestDevice,
+  testBackend,
+} from '../helpers/webgpu.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 import { centralDifference } from '../helpers/finite-difference.ts';
+import { VS_GOLDEN } from '../helpers/tolerances.ts';
 import { GOLDEN_FIXTURES_MIN, GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
 
 const fixtures = goldenFixtures('golden.safetensors');
+/** the CPU backend's bounds; WASM and WebGPU get twice as much (`slack`), VS_GOLDEN.f32 */
+const [OUT, GRAD] = [VS_GOLDEN.f32.outputs / 2, VS_GOLDEN.f32.gradients / 2];
 
 type BackendFactory = () => Promise<Backend>;
 
-const dawn = requireDawnDevice(await tryRequestDawnDevice());
+const dawn = await getTestDevice();
 /** name, factory, tolerance multiplier */
 const backends: Array<[string, BackendFactory, number]> = [
   ['cpu', async () => new CpuBackend(), 1],
   ['wasm', () => WasmBackend.create(), 2],
-  ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
-  // the kernels with workgroup memory that a hardware adapter runs and SwiftShader does not by default (its barriers
-  // are slow there): the tiled matmul (M, N >= 16), the tiled attention backward, flash-decoding (KV-cache tests), and the
-  // flash-attention forward and rmsnorm forward / backward with a workgroup per row
-  [
-    'webgpu (workgroup-memory kernels)',
-    async () =>
-      WebGpuBackend.create(dawn.device, {
-        adapterInfo: dawn.adapterInfo,
-        tiledMatmul: 2,
-        tiledAttention: true,
-        flashDecode: true,
-        flashAttention: true,
-        rowNorm: true,
-      }),
-    2,
-  ],
+  // the kernels this adapter runs by default, as a hardware adapter would (tests/helpers/webgpu.ts): the tiled
+  // matmul (M, N >= 16), the tiled attention backward, flash-decoding and the decode kernels (KV-cache tests)
+  ['webgpu', async () => testBackend(dawn), 2],
+  // the f32 base: the plain kernels, without workgroup memory
+  ['webgpu (f32 base)', async () => baseBackend(dawn), 2],
 ];
-/** backends that also run the fused-copy test (the workgroup-memory backend runs the KV-cache decoding ones) */
-const decodes = (backendName: string) => backendName !== 'webgpu (workgroup-memory kernels)';
 
 it(`finds at least ${GOLDEN_FIXTURES_MIN} golden fixtures`, () => {
   expect(fixtures.length).toBeGreaterThanOrEqual(GOLDEN_FIXTURES_MIN);
@@ -132,6 +127,37 @@ function allPositions(fx: Fixture) {
   return fx.ids.map((tokens) => ({ tokens, positions: Array.from({ length: fx.T - 1 }, (_, i) => i + 1) }));
 }
 
+/** KV-cache decoding of the fixture: sequence b keeps a prompt of 2 + b tokens (left padding differs per
+ *  sequence), then is forced through the rest of its golden tokens one decode step at a time; its log-probs and
+ *  the golden ones at the same positions. */
+async function decodeGolden(be: Backend, fx: Fixture, w: ActiveWeights): Promise<{ got: number[]; want: number[] }> {
+  const cfg = fx.ckpt.config;
+  const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
+  const got: number[][] = fx.ids.map(() => []);
+  await decodeBatch(
+    be,
+    cfg,
+    w,
+    prompts,
+    (b, logits, step) => {
+      const t = prompts[b].length + step; // token being predicted
+      if (t >= fx.T) return null;
+      let max = -Infinity;
+      for (const x of logits) max = Math.max(max, x);
+      let sum = 0;
+      for (const x of logits) sum += Math.exp(x - max);
+      got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
+      return fx.ids[b][t];
+    },
+    { maxNewTokens: fx.T },
+  );
+  const golden = f64(fx.golden, 'token_logprobs');
+  const want = fx.ids.flatMap((_, b) =>
+    Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))),
+  );
+  return { got: got.flat(), want };
+}
+
 if (fixtures.length === 0) {
   it.skip('no golden fixtures under tests/fixtures/golden (run /usr/bin/python3 scripts/golden/make_golden.py)', () => {});
 }
@@ -147,11 +173,11 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       const logits = await computeLogits(be, cfg, w, batch);
       const r = await runSequences(be, cfg, w, batch, null);
       const worst = [
-        compare('logits', logits, f64(fx.golden, 'logits'), 2e-5 * slack, 2e-5 * slack),
-        compare('token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack),
+        compare('logits', logits, f64(fx.golden, 'logits'), OUT * slack, OUT * slack),
+        compare('token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), OUT * slack, OUT * slack),
       ];
       if (fx.golden.has('token_entropy'))
-        worst.push(compare('token_entropy', r.entropy, f64(fx.golden, 'token_entropy'), 2e-5 * slack, 2e-5 * slack));
+        worst.push(compare('token_entropy', r.entropy, f64(fx.golden, 'token_entropy'), OUT * slack, OUT * slack));
       let loss = 0;
       let magnitude = 0;
       fx.coef.flat().forEach((c, q) => {
@@ -159,7 +185,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
         magnitude += Math.abs(c * r.logprobs[q]);
       });
       const want = f64(fx.golden, 'loss')[0];
-      expect(Math.abs(loss - want)).toBeLessThanOrEqual(2e-5 * slack * magnitude + 1e-6);
+      expect(Math.abs(loss - want)).toBeLessThanOrEqual(OUT * slack * magnitude + 1e-6);
       console.info(
         `${name}/${backendName}: worst relative error logits/logp/entropy ${worst.map((x) => x.toExponential(1)).join(' / ')}, loss Δ ${Math.abs(loss - want).toExponential(1)}`,
       );
@@ -184,7 +210,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       let worst = 0;
       for (const [pname, t] of named) {
         const got = await be.download(t);
-        worst = Math.max(worst, compare(`grad.${pname}`, got, f64(fx.golden, `grad.${pname}`), 2e-4 * slack, 1e-7));
+        worst = Math.max(worst, compare(`grad.${pname}`, got, f64(fx.golden, `grad.${pname}`), GRAD * slack, 1e-7));
       }
       console.info(`${name}/${backendName}: worst gradient error ${worst.toExponential(1)} of the tensor's max`);
       be.destroy();
@@ -205,7 +231,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
         entropyCoef: null,
         sinks: { full: null, lora: grads },
       });
-      compare('token_logprobs with B·A = 0', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
+      compare('token_logprobs with B·A = 0', r.logprobs, f64(fx.golden, 'token_logprobs'), OUT * slack, OUT * slack);
       const gradByKey = new Map(namedLoraParameters(grads));
       const s = adapter.scale;
       let worst = 0;
@@ -233,7 +259,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
               `${key}.lora_A grad`,
               await be.download(gradByKey.get(`${key}.lora_A.weight`)!),
               dA,
-              2e-4 * slack,
+              GRAD * slack,
               1e-7,
             ),
           );
@@ -243,7 +269,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
               `${key}.lora_B grad`,
               await be.download(gradByKey.get(`${key}.lora_B.weight`)!),
               dB,
-              2e-4 * slack,
+              GRAD * slack,
               1e-7,
             ),
           );
@@ -253,26 +279,25 @@ describe.each(fixtures)('golden fixture %s', (name) => {
       be.destroy();
     });
 
-    if (decodes(backendName))
-      it('the fused inference copy (a LoRA with B·A = 0 merged: [q;k;v], [gate;up], qkvRope, swigluPacked, residual epilogues) gives the golden logits and log-probs', async () => {
-        const fx = await loadFixture(name);
-        const be = await makeBackend();
-        const cfg = fx.ckpt.config;
-        const params = uploadParams(be, cfg, fx.ckpt.weights);
-        const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
-        const w = { params: merged.params, lora: null, fused: merged.fused };
-        const batch = packSequences(allPositions(fx), cfg.vocabSize);
-        compare(
-          'fused logits',
-          await computeLogits(be, cfg, w, batch),
-          f64(fx.golden, 'logits'),
-          2e-5 * slack,
-          2e-5 * slack,
-        );
-        const r = await runSequences(be, cfg, w, batch, null);
-        compare('fused token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), 2e-5 * slack, 2e-5 * slack);
-        be.destroy();
-      });
+    it('the fused inference copy (a LoRA with B·A = 0 merged: [q;k;v], [gate;up], qkvRope, swigluPacked, residual epilogues) gives the golden logits and log-probs', async () => {
+      const fx = await loadFixture(name);
+      const be = await makeBackend();
+      const cfg = fx.ckpt.config;
+      const params = uploadParams(be, cfg, fx.ckpt.weights);
+      const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
+      const w = { params: merged.params, lora: null, fused: merged.fused };
+      const batch = packSequences(allPositions(fx), cfg.vocabSize);
+      compare(
+        'fused logits',
+        await computeLogits(be, cfg, w, batch),
+        f64(fx.golden, 'logits'),
+        OUT * slack,
+        OUT * slack,
+      );
+      const r = await runSequences(be, cfg, w, batch, null);
+      compare('fused token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), OUT * slack, OUT * slack);
+      be.destroy();
+    });
 
     it.each([false, true])(
       'KV-cache decoding reproduces the golden log-probs of a full forward (fused inference copy: %s)',
@@ -286,32 +311,8 @@ describe.each(fixtures)('golden fixture %s', (name) => {
           const merged = allocMerged(be, cfg, params, cancellingAdapter(be, cfg).adapter);
           w = { params: merged.params, lora: null, fused: merged.fused };
         }
-        // sequence b keeps a prompt of 2 + b tokens (left padding differs per sequence), then is forced through
-        // the rest of its golden tokens one decode step at a time
-        const prompts = fx.ids.map((ids, b) => ids.slice(0, Math.min(2 + b, fx.T - 1)));
-        const got: number[][] = fx.ids.map(() => []);
-        await decodeBatch(
-          be,
-          cfg,
-          w,
-          prompts,
-          (b, logits, step) => {
-            const t = prompts[b].length + step; // token being predicted
-            if (t >= fx.T) return null;
-            let max = -Infinity;
-            for (const x of logits) max = Math.max(max, x);
-            let sum = 0;
-            for (const x of logits) sum += Math.exp(x - max);
-            got[b].push(logits[fx.ids[b][t]] - max - Math.log(sum));
-            return fx.ids[b][t];
-          },
-          { maxNewTokens: fx.T },
-        );
-        const golden = f64(fx.golden, 'token_logprobs');
-        const want = fx.ids.flatMap((_, b) =>
-          Array.from(golden.subarray(b * (fx.T - 1) + prompts[b].length - 1, (b + 1) * (fx.T - 1))),
-        );
-        compare('decode log-probs', got.flat(), want, 2e-5 * slack, 2e-5 * slack);
+        const { got, want } = await decodeGolden(be, fx, w);
+        compare('decode log-probs', got, want, OUT * slack, OUT * slack);
         be.destroy();
       },
     );
@@ -344,5 +345,37 @@ describe.each(fixtures)('golden fixture %s', (name) => {
         2e-2 * Math.abs(want[i]) + 1e-4,
       );
     }
+  });
+});
+
+// The feature matrix: the kernels of a hardware adapter on a device with each combination of the engine's optional
+// features the adapter has (shader-f16: the weights stored as f16, the storage such a device gets; subgroups:
+// subgroupAdd reductions in the decode kernels; timestamp-query: every dispatch timed in its own pass), through a
+// full forward and KV-cache decoding, within the tolerance of the storage used. One fixture (a Qwen2 layout with
+// GQA) is enough: what a feature changes is how kernels are compiled and reduce, and each new device compiles every
+// kernel anew, which took 20-60 s per combination on SwiftShader with all four fixtures.
+const MATRIX_FIXTURE = fixtures.find((f) => f.startsWith('qwen2')) ?? fixtures[0];
+const featureSets = featureSubsets(await adapterEngineFeatures()).map((f): [string, GPUFeatureName[]] => [
+  f.join(', ') || 'none',
+  f,
+]);
+
+describe('golden fixture ' + MATRIX_FIXTURE + ', feature matrix', () => {
+  const name = MATRIX_FIXTURE;
+  it.each(featureSets)('features: %s: logits, token log-probs and KV-cache decoding', async (_label, features) => {
+    const fx = await loadFixture(name);
+    const be = featureBackend(await getTestDevice(features));
+    const storage = be.supportsF16 ? 'f16' : 'f32';
+    const tol = VS_GOLDEN[storage].outputs;
+    const cfg = fx.ckpt.config;
+    const w = { params: uploadParams(be, cfg, fx.ckpt.weights, 'base', storage), lora: null };
+    const batch = packSequences(allPositions(fx), cfg.vocabSize);
+    compare('logits', await computeLogits(be, cfg, w, batch), f64(fx.golden, 'logits'), tol, tol);
+    const r = await runSequences(be, cfg, w, batch, null);
+    compare('token_logprobs', r.logprobs, f64(fx.golden, 'token_logprobs'), tol, tol);
+    const { got, want } = await decodeGolden(be, fx, w);
+    compare('decode log-probs', got, want, tol, tol);
+    if (features.includes('timestamp-query')) expect(Object.keys((await be.kernelTimes())!).length).toBeGreaterThan(3);
+    be.destroy();
   });
 });

@@ -11,7 +11,6 @@ import '../helpers/wasm-build.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { hostWeightsBytes, isHalfTensor, tensorFloat32, widenWeights } from '../../src/engine/io/host-weights.ts';
 import { memoryFileSource } from '../../src/engine/io/memory-source.ts';
@@ -21,7 +20,7 @@ import type { HostTensor } from '../../src/engine/model/config.ts';
 import { computeLogits } from '../../src/engine/model/decoder.ts';
 import { uploadHostTensor } from '../../src/engine/model/host-upload.ts';
 import { namedParameters, uploadParams } from '../../src/engine/model/params.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const tinyDir = resolve(import.meta.dirname, '../../public/models/tiny-rema');
 
@@ -66,7 +65,7 @@ const backends: Array<[string, () => Promise<Backend>, Array<'f32' | 'f16' | 'bf
     'webgpu',
     async () => {
       const dawn = await getTestDevice();
-      return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo, f16Storage: 'always' });
+      return testBackend(dawn, { f16Storage: 'always' });
     },
     ['f32', 'f16'],
   ],

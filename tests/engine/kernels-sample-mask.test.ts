@@ -5,7 +5,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import {
   maskAllows,
@@ -15,10 +14,10 @@ import {
   type SampleParams,
 } from '../../src/engine/kernels/cpu/sample.ts';
 import { Rng, uniform01 } from '../../src/util/rng.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const dawn = await getTestDevice();
-const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+const gpu = testBackend(dawn);
 const wasm = await WasmBackend.create();
 const cpu = new CpuBackend();
 afterAll(() => gpu.destroy());

@@ -5,14 +5,13 @@
 // rounding. The twin itself draws as its float64 definition does (same kept set, same inverse CDF).
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { orderedKey, sampleMargin, sampleRow, type SampleParams } from '../../src/engine/kernels/cpu/sample.ts';
 import { Rng, uniform01 } from '../../src/util/rng.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const dawn = await getTestDevice();
-const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+const gpu = testBackend(dawn);
 const cpu = new CpuBackend();
 afterAll(() => gpu.destroy());
 

@@ -1,8 +1,8 @@
 // The tiled matmul with workgroup memory (kernels/wgsl/matmul-tiled.ts; M, N >= 16) against its CPU twin, the
 // catalog's matmul on the CPU backend: both tile sizes, the four transposition layouts, alpha, beta (and beta = 0
 // over NaN), bias, f16 weights and bias, edges that do not divide the tile or the K slice, and a piece of a
-// larger matrix (offsets, leading dimensions) through lmHead. Forced on: it is off on SwiftShader by default
-// (barriers are slow there). Tolerance 1e-5 of max |C| as for the other f32 matmul kernels.
+// larger matrix (offsets, leading dimensions) through lmHead, with each tile size forced
+// (4 is the hardware default). Tolerance 1e-5 of max |C| as for the other f32 matmul kernels.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostArray } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
@@ -10,7 +10,7 @@ import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { encodeF16 } from '../../src/engine/io/half-float.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const TOL = 1e-5;
 const rng = new Rng(11);
@@ -48,7 +48,7 @@ const tiledDispatches = () =>
 describe('tiled matmul (workgroup memory) vs the CPU twin', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, tiledMatmul: 4 });
+    gpu = testBackend(dev, { tiledMatmul: 4 });
   });
   afterAll(() => gpu?.destroy());
 

@@ -1,4 +1,4 @@
-// Every catalog kernel on the WebGPU backend (Dawn; SwiftShader on machines without a GPU) against the CPU
+// Every catalog kernel on the WebGPU backend (with the kernels a hardware adapter gets by default) against the CPU
 // backend, the readable reference, on small odd shapes that do not divide the 4x4 matmul block, the 32-wide tile
 // or the 256-column logprob slice. Error measure: max |webgpu - cpu| / max |cpu| per output tensor.
 // Tolerances: 1e-5 for f32 kernels (the CPU sums in another order, partly in float64), RoPE with theta included
@@ -13,7 +13,7 @@ import { encodeF16 } from '../../src/engine/io/half-float.ts';
 import { groupRowsById } from '../../src/engine/model/batch.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, relMaxErr, type TensorInput } from '../helpers/kernel-compare.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const TOL = 1e-5;
 const TOL_EXP = 1e-4;
@@ -56,7 +56,7 @@ async function check<K extends Parameters<typeof compareKernel>[2]>(
 describe('WebGPU kernels vs the CPU reference', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
+    gpu = testBackend(dev);
   });
   afterAll(() => gpu?.destroy());
 
@@ -83,6 +83,9 @@ describe('WebGPU kernels vs the CPU reference', () => {
   });
 
   it('matmul vec4 variant (multiples of 4) in all four layouts and with f16 operands, against the CPU and the scalar kernel', async () => {
+    // the general kernels alone (the tiled and decode kernels would take these shapes by default)
+    const saved = { ...gpu.tuning };
+    Object.assign(gpu.tuning, { tiled: 0, fewRows: false, matvec: false });
     const before = gpu.dispatchesByProgram();
     for (const [M, N, K] of [
       [8, 12, 16],
@@ -133,10 +136,11 @@ describe('WebGPU kernels vs the CPU reference', () => {
     ]) {
       expect(after[key] ?? 0, key).toBeGreaterThan(before[key] ?? 0);
     }
+    Object.assign(gpu.tuning, saved);
   });
 
-  it('few-rows matmul (decode shapes, M <= 8, transB = 1; forced on, it is off on SwiftShader by default)', async () => {
-    expect(gpu.tuning.fewRows).toBe(!/swiftshader|fallback/i.test(gpu.description));
+  it('few-rows matmul (decode shapes, M <= 8, transB = 1)', async () => {
+    expect(gpu.tuning.fewRows).toBe(true); // a hardware default, which the test backend has on every adapter
     const saved = gpu.tuning.fewRows;
     gpu.tuning.fewRows = true;
     const before = gpu.dispatchesByProgram()['matmulFewRows:0:f32:f32:f32'] ?? 0;
@@ -173,13 +177,13 @@ describe('WebGPU kernels vs the CPU reference', () => {
     gpu.tuning.fewRows = saved;
   });
 
-  it('matrix-vector kernel (decode shapes, M <= 8, aligned to 4; 8, 4 and 2 columns per workgroup by K; subgroupAdd and workgroup-memory reductions; f16 weights; forced on, it is off on SwiftShader by default)', async () => {
-    expect(gpu.tuning.matvec).toBe(!/swiftshader|fallback/i.test(gpu.description));
+  it('matrix-vector kernel (decode shapes, M <= 8, aligned to 4; 8, 4 and 2 columns per workgroup by K; subgroupAdd and workgroup-memory reductions; f16 weights)', async () => {
+    expect(gpu.tuning.matvec).toBe(true); // a hardware default, which the test backend has on every adapter
     const saved = { ...gpu.tuning };
     gpu.tuning.matvec = true;
     gpu.tuning.fewRows = false;
     const count = (key: string) => gpu.dispatchesByProgram()[key] ?? 0;
-    // the adapter's subgroups (SwiftShader has them, size 4) and the workgroup-memory reduction
+    // the adapter's subgroups (when the device has the feature) and the workgroup-memory reduction
     const sg = gpu.tuning.subgroups;
     if (gpu.device.features.has('subgroups')) expect(sg).not.toBeNull();
     const keys = sg
@@ -244,8 +248,8 @@ describe('WebGPU kernels vs the CPU reference', () => {
     Object.assign(gpu.tuning, saved);
   });
 
-  it('rmsnorm with one workgroup per row (few rows; forced on, it is off on SwiftShader by default), f32 and f16 weights', async () => {
-    expect(gpu.tuning.rowReduce).toBe(!/swiftshader|fallback/i.test(gpu.description));
+  it('rmsnorm with one workgroup per row (few rows), f32 and f16 weights', async () => {
+    expect(gpu.tuning.rowReduce).toBe(true); // a hardware default, which the test backend has on every adapter
     const saved = gpu.tuning.rowReduce;
     gpu.tuning.rowReduce = true;
     const before = gpu.dispatchesByProgram()['rmsnormRows:f32'] ?? 0;
@@ -444,6 +448,7 @@ describe('WebGPU kernels vs the CPU reference', () => {
 
   it('attention with the keys split over threads (decode and a short prefill), against the CPU', async () => {
     const before = gpu.dispatchesByProgram()['attentionPartial:8:wg64'] ?? 0;
+    gpu.tuning.flashDecode = false; // on by default: decode queries would take flash-decoding instead
     for (const splitKeys of [4, 7]) {
       gpu.tuning.attentionSplitKeys = splitKeys;
       for (const [B, T, S, past, H, Hkv, Dh, starts] of [
@@ -467,6 +472,7 @@ describe('WebGPU kernels vs the CPU reference', () => {
       }
     }
     gpu.tuning.attentionSplitKeys = 128;
+    gpu.tuning.flashDecode = true;
     expect(gpu.dispatchesByProgram()['attentionPartial:8:wg64'] ?? 0).toBeGreaterThan(before);
   });
 

@@ -27,7 +27,7 @@ import type { ActiveWeights } from '../../src/engine/model/decoder.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
 import { GOLDEN_ROOT, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const KV_F16_TOL = 1e-3;
 const rng = new Rng(31);
@@ -48,7 +48,7 @@ const cpu = new CpuBackend();
 
 beforeAll(async () => {
   const dev = await getTestDevice();
-  gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, f16Storage: 'always' });
+  gpu = testBackend(dev, { f16Storage: 'always' });
 });
 afterAll(() => gpu?.destroy());
 

@@ -3,11 +3,10 @@
 // (the trained log-probs) never reads them: equal bit for bit whichever the cache.
 import { describe, expect, it } from 'vitest';
 import type { Backend, DType } from '../../src/engine/backend.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import type { KvCacheChoice } from '../../src/engine/model/kv-cache.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
@@ -39,7 +38,7 @@ function policy(be: Backend, baseDtype: 'auto' | 'f32', kvCacheDtype?: KvCacheCh
 describe('EnginePolicy kvCacheDtype', () => {
   it("'auto' decodes through an f16 cache over the f16 base (f32 over an f32 base, or when forced); scores do not change", async () => {
     const dawn = await getTestDevice();
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const gpu = testBackend(dawn, { f16Storage: 'always' });
     // which storage generation gives its caches (observed, the allocation itself runs)
     const cacheDtypes: DType[] = [];
     const alloc = gpu.alloc.bind(gpu);

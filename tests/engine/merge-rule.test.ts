@@ -9,7 +9,6 @@ import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-count
 import { QWEN25_05B } from '../../bench/gpu-shapes.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import {
   MERGE_CPU_MAX_BYTES,
@@ -20,7 +19,7 @@ import {
 } from '../../src/engine/model/lora-merge.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
@@ -117,7 +116,7 @@ const greedy = { temperature: 0, topP: 1, topK: 0, seed: 0 };
 describe('copyRows into an f16 destination (how the copy is written over an f16 base)', () => {
   it('rounds each value to the nearest half on WebGPU as its CPU twin does, other rows untouched', async () => {
     const dawn = await getTestDevice();
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const gpu = testBackend(dawn, { f16Storage: 'always' });
     const cpu = new CpuBackend();
     const [B, T, W, Sdst, dstRow0] = [2, 3, 4, 5, 1];
     const src = Float32Array.from({ length: B * T * W }, (_, i) => Math.fround(Math.sin(i + 0.5) * 3.7 + i / 1000));
@@ -145,7 +144,7 @@ describe('EnginePolicy follows the rule', () => {
   it('WebGPU over an f16 base merges by default: 9 dispatches per layer and decode step', async () => {
     const dawn = await getTestDevice();
     const counted = countGpuCalls(dawn.device);
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' });
+    const gpu = testBackend(dawn, { f16Storage: 'always' });
     for (const layers of [1, 3]) {
       const p = policy(gpu, qwenLike(layers), 'f16');
       const snaps: GpuCounts[] = [];

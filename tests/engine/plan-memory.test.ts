@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import type { KvCacheDtype } from '../../src/engine/model/kv-cache.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
@@ -20,7 +19,7 @@ import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { GOLDEN_ROOT as goldenRoot, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const goldens = goldenFixtures('config.json');
 
@@ -64,7 +63,7 @@ interface Step {
 async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Promise<number> {
   const dawn = s.webgpu ? await getTestDevice() : null;
   const backend: Backend = dawn
-    ? WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, f16Storage: 'always' })
+    ? testBackend(dawn, { f16Storage: 'always' })
     : (s.weightDtype ?? 'f32') === 'f32'
       ? new CpuBackend()
       : await WasmBackend.create({ threads: 1 });

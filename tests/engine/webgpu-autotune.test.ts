@@ -3,13 +3,12 @@
 // measuring. Tiny shape (SwiftShader); which tile wins here says nothing about a GPU.
 import { describe, expect, it } from 'vitest';
 import { autotuneTiles } from '../../src/engine/backends/webgpu/autotune.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 describe('matmul tile autotune', () => {
   it('keeps the fastest of tile 64, tile 32 and the register kernel; cached per adapter', async () => {
     const dawn = await getTestDevice();
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const shape = { M: 32, N: 32, K: 32 };
     const r = await autotuneTiles(gpu, shape, 2);
     expect(r.cached).toBe(false);
@@ -18,10 +17,7 @@ describe('matmul tile autotune', () => {
     expect(r.best).toBe(fastest.tiled);
     expect(gpu.tuning.tiled).toBe(r.best);
     expect(gpu.ledger().liveTensors).toBe(0);
-    const other = WebGpuBackend.create(dawn.device, {
-      adapterInfo: dawn.description,
-      tiledMatmul: r.best === 4 ? 2 : 4,
-    });
+    const other = testBackend(dawn, { tiledMatmul: r.best === 4 ? 2 : 4 });
     const again = await autotuneTiles(other, shape, 2);
     expect(again.cached).toBe(true);
     expect(other.tuning.tiled).toBe(r.best);

@@ -4,9 +4,8 @@
 // (a buffer reused for a smaller read, concurrent reads each with their own buffer).
 import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
-import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
-import { getTestDevice } from '../helpers/webgpu.ts';
+import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { randomWeights, tinyConfig } from './model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
@@ -14,7 +13,7 @@ describe('WebGPU staging ring', () => {
   it('decode steps create no buffer after the first and map 16 bytes per sequence', async () => {
     const dawn = await getTestDevice();
     const counted = countGpuCalls(dawn.device);
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const cfg = tinyConfig({ vocabSize: 97, numLayers: 2 });
     const policy = new EnginePolicy({
       backend: gpu,
@@ -49,7 +48,7 @@ describe('WebGPU staging ring', () => {
 
   it('downloads of different sizes, one after the other and concurrent, return their own data', async () => {
     const dawn = await getTestDevice();
-    const gpu = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+    const gpu = testBackend(dawn);
     const sizes = [1, 300, 64, 3, 1000, 64];
     const tensors = sizes.map((n, i) => {
       const t = gpu.alloc([n], 'f32', `t${i}`);

@@ -3,13 +3,12 @@
 // bench/gpu-counter.ts), also for a tensor split over several buffers; CPU and WASM fill with zeros.
 import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts } from '../../bench/gpu-counter.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { zeroTensor } from '../../src/engine/model/device-ops.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { requestTestDevice } from '../helpers/webgpu.ts';
 
 /** y := x; zero(y); y += 2x -> 2x everywhere (the zero is ordered between the two kernels). */
 async function zeroBetweenKernels(be: Backend, n: number): Promise<Float32Array> {
@@ -30,7 +29,7 @@ async function zeroBetweenKernels(be: Backend, n: number): Promise<Float32Array>
 
 describe('zeroTensor', () => {
   it('on WebGPU clears in order with the kernels and uploads nothing, also over split buffers', async () => {
-    const dawn = requireDawnDevice(await tryRequestDawnDevice());
+    const dawn = await requestTestDevice();
     const counted = countGpuCalls(dawn.device);
     // a 1 KiB binding limit splits the 1000-element tensors into 4 buffers
     const be = WebGpuBackend.create(dawn.device, { maxStorageBufferBindingSize: 1024 });

@@ -15,7 +15,6 @@ import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { tryRequestDawnDevice } from '../../src/cli/webgpu-device.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { parseSafetensors, type SafetensorsTensor } from '../../src/engine/io/safetensors.ts';
@@ -35,7 +34,7 @@ import {
   updatePolicy,
 } from '../../src/rl/train/update.ts';
 import { trlSettings, TRL_ADV_EPS } from '../../src/rl/trl-settings.ts';
-import { requireDawnDevice } from '../helpers/webgpu.ts';
+import { getTestDevice } from '../helpers/webgpu.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(root, 'tests/fixtures/trl');
@@ -44,7 +43,7 @@ const MODELS: Record<string, string> = {
   'qwen2-tied-gqa2': join(root, 'tests/fixtures/golden/qwen2-tied-gqa2'),
 };
 
-const dawn = requireDawnDevice(await tryRequestDawnDevice());
+const dawn = await getTestDevice();
 const backends: Array<[string, () => Promise<Backend>, number]> = [
   ['cpu', async () => new CpuBackend(), 1],
   ['wasm', () => WasmBackend.create(), 2],

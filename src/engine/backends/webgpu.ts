@@ -80,7 +80,8 @@ export class WebGpuBackend implements Backend {
     const given = options.adapterInfo;
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-    const software = isSoftwareAdapter(given) || isSoftwareAdapter(known);
+    const isSoftware = isSoftwareAdapter(given) || isSoftwareAdapter(known);
+    const software = isSoftware && options.hardwareDefaults !== true;
     this.asyncPipelines = options.asyncPipelines ?? !software;
     this.tuning = {
       vec4: true,
@@ -101,7 +102,7 @@ export class WebGpuBackend implements Backend {
       typeof described === 'string'
         ? described
         : described
-          ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${software ? ' (software)' : ''}`
+          ? `${described.vendor || 'unknown vendor'} / ${described.architecture || described.device || 'unknown device'}${isSoftware ? ' (software)' : ''}`
           : 'webgpu device';
     const deviceBinding = device.limits.maxStorageBufferBindingSize;
     const binding = options.maxStorageBufferBindingSize ?? deviceBinding;

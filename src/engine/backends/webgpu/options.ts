@@ -43,6 +43,10 @@ export interface WebGpuBackendOptions {
    *  wall time as the sync call (bench/README.md), so the sync call compiles them there, still before the first
    *  dispatch. */
   asyncPipelines?: boolean;
+  /** Choose every default as a hardware adapter gets it (the kernels with workgroup memory and barriers, async
+   *  pipelines) even on a software adapter, so that tests and self-checks on SwiftShader or lavapipe run the kernels
+   *  real GPUs run; default false: the defaults follow the adapter. */
+  hardwareDefaults?: boolean;
   /** Record the body given to repeat() (a decode step) and replay it on later calls (default true); false runs it
    *  plainly every time (tests compare the two). */
   replay?: boolean;
