@@ -38,7 +38,8 @@ describe('WebGPU kernel defaults', () => {
     const dev = await getTestDevice();
     const be = testBackend(dev);
     expect(kernels(be)).toEqual({ ...allOn, asyncPipelines: true });
-    expect(be.supportsF16).toBe(dev.device.features.has('shader-f16'));
+    expect(be.supportsF16).toBe(true);
+    expect(be.prefersF16).toBe(dev.device.features.has('shader-f16'));
     const some = testBackend(dev, { tiledMatmul: 2, flashDecode: false });
     expect(kernels(some)).toEqual({ ...allOn, tiled: 2, flashDecode: false, asyncPipelines: true });
     for (const b of [be, some]) b.destroy();
