@@ -209,7 +209,7 @@ export class WebGpuBackend implements Backend {
       await staging.mapAsync(1 /* GPUMapMode.READ */, 0, 4);
     } catch (e) {
       staging.destroy();
-      await this.settleLoss();
+      await this.settleLoss(250);
       this.checkAlive();
       throw e;
     }
@@ -416,7 +416,7 @@ export class WebGpuBackend implements Backend {
     } catch (e) {
       for (const { staging } of stagings) staging.destroy(); // (a failed map may leave a buffer mapped or pending)
       // a map fails on a lost device before its lost promise is seen here; it is settled by now when it is the cause
-      await this.settleLoss();
+      await this.settleLoss(250);
       this.checkAlive();
       const error = this.scopedError ?? this.deviceError;
       throw error ? new Error(`WebGPU download '${t.label}': ${error}`) : e;
@@ -507,9 +507,14 @@ export class WebGpuBackend implements Backend {
     this.deviceError = null;
   }
 
-  /** Takes the device's lost promise into account when it has already settled. */
-  private async settleLoss(): Promise<void> {
-    const info = await Promise.race([this.device.lost, Promise.resolve(null)]);
+  /** Takes the device's lost promise into account when it has already settled, or within `waitMs` (a failed map:
+   *  some implementations reject the map before the lost promise settles). */
+  private async settleLoss(waitMs = 0): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const none =
+      waitMs > 0 ? new Promise<null>((r) => (timer = setTimeout(() => r(null), waitMs))) : Promise.resolve(null);
+    const info = await Promise.race([this.device.lost, none]);
+    if (timer !== undefined) clearTimeout(timer);
     if (info) this.markLost(info);
   }
 
