@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { detectEchoTrap } from '../../src/app/analysis/echo-trap.ts';
 import type { MetricsRecord } from '../../src/rl/metrics.ts';
+import { band, mean, sd as std } from '../lib/stats.ts';
 import { curvesSvg, type Curve } from './svg.ts';
 import { FIG6_ROOT, VARIANTS } from './variants.ts';
 
@@ -45,25 +46,6 @@ function runsOf(variant: string): Run[] {
     }))
     .filter((r) => r.metrics.length > 0)
     .toSorted((a, b) => a.seed - b.seed);
-}
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const std = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
-
-/** Mean and min-max over runs at each x that every run reached. */
-function band(name: string, series: { x: number; y: number }[][]): Curve {
-  const common = series.reduce<number[]>(
-    (xs, s) => xs.filter((x) => s.some((p) => p.x === x)),
-    series[0]?.map((p) => p.x) ?? [],
-  );
-  const at = (x: number) => series.map((s) => s.find((p) => p.x === x)!.y);
-  return {
-    name,
-    x: common,
-    mean: common.map((x) => mean(at(x))),
-    lo: common.map((x) => Math.min(...at(x))),
-    hi: common.map((x) => Math.max(...at(x))),
-  };
 }
 
 /** Moving average over `k` steps, so that per-step noise (64 rollouts) does not hide the trend. */
