@@ -13,7 +13,7 @@ import { adapterNames } from './policy-setup.ts';
 import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { runPrompts } from './prompts/json-actions.ts';
-import { isTwoAgent } from './train/episodes.ts';
+import { followersFor, isTwoAgent } from './train/episodes.ts';
 import { checkBindings, type BindingCheck } from './plan-bindings.ts';
 import { DEFAULT_BINDING_BYTES } from '../engine/plan/bindings.ts';
 
@@ -86,11 +86,31 @@ const HOST_BYTES_PER_ROW_TOKEN = 40;
 /** Host memory a step's rows may take before a plan says the config does not fit (a laptop's, a page's tab). */
 export const HOST_LIMIT_BYTES = 16 * 1024 ** 3;
 
-/** Host bytes of one step's training rows: they grow with problemsPerStep x groupSize, whatever decodeBatch is. */
+/** Reasoning answers per plan at the largest step: metaFollowers where a single-turn meta agent trains (followersFor). */
+function followersOf(config: ExperimentConfig): number {
+  return config.frozenAgent !== 'meta' ? followersFor(config, ['meta']) : 1;
+}
+
+/** Episodes of the largest step: problemsPerStep x groupSize plans, each answered metaFollowers times. */
+export function rolloutsPerStep(config: ExperimentConfig): number {
+  return config.problemsPerStep * config.groupSize * followersOf(config);
+}
+
+/** Training rows of the largest step: one per episode and trained agent, but one meta row per plan (a shared
+ *  single-turn step trains the meta agent once per plan and the reasoning agent once per answer). */
+export function rowsPerStep(config: ExperimentConfig): number {
+  const plans = config.problemsPerStep * config.groupSize;
+  const twoAgentRows = config.paramMode === 'shared' && (config.mode === 'multi-turn' || config.mode === 'single-turn');
+  return twoAgentRows
+    ? plans + rolloutsPerStep(config)
+    : config.paramMode === 'separate'
+      ? plans
+      : rolloutsPerStep(config);
+}
+
+/** Host bytes of one step's training rows: they grow with the step's rows, whatever decodeBatch is. */
 export function stepHostBytes(config: ExperimentConfig, shape: MemoryShape): number {
-  const trainedAgents =
-    config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
-  return config.problemsPerStep * config.groupSize * trainedAgents * shape.gradient.tokens * HOST_BYTES_PER_ROW_TOKEN;
+  return rowsPerStep(config) * shape.gradient.tokens * HOST_BYTES_PER_ROW_TOKEN;
 }
 
 /** The model shape a config names, without downloading: a catalog entry, else `readConfigJson` (a local folder's
@@ -188,14 +208,12 @@ export function stepShape(
   // the last message's prompt: every earlier message at full length, up to the prompt cap and the context
   const promptTokens = Math.max(1, Math.min(config.maxPromptTokens, base + m.lastPrompt * N, context - 1));
   const newTokens = Math.max(1, Math.min(N, context - promptTokens));
-  const rollouts = config.problemsPerStep * config.groupSize;
+  const rollouts = rolloutsPerStep(config);
   const sequences = Math.min(config.decodeBatch, rollouts);
   // the evaluation: greedy, one episode per held-out problem, every prompt distinct, decoded decodeBatch at once
   const evalSequences = Math.min(config.decodeBatch, evalProblems(config));
   // rows: one per trained agent and episode (shared multi-turn / single-turn: both agents' conversations)
-  const trainedAgents =
-    config.paramMode === 'separate' || (config.mode !== 'multi-turn' && config.mode !== 'single-turn') ? 1 : 2;
-  const rows = rollouts * trainedAgents;
+  const rows = rowsPerStep(config);
   const rowsPerMiniBatch = Math.ceil(rows / Math.min(config.miniBatches, rows));
   const rowTokens = Math.max(1, Math.min(config.maxPromptTokens + N, base + m.row * N, context));
   const chunkRows = Math.max(1, Math.min(rowsPerMiniBatch, Math.floor(MAX_BATCH_TOKENS / rowTokens)));
@@ -256,7 +274,7 @@ interface Change {
  *  LoRA targets, a shorter prompt cap, fewer held-out problems, fewer rounds. */
 function candidateChanges(c: ExperimentConfig, dtype: WeightDtype, backend: BackendKind): Change[] {
   const out: Change[] = [];
-  const decoded = Math.min(c.decodeBatch, Math.max(c.problemsPerStep * c.groupSize, evalProblems(c)));
+  const decoded = Math.min(c.decodeBatch, Math.max(rolloutsPerStep(c), evalProblems(c)));
   for (const [b, k] of halvings(decoded, 1)) out.push({ set: { decodeBatch: b }, cost: k / 2 });
   if (dtype === 'f32' && c.finetune === 'lora' && dtypesFor(backend).includes('f16'))
     out.push({ set: {}, weightDtype: 'f16', cost: 1 });
@@ -373,7 +391,7 @@ export function planConfig(
         : null,
   };
   if (!hostFits)
-    plan.note = `one step's training rows take ${hostBytes} bytes of host memory (${config.problemsPerStep} problems x ${config.groupSize} rollouts), over ${HOST_LIMIT_BYTES}: lower problemsPerStep or groupSize`;
+    plan.note = `one step's training rows take ${hostBytes} bytes of host memory (${config.problemsPerStep} problems x ${rolloutsPerStep(config) / config.problemsPerStep} rollouts), over ${HOST_LIMIT_BYTES}: lower problemsPerStep or groupSize`;
   else if (limit === null) plan.note = "the WebGPU adapter's memory is only known in the page: pass --memory BYTES";
   else if (!fits) {
     plan.suggestion = suggest(config, model.config, weightDtype, options.backend, limit, options.promptBaseTokens);

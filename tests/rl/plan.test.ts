@@ -11,7 +11,7 @@ import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { tinyArithProblems } from '../../src/data/tiny-task/dataset.ts';
 import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
-import { planConfig } from '../../src/rl/plan.ts';
+import { planConfig, rolloutsPerStep, rowsPerStep } from '../../src/rl/plan.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
@@ -31,6 +31,35 @@ async function measuredPeak(config: ExperimentConfig, evalCount = 8): Promise<{ 
 }
 
 describe('planConfig vs a real trainer step', () => {
+  it('counts the episodes and rows of a shared single-turn step with 3 answers per plan (metaFollowers)', async () => {
+    const config: ExperimentConfig = {
+      ...getPreset('rema-singleturn'),
+      paramMode: 'shared',
+      filterGroups: false,
+      phaseEpochs: 0,
+      planSamples: 0,
+      evalEvery: 0,
+      evalBeforeTrain: false,
+      steps: 1,
+      problemsPerStep: 2,
+      groupSize: 2,
+      metaFollowers: 3,
+    };
+    const source = directoryFileSource(TINY_MODEL_DIR);
+    const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
+    const policy = policyForConfig(config, { backend: new CpuBackend(), checkpoint, decoder: tokenizer, seed: 0 });
+    const train = tinyArithProblems({ split: 'train', count: 2, seed: 7 });
+    const trainer = createTrainer({ config, policy, tokenizer, train, eval: train });
+    const { rollouts, metrics } = await trainer.step();
+    expect(rollouts.length).toBe(12); // 2 problems x 2 plans x 3 answers
+    expect(rolloutsPerStep(config)).toBe(rollouts.length);
+    const plan = planConfig(config, { config: checkpoint.config, name: 'tiny-rema' }, { backend: 'cpu' });
+    expect(plan.shape.decode.sequences).toBe(Math.min(config.decodeBatch, rollouts.length));
+    // shared weights: one meta row per plan, one reasoning row per answer (rows without trained tokens included)
+    expect(rowsPerStep(config)).toBeGreaterThanOrEqual(metrics.rows_trained ?? 0);
+    expect(rowsPerStep(config)).toBe(4 + 12);
+  });
+
   const cases: Array<[string, Partial<ExperimentConfig> & { preset: string }]> = [
     ['tiny-default (multi-turn, 2 problems x G 4)', { preset: 'tiny-default', problemsPerStep: 2, groupSize: 4 }],
     [
