@@ -79,7 +79,7 @@ async function availableBackends(): Promise<BackendEntry[]> {
       };
       out.push({
         name: `webgpu (${found.description})`,
-        make: async () => WebGpuBackend.create(found.device, { adapterInfo: found.adapterInfo }),
+        make: async () => WebGpuBackend.create(found.device, { gpuInfo: found.gpuInfo }),
         presets: fallback ? ['tiny'] : ['tiny', 'small'],
       });
     } else if (found) console.log(`webgpu: skipped on ${found.description} (pass --webgpu to run it anyway)`);

@@ -43,7 +43,7 @@ const weights = randomWeights(cfg, 7);
 async function once(mode: Mode): Promise<Record<'load' | 'first_generate' | 'first_gradient', Phase>> {
   const dawn = await requestDawnDevice();
   const counted = countGpuCalls(dawn.device, { execute });
-  const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, asyncPipelines: mode === 'async' });
+  const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.description, asyncPipelines: mode === 'async' });
   const out = {} as Record<'load' | 'first_generate' | 'first_gradient', Phase>;
   const timed = async <T>(name: keyof typeof out, run: () => Promise<T>): Promise<T> => {
     const [c0, h0, w0] = [counted.snapshot(), hostClock(), performance.now()];

@@ -122,7 +122,7 @@ async function measure(
 ): Promise<{ phases: Record<Phase, PhaseFigures>; adapter: string }> {
   const dawn = await requestDawnDevice();
   const counted: CountingDevice = countGpuCalls(dawn.device, { execute });
-  const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description, replay });
+  const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.description, replay });
   const cfg: ModelConfig = { ...QWEN25_05B, numLayers: layers };
   const policy = loraBenchPolicy(
     { backend: be, config: cfg, weights: randomWeights(cfg, 7), decoder: { decode: () => '' }, baseDtype: 'f32' },

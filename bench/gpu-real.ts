@@ -211,7 +211,7 @@ async function benchModel(
   withGrpo: boolean,
 ): Promise<ModelResult> {
   const dawn = await requestDawnDevice();
-  const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+  const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo });
   const rank = 16;
   const t0 = performance.now();
   const policy = new EnginePolicy({

@@ -121,7 +121,7 @@ const setup_s = (performance.now() - t0) / 1000;
 
 // backward vs optimiser inside the trainer's update phase: time the policy's own two calls
 let backward = 0;
-let optimiser = 0;
+let optimizer = 0;
 const timed =
   <A extends unknown[], R>(fn: (...a: A) => Promise<R>, add: (s: number) => void) =>
   async (...a: A): Promise<R> => {
@@ -135,7 +135,7 @@ const timed =
 const accumulate = policy.accumulateGradients.bind(policy);
 const step = policy.optimizerStep.bind(policy);
 policy.accumulateGradients = timed(accumulate, (s) => (backward += s));
-policy.optimizerStep = timed(step, (s) => (optimiser += s));
+policy.optimizerStep = timed(step, (s) => (optimizer += s));
 
 let lastLog = 0;
 /** Wall seconds of one awaited call. */
@@ -178,7 +178,7 @@ async function timeUpdateParts() {
     optimizer_step_s: r2(opt1),
     scoring_s: r2(chunks * score1 * (config.klBeta > 0 ? 2 : 1)),
     backward_s: r2(chunks * epochs * grad1),
-    optimiser_s: r2(config.miniBatches * epochs * policy.adapters.length * opt1),
+    optimizer_s: r2(config.miniBatches * epochs * policy.adapters.length * opt1),
   };
 }
 
@@ -199,7 +199,7 @@ const trainer = createTrainer({
 const steps = [];
 for (let i = 0; i < STEPS; i++) {
   backward = 0;
-  optimiser = 0;
+  optimizer = 0;
   const s = performance.now();
   const cpu0 = process.cpuUsage();
   const r = await trainer.step();
@@ -215,8 +215,8 @@ for (let i = 0; i < STEPS; i++) {
       reward: r2(t.reward),
       scoring: r2(t.old + t.ref),
       backward: r2(backward),
-      optimiser: r2(optimiser),
-      other: r2(step_s - t.rollout - t.reward - t.old - t.ref - backward - optimiser),
+      optimizer: r2(optimizer),
+      other: r2(step_s - t.rollout - t.reward - t.old - t.ref - backward - optimizer),
     },
     trainer_time_s: Object.fromEntries(Object.entries(t).map(([k, v]) => [k, r2(v)])),
     tokens_trained: r.metrics.tokens_trained ?? null,
@@ -234,7 +234,7 @@ const update = steps.some((x) => x.rows_trained === 0) ? await timeUpdateParts()
 const updateCpu = process.cpuUsage(cpuU);
 if (update) console.log(`update parts timed directly (the step trained no row): ${JSON.stringify(update)}`);
 const updateWall = (performance.now() - tU) / 1000;
-const updateS = update ? update.scoring_s + update.backward_s + update.optimiser_s : 0;
+const updateS = update ? update.scoring_s + update.backward_s + update.optimizer_s : 0;
 /** CPU seconds of the directly timed update parts, scaled like their wall time */
 const updateCpuS = update && updateWall > 0 ? ((updateCpu.user + updateCpu.system) / 1e6) * (updateS / updateWall) : 0;
 const loadAfter = load();

@@ -16,7 +16,7 @@ import { Rng } from '../src/util/rng.ts';
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 const dawn = await requestDawnDevice();
-const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.description });
+const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.description });
 const software = /swiftshader|fallback/i.test(dawn.description);
 const scale = software ? 1 : 8; // bigger shapes on a real GPU
 const rng = new Rng(3);

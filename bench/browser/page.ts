@@ -134,7 +134,7 @@ async function engineBackend(kind: 'webgpu' | 'wasm'): Promise<Backend> {
   if (kind === 'wasm') return WasmBackend.create();
   const gpu = await requestDevice();
   if (!gpu) throw new Error('no WebGPU adapter in this browser (Chromium needs --enable-unsafe-webgpu without a GPU)');
-  return WebGpuBackend.create(gpu.device, { adapterInfo: gpu.description });
+  return WebGpuBackend.create(gpu.device, { gpuInfo: gpu.description });
 }
 
 /** A session; `gpuOutputs` names outputs that stay on the GPU (the KV cache) on the WebGPU EP. */
@@ -359,7 +359,7 @@ async function transformersAgreement(folderUrl: string, chats: ChatMessage[][], 
   }
 }
 
-async function adapterDescription(): Promise<string | null> {
+async function gpuDescription(): Promise<string | null> {
   return (await requestDevice())?.description ?? null;
 }
 
@@ -369,10 +369,10 @@ declare global {
       bench: typeof bench;
       crosscheck: typeof crosscheck;
       transformersAgreement: typeof transformersAgreement;
-      adapter: typeof adapterDescription;
+      adapter: typeof gpuDescription;
       ready: boolean;
     };
   }
 }
-window.rema = { bench, crosscheck, transformersAgreement, adapter: adapterDescription, ready: true };
+window.rema = { bench, crosscheck, transformersAgreement, adapter: gpuDescription, ready: true };
 document.body.dataset.ready = 'true';

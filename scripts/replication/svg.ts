@@ -9,7 +9,7 @@ export interface Curve {
   hi: number[];
 }
 
-const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
 const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** Round tick values covering [lo, hi]. */
@@ -55,14 +55,14 @@ export function curvesSvg(
     `<text x="14" y="${(m.t + H - m.b) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(m.t + H - m.b) / 2})">${esc(opts.yLabel)}</text>`,
   );
   curves.forEach((c, i) => {
-    const colour = COLOURS[i % COLOURS.length];
+    const color = COLORS[i % COLORS.length];
     const upper = c.x.map((x, k) => `${px(x).toFixed(1)},${py(c.hi[k]).toFixed(1)}`);
     const lower = c.x.map((x, k) => `${px(x).toFixed(1)},${py(c.lo[k]).toFixed(1)}`).toReversed();
     parts.push(
       `<g class="series" data-name="${esc(c.name)}">`,
-      `<polygon points="${[...upper, ...lower].join(' ')}" fill="${colour}" fill-opacity="0.15" stroke="none"/>`,
-      `<polyline points="${c.x.map((x, k) => `${px(x).toFixed(1)},${py(c.mean[k]).toFixed(1)}`).join(' ')}" fill="none" stroke="${colour}" stroke-width="2"/>`,
-      `<rect x="${m.l + 10}" y="${m.t + 6 + i * 16}" width="12" height="3" fill="${colour}"/><text x="${m.l + 28}" y="${m.t + 11 + i * 16}">${esc(c.name)}</text>`,
+      `<polygon points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.15" stroke="none"/>`,
+      `<polyline points="${c.x.map((x, k) => `${px(x).toFixed(1)},${py(c.mean[k]).toFixed(1)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`,
+      `<rect x="${m.l + 10}" y="${m.t + 6 + i * 16}" width="12" height="3" fill="${color}"/><text x="${m.l + 28}" y="${m.t + 11 + i * 16}">${esc(c.name)}</text>`,
       '</g>',
     );
   });

@@ -36,7 +36,7 @@ const store = createPlaygroundStore(
     weightPrecision: fromUrl.weights,
     modelSpec: modelSpecFromConfig(fromUrl.config),
     onnxModel: fromUrl.onnxModel,
-    colouring: fromUrl.colouring,
+    coloring: fromUrl.coloring,
     chartSmoothing: fromUrl.smoothing,
     chartX: fromUrl.chartX,
     ablation: fromQuery.spec ?? fromHash.spec,

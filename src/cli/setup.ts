@@ -80,7 +80,7 @@ export async function openBackend(kind: BackendKind, simd: SimdChoice = simdChoi
   const { requestDawnDevice } = await import('./webgpu-device.ts');
   const { WebGpuBackend } = await import('../engine/backends/webgpu.ts');
   const dawn = await requestDawnDevice();
-  return WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+  return WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo });
 }
 
 export function modelSource(config: ExperimentConfig): FileSource {

@@ -14,7 +14,7 @@ import {
 export interface DawnDevice {
   device: GPUDevice;
   adapter: GPUAdapter;
-  adapterInfo: GPUAdapterInfo;
+  gpuInfo: GPUAdapterInfo;
   /** e.g. "google / swiftshader (fallback)" */
   description: string;
 }
@@ -36,7 +36,7 @@ export function envLimitsProfile(): LimitsProfile {
 
 let gpu: GPU | undefined;
 
-export function describeAdapter(info: GPUAdapterInfo, isFallback: boolean): string {
+export function describeGpu(info: GPUAdapterInfo, isFallback: boolean): string {
   const parts = [info.vendor || 'unknown vendor', info.architecture || info.device || 'unknown device'];
   return `${parts.join(' / ')}${isFallback ? ' (fallback)' : ''}`;
 }
@@ -52,11 +52,11 @@ export async function tryRequestDawnDevice(options: DawnDeviceOptions = {}): Pro
   const without = options.withoutFeatures ?? [];
   descriptor.requiredFeatures = [...(descriptor.requiredFeatures ?? [])].filter((f) => !without.includes(f));
   const device = await adapter.requestDevice(descriptor);
-  const adapterInfo = adapter.info;
+  const gpuInfo = adapter.info;
   const isFallback =
     (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
-    /swiftshader/i.test(`${adapterInfo.vendor} ${adapterInfo.architecture} ${adapterInfo.description}`);
-  return { device, adapter, adapterInfo, description: describeAdapter(adapterInfo, isFallback) };
+    /swiftshader/i.test(`${gpuInfo.vendor} ${gpuInfo.architecture} ${gpuInfo.description}`);
+  return { device, adapter, gpuInfo, description: describeGpu(gpuInfo, isFallback) };
 }
 
 /** Like tryRequestDawnDevice, but a missing adapter is an Error that says how to get one. */

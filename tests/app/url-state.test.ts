@@ -57,21 +57,21 @@ describe('URL state', () => {
   it('carries the inspector colouring (card or token mode); a bad one is explained and falls back', () => {
     const config = getPreset('tiny-default');
     expect(
-      encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', colouring: 'advantage' }),
+      encodeUrlState({ preset: 'tiny-default', config, view: 'rollouts', backend: 'auto', coloring: 'advantage' }),
     ).not.toContain('colour');
     const hash = encodeUrlState({
       preset: 'tiny-default',
       config,
       view: 'rollouts',
       backend: 'auto',
-      colouring: 'token-ratio',
+      coloring: 'token-ratio',
     });
     expect(hash).toContain('colouring=token-ratio');
     expect(hash).not.toContain('colour=');
-    expect(decodeUrlState(hash).colouring).toBe('token-ratio');
-    expect(decodeUrlState('#preset=tiny-default').colouring).toBe('advantage');
+    expect(decodeUrlState(hash).coloring).toBe('token-ratio');
+    expect(decodeUrlState('#preset=tiny-default').coloring).toBe('advantage');
     const bad = decodeUrlState('#preset=tiny-default&colouring=rainbow');
-    expect(bad.colouring).toBe('advantage');
+    expect(bad.coloring).toBe('advantage');
     expect(bad.errors.join()).toContain(
       'colouring must be one of advantage, reward, none, token-advantage, token-ratio, token-clip (got "rainbow")',
     );
@@ -79,19 +79,19 @@ describe('URL state', () => {
 
   it("an old link's colour key still sets the colouring, without a notice; it is written back as colouring", () => {
     const old = decodeUrlState('#preset=tiny-default&view=rollouts&colour=token-clip');
-    expect(old.colouring).toBe('token-clip');
+    expect(old.coloring).toBe('token-clip');
     expect(old.errors).toEqual([]);
     const again = encodeUrlState({
       preset: old.preset,
       config: old.config,
       view: old.view,
       backend: old.backend,
-      colouring: old.colouring,
+      coloring: old.coloring,
     });
     expect(again).toContain('colouring=token-clip');
     expect(again).not.toContain('colour=');
     // a link with both (hand-edited) follows the current name
-    expect(decodeUrlState('#preset=tiny-default&colour=reward&colouring=none').colouring).toBe('none');
+    expect(decodeUrlState('#preset=tiny-default&colour=reward&colouring=none').coloring).toBe('none');
   });
 
   it("carries the curves' smoothing and x axis; bad ones are explained and fall back", () => {
@@ -202,8 +202,8 @@ describe('URL sync', () => {
     store.getState().applyPreset('ablation-token-ratio');
     expect(decodeUrlState(written.at(-1)!).config).toEqual(getPreset('ablation-token-ratio'));
     // the inspector's token colouring is part of the link too
-    store.getState().setColouring('token-clip');
-    expect(decodeUrlState(written.at(-1)!).colouring).toBe('token-clip');
+    store.getState().setColoring('token-clip');
+    expect(decodeUrlState(written.at(-1)!).coloring).toBe('token-clip');
     // and the curves' options
     store.getState().setChartSmoothing(0.6);
     store.getState().setChartX('minutes');

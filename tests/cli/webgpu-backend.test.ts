@@ -53,7 +53,7 @@ const turnTexts = (rows: Record<string, unknown>[]) =>
 
 const device = await requestDawnDevice();
 /** how the CLI names the adapter it runs on */
-const adapterLine = `backend: ${WebGpuBackend.create(device.device, { adapterInfo: device.adapterInfo }).description}`;
+const gpuLine = `backend: ${WebGpuBackend.create(device.device, { gpuInfo: device.gpuInfo }).description}`;
 device.device.destroy();
 
 describe('rema train --backend webgpu', () => {
@@ -61,7 +61,7 @@ describe('rema train --backend webgpu', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'rema-webgpu-'));
     const output = train('webgpu', join(tmp, 'webgpu'));
     // the CLI names the adapter it runs on
-    expect(output).toContain(adapterLine);
+    expect(output).toContain(gpuLine);
     train('wasm', join(tmp, 'wasm'));
     const [gpu, cpu] = [lines(join(tmp, 'webgpu/rollouts.jsonl')), lines(join(tmp, 'wasm/rollouts.jsonl'))];
     expect(gpu.length).toBe(4);

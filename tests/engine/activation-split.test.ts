@@ -23,7 +23,7 @@ const weights = randomWeights(cfg, 3);
 const dawn = await getTestDevice();
 const backend = (maxStorageBufferBindingSize?: number) =>
   WebGpuBackend.create(dawn.device, {
-    adapterInfo: dawn.adapterInfo,
+    gpuInfo: dawn.gpuInfo,
     ...(maxStorageBufferBindingSize ? { maxStorageBufferBindingSize } : {}),
   });
 

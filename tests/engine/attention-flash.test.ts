@@ -37,7 +37,7 @@ const flashDispatches = () =>
 describe('flash-attention forward vs the CPU twin', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, flashAttention: true });
+    gpu = WebGpuBackend.create(dev.device, { gpuInfo: dev.description, flashAttention: true });
   });
   afterAll(() => gpu?.destroy());
 

@@ -30,7 +30,7 @@ function overstated(device: GPUDevice): GPUDevice {
 describe('WebGPU device errors name what failed', () => {
   it('a buffer the device cannot create: the next sync names the tensor, its shape and its bytes', async () => {
     const dawn = await requestTestDevice();
-    const be = WebGpuBackend.create(overstated(dawn.device), { adapterInfo: dawn.adapterInfo });
+    const be = WebGpuBackend.create(overstated(dawn.device), { gpuInfo: dawn.gpuInfo });
     const elems = Math.floor(dawn.device.limits.maxBufferSize / 4) + 64;
     const t = be.alloc([elems], 'f32', 'huge activation');
     let message = '';

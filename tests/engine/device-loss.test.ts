@@ -18,7 +18,7 @@ async function caught(f: () => unknown): Promise<unknown> {
 describe('WebGPU device loss', () => {
   it('every call after the loss throws the same clear DeviceLostError', async () => {
     const dawn = await requestTestDevice();
-    const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo });
     const t = be.alloc([8], 'f32', 'x');
     be.upload(t, new Float32Array(8).fill(1));
     expect(Array.from(await be.download(t))).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
@@ -50,7 +50,7 @@ describe('WebGPU device loss', () => {
 
   it('a loss seen first by a download throws the DeviceLostError, not an empty message', async () => {
     const dawn = await requestTestDevice();
-    const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo });
     const t = be.alloc([8], 'f32', 'x');
     await be.sync();
     dawn.device.destroy();

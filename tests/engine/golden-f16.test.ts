@@ -25,7 +25,7 @@ import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../
 import { uploadParams } from '../../src/engine/model/params.ts';
 import { resolveBaseDtype } from '../../src/engine/policy/engine-policy.ts';
 import { GOLDEN_ROOT as root, goldenFixtures } from '../helpers/golden-fixtures.ts';
-import { adapterEngineFeatures, getTestDevice, testBackend } from '../helpers/webgpu.ts';
+import { gpuEngineFeatures, getTestDevice, testBackend } from '../helpers/webgpu.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 import { VS_GOLDEN } from '../helpers/tolerances.ts';
 
@@ -36,7 +36,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
   [
     'webgpu',
     async () => {
-      const dawn = await getTestDevice((await adapterEngineFeatures()).filter((f) => f !== 'shader-f16'));
+      const dawn = await getTestDevice((await gpuEngineFeatures()).filter((f) => f !== 'shader-f16'));
       expect(dawn.device.features.has('shader-f16')).toBe(false);
       const be = testBackend(dawn);
       expect(be.supportsF16).toBe(true);

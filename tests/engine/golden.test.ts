@@ -33,7 +33,7 @@ import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import {
-  adapterEngineFeatures,
+  gpuEngineFeatures,
   baseBackend,
   featureBackend,
   featureSubsets,
@@ -355,7 +355,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
 // GQA) is enough: what a feature changes is how kernels are compiled and reduce, and each new device compiles every
 // kernel anew, which took 20-60 s per combination on SwiftShader with all four fixtures.
 const MATRIX_FIXTURE = fixtures.find((f) => f.startsWith('qwen2')) ?? fixtures[0];
-const featureSets = featureSubsets(await adapterEngineFeatures()).map((f): [string, GPUFeatureName[]] => [
+const featureSets = featureSubsets(await gpuEngineFeatures()).map((f): [string, GPUFeatureName[]] => [
   f.join(', ') || 'none',
   f,
 ]);

@@ -16,7 +16,7 @@ let gpu: WebGpuBackend;
 
 beforeAll(async () => {
   const dev = await getTestDevice();
-  gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description });
+  gpu = WebGpuBackend.create(dev.device, { gpuInfo: dev.description });
 });
 afterAll(() => gpu?.destroy());
 

@@ -50,7 +50,7 @@ async function matmul(
 describe('tiled matmul with padded tiles and vec4 loads vs the CPU twin', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, tiledMatmul: 4 });
+    gpu = WebGpuBackend.create(dev.device, { gpuInfo: dev.description, tiledMatmul: 4 });
   });
   afterAll(() => gpu?.destroy());
 

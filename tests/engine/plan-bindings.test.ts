@@ -61,7 +61,7 @@ describe('planBindings', () => {
     const dawn = await getTestDevice();
     const generate = async (binding: number) => {
       const backend = WebGpuBackend.create(dawn.device, {
-        adapterInfo: dawn.adapterInfo,
+        gpuInfo: dawn.gpuInfo,
         maxStorageBufferBindingSize: binding,
       });
       const policy = createEnginePolicy({

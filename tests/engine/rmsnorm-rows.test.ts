@@ -36,7 +36,7 @@ const plainDispatches = () =>
 describe('rmsnorm with workgroup reductions vs the CPU twin', () => {
   beforeAll(async () => {
     const dev = await getTestDevice();
-    gpu = WebGpuBackend.create(dev.device, { adapterInfo: dev.description, rowNorm: true });
+    gpu = WebGpuBackend.create(dev.device, { gpuInfo: dev.description, rowNorm: true });
   });
   afterAll(() => gpu?.destroy());
 

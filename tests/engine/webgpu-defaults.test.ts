@@ -3,7 +3,7 @@
 // what the WebGPU test files run (tests/helpers/webgpu.ts), so SwiftShader and lavapipe exercise those kernels.
 import { describe, expect, it } from 'vitest';
 import { WebGpuBackend } from '../../src/engine/backends/webgpu.ts';
-import { isSoftwareAdapter } from '../../src/engine/backends/webgpu/options.ts';
+import { isSoftwareGpu } from '../../src/engine/backends/webgpu/options.ts';
 import { baseBackend, getTestDevice, testBackend } from '../helpers/webgpu.ts';
 
 const kernels = (be: WebGpuBackend) => ({
@@ -20,8 +20,8 @@ const allOn = { fewRows: true, matvec: true, rowReduce: true, tiled: 4, flashDec
 describe('WebGPU kernel defaults', () => {
   it("follow the adapter's kind", async () => {
     const dev = await getTestDevice();
-    const hardware = !isSoftwareAdapter(dev.adapterInfo);
-    const be = WebGpuBackend.create(dev.device, { adapterInfo: dev.adapterInfo });
+    const hardware = !isSoftwareGpu(dev.gpuInfo);
+    const be = WebGpuBackend.create(dev.device, { gpuInfo: dev.gpuInfo });
     const off = {
       fewRows: false,
       matvec: false,

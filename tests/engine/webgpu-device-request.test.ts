@@ -7,11 +7,11 @@ import {
   RAISED_LIMITS,
   engineDeviceDescriptor,
 } from '../../src/engine/backends/webgpu/device-request.ts';
-import { getTestAdapter } from '../helpers/webgpu.ts';
+import { getTestGpu } from '../helpers/webgpu.ts';
 
 describe('engineDeviceDescriptor', () => {
   it('asks for the adapter limits and the optional features it offers, and the device has them', async () => {
-    const adapter = await getTestAdapter();
+    const adapter = await getTestGpu();
     const d = engineDeviceDescriptor(adapter);
     expect(d.requiredFeatures).toEqual(ENGINE_FEATURES.filter((f) => adapter.features.has(f)));
     for (const name of RAISED_LIMITS)

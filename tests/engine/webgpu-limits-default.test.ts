@@ -24,7 +24,7 @@ import { getDefaultLimitsDevice } from '../helpers/webgpu.ts';
 const dawn = await getDefaultLimitsDevice();
 const hardwareKernels = () =>
   WebGpuBackend.create(dawn.device, {
-    adapterInfo: dawn.adapterInfo,
+    gpuInfo: dawn.gpuInfo,
     fewRowsMatmul: true,
     tiledMatmul: 4,
     tiledAttention: true,
@@ -47,7 +47,7 @@ describe('the default limits profile', () => {
   });
 
   it('refuses a program with more storage buffers than the device allows, naming the limit', () => {
-    const be = WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo });
+    const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo });
     const n = SPEC_LIMITS.maxStorageBuffersPerShaderStage + 1;
     const bindings = Array.from({ length: n }, (_, i) => ({
       name: `b${i}`,

@@ -15,14 +15,14 @@ import {
 export interface TestDevice {
   adapter: GPUAdapter;
   device: GPUDevice;
-  adapterInfo: GPUAdapterInfo;
+  gpuInfo: GPUAdapterInfo;
   /** e.g. "google / swiftshader" */
   description: string;
   /** which WebGPU implementation gave the device */
   implementation: 'dawn' | 'wgpu';
 }
 
-const NO_ADAPTER =
+const NO_GPU =
   "WebGPU has no adapter: install Debian's chromium (apt-get install -y chromium), whose Vulkan driver " +
   'vitest.config.ts points Dawn at by default, or run scripts/webgpu/install-drivers.sh for lavapipe and wgpu ' +
   '(docs/backends.md).';
@@ -40,16 +40,16 @@ async function testGpu(): Promise<{ gpu: GPU; implementation: TestDevice['implem
 }
 
 /** The adapter the test devices come from; throws when there is none. */
-export async function getTestAdapter(): Promise<GPUAdapter> {
+export async function getTestGpu(): Promise<GPUAdapter> {
   gpu ??= testGpu();
   const adapter = await (await gpu).gpu.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error(NO_ADAPTER);
+  if (!adapter) throw new Error(NO_GPU);
   return adapter;
 }
 
 /** The engine's optional features this adapter offers (the golden feature matrix enables each subset). */
-export async function adapterEngineFeatures(): Promise<GPUFeatureName[]> {
-  const adapter = await getTestAdapter();
+export async function gpuEngineFeatures(): Promise<GPUFeatureName[]> {
+  const adapter = await getTestGpu();
   return ENGINE_FEATURES.filter((f) => adapter.features.has(f));
 }
 
@@ -75,11 +75,11 @@ export async function requestTestDevice(
   features?: readonly GPUFeatureName[],
   limits?: LimitsProfile,
 ): Promise<TestDevice> {
-  const adapter = await getTestAdapter();
+  const adapter = await getTestGpu();
   const device = await adapter.requestDevice(testDeviceDescriptor(adapter, features, limits));
   const info = adapter.info;
   const description = `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || 'unknown device'}`;
-  return { adapter, device, adapterInfo: info, description, implementation: (await gpu!).implementation };
+  return { adapter, device, gpuInfo: info, description, implementation: (await gpu!).implementation };
 }
 
 /** The shared device of this test file (one per feature set), as requestTestDevice gives it. */
@@ -96,7 +96,7 @@ export function getTestDevice(features?: readonly GPUFeatureName[]): Promise<Tes
 /** A backend with the kernels a hardware adapter gets by default (on every adapter, software ones included),
  *  its storage type as the device's features choose it (f16 weights with shader-f16), and `options` on top. */
 export function testBackend(dev: TestDevice, options: WebGpuBackendOptions = {}): WebGpuBackend {
-  return WebGpuBackend.create(dev.device, { adapterInfo: dev.adapterInfo, hardwareDefaults: true, ...options });
+  return WebGpuBackend.create(dev.device, { gpuInfo: dev.gpuInfo, hardwareDefaults: true, ...options });
 }
 
 /** testBackend on a device with only some of the engine's features (the golden feature matrix): with
@@ -110,7 +110,7 @@ export function featureBackend(dev: TestDevice): WebGpuBackend {
 /** The f32 base: f32 weights and the plain kernels (no workgroup-memory variants), whatever the adapter offers. */
 export function baseBackend(dev: TestDevice, options: WebGpuBackendOptions = {}): WebGpuBackend {
   return WebGpuBackend.create(dev.device, {
-    adapterInfo: dev.adapterInfo,
+    gpuInfo: dev.gpuInfo,
     f16Storage: 'never',
     fewRowsMatmul: false,
     tiledMatmul: 0,

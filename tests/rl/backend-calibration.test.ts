@@ -149,7 +149,7 @@ describe('on the real engine', () => {
     const { device, description } = await getTestDevice();
     const cpu = new CpuBackend();
     const wasm = await WasmBackend.create();
-    const webgpu = WebGpuBackend.create(device, { adapterInfo: description });
+    const webgpu = WebGpuBackend.create(device, { gpuInfo: description });
     backends.push(cpu, wasm, webgpu);
     const started: string[] = [];
     const choice = await calibrateBackends(

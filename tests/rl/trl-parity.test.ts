@@ -47,7 +47,7 @@ const dawn = await getTestDevice();
 const backends: Array<[string, () => Promise<Backend>, number]> = [
   ['cpu', async () => new CpuBackend(), 1],
   ['wasm', () => WasmBackend.create(), 2],
-  ['webgpu', async () => WebGpuBackend.create(dawn.device, { adapterInfo: dawn.adapterInfo }), 2],
+  ['webgpu', async () => WebGpuBackend.create(dawn.device, { gpuInfo: dawn.gpuInfo }), 2],
 ];
 
 interface TrlCase {

@@ -2,7 +2,7 @@
 // (adapter, limits, features, subgroup sizes, pass / fail per kernel class, speed) and its JSON to copy into a bug
 // report. It needs nothing loaded and runs beside training.
 import { useState } from 'react';
-import { adapterLines, checkLines, speedLine, verdictLine } from '../../engine/gpu-check/format.ts';
+import { gpuLines, checkLines, speedLine, verdictLine } from '../../engine/gpu-check/format.ts';
 import type { GpuCheckReport } from '../../engine/gpu-check/report.ts';
 import { runGpuCheckInWorker } from '../worker/gpu-check-client.ts';
 
@@ -59,7 +59,7 @@ function GpuCheckResult({ report }: { report: GpuCheckReport }) {
       () => setCopied(false),
     );
   };
-  const [adapter, ...details] = adapterLines(report);
+  const [adapter, ...details] = gpuLines(report);
   const speed = speedLine(report);
   return (
     <div data-testid="gpu-check-result">

@@ -13,7 +13,7 @@ import { modelConfigFor, planConfig, type Plan } from '../../rl/plan.ts';
 import { usePlayground } from '../store/react.ts';
 
 /** The adapter's buffer limits, read once on the page's thread (null without WebGPU). */
-function useAdapterLimits(): { maxBufferSize: number; maxStorageBufferBindingSize: number; name: string } | null {
+function useGpuLimits(): { maxBufferSize: number; maxStorageBufferBindingSize: number; name: string } | null {
   const [limits, setLimits] = useState<{
     maxBufferSize: number;
     maxStorageBufferBindingSize: number;
@@ -47,7 +47,7 @@ export function Planner({ chosen }: { chosen: string }) {
   );
   const [gpuMemory, setGpuMemory] = useState('');
   const [dtype, setDtype] = useState<WeightDtype>('f32');
-  const adapter = useAdapterLimits();
+  const gpu = useGpuLimits();
   const backend: BackendKind = s.backend
     ? s.backend.kind === 'cpu'
       ? 'cpu'
@@ -67,7 +67,7 @@ export function Planner({ chosen }: { chosen: string }) {
         backend,
         weightDtype: backend === 'cpu' ? 'f32' : dtype,
         ...(memoryBytes ? { memoryBytes } : {}),
-        ...(adapter ? { bindingBytes: adapter.maxStorageBufferBindingSize } : {}),
+        ...(gpu ? { bindingBytes: gpu.maxStorageBufferBindingSize } : {}),
       });
       const bytesPerWeight = plan.weightDtype === 'f32' ? 4 : 2;
       const largest = model.config.vocabSize * model.config.hiddenSize * bytesPerWeight;
@@ -75,7 +75,7 @@ export function Planner({ chosen }: { chosen: string }) {
     } catch (e) {
       return { error: (e as Error).message };
     }
-  }, [entry, s.config, backend, gpuMemory, dtype, adapter]);
+  }, [entry, s.config, backend, gpuMemory, dtype, gpu]);
 
   if (!entry)
     return (
@@ -91,7 +91,7 @@ export function Planner({ chosen }: { chosen: string }) {
     );
   const { plan, largest } = result;
   const b = plan.bytes;
-  const bufferTooBig = backend === 'webgpu' && adapter !== null && largest > adapter.maxStorageBufferBindingSize;
+  const bufferTooBig = backend === 'webgpu' && gpu !== null && largest > gpu.maxStorageBufferBindingSize;
   return (
     <section className="planner" aria-label="planner" data-testid="planner" data-fits={String(plan.fits)}>
       <div className="row">
@@ -142,10 +142,10 @@ export function Planner({ chosen }: { chosen: string }) {
               ? "fits: no (the step's rows in host memory, below)"
               : `fits: no (limit ${formatBytes(plan.limit)})`}
       </p>
-      {adapter && backend === 'webgpu' && (
+      {gpu && backend === 'webgpu' && (
         <p className={bufferTooBig ? 'hint error' : 'hint'} data-testid="planner-adapter">
-          adapter {adapter.name}: largest buffer {formatBytes(adapter.maxStorageBufferBindingSize)}; the largest weight
-          matrix (embedding) takes {formatBytes(largest)}
+          adapter {gpu.name}: largest buffer {formatBytes(gpu.maxStorageBufferBindingSize)}; the largest weight matrix
+          (embedding) takes {formatBytes(largest)}
           {bufferTooBig ? ': too large for this adapter (try f16 weights)' : ''}
         </p>
       )}
@@ -153,7 +153,7 @@ export function Planner({ chosen }: { chosen: string }) {
         <p className={plan.bindings.message ? 'hint error' : 'hint'} data-testid="planner-binding">
           largest binding: {plan.bindings.largest.tensor}, {formatBytes(plan.bindings.largest.bytes)} of{' '}
           {formatBytes(plan.bindings.limit)}
-          {adapter ? '' : " (the WebGPU spec's default limit)"}
+          {gpu ? '' : " (the WebGPU spec's default limit)"}
           {plan.bindings.message ? <>: {plan.bindings.message}</> : ''}
         </p>
       )}

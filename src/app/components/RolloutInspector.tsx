@@ -11,7 +11,7 @@ import type { AgentRole } from '../../rl/config.ts';
 import type { RolloutRecord } from '../../rl/metrics.ts';
 import { usePlayground } from '../store/react.ts';
 import { groupRollouts } from '../store/selectors.ts';
-import type { TokenColouring } from '../store/types.ts';
+import type { TokenColoring } from '../store/types.ts';
 import { MathText } from './MathText.tsx';
 import { MetaActionText } from './MetaActionText.tsx';
 import { hasTokens, isTokenMode, TOKEN_MODES, TokenText, type TokenMode } from './TokenText.tsx';
@@ -24,21 +24,21 @@ export function signedTint(x: number): string {
 
 function SampleCard({
   r,
-  colouring,
+  coloring,
   tokenMode,
   frozenRole,
 }: {
   r: RolloutRecord;
-  colouring: TokenColouring;
+  coloring: TokenColoring;
   tokenMode: TokenMode | null;
   frozenRole: AgentRole | null;
 }) {
   const tint =
     tokenMode !== null
       ? 'transparent'
-      : colouring === 'advantage'
+      : coloring === 'advantage'
         ? signedTint(r.advantage)
-        : colouring === 'reward'
+        : coloring === 'reward'
           ? signedTint(r.reward * 2 - 1)
           : 'transparent';
   let turn = 0;
@@ -97,7 +97,7 @@ function SampleCard({
 }
 
 export function RolloutInspector() {
-  const { run, activeConfig, onnxEvaluation, inspected, inspectRun, selected, selectGroup, colouring, setColouring } =
+  const { run, activeConfig, onnxEvaluation, inspected, inspectRun, selected, selectGroup, coloring, setColoring } =
     usePlayground(
       useShallow((s) => ({
         run: (s.inspectedRunId !== null ? s.runs.find((r) => r.id === s.inspectedRunId) : null) ?? s.currentRun,
@@ -107,8 +107,8 @@ export function RolloutInspector() {
         inspectRun: s.inspectRun,
         selected: s.selectedGroup,
         selectGroup: s.selectGroup,
-        colouring: s.colouring,
-        setColouring: s.setColouring,
+        coloring: s.coloring,
+        setColoring: s.setColoring,
       })),
     );
   // the agent that never trained in the run shown (saved runs carry their config; older ones have no field)
@@ -119,7 +119,7 @@ export function RolloutInspector() {
   const step = run?.metrics.at(-1)?.step;
   const evalStep = run?.evaluations?.at(-1)?.step;
   const [picked, setPicked] = useState<'train' | 'eval' | 'onnx' | null>(null);
-  const tokenMode: TokenMode | null = isTokenMode(colouring) ? colouring : null;
+  const tokenMode: TokenMode | null = isTokenMode(coloring) ? coloring : null;
   const hasTrain = (trainRollouts?.length ?? 0) > 0;
   const hasEval = (evalRollouts?.length ?? 0) > 0;
   const hasOnnx = (onnxEvaluation?.rollouts.length ?? 0) > 0 && !inspected;
@@ -185,8 +185,8 @@ export function RolloutInspector() {
         <label>
           colour by{' '}
           <select
-            value={colouring}
-            onChange={(e) => setColouring(e.target.value as TokenColouring)}
+            value={coloring}
+            onChange={(e) => setColoring(e.target.value as TokenColoring)}
             data-testid="colouring"
           >
             <option value="advantage">card: advantage</option>
@@ -246,7 +246,7 @@ export function RolloutInspector() {
           <SampleCard
             key={r.sample}
             r={r}
-            colouring={colouring}
+            coloring={coloring}
             tokenMode={tokenMode}
             frozenRole={source === 'onnx' ? null : frozenRole}
           />

@@ -9,7 +9,7 @@ import { fileStem, metricsToCsv, runToJson } from '../io/run-export.ts';
 import { exportVerl } from '../../rl/export-verl.ts';
 import type { SavedRun } from '../persist/run-types.ts';
 import { usePlayground } from '../store/react.ts';
-import { runColours } from './charts/Charts.tsx';
+import { runColors } from './charts/Charts.tsx';
 
 function lastValue(run: SavedRun, key: 'reward_mean' | 'accuracy'): string {
   const v = run.metrics.at(-1)?.[key];
@@ -115,7 +115,7 @@ export function RunsPanel() {
                     {overlayIndex >= 0 && (
                       <span
                         className="swatch"
-                        style={{ background: runColours[(overlayIndex + (s.currentId ? 1 : 0)) % runColours.length] }}
+                        style={{ background: runColors[(overlayIndex + (s.currentId ? 1 : 0)) % runColors.length] }}
                       />
                     )}
                   </td>

@@ -28,7 +28,7 @@ export function hasTokens(t: TurnRecord): boolean {
 }
 
 /** background for one token's value in a mode: a diverging scale, transparent at the neutral value */
-export function tokenColour(mode: TokenMode, value: number): string {
+export function tokenColor(mode: TokenMode, value: number): string {
   if (mode === 'token-clip')
     return value < 0 ? 'rgba(220, 38, 38, 0.5)' : value > 0 ? 'rgba(37, 99, 235, 0.5)' : 'transparent';
   if (mode === 'token-advantage') {
@@ -71,7 +71,7 @@ export function TokenText({ turn, mode }: { turn: TurnRecord; mode: TokenMode })
           key={i}
           className={SPECIAL.test(piece) ? 'token token-special' : 'token'}
           data-testid="token"
-          style={{ background: tokenColour(mode, valueOf(turn, mode, i)) }}
+          style={{ background: tokenColor(mode, valueOf(turn, mode, i)) }}
           title={tooltip(turn, i, piece)}
         >
           {piece}

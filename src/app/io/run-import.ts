@@ -12,7 +12,7 @@ const zeroFinish: Record<FinishReason, number> = {
 const zeroTimes: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
 
 /** Checks the two fields every record must carry and fills optional ones the charts read, so old logs still draw. */
-export function normaliseMetrics(raw: unknown, where: string): MetricsRecord {
+export function normalizeMetrics(raw: unknown, where: string): MetricsRecord {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${where}: expected an object`);
   const r = raw as Record<string, unknown>;
   for (const key of ['step', 'reward_mean']) {
@@ -52,7 +52,7 @@ export function parseMetricsJsonl(text: string, fileName: string): MetricsRecord
     } catch (e) {
       throw new Error(`${fileName} line ${i + 1}: not valid JSON (${(e as Error).message})`, { cause: e });
     }
-    out.push(normaliseMetrics(parsed, `${fileName} line ${i + 1}`));
+    out.push(normalizeMetrics(parsed, `${fileName} line ${i + 1}`));
   });
   if (out.length === 0) throw new Error(`${fileName}: no metrics records found`);
   return out;
@@ -70,7 +70,7 @@ export function parseRunJson(text: string, fileName: string): SavedRun {
     throw new Error(`${fileName}: field "format" must be "rema-playground-run" (is this a run exported by the page?)`);
   }
   if (!Array.isArray(r.metrics)) throw new Error(`${fileName}: field "metrics" must be an array`);
-  const metrics = r.metrics.map((m, i) => normaliseMetrics(m, `${fileName} metrics[${i}]`));
+  const metrics = r.metrics.map((m, i) => normalizeMetrics(m, `${fileName} metrics[${i}]`));
   const now = Date.now();
   return {
     id: newRunId(now),

@@ -15,7 +15,7 @@ import { createPresenterSlice } from './presenter-slice.ts';
 import { createRunsSlice } from './runs-slice.ts';
 import { createSessionSlice } from './session-slice.ts';
 import { createSftSlice } from './sft-slice.ts';
-import type { ChartX, PlaygroundState, StoreDeps, TokenColouring, ViewName } from './types.ts';
+import type { ChartX, PlaygroundState, StoreDeps, TokenColoring, ViewName } from './types.ts';
 import { createViewSlice } from './view-slice.ts';
 
 export interface InitialState {
@@ -29,7 +29,7 @@ export interface InitialState {
   /** the ONNX model for a frozen agent / the VRP baseline; default the embedded tiny-rema's onnx/ folder */
   onnxModel?: OnnxModelSpec;
   /** the inspector's "colour by"; default advantage */
-  colouring?: TokenColouring;
+  coloring?: TokenColoring;
   /** the curves' EMA weight (default 0: raw) and x axis (default steps) */
   chartSmoothing?: number;
   chartX?: ChartX;
@@ -65,7 +65,7 @@ export function createPlaygroundStore(deps: StoreDeps, initial: InitialState): P
       ...(initial.weightPrecision ? { weightPrecision: initial.weightPrecision } : {}),
       modelSpec: initial.modelSpec,
       onnxModel: initial.onnxModel ?? DEFAULT_ONNX_SPEC,
-      colouring: initial.colouring,
+      coloring: initial.coloring,
       chartSmoothing: initial.chartSmoothing,
       chartX: initial.chartX,
     })(...a),

@@ -111,8 +111,8 @@ export type ViewName = 'curves' | 'rollouts' | 'plan' | 'intervene' | 'runs';
 /** per-token colourings of the inspector (from the per-token arrays of a step's TurnRecords) */
 export type TokenMode = 'token-advantage' | 'token-ratio' | 'token-clip';
 /** "colour by" in the rollout inspector: whole cards (advantage, reward), nothing, or each trained token */
-export type TokenColouring = 'none' | 'advantage' | 'reward' | TokenMode;
-export const COLOURINGS: readonly TokenColouring[] = [
+export type TokenColoring = 'none' | 'advantage' | 'reward' | TokenMode;
+export const COLORINGS: readonly TokenColoring[] = [
   'advantage',
   'reward',
   'none',
@@ -131,7 +131,7 @@ export interface ViewSlice {
   onnxModel: OnnxModelSpec;
   /** group shown first in the rollout inspector */
   selectedGroup: number;
-  colouring: TokenColouring;
+  coloring: TokenColoring;
   /** the curves: EMA smoothing weight (0 = raw values) and the x axis (steps, or minutes of training) */
   chartSmoothing: number;
   chartX: ChartX;
@@ -139,7 +139,7 @@ export interface ViewSlice {
   setBackendPreference(pref: BackendPreference): void;
   setWeightPrecision(weights: WeightPrecision): void;
   selectGroup(group: number): void;
-  setColouring(c: TokenColouring): void;
+  setColoring(c: TokenColoring): void;
   setChartSmoothing(weight: number): void;
   setChartX(x: ChartX): void;
 }

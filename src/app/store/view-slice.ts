@@ -4,12 +4,12 @@ import type { PlaygroundState, ViewSlice } from './types.ts';
 
 export function createViewSlice(
   initial: Pick<ViewSlice, 'view' | 'backendPreference' | 'modelSpec' | 'onnxModel'> &
-    Partial<Pick<ViewSlice, 'colouring' | 'chartSmoothing' | 'chartX' | 'weightPrecision'>>,
+    Partial<Pick<ViewSlice, 'coloring' | 'chartSmoothing' | 'chartX' | 'weightPrecision'>>,
 ): StateCreator<PlaygroundState, [], [], ViewSlice> {
   return (set) => ({
     ...initial,
     selectedGroup: 0,
-    colouring: initial.colouring ?? 'advantage',
+    coloring: initial.coloring ?? 'advantage',
     chartSmoothing: initial.chartSmoothing ?? 0,
     chartX: initial.chartX ?? 'step',
     weightPrecision: initial.weightPrecision ?? 'auto',
@@ -17,7 +17,7 @@ export function createViewSlice(
     setBackendPreference: (backendPreference) => set({ backendPreference }),
     setWeightPrecision: (weightPrecision) => set({ weightPrecision }),
     selectGroup: (selectedGroup) => set({ selectedGroup }),
-    setColouring: (colouring) => set({ colouring }),
+    setColoring: (coloring) => set({ coloring }),
     setChartSmoothing: (chartSmoothing) => set({ chartSmoothing }),
     setChartX: (chartX) => set({ chartX }),
   });

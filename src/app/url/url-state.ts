@@ -19,7 +19,7 @@ import { getPreset, PRESETS } from '../../rl/presets.ts';
 import type { BackendPreference, ModelSpec, OnnxModelSpec, WeightPrecision } from '../worker/protocol.ts';
 import { validateRepoId } from '../../engine/io/hub.ts';
 import { DEFAULT_ONNX_SPEC, EMBEDDED_ONNX_MODELS } from '../worker/onnx-default.ts';
-import { COLOURINGS, type ChartX, type TokenColouring, type ViewName } from '../store/types.ts';
+import { COLORINGS, type ChartX, type TokenColoring, type ViewName } from '../store/types.ts';
 import { SMOOTHING_WEIGHTS } from '../components/charts/smoothing.ts';
 
 export const DEFAULT_PRESET = 'tiny-default';
@@ -68,7 +68,7 @@ export interface UrlState {
   /** the ONNX model for a frozen agent and the VRP baseline */
   onnxModel: OnnxModelSpec;
   /** the rollout inspector's "colour by" (link key colouring, written when it is not advantage; older links' colour is read too) */
-  colouring: TokenColouring;
+  coloring: TokenColoring;
   /** the curves' EMA weight (link key smooth, one of SMOOTHING_WEIGHTS; written when not 0) and x axis (x=minutes) */
   smoothing: number;
   chartX: ChartX;
@@ -134,7 +134,7 @@ export function encodeUrlState(s: {
   backend: BackendPreference;
   weights?: WeightPrecision;
   onnxModel?: OnnxModelSpec;
-  colouring?: TokenColouring;
+  coloring?: TokenColoring;
   smooth?: number;
   x?: ChartX;
 }): string {
@@ -151,7 +151,7 @@ export function encodeUrlState(s: {
   }
   const onnxModel = s.onnxModel ? encodeOnnxModel(s.onnxModel) : null;
   if (onnxModel !== null && onnxModel !== encodeOnnxModel(DEFAULT_ONNX_SPEC)) params.set('onnxModel', onnxModel);
-  if (s.colouring && s.colouring !== 'advantage') params.set('colouring', s.colouring);
+  if (s.coloring && s.coloring !== 'advantage') params.set('colouring', s.coloring);
   if (s.smooth) params.set('smooth', String(s.smooth));
   if (s.x === 'minutes') params.set('x', 'minutes');
   return `#${params.toString()}`;
@@ -226,12 +226,10 @@ export function decodeUrlState(hash: string): UrlState {
     }
   }
 
-  const colourText = params.get('colouring') ?? params.get('colour') ?? 'advantage';
-  const colouring = (COLOURINGS as readonly string[]).includes(colourText)
-    ? (colourText as TokenColouring)
-    : 'advantage';
-  if (colouring !== colourText)
-    errors.push(`URL: colouring must be one of ${COLOURINGS.join(', ')} (got ${quote(colourText)})`);
+  const colorText = params.get('colouring') ?? params.get('colour') ?? 'advantage';
+  const coloring = (COLORINGS as readonly string[]).includes(colorText) ? (colorText as TokenColoring) : 'advantage';
+  if (coloring !== colorText)
+    errors.push(`URL: colouring must be one of ${COLORINGS.join(', ')} (got ${quote(colorText)})`);
 
   const smoothText = params.get('smooth') ?? '0';
   const smoothing = (SMOOTHING_WEIGHTS as readonly number[]).includes(Number(smoothText)) ? Number(smoothText) : 0;
@@ -245,5 +243,5 @@ export function decodeUrlState(hash: string): UrlState {
     errors.push(`URL: the local folder "${config.model}" cannot be reopened from a link; pick it again under Model`);
     config = { ...config, modelSource: base.modelSource, model: base.model };
   }
-  return { preset, config, view, backend, weights, onnxModel, colouring, smoothing, chartX, errors };
+  return { preset, config, view, backend, weights, onnxModel, coloring, smoothing, chartX, errors };
 }

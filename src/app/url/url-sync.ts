@@ -31,7 +31,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
       s.backendPreference === prev.backendPreference &&
       s.weightPrecision === prev.weightPrecision &&
       s.onnxModel === prev.onnxModel &&
-      s.colouring === prev.colouring &&
+      s.coloring === prev.coloring &&
       s.chartSmoothing === prev.chartSmoothing &&
       s.chartX === prev.chartX &&
       s.presenting === prev.presenting &&
@@ -50,7 +50,7 @@ export function syncUrl(store: PlaygroundStore, target: HashTarget): () => void 
           backend: s.backendPreference,
           weights: s.weightPrecision,
           onnxModel: s.onnxModel,
-          colouring: s.colouring,
+          coloring: s.coloring,
           smooth: s.chartSmoothing,
           x: s.chartX,
         }),

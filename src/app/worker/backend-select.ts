@@ -24,14 +24,14 @@ export interface BackendCandidate extends SelectedBackend {
   close(): void;
 }
 
-function describeAdapter(adapter: GPUAdapter): string {
+function describeGpu(adapter: GPUAdapter): string {
   const info = adapter.info;
   const fallback = isFallback(adapter) ? ' (software fallback)' : '';
   return `${info.vendor || 'unknown vendor'} / ${info.architecture || info.device || info.description || 'unknown device'}${fallback}`;
 }
 
 /** Every field the adapter reports, so that another GPU or driver is another cache key. */
-function adapterIdentity(adapter: GPUAdapter): string {
+function gpuIdentity(adapter: GPUAdapter): string {
   const i = adapter.info;
   return [i.vendor, i.architecture, i.device, i.description, isFallback(adapter) ? 'fallback' : ''].join('/');
 }
@@ -62,13 +62,13 @@ async function requestDevice(adapter: GPUAdapter): Promise<GPUDevice> {
   return adapter.requestDevice(engineDeviceDescriptor(adapter));
 }
 
-interface AdapterLookup {
+interface GpuLookup {
   adapter: GPUAdapter | null;
   /** why there is no adapter */
   why: string | null;
 }
 
-async function findAdapter(gpu: GPU | undefined): Promise<AdapterLookup> {
+async function findGpu(gpu: GPU | undefined): Promise<GpuLookup> {
   if (gpu === undefined) return { adapter: null, why: 'this browser has no WebGPU (navigator.gpu is missing)' };
   try {
     const adapter = (await gpu.requestAdapter({ powerPreference: 'high-performance' })) ?? null;
@@ -78,31 +78,31 @@ async function findAdapter(gpu: GPU | undefined): Promise<AdapterLookup> {
   }
 }
 
-async function openCpu(reason: string, adapterText: string | null): Promise<BackendCandidate> {
+async function openCpu(reason: string, gpuText: string | null): Promise<BackendCandidate> {
   const backend = await cpuBackend();
   const kind = backend.kind === 'wasm' ? 'wasm' : 'cpu';
   return {
     name: kind,
     backend,
-    info: { kind, description: backend.description, f16: false, adapter: adapterText, cpuReason: reason },
+    info: { kind, description: backend.description, f16: false, adapter: gpuText, cpuReason: reason },
     close: () => backend.destroy(),
   };
 }
 
 async function openWebGpu(adapter: GPUAdapter): Promise<BackendCandidate> {
-  const adapterText = describeAdapter(adapter);
+  const gpuText = describeGpu(adapter);
   const device = await requestDevice(adapter);
   try {
     const { WebGpuBackend } = await import('../../engine/backends/webgpu.ts');
-    const backend = WebGpuBackend.create(device, { adapterInfo: adapterText });
+    const backend = WebGpuBackend.create(device, { gpuInfo: gpuText });
     return {
       name: 'webgpu',
       backend,
       info: {
         kind: 'webgpu',
-        description: adapterText,
+        description: gpuText,
         f16: backend.prefersF16,
-        adapter: adapterText,
+        adapter: gpuText,
         cpuReason: null,
       },
       close: () => {
@@ -121,12 +121,12 @@ export async function selectBackend(
   gpu: GPU | undefined,
 ): Promise<SelectedBackend> {
   if (preference === 'wasm') return openCpu('chosen in the backend menu.', null);
-  const { adapter, why } = await findAdapter(gpu);
+  const { adapter, why } = await findGpu(gpu);
   if (!adapter) return openCpu(`${why}.`, null);
   try {
     return await openWebGpu(adapter);
   } catch (e) {
-    return openCpu(`the WebGPU device could not be created (${(e as Error).message}).`, describeAdapter(adapter));
+    return openCpu(`the WebGPU device could not be created (${(e as Error).message}).`, describeGpu(adapter));
   }
 }
 
@@ -141,8 +141,8 @@ export interface AutoStart {
 }
 
 export async function openAutoStart(gpu: GPU | undefined): Promise<AutoStart> {
-  const { adapter, why } = await findAdapter(gpu);
-  const cpu = await openCpu('', adapter ? describeAdapter(adapter) : null);
+  const { adapter, why } = await findGpu(gpu);
+  const cpu = await openCpu('', adapter ? describeGpu(adapter) : null);
   return { cpu, adapter, why };
 }
 
@@ -159,6 +159,6 @@ export async function openGpuCandidate(
 
 /** The cache key's hardware part: the adapter (or its absence), whether its device opened, the CPU backend's build. */
 export function autoIdentity(start: AutoStart, deviceOpened: boolean): string {
-  const gpuId = start.adapter ? adapterIdentity(start.adapter) : 'no adapter';
+  const gpuId = start.adapter ? gpuIdentity(start.adapter) : 'no adapter';
   return `gpu=${gpuId}${deviceOpened ? '' : ' (no device)'}|cpu=${start.cpu.info.description}`;
 }

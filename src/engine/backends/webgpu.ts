@@ -25,7 +25,7 @@ import { Recorder, StepRecording, type ReplayStats } from './webgpu/recording.ts
 import { KernelProfiler, type KernelTime } from './webgpu/profiler.ts';
 import type { GpuContext, KernelTuning } from './webgpu/context.ts';
 import type { WgslProgram } from '../kernels/wgsl/common.ts';
-import { isSoftwareAdapter, subgroupSizes, type WebGpuBackendOptions } from './webgpu/options.ts';
+import { isSoftwareGpu, subgroupSizes, type WebGpuBackendOptions } from './webgpu/options.ts';
 
 export type { WebGpuBackendOptions } from './webgpu/options.ts';
 
@@ -77,10 +77,10 @@ export class WebGpuBackend implements Backend {
     readonly device: GPUDevice,
     options: WebGpuBackendOptions = {},
   ) {
-    const given = options.adapterInfo;
+    const given = options.gpuInfo;
     // the device's own adapterInfo (newer WebGPU) tells a software adapter even when the caller passed none
     const known = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
-    const isSoftware = isSoftwareAdapter(given) || isSoftwareAdapter(known);
+    const isSoftware = isSoftwareGpu(given) || isSoftwareGpu(known);
     const software = isSoftware && options.hardwareDefaults !== true;
     this.asyncPipelines = options.asyncPipelines ?? !software;
     this.tuning = {

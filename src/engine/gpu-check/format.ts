@@ -20,7 +20,7 @@ function limitText(name: string, value: number): string {
 }
 
 /** adapter, limits, features, subgroup sizes and the engine's choices: a line each */
-export function adapterLines(r: GpuCheckReport): string[] {
+export function gpuLines(r: GpuCheckReport): string[] {
   const a = r.adapter;
   return [
     `adapter: ${[a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(' / ') || 'no adapter information'}${a.software ? ' (software)' : ''}`,
@@ -58,5 +58,5 @@ export function verdictLine(r: GpuCheckReport): string {
 
 export function formatGpuCheck(r: GpuCheckReport): string[] {
   const speed = speedLine(r);
-  return [...adapterLines(r), ...checkLines(r), ...(speed === null ? [] : [speed]), verdictLine(r)];
+  return [...gpuLines(r), ...checkLines(r), ...(speed === null ? [] : [speed]), verdictLine(r)];
 }

@@ -4,21 +4,21 @@
 // report is plain JSON (docs/backends.md, "GPU self-test") so a user can paste it into a bug report.
 import type { FileSource } from '../../util/file-source.ts';
 import { WebGpuBackend } from '../backends/webgpu.ts';
-import { isSoftwareAdapter, type WebGpuBackendOptions } from '../backends/webgpu/options.ts';
+import { isSoftwareGpu, type WebGpuBackendOptions } from '../backends/webgpu/options.ts';
 import { CHECK_CLASSES } from './golden-checks.ts';
 import { loadGoldenFixture, type GoldenFixture } from './golden-fixture.ts';
 import { probeSpeed, type SpeedProbe } from './speed-probe.ts';
 import { GPU_CHECK_TOLERANCES, type CheckTolerances, type StorageType } from './tolerances.ts';
 
 /** What the self-test reads of the adapter (a GPUAdapter, or the same fields from elsewhere). */
-export interface AdapterView {
+export interface GpuView {
   info: GPUAdapterInfo;
   limits: GPUSupportedLimits;
   features: ReadonlySet<string>;
 }
 
 export interface GpuCheckInput {
-  adapter: AdapterView;
+  adapter: GpuView;
   /** a device from this adapter, requested as the engine requests it (engineDeviceDescriptor) */
   device: GPUDevice;
   /** golden fixture folders (config.json, model.safetensors, golden.safetensors) */
@@ -87,7 +87,7 @@ export async function runGpuCheck(input: GpuCheckInput): Promise<GpuCheckReport>
   const progress = input.onProgress ?? (() => {});
   const tolerances = input.tolerances ?? GPU_CHECK_TOLERANCES;
   const { info } = input.adapter;
-  const newBackend = () => WebGpuBackend.create(input.device, { adapterInfo: info, ...input.backendOptions });
+  const newBackend = () => WebGpuBackend.create(input.device, { gpuInfo: info, ...input.backendOptions });
   let be = newBackend();
   const storages: StorageType[] = be.prefersF16 ? ['f32', 'f16'] : ['f32'];
   const report: GpuCheckReport = {
@@ -96,7 +96,7 @@ export async function runGpuCheck(input: GpuCheckInput): Promise<GpuCheckReport>
       architecture: info.architecture,
       device: info.device,
       description: info.description,
-      software: isSoftwareAdapter(info),
+      software: isSoftwareGpu(info),
     },
     limits: limitsRecord(input.adapter.limits),
     features: [...input.adapter.features].toSorted(),

@@ -112,7 +112,7 @@ export const LOSS_FIELDS = {
   },
 } as const satisfies Record<string, FieldDef>;
 
-export const OPTIMISER_FIELDS = {
+export const OPTIMIZER_FIELDS = {
   lr: {
     kind: 'number',
     min: 0,

@@ -6,7 +6,7 @@
 import { ADVANTAGE_FIELDS, ROLLOUT_FIELDS } from './fields-rollout.ts';
 import { AGENT_FIELDS, PROTOCOL_FIELDS } from './fields-protocol.ts';
 import { DATA_FIELDS, EVALUATION_FIELDS } from './fields-data.ts';
-import { LOSS_FIELDS, OPTIMISER_FIELDS } from './fields-loss.ts';
+import { LOSS_FIELDS, OPTIMIZER_FIELDS } from './fields-loss.ts';
 import { MODEL_FIELDS, RUN_FIELDS } from './fields-run.ts';
 import type { FieldDef, FieldValue } from './field.ts';
 
@@ -20,7 +20,7 @@ export const CONFIG_SECTIONS = [
   { title: 'Rollout', fields: ROLLOUT_FIELDS },
   { title: 'Advantages', fields: ADVANTAGE_FIELDS },
   { title: 'Loss', fields: LOSS_FIELDS },
-  { title: 'Optimiser', fields: OPTIMISER_FIELDS },
+  { title: 'Optimiser', fields: OPTIMIZER_FIELDS },
   { title: 'Evaluation', fields: EVALUATION_FIELDS },
 ] as const satisfies readonly { title: string; fields: Record<string, FieldDef> }[];
 
@@ -34,7 +34,7 @@ export const CONFIG_FIELDS = {
   ...ROLLOUT_FIELDS,
   ...ADVANTAGE_FIELDS,
   ...LOSS_FIELDS,
-  ...OPTIMISER_FIELDS,
+  ...OPTIMIZER_FIELDS,
   ...EVALUATION_FIELDS,
 } as const;
 

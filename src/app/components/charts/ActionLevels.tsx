@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { MetricsRecord } from '../../../rl/metrics.ts';
 
 const ACTIONS = ['DECOMPOSE', 'REWRITE', 'EMPTY'] as const;
-const COLOURS = ['#16a34a', '#f59e0b', '#dc2626'];
+const COLORS = ['#16a34a', '#f59e0b', '#dc2626'];
 const WINDOWS = [1, 10, 0] as const; // 0: every step
 
 export interface LevelRow {
@@ -74,7 +74,7 @@ export function ActionLevels({ metrics }: { metrics: readonly MetricsRecord[] })
             <Tooltip formatter={fmt} labelFormatter={(l) => `level ${l}`} contentStyle={{ fontSize: 11 }} />
             <Legend wrapperStyle={{ fontSize: 10 }} />
             {ACTIONS.map((a, i) => (
-              <Bar key={a} dataKey={`v_${a}`} name={a} stackId="a" fill={COLOURS[i]} isAnimationActive={false} />
+              <Bar key={a} dataKey={`v_${a}`} name={a} stackId="a" fill={COLORS[i]} isAnimationActive={false} />
             ))}
           </BarChart>
         </ResponsiveContainer>

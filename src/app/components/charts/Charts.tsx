@@ -34,9 +34,9 @@ export const CHART_REDRAW_MS = 500;
 export const MAX_LINE_POINTS = 300;
 export const MAX_BARS = 80;
 
-export const runColours = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
+export const runColors = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f'];
 const dashes = ['', '6 3', '2 2', '8 2 2 2'];
-const stackColours = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#64748b', '#db2777'];
+const stackColors = ['#16a34a', '#f59e0b', '#dc2626', '#7c3aed', '#0ea5e9', '#64748b', '#db2777'];
 
 const fmt = (v: unknown) =>
   typeof v === 'number' ? (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : v.toPrecision(3)) : String(v);
@@ -70,7 +70,7 @@ function LineSpecChart({
         return spec.series.map((series, si) => ({
           key: `${run.id}:${series.label}`,
           name: runs.length > 1 ? `${series.label} · ${run.name}` : series.label,
-          colour: runs.length > 1 ? runColours[r % runColours.length] : runColours[si % runColours.length],
+          color: runs.length > 1 ? runColors[r % runColors.length] : runColors[si % runColors.length],
           dash: runs.length > 1 ? dashes[si % dashes.length] : '',
           data: thinEvenly(
             emaSmooth(
@@ -125,7 +125,7 @@ function LineSpecChart({
           data={l.data}
           dataKey="value"
           name={l.name}
-          stroke={l.colour}
+          stroke={l.color}
           strokeDasharray={l.dash}
           dot={l.data.length < 30 ? { r: 2 } : false}
           isAnimationActive={false}
@@ -159,7 +159,7 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
           dataKey={`v_${s.label}`}
           name={s.label}
           stackId="a"
-          fill={stackColours[i % stackColours.length]}
+          fill={stackColors[i % stackColors.length]}
           isAnimationActive={false}
         />
       ))}
@@ -261,7 +261,7 @@ const ChartsOf = memo(function ChartsOf({
         <ul className="run-legend" data-testid="run-legend" aria-label="runs on the charts">
           {runs.map((run, i) => (
             <li key={run.id}>
-              <span className="swatch" style={{ background: runColours[i % runColours.length] }} />
+              <span className="swatch" style={{ background: runColors[i % runColors.length] }} />
               {run.name}
               {i === 0 && current?.id === run.id ? ' (current)' : ''}
             </li>

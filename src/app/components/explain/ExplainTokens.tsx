@@ -3,7 +3,7 @@
 // the same diverging scale (green up, red down), normalised by the largest value in the group.
 import type { ExplainMessage, ExplainTokens as Tokens } from '../../../rl/train/explain.ts';
 import type { TurnRecord } from '../../../rl/metrics.ts';
-import { tokenColour, TokenText } from '../TokenText.tsx';
+import { tokenColor, TokenText } from '../TokenText.tsx';
 
 export type ExplainTokenMode = 'ratio' | 'clip' | 'coef' | 'delta';
 
@@ -53,7 +53,7 @@ export function ExplainTokens({
             key={i}
             className="token"
             data-testid="token"
-            style={{ background: tokenColour('token-advantage', scale > 0 ? v / scale : 0) }}
+            style={{ background: tokenColor('token-advantage', scale > 0 ? v / scale : 0) }}
             title={title}
           >
             {piece}

@@ -3,7 +3,7 @@
 
 export interface WebGpuBackendOptions {
   /** human-readable adapter description for `description` (e.g. from src/cli/webgpu-device.ts) */
-  adapterInfo?: GPUAdapterInfo | string;
+  gpuInfo?: GPUAdapterInfo | string;
   /** Pretend the binding limit is this many bytes (tests of tensor splitting); must be a multiple of 4. */
   maxStorageBufferBindingSize?: number;
   /** Refuse allocations once this many tensor bytes are live (default: no limit but the device's). */
@@ -53,7 +53,7 @@ export interface WebGpuBackendOptions {
 }
 
 /** True for CPU-emulated adapters (SwiftShader, llvmpipe / lavapipe) and adapters that say they are a fallback. */
-export function isSoftwareAdapter(info: GPUAdapterInfo | string | undefined): boolean {
+export function isSoftwareGpu(info: GPUAdapterInfo | string | undefined): boolean {
   if (info === undefined) return false;
   if (typeof info === 'string') return /swiftshader|fallback|llvmpipe|lavapipe/i.test(info);
   return (

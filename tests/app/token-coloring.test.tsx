@@ -5,7 +5,7 @@
 import 'fake-indexeddb/auto';
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tokenColour } from '../../src/app/components/TokenText.tsx';
+import { tokenColor } from '../../src/app/components/TokenText.tsx';
 import type { TurnRecord } from '../../src/rl/metrics.ts';
 import { metrics, rollout } from './helpers.ts';
 import { renderApp } from './render-app.tsx';
@@ -35,12 +35,12 @@ describe('inspector token colouring', () => {
     expect(screen.queryAllByTestId('token')).toHaveLength(0); // card-level colouring by default
 
     fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-ratio' } });
-    expect(store.getState().colouring).toBe('token-ratio'); // in the store, so in the URL
+    expect(store.getState().coloring).toBe('token-ratio'); // in the store, so in the URL
     const spans = screen.getAllByTestId('token');
     expect(spans.map((s) => s.textContent)).toEqual(tokenTurn.pieces);
-    const ratioColours = spans.map((s) => s.style.background);
-    expect(new Set(ratioColours).size).toBe(4); // ratios 1 (twice), 1.5, 0.6, 1.1
-    expect(ratioColours[0]).toBe(ratioColours[3]);
+    const ratioColors = spans.map((s) => s.style.background);
+    expect(new Set(ratioColors).size).toBe(4); // ratios 1 (twice), 1.5, 0.6, 1.1
+    expect(ratioColors[0]).toBe(ratioColors[3]);
     expect(spans[1].title).toContain('ratio 1.5000');
     expect(spans[1].title).toContain('clipped high');
     expect(spans.map((s) => s.classList.contains('token-special'))).toEqual([false, false, false, false, false, true]);
@@ -49,13 +49,13 @@ describe('inspector token colouring', () => {
     expect(screen.getAllByTestId('sample')[1].querySelectorAll('[data-testid="token"]')).toHaveLength(0);
 
     fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'token-clip' } });
-    const clipColours = screen.getAllByTestId('token').map((s) => s.style.background);
-    expect(new Set(clipColours).size).toBe(3);
-    expect(clipColours[1]).not.toBe(clipColours[2]);
+    const clipColors = screen.getAllByTestId('token').map((s) => s.style.background);
+    expect(new Set(clipColors).size).toBe(3);
+    expect(clipColors[1]).not.toBe(clipColors[2]);
 
     fireEvent.change(screen.getByTestId('colouring'), { target: { value: 'reward' } });
     expect(screen.queryAllByTestId('token')).toHaveLength(0);
-    expect(store.getState().colouring).toBe('reward');
+    expect(store.getState().coloring).toBe('reward');
   });
 
   it('a run without per-token data says so in token mode and shows plain text', async () => {
@@ -69,11 +69,11 @@ describe('inspector token colouring', () => {
   });
 
   it('colour scales: neutral values are transparent, opposite signs differ, strength grows with size', () => {
-    expect(tokenColour('token-ratio', 1)).toBe('transparent');
-    expect(tokenColour('token-advantage', 0)).toBe('transparent');
-    expect(tokenColour('token-clip', 0)).toBe('transparent');
-    expect(tokenColour('token-advantage', 0.5)).not.toBe(tokenColour('token-advantage', -0.5));
-    expect(tokenColour('token-advantage', 0.3)).not.toBe(tokenColour('token-advantage', 0.9));
-    expect(tokenColour('token-ratio', 1.1)).not.toBe(tokenColour('token-ratio', 1 / 1.1));
+    expect(tokenColor('token-ratio', 1)).toBe('transparent');
+    expect(tokenColor('token-advantage', 0)).toBe('transparent');
+    expect(tokenColor('token-clip', 0)).toBe('transparent');
+    expect(tokenColor('token-advantage', 0.5)).not.toBe(tokenColor('token-advantage', -0.5));
+    expect(tokenColor('token-advantage', 0.3)).not.toBe(tokenColor('token-advantage', 0.9));
+    expect(tokenColor('token-ratio', 1.1)).not.toBe(tokenColor('token-ratio', 1 / 1.1));
   });
 });
