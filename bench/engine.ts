@@ -22,7 +22,7 @@ import { namedParameters, uploadParams, zerosLikeParams } from '../src/engine/mo
 import { AdamW, type ParamSlot } from '../src/engine/optim/adamw.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { memoryFileSource } from '../src/engine/io/memory-source.ts';
-import { randomWeights, tinyConfig } from '../tests/engine/model-random.ts';
+import { randomWeights, tinyConfig } from '../tests/helpers/engine/model-random.ts';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');

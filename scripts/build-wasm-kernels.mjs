@@ -6,7 +6,7 @@
 // them, base64-encoded, into src/engine/kernels/wasm/modules.generated.ts, so the same bytes load in Node and in
 // the page without fetching files. All modules share one imported memory; each module's static data (math
 // tables) gets its own 8 KiB slot below WASM_RESERVED_BYTES (--memoryBase), so they never overwrite each other.
-// The generated module is committed; tests/engine/kernels-wasm.test.ts fails when it is older than the sources
+// The generated module is committed; tests/engine/kernels/wasm.test.ts fails when it is older than the sources
 // (it compares the source hash recorded here). Run: npm run build:wasm
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

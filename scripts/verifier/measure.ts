@@ -1,5 +1,5 @@
 // Measures the answer checker (src/rl/verifier) against two labelled sets, for scripts/verifier/agreement.ts and
-// the threshold tests in tests/rl/verifier-agreement.test.ts:
+// the threshold tests in tests/rl/verifier/agreement.test.ts:
 //  - Math-Verify's own parametrised test cases (tests/fixtures/verifier/math-verify-cases.json, extracted by
 //    extract_math_verify_cases.py): Math-Verify parses the gold with the same extraction as the prediction, so the
 //    gold string goes through our extraction first and its answer is then the gold of verifyMath; the harness's

@@ -6,7 +6,7 @@ import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
 import type { AblationRecord } from '../../src/app/persist/ablation-types.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/presets.ts';
-import { renderInProcessApp } from './render-app.tsx';
+import { renderInProcessApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

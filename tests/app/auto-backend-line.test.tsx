@@ -6,7 +6,7 @@ import 'fake-indexeddb/auto';
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
 import type { BackendInfo } from '../../src/app/worker/protocol.ts';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

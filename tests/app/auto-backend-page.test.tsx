@@ -10,7 +10,7 @@ import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, expect, it } from 'vitest';
 import { storageBackendRates } from '../../src/app/persist/backend-rates.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { renderInProcessApp } from './render-app.tsx';
+import { renderInProcessApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -6,7 +6,7 @@ import { estimateRun } from '../../src/rl/calibration.ts';
 import { parseHfConfig } from '../../src/engine/io/hf-config.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixtureConfig, loadFixture, startSession, TINY_QWEN_FOLDER } from './session-driver.ts';
+import { fixtureConfig, loadFixture, startSession, TINY_QWEN_FOLDER } from '../helpers/app/session-driver.ts';
 
 it('times the running config on the loaded model and gives a step and run estimate', async () => {
   const s = startSession();

@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { AblationRecord, AblationRunState } from '../../src/app/persist/ablation-types.ts';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/rl/presets.ts';
-import { folderFiles } from './session-driver.ts';
-import { renderInProcessApp } from './render-app.tsx';
+import { folderFiles } from '../helpers/app/session-driver.ts';
+import { renderInProcessApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -4,7 +4,7 @@
 import 'fake-indexeddb/auto';
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -11,7 +11,7 @@ import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { loadHfTokenizer } from '../../src/data/hf-tokenizer.ts';
 import { loadHfCheckpoint } from '../../src/engine/io/hf-model.ts';
 import { decodeUrlState, modelSpecFromConfig } from '../../src/app/url/url-state.ts';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -10,7 +10,7 @@ import { syncUrl } from '../../src/app/url/url-sync.ts';
 import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import type { OnnxInfo, TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { metrics, rollout } from './helpers.ts';
+import { metrics, rollout } from '../helpers/app/records.ts';
 
 describe('onnxModel and frozenAgent in the URL', () => {
   it('round-trips a hub ONNX model with a revision next to a frozen reasoning agent', () => {

@@ -8,8 +8,8 @@ import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OnnxInfo } from '../../src/app/worker/protocol.ts';
 import type { TurnRecord } from '../../src/rl/metrics.ts';
-import { metrics, rollout } from './helpers.ts';
-import { renderApp } from './render-app.tsx';
+import { metrics, rollout } from '../helpers/app/records.ts';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -7,8 +7,8 @@ import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { parseMetaAction } from '../../src/rl/protocol/json-actions/grammar.ts';
-import { metrics, rollout } from './helpers.ts';
-import { renderApp } from './render-app.tsx';
+import { metrics, rollout } from '../helpers/app/records.ts';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { findCatalogModel } from '../../src/data/models/catalog.ts';
 import { modelConfigFor, planConfig } from '../../src/rl/plan.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { renderApp } from './render-app.tsx';
+import { renderApp } from '../helpers/app/render-app.tsx';
 
 afterEach(cleanup);
 

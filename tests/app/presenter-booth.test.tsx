@@ -13,7 +13,7 @@ import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
 import { StoreProvider } from '../../src/app/store/react.ts';
 import type { TrainerClient, WorkerEvent, WorkerRequest } from '../../src/app/worker/protocol.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { metrics } from './helpers.ts';
+import { metrics } from '../helpers/app/records.ts';
 
 afterEach(cleanup);
 let n = 0;

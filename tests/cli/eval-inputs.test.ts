@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fastFlags, writeRandomModel } from './random-model.ts';
+import { fastFlags, writeRandomModel } from '../helpers/cli/random-model.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { newestIntactCheckpoint, restoreCheckpoint, saveCheckpoint } from '../../src/cli/checkpoint.ts';
 import { nodeIo, type WriteIo } from '../../src/cli/run-files.ts';
 import { prepareLogs } from '../../src/cli/run-logs.ts';
-import { makeTrainer, smallConfig } from '../rl/trainer-setup.ts';
+import { makeTrainer, smallConfig } from '../helpers/rl/trainer-setup.ts';
 
 /** The error Node's fs gives when the disk is full (it names no file). */
 const enospc = () =>

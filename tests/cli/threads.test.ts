@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fastFlags, writeRandomModel } from './random-model.ts';
+import { fastFlags, writeRandomModel } from '../helpers/cli/random-model.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/rema.mjs');

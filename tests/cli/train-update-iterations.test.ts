@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runTrain } from '../../src/cli/train.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { writeRandomModel } from './random-model.ts';
+import { writeRandomModel } from '../helpers/cli/random-model.ts';
 
 const config = validateConfig(
   {

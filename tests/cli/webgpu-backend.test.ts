@@ -35,7 +35,8 @@ function lines(path: string): Record<string, unknown>[] {
 function train(backend: string, out: string): string {
   // f32 weights on both: the default ('auto') stores the base as f16 on a GPU with shader-f16, and with it the KV
   // cache, whose rounded weights and keys move the logits by ~1e-3 (tests/engine/golden-f16.test.ts,
-  // kv-cache-f16.test.ts), enough for seeded sampling to pick other tokens; with f32 weights the cache is f32 too
+  // tests/engine/model/kv-cache-f16.test.ts), enough for seeded sampling to pick other tokens; with f32 weights the
+  // cache is f32 too
   const run = spawnSync(
     'node',
     [bin, 'train', '--preset', 'tiny-default', ...small, '--backend', backend, '--weight-dtype', 'f32', '--out', out],

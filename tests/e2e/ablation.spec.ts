@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { waitForReady } from './helpers.ts';
+import { waitForReady } from '../helpers/e2e/page.ts';
 
 const folder = fileURLToPath(new URL('../fixtures/hf/tiny-qwen2.5-instruct', import.meta.url));
 /** math133-qwen0.5b cut to seconds: 1 problem x G 2, one round of 8 tokens, 2 steps, held-out accuracy on 2 MATH500 problems at step 2 */

@@ -4,7 +4,7 @@
 // then the line under the backend menu says what it measured and which won, the header shows the winner, and after
 // a reload the kept measurement is reused (the line says "cached") until Re-measure measures again.
 import { expect, test, type Page } from '@playwright/test';
-import { FAST_HASH, waitForReady } from './helpers.ts';
+import { FAST_HASH, waitForReady } from '../helpers/e2e/page.ts';
 
 const LINE = /^auto -> (wasm|webgpu): [0-9.]+ ms\/token, [0-9.]+ m?s\/step \(.*measured [0-9.]+ m?s\)$/;
 

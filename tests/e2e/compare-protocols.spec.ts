@@ -3,7 +3,7 @@
 // (runs go seed by seed) the overlay, the bands and the table name the arms by the paper's Table 1 rows, with the
 // same evaluation size for every arm.
 import { expect, test, type Page } from '@playwright/test';
-import { waitForReady } from './helpers.ts';
+import { waitForReady } from '../helpers/e2e/page.ts';
 
 /** tiny-default cut to 2 steps, 4 held-out problems evaluated at step 2 (VRP evaluates them once, untrained) */
 const HASH = '#preset=tiny-default&steps=2&evalEvery=2&evalSize=4&evalBeforeTrain=false';

@@ -2,7 +2,7 @@
 // becomes a fatal banner naming it, the run is kept in IndexedDB as "crashed" with every step it had finished
 // (still there after a reload), and "Restart the worker" brings the page back to a state that trains again.
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, stepsDone, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, stepsDone, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 test('a worker crash loses no finished step, and the worker can be restarted', async ({ page }) => {
   await page.goto(`/${FAST_HASH}`);

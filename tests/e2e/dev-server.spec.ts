@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { expect, test } from '@playwright/test';
-import { waitForReady } from './helpers.ts';
+import { waitForReady } from '../helpers/e2e/page.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const port = 5179;

@@ -3,7 +3,7 @@
 // a local folder that is a model (the committed tiny Qwen2.5 fixture) loading from disk.
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, waitForReady } from './helpers.ts';
+import { FAST_HASH, waitForReady } from '../helpers/e2e/page.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/hf/${name}`, import.meta.url));
 

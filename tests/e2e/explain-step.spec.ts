@@ -6,7 +6,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { ExplainRecord, ExplainRollout } from '../../src/rl/train/explain.ts';
 import { fmt } from '../../src/app/components/explain/format.ts';
-import { waitForReady, waitForSteps } from './helpers.ts';
+import { waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 const HASH =
   '#preset=tiny-default&problemsPerStep=3&groupSize=4&miniBatches=2&steps=1000&evalEvery=0&evalBeforeTrain=false';

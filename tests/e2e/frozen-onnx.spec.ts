@@ -8,7 +8,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { FAST_HASH, foreignRequests, recordRequests, screenshotBoth, waitForReady, waitForSteps } from './helpers.ts';
+import {
+  FAST_HASH,
+  foreignRequests,
+  recordRequests,
+  screenshotBoth,
+  waitForReady,
+  waitForSteps,
+} from '../helpers/e2e/page.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/hf/${name}`, import.meta.url));
 const tinyRema = fileURLToPath(new URL('../../public/models/tiny-rema', import.meta.url));

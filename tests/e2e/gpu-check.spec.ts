@@ -3,7 +3,7 @@
 // and the speed probe, the limits, features and subgroup sizes, and its JSON, which "Copy JSON" puts on the
 // clipboard as shown.
 import { expect, test } from '@playwright/test';
-import { foreignRequests, recordRequests } from './helpers.ts';
+import { foreignRequests, recordRequests } from '../helpers/e2e/page.ts';
 
 test('Check this GPU runs the golden fixtures on the adapter and offers the report as JSON', async ({
   page,

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { unzipSync } from 'fflate';
-import { FAST_HASH, screenshotBoth, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, screenshotBoth, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 test('an edited plan gets a new reasoning trace next to the original', async ({ page }, info) => {
   await page.goto(`/${FAST_HASH}`);

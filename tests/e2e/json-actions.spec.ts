@@ -4,7 +4,7 @@
 // for its window of steps.
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Locator } from '@playwright/test';
-import { screenshotBoth, waitForReady, waitForSteps } from './helpers.ts';
+import { screenshotBoth, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 const ACTIONS = ['DECOMPOSE', 'REWRITE', 'EMPTY'] as const;
 

@@ -3,7 +3,7 @@
 // marks the misread plan step and the computation that carries it out; training adds the followed problem's
 // greedy plan to the timeline. Screenshots at 1920x1080, 1440x900 and 1280x720.
 import { expect, test } from '@playwright/test';
-import { FAST_HASH } from './helpers.ts';
+import { FAST_HASH } from '../helpers/e2e/page.ts';
 
 const QUESTION = 'Ann has 7 figs. She buys 5 more. She loses 3. She doubles them. How many figs now?';
 const MISREAD_PLAN = 'Start at 7. Add 5. Add 3. Double it.';

@@ -2,7 +2,7 @@
 // run that trains by itself, a run past N steps is replaced by a new one, the caption is built from the run, and
 // the state is in the link. Screenshots at the projector's 1920x1080 and at 1440x900 and 1280x720.
 import { expect, test, type Page } from '@playwright/test';
-import { FAST_HASH } from './helpers.ts';
+import { FAST_HASH } from '../helpers/e2e/page.ts';
 
 const step = async (page: Page) => Number(await page.getByTestId('presenter').getAttribute('data-step'));
 

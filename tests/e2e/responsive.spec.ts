@@ -2,7 +2,7 @@
 // 2-core machine), Pause is clickable and takes effect within two seconds; and Train opens as soon as the model
 // is loaded, while the start-up baseline evaluation still runs (the steps queue after it).
 import { expect, test } from '@playwright/test';
-import { stepsDone, waitForReady, waitForSteps } from './helpers.ts';
+import { stepsDone, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 /** The smallest steps the config allows: 1 problem x 2 samples, one turn of 4 tokens, no evaluation. */
 const TINY_STEPS =

@@ -5,7 +5,7 @@
 // problem's greedy rollout is the SFT'd model's (it differs from the loaded model's), and one RL step runs from them.
 import { expect, test, type Page } from '@playwright/test';
 import type { FollowedRollout, WorkerEvent } from '../../src/app/worker/protocol.ts';
-import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 declare global {
   interface Window {

@@ -6,7 +6,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 const dist = resolve(import.meta.dirname, '../../dist');
 const SUB = '/courses/rema/';

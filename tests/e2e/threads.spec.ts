@@ -1,7 +1,7 @@
 // The page is served cross-origin isolated (COOP/COEP in vite.config.ts), so the CPU backend splits large matmuls
 // over a nested helper Web Worker on a shared WebAssembly memory, says "2 threads" in the header, and trains.
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 test('cross-origin isolated page: the CPU backend runs 2 threads and trains a step', async ({ page }) => {
   await page.goto(`/${FAST_HASH}&backend=wasm`);

@@ -10,7 +10,7 @@ import {
   stepsDone,
   waitForReady,
   waitForSteps,
-} from './helpers.ts';
+} from '../helpers/e2e/page.ts';
 
 test('the first rollouts appear after opening, without training', async ({ page, baseURL }, info) => {
   const requests = recordRequests(page);

@@ -3,7 +3,7 @@
 // The backend "auto" (measured on the model) is auto-backend.spec.ts. The "weights" menu (auto / f32) is in the link
 // and the header names the storage the trainer uses.
 import { expect, test } from '@playwright/test';
-import { FAST_HASH, waitForReady, waitForSteps } from './helpers.ts';
+import { FAST_HASH, waitForReady, waitForSteps } from '../helpers/e2e/page.ts';
 
 test('backend=webgpu uses the WebGPU adapter, says so, and trains a step on it', async ({ page }, info) => {
   await page.goto(`/${FAST_HASH}&backend=webgpu`);

@@ -15,7 +15,7 @@ import type { GenerateRequest } from '../../src/engine/policy/policy.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
 import { getTestDevice } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 
 // widest attention-side row: (H + 2Hkv)·Dh = 32 floats = 128 bytes; MLP rows: F = 48 floats, 2F = 96
 const cfg = tinyConfig({ intermediateSize: 48, vocabSize: 40 });

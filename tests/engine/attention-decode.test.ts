@@ -14,7 +14,7 @@ import { uploadParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { compareKernel, type TensorInput } from '../helpers/kernel-compare.ts';
 import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 
 const TOL = 1e-4;
 const rng = new Rng(3);

@@ -13,7 +13,7 @@ import type { Generation, SamplingParams } from '../../src/engine/policy/policy.
 import { mergedBytesOf } from '../../src/engine/model/lora-merge.ts';
 import { Rng } from '../../src/util/rng.ts';
 import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
 const rng = new Rng(5);

@@ -20,7 +20,7 @@ import {
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import { planMemory, type MemoryShape } from '../../src/engine/plan/memory.ts';
 import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
 const ALL = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const;

@@ -10,7 +10,7 @@ import { decodeBatch } from '../../src/engine/model/generate.ts';
 import { createLoraAdapter, namedLoraParameters, zerosLikeAdapter } from '../../src/engine/model/lora.ts';
 import { namedParameters, uploadParams, zerosLikeParams } from '../../src/engine/model/params.ts';
 import { Rng } from '../../src/util/rng.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 import { centralDifference } from '../helpers/finite-difference.ts';
 
 const variants: Array<[string, ModelConfig]> = [

@@ -13,7 +13,7 @@ import type { GradientRequest } from '../../src/engine/policy/policy.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
 import { storageType, VS_CPU } from '../helpers/tolerances.ts';
 import { getTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 
 const cfg = tinyConfig({ vocabSize: 37, hiddenSize: 20, intermediateSize: 28, headDim: 6, numHeads: 4, numKvHeads: 2 });
 const weights = randomWeights(cfg, 5);

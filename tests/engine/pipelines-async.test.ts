@@ -10,7 +10,7 @@ import { countGpuCalls, type CountingDevice } from '../../bench/gpu-counter.ts';
 import { createEnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest } from '../../src/engine/policy/policy.ts';
 import { requestTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
 const cfg = tinyConfig({ vocabSize: 37, hiddenSize: 20, intermediateSize: 28, headDim: 6, numHeads: 4, numKvHeads: 2 });

@@ -17,7 +17,7 @@ import { Rng } from '../../src/util/rng.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
 import { VS_CPU } from '../helpers/tolerances.ts';
 import { baseBackend, getTestDevice, testBackend } from '../helpers/webgpu.ts';
-import { randomWeights, tinyConfig } from './model-random.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 
 const cfg = tinyConfig({ architecture: 'qwen2', attentionBias: true, vocabSize: 48 });
 const weights = randomWeights(cfg, 21);

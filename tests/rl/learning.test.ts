@@ -15,7 +15,7 @@ import { directoryFileSource } from '../../src/cli/fs-source.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
-import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
+import { TINY_MODEL_DIR } from '../helpers/rl/tiny-tokenizer.ts';
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

@@ -6,7 +6,7 @@ import { expectedParameterShapes, parameterCounts } from '../../src/engine/model
 import { validateConfig } from '../../src/rl/config.ts';
 import { planConfig } from '../../src/rl/plan.ts';
 import { getPreset } from '../../src/rl/presets.ts';
-import { tinyConfig } from '../engine/model-random.ts';
+import { tinyConfig } from '../helpers/engine/model-random.ts';
 
 describe('plan at scale', () => {
   it('counts parameters in closed form, equal to the per-tensor shapes', () => {

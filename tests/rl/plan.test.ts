@@ -15,7 +15,7 @@ import { planConfig, rolloutsPerStep, rowsPerStep } from '../../src/rl/plan.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { policyForConfig } from '../../src/rl/policy-setup.ts';
 import { createTrainer } from '../../src/rl/trainer.ts';
-import { TINY_MODEL_DIR } from './tiny-tokenizer.ts';
+import { TINY_MODEL_DIR } from '../helpers/rl/tiny-tokenizer.ts';
 
 async function measuredPeak(config: ExperimentConfig, evalCount = 8): Promise<{ peak: number; planned: number }> {
   const source = directoryFileSource(TINY_MODEL_DIR);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { sftExamples, sftExamplesOfFiles } from '../../src/rl/sft.ts';
 import type { ChatMessage, ChatTokenizer } from '../../src/data/tokenizer.ts';
-import { tok } from './trainer-setup.ts';
+import { tok } from '../helpers/rl/trainer-setup.ts';
 
 /** A character-level chat tokenizer (one token per character, `|` ends a turn): fast enough for 150k chats. */
 const charTok: ChatTokenizer = {

@@ -16,8 +16,8 @@ import {
   weightsChecksum,
   type SftStepRecord,
 } from '../../src/rl/sft.ts';
-import { randomWeights, tinyConfig } from '../engine/model-random.ts';
-import { makePolicy, smallConfig, tok } from './trainer-setup.ts';
+import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
+import { makePolicy, smallConfig, tok } from '../helpers/rl/trainer-setup.ts';
 import { constantAdamW } from '../helpers/adamw.ts';
 
 const chats = supervisedChats({ split: 'train', seed: 3, problems: 2, judgeItems: 0, formatsEvery: 0 }).map((c, i) => ({

@@ -21,7 +21,7 @@ export interface CatalogModel {
   chatTemplate: 'chatml' | 'llama3';
   /** dtype of the published safetensors */
   weightsDtype: 'bfloat16';
-  /** parameters implied by `config` (checked by tests/data/model-catalog.test.ts) */
+  /** parameters implied by `config` (checked by tests/data/models/catalog.test.ts) */
   parameters: number;
   /** bytes of the published safetensors (tensor data in `weightsDtype`; headers of a few tens of KB aside) */
   downloadBytes: number;

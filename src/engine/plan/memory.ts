@@ -1,7 +1,7 @@
 // How many bytes the engine allocates for one training step, computed before any weight is downloaded: the same
 // tensors EnginePolicy, decodeBatch (model/generate.ts), runSequences (model/decoder.ts), the LoRA / full
 // trainables and AdamW allocate, in the order they allocate them, so the peak the backend's allocation ledger
-// records can be predicted (tests/engine/plan-memory.test.ts holds the two within 15% on real steps).
+// records can be predicted (tests/engine/plan/memory.test.ts holds the two within 15% on real steps).
 // Sizes are what the ledger charges: 4 bytes per element, 2 for weights stored as f16 / bf16 and for a KV cache
 // stored as f16 (model/kv-cache.ts: the default over an f16 base on WebGPU).
 import type { ModelConfig } from '../model/config.ts';

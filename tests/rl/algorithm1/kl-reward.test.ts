@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { reinforcePlusPlusKlRewardAdvantages } from '../../../src/rl/losses/advantages.ts';
 import { policyLoss, type LossOptions } from '../../../src/rl/losses/policy-loss.ts';
-import { makeTrainer, smallConfig } from '../trainer-setup.ts';
+import { makeTrainer, smallConfig } from '../../helpers/rl/trainer-setup.ts';
 
 describe('KL in the reward (OpenRLHF REINFORCE++)', () => {
   it('returns r - beta * (KL from here to the end), whitened over all tokens (hand-computed)', () => {

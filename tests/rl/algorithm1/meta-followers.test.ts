@@ -14,9 +14,9 @@ import { promptsFor } from '../../../src/rl/prompts/index.ts';
 import { freshEpisodes, runEpisodes, stepPlan } from '../../../src/rl/train/episodes.ts';
 import { phaseStepPlan } from '../../../src/rl/train/phases.ts';
 import { buildRows } from '../../../src/rl/train/rows.ts';
-import { scriptedPolicy } from '../protocol/scripted-policy.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
-import { makeTrainer, smallConfig } from '../trainer-setup.ts';
+import { scriptedPolicy } from '../../helpers/rl/scripted-policy.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
+import { makeTrainer, smallConfig } from '../../helpers/rl/trainer-setup.ts';
 
 const tok = tinyTokenizer();
 const judge: Problem = { id: 'j', task: 'judge', question: 'Which answer is better, A or B?', answer: 'A' };

@@ -16,8 +16,8 @@ import { policyForConfig } from '../../../src/rl/policy-setup.ts';
 import { createTrainer, type TrainerEvent } from '../../../src/rl/trainer.ts';
 import { gradeAnswer } from '../../../src/rl/grade-in-thread.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
-import { makeTrainer, smallConfig } from '../trainer-setup.ts';
-import { TINY_MODEL_DIR } from '../tiny-tokenizer.ts';
+import { makeTrainer, smallConfig } from '../../helpers/rl/trainer-setup.ts';
+import { TINY_MODEL_DIR } from '../../helpers/rl/tiny-tokenizer.ts';
 
 interface Call {
   n: number;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
-import { makeTrainer, smallConfig } from '../trainer-setup.ts';
+import { makeTrainer, smallConfig } from '../../helpers/rl/trainer-setup.ts';
 
 const config = smallConfig('rema-singleturn', {
   startAgent: 'reasoning',

@@ -13,8 +13,8 @@ import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { createEnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
-import { randomWeights, tinyConfig } from '../../engine/model-random.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
 import { constantAdamW } from '../../helpers/adamw.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/hf/tiny-qwen2.5-instruct');

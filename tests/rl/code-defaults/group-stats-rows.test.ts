@@ -11,7 +11,7 @@ import type { Episode, Message } from '../../../src/rl/protocol/episode.ts';
 import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { assignAdvantages, buildRows } from '../../../src/rl/train/rows.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
 
 const tok = tinyTokenizer();
 const prompts = promptsFor('tiny', 'multi-turn', 'math');

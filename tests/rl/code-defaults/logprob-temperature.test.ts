@@ -12,9 +12,9 @@ import type { TrainablePolicy } from '../../../src/engine/policy/policy.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
 import { Rng } from '../../../src/util/rng.ts';
-import { randomWeights, tinyConfig } from '../../engine/model-random.ts';
+import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
 import { centralDifference } from '../../helpers/finite-difference.ts';
-import { makeTrainer, smallConfig } from '../trainer-setup.ts';
+import { makeTrainer, smallConfig } from '../../helpers/rl/trainer-setup.ts';
 
 const cfg = tinyConfig();
 const T = 0.6;

@@ -14,8 +14,8 @@ import { encodeChat } from '../../../src/rl/protocol/encode.ts';
 import { scoreEpisodes } from '../../../src/rl/grade-in-thread.ts';
 import { getPreset } from '../../../src/rl/presets.ts';
 import { validateConfig } from '../../../src/rl/config.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
-import { scriptedPolicy, type Reply } from '../protocol/scripted-policy.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
+import { scriptedPolicy, type Reply } from '../../helpers/rl/scripted-policy.ts';
 
 const tok = tinyTokenizer();
 /** generate() call k answers every request with replies[k]; nothing else is used by a rollout */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeChat } from '../../../src/rl/protocol/encode.ts';
 import type { ChatMessage } from '../../../src/data/tokenizer.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
 
 const tok = tinyTokenizer();
 const chat: ChatMessage[] = [

@@ -1,6 +1,6 @@
 // The rollout protocols' rules (termination, [FINISH] handling, dummy messages, caps), driven by a scripted
 // policy whose replies are fixed texts: a random model cannot be made to say [FINISH] on cue. The tokenizer and
-// the chat rendering are the real ones. Engine-backed runs are in tests/rl/trainer.test.ts.
+// the chat rendering are the real ones. Engine-backed runs are in tests/rl/train/trainer.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Policy, SamplingParams } from '../../../src/engine/policy/policy.ts';
 import type { Problem } from '../../../src/data/problem.ts';
@@ -14,8 +14,8 @@ import {
   type RolloutSettings,
 } from '../../../src/rl/protocol/rollout.ts';
 import type { Episode } from '../../../src/rl/protocol/episode.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
-import { scriptedPolicy, type Reply, type ScriptedPolicy } from './scripted-policy.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
+import { scriptedPolicy, type Reply, type ScriptedPolicy } from '../../helpers/rl/scripted-policy.ts';
 
 const tok = tinyTokenizer();
 /** A Policy whose generate() answers call k with replies[k] (one per request, or one for all). */

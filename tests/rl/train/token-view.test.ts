@@ -19,7 +19,7 @@ import { tokenPieces } from '../../../src/rl/train/token-view.ts';
 import { logprobTemperature, scoreRequests, updatePolicy } from '../../../src/rl/train/update.ts';
 import type { ScoreOptions, ScoreRequest, ScoreResult } from '../../../src/engine/policy/policy.ts';
 import { Rng } from '../../../src/util/rng.ts';
-import { makePolicy, smallConfig, tok } from '../trainer-setup.ts';
+import { makePolicy, smallConfig, tok } from '../../helpers/rl/trainer-setup.ts';
 
 function randomRows(seed: number) {
   const rng = new Rng(seed);
