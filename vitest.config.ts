@@ -1,6 +1,7 @@
 // Vitest: unit and integration tests in Node. WebGPU tests run on Dawn (npm `webgpu`); on a machine without a
 // GPU the Vulkan loader must find SwiftShader, and that variable has to be set in the main process.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -17,6 +18,9 @@ export default defineConfig({
     exclude: ['tests/e2e/**', 'node_modules/**'],
     environment: 'node',
     pool: 'forks',
+    // One test file per core. Vitest's own default keeps a core for its main process (1 worker on a 2-core CI
+    // machine), which idles once the sources are transformed while the single worker runs the files one by one.
+    maxWorkers: availableParallelism(),
     testTimeout: 180_000,
     hookTimeout: 180_000,
   },
