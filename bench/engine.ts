@@ -2,7 +2,7 @@
 // exists here (TypeScript CPU, WebAssembly SIMD, WebGPU through Dawn) and each model preset (random weights):
 //   prefill tokens/s (B = 1 and B = 8), KV-cache decode tokens/s for a single stream vs a GRPO group of G = 8,
 //   a training step split into forward / backward / optimiser (LoRA r=8 on all projections, and full fine-tuning;
-//   the device is synced between the phases), with the policy's default activation budget (64 MiB),
+//   the device is synced between the stages), with the policy's default activation budget (64 MiB),
 //   and peak bytes from the backend's allocation ledger;
 // plus forward tokens/s of the engine vs onnxruntime-node on every golden model that has a model.onnx.
 //   npx tsx bench/engine.ts [--quick] [--webgpu]      (WebGPU on a fallback adapter such as SwiftShader only

@@ -25,7 +25,7 @@ const hasSchedstat = existsSync(schedstat);
 const hostClock = (): number =>
   hasSchedstat ? Number(readFileSync(schedstat, 'utf8').split(' ')[0]) / 1e6 : performance.now();
 
-interface Phase {
+interface Stage {
   wall_ms: number;
   host_ms: number;
   pipelines_sync: number;
@@ -40,11 +40,11 @@ const execute = argv.includes('--execute');
 const cfg: ModelConfig = { ...QWEN25_05B, numLayers: 2 };
 const weights = randomWeights(cfg, 7);
 
-async function once(mode: Mode): Promise<Record<'load' | 'first_generate' | 'first_gradient', Phase>> {
+async function once(mode: Mode): Promise<Record<'load' | 'first_generate' | 'first_gradient', Stage>> {
   const dawn = await requestDawnDevice();
   const counted = countGpuCalls(dawn.device, { execute });
   const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.description, asyncPipelines: mode === 'async' });
-  const out = {} as Record<'load' | 'first_generate' | 'first_gradient', Phase>;
+  const out = {} as Record<'load' | 'first_generate' | 'first_gradient', Stage>;
   const timed = async <T>(name: keyof typeof out, run: () => Promise<T>): Promise<T> => {
     const [c0, h0, w0] = [counted.snapshot(), hostClock(), performance.now()];
     const r = await run();
@@ -97,30 +97,30 @@ async function once(mode: Mode): Promise<Record<'load' | 'first_generate' | 'fir
   return out;
 }
 
-const runs: Array<{ mode: Mode; phases: Awaited<ReturnType<typeof once>> }> = [];
+const runs: Array<{ mode: Mode; stages: Awaited<ReturnType<typeof once>> }> = [];
 for (let r = 0; r < rounds; r++) {
   for (let k = 0; k < MODES.length; k++) {
     const mode = MODES[(k + r) % MODES.length];
-    const phases = await once(mode);
-    runs.push({ mode, phases });
-    console.log(`${mode.padEnd(5)} ${JSON.stringify(phases)}`);
+    const stages = await once(mode);
+    runs.push({ mode, stages });
+    console.log(`${mode.padEnd(5)} ${JSON.stringify(stages)}`);
   }
 }
 const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)];
 const summary = Object.fromEntries(
   MODES.map((mode) => {
     const mine = runs.filter((x) => x.mode === mode);
-    const phases = Object.keys(mine[0].phases) as Array<keyof (typeof mine)[0]['phases']>;
+    const stages = Object.keys(mine[0].stages) as Array<keyof (typeof mine)[0]['stages']>;
     return [
       mode,
       Object.fromEntries(
-        phases.map((ph) => [
+        stages.map((ph) => [
           ph,
           {
-            wall_ms: median(mine.map((x) => x.phases[ph].wall_ms)),
-            host_ms: median(mine.map((x) => x.phases[ph].host_ms)),
-            pipelines_sync: mine[0].phases[ph].pipelines_sync,
-            pipelines_async: mine[0].phases[ph].pipelines_async,
+            wall_ms: median(mine.map((x) => x.stages[ph].wall_ms)),
+            host_ms: median(mine.map((x) => x.stages[ph].host_ms)),
+            pipelines_sync: mine[0].stages[ph].pipelines_sync,
+            pipelines_async: mine[0].stages[ph].pipelines_async,
           },
         ]),
       ),

@@ -1,7 +1,7 @@
-// bench:gpu-plan — what the WebGPU engine asks of the GPU per phase on the Qwen2.5-0.5B-Instruct shape (random
+// bench:gpu-plan — what the WebGPU engine asks of the GPU per stage on the Qwen2.5-0.5B-Instruct shape (random
 // weights, LoRA r8 on all projections, f32 weights; generation with the LoRA merged into the fused inference copy,
 // model/lora-merge.ts, as the engine's 'auto' rule does on WebGPU: 1.4 GB at 24 layers), counted by wrapping the
-// WebGPU objects (bench/gpu-counter.ts), not by the engine's bookkeeping. Each phase runs at two layer counts and
+// WebGPU objects (bench/gpu-counter.ts), not by the engine's bookkeeping. Each stage runs at two layer counts and
 // is extrapolated exactly to 24 layers (per-layer + fixed), then printed next to the targets set for it and written
 // to bench/results/gpu-plan.json.
 //   npm run bench:gpu-plan                 counts only on a software adapter (SwiftShader), kernels run on a GPU
@@ -12,10 +12,10 @@
 // host_ms is the CPU time of this process's main thread per step (/proc/self/task/PID/schedstat, where Linux has
 // it; wall time elsewhere): the host's own work (encoding, sampling in JS, copies), unaffected by other processes
 // on a shared machine. That clock advances in scheduler quanta (a few ms), so host_ms is the mean over the steady
-// steps (99 decode steps per phase), not a median of single readings (garbage-collection pauses count; expect
+// steps (99 decode steps per stage), not a median of single readings (garbage-collection pauses count; expect
 // +-30% between runs). Decode steps after the first replay the first one's recorded dispatches (Backend.repeat)
 // unless --no-replay. wall_ms,
-// the median wall time of a step, is kept per measured layer count only. Each phase reports steady state after a
+// the median wall time of a step, is kept per measured layer count only. Each stage reports steady state after a
 // warm-up: counts of the 2nd and later decode steps (bind_groups_first_step: the first decode step of a
 // generation), of a repeated grad chunk over the same buffers (bind_groups_first_step: the first chunk), and of
 // repeated adamw and zero_grad calls.
@@ -30,7 +30,7 @@ import { loraBenchPolicy } from './lora-bench-policy.ts';
 
 process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
 
-export interface PhaseFigures {
+export interface StageFigures {
   dispatches: number;
   submits: number;
   readbacks: number;
@@ -44,13 +44,13 @@ export interface PhaseFigures {
   wall_ms: number;
 }
 
-const PHASES = ['decode_g1', 'decode_g8', 'decode_g64', 'grad_chunk', 'adamw', 'zero_grad'] as const;
-type Phase = (typeof PHASES)[number];
+const STAGES = ['decode_g1', 'decode_g8', 'decode_g64', 'grad_chunk', 'adamw', 'zero_grad'] as const;
+type Stage = (typeof STAGES)[number];
 
 /** The targets at 24 layers: a single-sequence decode step in <= 250 dispatches and <= 3 ms of host time; every
  *  decode step <= 16 bytes read back per sequence and no bind group created after the first; AdamW in <= 10
  *  dispatches without a readback; zeroGrad without uploads. */
-const TARGETS: Partial<Record<Phase, Partial<Record<keyof PhaseFigures, number>>>> = {
+const TARGETS: Partial<Record<Stage, Partial<Record<keyof StageFigures, number>>>> = {
   decode_g1: { dispatches: 250, readback_bytes_per_row: 16, bind_groups_created: 0, host_ms: 3 },
   decode_g8: { readback_bytes_per_row: 16, bind_groups_created: 0 },
   decode_g64: { readback_bytes_per_row: 16, bind_groups_created: 0 },
@@ -98,9 +98,9 @@ interface Sample {
 }
 
 /** Counts of the last sample (steady state), median times. */
-function figures(samples: readonly Sample[], rows: number | null): PhaseFigures {
+function figures(samples: readonly Sample[], rows: number | null): StageFigures {
   const d = samples[samples.length - 1].d;
-  const f: PhaseFigures = {
+  const f: StageFigures = {
     dispatches: d.dispatches,
     submits: d.submits,
     readbacks: d.readbacks,
@@ -114,12 +114,12 @@ function figures(samples: readonly Sample[], rows: number | null): PhaseFigures 
   return f;
 }
 
-/** Figures of every phase at `layers` layers. */
+/** Figures of every stage at `layers` layers. */
 async function measure(
   layers: number,
   execute: boolean,
   replay: boolean,
-): Promise<{ phases: Record<Phase, PhaseFigures>; adapter: string }> {
+): Promise<{ stages: Record<Stage, StageFigures>; adapter: string }> {
   const dawn = await requestDawnDevice();
   const counted: CountingDevice = countGpuCalls(dawn.device, { execute });
   const be = WebGpuBackend.create(dawn.device, { gpuInfo: dawn.description, replay });
@@ -138,7 +138,7 @@ async function measure(
     }
     return out;
   };
-  const phases = {} as Record<Phase, PhaseFigures>;
+  const stages = {} as Record<Stage, StageFigures>;
   const prompt = Array.from({ length: 16 }, (_, i) => 100 + i * 37);
   const sampling = { temperature: 1, topP: 1, topK: 0, seed: 5 };
   for (const G of [1, 8, 64]) {
@@ -163,7 +163,7 @@ async function measure(
       .map((s, i) => ({ d: diffCounts(snaps[i].c, s.c), ms: s.ms - snaps[i].ms, wall: s.wall - snaps[i].wall }));
     const f = figures(perStep.slice(1), G);
     f.bind_groups_first_step = perStep[0].d.bindGroupsCreated;
-    phases[`decode_g${G}` as Phase] = f;
+    stages[`decode_g${G}` as Stage] = f;
   }
   {
     const T = 64;
@@ -174,10 +174,10 @@ async function measure(
       coef: new Float32Array(T - 1).fill(1 / (8 * (T - 1))),
     }));
     const samples = await repeat(5, () => policy.accumulateGradients(requests));
-    phases.grad_chunk = figures(samples.slice(1), null);
-    phases.grad_chunk.bind_groups_first_step = samples[0].d.bindGroupsCreated;
+    stages.grad_chunk = figures(samples.slice(1), null);
+    stages.grad_chunk.bind_groups_first_step = samples[0].d.bindGroupsCreated;
   }
-  for (const [phase, run] of [
+  for (const [stage, run] of [
     [
       'adamw',
       async () => {
@@ -193,19 +193,19 @@ async function measure(
         await be.sync();
       },
     ],
-  ] as Array<[Phase, () => Promise<unknown>]>) {
-    phases[phase] = figures((await repeat(11, run)).slice(1), null);
+  ] as Array<[Stage, () => Promise<unknown>]>) {
+    stages[stage] = figures((await repeat(11, run)).slice(1), null);
   }
   policy.dispose();
   be.destroy();
   dawn.device.destroy();
-  return { phases, adapter: dawn.description };
+  return { stages, adapter: dawn.description };
 }
 
 /** m1 + (24 - l1)·(m2 - m1)/(l2 - l1), per figure (counts stay integers when the engine is linear in layers). */
-function extrapolate(a: PhaseFigures, b: PhaseFigures, l1: number, l2: number, L: number): PhaseFigures {
+function extrapolate(a: StageFigures, b: StageFigures, l1: number, l2: number, L: number): StageFigures {
   const out = { ...a };
-  for (const k of Object.keys(a) as Array<keyof PhaseFigures>) {
+  for (const k of Object.keys(a) as Array<keyof StageFigures>) {
     const v = a[k]! + ((L - l1) * (b[k]! - a[k]!)) / (l2 - l1);
     out[k] = k === 'host_ms' || k === 'wall_ms' ? +v.toFixed(3) : +v.toFixed(2);
   }
@@ -222,15 +222,15 @@ async function main(): Promise<void> {
   const m1 = await measure(l1, execute, opt.replay);
   const m2 = await measure(l2, execute, opt.replay);
   const L = 24;
-  const phases = {} as Record<Phase, PhaseFigures>;
-  for (const p of PHASES) {
-    phases[p] = extrapolate(m1.phases[p], m2.phases[p], l1, l2, L);
-    delete (phases[p] as Partial<PhaseFigures>).wall_ms; // wall time is kept per measured layer count only
+  const stages = {} as Record<Stage, StageFigures>;
+  for (const p of STAGES) {
+    stages[p] = extrapolate(m1.stages[p], m2.stages[p], l1, l2, L);
+    delete (stages[p] as Partial<StageFigures>).wall_ms; // wall time is kept per measured layer count only
   }
   const result = {
     layers: L,
-    phases,
-    measured: { [`L${l1}`]: m1.phases, [`L${l2}`]: m2.phases },
+    stages,
+    measured: { [`L${l1}`]: m1.stages, [`L${l2}`]: m2.stages },
     model:
       'Qwen2.5-0.5B-Instruct shape, random f32 weights, LoRA r8 on q,k,v,o,gate,up,down (merged into the fused inference copy for generation by the auto rule), T=1 sampling; decode prompt 16 tokens, 99 decode steps; grad_chunk 8 x 64 tokens',
     adapter: m1.adapter,
@@ -242,10 +242,10 @@ async function main(): Promise<void> {
   console.log(
     `adapter ${m1.adapter}; kernels ${execute ? 'executed' : 'counted only'}; decode ${opt.replay ? 'replayed' : 'encoded every step'}; measured at ${l1} and ${l2} layers, extrapolated to ${L}`,
   );
-  for (const p of PHASES) {
-    const f = phases[p];
+  for (const p of STAGES) {
+    const f = stages[p];
     const t = TARGETS[p] ?? {};
-    const cells = (Object.keys(f) as Array<keyof PhaseFigures>).map(
+    const cells = (Object.keys(f) as Array<keyof StageFigures>).map(
       (k) => `${k} ${f[k]}${t[k] !== undefined ? ` (target <= ${t[k]})` : ''}`,
     );
     console.log(`${p.padEnd(11)} ${cells.join(', ')}`);

@@ -18,7 +18,7 @@
 //   kernels for real GPUs  the flash-attention forward, rmsnorm with workgroup reductions and the padded vec4
 //            tiled matmul, each timed against the kernel it replaces on a 2,048-token prefill (bench/gpu-kernels.ts)
 //   grpo     (0.5B only) one GRPO step as the trainer runs it: 8 prompts x G 8 of 128 tokens, 256 new tokens;
-//            generate, reference score, policy score, gradient (all 64 rows), AdamW, each phase synced and timed
+//            generate, reference score, policy score, gradient (all 64 rows), AdamW, each stage synced and timed
 //   memory   the allocation ledger's peak per part
 //   kernels  dispatches per WGSL program per part; with --timestamps, GPU ms per kernel class of a decode at G = 8
 //            and a gradient pass (each dispatch in its own pass, so these runs are for the breakdown only)
@@ -158,7 +158,7 @@ interface ModelResult {
   /** the kernels for real GPUs against the ones they replace (bench/gpu-kernels.ts) */
   new_kernels: KernelPair[];
   grpo?: {
-    phases_ms: Record<string, number>;
+    stages_ms: Record<string, number>;
     total_s: number;
     rollouts: number;
     new_tokens: number;
@@ -316,14 +316,14 @@ async function benchModel(
   };
   if (withGrpo) {
     const g = sizes.grpo;
-    const phases: Record<string, number> = {};
-    const timed = async (phase: string, run: () => Promise<unknown>) => {
+    const stages: Record<string, number> = {};
+    const timed = async (stage: string, run: () => Promise<unknown>) => {
       const before = be.dispatchesByProgram();
       const s = performance.now();
       await run();
       await be.sync();
-      phases[phase] = +(performance.now() - s).toFixed(1);
-      kernels[`grpo_${phase}`] = programCounts(be, before);
+      stages[stage] = +(performance.now() - s).toFixed(1);
+      kernels[`grpo_${stage}`] = programCounts(be, before);
     };
     const requests = Array.from({ length: g.prompts * g.group }, (_, i) => ({
       prompt: prompt(g.prompt, Math.floor(i / g.group)),
@@ -357,17 +357,17 @@ async function benchModel(
     );
     await timed('adamw', async () => {
       await policy.optimizerStep('a');
-      await policy.readOptimizerStats('a'); // the trainer's one read of the update phase
+      await policy.readOptimizerStats('a'); // the trainer's one read of the update stage
     });
     result.grpo = {
-      phases_ms: phases,
+      stages_ms: stages,
       total_s: +((performance.now() - start) / 1000).toFixed(2),
       rollouts: rollouts.length,
       new_tokens: newTokens,
       peak_bytes: be.ledger().peakBytes,
     };
     console.log(
-      `${name} GRPO step (${g.prompts} x ${g.group}, ${g.prompt}-token prompts, ${g.newTokens} new): ${result.grpo.total_s} s ${JSON.stringify(phases)}`,
+      `${name} GRPO step (${g.prompts} x ${g.group}, ${g.prompt}-token prompts, ${g.newTokens} new): ${result.grpo.total_s} s ${JSON.stringify(stages)}`,
     );
   }
   if (opts.timestamps) {

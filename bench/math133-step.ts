@@ -1,18 +1,18 @@
-// What one `math133` training step costs on this CPU, split by phase, so bench/README.md can say what an ablation
+// What one `math133` training step costs on this CPU, split by stage, so bench/README.md can say what an ablation
 // costs before anyone runs one. The model has SmolLM2-135M-Instruct's exact shape (the catalog's config.json:
 // 30 layers, 576 hidden, vocab 49152) with random weights made here; the tokenizer is the repository's SmolLM2
 // fixture (tests/fixtures/hf/tiny-smollm2-instruct: the real chat template, a small byte-level vocabulary, so
 // prompts count more tokens than SmolLM2's own tokenizer would give). The step is the real trainer's step of the
 // math133-smollm360m preset (multi-turn ReMA, code prompts, 8 problems x G 8, 3 rounds of <= 256 tokens, LoRA,
 // 4 mini-batches) on the wasm backend; no held-out evaluation (the run is 1000 steps long so the measured steps
-// are not its last, which evaluates). Phases: the trainer's own times (rollout, reward,
+// are not its last, which evaluates). Stages: the trainer's own times (rollout, reward,
 // old + ref log-probs = scoring, update), the update split into backward (gradient chunks) and optimiser (AdamW
 // steps) by timing the policy's two calls.
 // When the config does not fit WebAssembly's 4 GiB on this model (before the preset set decodeBatch, the planner
 // said 8.8 GiB: 64 sequences decoded together with prompts up to 1536 tokens), the planner's nearest config that
 // fits is applied; by default 4 problems per step instead of 8: the fixture's byte-level prompts are longer than
 // the planner's estimate (a suggestion alone ran out of the WASM heap here), and on 2 shared cores a full step takes hours. The 8-problem
-// step is then computed from the measured one (each phase x 8, no batching gain assumed); `--set key=JSON`
+// step is then computed from the measured one (each stage x 8, no batching gain assumed); `--set key=JSON`
 // overrides any field (--set problemsPerStep=8 measures the preset's).
 //   node --experimental-wasm-relaxed-simd --import tsx bench/math133-step.ts [--steps N] [--threads 1|2] [--set problemsPerStep=8]
 //   -> prints the figures, writes bench/results/math133-step.json
@@ -119,7 +119,7 @@ const { train, eval: heldOut } = await problemsForConfig(config, {
 });
 const setup_s = (performance.now() - t0) / 1000;
 
-// backward vs optimiser inside the trainer's update phase: time the policy's own two calls
+// backward vs optimiser inside the trainer's update stage: time the policy's own two calls
 let backward = 0;
 let optimizer = 0;
 const timed =
@@ -192,7 +192,7 @@ const trainer = createTrainer({
     if (e.type === 'progress' && performance.now() - lastLog < 30_000) return;
     lastLog = performance.now();
     console.log(
-      `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${e.type === 'progress' ? `${e.phase} ${e.done}/${e.total}${e.tokens !== undefined ? ` (${e.tokens} tokens this turn)` : ''}` : e.type === 'phase' ? e.phase : e.message}`,
+      `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${e.type === 'progress' ? `${e.stage} ${e.done}/${e.total}${e.tokens !== undefined ? ` (${e.tokens} tokens this turn)` : ''}` : e.type === 'stage' ? e.stage : e.message}`,
     );
   },
 });
@@ -210,7 +210,7 @@ for (let i = 0; i < STEPS; i++) {
     step_s: r2(step_s),
     /** CPU seconds of this process (main thread + the wasm helper thread) during the step */
     cpu_s: r2((cpu.user + cpu.system) / 1e6),
-    phases_s: {
+    stages_s: {
       rollout: r2(t.rollout),
       reward: r2(t.reward),
       scoring: r2(t.old + t.ref),
@@ -226,7 +226,7 @@ for (let i = 0; i < STEPS; i++) {
     turns_mean: r2(r.metrics.turns_mean),
   };
   steps.push(row);
-  console.log(`step ${i + 1}: ${row.step_s} s ${JSON.stringify(row.phases_s)}`);
+  console.log(`step ${i + 1}: ${row.step_s} s ${JSON.stringify(row.stages_s)}`);
 }
 const cpuU = process.cpuUsage();
 const tU = performance.now();
@@ -240,7 +240,7 @@ const updateCpuS = update && updateWall > 0 ? ((updateCpu.user + updateCpu.syste
 const loadAfter = load();
 const stepS = steps.reduce((a, b) => a + b.step_s, 0) / steps.length + updateS;
 const cpuS = steps.reduce((a, b) => a + b.cpu_s, 0) / steps.length + updateCpuS;
-/** the preset's 8 problems per step from the measured step: every phase scales with the problems (upper bound:
+/** the preset's 8 problems per step from the measured step: every stage scales with the problems (upper bound:
  *  no gain from decoding 64 sequences together instead of 8) */
 const scale = 8 / config.problemsPerStep;
 const presetStepS = stepS * scale;

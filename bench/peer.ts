@@ -16,7 +16,7 @@
 // onnxruntime-node runs with intraOpNumThreads = 1, like our single-threaded engine. What is timed is defined in
 // bench/browser/measure.ts (the same code times the browser runtimes). The clock here is this process's CPU time
 // (user + system, all threads): this machine is shared, and a single-threaded run's CPU time is what its wall
-// time would be on an idle machine. The GRPO step is timed by wall clock (the trainer's own phase timer).
+// time would be on an idle machine. The GRPO step is timed by wall clock (the trainer's own stage timer).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -239,7 +239,7 @@ async function peer() {
   };
 }
 
-/** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's phases. */
+/** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's stages. */
 async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
   if (!existsSync(join(dir, 'model.safetensors')) || !existsSync(join(dir, 'config.json'))) {
     return {
@@ -260,7 +260,7 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
     const r = await trainer.step();
     steps.push({
       step_s: +((performance.now() - t0) / 1000).toFixed(2),
-      phases_s: r.metrics.time_s,
+      stages_s: r.metrics.time_s,
       tokens_trained: r.metrics.tokens_trained,
     });
   }
@@ -269,7 +269,7 @@ async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
     problems: config.problemsPerStep,
     group: config.groupSize,
     step_s: steps[1].step_s,
-    phases_s: steps[1].phases_s,
+    stages_s: steps[1].stages_s,
     first_step_s: steps[0].step_s,
     steps,
     peak_bytes: backend.ledger().peakBytes,

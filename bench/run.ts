@@ -170,8 +170,9 @@ if (grpo)
   lines.push(
     grpo.skipped
       ? `GRPO step (tiny default): skipped, ${grpo.skipped}${earlier(grpo)}`
-      : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, phases ${Object.entries(
-          grpo.phases_s as Record<string, number>,
+      : `GRPO step (tiny default, ${grpo.backend}, 8 problems x group 8): ${fmt(grpo.step_s)} s, stages ${Object.entries(
+          // a grpo.json recorded with the key phases_s reads the same
+          (grpo.stages_s ?? grpo.phases_s) as Record<string, number>,
         )
           .map(([k, v]) => `${k} ${v.toFixed(2)}`)
           .join(', ')} s${earlier(grpo)}`,

@@ -165,7 +165,7 @@ async function grpoSteps() {
   const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
   interface StepRecord {
     step_s: number;
-    phases_s: unknown;
+    stages_s: unknown;
     tokens_trained: number | undefined;
     reward_mean: number;
     loss: number | undefined;
@@ -191,7 +191,7 @@ async function grpoSteps() {
       const r = await trainer.step();
       steps.push({
         step_s: +(wall() - t0).toFixed(2),
-        phases_s: r.metrics.time_s,
+        stages_s: r.metrics.time_s,
         tokens_trained: r.metrics.tokens_trained,
         reward_mean: r.metrics.reward_mean,
         loss: r.metrics.loss,
@@ -210,7 +210,7 @@ async function grpoSteps() {
     const last = runs.at(-1)!;
     console.log(
       `GRPO step, ${last.threads} thread(s): ${last.step_s} s (first ${last.first_step_s} s), ${last.trained_tok_s} trained tok/s, ` +
-        `phases ${JSON.stringify(steps[1].phases_s)}, helper jobs ${JSON.stringify(last.helper_jobs)}`,
+        `stages ${JSON.stringify(steps[1].stages_s)}, helper jobs ${JSON.stringify(last.helper_jobs)}`,
     );
     policy.dispose();
     backend.destroy();

@@ -11,7 +11,7 @@
 //                    1 problem x G 8 (2 steps by default: one warm-up, one measured; --steps N for more)
 // TRL runs with the settings trlSettings gives for our config (src/rl/trl-settings.ts; what it cannot match is
 // printed). Ours runs on the WASM backend with 2 threads. Per workload: the first step of each side warms up, then the
-// median step time of the rest, the ratio TRL / ours (above 1: ours is faster), the phases, and the trained
+// median step time of the rest, the ratio TRL / ours (above 1: ours is faster), the stages, and the trained
 // completion tokens per step of both sides (they must agree within 5%: the same workload).
 //   node --experimental-wasm-relaxed-simd --import tsx bench/trl.ts [--quick] [--steps N] [--workloads tiny,smollm2]
 //     [--torch-threads N]   (default 2, OMP_WAIT_POLICY=PASSIVE)
@@ -117,7 +117,7 @@ function trlTrainer(setup: Record<string, unknown>) {
   child.stdin.write(`${JSON.stringify(setup)}\n`);
   return {
     step: () =>
-      new Promise<{ step_s: number; tokens: number; phases_s: Record<string, number> }>((done, fail) => {
+      new Promise<{ step_s: number; tokens: number; stages_s: Record<string, number> }>((done, fail) => {
         child.once('exit', (code) => fail(new Error(`TRL exited (${code}) before finishing a step`)));
         waiting.push((json) => done(JSON.parse(json)));
         child.stdin.write('step\n');
@@ -153,7 +153,7 @@ async function runWorkload(w: Workload) {
     threads: TORCH_THREADS,
     steps: w.steps,
   });
-  type Step = { step_s: number; tokens: number; phases_s: Record<string, number>; context_limited?: number };
+  type Step = { step_s: number; tokens: number; stages_s: Record<string, number>; context_limited?: number };
   const ours: Step[] = [];
   const theirs: Step[] = [];
   try {
@@ -166,7 +166,7 @@ async function runWorkload(w: Workload) {
         step_s: s,
         tokens: r.metrics.tokens_trained ?? Number.NaN,
         context_limited: r.metrics.context_limited ?? 0,
-        phases_s: { rollout, reward, old, ref, adv, update },
+        stages_s: { rollout, reward, old, ref, adv, update },
       });
       theirs.push(await trl.step());
       console.log(
@@ -183,8 +183,8 @@ async function runWorkload(w: Workload) {
     median_step_s: round(median(measured(xs).map((x) => x.step_s))),
     steps_s: xs.map((x) => round(x.step_s)),
     mean_tokens: round(measured(xs).reduce((a, x) => a + x.tokens, 0) / measured(xs).length, 1),
-    median_phases_s: Object.fromEntries(
-      Object.keys(xs[0].phases_s).map((k) => [k, round(median(measured(xs).map((x) => x.phases_s[k])))]),
+    median_stages_s: Object.fromEntries(
+      Object.keys(xs[0].stages_s).map((k) => [k, round(median(measured(xs).map((x) => x.stages_s[k])))]),
     ),
   });
   const a = summary(ours);

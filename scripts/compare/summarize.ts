@@ -34,7 +34,7 @@ for (const preset of existsSync(root) ? readdirSync(root).toSorted() : []) {
       eval: evals.map((e) => ({ step: e.step, accuracy: round(e.accuracy), n: e.n })),
       reward: metrics.map((m) => round(m.reward_mean, 3)),
       tokens_trained: metrics.reduce((a, m) => a + (m.tokens_trained ?? 0), 0),
-      // the steps' phases (their evaluations included) and the evaluation before the first step
+      // the steps' stages (their evaluations included) and the evaluation before the first step
       wall_s: round(
         metrics.reduce((a, m) => a + Object.values(m.time_s).reduce((p, q) => p + q, 0), 0) +
           (evals[0]?.step === 0 ? (evals[0].time_s ?? 0) : 0),

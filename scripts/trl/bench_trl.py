@@ -7,7 +7,7 @@
       reads one JSON line from stdin: {"model_dir", "grpo_config", "lora_config", "prompts" (chat messages per
       problem), "answers", "threads", "steps"}, builds a GRPOTrainer on it and trains in lockstep with the caller:
       before each optimiser step it waits for a line "step" on stdin, after it prints one line
-      "TRL-BENCH {json}" with the step's wall time, its phases and the completion tokens it trained.
+      "TRL-BENCH {json}" with the step's wall time, its stages and the completion tokens it trained.
 """
 import json
 import os
@@ -109,7 +109,7 @@ def lockstep(setup):
             rollout, scoring = clock["generate"], clock["score"] - clock["generate"]
             print("TRL-BENCH " + json.dumps({
                 "step_s": step, "tokens": tokens,
-                "phases_s": {"rollout": rollout, "scoring": scoring, "update": step - clock["score"]},
+                "stages_s": {"rollout": rollout, "scoring": scoring, "update": step - clock["score"]},
             }), flush=True)
 
     trainer.add_callback(Lockstep())

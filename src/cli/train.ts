@@ -228,7 +228,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n${weightsLine}\n`);
   if (progress !== 'none' && frozen)
     process.stderr.write(`${describeOnnxAgent(`frozen ${config.frozenAgent} agent`, frozen)}\n`);
-  let phase = '';
+  let stage = '';
   const checker = nodeAnswerChecker();
   const trainer = createTrainer({
     config,
@@ -242,7 +242,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     ...(opts.explain ? { explain: opts.explain } : {}),
     checker, // rewards graded in a worker thread with a hard limit per answer: no answer can stall the run
     onEvent: (e) => {
-      if (e.type === 'phase') phase = e.phase;
+      if (e.type === 'stage') stage = e.stage;
     },
   });
 
@@ -282,7 +282,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
   const bar =
     progress === 'bar'
       ? new SingleBar({
-          format: ' {bar} {value}/{total} steps | reward {reward} | acc {acc} | eval {evalAcc} | {phase}',
+          format: ' {bar} {value}/{total} steps | reward {reward} | acc {acc} | eval {evalAcc} | {stage}',
           stream: process.stderr,
           hideCursor: true,
         })
@@ -293,7 +293,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     if (progress === 'lines') process.stderr.write(line + '\n');
   };
   let lastEval = '-';
-  bar?.start(config.steps, resumedFrom, { reward: '-', acc: '-', evalAcc: '-', phase: '' });
+  bar?.start(config.steps, resumedFrom, { reward: '-', acc: '-', evalAcc: '-', stage: '' });
 
   if (resumedFrom === 0 && evalAtStart) {
     const e = await trainer.evaluate();
@@ -308,7 +308,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     trainer.finished() === null &&
     (opts.maxNewSteps === undefined || newSteps < opts.maxNewSteps)
   ) {
-    const ticker = bar ? setInterval(() => bar.update({ phase }), 500) : null;
+    const ticker = bar ? setInterval(() => bar.update({ stage }), 500) : null;
     const r = await trainer.step();
     if (ticker) clearInterval(ticker);
     newSteps += 1;
@@ -328,7 +328,7 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
     }
     if (over !== null) say(over);
     const t = Object.values(m.time_s).reduce((a, b) => a + b, 0);
-    bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, phase: '' });
+    bar?.update(m.step, { reward: m.reward_mean.toFixed(3), acc: m.accuracy.toFixed(3), evalAcc: lastEval, stage: '' });
     say(
       `step ${m.step}/${config.steps}: reward ${m.reward_mean.toFixed(3)} acc ${m.accuracy.toFixed(3)}` +
         `${m.eval_accuracy !== undefined ? ` eval_accuracy ${m.eval_accuracy.toFixed(3)}` : ''} turns ${m.turns_mean.toFixed(2)} (${t.toFixed(1)} s)`,

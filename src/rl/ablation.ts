@@ -4,7 +4,7 @@
 // and the summary CSV. The curves and their chart are ablation-curves.ts.
 import { meanArea, spread, type RunCurves } from './ablation-curves.ts';
 import { CONFIG_FIELDS, type ConfigGroup, type ExperimentConfig } from './config.ts';
-import type { PhaseTimes } from './metrics.ts';
+import type { StageTimes } from './metrics.ts';
 import { PRESET_AXIS, pointConfig } from './protocol-arms.ts';
 import { fnv1aHex } from '../util/fnv1a.ts';
 
@@ -42,9 +42,9 @@ export function pointOverrides(point: Record<string, unknown>): Record<string, u
   return out;
 }
 
-/** What a run's summary needs of its log: the steps' reward and phase times, and the held-out evaluations. */
+/** What a run's summary needs of its log: the steps' reward and stage times, and the held-out evaluations. */
 export interface RunLog {
-  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: PhaseTimes; tokens_trained?: number }>;
+  metrics: ReadonlyArray<{ step: number; reward_mean: number; time_s: StageTimes; tokens_trained?: number }>;
   evals: ReadonlyArray<{ step: number; accuracy: number; n?: number }>;
 }
 
@@ -64,7 +64,7 @@ export interface RunRow {
   eval_n: number | null;
   /** tokens the trained agents generated and were trained on, summed over the steps */
   tokens_trained: number;
-  /** seconds of training: the sum of the steps' phase times */
+  /** seconds of training: the sum of the steps' stage times */
   train_time_s: number;
   curves: RunCurves;
 }

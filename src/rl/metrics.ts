@@ -3,7 +3,8 @@
 
 export type FinishReason = 'finished' | 'reach_max_turn' | 'stop_when_truncated' | 'completion_token_exceeded';
 
-export interface PhaseTimes {
+/** Seconds of each timed stage of a step (src/rl/train/stage-timer.ts), keyed by stage. */
+export interface StageTimes {
   rollout: number;
   reward: number;
   old: number;
@@ -34,8 +35,8 @@ export interface MetricsRecord {
   len_reason_mean: number;
   turns_mean: number;
   finish_reasons: Record<FinishReason, number>;
-  /** seconds per phase */
-  time_s: PhaseTimes;
+  /** seconds per stage of the step */
+  time_s: StageTimes;
   lr: number;
   /** which agent was trained this step (separate-parameter alternation), else "shared" */
   trained?: string;

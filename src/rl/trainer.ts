@@ -1,4 +1,4 @@
-// The RL trainer (its contract and types in train/types.ts, re-exported here). One step is a flat list of timed phases,
+// The RL trainer (its contract and types in train/types.ts, re-exported here). One step is a flat list of timed stages,
 // each one call into a train/ file, timed by train/stage-timer.ts:
 //   rollout  -> problems of this step x groupSize episodes with the mode's protocol (train/step-rollout.ts)
 //   reward   -> grade the final answers, apply the reward rule, success-rate filter, rows (train/reward-stage.ts)
@@ -13,7 +13,7 @@
 // reasoning agent's phase the frozen meta agent writes the phase's plans for them; its steps then take their
 // prompts from that dataset. config.updateIterations pairs of phases end the run (finished()).
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
-// tokenizer and is left out of every later phase: rows are built for the trainable agents only.
+// tokenizer and is left out of every later stage: rows are built for the trainable agents only.
 // Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
 // quantities, the streak of such steps, skipped optimiser updates); after config.maxNonFiniteSteps of them in a
 // row StepResult.stop tells the driver to end the run (train/divergence.ts words the message).
@@ -58,7 +58,7 @@ export type {
   Evaluator,
   EvaluatorOptions,
   FrozenAgentOptions,
-  PhaseName,
+  StageName,
   StepResult,
   Trainer,
   TrainerEvent,
@@ -137,7 +137,7 @@ function createRun(
             config,
             rows,
             deriveSeed(config.seed, STREAM.minibatch, stepNo),
-            (done, total) => emit({ type: 'progress', step: stepNo, phase: 'update', done, total }),
+            (done, total) => emit({ type: 'progress', step: stepNo, stage: 'update', done, total }),
             explainer?.probe,
           ),
     );

@@ -12,7 +12,7 @@ describe('Train during the start-up evaluation', () => {
   it('is enabled, starts training and the status says training follows the evaluation', async () => {
     const { emit, store } = await renderApp('controls');
     emit({ type: 'status', status: 'evaluating' });
-    emit({ type: 'phase', step: 0, phase: 'eval 0/64 episodes done (12 tokens this turn)' });
+    emit({ type: 'activity', step: 0, text: 'eval 0/64 episodes done (12 tokens this turn)' });
     const train = screen.getByTestId('train') as HTMLButtonElement;
     expect(train.disabled).toBe(false);
     // Step and Evaluate stay closed until the evaluation ends

@@ -191,7 +191,7 @@ describe('the store and the frozen ONNX agent', () => {
     };
     worker.emit({ type: 'onnxEvaluation', result });
     expect(store.getState().onnxEvaluation).toEqual(result);
-    expect(store.getState().phase).toContain('37.5%');
+    expect(store.getState().activity).toContain('37.5%');
     // the VRP baseline is not a point of the current run's curve
     expect(store.getState().currentRun?.evaluations ?? []).toEqual([]);
   });

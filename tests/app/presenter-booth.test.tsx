@@ -55,7 +55,7 @@ function setup(autoReset: number) {
       dataset: { name: 'tiny-arith', train: 100, heldOut: 20 },
     });
   const step = (k: number) => emit({ type: 'step', metrics: metrics(k), rollouts: [] });
-  const resetDone = () => emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
+  const resetDone = () => emit({ type: 'activity', step: 0, text: 'reset: new run from the model weights' });
   const types = () => sent.map((r) => r.type);
   return { store, sent, types, emit, ready, step, resetDone, openDb };
 }

@@ -1,7 +1,7 @@
 // bench:gpu (bench/gpu-real.ts) end to end on whatever adapter Dawn finds (SwiftShader here) with tiny shapes
 // (--smoke --only 0.5b --timestamps, ~30 s): a real child process that prints the GPU self-test first, its JSON
 // written with every part the real run fills in (the self-test's report, decode tok/s per G with bytes and GB/s, the
-// matmul tile timings, the GRPO step by phase, ledger peaks, dispatches per program, GPU ms per kernel class). The
+// matmul tile timings, the GRPO step by stage, ledger peaks, dispatches per program, GPU ms per kernel class). The
 // figures themselves are not checked: on SwiftShader they are the emulation's.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ describe('bench:gpu --smoke', () => {
       'tiled',
     ]);
     for (const k of m.new_kernels) expect(k.new_ms).toBeGreaterThan(0);
-    expect(Object.keys(m.grpo.phases_ms)).toEqual([
+    expect(Object.keys(m.grpo.stages_ms)).toEqual([
       'generate',
       'score_reference',
       'score_old_policy',

@@ -162,7 +162,7 @@ describe('rema plan', () => {
     expect(p.shape.decode.promptTokens).toBeLessThanOrEqual(Math.min(1.5 * longest + 32, 2047));
   });
 
-  it('sizes the held-out evaluation: evalSize distinct prompts decoded together, a phase of its own', () => {
+  it('sizes the held-out evaluation: evalSize distinct prompts decoded together, a stage of its own', () => {
     const sets = [
       '--set',
       'groupSize=2',

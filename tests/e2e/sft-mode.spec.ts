@@ -33,7 +33,7 @@ test('SFT on the meta-thinking dialogues, its live loss curve, then RL from the 
       constructor(url: string | URL, options?: WorkerOptions) {
         super(url, options);
         this.addEventListener('message', (e: MessageEvent<WorkerEvent>) => {
-          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'phase' && e.data.type !== 'step')
+          if (e.data && typeof e.data.type === 'string' && e.data.type !== 'activity' && e.data.type !== 'step')
             window.recordedWorkerEvents.push(e.data);
         });
       }

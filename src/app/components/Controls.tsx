@@ -11,7 +11,7 @@ export function Controls() {
     useShallow((st) => ({
       status: st.status,
       wantsTraining: st.wantsTraining,
-      phase: st.phase,
+      activity: st.activity,
       progress: st.progress,
       steps: st.currentRun?.metrics.length ?? 0,
       lastStep: st.currentRun?.metrics.at(-1)?.step ?? null,
@@ -38,8 +38,8 @@ export function Controls() {
       : s.status === 'failed'
         ? 'stopped by an error'
         : busy
-          ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status === 'evaluating' && s.wantsTraining ? 'evaluating (training starts after it)' : s.status}${s.phase ? `: ${s.phase}` : ''}`
-          : (s.phase ?? 'ready');
+          ? `${s.status === 'training' && !s.wantsTraining ? 'pausing after this step' : s.status === 'evaluating' && s.wantsTraining ? 'evaluating (training starts after it)' : s.status}${s.activity ? `: ${s.activity}` : ''}`
+          : (s.activity ?? 'ready');
   return (
     <section className="controls" aria-label="training controls">
       <div className="buttons">

@@ -1,6 +1,6 @@
 // Reading runs back: a run JSON exported by the page, or a metrics.jsonl written by `npx rema train`.
 // Errors name the file and the line or field, never a bare "invalid JSON".
-import type { MetricsRecord, FinishReason, PhaseTimes } from '../../rl/metrics.ts';
+import type { MetricsRecord, FinishReason, StageTimes } from '../../rl/metrics.ts';
 import { newRunId, type SavedRun } from '../persist/run-types.ts';
 
 const zeroFinish: Record<FinishReason, number> = {
@@ -9,7 +9,7 @@ const zeroFinish: Record<FinishReason, number> = {
   stop_when_truncated: 0,
   completion_token_exceeded: 0,
 };
-const zeroTimes: PhaseTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
+const zeroTimes: StageTimes = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
 
 /** Checks the two fields every record must carry and fills optional ones the charts read, so old logs still draw. */
 export function normalizeMetrics(raw: unknown, where: string): MetricsRecord {

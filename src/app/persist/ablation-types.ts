@@ -3,7 +3,7 @@
 // the first run that had not finished (finished runs are never run again).
 import type { AblationSpec } from '../../rl/ablation.ts';
 import type { ExperimentConfig } from '../../rl/config.ts';
-import type { PhaseTimes } from '../../rl/metrics.ts';
+import type { StageTimes } from '../../rl/metrics.ts';
 
 export type AblationRunStatus = 'pending' | 'running' | 'done' | 'failed';
 
@@ -14,8 +14,8 @@ export interface AblationRunState {
   point: Record<string, unknown>;
   seed: number;
   status: AblationRunStatus;
-  /** per step: the training reward, the phase times and the trained tokens (what the summary and the curves need) */
-  metrics: Array<{ step: number; reward_mean: number; time_s: PhaseTimes; tokens_trained?: number }>;
+  /** per step: the training reward, the stage times and the trained tokens (what the summary and the curves need) */
+  metrics: Array<{ step: number; reward_mean: number; time_s: StageTimes; tokens_trained?: number }>;
   /** held-out greedy accuracy and the number of problems, by step */
   evals: Array<{ step: number; accuracy: number; n?: number }>;
   /** wall-clock seconds from the run's start to its end */

@@ -71,7 +71,7 @@ export function createAblationSlice(
       const next = rec.runs.find((r) => r.status === 'pending');
       if (!next) {
         update({ ...rec, status: rec.runs.some((r) => r.status === 'failed') ? 'failed' : 'done' });
-        set({ wantsTraining: false, phase: `ablation finished: ${rec.runs.length} runs` });
+        set({ wantsTraining: false, activity: `ablation finished: ${rec.runs.length} runs` });
         return;
       }
       let plan: AblationRunPlan | undefined;
@@ -99,7 +99,7 @@ export function createAblationSlice(
         activeConfig: plan.config,
         configDirty: false,
         wantsTraining: true,
-        phase: `ablation run ${rec.runs.indexOf(next) + 1}/${rec.runs.length}: ${plan.label} seed ${plan.seed}`,
+        activity: `ablation run ${rec.runs.indexOf(next) + 1}/${rec.runs.length}: ${plan.label} seed ${plan.seed}`,
       });
       ctx.client.send({ type: 'reset', config: plan.config, onnxModel: get().onnxModel });
       ctx.client.send({ type: 'train' });

@@ -52,7 +52,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
       model: null,
       dataset: null,
       progress: null,
-      phase: null,
+      activity: null,
       error: null,
       intervention: { pending: false, result: null, error: null },
       frozen: { role: null, onnx: null },
@@ -105,7 +105,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           set({ runs: get().runs.map((r) => (r.id === stopped.id ? stopped : r)) });
           void persist(ctx, (db) => db.put(stopped));
         }
-        set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
+        set({ currentRun: null, wantsTraining: false, configDirty: false, activity: null, activeConfig: get().config });
         send({ type: 'reset', config: get().config, onnxModel: get().onnxModel, run: ++ctx.run });
       },
       evaluate() {
@@ -190,13 +190,13 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             set({ backend: e.backend, model: e.model, dataset: e.dataset, progress: null, status: 'idle' });
             break;
           case 'status':
-            set({ status: e.status, ...(e.status === 'idle' ? { phase: null, progress: null } : {}) });
+            set({ status: e.status, ...(e.status === 'idle' ? { activity: null, progress: null } : {}) });
             break;
           case 'stopped':
             set({ wantsTraining: false });
             break;
-          case 'phase':
-            set({ phase: e.phase });
+          case 'activity':
+            set({ activity: e.text });
             break;
           case 'step':
             get().internal_recordStep(e.metrics, e.rollouts);
@@ -221,7 +221,9 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
               },
               e.rollouts,
             );
-            set({ phase: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (${e.n} problems)` });
+            set({
+              activity: `held-out accuracy ${(e.accuracy * 100).toFixed(1)}% at step ${e.step} (${e.n} problems)`,
+            });
             break;
           case 'frozen':
             set({ frozen: { role: e.role, onnx: e.onnx } });
@@ -229,7 +231,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'onnxEvaluation':
             set({
               onnxEvaluation: e.result,
-              phase: `ONNX VRP baseline ${(e.result.accuracy * 100).toFixed(1)}% (${e.result.n} problems, ${e.result.onnx.runtime})`,
+              activity: `ONNX VRP baseline ${(e.result.accuracy * 100).toFixed(1)}% (${e.result.n} problems, ${e.result.onnx.runtime})`,
             });
             break;
           case 'intervention':
@@ -264,7 +266,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
             }
             set({ error: { message: e.message, fatal: e.fatal, ...(e.continuable ? { continuable: true } : {}) } });
             if (e.fatal) {
-              set({ status: 'failed', wantsTraining: false, phase: null, progress: null });
+              set({ status: 'failed', wantsTraining: false, activity: null, progress: null });
               const run = get().currentRun;
               if (run) {
                 const crashed = { ...run, status: 'crashed' as const, updatedAt: Date.now() };

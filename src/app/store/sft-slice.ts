@@ -69,7 +69,7 @@ export function createSftSlice(ctx: StoreContext): StateCreator<PlaygroundState,
           set({ runs: get().runs.map((r) => (r.id === stopped.id ? stopped : r)) });
           void persist(ctx, (db) => db.put(stopped));
         }
-        set({ currentRun: null, wantsTraining: false, configDirty: false, phase: null, activeConfig: get().config });
+        set({ currentRun: null, wantsTraining: false, configDirty: false, activity: null, activeConfig: get().config });
         ctx.client.send({ type: 'sftAdopt', config: get().config, run: ++ctx.run });
       },
       internal_sftEvent(e: WorkerEvent) {

@@ -42,8 +42,8 @@ export interface SessionSlice {
   model: ModelInfo | null;
   dataset: DatasetInfo | null;
   progress: LoadProgress | null;
-  /** current phase of the running step, for the status line */
-  phase: string | null;
+  /** what the session does now (the running step's stage, a note), for the status line */
+  activity: string | null;
   /** last error shown in the page; fatal errors also stop the session */
   /** `continuable`: the run moved to another backend after a lost GPU device; the banner offers to continue */
   error: { message: string; fatal: boolean; continuable?: boolean } | null;

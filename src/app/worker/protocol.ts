@@ -227,8 +227,9 @@ export type WorkerEvent =
   | { type: 'backend'; backend: BackendInfo }
   | { type: 'ready'; backend: BackendInfo; model: ModelInfo; dataset: DatasetInfo }
   | { type: 'status'; status: SessionStatus }
-  /** a phase of the current step started (rollout, reward, update, ...) */
-  | { type: 'phase'; step: number; phase: string }
+  /** the status line's text: a stage of the current step started (rollout, reward, update, ...), work inside it, or a
+   *  note on what the session does (reset, finished, a lost device) */
+  | { type: 'activity'; step: number; text: string }
   /** `explain`: what the update did to one problem group ("Explain this step"; rl/train/explain.ts) */
   | ({ type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[]; explain?: ExplainRecord } & RunTagged)
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */

@@ -36,7 +36,7 @@ export function scheduleAutoMeasure(s: SessionState): void {
         checkpoint: loaded.checkpoint,
         decoder: loaded.tokenizer,
         cpuPolicy: active.policy,
-        onCandidate: (name) => s.emit({ type: 'phase', step: 0, phase: `auto backend: measuring ${name}` }),
+        onCandidate: (name) => s.emit({ type: 'activity', step: 0, text: `auto backend: measuring ${name}` }),
         ...(clock ? { clock } : {}),
       });
     } catch (e) {

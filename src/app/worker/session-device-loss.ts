@@ -85,9 +85,9 @@ async function moveRun(s: SessionState, what: string, why: string): Promise<RunM
   const kept = lastGood.get(s);
   const copy = kept?.trainer === active.trainer ? kept : null;
   s.emit({
-    type: 'phase',
+    type: 'activity',
     step: active.trainer.state().step,
-    phase: 'the GPU device was lost: opening a backend again',
+    text: 'the GPU device was lost: opening a backend again',
   });
   // the old policy's tensors and the old backend went with the device; free what the host still holds
   active.policy.dispose();

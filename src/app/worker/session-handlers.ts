@@ -71,7 +71,7 @@ export const REQUEST_HANDLERS: RequestHandlers = {
           if (s.active) s.active.run = request.run;
         }
         emitFrozen(s);
-        s.emit({ type: 'phase', step: 0, phase: 'reset: new run from the model weights' });
+        s.emit({ type: 'activity', step: 0, text: 'reset: new run from the model weights' });
       },
       // a trainer that could not be rebuilt (e.g. a bad ONNX folder) leaves the one before it running
       { fatal: () => !s.active },

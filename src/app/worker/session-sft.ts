@@ -105,9 +105,9 @@ export function sftRequest(s: SessionState, request: Extract<WorkerRequest, { ty
                 tokens: r.tokens,
               });
               s.emit({
-                type: 'phase',
+                type: 'activity',
                 step: 0,
-                phase: `SFT step ${r.step}/${settings.steps}: loss ${r.loss.toFixed(4)}`,
+                text: `SFT step ${r.step}/${settings.steps}: loss ${r.loss.toFixed(4)}`,
               });
             },
           },
@@ -155,7 +155,7 @@ export function sftAdoptRequest(s: SessionState, request: Extract<WorkerRequest,
       };
       s.emit({ type: 'sftAdopted', checksum: weightsChecksum(s.loaded.checkpoint.weights), model: s.loaded.model });
       emitFrozen(s);
-      s.emit({ type: 'phase', step: 0, phase: 'new run from the SFT model' });
+      s.emit({ type: 'activity', step: 0, text: 'new run from the SFT model' });
     },
     { fatal: () => !s.active },
   );

@@ -45,7 +45,7 @@ export interface ActiveRun {
 
 export interface SessionState {
   readonly env: SessionEnv;
-  /** sends an event to the page (phase lines throttled) */
+  /** sends an event to the page (activity lines throttled) */
   readonly emit: (e: WorkerEvent) => void;
   readonly jobs: JobQueue;
   loaded: LoadedModel | null;

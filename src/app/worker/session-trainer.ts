@@ -14,19 +14,19 @@ import { modelLabel } from './model-label.ts';
 import { sourceFor } from './session-model.ts';
 import type { ActiveRun, SessionState } from './session-state.ts';
 
-/** The status line's text for work inside a phase: "eval 12/128 episodes done (381 tokens this turn)", "update 3/8". */
+/** The status line's text for work inside a stage: "eval 12/128 episodes done (381 tokens this turn)", "update 3/8". */
 export function progressLine(e: Extract<TrainerEvent, { type: 'progress' }>): string {
   return e.tokens === undefined
-    ? `${e.phase} ${e.done}/${e.total}`
-    : `${e.phase} ${e.done}/${e.total} episodes done (${e.tokens} tokens this turn)`;
+    ? `${e.stage} ${e.done}/${e.total}`
+    : `${e.stage} ${e.done}/${e.total} episodes done (${e.tokens} tokens this turn)`;
 }
 
-/** The trainer's phase, progress and notice events as the page's phase line. */
-export function phaseLines(s: SessionState): (e: TrainerEvent) => void {
+/** The trainer's stage, progress and notice events as the page's activity line. */
+export function activityLines(s: SessionState): (e: TrainerEvent) => void {
   return (e) => {
-    if (e.type === 'phase') s.emit({ type: 'phase', step: e.step, phase: e.phase });
-    else if (e.type === 'progress') s.emit({ type: 'phase', step: e.step, phase: progressLine(e) });
-    else s.emit({ type: 'phase', step: e.step, phase: e.message });
+    if (e.type === 'stage') s.emit({ type: 'activity', step: e.step, text: e.stage });
+    else if (e.type === 'progress') s.emit({ type: 'activity', step: e.step, text: progressLine(e) });
+    else s.emit({ type: 'activity', step: e.step, text: e.message });
   };
 }
 
@@ -98,7 +98,7 @@ export async function buildTrainer(s: SessionState, config: ExperimentConfig, bu
     tokenizer: loaded.tokenizer,
     train,
     eval: heldOut,
-    onEvent: phaseLines(s),
+    onEvent: activityLines(s),
     frozen,
     ...checker,
     explain: 'one',
@@ -131,7 +131,7 @@ export async function evaluateOnnx(s: SessionState, rawConfig: ExperimentConfig,
     tokenizer: agent.tokenizer,
     train,
     eval: heldOut,
-    onEvent: phaseLines(s),
+    onEvent: activityLines(s),
     maxContext: agent.config.maxPositionEmbeddings,
     ...(s.env.checker ? { checker: s.env.checker } : {}),
   });

@@ -131,7 +131,7 @@ export function scheduleTraining(s: SessionState): void {
       const over = active.trainer.finished();
       if (step() >= active.config.steps || over !== null) {
         s.wantTraining = false;
-        s.emit({ type: 'phase', step: step(), phase: `finished: ${over ?? `${active.config.steps} steps`}` });
+        s.emit({ type: 'activity', step: step(), text: `finished: ${over ?? `${active.config.steps} steps`}` });
         s.emit({ type: 'stopped', reason: 'finished' });
         return;
       }
@@ -140,7 +140,7 @@ export function scheduleTraining(s: SessionState): void {
       if (stop !== null) {
         // diverged (config.maxNonFiniteSteps): the page's divergence banner says why, from the step's metrics
         s.wantTraining = false;
-        s.emit({ type: 'phase', step: step(), phase: `stopped: diverged at step ${step()}` });
+        s.emit({ type: 'activity', step: step(), text: `stopped: diverged at step ${step()}` });
         s.emit({ type: 'stopped', reason: 'diverged' });
         return;
       }

@@ -9,7 +9,7 @@
 //   session-auto.ts      the "auto" backend's measurement, queued after the first rollouts and before any step
 //   session-state.ts     what the session holds between requests
 import type { WorkerEvent, WorkerRequest } from './protocol.ts';
-import { throttlePhases } from './phase-throttle.ts';
+import { throttleActivity } from './activity-throttle.ts';
 import { createJobQueue } from './session-jobs.ts';
 import { REQUEST_HANDLERS } from './session-handlers.ts';
 import { createSessionState, type SessionEnv } from './session-state.ts';
@@ -18,7 +18,7 @@ export type { SessionEnv } from './session-state.ts';
 export { progressLine } from './session-trainer.ts';
 
 export function createSession(post: (e: WorkerEvent) => void, env: SessionEnv): (request: WorkerRequest) => void {
-  const emit = throttlePhases(post);
+  const emit = throttleActivity(post);
   const state = createSessionState(env, emit, createJobQueue(emit));
   return (request) => {
     // the map pairs each type with its request's handler; TypeScript cannot follow that pairing through an index

@@ -101,7 +101,7 @@ export interface RunOptions {
    * (dp_actor._forward_micro_batch: logits.div_(temperature)); default 1. The backward is that of the scaled objective.
    */
   temperature?: number;
-  /** benchmarks: when given, the pass syncs the device after the forward and records both phases' seconds */
+  /** benchmarks: when given, the pass syncs the device after the forward and records the forward's and the backward's seconds */
   timings?: { forwardS: number; backwardS: number };
 }
 

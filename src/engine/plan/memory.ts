@@ -52,7 +52,7 @@ export interface MemoryShape {
   training: TrainingShape;
   decode: DecodeShape;
   /** the held-out evaluation's largest decodeBatch call (distinct prompts, greedy), when an evaluation runs: it
-   *  is a phase of its own, often with more sequences than the training rollout's */
+   *  is a stage of its own, often with more sequences than the training rollout's */
   evalDecode?: DecodeShape;
   gradient: GradientShape;
   /** EnginePolicyOptions.activationBudgetBytes (default 64 MiB): every layer's internals kept when they fit */
@@ -77,7 +77,7 @@ export interface MemoryShape {
  *  largest of that decode call's scratch, the gradient chunk's scratch and the optimizer step's flat copies
  *  (optim/adamw.ts packs one adapter's gradients and parameters for the step). `total` is the peak: weights +
  *  lora + optimizer + the largest of (kv_cache + decode scratch) over the rollout and the evaluation, the gradient
- *  chunk and the step's copies, since each is freed before the next phase runs (so it is not the sum of the categories). */
+ *  chunk and the step's copies, since each is freed before the next stage runs (so it is not the sum of the categories). */
 export interface MemoryBytes {
   weights: number;
   lora: number;
@@ -90,8 +90,8 @@ export interface MemoryBytes {
 export interface MemoryPlan {
   parameters: number;
   bytes: MemoryBytes;
-  /** which phase sets the peak: the rollout's decode, the held-out evaluation's decode, a gradient chunk, AdamW */
-  peakPhase: 'decode' | 'eval' | 'gradient' | 'optimizer';
+  /** which stage sets the peak: the rollout's decode, the held-out evaluation's decode, a gradient chunk, AdamW */
+  peakStage: 'decode' | 'eval' | 'gradient' | 'optimizer';
   /** the gradient chunk keeps every layer's internals (no recompute) */
   keepsAllLayers: boolean;
   /** the KV cache's storage the plan counts (2 bytes per element for f16, 4 for f32) */
@@ -312,21 +312,21 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const gradientBytes = F * grad.floats;
   // the AdamW step packs one adapter's gradients and parameters into flat copies while it runs
   const stepBytes = F * 2 * trainable;
-  const phaseBytes = Math.max(decodeBytes, gradientBytes, stepBytes);
-  const peakPhase =
-    decodeBytes === phaseBytes
+  const stageBytes = Math.max(decodeBytes, gradientBytes, stepBytes);
+  const peakStage =
+    decodeBytes === stageBytes
       ? evalPeaks
         ? 'eval'
         : 'decode'
-      : gradientBytes === phaseBytes
+      : gradientBytes === stageBytes
         ? 'gradient'
         : 'optimizer';
   const kv_cache = F * dec.cache;
   const activations = Math.max(F * dec.scratch, gradientBytes, stepBytes);
   return {
     parameters,
-    bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + phaseBytes },
-    peakPhase,
+    bytes: { weights, lora, optimizer, kv_cache, activations, total: weights + lora + optimizer + stageBytes },
+    peakStage,
     keepsAllLayers: grad.keepAll,
     kvCacheDtype,
   };

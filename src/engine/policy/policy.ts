@@ -140,7 +140,7 @@ export interface TrainablePolicy extends Policy {
   optimizerStep(adapter: string): Promise<void>;
   /**
    * The results of `adapter`'s optimiser steps since the previous call, oldest first: one small read (callers read
-   * once per training step, after its update phase). A backend may read them itself after many unread steps; none
+   * once per training step, after its update stage). A backend may read them itself after many unread steps; none
    * is lost.
    */
   readOptimizerStats(adapter: string): Promise<OptimizerStepResult[]>;

@@ -14,7 +14,7 @@ type TokenFields = Pick<TurnRecord, 'pieces' | 'logprobs' | 'ratio' | 'clip' | '
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-/** The trained tokens of each message of the updated rows (needs the update phase's row.view). */
+/** The trained tokens of each message of the updated rows (needs the update stage's row.view). */
 function tokensByMessage(
   scored: readonly ScoredEpisode[],
   rows: readonly TrainRow[],

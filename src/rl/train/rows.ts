@@ -31,7 +31,7 @@ export interface TrainRow {
   tokenAdvantages?: Float64Array;
   oldLogp: Float32Array | null;
   refLogp: Float32Array | null;
-  /** per trained token, filled by the update phase for the rollout inspector (train/token-view.ts) */
+  /** per trained token, filled by the update stage for the rollout inspector (train/token-view.ts) */
   view?: TrainedTokens;
 }
 

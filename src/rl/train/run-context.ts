@@ -15,7 +15,7 @@ import { inThreadChecker, type AnswerChecker } from '../verifier/checker.ts';
 import { checkFirstPromptFits, type ContextTally } from './context.ts';
 import { isTwoAgent } from './episodes.ts';
 import { checkMetaActionCap, checkRunOptions, frozenActor } from './run-checks.ts';
-import type { PhaseName, TrainerEvent, TrainerOptions } from './types.ts';
+import type { StageName, TrainerEvent, TrainerOptions } from './types.ts';
 
 export interface RunContext {
   config: ExperimentConfig;
@@ -95,7 +95,7 @@ export function runContext(
 export function rolloutSettings(
   ctx: RunContext,
   atStep: number,
-  phase: PhaseName,
+  stage: StageName,
   tally: ContextTally,
   episodes: readonly Episode[],
 ): RolloutSettings {
@@ -115,7 +115,7 @@ export function rolloutSettings(
       ctx.emit({
         type: 'progress',
         step: atStep,
-        phase,
+        stage,
         done: episodes.reduce((n, e) => n + (e.finish === null ? 0 : 1), 0),
         total: episodes.length,
         tokens,

@@ -3,7 +3,7 @@
 // episodes cut by the model's context.
 import type { ExperimentConfig } from '../config.ts';
 import { meanAndStd } from '../losses/advantages.ts';
-import { kvClampMessage, type MetricsRecord, type PhaseTimes } from '../metrics.ts';
+import { kvClampMessage, type MetricsRecord, type StageTimes } from '../metrics.ts';
 import { actionStats } from '../protocol/json-actions/actions.ts';
 import { contextMessage, type ContextFields } from './context.ts';
 import { divergenceMessage } from './divergence.ts';
@@ -24,7 +24,7 @@ export interface StepOutcome {
   update: UpdateStats | null;
   /** consecutive steps with non-finite numbers up to and including this one (0: this step's were finite) */
   streak: number;
-  times: PhaseTimes;
+  times: StageTimes;
   evalResult: EvalResult | null;
   context: ContextFields;
   /** values clamped into the f16 KV cache during this step */

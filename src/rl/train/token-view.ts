@@ -1,6 +1,6 @@
 // The per-token text of a trained row for the rollout inspector (records.ts). The ratio and clip code it shows
 // beside each token come from the loss itself (losses/policy-loss.ts LossResult.ratio / clip, kept on row.view by
-// the update phase), so the inspector never re-evaluates the surrogate.
+// the update stage), so the inspector never re-evaluates the surrogate.
 
 /**
  * Per-token text of `ids` for display: each id decoded alone; ids that split a multi-byte character (decoding

@@ -1,5 +1,5 @@
 // The RL trainer's contract (rl/trainer.ts implements it): one call to step() runs one ReMA / GRPO iteration as a
-// flat list of timed phases (rollout -> reward -> old log-probs -> reference log-probs -> advantages -> update ->
+// flat list of timed stages (rollout -> reward -> old log-probs -> reference log-probs -> advantages -> update ->
 // eval), the way verl's RayPPOTrainer.fit does, and returns one MetricsRecord plus the step's rollouts. It talks to
 // the model only through the Policy and TrainablePolicy interfaces, so it runs the same on every backend, in the page's worker and in
 // the CLI. The trainer and its pieces import these types; this file imports only types, never the trainer.
@@ -10,19 +10,19 @@ import type { ChatTokenizer } from '../../data/tokenizer.ts';
 import type { AgentRole, ExperimentConfig } from '../config.ts';
 import type { ExplainGroups, ExplainRecord } from './explain.ts';
 import type { PhaseState } from './phases.ts';
-import type { MetricsRecord, PhaseTimes, RolloutRecord } from '../metrics.ts';
+import type { MetricsRecord, StageTimes, RolloutRecord } from '../metrics.ts';
 import type { AnswerChecker } from '../verifier/checker.ts';
 
-export type PhaseName = keyof PhaseTimes;
+export type StageName = keyof StageTimes;
 
 export type TrainerEvent =
-  /** a phase of a step starts */
-  | { type: 'phase'; step: number; phase: PhaseName }
+  /** a stage of a step starts */
+  | { type: 'stage'; step: number; stage: StageName }
   /**
-   * work inside a phase: finished episodes of the phase's `total` in rollout and eval (with `tokens`, the tokens
+   * work inside a stage: finished episodes of the stage's `total` in rollout and eval (with `tokens`, the tokens
    * generated so far by the running generate call), mini-batches in update
    */
-  | { type: 'progress'; step: number; phase: PhaseName; done: number; total: number; tokens?: number }
+  | { type: 'progress'; step: number; stage: StageName; done: number; total: number; tokens?: number }
   /** a human-readable note (e.g. "all groups filtered out; nothing to train") */
   | { type: 'log'; step: number; message: string };
 
@@ -46,7 +46,7 @@ export interface TrainerOptions {
    */
   frozen?: FrozenAgentOptions;
   /**
-   * Grades math answers in the reward and eval phases (src/rl/verifier/checker.ts): the CLI and the page pass the
+   * Grades math answers in the reward and eval stages (src/rl/verifier/checker.ts): the CLI and the page pass the
    * pre-emptible worker checker, so an answer whose evaluation never ends scores 0 ("timeout") instead of stalling
    * the run. Default: verifyMath on this thread (bounded by its deadline only).
    */

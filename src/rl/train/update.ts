@@ -1,4 +1,4 @@
-// The update phase: ppoEpochs passes over the step's rows, each split into miniBatches seeded-shuffled
+// The update stage: ppoEpochs passes over the step's rows, each split into miniBatches seeded-shuffled
 // mini-batches; per mini-batch: current log-probs (reused from the old-log-prob pass while the weights are
 // still the rollout's, else scored), the loss and its per-token coefficients (losses/policy-loss.ts), one
 // backward pass through the engine (Σ coef·logp), one optimiser step per trained adapter. When the old-log-prob
@@ -37,7 +37,7 @@ export interface UpdateStats {
 }
 
 /** One optimiser step as an UpdateProbe sees it (its gradients' norms per tensor were read just before it; the
- *  probe hears of the steps after the update phase, when their results are read). */
+ *  probe hears of the steps after the update stage, when their results are read). */
 export interface ProbedStep {
   epoch: number;
   /** index of the mini-batch within its epoch */
@@ -214,7 +214,7 @@ export async function updatePolicy(
       if (!Number.isFinite(batchLoss)) nonfinite.add('loss');
       for (const a of adapters) {
         const tensors = probe && policy.gradientNorms ? await policy.gradientNorms(a) : [];
-        // queued without a read: the step's norm and whether it applied are read once, after the update phase
+        // queued without a read: the step's norm and whether it applied are read once, after the update stage
         await policy.optimizerStep(a);
         queued.push({ epoch, miniBatch, adapter: a, tensors });
       }

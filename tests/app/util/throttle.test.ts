@@ -1,8 +1,8 @@
-// The throttles that keep a fast run from flooding the page: the latest-value throttle (chart redraws, phase
-// lines), the worker's phase-line throttle (order kept), and the cap on points a chart draws.
+// The throttles that keep a fast run from flooding the page: the latest-value throttle (chart redraws, activity
+// lines), the worker's activity-line throttle (order kept), and the cap on points a chart draws.
 import { describe, expect, it } from 'vitest';
 import { thinEvenly } from '../../../src/app/components/charts/thin.ts';
-import { throttlePhases } from '../../../src/app/worker/phase-throttle.ts';
+import { throttleActivity } from '../../../src/app/worker/activity-throttle.ts';
 import type { WorkerEvent } from '../../../src/app/worker/protocol.ts';
 import { throttleLatest, type ThrottleClock } from '../../../src/app/util/throttle.ts';
 
@@ -92,15 +92,15 @@ describe('throttleLatest', () => {
   });
 });
 
-const phase = (n: number): WorkerEvent => ({ type: 'phase', step: 1, phase: `rollout ${n} tokens` });
+const line = (n: number): WorkerEvent => ({ type: 'activity', step: 1, text: `rollout ${n} tokens` });
 
-describe('throttlePhases (worker events)', () => {
-  it('passes every non-phase event, at most one phase line per interval, and never reorders', async () => {
+describe('throttleActivity (worker events)', () => {
+  it('passes every non-activity event, at most one activity line per interval, and never reorders', async () => {
     const out: WorkerEvent[] = [];
-    const emit = throttlePhases((e) => out.push(e), 50);
-    for (let i = 0; i < 300; i++) emit(phase(i));
+    const emit = throttleActivity((e) => out.push(e), 50);
+    for (let i = 0; i < 300; i++) emit(line(i));
     emit({ type: 'status', status: 'idle' });
-    expect(out).toEqual([phase(0), phase(299), { type: 'status', status: 'idle' }]);
+    expect(out).toEqual([line(0), line(299), { type: 'status', status: 'idle' }]);
     // nothing is left to arrive after the status
     await new Promise((r) => setTimeout(r, 80));
     expect(out).toHaveLength(3);

@@ -63,13 +63,13 @@ it('a step that was running when Reset was pressed is not saved as a run, and th
   await until(() => pressed, 'the step to start');
   unsubscribe();
   await until(
-    () => events.some((e) => e.type === 'phase' && e.phase.startsWith('reset')) && store.getState().status === 'idle',
+    () => events.some((e) => e.type === 'activity' && e.text.startsWith('reset')) && store.getState().status === 'idle',
     'the reset',
   );
   // the old trainer's step did finish after the Reset (the case this test is about) ...
   const stepEvents = events.filter((e) => e.type === 'step');
   expect(stepEvents).toHaveLength(1);
-  const resetAt = events.findIndex((e) => e.type === 'phase' && e.phase.startsWith('reset'));
+  const resetAt = events.findIndex((e) => e.type === 'activity' && e.text.startsWith('reset'));
   expect(events.indexOf(stepEvents[0])).toBeLessThan(resetAt);
   // ... and it is not a run
   expect(store.getState().currentRun).toBeNull();

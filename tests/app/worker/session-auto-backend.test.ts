@@ -30,8 +30,8 @@ const measured = (events: WorkerEvent[]) =>
     (e): e is Extract<WorkerEvent, { type: 'backend' }> => e.type === 'backend' && e.backend.auto?.cached === false,
   );
 const isMeasured = (e: WorkerEvent) => e.type === 'backend' && e.backend.auto?.cached === false;
-const measuringPhases = (events: WorkerEvent[]) =>
-  events.flatMap((e) => (e.type === 'phase' && e.phase.startsWith('auto backend: measuring') ? [e.phase] : []));
+const measuringLines = (events: WorkerEvent[]) =>
+  events.flatMap((e) => (e.type === 'activity' && e.text.startsWith('auto backend: measuring') ? [e.text] : []));
 
 /** Dawn's navigator.gpu with every queue submission of the devices it creates counted. */
 function countingGpu() {
@@ -95,7 +95,7 @@ describe('auto backend', () => {
     expect(at(ready)).toBeLessThan(at(followed));
     expect(at(followed)).toBeLessThan(at(result));
     expect(at(result)).toBeLessThan(at(step));
-    expect(measuringPhases(s.events)).toEqual(['auto backend: measuring webgpu', 'auto backend: measuring wasm']);
+    expect(measuringLines(s.events)).toEqual(['auto backend: measuring webgpu', 'auto backend: measuring wasm']);
 
     const auto = result.backend.auto!;
     expect(auto.choice.winner).toBe('webgpu');
@@ -132,7 +132,7 @@ describe('auto backend', () => {
 
     // a reload with the rates the page kept: the same choice at once, nothing measured
     const kept: CachedBackendRates = { key: auto.key, rates: auto.choice.estimates, measured_ms: 1234 };
-    const phases = measuringPhases(s.events).length;
+    const lines = measuringLines(s.events).length;
     const again = await s.request(load({ autoRates: [kept] }), 'ready');
     expect(again.backend.kind).toBe(argmin.backend);
     expect(again.backend.autoPending).toBeUndefined();
@@ -142,7 +142,7 @@ describe('auto backend', () => {
 
     // the model under the kept rates' winner: the step still trains, and nothing was measured
     expect((await s.request({ type: 'step' }, 'step')).metrics.step).toBe(1);
-    expect(measuringPhases(s.events).length).toBe(phases);
+    expect(measuringLines(s.events).length).toBe(lines);
     expect(measured(s.events)).toHaveLength(1);
   }, 120_000);
 
@@ -197,7 +197,7 @@ describe('auto backend', () => {
     expect(ready.backend.auto).toBeUndefined();
     expect(ready.backend.autoPending).toBeUndefined();
     await s.request({ type: 'step' }, 'step');
-    expect(measuringPhases(s.events)).toEqual([]);
+    expect(measuringLines(s.events)).toEqual([]);
     expect(s.events.filter((e) => e.type === 'backend')).toHaveLength(1);
   }, 60_000);
 

@@ -11,11 +11,11 @@ describe('evaluation and rollout progress', () => {
     await loadFixture(s, config);
     if (!s.events.some((e) => e.type === 'evaluation')) await s.request({ type: 'pause' }, 'evaluation');
     await s.request({ type: 'step' }, 'step');
-    const lines = s.events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
+    const lines = s.events.flatMap((e) => (e.type === 'activity' ? [e.text] : []));
     const evalLines = lines.filter((l) => l.startsWith('eval '));
     const rolloutLines = lines.filter((l) => l.startsWith('rollout '));
     expect(evalLines.length).toBeGreaterThan(0);
-    // (the session sends at most one phase line per 100 ms, so a fast rollout may show none)
+    // (the session sends at most one activity line per 100 ms, so a fast rollout may show none)
     for (const l of evalLines) expect(l).toMatch(/^eval [0-3]\/3 episodes done \(\d+ tokens this turn\)$/);
     for (const l of rolloutLines) expect(l).toMatch(/^rollout [0-2]\/2 episodes done \(\d+ tokens this turn\)$/);
     expect(lines.filter((l) => /\/0\b/.test(l))).toEqual([]);

@@ -59,7 +59,7 @@ describe('SFT mode in the worker', () => {
     expect(rollouts[1].step).toBe(0);
     expect(rollouts[1].turns).not.toEqual(before[0].turns);
     // Reset starts from the SFT'd weights too: the same greedy rollout as right after adopting
-    await s.request({ type: 'reset', config }, 'phase');
+    await s.request({ type: 'reset', config }, 'activity');
     await vi.waitFor(() => expect(followed(s.events).length).toBe(3), { timeout: 20_000 });
     const again = followed(s.events)[2];
     expect(again.step).toBe(0);

@@ -41,7 +41,7 @@ function statusesOf(events: readonly WorkerEvent[]): { statuses: string[]; types
   return {
     statuses: events.flatMap((e) => (e.type === 'status' ? [e.status] : [])),
     types: [...new Set(events.map((e) => e.type))].filter(
-      (t) => !['status', 'phase', 'progress', 'followed'].includes(t),
+      (t) => !['status', 'activity', 'progress', 'followed'].includes(t),
     ),
   };
 }

@@ -245,7 +245,7 @@ async function check(config: ModelConfig, weights: ModelWeights, s: Step): Promi
   const peak = await measure(config, weights, s);
   const plan = predict(config, s);
   const err = Math.abs(plan.bytes.total - peak) / peak;
-  expect(err, `planned ${plan.bytes.total} B vs ledger peak ${peak} B (${plan.peakPhase} phase)`).toBeLessThanOrEqual(
+  expect(err, `planned ${plan.bytes.total} B vs ledger peak ${peak} B (${plan.peakStage} stage)`).toBeLessThanOrEqual(
     0.15,
   );
 }
@@ -326,14 +326,14 @@ describe('planMemory vs the allocation ledger', () => {
     expect([p16.kvCacheDtype, p32.kvCacheDtype]).toEqual(['f16', 'f32']);
     expect(2 * p16.bytes.kv_cache).toBe(p32.bytes.kv_cache);
     const saved = (await measure(qwen, w, { ...s, kvCacheDtype: 'f32' })) - (await measure(qwen, w, s));
-    expect([p16.peakPhase, p32.peakPhase]).toEqual(['decode', 'decode']);
+    expect([p16.peakStage, p32.peakStage]).toEqual(['decode', 'decode']);
     expect(saved).toBeGreaterThan(0);
     expect(Math.abs(p32.bytes.total - p16.bytes.total - saved)).toBeLessThanOrEqual(0.15 * saved);
   });
 
   it('a held-out evaluation batch larger than the rollout sets the peak, in the plan as on the ledger', async () => {
     const s = steps['lora, held-out evaluation of 24 distinct prompts after a group of 4'];
-    expect(predict(qwen, s).peakPhase).toBe('eval');
+    expect(predict(qwen, s).peakStage).toBe('eval');
     const { evalPrompts: _e, ...trainingOnly } = s;
     const w = randomWeights(qwen, 5);
     const [withEval, without] = [await measure(qwen, w, s), await measure(qwen, w, trainingOnly)];
@@ -354,12 +354,12 @@ describe('planMemory vs the allocation ledger', () => {
     expect(Math.abs(pa.bytes.total - pc.bytes.total - (all - capped))).toBeLessThanOrEqual(0.15 * (all - capped));
   });
 
-  it('the planned total moves with the workload the way the ledger does (decode phase)', async () => {
+  it('the planned total moves with the workload the way the ledger does (decode stage)', async () => {
     const s = steps['lora, decode-heavy'];
     const bigger = { ...s, group: 6, newTokens: 60 };
     const w = randomWeights(llama3, 2);
     const [a, b] = [await measure(llama3, w, s), await measure(llama3, w, bigger)];
-    expect(predict(llama3, s).peakPhase).toBe('decode');
+    expect(predict(llama3, s).peakStage).toBe('decode');
     expect(b).toBeGreaterThan(a);
     const grown = predict(llama3, bigger).bytes.total - predict(llama3, s).bytes.total;
     expect(Math.abs(grown - (b - a))).toBeLessThanOrEqual(0.15 * (b - a));

@@ -76,7 +76,7 @@ function frozenReasoning(): FrozenAgentOptions & { generated: { tokens: number }
 const reasoningTokens = (rs: readonly RolloutRecord[]) =>
   rs.reduce((a, r) => a + r.turns.filter((t) => t.role === 'reasoning').reduce((b, t) => b + t.tokens, 0), 0);
 const texts = (rs: readonly RolloutRecord[]) => rs.map((r) => r.turns.map((t) => `${t.role}: ${t.text}`));
-/** number of turns per role that carry trained-token records (the update phase's rows) */
+/** number of turns per role that carry trained-token records (the update stage's rows) */
 const trainedTurns = (rs: readonly RolloutRecord[]) => {
   const n = { meta: 0, reasoning: 0 };
   for (const r of rs) for (const t of r.turns) if (t.pieces) n[t.role] += 1;

@@ -1,5 +1,5 @@
 // The inspector's per-token view of the loss is the loss's own: policyLoss returns, per trained token, the ratio
-// its clipped surrogate used and the clip code (losses/policy-loss.ts), and the update phase keeps exactly those
+// its clipped surrogate used and the clip code (losses/policy-loss.ts), and the update stage keeps exactly those
 // on each row (row.view). Checked on random inputs in every ratio mode (the ratios rebuild the loss, the clip
 // codes its clip fractions), and on a real update (CPU engine, 2 epochs x 2 mini-batches) against the ratio and
 // clip definitions evaluated on the log-probs the update scored. Token pieces decode split characters whole.

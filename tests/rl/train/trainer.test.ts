@@ -30,7 +30,7 @@ function withoutTimes(m: MetricsRecord): Omit<MetricsRecord, 'time_s'> {
 }
 
 describe('trainer on the CPU engine', () => {
-  it('multi-turn shared: one step fills every metric, records every turn, and emits timed phases', async () => {
+  it('multi-turn shared: one step fills every metric, records every turn, and emits timed stages', async () => {
     const events: TrainerEvent[] = [];
     const { trainer } = makeTrainer(smallConfig('rema-multiturn', { entropyCoef: 0.01 }), events);
     const { metrics, rollouts } = await trainer.step();
@@ -52,8 +52,8 @@ describe('trainer on the CPU engine', () => {
     // a random model never says [FINISH]: every episode hits a cap, so every reward is 0 and every group has zero std
     expect(metrics.reward_mean).toBe(0);
     expect(metrics.frac_zero_std_groups).toBe(1);
-    const phases = events.filter((e) => e.type === 'phase').map((e) => (e as { phase: string }).phase);
-    expect(phases).toEqual(['rollout', 'reward', 'adv', 'update']);
+    const stages = events.filter((e) => e.type === 'stage').map((e) => (e as { stage: string }).stage);
+    expect(stages).toEqual(['rollout', 'reward', 'adv', 'update']);
     expect(metrics.time_s.rollout).toBeGreaterThan(0);
   });
 
@@ -99,8 +99,8 @@ describe('trainer on the CPU engine', () => {
       events,
     );
     const { metrics } = await trainer.step();
-    const phases = events.filter((e) => e.type === 'phase').map((e) => (e as { phase: string }).phase);
-    expect(phases).toEqual(['rollout', 'reward', 'old', 'ref', 'adv', 'update']);
+    const stages = events.filter((e) => e.type === 'stage').map((e) => (e as { stage: string }).stage);
+    expect(stages).toEqual(['rollout', 'reward', 'old', 'ref', 'adv', 'update']);
     // LoRA starts as the identity (B = 0): the first mini-batch sees KL = 0; the entropy bonus moves the weights,
     // so the later mini-batches measure a positive KL to the reference (adapters off)
     expect(metrics.kl).toBeGreaterThan(0);

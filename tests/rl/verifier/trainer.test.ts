@@ -18,7 +18,7 @@ describe('trainer with the pre-emptible checker', () => {
   const checker = nodeAnswerChecker({ limitMs: 100, onRestart: (why) => restarts.push(why) });
   afterAll(() => checker.close());
 
-  it('cuts slow checks in the reward and eval phases and finishes the step', async () => {
+  it('cuts slow checks in the reward and eval stages and finishes the step', async () => {
     const config = smallConfig('vrp-rl', { problemsPerStep: 1, groupSize: 2, evalSize: 1 });
     const trainer = createTrainer({
       config,

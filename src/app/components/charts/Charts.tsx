@@ -140,7 +140,7 @@ function StackedSpecChart({ spec, run }: { spec: ChartSpec; run: SavedRun | null
   const data = useMemo(
     () =>
       // keys are prefixed: recharts spreads a bar's data entry onto its <path>, so a key named "ref" (the
-      // reference-log-prob phase) would become a React ref
+      // reference-log-prob stage) would become a React ref
       thinEvenly(run?.metrics ?? [], MAX_BARS).map((m) =>
         Object.fromEntries([['step', m.step], ...spec.series.map((s) => [`v_${s.label}`, s.value(m) ?? 0])]),
       ),
@@ -212,7 +212,7 @@ function ChartOptions() {
           ))}
         </select>
       </label>
-      <label title="The x axis: the step, or the minutes of training when the step ended (its phase times summed)">
+      <label title="The x axis: the step, or the minutes of training when the step ended (its stage times summed)">
         x axis{' '}
         <select data-testid="chart-x" value={xAxis} onChange={(e) => setX(e.target.value as ChartX)}>
           <option value="step">steps</option>

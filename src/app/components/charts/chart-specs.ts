@@ -133,9 +133,9 @@ export const chartSpecs: readonly ChartSpec[] = [
   },
   {
     id: 'time',
-    title: 'Phase timings (s)',
+    title: 'Stage timings (s)',
     kind: 'stacked',
-    note: 'Seconds per phase of the step: rollout, reward, old and reference log-probs, advantages, update, evaluation.',
+    note: 'Seconds per stage of the step: rollout, reward, old and reference log-probs, advantages, update, evaluation.',
     series: (['rollout', 'reward', 'old', 'ref', 'adv', 'update', 'eval'] as const).map((k) => ({
       label: k,
       value: (m: MetricsRecord) => m.time_s?.[k] ?? 0,

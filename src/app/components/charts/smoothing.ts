@@ -1,5 +1,5 @@
 // What the curves can show besides raw per-step values: an exponential moving average (TensorBoard's debiased EMA,
-// so the first points are not pulled towards 0) and the x axis in minutes of training (each step's phase times
+// so the first points are not pulled towards 0) and the x axis in minutes of training (each step's stage times
 // summed, as recorded in MetricsRecord.time_s) instead of steps. Pure functions over chart points.
 import type { MetricsRecord } from '../../../rl/metrics.ts';
 
@@ -23,7 +23,7 @@ export function emaSmooth(points: readonly ChartPoint[], weight: number): ChartP
   });
 }
 
-/** Minutes of training when each step ended (cumulative phase times; evaluations included), keyed by step. */
+/** Minutes of training when each step ended (cumulative stage times; evaluations included), keyed by step. */
 export function minutesAtStep(metrics: readonly Pick<MetricsRecord, 'step' | 'time_s'>[]): Map<number, number> {
   const out = new Map<number, number>([[0, 0]]);
   let seconds = 0;

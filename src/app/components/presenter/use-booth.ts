@@ -7,7 +7,7 @@ import { useEffect, useRef } from 'react';
 import type { PlaygroundStore } from '../../store/create-store.ts';
 import type { PlaygroundState } from '../../store/types.ts';
 
-const isResetPhase = (phase: string | null) => phase?.startsWith('reset:') ?? false;
+const isReset = (activity: string | null) => activity?.startsWith('reset:') ?? false;
 const stepsRecorded = (s: PlaygroundState) => s.currentRun?.metrics.length ?? 0;
 
 export function useBooth(store: PlaygroundStore): void {
@@ -27,8 +27,8 @@ export function useBooth(store: PlaygroundStore): void {
       if (!s.presenting || !s.model || s.status === 'failed' || s.status === 'loading') return;
       const lastStep = s.currentRun?.metrics.at(-1)?.step ?? 0;
       if (pendingStart.current) {
-        // the session says "reset: …" once the new trainer is built (a new phase event, not one left from before)
-        if (isResetPhase(s.phase) && s.phase !== prev.phase) {
+        // the session says "reset: …" once the new trainer is built (a new activity event, not one left from before)
+        if (isReset(s.activity) && s.activity !== prev.activity) {
           pendingStart.current = false;
           runAtStart.current = { id: s.currentRun?.id ?? null, steps: stepsRecorded(s) };
           if (!userPaused.current && !s.wantsTraining) s.train();

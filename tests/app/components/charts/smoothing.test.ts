@@ -1,5 +1,5 @@
 // The curves' EMA smoothing and minutes axis, as pure functions: the debiased EMA against its definition, and
-// cumulative minutes from the steps' recorded phase times.
+// cumulative minutes from the steps' recorded stage times.
 import { describe, expect, it } from 'vitest';
 import { emaSmooth, minutesAtStep } from '../../../../src/app/components/charts/smoothing.ts';
 
@@ -26,10 +26,10 @@ describe('chart smoothing', () => {
   });
 
   it('puts each step at the minutes of training when it ended', () => {
-    const phases = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
+    const stages = { rollout: 0, reward: 0, old: 0, ref: 0, adv: 0, update: 0, eval: 0 };
     const m = minutesAtStep([
-      { step: 1, time_s: { ...phases, rollout: 30, update: 30 } },
-      { step: 2, time_s: { ...phases, rollout: 45, update: 15, eval: 60 } },
+      { step: 1, time_s: { ...stages, rollout: 30, update: 30 } },
+      { step: 2, time_s: { ...stages, rollout: 45, update: 15, eval: 60 } },
     ]);
     expect(m.get(0)).toBe(0);
     expect(m.get(1)).toBeCloseTo(1, 12);
