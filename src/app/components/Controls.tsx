@@ -33,7 +33,7 @@ export function Controls() {
   const statusText =
     s.status === 'loading'
       ? s.progress
-        ? `loading ${s.progress.stage === 'ONNX model' ? 'ONNX model: ' : ''}${s.progress.file ?? s.progress.stage}${s.progress.total ? ` ${formatBytes(s.progress.loaded)} / ${formatBytes(s.progress.total)}` : ''}`
+        ? `loading ${s.progress.part === 'ONNX model' ? 'ONNX model: ' : ''}${s.progress.file ?? s.progress.part}${s.progress.total ? ` ${formatBytes(s.progress.loaded)} / ${formatBytes(s.progress.total)}` : ''}`
         : 'loading the model…'
       : s.status === 'failed'
         ? 'stopped by an error'

@@ -168,7 +168,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           return;
         switch (e.type) {
           case 'progress':
-            set({ progress: { stage: e.stage, file: e.file, loaded: e.loaded, total: e.total } });
+            set({ progress: { part: e.part, file: e.file, loaded: e.loaded, total: e.total } });
             break;
           case 'backend': {
             markStartup('backend');

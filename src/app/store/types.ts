@@ -28,7 +28,7 @@ import type {
 } from '../worker/protocol.ts';
 
 export interface LoadProgress {
-  stage: string;
+  part: string;
   file: string | null;
   loaded: number;
   total: number | null;

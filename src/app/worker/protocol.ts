@@ -222,7 +222,7 @@ export interface RunTagged {
 }
 
 export type WorkerEvent =
-  | { type: 'progress'; stage: string; file: string | null; loaded: number; total: number | null }
+  | { type: 'progress'; part: string; file: string | null; loaded: number; total: number | null }
   /** the backend is chosen (sent before the model loads, so the header shows it even if loading fails) */
   | { type: 'backend'; backend: BackendInfo }
   | { type: 'ready'; backend: BackendInfo; model: ModelInfo; dataset: DatasetInfo }

@@ -112,14 +112,14 @@ async function readModel(
   let tokenizer: ChatTokenizer;
   let checkpoint: HfCheckpoint<HostWeights>;
   try {
-    emit({ type: 'progress', stage: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
+    emit({ type: 'progress', part: 'tokenizer', file: 'tokenizer.json', loaded: 0, total: null });
     tokenizer = await loadHfTokenizer(source);
     checkpoint = await loadHfCheckpoint(source, {
       keep16Bit: true,
       onProgress: (p) =>
         emit({
           type: 'progress',
-          stage: `weights (${p.filesDone}/${p.filesTotal} files)`,
+          part: `weights (${p.filesDone}/${p.filesTotal} files)`,
           file: p.file,
           loaded: p.loadedBytes,
           total: p.totalBytes,

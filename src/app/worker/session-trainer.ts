@@ -50,7 +50,7 @@ export function ensureOnnx(s: SessionState, busy: Busy): Promise<PageOnnxAgent> 
     // a download can take a while: the page shows its byte progress while the status is "loading"
     onLoadStart: () => busy('loading'),
     onProgress: (file, loadedBytes, total) =>
-      s.emit({ type: 'progress', stage: 'ONNX model', file, loaded: loadedBytes, total }),
+      s.emit({ type: 'progress', part: 'ONNX model', file, loaded: loadedBytes, total }),
     inUse: (policy) => policy === s.active?.frozen?.policy,
   });
 }

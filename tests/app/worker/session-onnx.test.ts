@@ -48,9 +48,9 @@ describe('in-process session with a frozen ONNX agent', () => {
     });
     if (frozen.type === 'frozen') expect(frozen.onnx?.runtime).toMatch(/^onnxruntime-node \d+\.\d+\.\d+ CPU EP$/);
     // the ONNX files were read with progress, the graph among them
-    expect(
-      s.events.some((e) => e.type === 'progress' && e.stage === 'ONNX model' && e.file === 'onnx/model.onnx'),
-    ).toBe(true);
+    expect(s.events.some((e) => e.type === 'progress' && e.part === 'ONNX model' && e.file === 'onnx/model.onnx')).toBe(
+      true,
+    );
 
     const step = await s.request({ type: 'step' }, 'step');
     expect(step.metrics.step).toBe(1);
