@@ -8,10 +8,10 @@
 //   update   -> mini-batches x epochs of loss coefficients, backward, optimiser steps (train/update.ts)
 //   eval     -> greedy evaluation on the held-out set every evalEvery steps and on the last step (train/evaluation.ts)
 // then the metrics record (train/step-metrics.ts).
-// Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts, train/phase-run.ts): a phase's
-// first step probes the training set (not trained on) and keeps the problems in the success-rate range, and in the
-// reasoning agent's phase the frozen meta agent writes the phase's plans for them; its steps then take their
-// prompts from that dataset. config.updateIterations pairs of phases end the run (finished()).
+// Single-turn separate mode with config.phaseEpochs > 0 runs Algorithm 1's phases (train/phases.ts,
+// train/phase-run.ts): a phase's first step probes the training set (not trained on) and keeps the problems in the
+// success-rate range, and in the reasoning agent's phase the frozen meta agent writes the phase's plans for them;
+// its steps then take their prompts from that dataset. config.updateIterations pairs of phases end the run (finished()).
 // A frozen agent (config.frozenAgent, TrainerOptions.frozen) acts in rollout and eval with its own model and
 // tokenizer and is left out of every later stage: rows are built for the trainable agents only.
 // Divergence: a step whose update saw NaN / infinite numbers is flagged in its metrics (nonfinite, which
