@@ -11,7 +11,7 @@
 //   node --import tsx bench/browser/page-train.ts [--steps 20] [--dist DIR] [--backend wasm|webgpu|auto]
 //     [--skip-cli] [--hash 'key=value&...' (more URL settings)] [--profile]
 // --profile: a CPU profile of the page's main thread over the measured steps (CDP Profiler), its functions with
-// the most self time printed and the profile written to bench/results/page-main.cpuprofile.
+// the most self time printed and the profile written to bench/results/tmp/page-main.cpuprofile.
 // Writes bench/results/page.json.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,8 +115,8 @@ interface CpuProfile {
 
 /** The main thread's functions with the most self time, ms per step. */
 function printProfile(p: CpuProfile, n: number): void {
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(join(root, 'bench/results/page-main.cpuprofile'), JSON.stringify(p));
+  mkdirSync(join(root, 'bench/results/tmp'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/tmp/page-main.cpuprofile'), JSON.stringify(p));
   const byId = new Map(p.nodes.map((node) => [node.id, node.callFrame]));
   const self = new Map<string, number>();
   p.samples.forEach((id, i) => {

@@ -2,9 +2,10 @@
 // (one colour per run, one dash per series), optionally EMA-smoothed and over minutes of training instead of steps;
 // stacked charts show the current run's step-by-step breakdown (a spec with `when` only for runs it applies to; the
 // meta-action histogram comes with its per-difficulty view, ActionLevels).
-// The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
+// The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks, and only
+// while on screen (use-on-screen.ts): a chart below the fold catches up when it scrolls into view.
 // A click on a line chart opens "Explain this step" at the step clicked.
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useRef } from 'react';
 import {
   Bar,
   BarChart,
@@ -26,6 +27,7 @@ import { ActionLevels } from './ActionLevels.tsx';
 import { chartSpecs, hasActions, type ChartSpec } from './chart-specs.ts';
 import { emaSmooth, minutesAtStep, SMOOTHING_WEIGHTS } from './smoothing.ts';
 import { thinEvenly } from './thin.ts';
+import { useHeldUnless, useOnScreen } from './use-on-screen.ts';
 import { useThrottledValue } from './use-throttled-value.ts';
 
 /** at most this many chart redraws a second while steps stream in (a fast run sends dozens a second) */
@@ -223,6 +225,55 @@ function ChartOptions() {
   );
 }
 
+interface ChartDrawing {
+  runs: SavedRun[];
+  stackedRun: SavedRun | null;
+  points: number;
+  longRun: number;
+  smoothing: number;
+  xAxis: ChartX;
+}
+
+/** One chart: redrawn with each new value while on screen (use-on-screen.ts); off screen it keeps its last drawing. */
+const ChartFigure = memo(function ChartFigure({ spec, ...drawing }: { spec: ChartSpec } & ChartDrawing) {
+  const ref = useRef<HTMLElement>(null);
+  const onScreen = useOnScreen(ref);
+  const shown = useHeldUnless(drawing, onScreen);
+  return (
+    <figure ref={ref} className="chart" data-chart={spec.id} data-points={shown.points.toString()}>
+      <ChartBody spec={spec} {...shown} />
+    </figure>
+  );
+});
+
+const ChartBody = memo(function ChartBody({
+  spec,
+  runs,
+  stackedRun,
+  longRun,
+  smoothing,
+  xAxis,
+}: { spec: ChartSpec } & ChartDrawing) {
+  return (
+    <>
+      <figcaption
+        title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}
+      >
+        {spec.title}
+      </figcaption>
+      <div className="chart-body">
+        <ResponsiveContainer width="100%" height="100%" minWidth={0}>
+          {spec.kind === 'line' ? (
+            <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} />
+          ) : (
+            <StackedSpecChart spec={spec} run={stackedRun} />
+          )}
+        </ResponsiveContainer>
+      </div>
+    </>
+  );
+});
+
 // memo: the parent re-renders on every step; this part only when the throttled value or the options move
 const ChartsOf = memo(function ChartsOf({
   runs,
@@ -273,29 +324,16 @@ const ChartsOf = memo(function ChartsOf({
         {chartSpecs
           .filter((spec) => !spec.when || (stackedRun !== undefined && spec.when(stackedRun)))
           .map((spec) => (
-            <figure
+            <ChartFigure
               key={spec.id}
-              className="chart"
-              data-chart={spec.id}
-              data-points={(current?.metrics.length ?? 0).toString()}
-            >
-              <figcaption
-                title={
-                  longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note
-                }
-              >
-                {spec.title}
-              </figcaption>
-              <div className="chart-body">
-                <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-                  {spec.kind === 'line' ? (
-                    <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} />
-                  ) : (
-                    <StackedSpecChart spec={spec} run={stackedRun ?? null} />
-                  )}
-                </ResponsiveContainer>
-              </div>
-            </figure>
+              spec={spec}
+              runs={runs}
+              stackedRun={stackedRun ?? null}
+              points={current?.metrics.length ?? 0}
+              longRun={longRun}
+              smoothing={smoothing}
+              xAxis={xAxis}
+            />
           ))}
         {stackedRun !== undefined && hasActions(stackedRun) && <ActionLevels metrics={stackedRun.metrics} />}
       </div>
