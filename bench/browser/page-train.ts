@@ -7,7 +7,8 @@
 // The page's side comes from its "rema:step" marks (src/app/util/step-marks.ts): each step's trainer time, the
 // device-loss copy, the worker's time between two steps (the followed problem's refresh, the job queue), the
 // message's latency and the main thread's own recording time. Thread CPU is read from /proc/PID/task/TID/schedstat
-// of the renderer and GPU processes (Chromium reports their ids over CDP) and of the CLI's process.
+// of every Chromium process (the browser, GPU, utility and renderer processes, whose ids Chromium reports over CDP;
+// IndexedDB is written in the browser's storage service) and of the CLI's process.
 //   node --import tsx bench/browser/page-train.ts [--steps 20] [--dist DIR] [--backend wasm|webgpu|auto]
 //     [--skip-cli] [--hash 'key=value&...' (more URL settings)] [--profile]
 // --profile: a CPU profile of the page's main thread over the measured steps (CDP Profiler), its functions with
@@ -102,9 +103,7 @@ async function chromiumPids(browser: Browser): Promise<Array<{ pid: number; labe
     processInfo: Array<{ type: string; id: number }>;
   };
   await cdp.detach();
-  return processInfo
-    .filter((p) => p.type === 'renderer' || p.type === 'GPU' || p.type === 'gpu-process')
-    .map((p) => ({ pid: p.id, label: p.type === 'renderer' ? `renderer ${p.id}` : 'gpu' }));
+  return processInfo.map((p) => ({ pid: p.id, label: p.type === 'renderer' ? `renderer ${p.id}` : p.type }));
 }
 
 interface CpuProfile {
@@ -183,6 +182,7 @@ async function pageSide(browser: Browser, url: string) {
     wall_s: r3(wall),
     per_step_mean_s: {
       trainer: t((m) => m.timing?.trainer_ms ?? NaN),
+      explain_rescore: t((m) => m.explain_s * 1000),
       device_loss_copy: t((m) => m.timing?.keep_ms ?? NaN),
       worker_between_steps: t((m, i) => (m.timing?.started_at ?? NaN) - (marks[i].timing?.sent_at ?? NaN)),
       message_latency: t((m) => m.received_at - (m.timing?.sent_at ?? NaN)),

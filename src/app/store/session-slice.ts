@@ -209,6 +209,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
               record_ms: performance.now() - received,
               timing: e.timing ?? null,
               time_s: e.metrics.time_s,
+              explain_s: e.explain?.rescoreSeconds ?? 0,
             });
             break;
           }

@@ -17,6 +17,8 @@ export interface StepMarkDetail {
   record_ms: number;
   timing: StepTiming | null;
   time_s: PhaseTimes;
+  /** seconds of the step's "explain" scoring pass after the update (ExplainRecord.rescoreSeconds; 0 without one) */
+  explain_s: number;
 }
 
 export function markStep(detail: StepMarkDetail): void {

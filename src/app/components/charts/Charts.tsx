@@ -2,10 +2,11 @@
 // (one colour per run, one dash per series), optionally EMA-smoothed and over minutes of training instead of steps;
 // stacked charts show the current run's step-by-step breakdown (a spec with `when` only for runs it applies to; the
 // meta-action histogram comes with its per-difficulty view, ActionLevels).
-// The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks, and only
-// while on screen (use-on-screen.ts): a chart below the fold catches up when it scrolls into view.
+// The charts redraw at most every CHART_REDRAW_MS, less often when a redraw is slow (redraw-budget.ts), as a
+// transition, so a fast run never starves clicks nor the training worker; and only while on screen
+// (use-on-screen.ts): a chart below the fold catches up when it scrolls into view.
 // A click on a line chart opens "Explain this step" at the step clicked.
-import { memo, useMemo, useRef } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   Bar,
   BarChart,
@@ -26,12 +27,11 @@ import type { ChartX } from '../../store/types.ts';
 import { ActionLevels } from './ActionLevels.tsx';
 import { chartSpecs, hasActions, type ChartSpec } from './chart-specs.ts';
 import { emaSmooth, minutesAtStep, SMOOTHING_WEIGHTS } from './smoothing.ts';
+import { chartRedrawInterval } from './redraw-budget.ts';
 import { thinEvenly } from './thin.ts';
 import { useHeldUnless, useOnScreen } from './use-on-screen.ts';
 import { useThrottledValue } from './use-throttled-value.ts';
 
-/** at most this many chart redraws a second while steps stream in (a fast run sends dozens a second) */
-export const CHART_REDRAW_MS = 500;
 /** most points per line and most bars per stacked chart (beyond that, evenly spaced steps are drawn) */
 export const MAX_LINE_POINTS = 300;
 export const MAX_BARS = 80;
@@ -183,11 +183,15 @@ export function Charts() {
     () => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }),
     [current, saved, overlayIds],
   );
-  const { runs, current: shownCurrent } = useThrottledValue(latest, CHART_REDRAW_MS);
+  // the last redraw's time (ms), from ChartsOf's render to its commit
+  const drawMs = useRef(0);
+  const interval = useCallback(() => chartRedrawInterval(drawMs.current), []);
+  const onDrawn = useCallback((ms: number) => (drawMs.current = ms), []);
+  const { runs, current: shownCurrent } = useThrottledValue(latest, interval);
   return (
     <>
       <ChartOptions />
-      <ChartsOf runs={runs} current={shownCurrent} smoothing={smoothing} xAxis={xAxis} />
+      <ChartsOf runs={runs} current={shownCurrent} smoothing={smoothing} xAxis={xAxis} onDrawn={onDrawn} />
     </>
   );
 }
@@ -280,12 +284,17 @@ const ChartsOf = memo(function ChartsOf({
   current,
   smoothing,
   xAxis,
+  onDrawn,
 }: {
   runs: SavedRun[];
   current: SavedRun | null;
   smoothing: number;
   xAxis: ChartX;
+  /** how long this redraw took, render to commit (ms) */
+  onDrawn?: (ms: number) => void;
 }) {
+  const started = performance.now();
+  useLayoutEffect(() => onDrawn?.(performance.now() - started));
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   // the run the stacked charts show
   const stackedRun: SavedRun | undefined = current ?? runs[0];
