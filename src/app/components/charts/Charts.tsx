@@ -186,7 +186,9 @@ export function Charts() {
   // the last redraw's time (ms), from ChartsOf's render to its commit
   const drawMs = useRef(0);
   const interval = useCallback(() => chartRedrawInterval(drawMs.current), []);
-  const onDrawn = useCallback((ms: number) => (drawMs.current = ms), []);
+  const onDrawn = useCallback((ms: number) => {
+    drawMs.current = ms;
+  }, []);
   const { runs, current: shownCurrent } = useThrottledValue(latest, interval);
   return (
     <>
@@ -294,7 +296,9 @@ const ChartsOf = memo(function ChartsOf({
   onDrawn?: (ms: number) => void;
 }) {
   const started = performance.now();
-  useLayoutEffect(() => onDrawn?.(performance.now() - started));
+  useLayoutEffect(() => {
+    onDrawn?.(performance.now() - started);
+  });
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   // the run the stacked charts show
   const stackedRun: SavedRun | undefined = current ?? runs[0];
