@@ -1,12 +1,11 @@
 // @vitest-environment happy-dom
-// The curves redraw only the charts on screen: a chart the IntersectionObserver reports outside the viewport keeps
-// the step count it last drew while steps stream in, and catches up with the latest step once it scrolls into
-// view. happy-dom lays nothing out, so the observer here is one the test drives (which charts are on screen).
-import { act } from '@testing-library/react';
-import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { metrics } from './helpers.ts';
-import { renderApp } from './render-app.tsx';
+// The hooks by which a chart off screen is not redrawn (charts/use-on-screen.ts): useOnScreen follows the
+// IntersectionObserver, and useHeldUnless keeps what was shown while the element is off screen and catches up once
+// it is on screen again. happy-dom lays nothing out, so the observer here is one the test drives.
+import { act, render } from '@testing-library/react';
+import { useRef } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useHeldUnless, useOnScreen } from '../../src/app/components/charts/use-on-screen.ts';
 
 type Callback = (entries: Array<{ isIntersecting: boolean; target: Element }>) => void;
 const observers: Array<{ callback: Callback; targets: Element[] }> = [];
@@ -39,6 +38,14 @@ function setOnScreen(chart: string, isIntersecting: boolean): void {
 
 const points = (chart: string) => document.querySelector(`[data-chart="${chart}"]`)?.getAttribute('data-points');
 
+/** a chart's figure in miniature: its data-points is the value it shows */
+function Probe({ value }: { value: number }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const onScreen = useOnScreen(ref);
+  const shown = useHeldUnless(value, onScreen);
+  return <div ref={ref} data-chart="probe" data-points={shown} data-on-screen={String(onScreen)} />;
+}
+
 describe('charts off screen', () => {
   const original = globalThis.IntersectionObserver;
   beforeEach(() => {
@@ -49,18 +56,16 @@ describe('charts off screen', () => {
     globalThis.IntersectionObserver = original;
   });
 
-  it('an off-screen chart keeps its drawing while steps come in and catches up when it is on screen again', async () => {
-    const { emit } = await renderApp('chart-on-screen');
-    emit({ type: 'step', metrics: metrics(1), rollouts: [] });
-    await vi.waitFor(() => expect(points('time')).toBe('1'));
-    expect(points('reward')).toBe('1');
-    setOnScreen('time', false);
-    setOnScreen('reward', true);
-    for (const s of [2, 3, 4]) emit({ type: 'step', metrics: metrics(s), rollouts: [] });
-    await vi.waitFor(() => expect(points('reward')).toBe('4'), { timeout: 3000 });
-    expect(points('time')).toBe('1');
-    // the time chart's bars were drawn for one step only
-    setOnScreen('time', true);
-    await vi.waitFor(() => expect(points('time')).toBe('4'));
+  it('useOnScreen follows the observer; useHeldUnless keeps the value from the last time it was live', () => {
+    const { rerender } = render(<Probe value={1} />);
+    expect(points('probe')).toBe('1');
+    setOnScreen('probe', false);
+    rerender(<Probe value={2} />);
+    rerender(<Probe value={3} />);
+    expect(points('probe')).toBe('1');
+    setOnScreen('probe', true);
+    expect(points('probe')).toBe('3');
+    rerender(<Probe value={4} />);
+    expect(points('probe')).toBe('4');
   });
 });
