@@ -5,7 +5,7 @@
 import { act, render } from '@testing-library/react';
 import { useRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useHeldUnless, useOnScreen } from '../../src/app/components/charts/use-on-screen.ts';
+import { useHeldUnless, useOnScreen } from '../../../../src/app/components/charts/use-on-screen.ts';
 
 type Callback = (entries: Array<{ isIntersecting: boolean; target: Element }>) => void;
 const observers: Array<{ callback: Callback; targets: Element[] }> = [];

@@ -3,12 +3,12 @@
 // database still ends with every step; a write queued in between (a crash's) keeps its place in the order.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { openRunsDb, type RunsDb } from '../../src/app/persist/runs-db.ts';
-import type { SavedRun } from '../../src/app/persist/run-types.ts';
-import { createPlaygroundStore } from '../../src/app/store/create-store.ts';
-import type { TrainerClient, WorkerEvent } from '../../src/app/worker/protocol.ts';
-import { getPreset } from '../../src/rl/presets.ts';
-import { metrics, rollout } from './helpers.ts';
+import { openRunsDb, type RunsDb } from '../../../src/app/persist/runs-db.ts';
+import type { SavedRun } from '../../../src/app/persist/run-types.ts';
+import { createPlaygroundStore } from '../../../src/app/store/create-store.ts';
+import type { TrainerClient, WorkerEvent } from '../../../src/app/worker/protocol.ts';
+import { getPreset } from '../../../src/rl/presets.ts';
+import { metrics, rollout } from '../../helpers/app/records.ts';
 
 let dbCounter = 0;
 const tick = () => new Promise((r) => setTimeout(r, 5));
