@@ -183,7 +183,7 @@ export function Charts() {
     () => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }),
     [current, saved, overlayIds],
   );
-  // the last redraw's time (ms), from ChartsOf's render to its commit
+  // the last redraw's time (ms), from ChartsOf's render to the end of the frame that paints it
   const drawMs = useRef(0);
   const interval = useCallback(() => chartRedrawInterval(drawMs.current), []);
   const onDrawn = useCallback((ms: number) => {
@@ -229,6 +229,12 @@ function ChartOptions() {
       </label>
     </div>
   );
+}
+
+/** `fn` once the next frame is painted: a task after the next animation frame (or a task, without frames) */
+function afterNextPaint(fn: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(fn, 0));
+  else setTimeout(fn, 0);
 }
 
 interface ChartDrawing {
@@ -292,12 +298,13 @@ const ChartsOf = memo(function ChartsOf({
   current: SavedRun | null;
   smoothing: number;
   xAxis: ChartX;
-  /** how long this redraw took, render to commit (ms) */
+  /** how long this redraw took, render to painted (ms) */
   onDrawn?: (ms: number) => void;
 }) {
   const started = performance.now();
   useLayoutEffect(() => {
-    onDrawn?.(performance.now() - started);
+    // the redraw ends after the frame that paints it (recharts measures and lays out its SVG after the commit)
+    if (onDrawn) afterNextPaint(() => onDrawn(performance.now() - started));
   });
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   // the run the stacked charts show

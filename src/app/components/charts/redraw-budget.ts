@@ -2,7 +2,7 @@
 // costs the page's main thread a measurable time per redraw, and on a machine with two cores that time is taken
 // from the training worker. The curves redraw at most every CHART_REDRAW_MS, and less often when a redraw is
 // slow: the interval is the last redraw's time divided by CHART_BUDGET (the share of the main thread the curves
-// may take), up to CHART_REDRAW_MAX_MS.
+// may take), up to CHART_REDRAW_MAX_MS. A redraw's time runs from its render to the end of the frame that paints it.
 
 /** the shortest time between two redraws (ms) */
 export const CHART_REDRAW_MS = 500;
