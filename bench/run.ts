@@ -14,6 +14,8 @@
 //   browser  bench/browser/    Chromium: our WebGPU and WASM backends vs onnxruntime-web (WASM and WebGPU EPs) and
 //                              vs transformers.js (wasm and webgpu devices), on `small` and (full run) the
 //                              Qwen2.5-0.5B-config model with 2 layers (WASM runtimes only)
+//   page     bench/browser/page-train.ts  the page (built, in Chromium) trains tiny-default next to `rema train`:
+//                              step time of each and page / CLI, where the page's time goes (--quick: 6 steps)
 //   npm run bench [-- --quick] [--only kernels,peer] [--skip browser]
 // --quick: smaller shapes, fewer repeats, no Qwen-shaped model, no whole-engine run on a software WebGPU adapter.
 // Each part writes bench/results/<part>.json; this file adds bench/results/summary.json (machine, versions,
@@ -27,7 +29,7 @@ const root = resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const listArg = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1].split(',') : null);
-const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'trl', 'browser'] as const;
+const PARTS = ['kernels', 'engine', 'webgpu', 'peer', 'grpo', 'trl', 'browser', 'page'] as const;
 type Part = (typeof PARTS)[number];
 const only = listArg('--only');
 const skip = listArg('--skip') ?? [];
@@ -59,6 +61,7 @@ const commands: Record<Part, { args: string[]; env?: Record<string, string> }> =
   grpo: { args: [...NODE_FLAGS, 'bench/peer.ts', '--grpo'] },
   trl: { args: [...NODE_FLAGS, 'bench/trl.ts', ...(quick ? ['--quick'] : [])] },
   browser: { args: [...NODE_FLAGS, 'bench/browser/driver.ts', ...(quick ? ['--quick'] : [])] },
+  page: { args: [...NODE_FLAGS, 'bench/browser/page-train.ts', ...(quick ? ['--steps', '6'] : [])] },
 };
 
 const runStart = new Date().toISOString();
@@ -217,6 +220,22 @@ for (const m of browser?.models ?? []) {
     );
   }
 }
+
+const page = read('page') as {
+  steps?: number;
+  backend?: string;
+  load_average?: { before: number[] };
+  page?: { step_s_median: number; cpu_s_per_step_total: number; per_step_mean_s: Record<string, number> };
+  cli?: { step_s_median: number; cpu_s_per_step_total: number } | null;
+  ratio_page_vs_cli?: number | null;
+  cpu_ratio_page_vs_cli?: number | null;
+} | null;
+if (page?.page)
+  lines.push(
+    `Page vs CLI, tiny-default on ${page.backend} (${page.steps} steps, median step; load ${page.load_average?.before[0] ?? '?'}): ` +
+      `page ${fmt(page.page.step_s_median)} s, rema train ${fmt(page.cli?.step_s_median ?? '-')} s, page / CLI ${fmt(page.ratio_page_vs_cli ?? '-')}; ` +
+      `CPU s per step ${fmt(page.page.cpu_s_per_step_total)} vs ${fmt(page.cli?.cpu_s_per_step_total ?? '-')} (${fmt(page.cpu_ratio_page_vs_cli ?? '-')}x)${earlier(page as Json)}`,
+  );
 
 console.log('\n=== summary ===');
 for (const l of lines) console.log(l);

@@ -1,9 +1,10 @@
-// Runs slice: the run being trained (appended to on every step and written to IndexedDB at once), the list of
+// Runs slice: the run being trained (appended to on every step and written to IndexedDB at once, or with the next
+// step's record when the database is still writing: context.ts persistRun), the list of
 // saved and imported runs, and which of them are overlaid on the charts.
 import type { StateCreator } from 'zustand/vanilla';
 import { importRunFile } from '../io/run-import.ts';
 import { newRunId, type SavedRun } from '../persist/run-types.ts';
-import { persist, type StoreContext } from './context.ts';
+import { persist, persistRun, type StoreContext } from './context.ts';
 import { modelLabel } from '../worker/model-label.ts';
 import type { PlaygroundState, RunsSlice } from './types.ts';
 
@@ -44,7 +45,7 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
     const save = (run: SavedRun) => {
       const updated = { ...run, updatedAt: now() };
       set({ currentRun: updated, runs: [updated, ...get().runs.filter((r) => r.id !== run.id)] });
-      void persist(ctx, (db) => db.put(updated));
+      void persistRun(ctx, updated);
     };
     return {
       currentRun: null,

@@ -5,6 +5,7 @@ import { persist, type StoreContext } from './context.ts';
 import type { PlaygroundState, SessionSlice } from './types.ts';
 import type { WorkerRequest } from '../worker/protocol.ts';
 import { markStartup } from '../util/startup-marks.ts';
+import { markStep } from '../util/step-marks.ts';
 
 export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], SessionSlice> {
   const send = (request: WorkerRequest) => {
@@ -198,10 +199,20 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'activity':
             set({ activity: e.text });
             break;
-          case 'step':
+          case 'step': {
+            const received = performance.now();
             get().internal_recordStep(e.metrics, e.rollouts);
             if (e.explain) get().internal_recordExplain(e.explain);
+            markStep({
+              step: e.metrics.step,
+              received_at: performance.timeOrigin + received,
+              record_ms: performance.now() - received,
+              timing: e.timing ?? null,
+              time_s: e.metrics.time_s,
+              explain_s: e.explain?.rescoreSeconds ?? 0,
+            });
             break;
+          }
           case 'evaluation':
             markStartup('first-eval');
             markStartup('first-rollout');

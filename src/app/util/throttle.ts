@@ -24,13 +24,19 @@ export interface Throttle<T> {
   cancel(): void;
 }
 
+/** `intervalMs`: a number, or a function read at each push (an interval that follows a measured cost). */
 export function throttleLatest<T>(
   deliver: (value: T) => void,
-  intervalMs: number,
+  intervalMs: number | (() => number),
   clock: ThrottleClock = realClock,
 ): Throttle<T> {
-  if (!(intervalMs >= 0))
-    throw new Error(`throttleLatest: interval must be a non-negative number of ms, got ${intervalMs}`);
+  const interval = typeof intervalMs === 'function' ? intervalMs : () => intervalMs;
+  const checked = () => {
+    const ms = interval();
+    if (!(ms >= 0)) throw new Error(`throttleLatest: interval must be a non-negative number of ms, got ${ms}`);
+    return ms;
+  };
+  if (typeof intervalMs === 'number') checked();
   let last = Number.NEGATIVE_INFINITY;
   let waiting: { value: T } | null = null;
   let timer: unknown = null;
@@ -47,7 +53,7 @@ export function throttleLatest<T>(
   };
   return {
     push(value) {
-      const wait = last + intervalMs - clock.now();
+      const wait = last + checked() - clock.now();
       if (wait <= 0 && timer === null) {
         send(value);
         return;

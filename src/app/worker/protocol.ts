@@ -221,6 +221,19 @@ export interface RunTagged {
   run?: number;
 }
 
+/**
+ * Where the worker's time of one step went (ms): the trainer's step, the host copy kept for a device loss
+ * (session-device-loss.ts; 0 off WebGPU), and the wall-clock instants (ms since the Unix epoch, timeOrigin +
+ * performance.now()) the step's job started and its event was sent, so the page can tell the worker's time between
+ * steps and the message's latency from the trainer's work (bench/browser/page-train.ts reads them).
+ */
+export interface StepTiming {
+  trainer_ms: number;
+  keep_ms: number;
+  started_at: number;
+  sent_at: number;
+}
+
 export type WorkerEvent =
   | { type: 'progress'; part: string; file: string | null; loaded: number; total: number | null }
   /** the backend is chosen (sent before the model loads, so the header shows it even if loading fails) */
@@ -231,7 +244,13 @@ export type WorkerEvent =
    *  note on what the session does (reset, finished, a lost device) */
   | { type: 'activity'; step: number; text: string }
   /** `explain`: what the update did to one problem group ("Explain this step"; rl/train/explain.ts) */
-  | ({ type: 'step'; metrics: MetricsRecord; rollouts: RolloutRecord[]; explain?: ExplainRecord } & RunTagged)
+  | ({
+      type: 'step';
+      metrics: MetricsRecord;
+      rollouts: RolloutRecord[];
+      explain?: ExplainRecord;
+      timing?: StepTiming;
+    } & RunTagged)
   /** continuous training stopped: Pause, the config's step count reached, an error, or the run diverged (config.maxNonFiniteSteps) */
   | { type: 'stopped'; reason: 'paused' | 'finished' | 'error' | 'diverged' }
   /** a greedy held-out evaluation finished (before training, on request, or on an evaluation step) */

@@ -71,17 +71,27 @@ export async function runStep(s: SessionState): Promise<string | null> {
   if (!s.active) throw new Error('no trainer: load a model first');
   const active = s.active;
   const run = runOf(active);
+  const startedAt = performance.now();
+  let trainerMs = 0;
   // a lost device moves the run onto a new backend from its last step shown (session-device-loss.ts)
   const result = await surviveDeviceLoss(s, `step ${active.trainer.state().step + 1}`, async () => {
     const r = await active.trainer.step();
+    trainerMs = performance.now() - startedAt;
     await keepLastGood(s);
     return r;
   });
+  const sent = performance.now();
   s.emit({
     type: 'step',
     metrics: result.metrics,
     rollouts: result.rollouts,
     ...(result.explain ? { explain: result.explain } : {}),
+    timing: {
+      trainer_ms: trainerMs,
+      keep_ms: sent - startedAt - trainerMs,
+      started_at: performance.timeOrigin + startedAt,
+      sent_at: performance.timeOrigin + sent,
+    },
     ...run,
   });
   if (result.eval) emitEvaluation(s, result.eval, run);

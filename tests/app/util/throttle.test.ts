@@ -1,6 +1,12 @@
 // The throttles that keep a fast run from flooding the page: the latest-value throttle (chart redraws, activity
 // lines), the worker's activity-line throttle (order kept), and the cap on points a chart draws.
 import { describe, expect, it } from 'vitest';
+import {
+  CHART_BUDGET,
+  CHART_REDRAW_MAX_MS,
+  CHART_REDRAW_MS,
+  chartRedrawInterval,
+} from '../../../src/app/components/charts/redraw-budget.ts';
 import { thinEvenly } from '../../../src/app/components/charts/thin.ts';
 import { throttleActivity } from '../../../src/app/worker/activity-throttle.ts';
 import type { WorkerEvent } from '../../../src/app/worker/protocol.ts';
@@ -49,6 +55,40 @@ describe('throttleLatest', () => {
       [1000, 100],
       [1500, 101],
     ]);
+  });
+
+  it('an interval given as a function is read at each value: a slower redraw spaces the next ones out', () => {
+    const { clock, advance } = manualClock();
+    const got: [number, number][] = [];
+    let drawMs = 0;
+    const th = throttleLatest<number>(
+      (v) => got.push([clock.now(), v]),
+      () => chartRedrawInterval(drawMs),
+      clock,
+    );
+    th.push(1);
+    advance(100);
+    th.push(2);
+    advance(1000);
+    // the last redraw took 300 ms: the next one comes 300 / CHART_BUDGET ms after it, with the newest value
+    drawMs = 300;
+    th.push(3);
+    advance(100);
+    th.push(4);
+    advance(5000);
+    expect(got).toEqual([
+      [0, 1],
+      [CHART_REDRAW_MS, 2],
+      [CHART_REDRAW_MS + 300 / CHART_BUDGET, 4],
+    ]);
+  });
+
+  it('the redraw interval: CHART_REDRAW_MS for cheap redraws, the budget above, capped', () => {
+    expect(chartRedrawInterval(0)).toBe(CHART_REDRAW_MS);
+    expect(chartRedrawInterval(Number.NaN)).toBe(CHART_REDRAW_MS);
+    expect(chartRedrawInterval(CHART_REDRAW_MS * CHART_BUDGET * 0.5)).toBe(CHART_REDRAW_MS);
+    expect(chartRedrawInterval(250)).toBeCloseTo(250 / CHART_BUDGET, 9);
+    expect(chartRedrawInterval(60_000)).toBe(CHART_REDRAW_MAX_MS);
   });
 
   it('after a quiet period the next value goes out at once', () => {

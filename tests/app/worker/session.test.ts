@@ -23,6 +23,14 @@ describe('in-process session on the real engine', () => {
     expect(step.metrics.step).toBe(1);
     expect(step.rollouts).toHaveLength(2);
     expect(step.rollouts[0].turns[0].role).toBe('meta');
+    // where the step's time went (bench/browser/page-train.ts reads it): the trainer's step within the job's span,
+    // (almost) no time for the device-loss copy off WebGPU, wall-clock instants in ms since the epoch
+    const timing = step.timing!;
+    expect(timing.trainer_ms).toBeGreaterThan(0);
+    expect(timing.keep_ms).toBeGreaterThanOrEqual(0);
+    expect(timing.keep_ms).toBeLessThan(50);
+    expect(timing.sent_at - timing.started_at).toBeGreaterThanOrEqual(timing.trainer_ms - 1e-6);
+    expect(Math.abs(timing.sent_at - Date.now())).toBeLessThan(60_000);
 
     const problem = step.rollouts[0];
     const plan = 'Add the numbers.';

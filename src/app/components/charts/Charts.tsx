@@ -2,9 +2,11 @@
 // (one colour per run, one dash per series), optionally EMA-smoothed and over minutes of training instead of steps;
 // stacked charts show the current run's step-by-step breakdown (a spec with `when` only for runs it applies to; the
 // meta-action histogram comes with its per-difficulty view, ActionLevels).
-// The charts redraw at most every CHART_REDRAW_MS (a transition), so a fast run never starves clicks.
+// The charts redraw at most every CHART_REDRAW_MS, less often when a redraw is slow (redraw-budget.ts), as a
+// transition, so a fast run never starves clicks nor the training worker; and only while on screen
+// (use-on-screen.ts): a chart below the fold catches up when it scrolls into view.
 // A click on a line chart opens "Explain this step" at the step clicked.
-import { memo, useMemo } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef } from 'react';
 import {
   Bar,
   BarChart,
@@ -25,11 +27,11 @@ import type { ChartX } from '../../store/types.ts';
 import { ActionLevels } from './ActionLevels.tsx';
 import { chartSpecs, hasActions, type ChartSpec } from './chart-specs.ts';
 import { emaSmooth, minutesAtStep, SMOOTHING_WEIGHTS } from './smoothing.ts';
+import { chartRedrawInterval } from './redraw-budget.ts';
 import { thinEvenly } from './thin.ts';
+import { useHeldUnless, useOnScreen } from './use-on-screen.ts';
 import { useThrottledValue } from './use-throttled-value.ts';
 
-/** at most this many chart redraws a second while steps stream in (a fast run sends dozens a second) */
-export const CHART_REDRAW_MS = 500;
 /** most points per line and most bars per stacked chart (beyond that, evenly spaced steps are drawn) */
 export const MAX_LINE_POINTS = 300;
 export const MAX_BARS = 80;
@@ -181,11 +183,17 @@ export function Charts() {
     () => ({ current, runs: runSelectors.chartRuns(current, saved, overlayIds) }),
     [current, saved, overlayIds],
   );
-  const { runs, current: shownCurrent } = useThrottledValue(latest, CHART_REDRAW_MS);
+  // the last redraw's time (ms), from ChartsOf's render to the end of the frame that paints it
+  const drawMs = useRef(0);
+  const interval = useCallback(() => chartRedrawInterval(drawMs.current), []);
+  const onDrawn = useCallback((ms: number) => {
+    drawMs.current = ms;
+  }, []);
+  const { runs, current: shownCurrent } = useThrottledValue(latest, interval);
   return (
     <>
       <ChartOptions />
-      <ChartsOf runs={runs} current={shownCurrent} smoothing={smoothing} xAxis={xAxis} />
+      <ChartsOf runs={runs} current={shownCurrent} smoothing={smoothing} xAxis={xAxis} onDrawn={onDrawn} />
     </>
   );
 }
@@ -223,18 +231,81 @@ function ChartOptions() {
   );
 }
 
+/** `fn` once the next frame is painted: a task after the next animation frame (or a task, without frames) */
+function afterNextPaint(fn: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(fn, 0));
+  else setTimeout(fn, 0);
+}
+
+interface ChartDrawing {
+  runs: SavedRun[];
+  stackedRun: SavedRun | null;
+  points: number;
+  longRun: number;
+  smoothing: number;
+  xAxis: ChartX;
+}
+
+/** One chart: redrawn with each new value while on screen (use-on-screen.ts); off screen it keeps its last drawing. */
+const ChartFigure = memo(function ChartFigure({ spec, ...drawing }: { spec: ChartSpec } & ChartDrawing) {
+  const ref = useRef<HTMLElement>(null);
+  const onScreen = useOnScreen(ref);
+  const shown = useHeldUnless(drawing, onScreen);
+  return (
+    <figure ref={ref} className="chart" data-chart={spec.id} data-points={shown.points.toString()}>
+      <ChartBody spec={spec} {...shown} />
+    </figure>
+  );
+});
+
+const ChartBody = memo(function ChartBody({
+  spec,
+  runs,
+  stackedRun,
+  longRun,
+  smoothing,
+  xAxis,
+}: { spec: ChartSpec } & ChartDrawing) {
+  return (
+    <>
+      <figcaption
+        title={longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note}
+      >
+        {spec.title}
+      </figcaption>
+      <div className="chart-body">
+        <ResponsiveContainer width="100%" height="100%" minWidth={0}>
+          {spec.kind === 'line' ? (
+            <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} />
+          ) : (
+            <StackedSpecChart spec={spec} run={stackedRun} />
+          )}
+        </ResponsiveContainer>
+      </div>
+    </>
+  );
+});
+
 // memo: the parent re-renders on every step; this part only when the throttled value or the options move
 const ChartsOf = memo(function ChartsOf({
   runs,
   current,
   smoothing,
   xAxis,
+  onDrawn,
 }: {
   runs: SavedRun[];
   current: SavedRun | null;
   smoothing: number;
   xAxis: ChartX;
+  /** how long this redraw took, render to painted (ms) */
+  onDrawn?: (ms: number) => void;
 }) {
+  const started = performance.now();
+  useLayoutEffect(() => {
+    // the redraw ends after the frame that paints it (recharts measures and lays out its SVG after the commit)
+    if (onDrawn) afterNextPaint(() => onDrawn(performance.now() - started));
+  });
   const steps = Math.max(0, ...runs.map((r) => r.metrics.length));
   // the run the stacked charts show
   const stackedRun: SavedRun | undefined = current ?? runs[0];
@@ -273,29 +344,16 @@ const ChartsOf = memo(function ChartsOf({
         {chartSpecs
           .filter((spec) => !spec.when || (stackedRun !== undefined && spec.when(stackedRun)))
           .map((spec) => (
-            <figure
+            <ChartFigure
               key={spec.id}
-              className="chart"
-              data-chart={spec.id}
-              data-points={(current?.metrics.length ?? 0).toString()}
-            >
-              <figcaption
-                title={
-                  longRun ? `${spec.note} This run has ${longRun} steps: evenly spaced steps are drawn.` : spec.note
-                }
-              >
-                {spec.title}
-              </figcaption>
-              <div className="chart-body">
-                <ResponsiveContainer width="100%" height="100%" minWidth={0}>
-                  {spec.kind === 'line' ? (
-                    <LineSpecChart spec={spec} runs={runs} smoothing={smoothing} xAxis={xAxis} />
-                  ) : (
-                    <StackedSpecChart spec={spec} run={stackedRun ?? null} />
-                  )}
-                </ResponsiveContainer>
-              </div>
-            </figure>
+              spec={spec}
+              runs={runs}
+              stackedRun={stackedRun ?? null}
+              points={current?.metrics.length ?? 0}
+              longRun={longRun}
+              smoothing={smoothing}
+              xAxis={xAxis}
+            />
           ))}
         {stackedRun !== undefined && hasActions(stackedRun) && <ActionLevels metrics={stackedRun.metrics} />}
       </div>
