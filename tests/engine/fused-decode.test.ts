@@ -239,7 +239,6 @@ describe('decode with the merged LoRA on WebGPU', () => {
   });
 
   it('on the WASM backend over f16 and bf16 base weights as well', async () => {
-    const { WasmBackend } = await import('../../src/engine/backends/wasm.ts');
     const cfg = qwenLike(2);
     for (const dtype of ['f16', 'bf16'] as const) {
       const runs: Generation[] = [];
