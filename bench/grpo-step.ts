@@ -11,7 +11,7 @@
 // run as a child process and its wall time reported.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { datasetsFor } from '../src/app/worker/run-setup.ts';
 import { nodeAnswerChecker } from '../src/cli/checker-node.ts';
@@ -164,6 +164,7 @@ export async function runGrpoStep(dir: string, opts: { full: boolean }): Promise
   const checker = nodeAnswerChecker();
   const trainer = createTrainer({ config, policy: counted.policy, tokenizer, train, eval: heldOut, checker });
 
+  const loadBefore = loadavg()[0];
   const steps = [];
   for (let i = 0; i <= MEASURED_STEPS; i++) {
     counted.reset();
@@ -218,6 +219,8 @@ export async function runGrpoStep(dir: string, opts: { full: boolean }): Promise
   const limitS = gflop / (kernelGflops * threads);
   const result = {
     backend: backend.description,
+    /** this machine is shared: wall times mean little under load, CPU times (cpu_s) less so */
+    load_average_1min: { before: round(loadBefore, 2), after: round(loadavg()[0], 2) },
     threads,
     problems: config.problemsPerStep,
     group: config.groupSize,
