@@ -5,7 +5,7 @@
 // model's shape and the tokens of each call) over the GFLOP/s of the same WASM matmul kernel alone
 // (bench/ceiling.ts wasmKernelCeiling) times the backend's threads. Step / limit is how far host work between
 // kernels, small shapes and elementwise work keep the step from its arithmetic.
-// Per stage: the trainer's own wall-clock phase times (metrics time_s); per engine call kind: wall and CPU time
+// Per stage: the trainer's own wall-clock stage times (metrics time_s); per engine call kind: wall and CPU time
 // (process.cpuUsage: both threads, the helper's waiting included). One greedy evaluation of evalSize problems is
 // timed too. With --full, the README's run (`rema train --preset tiny-default`, 60 steps, evaluations every 10) is
 // run as a child process and its wall time reported.
@@ -178,7 +178,7 @@ export async function runGrpoStep(dir: string, opts: { full: boolean }): Promise
       warmup: i === 0,
       step_s: round(step_s),
       cpu_s: round(cpu_s),
-      phases_s: Object.fromEntries(Object.entries(r.metrics.time_s).map(([k, v]) => [k, round(v)])),
+      stages_s: Object.fromEntries(Object.entries(r.metrics.time_s).map(([k, v]) => [k, round(v)])),
       calls: Object.fromEntries(
         Object.entries(counted.totals).map(([k, t]) => [
           k,
@@ -226,7 +226,7 @@ export async function runGrpoStep(dir: string, opts: { full: boolean }): Promise
     group: config.groupSize,
     step_s: stepS,
     cpu_s: median(measured.map((s) => s.cpu_s)),
-    phases_s: measured.find((s) => s.step_s === stepS)!.phases_s,
+    stages_s: measured.find((s) => s.step_s === stepS)!.stages_s,
     step_gflop: gflop,
     kernel_gflops: round(kernelGflops, 1),
     limit_s: round(limitS),
