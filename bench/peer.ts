@@ -1,7 +1,8 @@
 // Part of `npm run bench` (bench/run.ts): our CPU backends against onnxruntime-node on the same model, and one
 // real GRPO step of the tiny default.
 //   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts [--quick]   -> bench/results/peer.json
-//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] -> bench/results/grpo.json
+//   node --experimental-wasm-relaxed-simd --import tsx bench/peer.ts --grpo [--grpo-model DIR] [--full]
+//                                                          -> bench/results/grpo.json (bench/grpo-step.ts)
 // Partial runs (bench/results/peer-partial.json; peer.json keeps the last full run):
 //   --models tiny,small,qwen   which models (default: all three; --quick: tiny and small)
 //   --forward-only        only the forward figure (no prefill/decode, no forward+backward), every runtime's
@@ -17,22 +18,17 @@
 // bench/browser/measure.ts (the same code times the browser runtimes). The clock here is this process's CPU time
 // (user + system, all threads): this machine is shared, and a single-threaded run's CPU time is what its wall
 // time would be on an idle machine. The GRPO step is timed by wall clock (the trainer's own stage timer).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { datasetsFor } from '../src/app/worker/run-setup.ts';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
-import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import type { Backend } from '../src/engine/backend.ts';
 import { CpuBackend } from '../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
 import { loraBenchPolicy } from './lora-bench-policy.ts';
-import { policyForConfig } from '../src/rl/policy-setup.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
-import { getPreset } from '../src/rl/presets.ts';
-import { createTrainer } from '../src/rl/trainer.ts';
 import {
   benchTokens,
   engineForward,
@@ -47,6 +43,7 @@ import {
 } from './browser/measure.ts';
 import { benchModel } from './browser/models.ts';
 import { forwardFlopsPerToken, wasmKernelCeiling } from './ceiling.ts';
+import { runGrpoStep } from './grpo-step.ts';
 import { FORWARD_ONLY_REPEATS, type ForwardRuntime, interleavedForward } from './peer-forward.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -239,52 +236,12 @@ async function peer() {
   };
 }
 
-/** Two real steps of the tiny-default preset on the best WASM backend (the first one warms up); the second's stages. */
-async function runGrpoStep(dir: string): Promise<Record<string, unknown>> {
-  if (!existsSync(join(dir, 'model.safetensors')) || !existsSync(join(dir, 'config.json'))) {
-    return {
-      skipped: `no trained tiny model in ${dir} (config.json + model.safetensors; npm run pretrain-tiny makes it)`,
-    };
-  }
-  const source = directoryFileSource(dir);
-  const tokenizer = await loadHfTokenizer(source);
-  const checkpoint = await loadHfCheckpoint(source);
-  const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
-  const backend = await WasmBackend.create();
-  const { train, eval: heldOut } = datasetsFor(config);
-  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer });
-  const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
-  const steps = [];
-  for (let i = 0; i < 2; i++) {
-    const t0 = performance.now();
-    const r = await trainer.step();
-    steps.push({
-      step_s: +((performance.now() - t0) / 1000).toFixed(2),
-      stages_s: r.metrics.time_s,
-      tokens_trained: r.metrics.tokens_trained,
-    });
-  }
-  const result = {
-    backend: backend.description,
-    problems: config.problemsPerStep,
-    group: config.groupSize,
-    step_s: steps[1].step_s,
-    stages_s: steps[1].stages_s,
-    first_step_s: steps[0].step_s,
-    steps,
-    peak_bytes: backend.ledger().peakBytes,
-  };
-  policy.dispose();
-  backend.destroy();
-  return result;
-}
-
 mkdirSync(resultsDir, { recursive: true });
 if (args.has('--grpo')) {
   const dir = process.argv.includes('--grpo-model')
     ? resolve(process.argv[process.argv.indexOf('--grpo-model') + 1])
     : join(root, 'public/models/tiny-rema');
-  const result = await runGrpoStep(dir);
+  const result = await runGrpoStep(dir, { full: args.has('--full') });
   console.log(JSON.stringify(result));
   writeFileSync(
     join(resultsDir, 'grpo.json'),

@@ -178,7 +178,9 @@ if (grpo)
           (grpo.stages_s ?? grpo.phases_s) as Record<string, number>,
         )
           .map(([k, v]) => `${k} ${v.toFixed(2)}`)
-          .join(', ')} s${earlier(grpo)}`,
+          .join(
+            ', ',
+          )} s; ${fmt(grpo.step_gflop)} GFLOP / (${fmt(grpo.kernel_gflops)} GFLOP/s matmul kernel x ${fmt(grpo.threads)} threads) = limit ${fmt(grpo.limit_s)} s, step / limit ${fmt(grpo.step_over_limit)}; evaluation (${fmt((grpo.evaluation as Json).problems)} problems) ${fmt((grpo.evaluation as Json).wall_s)} s${grpo.full_run ? `; 60-step run ${fmt((grpo.full_run as Json).wall_s)} s` : ''}${earlier(grpo)}`,
   );
 
 const trl = read('trl') as {

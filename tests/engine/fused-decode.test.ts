@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { countGpuCalls, diffCounts, type GpuCounts } from '../../bench/gpu-counter.ts';
 import type { Backend } from '../../src/engine/backend.ts';
 import { CpuBackend } from '../../src/engine/backends/cpu.ts';
+import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import { EnginePolicy } from '../../src/engine/policy/engine-policy.ts';
 import type { ModelConfig } from '../../src/engine/model/config.ts';
 import type { Generation, SamplingParams } from '../../src/engine/policy/policy.ts';
@@ -19,14 +20,25 @@ import { constantAdamW } from '../helpers/adamw.ts';
 const rng = new Rng(5);
 const randn = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
 
-describe('fused inference kernels: CPU twins', () => {
+/** The CPU twins, and the WASM backend's kernels (which must equal its own unfused kernels). */
+const BACKENDS: Array<[string, () => Promise<CpuBackend>]> = [
+  ['CPU', async () => new CpuBackend()],
+  ['WASM', () => WasmBackend.create()],
+];
+
+describe.each(BACKENDS)('fused inference kernels on the %s backend', (_name, makeBackend) => {
   it('qkvRope equals splitting q, k, v, rope on q and k, and copyRows of k and v into the cache rows (bit for bit)', async () => {
-    const be = new CpuBackend();
-    const [B, T, H, Hkv, Dh, Sdst, dstRow0] = [2, 3, 4, 2, 6, 7, 2];
+    const be = await makeBackend();
+    const [B, T, H, Hkv, Dh, Sdst, dstRow0] = [2, 3, 8, 2, 8, 7, 2];
     const W = (H + 2 * Hkv) * Dh;
     const qkvHost = randn(B * T * W);
-    const posHost = Int32Array.from([0, 5, 900, 3, 4, 40000]);
-    for (const invFreqHost of [null, Float32Array.from([1, 0.2, 0.01])]) {
+    // within the cached cos/sin table, and one position beyond it (the WASM backend then runs the TypeScript twin)
+    for (const [posList, invFreqHost] of [
+      [[0, 5, 900, 3, 4, 17], null],
+      [[0, 5, 900, 3, 4, 17], Float32Array.from([1, 0.2, 0.01, 0.003])],
+      [[0, 5, 900, 3, 4, 40000], null],
+    ] as const) {
+      const posHost = Int32Array.from(posList);
       const qkv = be.alloc([B * T, W]);
       be.upload(qkv, qkvHost);
       const pos = be.alloc([B * T], 'i32');
@@ -95,9 +107,9 @@ describe('fused inference kernels: CPU twins', () => {
     ).toThrow(/qkvRope: rows \[2, 3\) do not fit a destination of 2 rows/);
   });
 
-  it('swigluPacked equals swiglu on the two halves of each row (bit for bit)', () => {
-    const be = new CpuBackend();
-    const [R, F] = [3, 11];
+  it('swigluPacked equals swiglu on the two halves of each row (bit for bit)', async () => {
+    const be = await makeBackend();
+    const [R, F] = [3, 12]; // F a multiple of 4: the WASM kernels' SIMD body covers whole rows
     const guHost = randn(R * 2 * F).map((x) => 4 * x);
     const gu = be.alloc([R, 2 * F]);
     be.upload(gu, guHost);
@@ -227,7 +239,6 @@ describe('decode with the merged LoRA on WebGPU', () => {
   });
 
   it('on the WASM backend over f16 and bf16 base weights as well', async () => {
-    const { WasmBackend } = await import('../../src/engine/backends/wasm.ts');
     const cfg = qwenLike(2);
     for (const dtype of ['f16', 'bf16'] as const) {
       const runs: Generation[] = [];

@@ -150,6 +150,31 @@ function reference64(x: Float32Array, V: number, p: SampleParams, u: number): nu
 }
 
 describe('sample kernel: the CPU twin', () => {
+  it('draws the same from a row whatever rows of other vocabularies and masks came before (reused scratch)', () => {
+    const big = fixedLogits(1, 700, 11, 2),
+      small = fixedLogits(1, 40, 12, 2);
+    const mask = { words: Uint32Array.from([0x0f0f0f0f, 0xff]), off: 0 };
+    const settings: SampleParams[] = [
+      { temperature: 1, topK: 0, topP: 1, seed: 1 },
+      { temperature: 0.7, topK: 5, topP: 0.9, seed: 2 },
+      { temperature: 0, topK: 0, topP: 1, seed: 3 },
+    ];
+    const draw = (x: Float32Array, p: SampleParams, m: typeof mask | null, u: number) =>
+      sampleRow(x, 0, x.length, p, u, m);
+    for (const p of settings) {
+      for (const u of [0.05, 0.5, 0.95]) {
+        const alone = [draw(small, p, null, u), draw(small, p, mask, u), draw(big, p, null, u)];
+        // after a larger vocabulary, after a mask, and in the other order
+        draw(big, p, null, 1 - u);
+        const afterBig = draw(small, p, null, u);
+        const afterUnmasked = draw(small, p, mask, u);
+        draw(small, p, mask, 1 - u);
+        const bigAfterMask = draw(big, p, null, u);
+        expect([afterBig, afterUnmasked, bigAfterMask]).toEqual(alone);
+      }
+    }
+  });
+
   it('draws what its float64 definition draws, except at near-ties', () => {
     const V = 3000;
     let nearTies = 0;

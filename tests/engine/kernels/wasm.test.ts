@@ -183,7 +183,7 @@ describe('WasmBackend', async () => {
     },
   );
 
-  it('rmsnorm, swiglu (and backwards), axpby, adamw, rope, sumSquares in SIMD match the TypeScript kernels', async () => {
+  it('rmsnorm, swiglu (and backwards, and packed), axpby, adamw, rope, qkvRope, sumSquares in SIMD match the TypeScript kernels', async () => {
     const cpu = new CpuBackend();
     const [R, D, F] = [5, 9, 7]; // odd: the 4-lane loops and their scalar tails
     const x = randn(rng, R * D),
@@ -212,6 +212,18 @@ describe('WasmBackend', async () => {
       };
       be.run('swiglu', { t: sw, p: { R, F } });
       be.run('swigluBackward', { t: sw, p: { R, F } });
+      // [gate | up] rows of 2F (F odd: each row's scalar tail)
+      const hp = be.alloc([R, F]);
+      be.run('swigluPacked', { t: { gu: put(be, Float32Array.from([...g, ...u]), [R, 2 * F]), h: hp }, p: { R, F } });
+      // q, k, v of 2 sequences x 2 rows (H 3, Hkv 1, Dh 8) into cache rows [1, 3) of 4
+      const qkvIn = {
+        qkv: put(be, x.subarray(0, 4 * 40), [4, 40]),
+        pos: put(be, Int32Array.from([3, 4, 0, 1]), [4], 'i32'),
+        q: be.alloc([4, 24]),
+        k: put(be, dx0.subarray(0, 32), [2, 4, 1, 8]),
+        v: be.alloc([2, 4, 1, 8]),
+      };
+      be.run('qkvRope', { t: qkvIn, p: { B: 2, T: 2, H: 3, Hkv: 1, Dh: 8, Sdst: 4, dstRow0: 1, theta: 1e4 } });
       const yNaN = be.alloc([R, D]);
       be.f32(yNaN).fill(NaN);
       be.run('axpby', { t: { x: n.y, y: yNaN }, p: { n: R * D, a: -2, b: 0 } });
@@ -237,7 +249,7 @@ describe('WasmBackend', async () => {
       be.run('rope', { t: t6, p: { R, nHeads: 3, Dh: 6, theta: 1, inverse: 0 } });
       const ss = put(be, Float32Array.from([0.25]), [1]);
       be.run('sumSquares', { t: { x: n.x, out: ss }, p: { n: R * D - 2, accumulate: 1 } });
-      return { ...n, ...b, ...sw, yNaN, ...opt, rot, rot6, ss };
+      return { ...n, ...b, ...sw, hp, q: qkvIn.q, k: qkvIn.k, vc: qkvIn.v, yNaN, ...opt, rot, rot6, ss };
     };
     const tw = run(wasm),
       tc = run(cpu);
@@ -249,6 +261,10 @@ describe('WasmBackend', async () => {
       'h',
       'dg',
       'du',
+      'hp',
+      'q',
+      'k',
+      'vc',
       'yNaN',
       'p',
       'm',

@@ -1,15 +1,17 @@
 // The kernels the WasmBackend runs in WebAssembly SIMD (everything else stays on the TypeScript kernels):
 // matmul and lmHead (as/matmul.ts), attention and its backward (as/attention.ts), and the vocabulary-chunked
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
-// per-layer elementwise kernels rmsnorm, swiglu (and backwards), axpby, adamw (and adamwApply), rope (with the TypeScript kernel's
-// cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts).
+// per-layer elementwise kernels rmsnorm, swiglu (and backwards), swigluPacked, axpby, adamw (and adamwApply), rope (with
+// the TypeScript kernel's cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts). The fused
+// inference kernel qkvRope is the unfused sequence on these kernels: copies, then the SIMD rope on q and on the
+// new k cache rows (the TypeScript twin on a KV cache of halves).
 // embedding, copyRows, sumRows stay on the TypeScript kernels, except embedding from a table stored as halves.
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
 // embedding; those widen them to f32 as they read them (as/matmul.ts *Half), everything else is f32.
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
-import { type CpuKernelTable, cpuKernels } from '../../kernels/cpu/index.ts';
+import { type CpuKernelTable, type CpuMemory, cpuKernels } from '../../kernels/cpu/index.ts';
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../../kernels/cpu/rope.ts';
 import { ADAMW_STATE } from '../../kernels/cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
@@ -32,6 +34,29 @@ export function wasmKernels(
   };
   /** which TypeScript cos/sin table was last copied into the 'rope.table' scratch, and where */
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
+  /** The TypeScript kernel's cos/sin table for these frequencies as f32 in the 'rope.table' scratch (copied when
+   *  it changed): byte offsets of cos[pos, Dh/2] and sin[pos, Dh/2]; null when a position lies beyond it. */
+  const ropeTable = (
+    mem: CpuMemory,
+    invFreqT: Tensor | undefined,
+    posT: Tensor,
+    R: number,
+    Dh: number,
+    theta: number,
+  ): { cos: number; sin: number } | null => {
+    const half = Dh / 2;
+    const invFreq = ropeInverseFrequencies(Dh, theta, invFreqT ? mem.f32(invFreqT) : null);
+    const maxPos = maxPosition(mem.i32(posT), R);
+    if (maxPos >= TABLE_POSITIONS) return null;
+    const table = ropeAngles(invFreq, half, maxPos + 1);
+    const offset = rt.reserve('rope.table', 2 * table.filled * half * 4);
+    if (!ropeCopy || ropeCopy.source !== table.cos || ropeCopy.offset !== offset) {
+      rt.f32At(offset, table.filled * half).set(table.cos.subarray(0, table.filled * half));
+      rt.f32At(offset + table.filled * half * 4, table.filled * half).set(table.sin.subarray(0, table.filled * half));
+      ropeCopy = { source: table.cos, offset };
+    }
+    return { cos: offset, sin: offset + table.filled * half * 4 };
+  };
   return {
     matmul(mem, t, p) {
       rt.reserveMatmul(p.M, p.N, p.K);
@@ -150,21 +175,49 @@ export function wasmKernels(
       x.axpby(ptr(t.x), ptr(t.y), p.n, p.a, p.b);
     },
     rope(mem, t, p) {
-      const half = p.Dh / 2;
-      const invFreq = ropeInverseFrequencies(p.Dh, p.theta, t.invFreq ? mem.f32(t.invFreq) : null);
-      const maxPos = maxPosition(mem.i32(t.pos), p.R);
-      if (maxPos >= TABLE_POSITIONS) {
+      const table = ropeTable(mem, t.invFreq, t.pos, p.R, p.Dh, p.theta);
+      if (table === null) {
         cpuKernels.rope(mem, t, p); // beyond the cached table: the TypeScript kernel computes the angles
         return;
       }
-      const table = ropeAngles(invFreq, half, maxPos + 1);
-      const offset = rt.reserve('rope.table', 2 * table.filled * half * 4);
-      if (!ropeCopy || ropeCopy.source !== table.cos || ropeCopy.offset !== offset) {
-        rt.f32At(offset, table.filled * half).set(table.cos.subarray(0, table.filled * half));
-        rt.f32At(offset + table.filled * half * 4, table.filled * half).set(table.sin.subarray(0, table.filled * half));
-        ropeCopy = { source: table.cos, offset };
+      x.rope(ptr(t.x), ptr(t.pos), table.cos, table.sin, p.R, p.nHeads, p.Dh, p.inverse);
+    },
+    qkvRope(mem, t, p) {
+      const { B, T, H, Hkv, Dh, Sdst, dstRow0 } = p;
+      const R = B * T;
+      const table = t.k.dtype === 'f16' ? null : ropeTable(mem, t.invFreq, t.pos, R, Dh, p.theta);
+      if (table === null) {
+        cpuKernels.qkvRope(mem, t, p); // a cache of halves, or positions beyond the cached table
+        return;
       }
-      x.rope(ptr(t.x), ptr(t.pos), offset, offset + table.filled * half * 4, p.R, p.nHeads, p.Dh, p.inverse);
+      if (dstRow0 < 0 || dstRow0 + T > Sdst)
+        throw new Error(`qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
+      // the unfused sequence's own kernels: split q, k, v (k, v straight into their cache rows), then the SIMD
+      // rope on q [R, H, Dh] and on each sequence's T new cache rows of k [B, Sdst, Hkv, Dh]
+      const Wq = H * Dh,
+        Wkv = Hkv * Dh,
+        W = Wq + 2 * Wkv;
+      const qkv = mem.f32(t.qkv),
+        q = mem.f32(t.q),
+        k = mem.f32(t.k),
+        v = mem.f32(t.v);
+      for (let b = 0; b < B; b++) {
+        for (let i = 0; i < T; i++) {
+          const r = b * T + i,
+            at = (b * Sdst + dstRow0 + i) * Wkv;
+          q.set(qkv.subarray(r * W, r * W + Wq), r * Wq);
+          k.set(qkv.subarray(r * W + Wq, r * W + Wq + Wkv), at);
+          v.set(qkv.subarray(r * W + Wq + Wkv, (r + 1) * W), at);
+        }
+      }
+      x.rope(ptr(t.q), ptr(t.pos), table.cos, table.sin, R, H, Dh, 0);
+      for (let b = 0; b < B; b++) {
+        const kRows = ptr(t.k) + (b * Sdst + dstRow0) * Wkv * 4;
+        x.rope(kRows, ptr(t.pos) + b * T * 4, table.cos, table.sin, T, Hkv, Dh, 0);
+      }
+    },
+    swigluPacked(_mem, t, p) {
+      x.swigluPacked(ptr(t.gu), ptr(t.h), p.R, p.F);
     },
     sumSquares(mem, t, p) {
       const s = x.sumSquares(ptr(t.x), p.n);

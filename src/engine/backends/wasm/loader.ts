@@ -98,6 +98,7 @@ export interface WasmKernelExports {
     accumulate: number,
   ): void;
   swiglu(g: number, u: number, h: number, n: number): void;
+  swigluPacked(gu: number, h: number, R: number, F: number): void;
   swigluBackward(g: number, u: number, dh: number, dg: number, du: number, n: number): void;
   axpby(x: number, y: number, n: number, a: number, b: number): void;
   rope(
@@ -246,6 +247,7 @@ export async function instantiateWasmKernels(
     'rmsnorm',
     'rmsnormBackward',
     'swiglu',
+    'swigluPacked',
     'swigluBackward',
     'axpby',
     'adamw',

@@ -90,6 +90,18 @@ export function maskAllows(mask: RowMask | null, i: number): boolean {
   return mask === null || ((mask.words[mask.off + (i >>> 5)] >>> (i & 31)) & 1) === 1;
 }
 
+/** Per-token scratch of sampleRow, grown to the largest V seen (rows are drawn one at a time). */
+let okScratch = new Uint8Array(0);
+let wScratch = new Float32Array(0);
+let keyScratch = new Uint32Array(0);
+const sumsScratch = new Float64Array(SAMPLE_BLOCKS);
+function rowScratch(V: number): void {
+  if (okScratch.length >= V) return;
+  okScratch = new Uint8Array(V);
+  wScratch = new Float32Array(V);
+  keyScratch = new Uint32Array(V);
+}
+
 /** Draw one token from logits[off, off + V) with the uniform number u in [0, 1), among the tokens `mask` allows. */
 export function sampleRow(
   logits: Float32Array,
@@ -101,15 +113,21 @@ export function sampleRow(
 ): SampledToken {
   const k = samplerConstants(p, V);
   const C = Math.ceil(V / SAMPLE_BLOCKS);
-  const lo = (j: number) => Math.min(j * C, V);
-  const hi = (j: number) => Math.min(j * C + C, V);
-  const ok = new Uint8Array(V);
+  rowScratch(V);
+  const ok = okScratch,
+    w = wScratch,
+    key = keyScratch;
   let allowedCount = 0;
-  for (let i = 0; i < V; i++)
-    if (maskAllows(mask, i)) {
-      ok[i] = 1;
-      allowedCount++;
+  if (mask === null) {
+    ok.fill(1, 0, V);
+    allowedCount = V;
+  } else {
+    for (let i = 0; i < V; i++) {
+      const a = maskAllows(mask, i) ? 1 : 0;
+      ok[i] = a;
+      allowedCount += a;
     }
+  }
   if (allowedCount === 0) throw new Error('sample: the token mask allows no token');
   // 1. statistics at temperature 1
   let m = LOWEST;
@@ -117,7 +135,8 @@ export function sampleRow(
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
     let bm = LOWEST;
     let ba = 0;
-    for (let i = lo(j); i < hi(j); i++) {
+    const end = Math.min(j * C + C, V);
+    for (let i = Math.min(j * C, V); i < end; i++) {
       if (ok[i] && logits[off + i] > bm) {
         bm = logits[off + i];
         ba = i;
@@ -128,15 +147,19 @@ export function sampleRow(
       arg = ba;
     }
   }
+  // at temperature 1 the draw's weights are these exponentials (exp(f(d · 1)) = exp(d), stored as f32)
+  const weightsHere = !k.greedy && k.invT === 1;
   let S = 0;
   let T = 0;
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
     let s = 0;
     let t = 0;
-    for (let i = lo(j); i < hi(j); i++) {
+    const end = Math.min(j * C + C, V);
+    for (let i = Math.min(j * C, V); i < end; i++) {
       if (!ok[i]) continue;
       const d = f(logits[off + i] - m);
       const e = f(Math.exp(d));
+      if (weightsHere) w[i] = e;
       if (e > 0) {
         s = f(s + e);
         t = f(t + f(e * d));
@@ -155,16 +178,15 @@ export function sampleRow(
   });
   if (k.greedy) return result(arg, 1);
 
-  // 2. the kept set {key >= thr}
-  const w = new Float32Array(V);
-  const key = new Uint32Array(V);
-  for (let i = 0; i < V; i++) {
-    w[i] = Math.exp(f(f(logits[off + i] - m) * k.invT));
-    key[i] = orderedKey(logits[off + i]);
-  }
+  // 2. the kept set {key >= thr}; without top-k and top-p the threshold stays 0 and every allowed token is kept
+  const filtered = k.topK > 0 || k.topP < 1;
+  if (!weightsHere) for (let i = 0; i < V; i++) w[i] = Math.exp(f(f(logits[off + i] - m) * k.invT));
+  if (filtered) for (let i = 0; i < V; i++) key[i] = orderedKey(logits[off + i]);
+  else key.fill(0, 0, V);
   const blockMass = (j: number, thr: number): number => {
     let s = 0;
-    for (let i = lo(j); i < hi(j); i++) if (ok[i] && key[i] >= thr) s = f(s + w[i]);
+    const end = Math.min(j * C + C, V);
+    for (let i = Math.min(j * C, V); i < end; i++) if (ok[i] && key[i] >= thr) s = f(s + w[i]);
     return s;
   };
   const massAbove = (thr: number): number => {
@@ -196,10 +218,13 @@ export function sampleRow(
     thr = Math.max(t, thr);
   }
   // 3. the draw
-  const kept = countAbove(thr);
-  const sums = Array.from({ length: SAMPLE_BLOCKS }, (_, j) => blockMass(j, thr));
+  const kept = filtered ? countAbove(thr) : allowedCount;
+  const sums = sumsScratch;
   let M = 0;
-  for (const s of sums) M = f(M + s);
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) {
+    sums[j] = blockMass(j, thr);
+    M = f(M + sums[j]);
+  }
   const target = f(u * M);
   let c = 0;
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
@@ -208,7 +233,8 @@ export function sampleRow(
       const r = f(target - c);
       let d = 0;
       let last = -1;
-      for (let i = lo(j); i < hi(j); i++) {
+      const end = Math.min(j * C + C, V);
+      for (let i = Math.min(j * C, V); i < end; i++) {
         if (!ok[i] || key[i] < thr) continue;
         last = i;
         d = f(d + w[i]);

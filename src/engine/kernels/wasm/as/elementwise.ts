@@ -1,5 +1,5 @@
 // AssemblyScript (WebAssembly SIMD): the per-element and per-row kernels that the model calls once per layer —
-// RMSNorm and its backward, SwiGLU and its backward, axpby, AdamW — four lanes at a time with a scalar tail.
+// RMSNorm and its backward, SwiGLU (also on packed [gate | up] rows) and its backward, axpby, AdamW — four lanes at a time with a scalar tail.
 // Same math as the TypeScript references in kernels/cpu/ (rmsnorm.ts, swiglu.ts, elementwise.ts, adamw.ts), in f32.
 // Pointers are byte offsets into the imported memory; 0 means "not given" for optional tensors.
 
@@ -73,6 +73,16 @@ export function swiglu(g: usize, u: usize, h: usize, n: i32): void {
   for (; i < n; i++) {
     const gv = load<f32>(at(g, i));
     store<f32>(at(h, i), (gv / (1 + Mathf.exp(-gv))) * load<f32>(at(u, i)));
+  }
+}
+
+/** swiglu over gu[R, 2F] = [gate | up] per row: h[r, f] = silu(gu[r, f]) * gu[r, F + f], h[R, F]. Each row runs
+ *  swiglu's own code (bit for bit swiglu on the two halves when F is a multiple of 4; otherwise each row's last
+ *  F % 4 elements take swiglu's scalar tail). */
+export function swigluPacked(gu: usize, h: usize, R: i32, F: i32): void {
+  for (let r = 0; r < R; r++) {
+    const g = gu + (<usize>(2 * r * F) << 2);
+    swiglu(g, g + (<usize>F << 2), h + (<usize>(r * F) << 2), F);
   }
 }
 
