@@ -167,7 +167,7 @@ async function pageSide(browser: Browser, url: string) {
   const later = marks.slice(1);
   const intervals = later.map((m, i) => (m.received_at - marks[i].received_at) / 1000);
   const t = (f: (m: StepMarkDetail, i: number) => number) => r3(mean(later.map(f)) / 1000);
-  const phases = Object.fromEntries(
+  const stages = Object.fromEntries(
     Object.keys(marks[0].time_s).map((k) => [
       k,
       r3(mean(later.map((m) => m.time_s[k as keyof StepMarkDetail['time_s']]))),
@@ -188,7 +188,7 @@ async function pageSide(browser: Browser, url: string) {
       message_latency: t((m) => m.received_at - (m.timing?.sent_at ?? NaN)),
       main_thread_record: t((m) => m.record_ms),
     },
-    phases_s: phases,
+    stages_s: stages,
     cpu_s_per_step: cpu,
     cpu_s_per_step_total: sum(cpu),
   };
