@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { datasetsFor } from '../src/app/worker/run-setup.ts';
 import { nodeAnswerChecker } from '../src/cli/checker-node.ts';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
+import { runtimeChoices } from '../src/cli/runtime-choices.ts';
 import { openBackend } from '../src/cli/setup.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import type { WasmBackend } from '../src/engine/backends/wasm.ts';
@@ -157,7 +158,7 @@ export async function runGrpoStep(dir: string, opts: { full: boolean }): Promise
   const tokenizer = await loadHfTokenizer(source);
   const checkpoint = await loadHfCheckpoint(source);
   const config = { ...getPreset('tiny-default'), evalEvery: 1000, steps: 1000 };
-  const backend = (await openBackend('wasm')) as WasmBackend;
+  const backend = (await openBackend('wasm', runtimeChoices())) as WasmBackend;
   const { train, eval: heldOut } = datasetsFor(config);
   const inner = policyForConfig(config, { backend, checkpoint, decoder: tokenizer });
   const counted = countingPolicy(inner, positionFlops(checkpoint.config, config.loraRank, config.loraTargets));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTrain } from '../../src/cli/train.ts';
 import type { MetricsRecord } from '../../src/rl/metrics.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { CLIP_ROOT, clipVariant, RUNS_ROOT } from './variants.ts';
 
 const { values } = parseArgs({
@@ -23,7 +23,7 @@ const { values } = parseArgs({
   },
 });
 
-useThreads('1');
+const runtime = runtimeChoices({ threads: '1' });
 const rows: Record<string, number>[] = [];
 for (const ppoEpochs of values.epochs.split(',').map(Number))
   for (const lr of values.lrs.split(',').map(Number)) {
@@ -47,7 +47,7 @@ for (const ppoEpochs of values.epochs.split(',').map(Number))
     if (!done && values['read-only']) continue;
     const m = done
       ? logged().slice(0, config.steps)
-      : (await runTrain({ config, out, backend: 'wasm', saveEvery: 1, progress: 'none' })).metrics;
+      : (await runTrain({ config, out, backend: 'wasm', runtime, saveEvery: 1, progress: 'none' })).metrics;
     const avg = (f: (x: (typeof m)[number]) => number) => m.reduce((a, x) => a + f(x), 0) / m.length;
     const row = {
       ppoEpochs,

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTrain } from '../../src/cli/train.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { CLIP_VARIANT_NAMES, clipVariant, RUNS_ROOT, type ClipVariantName } from './variants.ts';
 
 const { values } = parseArgs({
@@ -18,7 +18,7 @@ const { values } = parseArgs({
   },
 });
 
-useThreads('1');
+const runtime = runtimeChoices({ threads: '1' });
 for (const seed of values.seeds.split(',').map(Number)) {
   for (const name of values.variants.split(',')) {
     if (!(CLIP_VARIANT_NAMES as readonly string[]).includes(name))
@@ -31,7 +31,7 @@ for (const seed of values.seeds.split(',').map(Number)) {
       continue;
     }
     const t0 = Date.now();
-    const s = await runTrain({ config, out, backend: 'wasm', saveEvery: 5, progress: 'none' });
+    const s = await runTrain({ config, out, backend: 'wasm', runtime, saveEvery: 5, progress: 'none' });
     console.log(
       `${name} seed ${seed}: ${s.metrics.length} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
     );

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTrain } from '../../src/cli/train.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { COMPARE_PRESETS, PRESET_AXIS, pointConfig } from '../../src/rl/protocol-arms.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import { compareRunDir } from './paths.ts';
@@ -25,7 +25,7 @@ const { values } = parseArgs({
 
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').trim().split('\n').filter(Boolean).length : 0);
 
-useThreads('1');
+const runtime = runtimeChoices({ threads: '1' });
 const base = { ...getPreset(values.base), steps: Number(values.steps) };
 for (const seed of values.seeds.split(',').map(Number)) {
   for (const preset of values.presets.split(',')) {
@@ -39,7 +39,7 @@ for (const seed of values.seeds.split(',').map(Number)) {
       continue;
     }
     const t0 = Date.now();
-    const s = await runTrain({ config, out, backend: 'wasm', saveEvery: 5, progress: 'none' });
+    const s = await runTrain({ config, out, backend: 'wasm', runtime, saveEvery: 5, progress: 'none' });
     console.log(
       `${preset} seed ${seed}: ${s.metrics.length} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
     );

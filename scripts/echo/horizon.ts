@@ -29,7 +29,7 @@ const context = (
     max_position_embeddings: number;
   }
 ).max_position_embeddings;
-const problems = (await loadConfigProblems(config)).eval;
+const problems = (await loadConfigProblems(config, {})).eval;
 const prompts = promptsFor(config.prompts, 'multi-turn', 'math');
 const msg = (role: Message['role']): Message => ({
   role,

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTrain } from '../../src/cli/train.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { ECHO_RUNS, ECHO_SETTINGS } from './setting.ts';
 
 const { values } = parseArgs({
@@ -17,7 +17,7 @@ const { values } = parseArgs({
   },
 });
 
-useThreads('1');
+const runtime = runtimeChoices({ threads: '1' });
 for (const seed of values.seeds.split(',').map(Number))
   for (const name of values.settings.split(',')) {
     const make = ECHO_SETTINGS[name];
@@ -29,7 +29,7 @@ for (const seed of values.seeds.split(',').map(Number))
       console.log(`${name} seed ${seed}: done`);
       continue;
     }
-    const s = await runTrain({ config, out, backend: 'wasm', saveEvery: 5, progress: 'none' });
+    const s = await runTrain({ config, out, backend: 'wasm', runtime, saveEvery: 5, progress: 'none' });
     console.log(
       `seed ${seed}: ${s.metrics.length} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
     );

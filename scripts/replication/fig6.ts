@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runTrain } from '../../src/cli/train.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { FIG6_ROOT, VARIANTS } from './variants.ts';
 
@@ -25,7 +25,7 @@ const { values } = parseArgs({
 });
 
 {
-  useThreads(values.threads === '2' ? '2' : values.threads === 'auto' ? 'auto' : '1');
+  const runtime = runtimeChoices({ threads: values.threads });
   const seeds = values.seeds.split(',').map(Number);
   for (const seed of seeds) {
     for (const name of values.variants.split(',')) {
@@ -40,7 +40,7 @@ const { values } = parseArgs({
         continue;
       }
       const t0 = Date.now();
-      const s = await runTrain({ config, out, backend: 'wasm', saveEvery: 5, progress: 'none' });
+      const s = await runTrain({ config, out, backend: 'wasm', runtime, saveEvery: 5, progress: 'none' });
       const evals = s.evals;
       console.log(
         `${name} seed ${seed}: ${s.steps} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min, eval ${evals[0]?.accuracy.toFixed(3)} -> ${evals.at(-1)?.accuracy.toFixed(3)}`,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sftFromFlags, runSft } from '../../src/cli/sft.ts';
 import { runTrain } from '../../src/cli/train.ts';
-import { useThreads } from '../../src/cli/setup.ts';
+import { runtimeChoices } from '../../src/cli/runtime-choices.ts';
 import { validateConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import {
@@ -39,7 +39,7 @@ const { values } = parseArgs({
   },
 });
 process.chdir(REPO);
-useThreads('1');
+const runtime = runtimeChoices({ threads: '1' });
 
 const lines = (path: string) =>
   existsSync(path)
@@ -87,7 +87,7 @@ async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
       seed: String(seed),
       set: [...SFT_SET[budget], 'modelSource="local"', `model=${JSON.stringify(BASE_DIR)}`],
     });
-    const s = await runSft({ ...run, out: sftOut, backend: 'wasm', progress: 'none' });
+    const s = await runSft({ ...run, out: sftOut, backend: 'wasm', runtime, progress: 'none' });
     console.log(
       `${budget} ${arm} seed ${seed}: SFT ${s.steps} steps, loss ${s.metrics[0]?.loss.toFixed(3)} -> ${s.metrics.at(-1)?.loss.toFixed(3)}`,
     );
@@ -99,7 +99,7 @@ async function runArm(budget: Budget, arm: Arm, seed: number): Promise<void> {
   );
   const rlOut = rlDir(budget, arm, seed);
   if (lines(join(rlOut, 'metrics.jsonl')) < config.steps) {
-    const s = await runTrain({ config, out: rlOut, backend: 'wasm', saveEvery: 5, progress: 'none' });
+    const s = await runTrain({ config, out: rlOut, backend: 'wasm', runtime, saveEvery: 5, progress: 'none' });
     console.log(
       `${budget} ${arm} seed ${seed}: RL ${s.steps} steps, eval ${s.evals[0]?.accuracy.toFixed(3)} -> ${s.evals.at(-1)?.accuracy.toFixed(3)}`,
     );

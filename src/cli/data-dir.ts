@@ -8,23 +8,17 @@ import { DATA_DIR_DATASETS, DATA_DIR_ORIGIN, type DataDirDataset } from '../data
 import type { FileSource } from '../util/file-source.ts';
 import { directoryFileSource } from './fs-source.ts';
 
-let dataDirFlag: string | undefined;
-
-/** Sets the folder every later lookup uses (the command line's --data-dir; it wins over REMA_DATA_DIR). */
-export function useDataDir(dir: string): void {
-  dataDirFlag = dir;
-}
-
-/** The data folder: --data-dir, else $REMA_DATA_DIR, else none. */
-export function dataDir(): string | null {
-  const dir = dataDirFlag ?? process.env.REMA_DATA_DIR;
+/** The data folder: `flag` (--data-dir, RuntimeChoices.dataDir), else $REMA_DATA_DIR, else none. */
+export function dataDir(flag: string | undefined): string | null {
+  const dir = flag ?? process.env.REMA_DATA_DIR;
   return dir ? resolve(dir) : null;
 }
 
-/** The data folder as a FileSource after checking that every named set is in it; throws the download advice when one is not. */
-export function dataDirSource(names: readonly DataDirDataset[]): FileSource | undefined {
+/** The data folder (`flag`, else $REMA_DATA_DIR) as a FileSource after checking that every named set is in it;
+ *  throws the download advice when one is not. */
+export function dataDirSource(names: readonly DataDirDataset[], flag: string | undefined): FileSource | undefined {
   if (names.length === 0) return undefined;
-  const dir = dataDir();
+  const dir = dataDir(flag);
   for (const name of names) {
     const { file, what } = DATA_DIR_DATASETS[name];
     if (dir !== null && existsSync(join(dir, file))) continue;

@@ -35,6 +35,7 @@ import { describeOnnxAgent, loadCliOnnxAgent } from './onnx-agent.ts';
 import { writeNamed } from './run-files.ts';
 import { dataDirSource } from './data-dir.ts';
 import { loadModel, PUBLIC_DATA, userFile } from './setup.ts';
+import { runtimeChoices, type RuntimeChoices } from './runtime-choices.ts';
 import type { BackendKind } from '../engine/backend.ts';
 import { readText } from './read-text.ts';
 
@@ -45,6 +46,8 @@ export const BENCHMARKS = [
 export interface EvalOptions {
   config: ExperimentConfig;
   backend: BackendKind;
+  /** --simd, --threads, --weight-dtype, --data-dir (default: runtimeChoices(), every choice 'auto') */
+  runtime?: RuntimeChoices;
   benchmarks: string[];
   files: string[];
   /** at most this many problems per benchmark (a seeded subset); 0 = all */
@@ -102,7 +105,11 @@ async function evalPolicies(
     throw new Error(`config.frozenAgent is "${config.frozenAgent}": give --frozen-model <folder|org/name>`);
   if (config.frozenAgent === 'none' && opts.frozenModel !== undefined)
     throw new Error('--frozen-model needs --frozen-agent meta|reasoning (config.frozenAgent is "none")');
-  const { policy, tokenizer, backend, weightsLine } = await loadModel(config, opts.backend);
+  const { policy, tokenizer, backend, weightsLine } = await loadModel(
+    config,
+    opts.backend,
+    opts.runtime ?? runtimeChoices(),
+  );
   say(`backend: ${backend.description}`);
   say(weightsLine);
   if (ckpt) await loadIntoPolicy(ckpt, policy);
@@ -133,7 +140,7 @@ export interface BenchmarkResult {
   time_s: number;
 }
 
-async function benchmarkProblems(name: string): Promise<Problem[]> {
+async function benchmarkProblems(name: string, dataDir: string | undefined): Promise<Problem[]> {
   if (name === 'tiny-arith')
     return tinyArithProblems({ split: 'heldout', count: TINY_DEFAULT_HELDOUT, seed: TINY_DATA_SEED });
   if (name === 'tiny-judge')
@@ -143,7 +150,7 @@ async function benchmarkProblems(name: string): Promise<Problem[]> {
       directoryFileSource(PUBLIC_DATA, 'public/data'),
       SHIPPED_DATASETS[name as keyof typeof SHIPPED_DATASETS],
     );
-  if (isDataDirDataset(name)) return loadProblems(dataDirSource([name])!, DATA_DIR_DATASETS[name].file);
+  if (isDataDirDataset(name)) return loadProblems(dataDirSource([name], dataDir)!, DATA_DIR_DATASETS[name].file);
   throw new Error(`unknown benchmark "${name}"; known: ${BENCHMARKS.join(', ')} (or pass --file F.jsonl)`);
 }
 
@@ -222,7 +229,7 @@ export async function runEval(opts: EvalOptions): Promise<BenchmarkResult[]> {
   const warn = opts.warn ?? ((line: string) => process.stderr.write(`rema: ${line}\n`));
   // every input is read and checked before a model loads
   const sets: { name: string; problems: Problem[] }[] = [];
-  for (const b of opts.benchmarks) sets.push({ name: b, problems: await benchmarkProblems(b) });
+  for (const b of opts.benchmarks) sets.push({ name: b, problems: await benchmarkProblems(b, opts.runtime?.dataDir) });
   for (const f of opts.files) {
     const { source, path } = userFile(f);
     sets.push({ name: basename(f).replace(/\.jsonl$/, ''), problems: await loadProblems(source, path) });

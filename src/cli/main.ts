@@ -9,22 +9,18 @@ import type { WeightDtype } from '../engine/plan/memory.ts';
 import { PRESET_NAMES } from '../rl/presets.ts';
 import { SFT_PRESET_NAMES } from '../rl/sft-presets.ts';
 import { configFromFlags, type ConfigFlags } from './config-flags.ts';
-import { useDataDir } from './data-dir.ts';
 import { runDoctor } from './doctor.ts';
 import { BENCHMARKS, runEval } from './eval.ts';
 import { intFlag, intListFlag } from './flags.ts';
 import { MAX_TIMER_MS } from '../rl/verifier/checker.ts';
 import {
+  runtimeChoices,
   SIMD_CHOICES,
   THREADS_CHOICES,
-  type SimdChoice,
-  type ThreadsChoice,
-  useSimd,
-  useThreads,
   WEIGHT_DTYPE_CHOICES,
-  type WeightDtypeChoice,
-  useWeightDtype,
-} from './setup.ts';
+  type RuntimeChoices,
+  type RuntimeFlags,
+} from './runtime-choices.ts';
 import { BACKEND_KINDS, type BackendKind } from '../engine/backend.ts';
 import { runSft, sftFromFlags, type SftFlags } from './sft.ts';
 import { bytesFlag, formatPlan, runPlan, WEIGHT_DTYPES } from './plan.ts';
@@ -99,23 +95,14 @@ function progressMode(quiet: boolean | undefined): 'bar' | 'lines' | 'none' {
   return process.stderr.isTTY ? 'bar' : 'lines';
 }
 
+/** The command's --simd, --threads, --weight-dtype and --data-dir as one object (those it lacks: 'auto', none). */
+function runtimeOf(o: RuntimeFlags): RuntimeChoices {
+  return runtimeChoices({ simd: o.simd, threads: o.threads, weightDtype: o.weightDtype, dataDir: o.dataDir });
+}
+
 export function buildProgram(): Command {
   const program = new Command();
   program.name('rema').description('ReMA Playground: multi-agent meta-thinking RL, headless').showHelpAfterError();
-  // --simd and --threads (train, eval, sweep) apply to every backend the command opens, --data-dir to every set it reads
-  program.hook('preAction', (_program, action) => {
-    const { simd, threads, weightDtype, dataDir } = action.opts<{
-      simd?: SimdChoice;
-      threads?: ThreadsChoice;
-      weightDtype?: WeightDtypeChoice;
-      dataDir?: string;
-    }>();
-    if (dataDir !== undefined) useDataDir(dataDir);
-    if (simd !== undefined) useSimd(simd);
-    if (threads !== undefined) useThreads(threads);
-    if (weightDtype !== undefined && action.name() !== 'plan') useWeightDtype(weightDtype);
-  });
-
   configOptions(
     program.command('train').description('train a config; resumable (re-run with the same --out after a kill)'),
   )
@@ -138,21 +125,24 @@ export function buildProgram(): Command {
     )
     .action(
       async (
-        o: ConfigFlags & {
-          out: string;
-          backend: BackendKind;
-          saveEvery: string;
-          quiet?: boolean;
-          frozenModel?: string;
-          explain?: 'one' | 'all';
-        },
+        o: ConfigFlags &
+          RuntimeFlags & {
+            out: string;
+            backend: BackendKind;
+            saveEvery: string;
+            quiet?: boolean;
+            frozenModel?: string;
+            explain?: 'one' | 'all';
+          },
       ) => {
+        const runtime = runtimeOf(o);
         const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
         const config = await configFromFlags(o);
         const s = await runTrain({
           config,
           out: o.out,
           backend: o.backend,
+          runtime,
           saveEvery,
           progress: progressMode(o.quiet),
           ...(o.frozenModel !== undefined ? { frozenModel: o.frozenModel } : {}),
@@ -203,25 +193,31 @@ export function buildProgram(): Command {
     .addOption(threadsOption())
     .option('--save-every <n>', 'checkpoint every n steps', '50')
     .option('--quiet', 'no progress output')
-    .action(async (o: SftFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean }) => {
-      const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
-      const run = sftFromFlags(o);
-      const s = await runSft({
-        ...run,
-        out: o.out,
-        backend: o.backend,
-        saveEvery,
-        progress: o.quiet ? 'none' : 'lines',
-      });
-      const first = s.metrics[0];
-      const last = s.metrics.at(-1);
-      process.stdout.write(
-        `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
-          (first && last ? `, loss ${first.loss.toFixed(4)} -> ${last.loss.toFixed(4)}` : '') +
-          (s.model ? `, model ${s.model}` : '') +
-          '\n',
-      );
-    });
+    .action(
+      async (
+        o: SftFlags & RuntimeFlags & { out: string; backend: BackendKind; saveEvery: string; quiet?: boolean },
+      ) => {
+        const runtime = runtimeOf(o);
+        const saveEvery = intFlag('--save-every', o.saveEvery, { min: 1 });
+        const run = sftFromFlags(o);
+        const s = await runSft({
+          ...run,
+          out: o.out,
+          backend: o.backend,
+          runtime,
+          saveEvery,
+          progress: o.quiet ? 'none' : 'lines',
+        });
+        const first = s.metrics[0];
+        const last = s.metrics.at(-1);
+        process.stdout.write(
+          `${s.out}: ${s.steps} steps${s.resumedFrom > 0 ? ` (resumed from step ${s.resumedFrom})` : ''}` +
+            (first && last ? `, loss ${first.loss.toFixed(4)} -> ${last.loss.toFixed(4)}` : '') +
+            (s.model ? `, model ${s.model}` : '') +
+            '\n',
+        );
+      },
+    );
 
   configOptions(program.command('eval').description('greedy pass@1 per benchmark'))
     .option('--benchmarks <list>', `comma-separated (${BENCHMARKS.join(', ')})`)
@@ -243,18 +239,20 @@ export function buildProgram(): Command {
     .option('--quiet', 'no progress bar')
     .action(
       async (
-        o: ConfigFlags & {
-          benchmarks?: string;
-          file?: string[];
-          limit: string;
-          checkpoint?: string;
-          out?: string;
-          backend: BackendKind;
-          quiet?: boolean;
-          onnx?: string;
-          frozenModel?: string;
-        },
+        o: ConfigFlags &
+          RuntimeFlags & {
+            benchmarks?: string;
+            file?: string[];
+            limit: string;
+            checkpoint?: string;
+            out?: string;
+            backend: BackendKind;
+            quiet?: boolean;
+            onnx?: string;
+            frozenModel?: string;
+          },
       ) => {
+        const runtime = runtimeOf(o);
         const limit = intFlag('--limit', o.limit);
         const config = await configFromFlags(o);
         // default: the config's own held-out set
@@ -271,6 +269,7 @@ export function buildProgram(): Command {
         await runEval({
           config,
           backend: o.backend,
+          runtime,
           benchmarks,
           files,
           limit,
@@ -353,7 +352,11 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .option('--quiet', 'no per-step lines')
     .action(
-      async (o: ConfigFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean }) => {
+      async (
+        o: ConfigFlags &
+          RuntimeFlags & { grid: string; seeds: string; out: string; backend: BackendKind; quiet?: boolean },
+      ) => {
+        const runtime = runtimeOf(o);
         const seeds = intListFlag('--seeds', o.seeds);
         const base = await configFromFlags(o);
         const text = existsSync(o.grid) ? await readText(o.grid) : o.grid;
@@ -369,6 +372,7 @@ export function buildProgram(): Command {
           seeds,
           out: o.out,
           backend: o.backend,
+          runtime,
           progress: o.quiet ? 'none' : 'lines',
         });
         process.stdout.write(`${o.out}/summary.csv: ${rows.length} runs\n`);

@@ -73,7 +73,7 @@ function sourceOnDisk(config: ExperimentConfig): FileSource | null {
 
 /** Tokens of the config's longest first prompt through the model's own tokenizer, when it and the problems are on
  *  disk (rl/plan.ts promptBaseTokens); undefined otherwise (the planner's estimate is used). */
-async function measuredPromptBase(config: ExperimentConfig): Promise<number | undefined> {
+async function measuredPromptBase(config: ExperimentConfig, dataDir: string | undefined): Promise<number | undefined> {
   const source = sourceOnDisk(config);
   if (!source) return undefined;
   let tokenizer;
@@ -84,7 +84,7 @@ async function measuredPromptBase(config: ExperimentConfig): Promise<number | un
   }
   let problems;
   try {
-    problems = await loadConfigProblems(config);
+    problems = await loadConfigProblems(config, { dataDir });
   } catch {
     return undefined; // a data set not on this machine: the estimate stands (training would report it)
   }
@@ -99,12 +99,14 @@ export interface PlanRequest {
   weightDtype?: WeightDtype;
   /** WebGPU maxStorageBufferBindingSize to check against (default the spec's 128 MiB) */
   bindingBytes?: number;
+  /** the folder of the sets that are not shipped (default $REMA_DATA_DIR) */
+  dataDir?: string;
 }
 
 export async function runPlan(req: PlanRequest): Promise<Plan> {
   const json = await configJsonOnDisk(req.config);
   const model = modelConfigFor(req.config, () => json);
-  const base = await measuredPromptBase(req.config);
+  const base = await measuredPromptBase(req.config, req.dataDir);
   return planConfig(req.config, model, {
     ...(base !== undefined ? { promptBaseTokens: base } : {}),
     backend: req.backend,

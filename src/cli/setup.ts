@@ -23,56 +23,23 @@ import { dataDirSource } from './data-dir.ts';
 import { directoryFileSource } from './fs-source.ts';
 import { openModelSource } from './hub.ts';
 import { nodeCores, spawnNodeWasmHelper } from './wasm-helper-node.ts';
-
-/** Which WebAssembly build the wasm backend runs: 'auto' = relaxed SIMD (fused multiply-add) where this Node
- *  validates it (bin/rema.mjs enables it on Node 20), else plain SIMD; 'relaxed' / 'plain' pin one build (the two
- *  round differently, so a recorded run reproduces bit for bit only on the build it ran on). */
-export type SimdChoice = 'auto' | 'relaxed' | 'plain';
-export const SIMD_CHOICES: readonly SimdChoice[] = ['auto', 'relaxed', 'plain'];
-let simdChoice: SimdChoice = 'auto';
-
-/** Sets the build every later openBackend('wasm') uses (the command line's --simd, before any backend opens). */
-export function useSimd(choice: SimdChoice): void {
-  if (!SIMD_CHOICES.includes(choice)) throw new Error(`--simd: "${choice}" is not one of ${SIMD_CHOICES.join(', ')}`);
-  simdChoice = choice;
-}
-
-/** Threads of the wasm backend: 'auto' = 2 when the machine has at least 2 cores, else 1 (large matmuls split
- *  over a helper thread; results are bit-identical either way); '1' or '2' pins it. */
-export type ThreadsChoice = 'auto' | '1' | '2';
-export const THREADS_CHOICES: readonly ThreadsChoice[] = ['auto', '1', '2'];
-let threadsChoice: ThreadsChoice = 'auto';
-
-/** Sets the thread count every later openBackend('wasm') uses (the command line's --threads). */
-export function useThreads(choice: ThreadsChoice): void {
-  if (!THREADS_CHOICES.includes(choice))
-    throw new Error(`--threads: "${choice}" is not one of ${THREADS_CHOICES.join(', ')}`);
-  threadsChoice = choice;
-}
-
-/** Storage of the frozen base weights every later loadModel uses (the command line's --weight-dtype): auto (f16 for
- *  LoRA on a WebGPU device with shader-f16, else f32: engine-policy.ts resolveBaseDtype), f32, or f16 / bf16 halves
- *  on the wasm backend (f16 also on WebGPU with shader-f16); halves for LoRA only. */
-export type WeightDtypeChoice = 'auto' | 'f32' | 'f16' | 'bf16';
-export const WEIGHT_DTYPE_CHOICES: readonly WeightDtypeChoice[] = ['auto', 'f32', 'f16', 'bf16'];
-let weightDtypeChoice: WeightDtypeChoice = 'auto';
-
-export function useWeightDtype(choice: WeightDtypeChoice): void {
-  if (!WEIGHT_DTYPE_CHOICES.includes(choice))
-    throw new Error(`--weight-dtype: "${choice}" is not one of ${WEIGHT_DTYPE_CHOICES.join(', ')}`);
-  weightDtypeChoice = choice;
-}
+import type { RuntimeChoices } from './runtime-choices.ts';
 
 /** The repository root (src/cli/../..). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PUBLIC_DATA = resolve(REPO_ROOT, 'public/data');
 
-export async function openBackend(kind: BackendKind, simd: SimdChoice = simdChoice): Promise<Backend> {
+/** A backend of this kind; a wasm backend runs the build and thread count of `runtime` (--simd, --threads). */
+export async function openBackend(
+  kind: BackendKind,
+  runtime: Pick<RuntimeChoices, 'simd' | 'threads'>,
+): Promise<Backend> {
   if (kind === 'cpu') return new CpuBackend();
   if (kind === 'wasm') {
+    const { simd, threads } = runtime;
     return WasmBackend.create({
       variant: simd === 'auto' ? 'auto' : simd === 'relaxed' ? 'relaxed-simd' : 'simd',
-      threads: threadsChoice === 'auto' ? undefined : threadsChoice === '2' ? 2 : 1,
+      threads: threads === 'auto' ? undefined : threads === '2' ? 2 : 1,
       spawnHelper: spawnNodeWasmHelper,
       cores: nodeCores(),
     });
@@ -104,20 +71,25 @@ export interface LoadedModel {
   weightsLine: string;
 }
 
-export async function loadModel(config: ExperimentConfig, backendKind: BackendKind): Promise<LoadedModel> {
+/** The config's model and tokenizer on a new backend, the base weights stored as `runtime.weightDtype` says. */
+export async function loadModel(
+  config: ExperimentConfig,
+  backendKind: BackendKind,
+  runtime: RuntimeChoices,
+): Promise<LoadedModel> {
   const source = modelSource(config);
   // 16-bit checkpoints stay 16-bit on the host: a 16-bit base takes them as they are, an f32 one widens per tensor
   const [checkpoint, tokenizer] = await Promise.all([
     loadHfCheckpoint(source, { keep16Bit: true }),
     loadHfTokenizer(source),
   ]);
-  const backend = await openBackend(backendKind);
+  const backend = await openBackend(backendKind, runtime);
   const policy = policyForConfig(config, {
     backend,
     checkpoint,
     decoder: tokenizer,
     baseModelName: config.model,
-    baseDtype: weightDtypeChoice,
+    baseDtype: runtime.weightDtype,
   });
   const parameters = hostParameterCount(checkpoint.weights);
   const weightsLine =
@@ -132,9 +104,13 @@ export function userFile(path: string): { source: FileSource; path: string } {
   return { source: directoryFileSource(dirname(full), dirname(full)), path: basename(full) };
 }
 
-export async function loadConfigProblems(config: ExperimentConfig): Promise<{ train: Problem[]; eval: Problem[] }> {
+/** The config's train and held-out problems; sets that are not shipped come from `runtime.dataDir` (or $REMA_DATA_DIR). */
+export async function loadConfigProblems(
+  config: ExperimentConfig,
+  runtime: Pick<RuntimeChoices, 'dataDir'>,
+): Promise<{ train: Problem[]; eval: Problem[] }> {
   const named: string[] = [config.trainSet, config.evalSet];
-  const dataDir = dataDirSource([...new Set(named.filter(isDataDirDataset))]);
+  const dataDir = dataDirSource([...new Set(named.filter(isDataDirDataset))], runtime.dataDir);
   return problemsForConfig(config, {
     shipped: directoryFileSource(PUBLIC_DATA, 'public/data'),
     ...(dataDir ? { dataDir } : {}),

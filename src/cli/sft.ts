@@ -30,6 +30,7 @@ import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareStepLog } from './run-logs.ts';
 import { modelSource, openBackend, REPO_ROOT } from './setup.ts';
+import { runtimeChoices, type RuntimeChoices } from './runtime-choices.ts';
 import type { BackendKind } from '../engine/backend.ts';
 import { withoutBom } from '../util/text.ts';
 
@@ -44,6 +45,8 @@ export interface SftFlags {
 export interface SftRunOptions extends SftPreset {
   out: string;
   backend: BackendKind;
+  /** --simd, --threads (default: runtimeChoices(), both 'auto') */
+  runtime?: Pick<RuntimeChoices, 'simd' | 'threads'>;
   saveEvery?: number;
   progress?: 'lines' | 'none';
   /** stop after this many new steps in this process (tests use it to simulate a kill) */
@@ -236,7 +239,7 @@ async function sftLocked(opts: SftRunOptions): Promise<SftSummary> {
 
   // 16-bit as stored: the policy's upload and the final merge widen per tensor (the merged file is float32 as before)
   const checkpoint = await loadHfCheckpoint(source, { keep16Bit: true });
-  const backend = await openBackend(opts.backend);
+  const backend = await openBackend(opts.backend, opts.runtime ?? runtimeChoices());
   // the schedule (cosine) runs over this run's optimiser steps
   const policy = policyForConfig(
     { ...config, steps: totalSteps, ppoEpochs: 1, miniBatches: 1 },

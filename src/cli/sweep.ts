@@ -30,6 +30,7 @@ import { pointConfig } from '../rl/protocol-arms.ts';
 import { fnv1aHex } from '../util/fnv1a.ts';
 import { writeNamed } from './run-files.ts';
 import { runTrain } from './train.ts';
+import type { RuntimeChoices } from './runtime-choices.ts';
 import type { BackendKind } from '../engine/backend.ts';
 
 export { gridPoints, pointLabel, pointOverrides, summarizeRun, toCsv, type Grid, type RunRow };
@@ -100,6 +101,8 @@ export interface SweepOptions {
   seeds: number[];
   out: string;
   backend: BackendKind;
+  /** --simd, --threads, --weight-dtype, --data-dir (default: runtimeChoices(), every choice 'auto') */
+  runtime?: RuntimeChoices;
   progress?: 'bar' | 'lines' | 'none';
 }
 
@@ -124,6 +127,7 @@ export async function runSweep(opts: SweepOptions): Promise<RunRow[]> {
         config,
         out: join(opts.out, `${stems[i]}__seed${seed}`),
         backend: opts.backend,
+        runtime: opts.runtime,
         progress: opts.progress ?? 'lines',
       });
       rows.push(summarizeRun(label, points[i], seed, summary));

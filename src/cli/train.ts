@@ -46,12 +46,15 @@ import { sameRun } from './run-config.ts';
 import { lockRunFolder } from './run-lock.ts';
 import { prepareLogs } from './run-logs.ts';
 import { loadConfigProblems, loadModel } from './setup.ts';
+import { runtimeChoices, type RuntimeChoices } from './runtime-choices.ts';
 import type { BackendKind } from '../engine/backend.ts';
 
 export interface TrainOptions {
   config: ExperimentConfig;
   out: string;
   backend: BackendKind;
+  /** --simd, --threads, --weight-dtype, --data-dir (default: runtimeChoices(), every choice 'auto') */
+  runtime?: RuntimeChoices;
   /** checkpoint every this many steps (and after the last) */
   saveEvery?: number;
   /** show a progress bar (stderr is a terminal) or print one line per step */
@@ -219,11 +222,12 @@ async function trainLocked(opts: TrainOptions, saveEvery: number, at: Progress):
       );
   }
   // the problem sets first: a set that is not there is reported before a model loads or a file is written
-  const problems = await loadConfigProblems(config);
+  const runtime = opts.runtime ?? runtimeChoices();
+  const problems = await loadConfigProblems(config, runtime);
   const frozen = await openFrozenAgent(config, opts.frozenModel, files.frozen);
   await replaceFile(files.config, JSON.stringify(config, null, 2) + '\n');
 
-  const { policy, tokenizer, backend, weightsLine } = await loadModel(config, opts.backend);
+  const { policy, tokenizer, backend, weightsLine } = await loadModel(config, opts.backend, runtime);
   const progress = opts.progress ?? (process.stderr.isTTY ? 'bar' : 'lines');
   if (progress !== 'none') process.stderr.write(`backend: ${backend.description}\n${weightsLine}\n`);
   if (progress !== 'none' && frozen)

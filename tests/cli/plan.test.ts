@@ -147,7 +147,7 @@ describe('rema plan', () => {
     // the trainer's first prompt of every problem (meta agent: system + question), through the fixture's tokenizer
     const config = { ...getPreset('math133-smollm360m'), maxTurns: 1, maxTokensPerTurn: 32, maxPromptTokens: 4096 };
     const tokenizer = await loadHfTokenizer(directoryFileSource(join(root, fixture)));
-    const { train, eval: held } = await loadConfigProblems(config);
+    const { train, eval: held } = await loadConfigProblems(config, {});
     const prompts = promptsFor(config.prompts, config.mode, 'math');
     const longest = Math.max(
       ...freshEpisodes([...train, ...held], 1, 'two-agent').map(
