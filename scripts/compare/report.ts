@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getPreset } from '../../src/rl/presets.ts';
 import { COMPARE_PRESETS, presetArm, protocolRowName } from '../../src/rl/protocol-arms.ts';
-import { curvesSvg } from '../replication/svg.ts';
+import { bandChartSvg } from '../../src/rl/band-chart.ts';
 import { band, fmt, mean, spreadText } from '../lib/stats.ts';
 import type { ErrorCounts } from './errors.ts';
 import { COMPARE_RESULTS } from './paths.ts';
@@ -82,10 +82,16 @@ const curves = arms
 mkdirSync(join(DOCS, 'figures'), { recursive: true });
 writeFileSync(
   join(DOCS, 'figures/protocol-compare-eval.svg'),
-  curvesSvg(curves, {
-    title: `Held-out greedy accuracy (${evalN.join('/')} problems): mean over seeds, band = min..max`,
-    xLabel: 'step',
-    yLabel: 'accuracy',
+  bandChartSvg({
+    title: 'Protocols on the arithmetic task: mean over seeds, band = min..max',
+    panels: [
+      {
+        title: `held-out greedy accuracy (${evalN.join('/')} problems)`,
+        xLabel: 'step',
+        yLabel: 'accuracy',
+        series: curves,
+      },
+    ],
   }),
 );
 

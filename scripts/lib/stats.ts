@@ -1,6 +1,6 @@
 // Small statistics and formatting for the report scripts: mean, population standard deviation, "mean ± sd
 // (min–max)", and a mean line with a min-max band over runs at the x values every run reached.
-import type { Curve } from '../replication/svg.ts';
+import type { BandSeries } from '../../src/rl/band-chart.ts';
 
 export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const sd = (xs: readonly number[]): number => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
@@ -15,7 +15,7 @@ export function spreadText(xs: readonly number[], d = 3): string {
 }
 
 /** Mean and min-max over runs at each x every run reached. */
-export function band(name: string, series: readonly { x: number; y: number }[][]): Curve {
+export function band(name: string, series: readonly { x: number; y: number }[][]): BandSeries {
   const common = series.reduce<number[]>(
     (xs, s) => xs.filter((x) => s.some((p) => p.x === x)),
     series[0]?.map((p) => p.x) ?? [],
@@ -23,9 +23,6 @@ export function band(name: string, series: readonly { x: number; y: number }[][]
   const at = (x: number) => series.map((s) => s.find((p) => p.x === x)!.y);
   return {
     name,
-    x: common,
-    mean: common.map((x) => mean(at(x))),
-    lo: common.map((x) => Math.min(...at(x))),
-    hi: common.map((x) => Math.max(...at(x))),
+    points: common.map((x) => ({ step: x, mean: mean(at(x)), min: Math.min(...at(x)), max: Math.max(...at(x)) })),
   };
 }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { detectEchoTrap } from '../../src/app/analysis/echo-trap.ts';
 import type { MetricsRecord } from '../../src/rl/metrics.ts';
 import { band, mean, sd as std } from '../lib/stats.ts';
-import { curvesSvg, type Curve } from './svg.ts';
+import { bandChartSvg, type BandSeries } from '../../src/rl/band-chart.ts';
 import { FIG6_ROOT, VARIANTS } from './variants.ts';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
@@ -58,8 +58,8 @@ const spread = (xs: number[], d = 3) =>
 
 const fig6 = ['turn-shared', 'token-shared', 'turn-separate'];
 const rows: string[] = [];
-const rewardCurves: Curve[] = [];
-const evalCurves: Curve[] = [];
+const rewardCurves: BandSeries[] = [];
+const evalCurves: BandSeries[] = [];
 for (const variant of fig6) {
   const runs = runsOf(variant);
   if (runs.length === 0) continue;
@@ -107,24 +107,31 @@ const echoCurves =
 mkdirSync(join(DOCS, 'figures'), { recursive: true });
 writeFileSync(
   join(DOCS, 'figures/fig6-reward.svg'),
-  curvesSvg(rewardCurves, {
-    title: 'rollout reward (5-step moving average), mean and min-max over seeds',
-    xLabel: 'step',
-    yLabel: 'reward',
+  bandChartSvg({
+    title: 'Fig. 6 variants: mean over seeds, band = min..max',
+    panels: [
+      { title: 'rollout reward (5-step moving average)', xLabel: 'step', yLabel: 'reward', series: rewardCurves },
+    ],
   }),
 );
 writeFileSync(
   join(DOCS, 'figures/fig6-eval.svg'),
-  curvesSvg(evalCurves, {
-    title: 'held-out greedy accuracy (128 problems), mean and min-max over seeds',
-    xLabel: 'step',
-    yLabel: 'accuracy',
+  bandChartSvg({
+    title: 'Fig. 6 variants: mean over seeds, band = min..max',
+    panels: [
+      { title: 'held-out greedy accuracy (128 problems)', xLabel: 'step', yLabel: 'accuracy', series: evalCurves },
+    ],
   }),
 );
 if (echoCurves.length > 0)
   writeFileSync(
     join(DOCS, 'figures/echo-trap-reward.svg'),
-    curvesSvg(echoCurves, { title: 'Echo Trap setting vs default: rollout reward', xLabel: 'step', yLabel: 'reward' }),
+    bandChartSvg({
+      title: 'Echo Trap setting vs default: mean over seeds, band = min..max',
+      panels: [
+        { title: 'rollout reward (5-step moving average)', xLabel: 'step', yLabel: 'reward', series: echoCurves },
+      ],
+    }),
   );
 
 const table = [

@@ -1,7 +1,7 @@
 // Turns the ablation's runs into docs/sft-ablation.md: per arm the held-out greedy accuracy after SFT (the RL run's
 // step-0 evaluation), after RL (its last evaluation) and the gain, each as mean / min / max over seeds, the per-seed
 // rows, and the curves (docs/figures/sft-ablation-*-rl.svg: RL reward and held-out accuracy,
-// src/rl/ablation-curves.ts; docs/figures/sft-ablation-*-sft-loss.svg: the SFT loss, scripts/replication/svg.ts).
+// src/rl/ablation-curves.ts; docs/figures/sft-ablation-*-sft-loss.svg: the SFT loss, src/rl/band-chart.ts).
 // With --results DIR (the per-run files run.ts copies, runs/sft-ablation/logs) it first writes the committed summary
 // results/sft-ablation/summary.json (each seed's settings, its SFT loss at most 256 points, reward per RL step and
 // evaluations); without, it renders from that summary, so a fresh clone regenerates the page. The text after the
@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ablationSvg, band, spread, type RunCurves } from '../../src/rl/ablation-curves.ts';
-import { curvesSvg } from '../replication/svg.ts';
+import { bandChartSvg } from '../../src/rl/band-chart.ts';
 import { ARMS, ARM_LABEL, BASE_ARGS, BUDGETS, REPO, RESULTS, RL_SET, SFT_SET, type Arm, type Budget } from './arms.ts';
 
 const readJsonl = <T>(path: string): T[] =>
@@ -135,24 +135,19 @@ const trio = (xs: number[], f: (x: number) => string) => {
     );
     writeFileSync(
       join(REPO, `docs/figures/sft-ablation-${budget}-rl.svg`),
-      ablationSvg(curves, `${budget} SFT, then RL (mean over seeds, min-max band)`),
+      ablationSvg(curves, `${budget} SFT, then RL`),
     );
-    const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => {
-      const b = band(runs[a].map((r) => r.sftLoss));
-      return {
-        name: `${a} SFT`,
-        x: b.map((p) => p.step),
-        mean: b.map((p) => p.mean),
-        lo: b.map((p) => p.min),
-        hi: b.map((p) => p.max),
-      };
-    });
+    const lossCurves = ARMS.filter((a) => runs[a].length > 0).map((a) => ({
+      name: `${a} SFT`,
+      points: band(runs[a].map((r) => r.sftLoss)),
+    }));
     writeFileSync(
       join(REPO, `docs/figures/sft-ablation-${budget}-sft-loss.svg`),
-      curvesSvg(lossCurves, {
-        title: `${budget} SFT: loss (mean NLL per trained token; mean over seeds, min-max band)`,
-        xLabel: 'SFT step',
-        yLabel: 'loss',
+      bandChartSvg({
+        title: `${budget} SFT: mean over seeds, band = min..max`,
+        panels: [
+          { title: 'loss (mean NLL per trained token)', xLabel: 'SFT step', yLabel: 'loss', series: lossCurves },
+        ],
       }),
     );
     figures.push(

@@ -1,7 +1,9 @@
-// Curves of an ablation (configs x seeds) reduced over seeds, and drawn as one SVG: per config the mean curve
-// with a min-max band, overlaid, one panel per quantity (training reward; held-out accuracy when there are
-// evaluations). Plain strings and numbers, so the CLI's sweep writes it to a file and the page can offer the same
-// chart for download.
+// Curves of an ablation (configs x seeds) reduced over seeds, and drawn as one SVG (band-chart.ts): per config the
+// mean curve with a min-max band, overlaid, one panel per quantity (training reward; held-out accuracy when there
+// are evaluations). Plain strings and numbers, so the CLI's sweep writes it to a file and the page can offer the
+// same chart for download.
+
+import { bandChartSvg, type BandPanel, type BandPoint } from './band-chart.ts';
 
 /** One run: the config it belongs to and its curves (step -> value). */
 export interface RunCurves {
@@ -11,12 +13,8 @@ export interface RunCurves {
   eval: ReadonlyArray<{ step: number; value: number }>;
 }
 
-/** A config's curve over seeds: at each step the seeds that reached it. */
-export interface BandPoint {
-  step: number;
-  mean: number;
-  min: number;
-  max: number;
+/** A config's curve over seeds at one step: mean, min and max over the n seeds that reached it. */
+export interface SeedBandPoint extends BandPoint {
   n: number;
 }
 
@@ -30,7 +28,7 @@ export function spread(values: readonly number[]): { mean: number; min: number; 
 }
 
 /** Per step, the mean / min / max over the runs' values at that step. */
-export function band(curves: ReadonlyArray<ReadonlyArray<{ step: number; value: number }>>): BandPoint[] {
+export function band(curves: ReadonlyArray<ReadonlyArray<{ step: number; value: number }>>): SeedBandPoint[] {
   const byStep = new Map<number, number[]>();
   for (const c of curves) for (const p of c) (byStep.get(p.step) ?? byStep.set(p.step, []).get(p.step)!).push(p.value);
   return [...byStep.entries()]
@@ -52,123 +50,30 @@ export function meanArea(curve: ReadonlyArray<{ step: number; value: number }>):
   return area / (pts[pts.length - 1].step - pts[0].step);
 }
 
-const COLORS = [
-  '#1f77b4',
-  '#d62728',
-  '#2ca02c',
-  '#9467bd',
-  '#ff7f0e',
-  '#17becf',
-  '#8c564b',
-  '#e377c2',
-  '#7f7f7f',
-  '#bcbd22',
-];
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function num(x: number): string {
-  return String(Math.round(x * 100) / 100);
-}
-
-interface Panel {
-  title: string;
-  series: Array<{ config: string; points: BandPoint[] }>;
-}
-
-function drawPanel(
-  p: Panel,
-  x0: number,
-  y0: number,
-  w: number,
-  h: number,
-  colorOf: (config: string) => string,
-): string {
-  const all = p.series.flatMap((s) => s.points);
-  const out: string[] = [
-    `<g class="panel" data-quantity="${esc(p.title)}">`,
-    `<text x="${x0}" y="${y0 - 8}" font-size="13">${esc(p.title)}</text>`,
-  ];
-  out.push(`<rect x="${x0}" y="${y0}" width="${w}" height="${h}" fill="none" stroke="#999"/>`);
-  if (all.length === 0) return out.concat('</g>').join('\n');
-  const s0 = Math.min(...all.map((q) => q.step));
-  const s1 = Math.max(...all.map((q) => q.step));
-  let lo = Math.min(...all.map((q) => q.min));
-  let hi = Math.max(...all.map((q) => q.max));
-  if (hi - lo < 1e-9) {
-    lo -= 0.5;
-    hi += 0.5;
-  }
-  const X = (step: number) => x0 + (s1 === s0 ? w / 2 : ((step - s0) / (s1 - s0)) * w);
-  const Y = (v: number) => y0 + h - ((v - lo) / (hi - lo)) * h;
-  out.push(`<text x="${x0 - 4}" y="${y0 + 10}" font-size="10" text-anchor="end">${num(hi)}</text>`);
-  out.push(`<text x="${x0 - 4}" y="${y0 + h}" font-size="10" text-anchor="end">${num(lo)}</text>`);
-  out.push(`<text x="${x0}" y="${y0 + h + 14}" font-size="10">step ${s0}</text>`);
-  out.push(`<text x="${x0 + w}" y="${y0 + h + 14}" font-size="10" text-anchor="end">step ${s1}</text>`);
-  for (const s of p.series) {
-    if (s.points.length === 0) continue;
-    const color = colorOf(s.config);
-    const upper = s.points.map((q) => `${num(X(q.step))},${num(Y(q.max))}`);
-    const lower = s.points.map((q) => `${num(X(q.step))},${num(Y(q.min))}`).toReversed();
-    const mean = s.points.map((q, i) => `${i === 0 ? 'M' : 'L'}${num(X(q.step))},${num(Y(q.mean))}`).join(' ');
-    out.push(`<g class="series" data-config="${esc(s.config)}">`);
-    out.push(
-      `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.18" stroke="none"/>`,
-    );
-    out.push(
-      s.points.length === 1
-        ? `<circle class="mean" cx="${num(X(s.points[0].step))}" cy="${num(Y(s.points[0].mean))}" r="3" fill="${color}"/>`
-        : `<path class="mean" d="${mean}" fill="none" stroke="${color}" stroke-width="2"/>`,
-    );
-    out.push('</g>');
-  }
-  out.push('</g>');
-  return out.join('\n');
-}
-
-/** The overlaid curves as a standalone SVG document: one series (mean line + min-max band) per config and panel. */
+/** The overlaid curves as a standalone SVG document: one series (mean line + min-max band over seeds) per config
+ *  and panel (training reward; held-out accuracy when any run has evaluations). */
 export function ablationSvg(runs: readonly RunCurves[], title = 'ablation'): string {
   const configs = [...new Set(runs.map((r) => r.config))];
-  const colorOf = (c: string) => COLORS[configs.indexOf(c) % COLORS.length];
-  const panels: Panel[] = [
+  const seriesOf = (curve: (r: RunCurves) => RunCurves['reward']) =>
+    configs.map((c) => ({ name: c, points: band(runs.filter((r) => r.config === c).map(curve)) }));
+  const panels: BandPanel[] = [
     {
       title: "training reward (mean over the step's rollouts)",
-      series: configs.map((c) => ({
-        config: c,
-        points: band(runs.filter((r) => r.config === c).map((r) => r.reward)),
-      })),
+      xLabel: 'step',
+      yLabel: 'reward',
+      series: seriesOf((r) => r.reward),
     },
   ];
-  if (runs.some((r) => r.eval.length > 0)) {
+  if (runs.some((r) => r.eval.length > 0))
     panels.push({
       title: 'held-out accuracy (greedy)',
-      series: configs.map((c) => ({ config: c, points: band(runs.filter((r) => r.config === c).map((r) => r.eval)) })),
+      xLabel: 'step',
+      yLabel: 'accuracy',
+      series: seriesOf((r) => r.eval),
     });
-  }
-  const W = 720,
-    ph = 220,
-    left = 60,
-    top = 40,
-    gap = 60,
-    legendRow = 18;
-  const legendTop = top + panels.length * (ph + gap);
-  const H = legendTop + configs.length * legendRow + 20;
   const seeds = new Set(runs.map((r) => r.seed)).size;
-  const body = panels.map((p, i) => drawPanel(p, left, top + i * (ph + gap), W - left - 20, ph, colorOf));
-  const legend = configs.map((c, i) => {
-    const y = legendTop + i * legendRow;
-    return `<g class="legend" data-config="${esc(c)}"><rect x="${left}" y="${y - 9}" width="14" height="10" fill="${colorOf(c)}"/><text x="${left + 20}" y="${y}" font-size="11">${esc(c)}</text></g>`;
+  return bandChartSvg({
+    title: `${title}: mean over ${seeds} seed${seeds === 1 ? '' : 's'}, band = min..max`,
+    panels,
   });
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">`,
-    `<title>${esc(title)}</title>`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${left}" y="18" font-size="14">${esc(title)}: mean over ${seeds} seed${seeds === 1 ? '' : 's'}, band = min..max</text>`,
-    ...body,
-    ...legend,
-    '</svg>',
-    '',
-  ].join('\n');
 }
