@@ -2,13 +2,13 @@
 // (results/fig6-clip/pilot.json and summary.json, scripts/clip/pilot.ts and summarize.ts): the pilot that chose the
 // PPO epochs and learning rate, then per variant the clipped fraction, the ratio's spread, the rollout reward and
 // the held-out accuracy over the seeds, against the clipped fraction of the earlier 4-mini-batch runs
-// (results/fig6/turn-shared). Only finished runs count.
+// (results/fig6/summary.json, variant turn-shared). Only finished runs count.
 //   npx tsx scripts/clip/report.ts
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readMetrics } from '../lib/run-folder.ts';
 import { replaceBlock } from '../lib/doc-block.ts';
 import { fmt, mean, spreadText } from '../lib/stats.ts';
+import { readFig6Summary } from '../replication/summary.ts';
 import { CLIP_ROOT, CLIP_VARIANT_NAMES } from './variants.ts';
 
 interface PilotRow {
@@ -40,14 +40,9 @@ const steps = Math.max(...runs.map((r) => r.steps));
 const pct = (x: number, d = 1) => `${fmt(100 * x, d)}%`;
 
 // the earlier Fig. 6 runs (4 mini-batches, one epoch, lr 1e-3): clipped fraction over the same first steps
-const earlierRoot = resolve(import.meta.dirname, '../../results/fig6/turn-shared');
-const earlier = existsSync(earlierRoot)
-  ? readdirSync(earlierRoot).flatMap((d) =>
-      readMetrics(join(earlierRoot, d))
-        .slice(0, steps)
-        .map((m) => m.clip_frac_low + m.clip_frac_high),
-    )
-  : [];
+const earlier = readFig6Summary()
+  .filter((r) => r.variant === 'turn-shared')
+  .flatMap((r) => r.metrics.slice(0, steps).map((m) => m.clip_frac_low + m.clip_frac_high));
 
 const pilotRows = pilot.map(
   (p) =>

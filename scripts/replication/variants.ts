@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 
-export const FIG6_ROOT = resolve(import.meta.dirname, '../../results/fig6');
+/** Where fig6.ts writes the run folders (<variant>/seed-<s>); out of the tree, summarized by report.ts --results. */
+export const FIG6_RUNS = resolve(import.meta.dirname, '../../runs/fig6');
 
 /** The paper's ablation setting on the tiny task: tiny-default with 4 mini-batches per step. */
 const base = (): ExperimentConfig => ({ ...getPreset('tiny-default'), miniBatches: 4 });

@@ -130,8 +130,8 @@ lr 1e-3, 8 problems × group 8 at temperature 1, 60 steps), at most 2 rounds, gr
 held-out judge items before training and every 10 steps. Three runs one after the other
 (\`npx tsx scripts/tiny/judge-rl.ts\`: \`node bin/rema.mjs train --preset tiny-judge --seed S --out DIR\` for seeds 0, 1, 2,
 and the shipped tiny-rema evaluated on the same items), on this project's shared 2-core CPU machine (wasm backend,
-other jobs running); wall time is the whole command. Files: results/tiny-judge/ (summary.json, each run's
-metrics.jsonl and eval.jsonl).
+other jobs running); wall time is the whole command. Files: results/tiny-judge/ (summary.json, summary.md, each
+run's config.json; the per-step logs stay in the run folders).
 
 ${rl}
 

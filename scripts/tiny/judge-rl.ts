@@ -2,7 +2,8 @@
 // shipped tiny-rema evaluated on the same held-out judge items for comparison; then a summary of every run: greedy
 // held-out accuracy per evaluation, the share of first plans that check the equations (greedy at each evaluation,
 // sampled at T = 1 in training), episodes the context cut, wall time. Writes results/tiny-judge/ (summary.json,
-// summary.md and each run's metrics.jsonl and eval.jsonl; the rollouts stay in the run folders).
+// summary.md and each run's config.json); the per-step logs stay in the run folders (--runs), from which
+// --summary-only rewrites the summary.
 //
 //   npx tsx scripts/tiny/judge-rl.ts [--seeds 0,1,2] [--runs DIR] [--results results/tiny-judge] [--summary-only]
 
@@ -148,8 +149,7 @@ async function main(): Promise<void> {
   for (const { seed } of runs) {
     const to = join(results, `seed-${seed}`);
     mkdirSync(to, { recursive: true });
-    for (const f of ['config.json', 'metrics.jsonl', 'eval.jsonl'])
-      copyFileSync(join(runsDir, `seed-${seed}`, f), join(to, f));
+    copyFileSync(join(runsDir, `seed-${seed}`, 'config.json'), join(to, 'config.json'));
   }
   const steps = runs[0].evals.map((e) => e.step);
   const lines = [

@@ -42,7 +42,10 @@ function signal(values: number[], opts: EchoTrapOptions): CollapseSignal {
 }
 
 /** Needs at least 2 * window steps, so that the baseline and the recent window do not overlap. */
-export function detectEchoTrap(metrics: readonly MetricsRecord[], opts = defaultEchoTrapOptions): EchoTrapReport {
+export function detectEchoTrap(
+  metrics: readonly Pick<MetricsRecord, 'step' | 'reward_std' | 'entropy' | 'len_meta_mean' | 'len_reason_mean'>[],
+  opts = defaultEchoTrapOptions,
+): EchoTrapReport {
   const rewardStd = signal(
     metrics.map((m) => m.reward_std),
     opts,
