@@ -3,33 +3,21 @@
 // fraction, the ratio's spread and the rollout reward per step, and the held-out evaluations. Only finished steps
 // count.
 //   npx tsx scripts/clip/summarize.ts
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExperimentConfig } from '../../src/rl/config.ts';
-import { readEvals, readMetrics, round } from '../lib/run-folder.ts';
+import { readEvals, round, seedRuns } from '../lib/run-folder.ts';
 import { CLIP_ROOT, CLIP_SETTING, CLIP_VARIANT_NAMES, RUNS_ROOT } from './variants.ts';
 
-const runs = [];
-for (const variant of CLIP_VARIANT_NAMES) {
-  const root = join(RUNS_ROOT, 'fig6-clip', variant);
-  if (!existsSync(root)) continue;
-  for (const seedDir of readdirSync(root).filter((d) => /^seed-\d+$/.test(d))) {
-    const dir = join(root, seedDir);
-    if (!existsSync(join(dir, 'config.json'))) continue;
-    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as ExperimentConfig;
-    const metrics = readMetrics(dir);
-    runs.push({
-      variant,
-      seed: config.seed,
-      steps: config.steps,
-      steps_done: metrics.length,
-      clip_frac: metrics.map((m) => round(m.clip_frac_low + m.clip_frac_high)),
-      ratio_std: metrics.map((m) => round(m.ratio_std ?? 0)),
-      reward: metrics.map((m) => round(m.reward_mean, 3)),
-      eval: readEvals(dir).map((e) => ({ step: e.step, accuracy: round(e.accuracy), n: e.n })),
-    });
-  }
-}
+const runs = seedRuns(join(RUNS_ROOT, 'fig6-clip'), CLIP_VARIANT_NAMES).map(({ group, dir, config, metrics }) => ({
+  variant: group,
+  seed: config.seed,
+  steps: config.steps,
+  steps_done: metrics.length,
+  clip_frac: metrics.map((m) => round(m.clip_frac_low + m.clip_frac_high)),
+  ratio_std: metrics.map((m) => round(m.ratio_std ?? 0)),
+  reward: metrics.map((m) => round(m.reward_mean, 3)),
+  eval: readEvals(dir).map((e) => ({ step: e.step, accuracy: round(e.accuracy), n: e.n })),
+}));
 runs.sort((a, b) => a.seed - b.seed || CLIP_VARIANT_NAMES.indexOf(a.variant) - CLIP_VARIANT_NAMES.indexOf(b.variant));
 mkdirSync(CLIP_ROOT, { recursive: true });
 const out = join(CLIP_ROOT, 'summary.json');

@@ -3,48 +3,36 @@
 // spread, the entropy, the messages' lengths, the rounds and how episodes ended, the held-out evaluations, and
 // what the page's Echo Trap alarm (src/app/analysis/echo-trap.ts) says on the run's metrics.
 //   npx tsx scripts/echo/summarize.ts
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectEchoTrap } from '../../src/app/analysis/echo-trap.ts';
-import type { ExperimentConfig } from '../../src/rl/config.ts';
-import { readEvals, readMetrics, round } from '../lib/run-folder.ts';
+import { readEvals, round, seedRuns } from '../lib/run-folder.ts';
 import { ECHO_RESULTS, ECHO_RUNS, ECHO_SETTINGS } from './setting.ts';
 
-const runs = [];
-for (const setting of Object.keys(ECHO_SETTINGS)) {
-  const root = join(ECHO_RUNS, setting);
-  if (!existsSync(root)) continue;
-  for (const seedDir of readdirSync(root).filter((d) => /^seed-\d+$/.test(d))) {
-    const dir = join(root, seedDir);
-    if (!existsSync(join(dir, 'config.json'))) continue;
-    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as ExperimentConfig;
-    const metrics = readMetrics(dir);
-    runs.push({
-      setting,
-      seed: config.seed,
-      maxTurns: config.maxTurns,
-      maxTokensPerTurn: config.maxTokensPerTurn,
-      stopWhenTruncated: config.stopWhenTruncated,
-      steps: config.steps,
-      steps_done: metrics.length,
-      reward: metrics.map((m) => round(m.reward_mean, 3)),
-      reward_std: metrics.map((m) => round(m.reward_std, 3)),
-      entropy: metrics.map((m) => round(m.entropy, 3)),
-      length: metrics.map((m) => round(m.len_meta_mean + m.len_reason_mean, 1)),
-      turns: metrics.map((m) => round(m.turns_mean, 2)),
-      finish: metrics.map((m) => m.finish_reasons),
-      context_limited: metrics.map((m) => m.context_limited ?? 0),
-      eval: readEvals(dir).map((e) => ({ step: e.step, accuracy: round(e.accuracy), n: e.n })),
-      // the alarm as the page raises it while the run goes on: the steps at which it was on, and the end's ratios
-      alarm_steps: metrics.filter((_, i) => detectEchoTrap(metrics.slice(0, i + 1)).alarm).map((m) => m.step),
-      alarm_ratios: ((r) => ({
-        reward_std: round(r.rewardStd.ratio, 3),
-        entropy: round(r.entropy.ratio, 3),
-        length: round(r.length.ratio, 3),
-      }))(detectEchoTrap(metrics)),
-    });
-  }
-}
+const runs = seedRuns(ECHO_RUNS, Object.keys(ECHO_SETTINGS)).map(({ group, dir, config, metrics }) => ({
+  setting: group,
+  seed: config.seed,
+  maxTurns: config.maxTurns,
+  maxTokensPerTurn: config.maxTokensPerTurn,
+  stopWhenTruncated: config.stopWhenTruncated,
+  steps: config.steps,
+  steps_done: metrics.length,
+  reward: metrics.map((m) => round(m.reward_mean, 3)),
+  reward_std: metrics.map((m) => round(m.reward_std, 3)),
+  entropy: metrics.map((m) => round(m.entropy, 3)),
+  length: metrics.map((m) => round(m.len_meta_mean + m.len_reason_mean, 1)),
+  turns: metrics.map((m) => round(m.turns_mean, 2)),
+  finish: metrics.map((m) => m.finish_reasons),
+  context_limited: metrics.map((m) => m.context_limited ?? 0),
+  eval: readEvals(dir).map((e) => ({ step: e.step, accuracy: round(e.accuracy), n: e.n })),
+  // the alarm as the page raises it while the run goes on: the steps at which it was on, and the end's ratios
+  alarm_steps: metrics.filter((_, i) => detectEchoTrap(metrics.slice(0, i + 1)).alarm).map((m) => m.step),
+  alarm_ratios: ((r) => ({
+    reward_std: round(r.rewardStd.ratio, 3),
+    entropy: round(r.entropy.ratio, 3),
+    length: round(r.length.ratio, 3),
+  }))(detectEchoTrap(metrics)),
+}));
 mkdirSync(ECHO_RESULTS, { recursive: true });
 const out = join(ECHO_RESULTS, 'summary.json');
 writeFileSync(out, JSON.stringify({ runs }, null, 1) + '\n');

@@ -2,11 +2,11 @@
 // per-step metrics the reports read (reward, its std, entropy, lengths, clipped fractions) as columns rounded to
 // 6 decimals, and the held-out evaluations. Written from the run folders (<logs>/<variant>/seed-<s>, fig6.ts), read
 // by scripts/replication/report.ts and scripts/clip/report.ts, so a fresh clone regenerates the docs without logs.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../../src/rl/config.ts';
 import type { MetricsRecord } from '../../src/rl/metrics.ts';
-import { readEvals, readMetrics, round } from '../lib/run-folder.ts';
+import { readEvals, round, seedRuns } from '../lib/run-folder.ts';
 
 export const FIG6_SUMMARY = resolve(import.meta.dirname, '../../results/fig6/summary.json');
 
@@ -43,28 +43,16 @@ export interface Fig6Run {
 
 /** Every finished step of every run folder under `logs` (<variant>/seed-<s>), runs in variant then seed order. */
 export function summarizeFig6(logs: string, variants: readonly string[]): Fig6Run[] {
-  const runs: Fig6Run[] = [];
-  for (const variant of variants) {
-    const dir = join(logs, variant);
-    if (!existsSync(dir)) continue;
-    const seeds = readdirSync(dir)
-      .filter((n) => /^seed-\d+$/.test(n) && existsSync(join(dir, n, 'config.json')))
-      .map((n) => Number(n.slice(5)))
-      .toSorted((a, b) => a - b);
-    for (const seed of seeds) {
-      const run = join(dir, `seed-${seed}`);
-      const metrics = readMetrics(run);
-      if (metrics.length === 0) continue;
-      runs.push({
-        variant,
-        seed,
-        config: JSON.parse(readFileSync(join(run, 'config.json'), 'utf8')) as ExperimentConfig,
-        metrics: metrics.map((m) => Object.fromEntries(STEP_KEYS.map((k) => [k, round(m[k], 6)])) as Fig6Step),
-        evals: readEvals(run).map((e) => ({ step: e.step, accuracy: round(e.accuracy, 6) })),
-      });
-    }
-  }
-  return runs;
+  return seedRuns(logs, variants)
+    .filter((r) => r.metrics.length > 0)
+    .toSorted((a, b) => variants.indexOf(a.group) - variants.indexOf(b.group) || a.config.seed - b.config.seed)
+    .map(({ group, dir, config, metrics }) => ({
+      variant: group,
+      seed: config.seed,
+      config,
+      metrics: metrics.map((m) => Object.fromEntries(STEP_KEYS.map((k) => [k, round(m[k], 6)])) as Fig6Step),
+      evals: readEvals(dir).map((e) => ({ step: e.step, accuracy: round(e.accuracy, 6) })),
+    }));
 }
 
 /** One line per run; each run's steps as one column per metric. */

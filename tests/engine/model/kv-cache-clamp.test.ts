@@ -23,6 +23,8 @@ afterAll(() => gpu?.destroy());
 // (NaN fills a whole pair: one implementation perturbs the other half of a word packed with a NaN)
 const ROW = [70000, -1e6, 1.5, 65504, 65519, -65600, Number.NaN, Number.NaN];
 const OVER = ROW.filter((x) => Math.abs(x) > 65504).length;
+/** NaN as a string, so that toEqual compares NaN positions too */
+const show = (xs: number[]) => xs.map((x) => (Number.isNaN(x) ? 'NaN' : x));
 
 function tensor(be: Backend, shape: number[], data: Float32Array | Int32Array, dtype: 'f32' | 'i32' = 'f32'): Tensor {
   const t = be.alloc(shape, dtype, 'input');
@@ -83,9 +85,7 @@ describe('an f16 KV cache never stores an indeterminate half', () => {
     // the second row's halves (35000, -5e5, ...): only -5e5 is past the range
     expect(got.clamped).toBe(OVER + 1);
     expect(want.clamped).toBe(got.clamped);
-    expect(got.stored.map((x) => (Number.isNaN(x) ? 'NaN' : x))).toEqual(
-      want.stored.map((x) => (Number.isNaN(x) ? 'NaN' : x)),
-    );
+    expect(show(got.stored)).toEqual(show(want.stored));
   });
 
   it('the fused qkvRope clamps keys and values alike and counts them', async () => {
@@ -95,7 +95,6 @@ describe('an f16 KV cache never stores an indeterminate half', () => {
     expect(got.v.slice(ROW.length, ROW.length + 6)).toEqual([-65504, 65504, -1.5, -65504, -65504, 65504]);
     expect(got.clamped).toBe(2 * OVER);
     expect(want.clamped).toBe(got.clamped);
-    const show = (xs: number[]) => xs.map((x) => (Number.isNaN(x) ? 'NaN' : x));
     expect(show(got.v)).toEqual(show(want.v));
     expect(show(got.k)).toEqual(show(want.k));
   });
