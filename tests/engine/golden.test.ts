@@ -40,6 +40,7 @@ import {
   getTestDevice,
   testBackend,
 } from '../helpers/webgpu.ts';
+import { loraGradsFromFull } from '../../src/engine/gpu-check/lora-chain.ts';
 import { cancellingAdapter } from '../helpers/cancelling-adapter.ts';
 import { centralDifference } from '../helpers/finite-difference.ts';
 import { VS_GOLDEN } from '../helpers/tolerances.ts';
@@ -241,18 +242,7 @@ describe.each(fixtures)('golden fixture %s', (name) => {
           const A = host.get(`${key}.lora_A.weight`)!;
           const B = host.get(`${key}.lora_B.weight`)!;
           const dW = f64(fx.golden, `grad.model.layers.${l}.${LORA_MODULE[target]}.weight`);
-          const nOut = B.length / 2;
-          const nIn = A.length / 2;
-          const dA = new Float64Array(2 * nIn);
-          const dB = new Float64Array(nOut * 2);
-          for (let o = 0; o < nOut; o++)
-            for (let i = 0; i < nIn; i++) {
-              const g = dW[o * nIn + i];
-              for (let k = 0; k < 2; k++) {
-                dB[o * 2 + k] += s * g * A[k * nIn + i];
-                dA[k * nIn + i] += s * B[o * 2 + k] * g;
-              }
-            }
+          const { dA, dB } = loraGradsFromFull(dW, A, B, s, 2);
           worst = Math.max(
             worst,
             compare(

@@ -13,6 +13,7 @@ import { LORA_MODULE, loraKey, namedLoraParameters, zerosLikeAdapter } from '../
 import { namedParameters, uploadParams, zerosLikeParams } from '../model/params.ts';
 import { cancellingAdapter } from './cancelling-adapter.ts';
 import { goldenF64, type GoldenFixture } from './golden-fixture.ts';
+import { loraGradsFromFull } from './lora-chain.ts';
 import type { StorageType } from './tolerances.ts';
 
 export type CheckKind = 'forward' | 'logprobs' | 'decode' | 'lora-gradients' | 'gradients';
@@ -138,19 +139,7 @@ const loraGradients: CheckClass = {
         const A = host.get(`${key}.lora_A.weight`)!;
         const B = host.get(`${key}.lora_B.weight`)!;
         const dW = goldenF64(fx, `grad.model.layers.${l}.${LORA_MODULE[target]}.weight`);
-        const nOut = B.length / 2;
-        const nIn = A.length / 2;
-        // dB = s·dW·Aᵀ, dA = s·Bᵀ·dW
-        const dA = new Float64Array(2 * nIn);
-        const dB = new Float64Array(nOut * 2);
-        for (let o = 0; o < nOut; o++)
-          for (let i = 0; i < nIn; i++) {
-            const g = dW[o * nIn + i];
-            for (let k = 0; k < 2; k++) {
-              dB[o * 2 + k] += adapter.scale * g * A[k * nIn + i];
-              dA[k * nIn + i] += adapter.scale * B[o * 2 + k] * g;
-            }
-          }
+        const { dA, dB } = loraGradsFromFull(dW, A, B, adapter.scale, 2);
         errors.push(relativeError(`${key}.lora_A grad`, await be.download(byKey.get(`${key}.lora_A.weight`)!), dA));
         errors.push(relativeError(`${key}.lora_B grad`, await be.download(byKey.get(`${key}.lora_B.weight`)!), dB));
       }

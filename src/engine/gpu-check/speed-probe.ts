@@ -6,7 +6,7 @@
 import type { WebGpuBackend } from '../backends/webgpu.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { parameterCount } from '../plan/memory.ts';
-import { EnginePolicy } from '../policy/engine-policy.ts';
+import { allLinearLoraPolicy } from '../policy/all-linear-lora.ts';
 import { randomWeights } from './random-weights.ts';
 
 /** The matmul shape: C[M, N] = A[M, K] · B[N, K]ᵀ, a prefill-sized activation times a weight matrix. */
@@ -67,29 +67,10 @@ async function timeMatmul(be: WebGpuBackend): Promise<number> {
 
 /** Milliseconds per decode step of one sequence (the prefill and the first step excluded). */
 async function timeDecode(be: WebGpuBackend): Promise<number> {
-  const policy = new EnginePolicy({
-    backend: be,
-    config: PROBE_MODEL,
-    weights: randomWeights(PROBE_MODEL, 7),
-    decoder: { decode: () => '' },
-    training: {
-      mode: 'lora',
-      adapters: ['a'],
-      rank: 8,
-      alpha: 16,
-      targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-    },
-    optimizer: {
-      lr: 1e-5,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
-    seed: 1,
-  });
+  const policy = allLinearLoraPolicy(
+    { backend: be, config: PROBE_MODEL, weights: randomWeights(PROBE_MODEL, 7), decoder: { decode: () => '' } },
+    { lr: 1e-5 },
+  );
   try {
     const prompt = Array.from({ length: PROBE_DECODE.prompt }, (_, i) => 1 + ((i * 37) % (PROBE_MODEL.vocabSize - 1)));
     const request = {

@@ -8,20 +8,15 @@
 //                  row (64 consecutive features per row read side by side), a tree over the 4, dw[d] += the sum.
 // Shapes: x, dy, dx [R,D]; w, dw [D]; rstd [R].
 import { cached, header, type ElemType, type WgslProgram } from './common.ts';
+import { DW_BINDINGS, DW_PARAMS, DX_PARAMS, dxBindings } from './norm.ts';
 
 /** Features per workgroup of rmsnormDwCols (its grid: ceil(D / 64) workgroups). */
 export const DW_COLS = 64;
 const DW_LANES = 4;
 
 function buildRmsnormDxRowsProgram(w: ElemType): WgslProgram {
-  const params = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
-  const bindings = [
-    { name: 'x', elem: 'f32', access: 'read' },
-    { name: 'w', elem: w, access: 'read' },
-    { name: 'rstd', elem: 'f32', access: 'read' },
-    { name: 'dy', elem: 'f32', access: 'read' },
-    { name: 'dx', elem: 'f32', access: 'read_write' },
-  ] as const;
+  const params = DX_PARAMS;
+  const bindings = dxBindings(w);
   const code = `${header(params, bindings)}
 
 var<workgroup> part: array<f32, 64>;
@@ -53,13 +48,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 
 function buildRmsnormDwColsProgram(): WgslProgram {
-  const params = { R: 'u32', D: 'u32' } as const;
-  const bindings = [
-    { name: 'x', elem: 'f32', access: 'read' },
-    { name: 'rstd', elem: 'f32', access: 'read' },
-    { name: 'dy', elem: 'f32', access: 'read' },
-    { name: 'dw', elem: 'f32', access: 'read_write' },
-  ] as const;
+  const params = DW_PARAMS;
+  const bindings = DW_BINDINGS;
   const code = `${header(params, bindings)}
 
 var<workgroup> part: array<f32, ${DW_COLS * DW_LANES}>;   // [lanes, features]

@@ -18,6 +18,24 @@ const forwardBindings = (w: ElemType) =>
     { name: 'rstd', elem: 'f32', access: 'read_write' },
   ] as const;
 
+/** The backward's interfaces, the same for the thread-per-row kernels here and the workgroup ones of norm-rows.ts. */
+export const DX_PARAMS = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
+export const dxBindings = (w: ElemType) =>
+  [
+    { name: 'x', elem: 'f32', access: 'read' },
+    { name: 'w', elem: w, access: 'read' },
+    { name: 'rstd', elem: 'f32', access: 'read' },
+    { name: 'dy', elem: 'f32', access: 'read' },
+    { name: 'dx', elem: 'f32', access: 'read_write' },
+  ] as const;
+export const DW_PARAMS = { R: 'u32', D: 'u32' } as const;
+export const DW_BINDINGS = [
+  { name: 'x', elem: 'f32', access: 'read' },
+  { name: 'rstd', elem: 'f32', access: 'read' },
+  { name: 'dy', elem: 'f32', access: 'read' },
+  { name: 'dw', elem: 'f32', access: 'read_write' },
+] as const;
+
 function buildRmsnormProgram(w: ElemType, wg: number): WgslProgram {
   const params = FORWARD_PARAMS;
   const bindings = forwardBindings(w);
@@ -37,14 +55,8 @@ ${entry1d(wg)}
 }
 
 function buildRmsnormDxProgram(w: ElemType, wg: number): WgslProgram {
-  const params = { R: 'u32', D: 'u32', accumulate: 'u32' } as const;
-  const bindings = [
-    { name: 'x', elem: 'f32', access: 'read' },
-    { name: 'w', elem: w, access: 'read' },
-    { name: 'rstd', elem: 'f32', access: 'read' },
-    { name: 'dy', elem: 'f32', access: 'read' },
-    { name: 'dx', elem: 'f32', access: 'read_write' },
-  ] as const;
+  const params = DX_PARAMS;
+  const bindings = dxBindings(w);
   const code = `${header(params, bindings)}
 
 ${entry1d(wg)}
@@ -64,13 +76,8 @@ ${entry1d(wg)}
 }
 
 function buildRmsnormDwProgram(wg: number): WgslProgram {
-  const params = { R: 'u32', D: 'u32' } as const;
-  const bindings = [
-    { name: 'x', elem: 'f32', access: 'read' },
-    { name: 'rstd', elem: 'f32', access: 'read' },
-    { name: 'dy', elem: 'f32', access: 'read' },
-    { name: 'dw', elem: 'f32', access: 'read_write' },
-  ] as const;
+  const params = DW_PARAMS;
+  const bindings = DW_BINDINGS;
   const code = `${header(params, bindings)}
 
 ${entry1d(wg)}
