@@ -59,7 +59,9 @@ export function chunkCoefficients(
       const n = r.positions.length;
       const c = typeof r.coef === 'function' ? r.coef(logprobs.subarray(at, at + n)) : r.coef;
       if (c.length !== n)
-        throw new Error(`accumulateGradients: request ${k} of a chunk gave ${c.length} coefficients for ${n} positions`);
+        throw new Error(
+          `accumulateGradients: request ${k} of a chunk gave ${c.length} coefficients for ${n} positions`,
+        );
       parts.push(c);
       at += n;
     });

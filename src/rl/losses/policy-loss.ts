@@ -212,7 +212,10 @@ function rowTerms(
 }
 
 /** The aggregation weights of every row and the weights of the KL and entropy terms. */
-function lossWeights(rows: readonly Pick<LossRow, 'turn'>[], opts: LossOptions): { w: Float64Array[]; v: Float64Array[] } {
+function lossWeights(
+  rows: readonly Pick<LossRow, 'turn'>[],
+  opts: LossOptions,
+): { w: Float64Array[]; v: Float64Array[] } {
   const w = aggregationWeights(
     rows.map((r) => r.turn),
     opts.aggregation,
