@@ -33,7 +33,7 @@ function randomRows(seed: number): TrainRow[] {
     const n = 14 + ((r * 5) % 9);
     const tokens = Array.from({ length: n }, () => 1 + Math.floor(rng.next() * (tok.vocabSize - 1)));
     const k = 3 + ((r * 2) % 7);
-    const positions = Array.from({ length: k }, (_, j) => n - k + j);
+    const positions = Array.from({ length: k }, (__, j) => n - k + j);
     return {
       episode: r,
       role: 'reasoning',
@@ -41,7 +41,7 @@ function randomRows(seed: number): TrainRow[] {
       group: `reasoning:${r % 2}`,
       tokens,
       positions,
-      turns: positions.map((_, j) => (j < k / 2 ? 0 : 1)),
+      turns: positions.map((__, j) => (j < k / 2 ? 0 : 1)),
       reward: r % 2,
       advantage: r % 2 === 0 ? 1.2 - 0.3 * r : -0.8,
       oldLogp: null,
