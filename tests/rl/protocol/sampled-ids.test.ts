@@ -19,9 +19,9 @@ import {
 } from '../../../src/rl/protocol/rollout.ts';
 import type { ScoredEpisode } from '../../../src/rl/train/episodes.ts';
 import { buildRows, type TrainRow } from '../../../src/rl/train/rows.ts';
-import { makePolicy, smallConfig } from '../trainer-setup.ts';
-import { tinyTokenizer } from '../tiny-tokenizer.ts';
-import { scriptedPolicy } from './scripted-policy.ts';
+import { makePolicy, smallConfig } from '../../helpers/rl/trainer-setup.ts';
+import { tinyTokenizer } from '../../helpers/rl/tiny-tokenizer.ts';
+import { scriptedPolicy } from '../../helpers/rl/scripted-policy.ts';
 
 const tok = tinyTokenizer();
 const problem: Problem = {

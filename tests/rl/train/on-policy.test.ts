@@ -11,7 +11,7 @@ import type { ExperimentConfig } from '../../../src/rl/config.ts';
 import type { TrainRow } from '../../../src/rl/train/rows.ts';
 import { logprobTemperature, needsOldLogProbs, scoreRequests, updatePolicy } from '../../../src/rl/train/update.ts';
 import { Rng } from '../../../src/util/rng.ts';
-import { makePolicy, makeTrainer, smallConfig, tok } from '../trainer-setup.ts';
+import { makePolicy, makeTrainer, smallConfig, tok } from '../../helpers/rl/trainer-setup.ts';
 
 /** updatePolicy's view of `policy`, except that an optimiser step records the gradients instead of applying them. */
 function recording(policy: EnginePolicy, record: Map<string, Float32Array>[]): TrainablePolicy {

@@ -2,8 +2,8 @@
 // A kept parse must act like a fresh one: every case of the checker's table, checked in order, again in reverse
 // (every gold then comes from the memo, after checks against other predictions), gives the table's verdict.
 import { describe, expect, it } from 'vitest';
-import { verifyMath } from '../../src/rl/verifier/index.ts';
-import { VERIFIER_CASES, type Case } from './verifier-cases.ts';
+import { verifyMath } from '../../../src/rl/verifier/index.ts';
+import { VERIFIER_CASES, type Case } from '../../helpers/rl/verifier-cases.ts';
 
 const cases: Case[] = Object.values(VERIFIER_CASES).flat();
 
