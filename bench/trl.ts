@@ -6,8 +6,8 @@
 //                    has: GRPO advantages (eps 1e-4), token-mean loss (dapo), k3 KL in the loss (beta 0.01)
 //   smollm2-shape    the same on a random model of SmolLM2-135M-Instruct's shape (scripts/trl/bench_trl.py
 //                    --make-random, under bench/results/tmp/models/) with the vocabulary of the tokenizer both use,
-//                    tests/fixtures/hf/tiny-smollm2-instruct's (V 323 instead of 49152: ours trains re-tokenised text,
-//                    and ids that tokenizer cannot decode would leave nothing to train),
+//                    tests/fixtures/hf/tiny-smollm2-instruct's (V 323 instead of 49152: both train the sampled ids,
+//                    but ids that tokenizer cannot decode would have no text to grade),
 //                    1 problem x G 8 (2 steps by default: one warm-up, one measured; --steps N for more)
 // TRL runs with the settings trlSettings gives for our config (src/rl/trl-settings.ts; what it cannot match is
 // printed). Ours runs on the WASM backend with 2 threads. Per workload: the first step of each side warms up, then the

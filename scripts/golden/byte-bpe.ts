@@ -93,6 +93,9 @@ export function buildTokenizer(style: TokenizerStyle, chatTemplate: string, merg
   const merges = learnMerges(TRAINING_CORPUS, mergeCount);
   const vocab: Record<string, number> = {};
   let next = style === 'smollm2' ? SPECIALS.length : 0; // SmolLM2 puts its special tokens at ids 0..2
+  // and, as its tokenizer.json, in the model's vocabulary too (Hugging Face tokenizers otherwise numbers an added
+  // token absent from the vocabulary after it, onto an id the vocabulary already uses)
+  if (style === 'smollm2') SPECIALS.forEach((s, i) => (vocab[s] = i));
   for (const ch of bytesToUnicode().values()) vocab[ch] = next++;
   for (const [a, b] of merges) vocab[a + b] = next++;
   const specialIds = SPECIALS.map((_, i) => (style === 'smollm2' ? i : next + i));

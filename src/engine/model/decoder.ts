@@ -38,8 +38,8 @@ export interface GradientSinks {
 }
 
 export interface BackwardRequest {
-  /** [Rq] dL/dlogp per selected row */
-  coef: Float32Array;
+  /** [Rq] dL/dlogp per selected row, or a function giving them from this forward's [Rq] log-probs */
+  coef: Float32Array | ((logprobs: Float32Array) => Float32Array);
   /** [Rq] dL/dH per selected row, or null for zeros */
   entropyCoef: Float32Array | null;
   sinks: GradientSinks;
@@ -171,11 +171,17 @@ export async function runSequences(
       t1 = performance.now();
     }
 
+    // the forward's log-probs, read before the backward when the coefficients are a function of them
+    let logprobs: Float32Array | null = null;
     if (backward) {
-      if (backward.coef.length !== Rq)
-        throw new Error(`backward: ${backward.coef.length} coefficients for ${Rq} positions`);
+      let coefs: Float32Array;
+      if (typeof backward.coef === 'function') {
+        logprobs = await readF32(be, logp);
+        coefs = backward.coef(logprobs);
+      } else coefs = backward.coef;
+      if (coefs.length !== Rq) throw new Error(`backward: ${coefs.length} coefficients for ${Rq} positions`);
       const { full, lora } = backward.sinks;
-      const coef = scope.from([Rq], backward.coef, 'coef');
+      const coef = scope.from([Rq], coefs, 'coef');
       const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
       const dhSelN = scope.alloc([Rq, D], 'dhSelNorm');
       const dhSel = scope.alloc([Rq, D], 'dhSel');
@@ -252,7 +258,7 @@ export async function runSequences(
         });
       }
     }
-    const out = { logprobs: await readF32(be, logp), entropy: await readF32(be, entropy) };
+    const out = { logprobs: logprobs ?? (await readF32(be, logp)), entropy: await readF32(be, entropy) };
     if (options.timings) {
       options.timings.forwardS = (t1 - t0) / 1000;
       options.timings.backwardS = (performance.now() - t1) / 1000;

@@ -37,7 +37,7 @@ import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.t
 import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions } from './engine-policy-options.ts';
 import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
 import { passRowLimit } from '../model/pass-rows.ts';
-import { chunkByTokens, concat, groupBy, overrideTargets } from './request-batching.ts';
+import { chunkByTokens, chunkCoefficients, concat, groupBy, overrideTargets } from './request-batching.ts';
 
 export {
   resolveBaseDtype,
@@ -257,7 +257,7 @@ export class EnginePolicy implements TrainablePolicy {
     requests.forEach((r, i) => {
       if (r.adapter === null)
         throw new Error(`accumulateGradients: request ${i} has adapter null; the frozen base cannot be trained`);
-      if (r.coef.length !== r.positions.length)
+      if (typeof r.coef !== 'function' && r.coef.length !== r.positions.length)
         throw new Error(
           `accumulateGradients: request ${i} has ${r.coef.length} coefficients for ${r.positions.length} positions`,
         );
@@ -291,7 +291,7 @@ export class EnginePolicy implements TrainablePolicy {
         const backward =
           grads && sinks
             ? {
-                coef: concat(chunk.map((i) => grads[i].coef)),
+                coef: chunkCoefficients(chunk.map((i) => grads[i])),
                 entropyCoef: chunk.some((i) => grads[i].entropyCoef)
                   ? concat(chunk.map((i) => grads[i].entropyCoef ?? new Float32Array(grads[i].positions.length)))
                   : null,

@@ -85,8 +85,12 @@ export interface ScoreResult {
 }
 
 export interface GradientRequest extends ScoreRequest {
-  /** coef_t per requested position */
-  coef: Float32Array;
+  /**
+   * coef_t per requested position, or a function giving them from the log-probs of the forward being
+   * backpropagated (an on-policy step: the loss's derivative needs the very log-probs of that forward; called once
+   * per backward, after the forward, with one log-prob per requested position)
+   */
+  coef: Float32Array | ((logprobs: Float32Array) => Float32Array);
   /** optional entropy coefficient per requested position */
   entropyCoef?: Float32Array;
 }

@@ -1,7 +1,7 @@
 // How EnginePolicy (engine-policy.ts) batches requests: grouped by adapter, packed into chunks within a budget of
 // padded tokens, their per-token coefficients concatenated, and the targets a request overrides written into the
-// packed batch.
-import type { ScoreRequest } from './policy.ts';
+// packed batch. Coefficients given as a function of the log-probs are called per chunk with that chunk's forward.
+import type { GradientRequest, ScoreRequest } from './policy.ts';
 
 export function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {
   const groups = new Map<K, number[]>();
@@ -41,6 +41,32 @@ export function concat(parts: readonly Float32Array[]): Float32Array {
     at += p.length;
   }
   return out;
+}
+
+/**
+ * The chunk's coefficients in its packed order: concatenated when every request gives them, else a function of
+ * the chunk's log-probs (GradientRequest.coef as a function: each such request gets its own slice and must answer
+ * one coefficient per position).
+ */
+export function chunkCoefficients(
+  requests: readonly GradientRequest[],
+): Float32Array | ((logprobs: Float32Array) => Float32Array) {
+  if (requests.every((r) => typeof r.coef !== 'function')) return concat(requests.map((r) => r.coef as Float32Array));
+  return (logprobs) => {
+    const parts: Float32Array[] = [];
+    let at = 0;
+    requests.forEach((r, k) => {
+      const n = r.positions.length;
+      const c = typeof r.coef === 'function' ? r.coef(logprobs.subarray(at, at + n)) : r.coef;
+      if (c.length !== n)
+        throw new Error(
+          `accumulateGradients: request ${k} of a chunk gave ${c.length} coefficients for ${n} positions`,
+        );
+      parts.push(c);
+      at += n;
+    });
+    return concat(parts);
+  };
 }
 
 /** ScoreRequest.targets: the token scored at each position when it is not tokens[position]. */

@@ -107,7 +107,7 @@ export const LOSS_FIELDS = {
     kind: 'enum',
     values: ['auto', 'score'],
     default: 'auto',
-    doc: 'auto: skip the re-scoring pass when fully on-policy (1 epoch, 1 mini-batch, beta 0: the ratio is exactly 1); score: always re-score after rollout (verl).',
+    doc: 'auto: skip the re-scoring pass when fully on-policy (1 epoch, 1 mini-batch, no KL in the reward): pi_old is the current weights, detached, so the ratio is exactly 1 and the loss takes its log-probs from the backward pass (TRL with num_iterations 1); score: always re-score after rollout (verl).',
     ui: { group: 'Advantage & loss', label: 'old log-probs', advanced: true },
   },
 } as const satisfies Record<string, FieldDef>;

@@ -119,9 +119,104 @@ export function klTerm(logp: number, ref: number, estimator: KlEstimator): { kl:
   return { kl: k3, dlogp: 1 - Math.exp(d) };
 }
 
-/** Loss, per-token coefficients, ratios and clip codes, and clip statistics for one mini-batch of rows. */
-export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossResult {
-  const weights = aggregationWeights(
+/** Sums over a mini-batch's rows (added to row by row, token by token). */
+interface Totals {
+  pgLoss: number;
+  klLoss: number;
+  klSum: number;
+  units: number;
+  low: number;
+  high: number;
+  dual: number;
+}
+
+const zeroTotals = (): Totals => ({ pgLoss: 0, klLoss: 0, klSum: 0, units: 0, low: 0, high: 0, dual: 0 });
+
+/**
+ * Row `r` of a mini-batch with its aggregation weights `w` and regulariser weights `v` (the only cross-row inputs):
+ * adds its terms to `acc`, returns its coefficients, ratios and clip codes.
+ */
+function rowTerms(
+  row: LossRow,
+  r: number,
+  w: Float64Array,
+  v: Float64Array,
+  opts: LossOptions,
+  acc: Totals,
+): { coef: Float32Array; ratio: Float32Array; clip: Int8Array } {
+  const cap = opts.logRatioClip;
+  const n = row.turn.length;
+  const c = new Float64Array(n);
+  const rowRatio = new Float32Array(n);
+  const rowClip = new Int8Array(n);
+  const a = row.advantage;
+  const perToken = row.advantages;
+  if (perToken !== undefined && perToken.length !== n)
+    throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
+  if (opts.ratio === 'token') {
+    for (let j = 0; j < n; j++) {
+      const { ratio, dRatio } = tokenRatio(row.logp[j] - row.oldLogp[j], cap);
+      const s = clippedSurrogate(ratio, perToken ? perToken[j] : a, opts.clipLow, opts.clipHigh, opts.dualClip);
+      acc.pgLoss += w[j] * s.loss;
+      c[j] += w[j] * s.dr * dRatio;
+      rowRatio[j] = ratio;
+      rowClip[j] = clipCode(s);
+      acc.units += 1;
+      acc.low += +s.low;
+      acc.high += +s.high;
+      acc.dual += +s.dual;
+    }
+  } else {
+    // turn-level ratio: tokens of a turn are contiguous
+    const sizes = countPerTurn(row.turn);
+    let start = 0;
+    while (start < n) {
+      const t = row.turn[start];
+      const len = sizes.get(t)!;
+      const end = start + len;
+      let turnWeight = 0;
+      for (let j = start; j < end; j++) turnWeight += w[j];
+      const { ratio, dRatio } = turnRatio(opts.ratio, row.logp, row.oldLogp, start, end, cap);
+      // verl: the turn's advantage is the mean of its tokens' advantages
+      let turnA = a;
+      if (perToken) {
+        turnA = 0;
+        for (let j = start; j < end; j++) turnA += perToken[j];
+        turnA /= len;
+      }
+      const s = clippedSurrogate(ratio, turnA, opts.clipLow, opts.clipHigh, opts.dualClip);
+      acc.pgLoss += turnWeight * s.loss;
+      for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];
+      rowRatio.fill(ratio, start, end);
+      rowClip.fill(clipCode(s), start, end);
+      acc.units += 1;
+      acc.low += +s.low;
+      acc.high += +s.high;
+      acc.dual += +s.dual;
+      start = end;
+    }
+  }
+  if (row.refLogp !== undefined) {
+    for (let j = 0; j < n; j++) {
+      const k = klTerm(row.logp[j], row.refLogp[j], opts.klEstimator);
+      acc.klSum += k.kl;
+      if (opts.klBeta !== 0) {
+        acc.klLoss += v[j] * opts.klBeta * k.kl;
+        c[j] += v[j] * opts.klBeta * k.dlogp;
+      }
+    }
+  } else if (opts.klBeta !== 0) {
+    throw new Error('policyLoss: klBeta > 0 needs reference log-probs (refLogp) on every row');
+  }
+  return { coef: Float32Array.from(c), ratio: rowRatio, clip: rowClip };
+}
+
+/** The aggregation weights of every row and the weights of the KL and entropy terms. */
+function lossWeights(
+  rows: readonly Pick<LossRow, 'turn'>[],
+  opts: LossOptions,
+): { w: Float64Array[]; v: Float64Array[] } {
+  const w = aggregationWeights(
     rows.map((r) => r.turn),
     opts.aggregation,
     opts.lossNormLength,
@@ -129,91 +224,41 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
   // weights of the KL and entropy terms: the token mean (code) or the policy loss's own weights
   const tokenMean = (opts.regularizerMean ?? 'aggregation') === 'token';
   const totalTokens = rows.reduce((s, r) => s + r.turn.length, 0);
-  const regWeights = tokenMean ? rows.map((r) => new Float64Array(r.turn.length).fill(1 / totalTokens)) : weights;
-  const cap = opts.logRatioClip;
-  let pgLoss = 0;
-  let klLoss = 0;
-  let klSum = 0;
+  const v = tokenMean ? rows.map((r) => new Float64Array(r.turn.length).fill(1 / totalTokens)) : w;
+  return { w, v };
+}
+
+/**
+ * The coefficients of an exactly on-policy mini-batch (pi_old = the current weights, detached; ratio 1) as a
+ * function of one row's log-probs: policyLoss(rows with oldLogp = logp).coef[r]. A row's coefficients depend on the
+ * other rows only through the weights (token counts), so each row's can be computed from the forward that
+ * backpropagates it (TrainablePolicy.accumulateGradients with coef as a function) without a separate scoring pass.
+ * `rows[r].logp` and `oldLogp` are not read.
+ */
+export function onPolicyCoefficients(
+  rows: readonly Omit<LossRow, 'logp' | 'oldLogp'>[],
+  opts: LossOptions,
+): (r: number, logp: ArrayLike<number>) => Float32Array {
+  const { w, v } = lossWeights(rows, opts);
+  return (r, logp) => rowTerms({ ...rows[r], logp, oldLogp: logp }, r, w[r], v[r], opts, zeroTotals()).coef;
+}
+
+/** Loss, per-token coefficients, ratios and clip codes, and clip statistics for one mini-batch of rows. */
+export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossResult {
+  const { w: weights, v: regWeights } = lossWeights(rows, opts);
+  const acc = zeroTotals();
   let tokens = 0;
-  let units = 0;
-  let low = 0;
-  let high = 0;
-  let dual = 0;
   const coef: Float32Array[] = [];
   const ratios: Float32Array[] = [];
   const clips: Int8Array[] = [];
   for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    const w = weights[r];
-    const v = regWeights[r];
-    const n = row.turn.length;
-    const c = new Float64Array(n);
-    const rowRatio = new Float32Array(n);
-    const rowClip = new Int8Array(n);
-    const a = row.advantage;
-    const perToken = row.advantages;
-    if (perToken !== undefined && perToken.length !== n)
-      throw new Error(`policyLoss: row ${r} has ${perToken.length} advantages for ${n} tokens`);
-    if (opts.ratio === 'token') {
-      for (let j = 0; j < n; j++) {
-        const { ratio, dRatio } = tokenRatio(row.logp[j] - row.oldLogp[j], cap);
-        const s = clippedSurrogate(ratio, perToken ? perToken[j] : a, opts.clipLow, opts.clipHigh, opts.dualClip);
-        pgLoss += w[j] * s.loss;
-        c[j] += w[j] * s.dr * dRatio;
-        rowRatio[j] = ratio;
-        rowClip[j] = clipCode(s);
-        units += 1;
-        low += +s.low;
-        high += +s.high;
-        dual += +s.dual;
-      }
-    } else {
-      // turn-level ratio: tokens of a turn are contiguous
-      const sizes = countPerTurn(row.turn);
-      let start = 0;
-      while (start < n) {
-        const t = row.turn[start];
-        const len = sizes.get(t)!;
-        const end = start + len;
-        let turnWeight = 0;
-        for (let j = start; j < end; j++) turnWeight += w[j];
-        const { ratio, dRatio } = turnRatio(opts.ratio, row.logp, row.oldLogp, start, end, cap);
-        // verl: the turn's advantage is the mean of its tokens' advantages
-        let turnA = a;
-        if (perToken) {
-          turnA = 0;
-          for (let j = start; j < end; j++) turnA += perToken[j];
-          turnA /= len;
-        }
-        const s = clippedSurrogate(ratio, turnA, opts.clipLow, opts.clipHigh, opts.dualClip);
-        pgLoss += turnWeight * s.loss;
-        for (let j = start; j < end; j++) c[j] += turnWeight * s.dr * dRatio[j - start];
-        rowRatio.fill(ratio, start, end);
-        rowClip.fill(clipCode(s), start, end);
-        units += 1;
-        low += +s.low;
-        high += +s.high;
-        dual += +s.dual;
-        start = end;
-      }
-    }
-    if (row.refLogp !== undefined) {
-      for (let j = 0; j < n; j++) {
-        const k = klTerm(row.logp[j], row.refLogp[j], opts.klEstimator);
-        klSum += k.kl;
-        if (opts.klBeta !== 0) {
-          klLoss += v[j] * opts.klBeta * k.kl;
-          c[j] += v[j] * opts.klBeta * k.dlogp;
-        }
-      }
-    } else if (opts.klBeta !== 0) {
-      throw new Error('policyLoss: klBeta > 0 needs reference log-probs (refLogp) on every row');
-    }
-    tokens += n;
-    coef.push(Float32Array.from(c));
-    ratios.push(rowRatio);
-    clips.push(rowClip);
+    const t = rowTerms(rows[r], r, weights[r], regWeights[r], opts, acc);
+    tokens += rows[r].turn.length;
+    coef.push(t.coef);
+    ratios.push(t.ratio);
+    clips.push(t.clip);
   }
+  const { pgLoss, klLoss, klSum, units, low, high, dual } = acc;
   const entropyCoef =
     opts.entropyCoef === 0 ? null : regWeights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
   return {

@@ -3,14 +3,18 @@
 // message's content), so that the position of every assistant token is known exactly. Trained positions are
 // each token of a trained assistant message plus, when that message ended normally (a stop token or stop
 // string, not the length cap), the end-of-turn token that closes it; all positions of message k carry turn id k.
-// The same encoding gives the generation prompt (addGenerationPrompt), so what the model was sampled from and
-// what it is trained on are the same tokens up to the re-tokenisation of the generated text (as in the code).
+// An assistant message that carries the ids its agent sampled (ChatTurn.ids, decoding exactly to its content) is
+// encoded as those ids, as TRL and verl train the sampled ids; one without is tokenised from its text (the ReMA
+// code's re-tokenisation). The template's tokens around it are the template's. The same encoding gives the
+// generation prompt (addGenerationPrompt), so what the model was sampled from and what it is trained on are the
+// same tokens.
 // With an `endToken` (config.endTokenTarget "eos": the ReMA code labels the end of a finished response with
 // tokenizer.eos_token_id) that position is trained on that token while the sequence keeps the template's text.
 // Any length encodes; a prompt over the config's maxPromptTokens is then not generated from (the rollout marks the
 // episode as an overflow, ./rollout.ts).
 
 import type { ChatMessage, ChatTokenizer } from '../../data/tokenizer.ts';
+import type { ChatTurn } from './episode.ts';
 
 /** Per assistant message: train it? did it end normally (then its end-of-turn token is trained too)? */
 export interface AssistantTraining {
@@ -82,11 +86,13 @@ function mustExtend(prefix: string, full: string, where: string): string {
  */
 export function encodeChat(
   tokenizer: ChatTokenizer,
-  messages: readonly ChatMessage[],
+  chat: readonly ChatTurn[],
   training: readonly AssistantTraining[],
   addGenerationPrompt: boolean,
   endToken?: number,
 ): EncodedChat {
+  // the template renders role and content only
+  const messages: ChatMessage[] = chat.map((m) => ({ role: m.role, content: m.content }));
   const tokens: number[] = [];
   const positions: number[] = [];
   const turns: number[] = [];
@@ -99,7 +105,7 @@ export function encodeChat(
     // template text up to this assistant message's content
     const prompt = render(tokenizer, messages.slice(0, i), true);
     append(tokens, encode(tokenizer, mustExtend(text, prompt, 'encodeChat')));
-    const contentIds = encode(tokenizer, messages[i].content);
+    const contentIds = chat[i].ids ?? encode(tokenizer, messages[i].content);
     const t = training[turn];
     if (t?.train) {
       for (let j = 0; j < contentIds.length; j++) {

@@ -15,6 +15,13 @@ export interface Message {
   text: string;
   /** tokens the policy generated for it */
   generated: number;
+  /**
+   * The sampled token ids whose decoding is exactly `text` (the generation, or the prefix of it up to a stop string):
+   * the agent is trained on these and its later prompts carry them (protocol/encode.ts). Absent when the protocol
+   * changed the text (the reasoning agent's [FINISH] removed and trimmed, a dummy, a written plan): then `text` is
+   * tokenised.
+   */
+  ids?: readonly number[];
   /** hit the per-turn token cap */
   truncated: boolean;
   /** ended with a stop token or stop string (its end-of-turn token is trained) */
@@ -55,35 +62,44 @@ export function finalAnswerText(e: Episode, dummyIsEmpty = false): string {
   return '';
 }
 
+/** A chat message with, for an agent's own message, the token ids it sampled (Message.ids). */
+export interface ChatTurn extends ChatMessage {
+  ids?: readonly number[];
+}
+
+/** `m` as the agent that wrote it sees it: an assistant message carrying its sampled ids. */
+const own = (m: Message): ChatTurn => ({ role: 'assistant', content: m.text, ...(m.ids ? { ids: m.ids } : {}) });
+
 /**
  * The chat `role` sees: its system prompt, its first user message, then the dialogue with its own messages as
- * `assistant`. With `forTraining`, trailing messages of the other agent are dropped (nothing after them is trained).
+ * `assistant` (with the ids it sampled). With `forTraining`, trailing messages of the other agent are dropped
+ * (nothing after them is trained).
  */
-export function chatFor(e: Episode, role: AgentRole, prompts: AgentPrompts, forTraining = false): ChatMessage[] {
+export function chatFor(e: Episode, role: AgentRole, prompts: AgentPrompts, forTraining = false): ChatTurn[] {
   const q = e.problem.question;
   const real = e.messages.filter((m) => !m.dummy);
   if (e.kind === 'single') {
-    const chat: ChatMessage[] = [
+    const chat: ChatTurn[] = [
       { role: 'system', content: prompts.singleSystem },
       { role: 'user', content: prompts.singleUser(q, e.problem) },
     ];
-    for (const m of real) chat.push({ role: 'assistant', content: m.text });
+    for (const m of real) chat.push(own(m));
     return chat;
   }
-  const chat: ChatMessage[] = [];
+  const chat: ChatTurn[] = [];
   if (role === 'meta') {
     chat.push(
       { role: 'system', content: prompts.metaSystem },
       { role: 'user', content: prompts.metaUser(q, e.problem) },
     );
-    for (const m of real) chat.push({ role: m.role === 'meta' ? 'assistant' : 'user', content: m.text });
+    for (const m of real) chat.push(m.role === 'meta' ? own(m) : { role: 'user', content: m.text });
   } else {
     chat.push({ role: 'system', content: prompts.reasoningSystem });
     real.forEach((m, i) => {
       if (i === 0) {
         if (m.role !== 'meta') throw new Error('chatFor: a two-agent episode must start with a meta-thinking message');
         chat.push({ role: 'user', content: prompts.reasoningUser(q, m.text, e.problem) });
-      } else chat.push({ role: m.role === 'reasoning' ? 'assistant' : 'user', content: m.text });
+      } else chat.push(m.role === 'reasoning' ? own(m) : { role: 'user', content: m.text });
     });
   }
   if (forTraining) while (chat.length > 0 && chat[chat.length - 1].role !== 'assistant') chat.pop();

@@ -125,11 +125,37 @@ async function generateTurn(
   return fits.map((ok) => (ok ? generated[next++] : 'overflow'));
 }
 
-function message(role: AgentRole, text: string, g: Generation): Message {
+/**
+ * The sampled ids whose decoding is exactly `text`: all of them when `text` is the generation's text, else the
+ * shortest prefix that decodes to it (the generation cut after a stop string, or trimmed); undefined when none
+ * does (the protocol changed the text: then it is tokenised).
+ */
+export function sampledIds(
+  text: string,
+  g: Generation,
+  tokenizer: Pick<ChatTokenizer, 'decode'>,
+): number[] | undefined {
+  if (text === g.text) return g.tokens;
+  if (!g.text.startsWith(text)) return undefined;
+  // the decoded length grows with the prefix: the shortest prefix whose text is at least as long as `text`
+  let lo = 0;
+  let hi = g.tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokenizer.decode(g.tokens.slice(0, mid)).length >= text.length) hi = mid;
+    else lo = mid + 1;
+  }
+  const ids = g.tokens.slice(0, lo);
+  return tokenizer.decode(ids) === text ? ids : undefined;
+}
+
+function message(role: AgentRole, text: string, g: Generation, tokenizer: Pick<ChatTokenizer, 'decode'>): Message {
+  const ids = sampledIds(text, g, tokenizer);
   return {
     role,
     text,
     generated: g.tokens.length,
+    ...(ids ? { ids } : {}),
     truncated: g.finish === 'length',
     endedNormally: g.finish !== 'length',
     dummy: false,
@@ -158,7 +184,7 @@ export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], 
         e.finish = 'completion_token_exceeded';
         return;
       }
-      const m = message('meta', cutAfterStop(g.text, FINISH_FLAG), g);
+      const m = message('meta', cutAfterStop(g.text, FINISH_FLAG), g, actorFor(s, 'meta').tokenizer);
       e.messages.push(m);
       if (m.truncated && s.stopWhenTruncated) {
         e.messages.push({ ...DUMMY_REASONING });
@@ -177,7 +203,12 @@ export async function multiTurnRollout(s: RolloutSettings, episodes: Episode[], 
         e.finish = 'completion_token_exceeded';
         return;
       }
-      const m = message('reasoning', stripFinish(cutAfterStop(g.text, FINISH_FLAG)), g);
+      const m = message(
+        'reasoning',
+        stripFinish(cutAfterStop(g.text, FINISH_FLAG)),
+        g,
+        actorFor(s, 'reasoning').tokenizer,
+      );
       e.messages.push(m);
       const lastMeta = e.messages[e.messages.length - 2];
       if (m.truncated && s.stopWhenTruncated) e.finish = 'stop_when_truncated';
@@ -237,7 +268,7 @@ export async function singleTurnRollout(
       e.finish = 'completion_token_exceeded';
       return;
     }
-    const m = message('meta', g.text, g);
+    const m = message('meta', g.text, g, actorFor(s, 'meta').tokenizer);
     e.messages.push(m);
     if (m.truncated && s.stopWhenTruncated) {
       e.messages.push({ ...DUMMY_REASONING });
@@ -259,7 +290,7 @@ export async function singleTurnRollout(
       e.finish = 'completion_token_exceeded';
       return;
     }
-    const m = message('reasoning', stripFinish(g.text), g);
+    const m = message('reasoning', stripFinish(g.text), g, actorFor(s, 'reasoning').tokenizer);
     e.messages.push(m);
     e.finish = m.truncated && s.stopWhenTruncated ? 'stop_when_truncated' : 'finished';
   });
@@ -278,7 +309,7 @@ export async function singleAgentRollout(
       e.finish = 'completion_token_exceeded';
       return;
     }
-    const m = message('reasoning', g.text, g);
+    const m = message('reasoning', g.text, g, actorFor(s, 'reasoning').tokenizer);
     e.messages.push(m);
     e.finish = m.truncated && s.stopWhenTruncated ? 'stop_when_truncated' : 'finished';
   });

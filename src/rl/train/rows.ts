@@ -1,5 +1,5 @@
 // Training rows: one row = one agent's whole conversation in one episode (the meta agent's plan once, however
-// many reasoning answers followed it: Episode.follower), tokenised with its trained positions
+// many reasoning answers followed it: Episode.follower) as token ids, its turns the ids the agent sampled, with its trained positions
 // grouped by turn (protocol/encode.ts), carrying the agent's reward and, once computed, its advantage. GRPO
 // groups rows by (agent, problem), as the code's uid = f"{role}_{uid}".
 
@@ -37,7 +37,7 @@ export interface TrainRow {
 
 /** What the inspector shows per trained token: log pi_old, and the ratio and clip code the loss last used. */
 export interface TrainedTokens {
-  /** log-prob under the rollout weights (pi_old; the sampling log-prob up to re-tokenisation) */
+  /** log-prob under the rollout weights (pi_old; the sampling log-prob of the sampled ids) */
   logprobs: Float32Array;
   ratio: Float32Array;
   clip: Int8Array;

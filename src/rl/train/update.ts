@@ -2,18 +2,20 @@
 // mini-batches; per mini-batch: current log-probs (reused from the old-log-prob pass while the weights are
 // still the rollout's, else scored), the loss and its per-token coefficients (losses/policy-loss.ts), one
 // backward pass through the engine (Σ coef·logp), one optimiser step per trained adapter. When the old-log-prob
-// pass was skipped (fully on-policy, no KL) the ratio is exactly 1 and the coefficients need no log-probs.
+// pass was skipped (exactly on-policy: pi_old is the current weights, detached) the ratio is exactly 1 and each
+// row's coefficients are computed from the log-probs of the backward's own forward (losses/policy-loss.ts
+// onPolicyCoefficients; the KL and entropy terms included).
 // Each row also keeps the per-token ratio and clip code the last loss that saw it used (row.view, for the
 // rollout inspector: policyLoss returns them, so the inspector shows exactly what the loss computed).
 // Divergence is reported, not hidden: log-probs, entropies, the loss and gradient norms that are NaN or infinite
 // are named in UpdateStats.nonfinite, and an update the optimiser skipped for non-finite gradients is counted.
-// When fully on-policy the loss is computed from placeholder log-probs (ratio exactly 1); it is still reported as
-// NaN when the backward's own forward gave non-finite log-probs, since the loss at those weights is undefined.
+// When fully on-policy the loss is computed from the backward's forward (ratio exactly 1); it is reported as NaN
+// when that forward gave non-finite log-probs, since the loss at those weights is undefined.
 
 import type { OptimizerStepResult, ScoreRequest, TrainablePolicy } from '../../engine/policy/policy.ts';
 import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
-import { policyLoss, type LossOptions } from '../losses/policy-loss.ts';
+import { onPolicyCoefficients, policyLoss, type LossOptions } from '../losses/policy-loss.ts';
 import type { TrainRow } from './rows.ts';
 
 export interface UpdateStats {
@@ -94,9 +96,19 @@ export function logprobTemperature(config: ExperimentConfig): number {
   return config.logprobTemperature === 'rollout' && config.temperature > 0 ? config.temperature : 1;
 }
 
-/** Does this config need the old-log-prob pass? (auto: only when the weights move before the last mini-batch or KL needs log-probs) */
+/**
+ * Does this config need the old-log-prob pass? auto: only when the weights move before a later mini-batch or epoch
+ * reads pi_old, or the KL in the reward needs log pi_old before the advantages. An exactly on-policy step (one
+ * epoch, one mini-batch) takes pi_old = the current weights, detached, from the backward's own forward (TRL with
+ * num_iterations 1, verl's on-policy shortcut), KL in the loss included.
+ */
 export function needsOldLogProbs(config: ExperimentConfig): boolean {
-  return config.oldLogProbs === 'score' || config.ppoEpochs > 1 || config.miniBatches > 1 || config.klBeta > 0;
+  return (
+    config.oldLogProbs === 'score' ||
+    config.ppoEpochs > 1 ||
+    config.miniBatches > 1 ||
+    (config.klPlacement === 'reward' && config.klBeta > 0)
+  );
 }
 
 /** x / n, or 0 when nothing was counted */
@@ -172,28 +184,36 @@ export async function updatePolicy(
           throw new Error('updatePolicy: a second mini-batch or epoch needs old log-probs');
         current = (await policy.score(scoreRequests(mb), temperature)).map((s) => s.logprobs);
       }
-      const loss = policyLoss(
-        mb.map((r, i) => ({
-          turn: r.turns,
-          logp: current[i],
-          oldLogp: r.oldLogp ?? current[i],
-          ...(r.refLogp ? { refLogp: r.refLogp } : {}),
-          advantage: r.advantage,
-          ...(r.tokenAdvantages ? { advantages: r.tokenAdvantages } : {}),
-        })),
-        opts,
-      );
+      const lossRows = mb.map((r) => ({
+        turn: r.turns,
+        ...(r.refLogp ? { refLogp: r.refLogp } : {}),
+        advantage: r.advantage,
+        ...(r.tokenAdvantages ? { advantages: r.tokenAdvantages } : {}),
+      }));
+      const lossOf = (logp: Float32Array[]) =>
+        policyLoss(
+          lossRows.map((r, i) => ({ ...r, logp: logp[i], oldLogp: mb[i].oldLogp ?? logp[i] })),
+          opts,
+        );
+      // exactly on-policy without an old pass: each row's coefficients come from the backward's own forward
+      const fromForward = !weightsMoved && mb.every((r) => r.oldLogp === null);
+      const coefOf = fromForward ? onPolicyCoefficients(lossRows, opts) : null;
+      const given = fromForward ? null : lossOf(current);
+      // the entropy coefficients depend on the weights only (token counts), not on the log-probs
+      const entropyCoef = (given ?? lossOf(current)).entropyCoef;
       const results = await policy.accumulateGradients(
         mb.map((r, i) => ({
           tokens: r.tokens,
           positions: r.positions,
           adapter: r.adapter,
           ...(r.targets ? { targets: r.targets } : {}),
-          coef: loss.coef[i],
-          ...(loss.entropyCoef ? { entropyCoef: loss.entropyCoef[i] } : {}),
+          coef: coefOf ? (logp: Float32Array) => coefOf(i, logp) : given!.coef[i],
+          ...(entropyCoef ? { entropyCoef: entropyCoef[i] } : {}),
         })),
         temperature,
       );
+      if (fromForward) current = results.map((res) => res.logprobs);
+      const loss = given ?? lossOf(current);
       mb.forEach((r, i) => {
         // log pi_old: the old pass, else this forward (the first mini-batch runs on the rollout weights)
         const logprobs = r.oldLogp ?? r.view?.logprobs ?? (weightsMoved ? null : results[i].logprobs);

@@ -72,6 +72,21 @@ function firstParsed(text: string, dl: Deadline): Parsed {
   return { value: null, withoutPercent: null, extracted: firstText };
 }
 
+/** Parsed golds by gold text: a group's answers share one gold, and a training set repeats its golds every epoch
+ *  (bounded; cleared when full). A gold whose parse ran out of time is not kept. */
+const GOLD_MEMO_LIMIT = 4096;
+const goldMemo = new Map<string, Parsed>();
+
+function parsedGold(gold: string, dl: Deadline): Parsed {
+  let parsed = goldMemo.get(gold);
+  if (parsed === undefined) {
+    parsed = firstParsed(`\\boxed{${gold}}`, dl);
+    if (goldMemo.size >= GOLD_MEMO_LIMIT) goldMemo.clear();
+    goldMemo.set(gold, parsed);
+  }
+  return parsed;
+}
+
 /**
  * Extract the answer from `text` (the same priorities as verifyMath), normalised; null when there is none.
  */
@@ -96,7 +111,7 @@ export function verifyMath(gold: string, prediction: string, opts: VerifyOptions
   );
   let extracted: string | null = null;
   try {
-    const goldParsed = firstParsed(`\\boxed{${gold}}`, dl);
+    const goldParsed = parsedGold(gold, dl);
     const pred = firstParsed(prediction, dl);
     extracted = pred.extracted;
     if (!goldParsed.value) return { correct: false, extracted, reason: 'bad-gold' };

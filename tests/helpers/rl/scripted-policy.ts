@@ -10,7 +10,8 @@ import type {
 } from '../../../src/engine/policy/policy.ts';
 import type { ChatTokenizer } from '../../../src/data/tokenizer.ts';
 
-export type Reply = { text: string; finish?: GenerationFinish };
+/** A reply: its text, how it ended and the ids sampled for it (default: the tokenizer's encoding of the text). */
+export type Reply = { text: string; finish?: GenerationFinish; tokens?: number[] };
 
 export type ScriptedPolicy = Policy & { calls: { requests: readonly GenerateRequest[]; sampling: SamplingParams }[] };
 
@@ -30,7 +31,9 @@ export function scriptedPolicy(tok: ChatTokenizer, replies: Reply[][]): Scripted
       if (!script) throw new Error(`scripted policy: no replies for call ${k}`);
       return requests.map((_, i): Generation => {
         const r = script[Math.min(i, script.length - 1)];
-        const tokens = tok.encode(r.text);
+        const tokens = r.tokens ?? tok.encode(r.text);
+        if (r.tokens && tok.decode(r.tokens) !== r.text)
+          throw new Error(`scripted policy: the reply's tokens do not decode to "${r.text}"`);
         return { tokens, logprobs: tokens.map(() => -1), text: r.text, finish: r.finish ?? 'stop_token' };
       });
     },
