@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { build, preview } from 'vite';
+import { serveBuiltPage } from './serve-built.ts';
 import type { StepMarkDetail } from '../../src/app/util/step-marks.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -78,23 +78,8 @@ function cpuPerStep(a: Map<string, number>, b: Map<string, number>, n: number): 
 
 const sum = (o: Record<string, number>) => r3(Object.values(o).reduce((a, b) => a + b, 0));
 
-async function servePage(): Promise<{ url: string; close: () => Promise<void> }> {
-  const configFile = resolve(root, 'vite.config.ts');
-  const outDir = dist ?? mkdtempSync(join(tmpdir(), 'rema-page-train-'));
-  if (!dist) {
-    console.log(`building the page into ${outDir} ...`);
-    await build({ root, configFile, build: { outDir, emptyOutDir: true }, logLevel: 'error' });
-  }
-  const server = await preview({
-    root,
-    configFile,
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-    logLevel: 'error',
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('the preview server has no port');
-  return { url: `http://127.0.0.1:${address.port}/`, close: () => server.close() };
+function servePage(): Promise<{ url: string; close: () => Promise<void> }> {
+  return serveBuiltPage(dist, 'rema-page-train-');
 }
 
 async function chromiumPids(browser: Browser): Promise<Array<{ pid: number; label: string }>> {

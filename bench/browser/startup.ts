@@ -10,11 +10,11 @@
 // The built page is built into a temporary folder first; --dist DIR serves a page already built there (to compare
 // two builds under the same machine load); --cached gives every fresh context the rates the warm-up load measured
 // (localStorage), as on a later visit.
-import { mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { chromium } from '@playwright/test';
-import { build, createServer, preview } from 'vite';
+import { createServer } from 'vite';
+import { serveBuiltPage } from './serve-built.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const argv = process.argv.slice(2);
@@ -49,21 +49,8 @@ async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
     if (!address || typeof address === 'string') throw new Error('the dev server has no port');
     return { url: `http://127.0.0.1:${address.port}/${hash}`, close: () => server.close() };
   }
-  const outDir = dist ?? mkdtempSync(join(tmpdir(), 'rema-startup-'));
-  if (!dist) {
-    console.log(`building the page into ${outDir} ...`);
-    await build({ root, configFile, build: { outDir, emptyOutDir: true }, logLevel: 'error' });
-  }
-  const server = await preview({
-    root,
-    configFile,
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, strictPort: false },
-    logLevel: 'error',
-  });
-  const address = server.httpServer.address();
-  if (!address || typeof address === 'string') throw new Error('the preview server has no port');
-  return { url: `http://127.0.0.1:${address.port}/${hash}`, close: () => server.close() };
+  const page = await serveBuiltPage(dist, 'rema-startup-');
+  return { url: `${page.url}${hash}`, close: page.close };
 }
 
 const server = await serve();

@@ -1,6 +1,7 @@
 // Start-up time, logged from the page's own performance marks (src/app/util/startup-marks.ts):
 // when Train is enabled and when the first rollout is on screen, in ms since navigation. Asserted only loosely
-// (the 2-core test machine runs other work); bench/browser/startup.ts measures the median on the dev server.
+// (the 2-core test machine runs other work); bench/browser/startup.ts measures the median (the built page as
+// `npm start` serves it; --dev: the dev server).
 import { expect, test } from '@playwright/test';
 
 test('the page is ready to train with a rollout on screen soon after opening', async ({ page }, info) => {
