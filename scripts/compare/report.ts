@@ -128,7 +128,8 @@ npx tsx scripts/compare/summarize.ts && npx tsx scripts/compare/report.ts       
 The same comparison runs in the page (the ablation panel's **Compare protocols**, 3 seeds on the current model and
 config) and from the command line: \`rema sweep --grid '{"preset":["vrp","vrp-rl","mrp-rl","tiny-default"]}'
 --seeds 0,1,2\` (\`src/rl/protocol-arms.ts\`: each arm is its preset with the base config's model, data, evaluation
-and steps; VRP is evaluated once and never trained).
+and steps, and on another model than the preset's also its learning rate, token caps and batch shape; VRP is
+evaluated once and never trained).
 
 **Budget, honestly:** the script's default is 60 steps x 5 seeds. This page has ${steps} steps and ${
   new Set(seedCounts).size === 1

@@ -1,8 +1,9 @@
 // Protocols as an ablation axis. A grid point with the key "preset" runs that preset's protocol and algorithm (its
 // mode, caps, advantage, ratio, KL, learning rate, batch shape) with the base config's model, data, evaluation
-// and step budget, so every arm trains for the same number of steps on the same training problems and is
-// evaluated on the same held-out problems at the same steps. VRP (mode "vrp") is the untrained baseline: evaluated
-// once, before any step, and never trained. Each arm carries the row name of the paper's Table 1.
+// and step budget (on another model than the preset's, the base's learning rate, caps and batch shape too), so
+// every arm trains for the same number of steps on the same training problems and is evaluated on the same
+// held-out problems at the same steps. VRP (mode "vrp") is the untrained baseline: evaluated once, before any step,
+// and never trained. Each arm carries the row name of the paper's Table 1.
 import { validateConfig, type ExperimentConfig } from './config.ts';
 import { getPreset } from './presets.ts';
 
@@ -29,13 +30,35 @@ export const SHARED_ARM_FIELDS = [
   'decodeBatch',
 ] as const satisfies readonly (keyof ExperimentConfig)[];
 
+/**
+ * What an arm also takes from the base when the base runs another model than the preset was sized for (a
+ * comparison on Qwen2.5-0.5B from math133-qwen0.5b, say): the tiny presets' learning rate, token caps and batch
+ * shape fit the embedded model, so there the arms keep only their protocol and algorithm (mode, turns, advantage,
+ * ratio, clipping, KL, aggregation) and share the base's optimizer, caps and batch.
+ */
+export const MODEL_SIZED_ARM_FIELDS = [
+  'lr',
+  'lrSchedule',
+  'warmupSteps',
+  'weightDecay',
+  'gradClip',
+  'maxTokensPerTurn',
+  'maxPromptTokens',
+  'problemsPerStep',
+  'groupSize',
+  'miniBatches',
+] as const satisfies readonly (keyof ExperimentConfig)[];
+
 /** The presets a protocol comparison runs by default: Table 1's columns on the embedded model. */
 export const COMPARE_PRESETS = ['vrp', 'vrp-rl', 'mrp-rl', 'tiny-default'] as const;
 
-/** A preset's arm on `base`: the preset with the base's shared fields (VRP keeps 0 steps and evaluates first). */
+/** A preset's arm on `base`: the preset with the base's shared fields, and with its model-sized fields too when the
+ *  base runs another model than the preset (VRP keeps 0 steps and evaluates first). */
 export function presetArm(preset: string, base: ExperimentConfig): ExperimentConfig {
   const arm: Record<string, unknown> = { ...getPreset(preset) };
+  const otherModel = arm.model !== base.model || arm.modelSource !== base.modelSource;
   for (const k of SHARED_ARM_FIELDS) arm[k] = base[k];
+  if (otherModel) for (const k of MODEL_SIZED_ARM_FIELDS) arm[k] = base[k];
   const config = arm as unknown as ExperimentConfig;
   return config.mode === 'vrp' ? { ...config, steps: 0, evalBeforeTrain: true } : config;
 }

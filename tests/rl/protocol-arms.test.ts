@@ -5,6 +5,7 @@ import { ablationRuns, validateAblation } from '../../src/rl/ablation.ts';
 import { getPreset } from '../../src/rl/presets.ts';
 import {
   COMPARE_PRESETS,
+  MODEL_SIZED_ARM_FIELDS,
   pointConfig,
   presetArm,
   protocolRowName,
@@ -25,6 +26,19 @@ describe('protocol arms', () => {
     // the presets differ from the base where a protocol differs
     expect(presetArm('vrp-rl', base)).toMatchObject({ mode: 'vrp-rl', advantage: 'reinforce++', steps: 7 });
     expect(presetArm('mrp-rl', base).maxTokensPerTurn).toBe(96);
+  });
+
+  it("on another model than the preset's, take the base's learning rate, caps and batch shape too", () => {
+    const real = getPreset('math133-qwen0.5b');
+    for (const name of ['vrp-rl', 'mrp-rl', 'tiny-default']) {
+      const arm = presetArm(name, real);
+      const preset = getPreset(name);
+      for (const k of [...SHARED_ARM_FIELDS, ...MODEL_SIZED_ARM_FIELDS])
+        expect(arm[k], `${name}.${k}`).toEqual(real[k]);
+      for (const k of ['mode', 'advantage', 'ratio', 'maxTurns', 'klBeta', 'aggregation'] as const)
+        expect(arm[k], `${name}.${k}`).toEqual(preset[k]);
+    }
+    expect(presetArm('tiny-default', real)).toMatchObject({ lr: 2e-5, maxTokensPerTurn: 256, mode: 'multi-turn' });
   });
 
   it('VRP is the untrained baseline: no steps, one evaluation before them', () => {
