@@ -6,11 +6,17 @@ import { importRunFile } from '../io/run-import.ts';
 import { newRunId, type SavedRun } from '../persist/run-types.ts';
 import { persist, persistRun, type StoreContext } from './context.ts';
 import { modelLabel } from '../worker/model-label.ts';
+import type { BackendInfo } from '../worker/protocol.ts';
 import type { PlaygroundState, RunsSlice } from './types.ts';
 
 /** Short label for a new run: the config's name plus the time, e.g. "tiny-default 14:03:22". */
 function runName(configName: string, now: number): string {
   return `${configName || 'run'} ${new Date(now).toTimeString().slice(0, 8)}`;
+}
+
+/** How a saved run names its backend, e.g. "WebGPU: google / swiftshader" or "wasm (WebAssembly SIMD kernels, 2 threads)". */
+function backendLabel(backend: BackendInfo): string {
+  return backend.kind === 'webgpu' ? `WebGPU: ${backend.description}` : backend.description;
 }
 
 export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState, [], [], RunsSlice> {
@@ -30,11 +36,7 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
           updatedAt: t,
           config: activeConfig,
           model: model?.name ?? modelLabel(modelSpec),
-          backend: backend
-            ? backend.kind === 'webgpu'
-              ? `WebGPU: ${backend.description}`
-              : backend.description
-            : 'unknown',
+          backend: backend ? backendLabel(backend) : 'unknown',
           ...(frozenModel ? { frozenModel } : {}),
           status: 'paused',
           metrics: [],
@@ -78,6 +80,12 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
         await persist(ctx, (db) => db.put(run));
       },
 
+      internal_recordBackend(backend) {
+        // a run moved to another backend (a lost GPU device): its label names every backend it trained on
+        const run = get().currentRun;
+        const label = backendLabel(backend);
+        if (run && !run.backend.endsWith(label)) save({ ...run, backend: `${run.backend} → ${label}` });
+      },
       internal_recordStep(metrics, rollouts) {
         const base = currentOrNewRun();
         save({

@@ -174,6 +174,7 @@ export function createSessionSlice(ctx: StoreContext): StateCreator<PlaygroundSt
           case 'backend': {
             markStartup('backend');
             set({ backend: e.backend });
+            get().internal_recordBackend(e.backend);
             const auto = e.backend.auto;
             // the measurement's result (it comes after the first rollout): kept for the next load
             if (auto && !auto.cached) {

@@ -103,6 +103,8 @@ export interface RunsSlice {
   toggleOverlay(id: string): void;
   deleteRun(id: string): Promise<void>;
   importRun(text: string, fileName: string): Promise<void>;
+  /** the worker's backend, once a run exists: a run moved to another backend names both */
+  internal_recordBackend(backend: BackendInfo): void;
   internal_recordStep(metrics: MetricsRecord, rollouts: RolloutRecord[]): void;
   internal_recordEvaluation(point: EvaluationPoint, rollouts: RolloutRecord[]): void;
 }

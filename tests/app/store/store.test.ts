@@ -103,6 +103,27 @@ describe('playground store', () => {
     expect(reloaded.getState().currentRun).toBeNull();
   });
 
+  it('a run moved to another backend (a lost GPU device) names both in its saved label', async () => {
+    const { store, worker, dbName } = await setup();
+    const gpu = { kind: 'webgpu' as const, description: 'some gpu', f16: true, adapter: 'some gpu', cpuReason: null };
+    worker.emit({ type: 'backend', backend: gpu });
+    worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
+    expect(store.getState().currentRun!.backend).toBe('WebGPU: some gpu');
+    worker.emit({ type: 'backend', backend: gpu }); // the same backend again: unchanged
+    const wasm = {
+      kind: 'wasm' as const,
+      description: 'wasm (2 threads)',
+      f16: false,
+      adapter: null,
+      cpuReason: 'lost',
+    };
+    worker.emit({ type: 'backend', backend: wasm });
+    worker.emit({ type: 'step', metrics: metrics(2), rollouts: [] });
+    expect(store.getState().currentRun!.backend).toBe('WebGPU: some gpu → wasm (2 threads)');
+    await flush();
+    expect((await (await openRunsDb(dbName)).list())[0].backend).toBe('WebGPU: some gpu → wasm (2 threads)');
+  });
+
   it('an evaluation before training creates the run and a held-out point at step 0', async () => {
     const { store, worker } = await setup();
     worker.emit({ type: 'evaluation', step: 0, accuracy: 0.25, reward_mean: 0.25, n: 4, rollouts: [rollout(0, 0, 0)] });
