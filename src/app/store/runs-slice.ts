@@ -81,10 +81,16 @@ export function createRunsSlice(ctx: StoreContext): StateCreator<PlaygroundState
       },
 
       internal_recordBackend(backend) {
-        // a run moved to another backend (a lost GPU device): its label names every backend it trained on
+        // a run moved to another kind of backend (a lost GPU device, auto's choice): its label names every backend
+        // it trained on; a new description of the same kind (a new device, auto's report) replaces the last name
         const run = get().currentRun;
         const label = backendLabel(backend);
-        if (run && !run.backend.endsWith(label)) save({ ...run, backend: `${run.backend} → ${label}` });
+        if (!run || run.backend.endsWith(label)) return;
+        const cut = run.backend.lastIndexOf(' → ');
+        const earlier = cut < 0 ? '' : run.backend.slice(0, cut + 3);
+        const last = run.backend.slice(earlier.length);
+        const sameKind = last.startsWith('WebGPU: ') === (backend.kind === 'webgpu');
+        save({ ...run, backend: sameKind ? `${earlier}${label}` : `${run.backend} → ${label}` });
       },
       internal_recordStep(metrics, rollouts) {
         const base = currentOrNewRun();

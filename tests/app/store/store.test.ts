@@ -110,6 +110,9 @@ describe('playground store', () => {
     worker.emit({ type: 'step', metrics: metrics(1), rollouts: [] });
     expect(store.getState().currentRun!.backend).toBe('WebGPU: some gpu');
     worker.emit({ type: 'backend', backend: gpu }); // the same backend again: unchanged
+    worker.emit({ type: 'backend', backend: { ...gpu, description: 'another gpu' } }); // a new device of the kind
+    expect(store.getState().currentRun!.backend).toBe('WebGPU: another gpu');
+    worker.emit({ type: 'backend', backend: gpu });
     const wasm = {
       kind: 'wasm' as const,
       description: 'wasm (2 threads)',
