@@ -243,6 +243,16 @@ export function onPolicyCoefficients(
   return (r, logp) => rowTerms({ ...rows[r], logp, oldLogp: logp }, r, w[r], v[r], opts, zeroTotals()).coef;
 }
 
+/** The engine's per-token entropy coefficients (-entropyCoef · v_j) from the regularizer weights v. */
+function entropyOf(regWeights: readonly Float64Array[], opts: LossOptions): Float32Array[] | null {
+  return opts.entropyCoef === 0 ? null : regWeights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
+}
+
+/** policyLoss(rows).entropyCoef without the loss: it depends on the rows' token counts only, not their log-probs. */
+export function entropyCoefficients(rows: readonly Pick<LossRow, 'turn'>[], opts: LossOptions): Float32Array[] | null {
+  return entropyOf(lossWeights(rows, opts).v, opts);
+}
+
 /** Loss, per-token coefficients, ratios and clip codes, and clip statistics for one mini-batch of rows. */
 export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossResult {
   const { w: weights, v: regWeights } = lossWeights(rows, opts);
@@ -259,8 +269,7 @@ export function policyLoss(rows: readonly LossRow[], opts: LossOptions): LossRes
     clips.push(t.clip);
   }
   const { pgLoss, klLoss, klSum, units, low, high, dual } = acc;
-  const entropyCoef =
-    opts.entropyCoef === 0 ? null : regWeights.map((w) => Float32Array.from(w, (x) => -opts.entropyCoef * x));
+  const entropyCoef = entropyOf(regWeights, opts);
   return {
     loss: pgLoss + klLoss,
     pgLoss,

@@ -15,7 +15,7 @@
 import type { OptimizerStepResult, ScoreRequest, TrainablePolicy } from '../../engine/policy/policy.ts';
 import { Rng } from '../../util/rng.ts';
 import type { ExperimentConfig } from '../config.ts';
-import { onPolicyCoefficients, policyLoss, type LossOptions } from '../losses/policy-loss.ts';
+import { entropyCoefficients, onPolicyCoefficients, policyLoss, type LossOptions } from '../losses/policy-loss.ts';
 import type { TrainRow } from './rows.ts';
 
 export interface UpdateStats {
@@ -200,7 +200,7 @@ export async function updatePolicy(
       const coefOf = fromForward ? onPolicyCoefficients(lossRows, opts) : null;
       const given = fromForward ? null : lossOf(current);
       // the entropy coefficients depend on the weights only (token counts), not on the log-probs
-      const entropyCoef = (given ?? lossOf(current)).entropyCoef;
+      const entropyCoef = given ? given.entropyCoef : entropyCoefficients(lossRows, opts);
       const results = await policy.accumulateGradients(
         mb.map((r, i) => ({
           tokens: r.tokens,
