@@ -64,6 +64,8 @@ function comparable(problems: number): ExperimentConfig {
     klEstimator: 'k3',
     regularizerMean: 'aggregation',
     dualClip: null,
+    // PyTorch keeps every activation for the backward (TRL's default: no gradient checkpointing); so do we
+    activationBudgetMiB: 2048,
     steps: 1000,
     evalEvery: 1000,
     evalBeforeTrain: false,
@@ -81,7 +83,7 @@ function pythonReady(): string | null {
 }
 
 function smollm2Folder(): string {
-  const dir = join(root, 'bench/results/tmp/models/smollm2-135m-shape-v323');
+  const dir = join(root, 'bench/results/tmp/models/smollm2-135m-shape-v323-eos');
   if (existsSync(join(dir, 'model.safetensors'))) return dir;
   const entry = findCatalogModel('smollm2-135m-instruct');
   if (!entry) throw new Error('bench trl: smollm2-135m-instruct is not in the model catalog');

@@ -48,6 +48,16 @@ def make_random(folder, config_path, tokenizer_dir):
     for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json"):
         if os.path.exists(os.path.join(tokenizer_dir, name)):
             shutil.copy(os.path.join(tokenizer_dir, name), os.path.join(folder, name))
+    # TRL stops and masks a completion at the tokenizer's eos_token only (the generation config's other eos ids
+    # would end its generation but not its mask), so both trainers stop at that one id: the model's generation
+    # config names only it
+    gen_path = os.path.join(folder, "generation_config.json")
+    if os.path.exists(gen_path):
+        with open(gen_path) as f:
+            gen = json.load(f)
+        gen["eos_token_id"] = tokenizer.eos_token_id
+        with open(gen_path, "w") as f:
+            json.dump(gen, f, indent=2)
 
 
 def boxed_reward(answers):

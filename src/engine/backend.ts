@@ -45,8 +45,10 @@ export interface Backend {
   /** true when weights may be stored as bfloat16 (the WASM backend); absent means false */
   readonly supportsBf16?: boolean;
   ledger(): Ledger;
-  /** Allocate; throws an Error naming needed vs available bytes when it cannot fit. */
-  alloc(shape: readonly number[], dtype?: DType, label?: string): Tensor;
+  /** Allocate; throws an Error naming needed vs available bytes when it cannot fit. A new tensor reads as zeros,
+   *  except with `uninitialized`: the caller writes every element before reading it, so a backend may hand out
+   *  the block as it is (the WASM backend then skips zero-filling it). */
+  alloc(shape: readonly number[], dtype?: DType, label?: string, uninitialized?: boolean): Tensor;
   upload(t: Tensor, data: HostArray, elementOffset?: number): void;
   download(t: Tensor): Promise<HostArray>;
   run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void;

@@ -114,6 +114,11 @@ export function unportedKnobs(c: ExperimentConfig): string[] {
       `decodeBatch ${c.decodeBatch}: generation batching only (the tokens do not depend on it); vLLM batches by max_num_batched_tokens`,
   );
   add(
+    c.activationBudgetMiB !== code.activationBudgetMiB,
+    () =>
+      `activationBudgetMiB ${c.activationBudgetMiB}: memory only (the gradients do not depend on it); verl recomputes activations when actor_rollout_ref.model.enable_gradient_checkpointing is true`,
+  );
+  add(
     c.stdScaling !== 'group',
     () =>
       `stdScaling "${c.stdScaling}": the fork always divides by the group std (verl core: algorithm.norm_adv_by_std_in_grpo=false for "none")`,

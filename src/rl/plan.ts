@@ -226,6 +226,7 @@ export function stepShape(
     training,
     decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens },
     evalDecode: { sequences: evalSequences, uniquePrompts: evalSequences, promptTokens, newTokens },
+    activationBudgetBytes: config.activationBudgetMiB * 2 ** 20,
     gradient: {
       sequences: chunkRows,
       tokens: rowTokens,

@@ -73,6 +73,7 @@ export function policyForConfig(config: ExperimentConfig, model: LoadedWeights):
     optimizer: optimizerSetup(config),
     seed: model.seed ?? config.seed,
     maxDecodeBatch: config.decodeBatch,
+    activationBudgetBytes: config.activationBudgetMiB * 2 ** 20,
     ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
     ...(model.baseDtype !== undefined ? { baseDtype: model.baseDtype } : {}),
   });

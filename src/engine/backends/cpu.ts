@@ -15,8 +15,9 @@ import { cpuKernels, type CpuKernel, type CpuKernelTable, type CpuMemory } from 
 
 /** Where tensor data lives: plain typed arrays by default; WasmBackend keeps them in WebAssembly memory. */
 export interface TensorStore {
-  /** make room for `size` elements (Int32Array when `integer`, else Float32Array); may throw RangeError */
-  create(id: number, size: number, integer: boolean): void;
+  /** make room for `size` elements (Int32Array when `integer`, else Float32Array), zeros unless `uninitialized`
+   *  (then any contents); may throw RangeError */
+  create(id: number, size: number, integer: boolean, uninitialized?: boolean): void;
   release(id: number): void;
   /** the live typed array for a tensor id (undefined when not live) */
   get(id: number): Float32Array | Int32Array | undefined;
@@ -114,7 +115,7 @@ export class CpuBackend implements Backend, CpuMemory {
     return Promise.resolve(this.clamped);
   }
 
-  alloc(shape: readonly number[], dtype: DType = 'f32', label = ''): Tensor {
+  alloc(shape: readonly number[], dtype: DType = 'f32', label = '', uninitialized = false): Tensor {
     for (const d of shape) {
       if (!Number.isInteger(d) || d < 0) throw new Error(`alloc '${label}': bad shape [${shape.join(',')}]`);
     }
@@ -135,7 +136,7 @@ export class CpuBackend implements Backend, CpuMemory {
     const t = new CpuTensor(this.nextId++, [...shape], dtype, size, label);
     try {
       if (half) this.store.createHalf!(t.id, size);
-      else this.store.create(t.id, size, dtype === 'i32' || dtype === 'u32');
+      else this.store.create(t.id, size, dtype === 'i32' || dtype === 'u32', uninitialized);
     } catch (e) {
       throw new Error(`${where}: needs ${bytes} bytes but the memory refused them (${String(e)})`, { cause: e });
     }

@@ -38,6 +38,9 @@ export interface WasmBackendOptions {
   splitMinWork?: number;
   /** tests: the helper thread runs every chunk of a shared call while the engine's thread waits */
   helperOnly?: boolean;
+  /** tests: tensors allocated `uninitialized` start as NaN (i32: -1) instead of the block's old bytes, so that
+   *  reading one before writing it shows in the results */
+  poison?: boolean;
 }
 
 /** How many threads a backend with these options will run, and why not two. */
@@ -62,18 +65,24 @@ type View = Float32Array | Int32Array | Uint16Array;
  *  stored as f16 / bf16 take 2 bytes an element (createHalf). */
 class WasmTensorStore implements TensorStore {
   private readonly blocks = new Map<number, { offset: number; size: number; kind: Kind; view: View }>();
-  constructor(private readonly rt: WasmRuntime) {}
+  constructor(
+    private readonly rt: WasmRuntime,
+    private readonly poison: boolean,
+  ) {}
 
-  create(id: number, size: number, integer: boolean): void {
-    this.make(id, size, integer ? 'i32' : 'f32');
+  create(id: number, size: number, integer: boolean, uninitialized = false): void {
+    this.make(id, size, integer ? 'i32' : 'f32', uninitialized);
   }
   createHalf(id: number, size: number): void {
-    this.make(id, size, 'half');
+    this.make(id, size, 'half', false);
   }
-  private make(id: number, size: number, kind: Kind): void {
+  private make(id: number, size: number, kind: Kind, uninitialized: boolean): void {
     const offset = this.rt.heap.alloc(size * (kind === 'half' ? 2 : 4));
     const view = this.makeView(offset, size, kind);
-    view.fill(0); // fresh tensors read as zeros, like new typed arrays
+    // fresh tensors read as zeros, like new typed arrays; a tensor its caller fully writes first keeps the block's
+    // old bytes (NaN with the `poison` option, so that a test finds a read before the write)
+    if (!uninitialized) view.fill(0);
+    else if (this.poison) view.fill(kind === 'i32' ? -1 : NaN);
     this.blocks.set(id, { offset, size, kind, view });
   }
   release(id: number): void {
@@ -174,6 +183,6 @@ export class WasmBackend extends CpuBackend {
     const maxTotalBytes = Math.min(options.maxTotalBytes ?? Infinity, rt.heap.maxBytes - headroom);
     // a core count or an explicit pin is no surprise; a page that cannot share memory is worth saying
     const reason = plan.threads === 1 && plan.reason.startsWith('no SharedArrayBuffer') ? plan.reason : '';
-    return new WasmBackend(rt, new WasmTensorStore(rt), maxTotalBytes, reason);
+    return new WasmBackend(rt, new WasmTensorStore(rt, options.poison === true), maxTotalBytes, reason);
   }
 }

@@ -43,12 +43,13 @@ export async function readF32(backend: Backend, t: Tensor): Promise<Float32Array
   return data;
 }
 
-/** Frees every tensor it was given, at once; model code collects per-call scratch here. */
+/** Frees every tensor it was given, at once; model code collects per-call scratch here. `alloc` hands out
+ *  scratch the caller writes in full before reading (Backend.alloc's `uninitialized`); `zeros` reads as zeros. */
 export class TensorScope {
   private readonly tensors: Tensor[] = [];
   constructor(private readonly backend: Backend) {}
   alloc(shape: readonly number[], label: string, dtype: DType = 'f32'): Tensor {
-    const t = this.backend.alloc(shape, dtype, label);
+    const t = this.backend.alloc(shape, dtype, label, true);
     this.tensors.push(t);
     return t;
   }

@@ -6,10 +6,16 @@
 
 export function embedding(ids: Int32Array, table: Float32Array, out: Float32Array, R: number, D: number): void {
   const V = table.length / D;
-  for (let r = 0; r < R; r++) {
+  // a run of consecutive ids (id, id+1, ...) is one block copy: the decoder gathers whole KV-cache sequences with
+  // this kernel (generate.ts), hundreds of thousands of rows a step that would otherwise be copied one by one
+  let r = 0;
+  while (r < R) {
     const id = ids[r];
     if (id < 0 || id >= V) throw new Error(`embedding: ids[${r}] = ${id} is outside the vocabulary [0, ${V})`);
-    out.set(table.subarray(id * D, id * D + D), r * D);
+    let n = 1;
+    while (r + n < R && ids[r + n] === id + n && id + n < V) n++;
+    out.set(table.subarray(id * D, (id + n) * D), r * D);
+    r += n;
   }
 }
 
