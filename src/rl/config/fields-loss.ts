@@ -188,7 +188,7 @@ export const OPTIMIZER_FIELDS = {
     min: 0,
     max: 65_536,
     default: 64,
-    doc: 'A training chunk keeps every layer\'s activations for its backward when they fit in this many MiB; above it each layer but the last is run forward again in the backward (activation recomputation: one more forward of the chunk, least memory). 0 always recomputes. Memory only: the gradients do not depend on it.',
+    doc: "A training chunk keeps every layer's activations for its backward when they fit in this many MiB; above it each layer but the last is run forward again in the backward (activation recomputation: one more forward of the chunk, least memory). 0 always recomputes. Memory only: the gradients do not depend on it.",
     details:
       'EnginePolicy activationBudgetBytes; `rema plan` counts the activations it keeps. PyTorch trainers (TRL, verl without enable_gradient_checkpointing) keep every activation; on the SmolLM2-135M shape that is about 1 GiB for 8 rows of 120 tokens.',
     ui: { group: 'Optimiser', label: 'activation memory (MiB)', advanced: true, range: [0, 4096] },
