@@ -10,6 +10,14 @@ import type { GenerateRequest, SamplingParams, TokenDecoder } from '../../../../
 import { randomWeights, tinyConfig } from '../../../helpers/engine/model-random.ts';
 import { firstDifference, goldenFixtures, modelRun } from '../../../helpers/engine/wasm-threads-model.ts';
 
+const req = (prompt: number[]): GenerateRequest => ({
+  prompt,
+  adapter: 'a',
+  maxNewTokens: 9,
+  stopStrings: [],
+  stopTokenIds: [],
+});
+
 describe('WASM scratch handed out without zero-filling', () => {
   it('poison makes an uninitialized tensor read as NaN, and a plain alloc still reads as zeros', async () => {
     const be = await WasmBackend.create({ poison: true });
@@ -67,13 +75,6 @@ describe('WASM scratch handed out without zero-filling', () => {
         activationBudgetBytes: 0,
       });
       const sampling: SamplingParams = { temperature: 1, topP: 1, topK: 0, seed: 7 };
-      const req = (prompt: number[]): GenerateRequest => ({
-        prompt,
-        adapter: 'a',
-        maxNewTokens: 9,
-        stopStrings: [],
-        stopTokenIds: [],
-      });
       const prompts = [
         [1, 2, 3],
         [4, 5],
