@@ -8,11 +8,12 @@
 //                    --make-random, under bench/results/tmp/models/) with the vocabulary of the tokenizer both use,
 //                    tests/fixtures/hf/tiny-smollm2-instruct's (V 323 instead of 49152: both train the sampled ids,
 //                    but ids that tokenizer cannot decode would have no text to grade),
-//                    1 problem x G 8 (2 steps by default: one warm-up, one measured; --steps N for more)
+//                    1 problem x G 8 (3 steps by default: one warm-up, two measured; --steps N for more)
 // TRL runs with the settings trlSettings gives for our config (src/rl/trl-settings.ts; what it cannot match is
-// printed). Ours runs on the WASM backend with 2 threads. Per workload: the first step of each side warms up, then the
-// median step time of the rest, the ratio TRL / ours (above 1: ours is faster), the stages, and the trained
-// completion tokens per step of both sides (they must agree within 5%: the same workload).
+// printed). Ours runs on the WASM backend with 2 threads and the answer checker `rema train` uses. Per workload:
+// the first step of each side warms up, then the median step time of the rest, the ratio TRL / ours (above 1: ours
+// is faster), the stages, and the trained completion tokens per step of both sides (they must agree within 5%: the
+// same workload).
 //   node --experimental-wasm-relaxed-simd --import tsx bench/trl.ts [--quick] [--steps N] [--workloads tiny,smollm2]
 //     [--torch-threads N]   (default 2, OMP_WAIT_POLICY=PASSIVE)
 //   -> bench/results/trl.json; skipped (the JSON says why) where scripts/trl/.venv lacks TRL (python3 scripts/trl/trl_env.py)
@@ -22,6 +23,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { datasetsFor } from '../src/app/worker/run-setup.ts';
+import { nodeAnswerChecker } from '../src/cli/checker-node.ts';
 import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
@@ -141,7 +143,9 @@ async function runWorkload(w: Workload) {
   const backend = await WasmBackend.create({ threads: THREADS, spawnHelper: spawnNodeWasmHelper });
   const { train, eval: heldOut } = datasetsFor(config);
   const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer });
-  const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut });
+  // the answer checker `rema train` uses (a worker thread)
+  const checker = nodeAnswerChecker();
+  const trainer = createTrainer({ config, policy, tokenizer, train, eval: heldOut, checker });
   const prompts = promptsFor(config.prompts, config.mode, 'math');
   const trl = trlTrainer({
     model_dir: w.dir,
@@ -177,6 +181,7 @@ async function runWorkload(w: Workload) {
     }
   } finally {
     trl.close();
+    checker.close();
     policy.dispose();
     backend.destroy();
   }
@@ -231,7 +236,8 @@ if (missing) {
       dir: smollm2Folder(),
       // the fixture tokenizer is byte-level: the prompts take several times vrp-rl's 240 tokens
       config: { ...comparable(1), maxPromptTokens: 1024 },
-      steps: steps || 2,
+      // two measured steps: the trained tokens of one step of 8 random completions vary by several percent
+      steps: steps || 3,
     });
   const loadBefore = loadavg();
   const results = [];

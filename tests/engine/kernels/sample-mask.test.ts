@@ -154,14 +154,24 @@ describe('sample kernel with a token mask: WebGPU and WASM against the CPU twin'
     });
   }
 
+  // (unmasked at T=1 without top-k / top-p, the twin draws from its statistics pass's sums: this checks that path
+  // against the general one, bit for bit, NaN and infinite logits included)
   it('an all-ones mask draws exactly what the unmasked kernel draws', async () => {
-    const V = 777;
     const rng = new Rng(3);
-    const logits = Float32Array.from({ length: V }, () => 2 * rng.normal());
-    const ones = new Int32Array(maskWords(V)).fill(-1);
-    for (const [, p] of CASES) {
-      for (let u = 0.05; u < 1; u += 0.15) {
-        expect(sampleRow(logits, 0, V, p, u, { words: ones, off: 0 })).toEqual(sampleRow(logits, 0, V, p, u));
+    for (const V of [61, 256, 777]) {
+      const ones = new Int32Array(maskWords(V)).fill(-1);
+      const rows = [0.5, 2, 8].map((scale) => Float32Array.from({ length: V }, () => scale * rng.normal()));
+      const odd = Float32Array.from(rows[1]);
+      odd[V >> 1] = Number.NaN;
+      const inf = Float32Array.from(rows[1]);
+      inf[3] = Number.POSITIVE_INFINITY;
+      inf[5] = Number.NEGATIVE_INFINITY;
+      for (const logits of [...rows, odd, inf]) {
+        for (const [, p] of CASES) {
+          for (let u = 0.01; u < 1; u += 0.049) {
+            expect(sampleRow(logits, 0, V, p, u, { words: ones, off: 0 })).toEqual(sampleRow(logits, 0, V, p, u));
+          }
+        }
       }
     }
   });

@@ -147,24 +147,30 @@ export function sampleRow(
       arg = ba;
     }
   }
-  // at temperature 1 the draw's weights are these exponentials (exp(f(d · 1)) = exp(d), stored as f32)
+  // at temperature 1 the draw's weights are these exponentials (exp(f(d · 1)) = exp(d), stored as f32), and each
+  // block's `mass` is its kept mass when nothing is filtered
   const weightsHere = !k.greedy && k.invT === 1;
+  const sums = sumsScratch;
   let S = 0;
   let T = 0;
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
     let s = 0;
     let t = 0;
+    // the block's mass as step 3 adds it: every weight, a NaN one (from a NaN or infinite logit) included
+    let mass = 0;
     const end = Math.min(j * C + C, V);
     for (let i = Math.min(j * C, V); i < end; i++) {
       if (!ok[i]) continue;
       const d = f(logits[off + i] - m);
       const e = f(Math.exp(d));
       if (weightsHere) w[i] = e;
+      mass = f(mass + e);
       if (e > 0) {
         s = f(s + e);
         t = f(t + f(e * d));
       }
     }
+    sums[j] = mass;
     S = f(S + s);
     T = f(T + t);
   }
@@ -177,9 +183,14 @@ export function sampleRow(
     kept,
   });
   if (k.greedy) return result(arg, 1);
+  const filtered = k.topK > 0 || k.topP < 1;
+  if (mask === null && !filtered && weightsHere) {
+    let M = 0;
+    for (let j = 0; j < SAMPLE_BLOCKS; j++) M = f(M + sums[j]);
+    return draw(w, sums, M, V, C, u, result);
+  }
 
   // 2. the kept set {key >= thr}; without top-k and top-p the threshold stays 0 and every allowed token is kept
-  const filtered = k.topK > 0 || k.topP < 1;
   if (!weightsHere) for (let i = 0; i < V; i++) w[i] = Math.exp(f(f(logits[off + i] - m) * k.invT));
   if (filtered) for (let i = 0; i < V; i++) key[i] = orderedKey(logits[off + i]);
   else key.fill(0, 0, V);
@@ -219,7 +230,6 @@ export function sampleRow(
   }
   // 3. the draw
   const kept = filtered ? countAbove(thr) : allowedCount;
-  const sums = sumsScratch;
   let M = 0;
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
     sums[j] = blockMass(j, thr);
@@ -247,6 +257,38 @@ export function sampleRow(
   let last = 0;
   for (let i = 0; i < V; i++) if (ok[i] && key[i] >= thr) last = i;
   return result(last, kept);
+}
+
+/** Step 3 when every token is kept (no mask, top-k or top-p) at temperature 1: the same walk as sampleRow's over
+ *  the weights `w` and block sums `sums` (kept mass M) of the statistics pass, without the kept-set tests. */
+function draw(
+  w: Float32Array,
+  sums: Float64Array,
+  M: number,
+  V: number,
+  C: number,
+  u: number,
+  result: (token: number, kept: number) => SampledToken,
+): SampledToken {
+  const target = f(u * M);
+  let c = 0;
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) {
+    const next = f(c + sums[j]);
+    if (next > target) {
+      const r = f(target - c);
+      let d = 0;
+      let last = -1;
+      const end = Math.min(j * C + C, V);
+      for (let i = Math.min(j * C, V); i < end; i++) {
+        last = i;
+        d = f(d + w[i]);
+        if (d > r) return result(i, V);
+      }
+      return result(last, V);
+    }
+    c = next;
+  }
+  return result(V - 1, V);
 }
 
 /** The catalog kernel: out[r*4 ..] = token, f32 bits of logp and entropy, kept count, for each of R rows drawn from
