@@ -142,30 +142,17 @@ export async function runSequences(
       : Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));
     const { hidden, inputs } = forwardHidden(be, cfg, w, batch, scope, ctx, workspaces, backward !== null);
 
-    // gather the selected rows, final norm, fused LM head + log-softmax (+ entropy)
-    const rows = scope.from([Rq], batch.selectedRows, 'selectedRows');
-    const targets = scope.from([Rq], batch.targets, 'targets');
-    const hSel = scope.alloc([Rq, D], 'hSel');
-    const hSelN = scope.alloc([Rq, D], 'hSelNorm');
-    const rstdF = scope.alloc([Rq], 'rstdFinal');
-    const logp = scope.alloc([Rq], 'logp');
-    const entropy = scope.alloc([Rq], 'entropy');
-    const lse = scope.alloc([Rq], 'lse');
-    be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
-    be.run('rmsnorm', {
-      t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF },
-      p: { R: Rq, D, eps: cfg.rmsNormEps },
-    });
-    // logits / T = (h / T) W^T: the LM head reads the normalised rows scaled by 1 / T
     const temperature = options.temperature ?? 1;
-    if (!(temperature > 0) || !Number.isFinite(temperature))
-      throw new Error(`runSequences: temperature must be a positive number, got ${temperature}`);
-    let hHead = hSelN;
-    if (temperature !== 1) {
-      hHead = scope.alloc([Rq, D], 'hSelNormScaled');
-      be.run('axpby', { t: { x: hSelN, y: hHead }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
-    }
-    be.run('logprob', { t: { h: hHead, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
+    const { rows, targets, hSel, rstdF, hSelN, hHead, logp, entropy, lse } = lmHeadRows(
+      be,
+      cfg,
+      w,
+      scope,
+      hidden,
+      batch.selectedRows,
+      batch.targets,
+      temperature,
+    );
     if (options.timings) {
       await be.sync();
       t1 = performance.now();
@@ -267,6 +254,60 @@ export async function runSequences(
   } finally {
     scope.freeAll();
   }
+}
+
+/** The head over rows `selected` of `hidden` [R, D]: gathered, final norm, scaled by 1 / temperature (logits / T =
+ *  (h / T) W^T), then the fused LM head + log-softmax and entropy at each row's target. Tensors live in `scope`. */
+export function lmHeadRows(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  scope: TensorScope,
+  hidden: Tensor,
+  selected: Int32Array,
+  targetIds: Int32Array,
+  temperature: number,
+) {
+  const D = cfg.hiddenSize;
+  const V = cfg.vocabSize;
+  const Rq = selected.length;
+  const rows = scope.from([Rq], selected, 'selectedRows');
+  const targets = scope.from([Rq], targetIds, 'targets');
+  const hSel = scope.alloc([Rq, D], 'hSel');
+  const hSelN = scope.alloc([Rq, D], 'hSelNorm');
+  const rstdF = scope.alloc([Rq], 'rstdFinal');
+  const logp = scope.alloc([Rq], 'logp');
+  const entropy = scope.alloc([Rq], 'entropy');
+  const lse = scope.alloc([Rq], 'lse');
+  be.run('embedding', { t: { ids: rows, table: hidden, out: hSel }, p: { R: Rq, D } });
+  be.run('rmsnorm', {
+    t: { x: hSel, w: w.params.finalNorm, y: hSelN, rstd: rstdF },
+    p: { R: Rq, D, eps: cfg.rmsNormEps },
+  });
+  if (!(temperature > 0) || !Number.isFinite(temperature))
+    throw new Error(`runSequences: temperature must be a positive number, got ${temperature}`);
+  let hHead = hSelN;
+  if (temperature !== 1) {
+    hHead = scope.alloc([Rq, D], 'hSelNormScaled');
+    be.run('axpby', { t: { x: hSelN, y: hHead }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
+  }
+  be.run('logprob', { t: { h: hHead, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
+  return { rows, targets, hSel, rstdF, hSelN, hHead, logp, entropy, lse };
+}
+
+/** Log-probs and entropies [Rq] of rows `selected` of `hidden` (lmHeadRows), read back. */
+export async function headLogprobs(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  scope: TensorScope,
+  hidden: Tensor,
+  selected: Int32Array,
+  targets: Int32Array,
+  temperature: number,
+): Promise<SequenceResult> {
+  const head = lmHeadRows(be, cfg, w, scope, hidden, selected, targets, temperature);
+  return { logprobs: await readF32(be, head.logp), entropy: await readF32(be, head.entropy) };
 }
 
 /** Full logits [B*T, V] of every row (tests and small-vocabulary tools; never used for training). */

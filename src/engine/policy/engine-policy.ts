@@ -37,7 +37,8 @@ import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.t
 import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions } from './engine-policy-options.ts';
 import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
 import { passRowLimit } from '../model/pass-rows.ts';
-import { chunkByTokens, chunkCoefficients, concat, groupBy, overrideTargets } from './request-batching.ts';
+import { prefixSharingChunks, scoreSharedPrefixes } from '../model/prefix-score.ts';
+import { chunkByTokens, chunkCoefficients, concat, groupBy, overrideTargets, targetIds } from './request-batching.ts';
 
 export {
   resolveBaseDtype,
@@ -280,6 +281,7 @@ export class EnginePolicy implements TrainablePolicy {
       const w = this.weightsFor(adapter, { reference, forGradients: grads !== null });
       // accumulateGradients refused a null adapter, so a backward always has a trainable's gradients to fill
       const sinks = grads && adapter !== null ? sinksOf(this.trainable(adapter)) : null;
+      if (!grads && (await this.scoreSharingPrefixes(requests, indices, w, temperature, results))) continue;
       // longest first, so that sequences of similar length share a chunk (less right padding)
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       const run = async (chunk: number[]) => {
@@ -317,6 +319,27 @@ export class EnginePolicy implements TrainablePolicy {
       }
     }
     return results;
+  }
+
+  /** Forward-only scoring of requests[indices] with each distinct context run once (model/prefix-score.ts), when
+   *  enabled (EnginePolicyOptions.sharePrefixes) and it saves work; false: the caller scores them whole. */
+  private async scoreSharingPrefixes(
+    requests: readonly ScoreRequest[],
+    indices: readonly number[],
+    w: ActiveWeights,
+    temperature: number,
+    results: ScoreResult[],
+  ): Promise<boolean> {
+    if (!(this.opts.sharePrefixes ?? this.backend.kind !== 'webgpu')) return false;
+    const seqs = indices.map((i) => requests[i]);
+    const chunks = prefixSharingChunks(seqs, this.maxBatchTokens);
+    if (!chunks) return false;
+    for (const chunk of chunks) {
+      const inputs = chunk.map((k) => ({ ...seqs[k], targets: targetIds(seqs[k], indices[k], this.vocabSize) }));
+      const r = await scoreSharedPrefixes(this.backend, this.config, w, inputs, temperature, this.opts.prefillTokens);
+      chunk.forEach((k, b) => (results[indices[k]] = r[b]));
+    }
+    return true;
   }
 
   /** Backend.precompile of what `trace` runs, once per `key` (kinds of call, as the kernels they use differ): the

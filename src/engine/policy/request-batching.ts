@@ -69,6 +69,13 @@ export function chunkCoefficients(
   };
 }
 
+/** The token scored at each of a request's positions: tokens[position], or its ScoreRequest.targets. */
+export function targetIds(r: ScoreRequest, index: number, vocabSize: number): Int32Array {
+  const targets = Int32Array.from(r.positions, (p) => r.tokens[p]);
+  overrideTargets(targets, 0, r, index, vocabSize);
+  return targets;
+}
+
 /** ScoreRequest.targets: the token scored at each position when it is not tokens[position]. */
 export function overrideTargets(
   targets: Int32Array,

@@ -1,0 +1,219 @@
+// Scoring (log-probs and entropies, no backward) of sequences that share their context: a GRPO group's G
+// completions of one prompt are G rows whose tokens before the first scored position are the same. Each distinct
+// context runs through the layers once (prefill.ts, into KV caches), its cache rows are copied to every sequence
+// that has it, and only each sequence's own tokens (from the last context token on) run through the layers against
+// that cache, as a decode step of several tokens does. The work of the context is paid once per group instead of
+// once per row: for G 8 and a prompt of several times the completion's length, most of a reference pass.
+// Row by row the arithmetic is the plain forward's (runSequences) except where a kernel picks another code path for
+// another number of rows (few-row matmuls), so log-probs agree to rounding.
+//   context c_b = positions[0] - 1 tokens (the hidden state at token c_b predicts positions[0]): cached
+//   suffix   tokens[c_b ..]: run, right-padded to Ts, at cache rows [P, P + Ts) behind the context, which sits
+//            left-aligned at rows [P - c_b, P) (keyStart P - c_b masks the rows before it)
+import type { Backend, Tensor } from '../backend.ts';
+import type { SequenceInput } from './batch.ts';
+import type { ModelConfig } from './config.ts';
+import type { ActiveWeights, SequenceResult } from './decoder.ts';
+import { headLogprobs } from './decoder.ts';
+import { TensorScope } from './device-ops.ts';
+import { FusedWorkspace, LayerWorkspace, layerForward, layerForwardFused, ropeFrequencies } from './layer.ts';
+import { prefillBatch } from './prefill.ts';
+import { prefillChunkPrompts } from './generate.ts';
+
+/** A sequence to score: tokens, ascending positions (>= 2, so its context is not empty), and the token scored at
+ *  each position. */
+export interface PrefixScoreInput extends SequenceInput {
+  targets: Int32Array;
+}
+
+/** Context (tokens before the last one in front of the first scored position) of a sequence. */
+export function contextOf(s: SequenceInput): readonly number[] {
+  return s.tokens.slice(0, s.positions[0] - 1);
+}
+
+/** Tokens the layers run for `seqs` with shared contexts run once, and without (every row whole). */
+export function prefixSharingTokens(seqs: readonly SequenceInput[]): { shared: number; plain: number } {
+  const seen = new Set<string>();
+  let shared = 0;
+  let plain = 0;
+  for (const s of seqs) {
+    plain += s.tokens.length;
+    if (s.positions.length === 0) continue;
+    const c = s.positions[0] - 1;
+    const key = s.tokens.slice(0, c).join(',');
+    if (!seen.has(key)) {
+      seen.add(key);
+      shared += c;
+    }
+    shared += s.tokens.length - c;
+  }
+  return { shared, plain };
+}
+
+/** Log-probs and entropies of every sequence's positions (softmax(logits / temperature)), the contexts run once. */
+export async function scoreSharedPrefixes(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  seqs: readonly PrefixScoreInput[],
+  temperature: number,
+  prefillTokens?: number,
+): Promise<SequenceResult[]> {
+  const B = seqs.length;
+  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const W = Hkv * Dh;
+  const uniqueOf: number[] = [];
+  const contexts: Array<readonly number[]> = [];
+  const seen = new Map<string, number>();
+  seqs.forEach((s, b) => {
+    if (s.positions.length === 0 || s.positions[0] < 2)
+      throw new Error(`scoreSharedPrefixes: sequence ${b} has no context before its first scored position`);
+    let prev = 0;
+    for (const p of s.positions) {
+      if (!Number.isInteger(p) || p >= s.tokens.length || p <= prev)
+        throw new Error(`sequence ${b}: position ${p} must be an ascending integer in [1, ${s.tokens.length})`);
+      prev = p;
+    }
+    s.tokens.forEach((id, t) => {
+      if (!Number.isInteger(id) || id < 0 || id >= cfg.vocabSize)
+        throw new Error(`sequence ${b}, token ${t}: id ${id} is outside the vocabulary [0, ${cfg.vocabSize})`);
+    });
+    const c = contextOf(s);
+    const key = c.join(',');
+    let u = seen.get(key);
+    if (u === undefined) {
+      u = contexts.length;
+      seen.set(key, u);
+      contexts.push(c);
+    }
+    uniqueOf.push(u);
+  });
+  const P = Math.max(...contexts.map((c) => c.length));
+  const Ts = Math.max(...seqs.map((s, b) => s.tokens.length - contexts[uniqueOf[b]].length));
+  const S = P + Ts;
+  const scope = new TensorScope(be);
+  const caches: Array<{ k: Tensor; v: Tensor }> = [];
+  try {
+    // the distinct contexts into caches [U, S, Hkv, Dh] (rows [P - c_u, P)), then one cache row per sequence
+    const prefilled = await prefillBatch(be, cfg, w, contexts, P, S, prefillChunkPrompts(P, prefillTokens), 'f32');
+    be.free(prefilled.logits);
+    const rowIds = new Int32Array(B * S);
+    uniqueOf.forEach((u, b) => {
+      for (let j = 0; j < S; j++) rowIds[b * S + j] = u * S + j;
+    });
+    const ids = scope.from([B * S], rowIds, 'prefix.cacheRows');
+    try {
+      for (const c of prefilled.caches) {
+        const k = be.alloc([B, S, Hkv, Dh], 'f32', 'prefix.cache.k', true);
+        let v: Tensor;
+        try {
+          v = be.alloc([B, S, Hkv, Dh], 'f32', 'prefix.cache.v', true);
+        } catch (err) {
+          be.free(k);
+          throw err;
+        }
+        caches.push({ k, v });
+        // every row: the context's rows, and (overwritten by the suffix pass) the rows behind it
+        be.run('embedding', { t: { ids, table: c.k, out: k }, p: { R: B * S, D: W } });
+        be.run('embedding', { t: { ids, table: c.v, out: v }, p: { R: B * S, D: W } });
+      }
+    } finally {
+      for (const c of prefilled.caches) {
+        be.free(c.k);
+        be.free(c.v);
+      }
+    }
+
+    // the suffixes, right-padded to Ts, at positions c_b + t behind their contexts
+    const R = B * Ts;
+    const tokens = new Int32Array(R);
+    const pos = new Int32Array(R);
+    const keyStart = new Int32Array(B);
+    let Rq = 0;
+    for (const s of seqs) Rq += s.positions.length;
+    const selected = new Int32Array(Rq);
+    const targets = new Int32Array(Rq);
+    const starts = new Int32Array(B + 1);
+    let q = 0;
+    seqs.forEach((s, b) => {
+      const c = contexts[uniqueOf[b]].length;
+      keyStart[b] = P - c;
+      for (let t = 0; t < Ts; t++) {
+        tokens[b * Ts + t] = t < s.tokens.length - c ? s.tokens[c + t] : 0;
+        pos[b * Ts + t] = c + t;
+      }
+      starts[b] = q;
+      s.positions.forEach((p, k) => {
+        selected[q] = b * Ts + (p - 1 - c);
+        targets[q++] = s.targets[k];
+      });
+    });
+    starts[B] = q;
+    const ctx = {
+      be,
+      cfg,
+      pos: scope.from([R], pos, 'prefix.pos'),
+      keyStart: scope.from([B], keyStart, 'prefix.keyStart'),
+      invFreq: ropeFrequencies(scope, cfg),
+    };
+    let cur = scope.alloc([R, D], 'prefix.x');
+    be.run('embedding', {
+      t: { ids: scope.from([R], tokens, 'prefix.ids'), table: w.params.embed, out: cur },
+      p: { R, D },
+    });
+    if (w.fused) {
+      const fws = new FusedWorkspace(scope, cfg, B, Ts);
+      w.fused.forEach((layer, l) =>
+        layerForwardFused(ctx, layer, cur, fws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S }),
+      );
+    } else {
+      const ws = new LayerWorkspace(scope, cfg, B, Ts, w.lora);
+      let nxt = scope.alloc([R, D], 'prefix.y');
+      for (let l = 0; l < cfg.numLayers; l++) {
+        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+        const attn = { kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S } as const;
+        layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
+        [cur, nxt] = [nxt, cur];
+      }
+    }
+    const head = await headLogprobs(be, cfg, w, scope, cur, selected, targets, temperature);
+    return seqs.map((_, b) => ({
+      logprobs: head.logprobs.slice(starts[b], starts[b + 1]),
+      entropy: head.entropy.slice(starts[b], starts[b + 1]),
+    }));
+  } finally {
+    for (const c of caches) {
+      be.free(c.k);
+      be.free(c.v);
+    }
+    scope.freeAll();
+  }
+}
+
+/** How a forward-only scoring call over `seqs` runs with shared contexts: chunks of sequence indices (each chunk's
+ *  suffix pass within `maxBatchTokens` padded rows, sequences of one context kept together where they fit), or null
+ *  when sharing would save less than a quarter of the tokens (or a sequence has no context to share). */
+export function prefixSharingChunks(seqs: readonly SequenceInput[], maxBatchTokens: number): number[][] | null {
+  if (seqs.length < 2 || seqs.some((s) => s.positions.length === 0 || s.positions[0] < 2)) return null;
+  const { shared, plain } = prefixSharingTokens(seqs);
+  if (shared > 0.75 * plain) return null;
+  const keys = seqs.map((s) => contextOf(s).join(','));
+  const suffix = seqs.map((s) => s.tokens.length - s.positions[0] + 1);
+  // by context, then longest suffix first (little right padding)
+  const order = seqs
+    .map((_, i) => i)
+    .toSorted((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : suffix[b] - suffix[a] || a - b));
+  const chunks: number[][] = [];
+  let cur: number[] = [];
+  let longest = 0;
+  for (const i of order) {
+    const L = Math.max(longest, suffix[i]);
+    if (cur.length > 0 && (cur.length + 1) * L > maxBatchTokens) {
+      chunks.push(cur);
+      cur = [];
+    }
+    longest = cur.length === 0 ? suffix[i] : L;
+    cur.push(i);
+  }
+  if (cur.length > 0) chunks.push(cur);
+  return chunks;
+}
