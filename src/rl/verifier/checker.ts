@@ -81,9 +81,14 @@ function timerMs(name: string, ms: number): number {
 
 const timeoutResult = (): VerifyResult => ({ correct: false, extracted: null, reason: 'timeout' });
 
+/** Distinct (gold, prediction) results a preemptibleChecker remembers (cleared when full). */
+const MEMO_LIMIT = 10_000;
+
 /**
  * A checker that runs every check in a worker from `spawn` and pre-empts it at the hard limit. Checks run one at a
- * time in submission order; a worker that is killed or crashes is replaced before the next check.
+ * time in submission order; a worker that is killed or crashes is replaced before the next check. Checking is
+ * deterministic, so a (gold, prediction) pair asked again (a group's samples often give the same answer) gets the
+ * first check's result without a round trip to the worker; a timeout or an error is not remembered.
  */
 export function preemptibleChecker(spawn: () => CheckerWorker, opts: PreemptibleCheckerOptions = {}): AnswerChecker {
   const limitMs = timerMs('limitMs', opts.limitMs ?? DEFAULT_TIMEOUT_MS);
@@ -177,13 +182,26 @@ export function preemptibleChecker(spawn: () => CheckerWorker, opts: Preemptible
     });
   }
 
+  const memo = new Map<string, Promise<VerifyResult>>();
   return {
     check(gold, prediction) {
       if (closed) return Promise.reject(new Error('answer checker: check() after close()'));
-      return new Promise<VerifyResult>((resolve, reject) => {
+      const key = JSON.stringify([gold, prediction]);
+      const known = memo.get(key);
+      if (known) return known;
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      const result = new Promise<VerifyResult>((resolve, reject) => {
         queue.push({ gold, prediction, resolve, reject });
         pump();
       });
+      memo.set(key, result);
+      result.then(
+        (r) => {
+          if (r.reason === 'timeout' || r.reason.startsWith('error')) memo.delete(key);
+        },
+        () => memo.delete(key),
+      );
+      return result;
     },
     close() {
       closed = true;

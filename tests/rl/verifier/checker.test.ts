@@ -3,7 +3,14 @@
 // within the hard limit plus a margin, a worker killed at the limit is replaced, and the next check still works.
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeAnswerChecker } from '../../../src/cli/checker-node.ts';
-import { checkAll, inThreadChecker } from '../../../src/rl/verifier/checker.ts';
+import {
+  checkAll,
+  inThreadChecker,
+  preemptibleChecker,
+  type CheckReply,
+  type CheckRequest,
+} from '../../../src/rl/verifier/checker.ts';
+import { verifyMath } from '../../../src/rl/verifier/index.ts';
 
 const LIMIT_MS = 400;
 // Timer and message latency on a loaded 2-core machine; far below the seconds to minutes these inputs take unbounded.
@@ -88,6 +95,50 @@ describe('pre-emptible answer checker (Node worker thread)', () => {
     c.close();
     expect(await pending).toMatchObject({ correct: false, reason: 'timeout' });
     await expect(c.check('1', '\\boxed{1}')).rejects.toThrow(/after close/);
+  });
+});
+
+describe('pre-emptible checker: repeated pairs', () => {
+  it('asks the worker once per distinct (gold, prediction), and again after a timeout', async () => {
+    const posted: CheckRequest[] = [];
+    /** a worker on this thread that answers with verifyMath, except prediction "hang", which it never answers */
+    const spawn = () => {
+      let reply: (r: CheckReply) => void = () => {};
+      return {
+        post(request: CheckRequest) {
+          posted.push(request);
+          if (request.prediction === 'hang') return;
+          queueMicrotask(() =>
+            reply({ type: 'result', id: request.id, result: verifyMath(request.gold, request.prediction) }),
+          );
+        },
+        listen(onReply: (r: CheckReply) => void) {
+          reply = onReply;
+          queueMicrotask(() => reply({ type: 'ready' }));
+        },
+        terminate() {},
+      };
+    };
+    const checker = preemptibleChecker(spawn, { limitMs: 50 });
+    try {
+      const pairs = ['\\boxed{4}', '\\boxed{5}', '\\boxed{4}', '\\boxed{4}', '\\boxed{5}'].map((prediction) => ({
+        gold: '4',
+        prediction,
+      }));
+      const first = await checkAll(checker, pairs);
+      expect(first.map((r) => r.correct)).toEqual([true, false, true, true, false]);
+      expect(posted.map((p) => p.prediction)).toEqual(['\\boxed{4}', '\\boxed{5}']);
+      // a later batch with the same pairs needs no round trip; another gold is another pair
+      expect((await checker.check('4', '\\boxed{4}')).correct).toBe(true);
+      expect((await checker.check('5', '\\boxed{5}')).correct).toBe(true);
+      expect(posted).toHaveLength(3);
+      // a timeout is not remembered: the pair is checked again
+      expect((await checker.check('4', 'hang')).reason).toBe('timeout');
+      expect((await checker.check('4', 'hang')).reason).toBe('timeout');
+      expect(posted.filter((p) => p.prediction === 'hang')).toHaveLength(2);
+    } finally {
+      checker.close();
+    }
   });
 });
 
