@@ -63,8 +63,8 @@ export async function decodeBatch(
   try {
     // distinct prompts are prefilled once, together (left-padded to P), then their cache rows are gathered to
     // one row per sequence
-    const uniqueOf: number[] = [];
-    const unique: Array<readonly number[]> = [];
+    let uniqueOf: number[] = [];
+    let unique: Array<readonly number[]> = [];
     const seen = new Map<string, number>();
     for (const p of prompts) {
       const key = p.join(',');
@@ -75,6 +75,15 @@ export async function decodeBatch(
         unique.push(p);
       }
       uniqueOf.push(u);
+    }
+    // shortest first, so that a prefill pass pads its prompts only to about their own length; only where the
+    // cache rows are gathered to the sequences anyway (shared prompts), so all-distinct prompts take no copy
+    if (unique.length !== B) {
+      const order = unique.map((_, u) => u).toSorted((a, b) => unique[a].length - unique[b].length || a - b);
+      const rank: number[] = [];
+      order.forEach((u, r) => (rank[u] = r));
+      unique = order.map((u) => unique[u]);
+      uniqueOf = uniqueOf.map((u) => rank[u]);
     }
     const prefilled = await prefillBatch(
       be,

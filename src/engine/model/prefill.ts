@@ -16,7 +16,8 @@ import {
 } from './layer.ts';
 
 /** Prefill U prompts left-padded to P tokens, `chunkPrompts` prompts per pass (so the scratch of one pass is
- *  bounded by the token budget, not by U): prompt u occupies rows [P - len_u, P) of its cache row, padding queries
+ *  bounded by the token budget, not by U; a pass runs its prompts padded to its own longest, so prompts in order of
+ *  length pad little): prompt u occupies rows [P - len_u, P) of its cache row, padding queries
  *  see no key (the attention kernel gives them o = 0). Each pass attends over its own keys and values, which are
  *  then copied into the caches at its prompts' rows; every prompt's arithmetic is the same whatever the chunking
  *  (rows are independent in every kernel), so the results are too. Returns caches [U, S, Hkv, Dh] per layer holding
@@ -49,6 +50,8 @@ export async function prefillBatch(
     const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
     for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
       const chunk = prompts.slice(u0, u0 + chunkPrompts);
+      // a pass pads its prompts to its own longest, Pc <= P, and its rows land at [P - Pc, P) of the caches
+      const Pc = Math.max(...chunk.map((p) => p.length));
       const cs = new TensorScope(be);
       try {
         prefillChunk(
@@ -57,15 +60,15 @@ export async function prefillBatch(
           w,
           cs,
           chunk,
-          P,
+          Pc,
           (l, k, v) => {
             be.run('copyRows', {
               t: { src: k, dst: caches[l].k },
-              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+              p: { B: chunk.length, T: Pc, W, Sdst: S, dstRow0: P - Pc, dstB0: u0 },
             });
             be.run('copyRows', {
               t: { src: v, dst: caches[l].v },
-              p: { B: chunk.length, T: P, W, Sdst: S, dstRow0: 0, dstB0: u0 },
+              p: { B: chunk.length, T: Pc, W, Sdst: S, dstRow0: P - Pc, dstB0: u0 },
             });
           },
           (rows) =>
