@@ -123,4 +123,18 @@ describe('planConfig vs a real trainer step', () => {
     expect(planned).toBeGreaterThanOrEqual(peak);
     expect(planned).toBeLessThanOrEqual(2.5 * peak);
   });
+  it('activationBudgetMiB: recomputing the layers (0) lowers the training peak, in the ledger and in the plan', async () => {
+    const config: ExperimentConfig = {
+      ...getPreset('tiny-default'),
+      evalBeforeTrain: false,
+      evalEvery: 1000,
+      problemsPerStep: 2,
+      groupSize: 4,
+    };
+    const kept = await measuredPeak(config, 1);
+    const recomputed = await measuredPeak({ ...config, activationBudgetMiB: 0 }, 1);
+    expect(recomputed.peak).toBeLessThan(kept.peak);
+    expect(recomputed.planned).toBeLessThan(kept.planned);
+    for (const r of [kept, recomputed]) expect(r.planned).toBeGreaterThanOrEqual(r.peak);
+  });
 });
