@@ -224,6 +224,9 @@ function scalar(json: Json, latex: string): Value {
  * value, which must itself fit the bound.
  */
 function parseJson(latex: string, dl: Deadline): Json | null {
+  // A plain integer of up to 15 digits is the number the engine's canonical form gives (7 for "007", 0 for "-0"),
+  // without its two parses: most answers of arithmetic tasks
+  if (/^-?\d{1,15}$/.test(latex)) return Number(latex) || 0;
   // Read as written first: the engine's canonical form would multiply out such values itself, slowly.
   const raw = computeEngine().parse(latex, { form: 'raw' }).json as Json;
   if (!hasError(raw) && magnitudeLog10(raw) > MAX_LOG10) {
