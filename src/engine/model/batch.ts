@@ -42,20 +42,11 @@ export function packSequences(seqs: readonly SequenceInput[], vocabSize: number)
   const selectedStart = new Int32Array(B + 1);
   let q = 0;
   seqs.forEach((s, b) => {
+    checkSequence(s, b, vocabSize);
     selectedStart[b] = q;
-    s.tokens.forEach((id, t) => {
-      if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
-        throw new Error(`sequence ${b}, token ${t}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
-      }
-      ids[b * T + t] = id;
-    });
+    ids.set(s.tokens, b * T);
     for (let t = 0; t < T; t++) pos[b * T + t] = t;
-    let prev = 0;
     for (const p of s.positions) {
-      if (!Number.isInteger(p) || p < 1 || p >= s.tokens.length || p <= prev) {
-        throw new Error(`sequence ${b}: position ${p} must be an ascending integer in [1, ${s.tokens.length})`);
-      }
-      prev = p;
       selectedRows[q] = b * T + p - 1;
       targets[q] = s.tokens[p];
       q++;
@@ -63,6 +54,44 @@ export function packSequences(seqs: readonly SequenceInput[], vocabSize: number)
   });
   selectedStart[B] = q;
   return { B, T, ids, pos, keyStart: new Int32Array(B), selectedRows, targets, selectedStart };
+}
+
+/** Throws, naming sequence `b`, unless every token id lies in the vocabulary and the positions are ascending
+ *  integers in [1, tokens.length). */
+export function checkSequence(s: SequenceInput, b: number, vocabSize: number): void {
+  s.tokens.forEach((id, t) => {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
+      throw new Error(`sequence ${b}, token ${t}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
+    }
+  });
+  let prev = 0;
+  for (const p of s.positions) {
+    if (!Number.isInteger(p) || p < 1 || p >= s.tokens.length || p <= prev) {
+      throw new Error(`sequence ${b}: position ${p} must be an ascending integer in [1, ${s.tokens.length})`);
+    }
+    prev = p;
+  }
+}
+
+/** The distinct token lists of `seqs` in order of first appearance, and which one each sequence is. */
+export function distinctSequences(seqs: ReadonlyArray<readonly number[]>): {
+  unique: Array<readonly number[]>;
+  uniqueOf: number[];
+} {
+  const unique: Array<readonly number[]> = [];
+  const uniqueOf: number[] = [];
+  const seen = new Map<string, number>();
+  for (const s of seqs) {
+    const key = s.join(',');
+    let u = seen.get(key);
+    if (u === undefined) {
+      u = unique.length;
+      seen.set(key, u);
+      unique.push(s);
+    }
+    uniqueOf.push(u);
+  }
+  return { unique, uniqueOf };
 }
 
 /** Group rows by token id for embeddingBackward: unique ids, CSR row lists. */

@@ -12,6 +12,7 @@ import type { ActiveWeights } from './decoder.ts';
 import { tensorFrom } from './device-ops.ts';
 import type { KvCacheDtype } from './kv-cache.ts';
 import { DecodeState } from './decode-state.ts';
+import { distinctSequences } from './batch.ts';
 import { prefillBatch } from './prefill.ts';
 import { passRowLimit } from './pass-rows.ts';
 import { chooseAll, type DeviceSampler, type NextToken } from './token-choice.ts';
@@ -63,19 +64,7 @@ export async function decodeBatch(
   try {
     // distinct prompts are prefilled once, together (left-padded to P), then their cache rows are gathered to
     // one row per sequence
-    let uniqueOf: number[] = [];
-    let unique: Array<readonly number[]> = [];
-    const seen = new Map<string, number>();
-    for (const p of prompts) {
-      const key = p.join(',');
-      let u = seen.get(key);
-      if (u === undefined) {
-        u = unique.length;
-        seen.set(key, u);
-        unique.push(p);
-      }
-      uniqueOf.push(u);
-    }
+    let { unique, uniqueOf } = distinctSequences(prompts);
     // shortest first, so that a prefill pass pads its prompts only to about their own length; only where the
     // cache rows are gathered to the sequences anyway (shared prompts), so all-distinct prompts take no copy
     if (unique.length !== B) {

@@ -10,7 +10,7 @@
 //   suffix   tokens[c_b ..]: run, right-padded to Ts, at cache rows [P, P + Ts) behind the context, which sits
 //            left-aligned at rows [P - c_b, P) (keyStart P - c_b masks the rows before it)
 import type { Backend, Tensor } from '../backend.ts';
-import type { SequenceInput } from './batch.ts';
+import { checkSequence, distinctSequences, type SequenceInput } from './batch.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights, SequenceResult } from './decoder.ts';
 import { headLogprobs } from './decoder.ts';
@@ -38,13 +38,13 @@ export function prefixSharingTokens(seqs: readonly SequenceInput[]): { shared: n
   for (const s of seqs) {
     plain += s.tokens.length;
     if (s.positions.length === 0) continue;
-    const c = s.positions[0] - 1;
-    const key = s.tokens.slice(0, c).join(',');
+    const c = contextOf(s);
+    const key = c.join(',');
     if (!seen.has(key)) {
       seen.add(key);
-      shared += c;
+      shared += c.length;
     }
-    shared += s.tokens.length - c;
+    shared += s.tokens.length - c.length;
   }
   return { shared, plain };
 }
@@ -61,32 +61,12 @@ export async function scoreSharedPrefixes(
   const B = seqs.length;
   const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
   const W = Hkv * Dh;
-  const uniqueOf: number[] = [];
-  const contexts: Array<readonly number[]> = [];
-  const seen = new Map<string, number>();
   seqs.forEach((s, b) => {
     if (s.positions.length === 0 || s.positions[0] < 2)
       throw new Error(`scoreSharedPrefixes: sequence ${b} has no context before its first scored position`);
-    let prev = 0;
-    for (const p of s.positions) {
-      if (!Number.isInteger(p) || p >= s.tokens.length || p <= prev)
-        throw new Error(`sequence ${b}: position ${p} must be an ascending integer in [1, ${s.tokens.length})`);
-      prev = p;
-    }
-    s.tokens.forEach((id, t) => {
-      if (!Number.isInteger(id) || id < 0 || id >= cfg.vocabSize)
-        throw new Error(`sequence ${b}, token ${t}: id ${id} is outside the vocabulary [0, ${cfg.vocabSize})`);
-    });
-    const c = contextOf(s);
-    const key = c.join(',');
-    let u = seen.get(key);
-    if (u === undefined) {
-      u = contexts.length;
-      seen.set(key, u);
-      contexts.push(c);
-    }
-    uniqueOf.push(u);
+    checkSequence(s, b, cfg.vocabSize);
   });
+  const { unique: contexts, uniqueOf } = distinctSequences(seqs.map(contextOf));
   const P = Math.max(...contexts.map((c) => c.length));
   const Ts = Math.max(...seqs.map((s, b) => s.tokens.length - contexts[uniqueOf[b]].length));
   const S = P + Ts;
@@ -187,33 +167,4 @@ export async function scoreSharedPrefixes(
     }
     scope.freeAll();
   }
-}
-
-/** How a forward-only scoring call over `seqs` runs with shared contexts: chunks of sequence indices (each chunk's
- *  suffix pass within `maxBatchTokens` padded rows, sequences of one context kept together where they fit), or null
- *  when sharing would save less than a quarter of the tokens (or a sequence has no context to share). */
-export function prefixSharingChunks(seqs: readonly SequenceInput[], maxBatchTokens: number): number[][] | null {
-  if (seqs.length < 2 || seqs.some((s) => s.positions.length === 0 || s.positions[0] < 2)) return null;
-  const { shared, plain } = prefixSharingTokens(seqs);
-  if (shared > 0.75 * plain) return null;
-  const keys = seqs.map((s) => contextOf(s).join(','));
-  const suffix = seqs.map((s) => s.tokens.length - s.positions[0] + 1);
-  // by context, then longest suffix first (little right padding)
-  const order = seqs
-    .map((_, i) => i)
-    .toSorted((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : suffix[b] - suffix[a] || a - b));
-  const chunks: number[][] = [];
-  let cur: number[] = [];
-  let longest = 0;
-  for (const i of order) {
-    const L = Math.max(longest, suffix[i]);
-    if (cur.length > 0 && (cur.length + 1) * L > maxBatchTokens) {
-      chunks.push(cur);
-      cur = [];
-    }
-    longest = cur.length === 0 ? suffix[i] : L;
-    cur.push(i);
-  }
-  if (cur.length > 0) chunks.push(cur);
-  return chunks;
 }

@@ -37,8 +37,16 @@ import { deserializeModelWeights, serializeModelWeights } from '../io/hf-model.t
 import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions } from './engine-policy-options.ts';
 import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
 import { passRowLimit } from '../model/pass-rows.ts';
-import { prefixSharingChunks, scoreSharedPrefixes } from '../model/prefix-score.ts';
-import { chunkByTokens, chunkCoefficients, concat, groupBy, overrideTargets, targetIds } from './request-batching.ts';
+import { scoreSharedPrefixes } from '../model/prefix-score.ts';
+import {
+  chunkByTokens,
+  chunkCoefficients,
+  concat,
+  groupBy,
+  overrideTargets,
+  prefixSharingChunks,
+  targetIds,
+} from './request-batching.ts';
 
 export {
   resolveBaseDtype,

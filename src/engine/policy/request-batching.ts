@@ -1,6 +1,8 @@
 // How EnginePolicy (engine-policy.ts) batches requests: grouped by adapter, packed into chunks within a budget of
 // padded tokens, their per-token coefficients concatenated, and the targets a request overrides written into the
 // packed batch. Coefficients given as a function of the log-probs are called per chunk with that chunk's forward.
+import type { SequenceInput } from '../model/batch.ts';
+import { contextOf, prefixSharingTokens } from '../model/prefix-score.ts';
 import type { GradientRequest, ScoreRequest } from './policy.ts';
 
 export function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {
@@ -92,4 +94,20 @@ export function overrideTargets(
       throw new Error(`score: request ${index}, target ${k}: id ${id} is outside the vocabulary [0, ${vocabSize})`);
     targets[start + k] = id;
   });
+}
+
+/** How a forward-only scoring call over `seqs` runs with shared contexts (model/prefix-score.ts): chunks of sequence
+ *  indices, by context and then longest suffix first (each chunk's suffix pass within `maxBatchTokens` padded rows,
+ *  sequences of one context kept together where they fit), or null when sharing would save less than a quarter of
+ *  the tokens (or a sequence has no context to share). */
+export function prefixSharingChunks(seqs: readonly SequenceInput[], maxBatchTokens: number): number[][] | null {
+  if (seqs.length < 2 || seqs.some((s) => s.positions.length === 0 || s.positions[0] < 2)) return null;
+  const { shared, plain } = prefixSharingTokens(seqs);
+  if (shared > 0.75 * plain) return null;
+  const keys = seqs.map((s) => contextOf(s).join(','));
+  const suffix = seqs.map((s) => s.tokens.length - s.positions[0] + 1);
+  const order = seqs
+    .map((_, i) => i)
+    .toSorted((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : suffix[b] - suffix[a] || a - b));
+  return chunkByTokens(order, (i) => suffix[i], maxBatchTokens);
 }
