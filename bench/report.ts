@@ -67,6 +67,59 @@ function part(name: string, data: Json): string[] {
   return [...out, ...scalars, ...(scalars.length ? [''] : []), ...tables];
 }
 
+/** bench:gpu's file (gpu-real*.json): the adapter, the self-test's checks, then per model shape its decode, tiles,
+ * kernels, GRPO step and (with --timestamps) GPU milliseconds per kernel class, as tables. */
+function gpuPart(name: string, data: Obj): string[] {
+  const st = isObj(data.self_test) ? data.self_test : {};
+  const out = [`## ${name}`, '', `\`bench/results/${name}.json\``, ''];
+  out.push(
+    `- adapter: ${cell(data.adapter)}; ${data.smoke ? 'smoke shapes' : 'real shapes'}; peak GB/s ${cell(data.peak_gbs)}; ${cell(data.date)}, node ${cell(data.node)}`,
+    `- adapter features: ${cell(st.features)}`,
+    `- self-test: ${st.ok ? 'ok' : 'FAILED'} in ${cell(st.seconds)} s, base ${cell(isObj(st.engine) ? st.engine.storages : null)}, fixtures ${cell(st.fixtures)}`,
+    '',
+  );
+  if (Array.isArray(st.checks)) out.push(...table(st.checks.filter(isObj).map((c) => flatten(c))), '');
+  for (const m of Array.isArray(data.models) ? data.models.filter(isObj) : []) {
+    out.push(`### ${cell(m.name)}`, '');
+    out.push(
+      `- ${cell(m.layers)} layers, ${cell(m.parameters)} parameters, base ${cell(m.base_dtype)}, LoRA merged ${cell(m.merged)}, load ${cell(m.load_s)} s, ledger peak ${cell(m.peak_bytes)} bytes, tile ${cell(isObj(m.autotune) ? m.autotune.best : null)}`,
+    );
+    if (isObj(m.grpo))
+      out.push(
+        `- GRPO step: ${cell(m.grpo.total_s)} s for ${cell(m.grpo.rollouts)} rollouts, ${cell(m.grpo.new_tokens)} new tokens; stages (ms) ${cell(m.grpo.stages_ms)}`,
+      );
+    out.push('');
+    if (Array.isArray(m.decode)) out.push(...table(m.decode.filter(isObj).map((r) => flatten(r))), '');
+    if (Array.isArray(m.matmul_tiles))
+      out.push(
+        ...table(
+          m.matmul_tiles.filter(isObj).map((t) => ({
+            shape: `${cell(t.M)} x ${cell(t.N)} x ${cell(t.K)}`,
+            ...Object.fromEntries(
+              (Array.isArray(t.results) ? t.results.filter(isObj) : []).map((r) => [
+                `tile ${cell(r.tiled)} GFLOP/s`,
+                r.gflops,
+              ]),
+            ),
+            best: t.best,
+          })),
+        ),
+        '',
+      );
+    if (Array.isArray(m.new_kernels)) out.push(...table(m.new_kernels.filter(isObj).map((r) => flatten(r))), '');
+    if (isObj(m.kernel_ms))
+      for (const [run, classes] of Object.entries(m.kernel_ms))
+        if (isObj(classes))
+          out.push(
+            `GPU ms per kernel class, ${run} (each dispatch in its own pass):`,
+            '',
+            ...table(Object.entries(classes).map(([k, v]) => ({ kernel: k, ...(isObj(v) ? v : {}) }))),
+            '',
+          );
+  }
+  return out;
+}
+
 const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
 if (files.length === 0) throw new Error(`${dir}: no benchmark results (run npm run bench first)`);
 const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Json;
@@ -114,6 +167,9 @@ if (files.includes('summary.json')) {
     '',
   );
 }
-for (const f of files.filter((f) => f !== 'summary.json').toSorted()) lines.push(...part(f.slice(0, -5), read(f)));
+for (const f of files.filter((f) => f !== 'summary.json').toSorted()) {
+  const data = read(f);
+  lines.push(...(f.startsWith('gpu-real') && isObj(data) ? gpuPart(f.slice(0, -5), data) : part(f.slice(0, -5), data)));
+}
 writeFileSync(resolve(args.out!), `${lines.join('\n').trimEnd()}\n`);
 console.log(`wrote ${resolve(args.out!)} from ${files.length} files in ${dir}`);
