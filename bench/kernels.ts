@@ -75,7 +75,7 @@ function attentionCase(B: number, T: number, H: number, Hkv: number, Dh: number,
         dk: be.alloc([B, T, Hkv, Dh]),
         dv: be.alloc([B, T, Hkv, Dh]),
       };
-      return call(be, 'attentionBackward', { t: { ...t, ...g }, p: { B, T, H, Hkv, Dh } });
+      return call(be, 'attentionBackward', { t: { ...t, ...g }, p: { B, T, S: T, past: 0, H, Hkv, Dh } });
     },
   };
 }

@@ -74,7 +74,7 @@ describe('tiled attention backward vs the CPU twin', () => {
           dk: nan([B, T, Hkv, Dh]),
           dv: nan([B, T, Hkv, Dh]),
         },
-        { B, T, H, Hkv, Dh },
+        { B, T, S: T, past: 0, H, Hkv, Dh },
         ['dq', 'dk', 'dv'],
       );
       for (const name of ['dq', 'dk', 'dv'])

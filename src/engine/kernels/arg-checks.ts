@@ -104,8 +104,10 @@ export const kernelArgChecks: { [K in KernelName]: ArgCheck<K> } = {
         ['dk', t.dk],
         ['dv', t.dv],
       ],
-      p.B * p.T * p.Hkv * p.Dh,
+      p.B * p.S * p.Hkv * p.Dh,
     );
+    if (p.past < 0 || p.past + p.T > p.S)
+      throw new Error(`attentionBackward: past ${p.past} + T ${p.T} exceeds S ${p.S}`);
     need('attentionBackward', 'keyStart', t.keyStart, p.B);
     need('attentionBackward', 'lse', t.lse, p.B * p.H * p.T);
   },

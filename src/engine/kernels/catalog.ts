@@ -46,10 +46,13 @@ export interface KernelCatalog {
     t: { q: Tensor; k: Tensor; v: Tensor; keyStart: Tensor; o: Tensor; lse: Tensor };
     p: { B: number; T: number; S: number; past: number; H: number; Hkv: number; Dh: number };
   };
-  /** Backward of `attention` with past=0 (training sequences): dq[B,T,H,Dh]; dk, dv[B,S=T,Hkv,Dh] (all overwritten).
+  /** Backward of `attention`: dq[B,T,H,Dh]; dk, dv[B,S,Hkv,Dh] (all overwritten; S >= past + T). Query i of
+   *  sequence b sits at key row past+i and saw key rows keyStart[b]..past+i, as in `attention`: past = 0, S = T for
+   *  training sequences; past > 0 for a sequence's own tokens behind a context whose keys sit at rows [0, past)
+   *  (model/prefix-train.ts): their dk, dv rows are the context's gradient from these queries.
    *  Flash-attention style: p = exp(scale q·k - lse) recomputed from the saved lse, Δ = dout·o,
    *  dv += p dout, ds = p (dout·v - Δ), dq = scale Σ ds k, dk += scale ds q. Queries with no visible key add
-   *  nothing (their dq = 0). */
+   *  nothing (their dq = 0); key rows no query sees (at or past past+T, before keyStart) get 0. */
   attentionBackward: {
     t: {
       q: Tensor;
@@ -63,7 +66,7 @@ export interface KernelCatalog {
       dk: Tensor;
       dv: Tensor;
     };
-    p: { B: number; T: number; H: number; Hkv: number; Dh: number };
+    p: { B: number; T: number; S: number; past: number; H: number; Hkv: number; Dh: number };
   };
   /** h[R,F] = silu(g) * u */
   swiglu: { t: { g: Tensor; u: Tensor; h: Tensor }; p: { R: number; F: number } };

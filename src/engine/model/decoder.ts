@@ -121,7 +121,6 @@ export async function runSequences(
     const { B, T } = batch;
     const R = B * T;
     const D = cfg.hiddenSize;
-    const V = cfg.vocabSize;
     const Rq = batch.selectedRows.length;
     if (Rq === 0) return { logprobs: new Float32Array(0), entropy: new Float32Array(0) };
     const ctx: LayerContext = {
@@ -143,77 +142,17 @@ export async function runSequences(
     const { hidden, inputs } = forwardHidden(be, cfg, w, batch, scope, ctx, workspaces, backward !== null);
 
     const temperature = options.temperature ?? 1;
-    const { rows, targets, hSel, rstdF, hSelN, hHead, logp, entropy, lse } = lmHeadRows(
-      be,
-      cfg,
-      w,
-      scope,
-      hidden,
-      batch.selectedRows,
-      batch.targets,
-      temperature,
-    );
+    const head = lmHeadRows(be, cfg, w, scope, hidden, batch.selectedRows, batch.targets, temperature);
     if (options.timings) {
       await be.sync();
       t1 = performance.now();
     }
 
-    // the forward's log-probs, read before the backward when the coefficients are a function of them
     let logprobs: Float32Array | null = null;
     if (backward) {
-      let coefs: Float32Array;
-      if (typeof backward.coef === 'function') {
-        logprobs = await readF32(be, logp);
-        coefs = backward.coef(logprobs);
-      } else coefs = backward.coef;
-      if (coefs.length !== Rq) throw new Error(`backward: ${coefs.length} coefficients for ${Rq} positions`);
       const { full, lora } = backward.sinks;
-      const coef = scope.from([Rq], coefs, 'coef');
-      const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
-      const dhSelN = scope.alloc([Rq, D], 'dhSelNorm');
-      const dhSel = scope.alloc([Rq, D], 'dhSel');
-      const dhHead = hHead === hSelN ? dhSelN : scope.alloc([Rq, D], 'dhSelNormScaled');
-      be.run('logprobBackward', {
-        t: {
-          h: hHead,
-          w: w.params.lmHead,
-          target: targets,
-          lse,
-          entropy,
-          coef,
-          entCoef,
-          dh: dhHead,
-          ...(full ? { dw: full.lmHead } : {}),
-        },
-        p: { R: Rq, D, V },
-      });
-      if (dhHead !== dhSelN)
-        be.run('axpby', { t: { x: dhHead, y: dhSelN }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
-      be.run('rmsnormBackward', {
-        t: {
-          x: hSel,
-          w: w.params.finalNorm,
-          rstd: rstdF,
-          dy: dhSelN,
-          dx: dhSel,
-          ...(full ? { dw: full.finalNorm } : {}),
-        },
-        p: { R: Rq, D, accumulate: 0 },
-      });
-      // scatter the selected rows' gradient back into dres[R, D] (each row selected once)
       const dres = scope.alloc([R, D], 'dres');
-      zeroTensor(be, dres);
-      const iota = Int32Array.from({ length: Rq + 1 }, (_, i) => i);
-      be.run('embeddingBackward', {
-        t: {
-          dout: dhSel,
-          uniqueIds: rows,
-          rowStart: scope.from([Rq + 1], iota, 'rowStart'),
-          rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'),
-          dtable: dres,
-        },
-        p: { U: Rq, D },
-      });
+      logprobs = await headBackward(be, cfg, w, scope, head, backward, temperature, dres);
       const gws = new LayerGradScratch(scope, cfg, R, w.lora);
       for (let l = cfg.numLayers - 1; l >= 0; l--) {
         const grads = { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null };
@@ -231,21 +170,9 @@ export async function runSequences(
           recompute,
         );
       }
-      if (full) {
-        const g = groupRowsById(batch.ids);
-        be.run('embeddingBackward', {
-          t: {
-            dout: dres,
-            uniqueIds: scope.from([g.uniqueIds.length], g.uniqueIds, 'uniqueIds'),
-            rowStart: scope.from([g.rowStart.length], g.rowStart, 'tokRowStart'),
-            rowList: scope.from([g.rowList.length], g.rowList, 'tokRowList'),
-            dtable: full.embed,
-          },
-          p: { U: g.uniqueIds.length, D },
-        });
-      }
+      if (full) embeddingGradient(be, scope, batch.ids, dres, full.embed, D);
     }
-    const out = { logprobs: logprobs ?? (await readF32(be, logp)), entropy: await readF32(be, entropy) };
+    const out = { logprobs: logprobs ?? (await readF32(be, head.logp)), entropy: await readF32(be, head.entropy) };
     if (options.timings) {
       options.timings.forwardS = (t1 - t0) / 1000;
       options.timings.backwardS = (performance.now() - t1) / 1000;
@@ -293,6 +220,105 @@ export function lmHeadRows(
   }
   be.run('logprob', { t: { h: hHead, w: w.params.lmHead, target: targets, logp, entropy, lse }, p: { R: Rq, D, V } });
   return { rows, targets, hSel, rstdF, hSelN, hHead, logp, entropy, lse };
+}
+
+/** What lmHeadRows leaves for the head's backward. */
+export type HeadRows = ReturnType<typeof lmHeadRows>;
+
+/**
+ * The head's backward for `backward`'s loss over the rows lmHeadRows gathered: the LM head's and the final norm's
+ * gradients into backward.sinks.full, and dres [R, D] := dL/dhidden (zero but at the selected rows). Returns the
+ * forward's log-probs when the coefficients are a function of them (read before the backward), else null.
+ */
+export async function headBackward(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  scope: TensorScope,
+  head: HeadRows,
+  backward: BackwardRequest,
+  temperature: number,
+  dres: Tensor,
+): Promise<Float32Array | null> {
+  const { rows, targets, hSel, rstdF, hSelN, hHead, logp, entropy, lse } = head;
+  const D = cfg.hiddenSize;
+  const V = cfg.vocabSize;
+  const Rq = rows.shape[0];
+  let logprobs: Float32Array | null = null;
+  let coefs: Float32Array;
+  if (typeof backward.coef === 'function') {
+    logprobs = await readF32(be, logp);
+    coefs = backward.coef(logprobs);
+  } else coefs = backward.coef;
+  if (coefs.length !== Rq) throw new Error(`backward: ${coefs.length} coefficients for ${Rq} positions`);
+  const { full } = backward.sinks;
+  const coef = scope.from([Rq], coefs, 'coef');
+  const entCoef = scope.from([Rq], backward.entropyCoef ?? new Float32Array(Rq), 'entCoef');
+  const dhSelN = scope.alloc([Rq, D], 'dhSelNorm');
+  const dhSel = scope.alloc([Rq, D], 'dhSel');
+  const dhHead = hHead === hSelN ? dhSelN : scope.alloc([Rq, D], 'dhSelNormScaled');
+  be.run('logprobBackward', {
+    t: {
+      h: hHead,
+      w: w.params.lmHead,
+      target: targets,
+      lse,
+      entropy,
+      coef,
+      entCoef,
+      dh: dhHead,
+      ...(full ? { dw: full.lmHead } : {}),
+    },
+    p: { R: Rq, D, V },
+  });
+  if (dhHead !== dhSelN) be.run('axpby', { t: { x: dhHead, y: dhSelN }, p: { n: Rq * D, a: 1 / temperature, b: 0 } });
+  be.run('rmsnormBackward', {
+    t: {
+      x: hSel,
+      w: w.params.finalNorm,
+      rstd: rstdF,
+      dy: dhSelN,
+      dx: dhSel,
+      ...(full ? { dw: full.finalNorm } : {}),
+    },
+    p: { R: Rq, D, accumulate: 0 },
+  });
+  // scatter the selected rows' gradient back into dres[R, D] (each row selected once)
+  zeroTensor(be, dres);
+  const iota = Int32Array.from({ length: Rq + 1 }, (_, i) => i);
+  be.run('embeddingBackward', {
+    t: {
+      dout: dhSel,
+      uniqueIds: rows,
+      rowStart: scope.from([Rq + 1], iota, 'rowStart'),
+      rowList: scope.from([Rq], iota.subarray(0, Rq), 'rowList'),
+      dtable: dres,
+    },
+    p: { U: Rq, D },
+  });
+  return logprobs;
+}
+
+/** Full fine-tuning: the embedding table's gradient dEmbed += dres [R, D] of rows with token ids `ids` [R]. */
+export function embeddingGradient(
+  be: Backend,
+  scope: TensorScope,
+  ids: Int32Array,
+  dres: Tensor,
+  dEmbed: Tensor,
+  D: number,
+): void {
+  const g = groupRowsById(ids);
+  be.run('embeddingBackward', {
+    t: {
+      dout: dres,
+      uniqueIds: scope.from([g.uniqueIds.length], g.uniqueIds, 'uniqueIds'),
+      rowStart: scope.from([g.rowStart.length], g.rowStart, 'tokRowStart'),
+      rowList: scope.from([g.rowList.length], g.rowList, 'tokRowList'),
+      dtable: dEmbed,
+    },
+    p: { U: g.uniqueIds.length, D },
+  });
 }
 
 /** Log-probs and entropies [Rq] of rows `selected` of `hidden` (lmHeadRows), read back. */

@@ -292,6 +292,26 @@ export function layerForwardFused(
   mm(ws.hmid, layer.down, x, D, F, 1); // x = x + down_proj(mlp)
 }
 
+/** Where a layer's backward reads keys and values from, as its forward's AttentionSource. */
+export type BackwardAttention =
+  /** the workspace's own k, v (past = 0); with `extra`, dL/dk and dL/dv [B, T, Hkv, Dh] (after RoPE) that other
+   *  queries (a shared context's rows, prefix-train.ts) add to those this pass's queries give */
+  | { kind: 'self'; extra?: { dk: Tensor; dv: Tensor } }
+  /** a KV cache [B, S, Hkv, Dh] whose rows [0, past) hold a context's keys and values: the attention backward writes
+   *  dL/dk, dL/dv of every cache row into dk, dv [B, S, Hkv, Dh], hands them to `onContext` (which reads rows
+   *  [0, past)), and the pass's own rows [past, past+T) (gathered by `ownRows` [B·T]) go on through the layer */
+  | {
+      kind: 'cache';
+      k: Tensor;
+      v: Tensor;
+      past: number;
+      S: number;
+      dk: Tensor;
+      dv: Tensor;
+      ownRows: Tensor;
+      onContext: (dk: Tensor, dv: Tensor) => void;
+    };
+
 export interface LayerGradTargets {
   /** full fine-tuning: gradient tensors of this layer's weights (accumulated) */
   full: LayerParams | null;
@@ -300,8 +320,8 @@ export interface LayerGradTargets {
 }
 
 /** Given dres = dL/d(out) [R, D] and the saved input x, accumulate parameter gradients and overwrite
- *  dres with dL/dx. With `recompute`, first recomputes the layer's internals into `ws` (attention over the
- *  workspace's own k, v: past = 0); without, `ws` must still hold this layer's forward internals. */
+ *  dres with dL/dx. With `recompute`, first recomputes the layer's internals into `ws` (attention as `attn` says);
+ *  without, `ws` must still hold this layer's forward internals. */
 export function layerBackward(
   ctx: LayerContext,
   layer: LayerParams,
@@ -312,11 +332,13 @@ export function layerBackward(
   ws: LayerWorkspace,
   gws: LayerGradScratch,
   recompute: boolean,
+  attn: BackwardAttention = { kind: 'self' },
 ): void {
   const { be, cfg } = ctx;
   const { hiddenSize: D, numHeads: H, numKvHeads: Hkv, headDim: Dh } = cfg;
   const { B, T, R } = ws;
-  if (recompute) layerForward(ctx, layer, lora, x, gws.out, ws, { kind: 'self' });
+  const W = Hkv * Dh;
+  if (recompute) layerForward(ctx, layer, lora, x, gws.out, ws, attn.kind === 'self' ? { kind: 'self' } : attn);
 
   const full = grads.full;
   const back = (proj: Proj, input: Tensor, dy: Tensor, dx: Tensor, accumulateDx: boolean) => {
@@ -350,21 +372,46 @@ export function layerBackward(
 
   // attention: h1 = x + o_proj(o)
   back('o', ws.o, dres, gws.dO, false);
-  be.run('attentionBackward', {
-    t: {
-      q: ws.q,
-      k: ws.k,
-      v: ws.v,
-      keyStart: ctx.keyStart,
-      o: ws.o,
-      lse: ws.lse,
-      dout: gws.dO,
-      dq: gws.dq,
-      dk: gws.dk,
-      dv: gws.dv,
-    },
-    p: { B, T, H, Hkv, Dh },
-  });
+  if (attn.kind === 'self') {
+    be.run('attentionBackward', {
+      t: {
+        q: ws.q,
+        k: ws.k,
+        v: ws.v,
+        keyStart: ctx.keyStart,
+        o: ws.o,
+        lse: ws.lse,
+        dout: gws.dO,
+        dq: gws.dq,
+        dk: gws.dk,
+        dv: gws.dv,
+      },
+      p: { B, T, S: T, past: 0, H, Hkv, Dh },
+    });
+    if (attn.extra) {
+      be.run('axpby', { t: { x: attn.extra.dk, y: gws.dk }, p: { n: R * W, a: 1, b: 1 } });
+      be.run('axpby', { t: { x: attn.extra.dv, y: gws.dv }, p: { n: R * W, a: 1, b: 1 } });
+    }
+  } else {
+    be.run('attentionBackward', {
+      t: {
+        q: ws.q,
+        k: attn.k,
+        v: attn.v,
+        keyStart: ctx.keyStart,
+        o: ws.o,
+        lse: ws.lse,
+        dout: gws.dO,
+        dq: gws.dq,
+        dk: attn.dk,
+        dv: attn.dv,
+      },
+      p: { B, T, S: attn.S, past: attn.past, H, Hkv, Dh },
+    });
+    attn.onContext(attn.dk, attn.dv);
+    be.run('embedding', { t: { ids: attn.ownRows, table: attn.dk, out: gws.dk }, p: { R, D: W } });
+    be.run('embedding', { t: { ids: attn.ownRows, table: attn.dv, out: gws.dv }, p: { R, D: W } });
+  }
   be.run('rope', { t: ropeArgs(ctx, gws.dq), p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
   be.run('rope', { t: ropeArgs(ctx, gws.dk), p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 1 } });
   back('q', ws.xn1, gws.dq, gws.dXn, false);

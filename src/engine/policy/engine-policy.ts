@@ -16,7 +16,7 @@ import type {
   TrainablePolicy,
 } from './policy.ts';
 import { packSequences } from '../model/batch.ts';
-import { runSequences, type ActiveWeights } from '../model/decoder.ts';
+import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
 import { createLoraAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
@@ -38,6 +38,7 @@ import { resolveBaseDtype, validateEnginePolicyOptions, type EnginePolicyOptions
 import { freeTrainable, makeFullTrainable, makeLoraTrainable, sinksOf, type Trainable } from './trainables.ts';
 import { passRowLimit } from '../model/pass-rows.ts';
 import { scoreSharedPrefixes } from '../model/prefix-score.ts';
+import { trainSharedPrefixes } from '../model/prefix-train.ts';
 import {
   chunkByTokens,
   chunkCoefficients,
@@ -88,6 +89,8 @@ export class EnginePolicy implements TrainablePolicy {
   private readonly trainables = new Map<string, Trainable>();
   private readonly maxBatchTokens: number;
   private readonly maxDecodeBatch: number;
+  /** EnginePolicyOptions.activationBudgetBytes (default 64 MiB) */
+  private readonly activationBudgetBytes: number;
   /** precompileOnce keys done */
   private readonly precompiled = new Set<string>();
   /** the options without the host weights: once uploaded they are the caller's to keep or let go */
@@ -107,6 +110,7 @@ export class EnginePolicy implements TrainablePolicy {
       passRowLimit(config, be.limits.maxStorageBufferBindingSize),
     );
     this.maxDecodeBatch = opts.maxDecodeBatch ?? 64;
+    this.activationBudgetBytes = opts.activationBudgetBytes ?? 64 * 1024 * 1024;
     validateEnginePolicyOptions(options);
     this.adapters = [...training.adapters];
     const baseDtype = resolveBaseDtype(opts.baseDtype ?? 'auto', be, training.mode);
@@ -289,7 +293,7 @@ export class EnginePolicy implements TrainablePolicy {
       const w = this.weightsFor(adapter, { reference, forGradients: grads !== null });
       // accumulateGradients refused a null adapter, so a backward always has a trainable's gradients to fill
       const sinks = grads && adapter !== null ? sinksOf(this.trainable(adapter)) : null;
-      if (!grads && (await this.scoreSharingPrefixes(requests, indices, w, temperature, results))) continue;
+      if (await this.runSharingPrefixes(requests, indices, w, { grads, sinks, temperature }, results)) continue;
       // longest first, so that sequences of similar length share a chunk (less right padding)
       const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       const run = async (chunk: number[]) => {
@@ -309,7 +313,7 @@ export class EnginePolicy implements TrainablePolicy {
               }
             : null;
         const r = await runSequences(this.backend, this.config, w, batch, backward, {
-          activationBudgetBytes: this.opts.activationBudgetBytes ?? 64 * 1024 * 1024,
+          activationBudgetBytes: this.activationBudgetBytes,
           temperature,
         });
         return { batch, r };
@@ -329,13 +333,18 @@ export class EnginePolicy implements TrainablePolicy {
     return results;
   }
 
-  /** Forward-only scoring of requests[indices] with each distinct context run once (model/prefix-score.ts), when
-   *  enabled (EnginePolicyOptions.sharePrefixes) and it saves work; false: the caller scores them whole. */
-  private async scoreSharingPrefixes(
+  /** Scoring (model/prefix-score.ts) or training (model/prefix-train.ts) of requests[indices] with each distinct
+   *  context run once, when enabled (EnginePolicyOptions.sharePrefixes) and it saves work; false: the caller runs
+   *  them whole. */
+  private async runSharingPrefixes(
     requests: readonly ScoreRequest[],
     indices: readonly number[],
     w: ActiveWeights,
-    temperature: number,
+    {
+      grads,
+      sinks,
+      temperature,
+    }: { grads: readonly GradientRequest[] | null; sinks: GradientSinks | null; temperature: number },
     results: ScoreResult[],
   ): Promise<boolean> {
     if (!(this.opts.sharePrefixes ?? this.backend.kind !== 'webgpu')) return false;
@@ -344,7 +353,21 @@ export class EnginePolicy implements TrainablePolicy {
     if (!chunks) return false;
     for (const chunk of chunks) {
       const inputs = chunk.map((k) => ({ ...seqs[k], targets: targetIds(seqs[k], indices[k], this.vocabSize) }));
-      const r = await scoreSharedPrefixes(this.backend, this.config, w, inputs, temperature, this.opts.prefillTokens);
+      let r: ScoreResult[];
+      if (grads && sinks) {
+        const g = chunk.map((k) => grads[indices[k]]);
+        const backward = {
+          coef: chunkCoefficients(g),
+          entropyCoef: g.some((x) => x.entropyCoef)
+            ? concat(g.map((x) => x.entropyCoef ?? new Float32Array(x.positions.length)))
+            : null,
+          sinks,
+        };
+        r = await trainSharedPrefixes(this.backend, this.config, w, inputs, backward, {
+          activationBudgetBytes: this.activationBudgetBytes,
+          temperature,
+        });
+      } else r = await scoreSharedPrefixes(this.backend, this.config, w, inputs, temperature, this.opts.prefillTokens);
       chunk.forEach((k, b) => (results[indices[k]] = r[b]));
     }
     return true;

@@ -137,7 +137,7 @@ describe('backward kernels vs finite differences', () => {
       dv: cpu.alloc([B, T, Hkv, Dh]),
     };
     cpu.f32(grads.dk).fill(NaN); // overwritten, never accumulated
-    cpu.run('attentionBackward', { t: { ...t, ...grads }, p: { B, T, H, Hkv, Dh } });
+    cpu.run('attentionBackward', { t: { ...t, ...grads }, p: { B, T, S: T, past: 0, H, Hkv, Dh } });
     const loss = (qq: ArrayLike<number>, kk: ArrayLike<number>, vv: ArrayLike<number>) =>
       dot(dout, refAttention(qq, kk, vv, keyStart, B, T, T, 0, H, Hkv, Dh).o);
     expect(

@@ -119,7 +119,7 @@ describe('WasmBackend', async () => {
             dv: be.alloc([B, T, Hkv, Dh]),
           };
           be.f32(g.dk).fill(NaN);
-          be.run('attentionBackward', { t: { ...t, ...g }, p: { B, T, H, Hkv, Dh } });
+          be.run('attentionBackward', { t: { ...t, ...g }, p: { B, T, S: T, past: 0, H, Hkv, Dh } });
           return g;
         };
         const gw = grads(wasm, tw),

@@ -507,7 +507,7 @@ describe('WebGPU kernels vs the CPU reference', () => {
           dk: nan([B, T, Hkv, Dh]),
           dv: nan([B, T, Hkv, Dh]),
         },
-        { B, T, H, Hkv, Dh },
+        { B, T, S: T, past: 0, H, Hkv, Dh },
         ['dq', 'dk', 'dv'],
         TOL_EXP,
       );

@@ -11,28 +11,15 @@ import { prefixSharingTokens } from '../../../src/engine/model/prefix-score.ts';
 import { prefixSharingChunks } from '../../../src/engine/policy/request-batching.ts';
 import { createEnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import type { ScoreRequest, TokenDecoder } from '../../../src/engine/policy/policy.ts';
-import { Rng } from '../../../src/util/rng.ts';
+import { groupRequests as groupRequestsOf } from '../../helpers/engine/group-requests.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
 
 const cfg = tinyConfig({ vocabSize: 37 });
 const weights = randomWeights(cfg, 5);
 const letters: TokenDecoder = { decode: (ids) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
 
-/** `groups` prompts of 6-13 tokens, each with `G` completions of 1-9 tokens, the completions scored. */
-function groupRequests(groups: number, G: number, adapter: string | null, seed: number): ScoreRequest[] {
-  const rng = new Rng(seed);
-  const id = () => rng.int(0, cfg.vocabSize - 1);
-  const out: ScoreRequest[] = [];
-  for (let g = 0; g < groups; g++) {
-    const prompt = Array.from({ length: 6 + ((g * 5) % 8) }, id);
-    for (let k = 0; k < G; k++) {
-      const completion = Array.from({ length: 1 + ((g + 3 * k) % 9) }, id);
-      const tokens = [...prompt, ...completion];
-      out.push({ tokens, positions: completion.map((_, t) => prompt.length + t), adapter });
-    }
-  }
-  return out;
-}
+const groupRequests = (groups: number, G: number, adapter: string | null, seed: number) =>
+  groupRequestsOf(cfg.vocabSize, groups, G, adapter, seed);
 
 async function scoreBoth(be: () => Promise<Backend>, merge: boolean) {
   const policy = async (sharePrefixes: boolean) => {

@@ -130,7 +130,7 @@ export function wasmKernels(
       );
     },
     attentionBackward(_mem, t, p) {
-      checkAttention(p.H, p.Hkv, p.T, p.T);
+      checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
       rt.attentionBackward(
         ptr(t.q),
         ptr(t.k),
@@ -144,6 +144,8 @@ export function wasmKernels(
         ptr(t.dv),
         p.B,
         p.T,
+        p.S,
+        p.past,
         p.H,
         p.Hkv,
         p.Dh,

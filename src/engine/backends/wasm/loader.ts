@@ -81,6 +81,8 @@ export interface WasmKernelExports {
     dv: number,
     B: number,
     T: number,
+    S: number,
+    past: number,
     H: number,
     Hkv: number,
     Dh: number,

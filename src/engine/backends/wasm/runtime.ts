@@ -322,7 +322,7 @@ export class WasmRuntime {
     );
   }
 
-  /** exports.attentionBackward (past = 0, S = T), shared by sequences like attention(). */
+  /** exports.attentionBackward (query i at key row past + i, dk and dv [B, S]), shared by sequences like attention(). */
   attentionBackward(
     q: number,
     k: number,
@@ -336,20 +336,22 @@ export class WasmRuntime {
     dv: number,
     B: number,
     T: number,
+    S: number,
+    past: number,
     H: number,
     Hkv: number,
     Dh: number,
   ): void {
     // multiply-adds: four per query-key pair and head dimension (s, dp, dq, dk; dv: a fifth), causal half
-    const chunk = this.sequenceChunk(B, B * H * T * ((T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
+    const chunk = this.sequenceChunk(B, B * H * T * (past + (T + 1) / 2) * Dh * 5 * ATTENTION_WORK_WEIGHT);
     if (chunk === 0 || !this.helper) {
-      this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh);
+      this.exports.attentionBackward(q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H, Hkv, Dh);
       return;
     }
     this.stats.splitAttention++;
     this.helper.run(
       WasmJob.AttentionBackward,
-      [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh],
+      [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H, Hkv, Dh],
       B,
       chunk,
     );

@@ -46,7 +46,7 @@ const SEQ = 0,
   TOTAL = 6,
   CHUNK = 7;
 const ARGS = 8,
-  MAX_ARGS = 16,
+  MAX_ARGS = 20, // ALPHA and BETA end at slot 29 of the 32
   ALPHA = ARGS + MAX_ARGS,
   BETA = ALPHA + 1;
 /** Atomics.load polls before sleeping: a few microseconds, so a short wait does not pay a futex wake-up. */
@@ -57,7 +57,8 @@ const HELPER_SPIN = 2000;
  *  Packed: exports.matmul on packed operands, args [ap, bp, c, bias, M, N, K], alpha, beta; rows;
  *  FewRows: exports.matmulFewRows, args [a, b, c, bias, M, N, K, transB], alpha, beta; rows (even chunk starts);
  *  Attention: exports.attention, args [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores];
- *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, H, Hkv, Dh]. */
+ *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H,
+ *  Hkv, Dh]. */
 export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, AttentionBackward: 5 } as const;
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
@@ -99,9 +100,9 @@ function runPart(
       Dh,
     );
   } else if (op === WasmJob.AttentionBackward) {
-    const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, H, Hkv, Dh] = g as number[];
+    const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, S, past, H, Hkv, Dh] = g as number[];
     const qRows = s * T * H * Dh * 4,
-      kvRows = s * T * Hkv * Dh * 4;
+      kvRows = s * S * Hkv * Dh * 4;
     x.attentionBackward(
       q + qRows,
       k + kvRows,
@@ -115,6 +116,8 @@ function runPart(
       dv + kvRows,
       e - s,
       T,
+      S,
+      past,
       H,
       Hkv,
       Dh,

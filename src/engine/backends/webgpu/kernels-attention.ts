@@ -97,11 +97,11 @@ export const attentionKernels: { [K in 'qkvRope' | 'attention' | 'attentionBackw
 
   attentionBackward(ctx, { t, p }) {
     const wg = ctx.tuning.wg;
-    const { B, T, H, Hkv, Dh } = p;
+    const { B, T, S, past, H, Hkv, Dh } = p;
     checkHeads('attentionBackward', H, Hkv);
     const k = 'attentionBackward';
     const qn = B * T * H * Dh,
-      kvn = B * T * Hkv * Dh;
+      kvn = B * S * Hkv * Dh;
     const q = single(ctx, k, 'q', t.q, qn);
     const kk = single(ctx, k, 'k', t.k, kvn);
     const v = single(ctx, k, 'v', t.v, kvn);
@@ -112,10 +112,11 @@ export const attentionKernels: { [K in 'qkvRope' | 'attention' | 'attentionBackw
     const dq = single(ctx, k, 'dq', t.dq, qn);
     const dk = single(ctx, k, 'dk', t.dk, kvn);
     const dv = single(ctx, k, 'dv', t.dv, kvn);
-    const params = { B, T, S: T, past: 0, H, Hkv, scale: 1 / Math.sqrt(Dh) };
+    const params = { B, T, S, past, H, Hkv, scale: 1 / Math.sqrt(Dh) };
     const nq = B * T * H,
-      nk = B * T * Hkv;
-    if (ctx.tuning.tiledAttention) {
+      nk = B * S * Hkv;
+    // the tiled kernels cover training sequences (past = 0, S = T); queries behind a context take the per-thread ones
+    if (ctx.tuning.tiledAttention && past === 0 && S === T) {
       // query and key rows staged in workgroup memory per block of 64 (attention-backward-tiled.ts); dk and dv in
       // one kernel. stats [2, B, H, T] = delta then a copy of lse: one binding for both keeps dk, dv at 8.
       const stats = ctx.scratch(2 * nq * 4, 'attention delta and lse');

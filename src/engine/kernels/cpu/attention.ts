@@ -72,7 +72,7 @@ export function attention(
   }
 }
 
-/** Training-time backward (past = 0, S = T). dq, dk, dv are overwritten. */
+/** Backward of attention (query i at key row past + i; dk, dv [B, S, Hkv, Dh]). dq, dk, dv are overwritten. */
 export function attentionBackward(
   q: Float32Array,
   k: Float32Array,
@@ -86,6 +86,8 @@ export function attentionBackward(
   dv: Float32Array,
   B: number,
   T: number,
+  S: number,
+  past: number,
   H: number,
   Hkv: number,
   Dh: number,
@@ -94,8 +96,8 @@ export function attentionBackward(
   const group = H / Hkv;
   const scale = 1 / Math.sqrt(Dh);
   const dqAcc = scratchF64('attentionBackward.dq', Dh);
-  dk.fill(0, 0, B * T * Hkv * Dh);
-  dv.fill(0, 0, B * T * Hkv * Dh);
+  dk.fill(0, 0, B * S * Hkv * Dh);
+  dv.fill(0, 0, B * S * Hkv * Dh);
   for (let b = 0; b < B; b++) {
     const j0 = Math.max(0, keyStart[b]);
     for (let h = 0; h < H; h++) {
@@ -103,12 +105,12 @@ export function attentionBackward(
       for (let i = 0; i < T; i++) {
         const qOff = ((b * T + i) * H + h) * Dh;
         dqAcc.fill(0, 0, Dh);
-        if (j0 <= i) {
+        if (j0 <= past + i) {
           const l = lse[(b * H + h) * T + i];
           let delta = 0; // Δ = dout·o
           for (let d = 0; d < Dh; d++) delta += dout[qOff + d] * o[qOff + d];
-          for (let j = j0; j <= i; j++) {
-            const kvOff = ((b * T + j) * Hkv + kvh) * Dh;
+          for (let j = j0; j <= past + i; j++) {
+            const kvOff = ((b * S + j) * Hkv + kvh) * Dh;
             let s = 0,
               dp = 0;
             for (let d = 0; d < Dh; d++) {

@@ -87,6 +87,8 @@ export const cpuKernels: CpuKernelTable = {
       mem.f32(t.dv),
       p.B,
       p.T,
+      p.S,
+      p.past,
       p.H,
       p.Hkv,
       p.Dh,

@@ -1,7 +1,7 @@
 // WGSL causal grouped-query attention over a KV cache, and its backward (flash-attention style recompute from
 // the saved log-sum-exp; no [T,S] score matrix is stored). One thread per query (or per key for dk/dv) keeps
 // its Dh-vector in registers; Dh is a template parameter. No workgroup memory, no barriers, no atomics.
-// Shapes: q, o, dout, dq [B,T,H,Dh]; k, v [B,S,Hkv,Dh] (backward: S = T); keyStart [B] i32; lse, delta [B,H,T].
+// Shapes: q, o, dout, dq [B,T,H,Dh]; k, v, dk, dv [B,S,Hkv,Dh]; keyStart [B] i32; lse, delta [B,H,T].
 // Query t of sequence b sits at cache row past+t and sees keys j with keyStart[b] <= j <= past+t; head h reads
 // kv head h / (H/Hkv). A query with no visible key gets o = 0, lse = 0 (as the CPU reference).
 // The forward also reads a KV cache stored in halves (k, v f16: packed pairs widened to f32, sums in f32); the
@@ -9,8 +9,8 @@
 //   forward:  s_j = scale q.k_j;  lse = log sum_j exp(s_j);  o = sum_j exp(s_j - lse) v_j    (online softmax)
 //   delta:    delta = dout . o
 //   dq:       dq = scale sum_j p_j (dout.v_j - delta) k_j,           p_j = exp(s_j - lse)
-//   dk:       dk_j = scale sum_{h in group, t >= j} p (dout.v_j - delta) q     (zero for j < keyStart)
-//   dv:       dv_j = sum_{h in group, t >= j} p dout
+//   dk:       dk_j = scale sum_{h in group, past+t >= j} p (dout.v_j - delta) q     (zero for j < keyStart)
+//   dv:       dv_j = sum_{h in group, past+t >= j} p dout
 import { cached, entry1d, header, type BindingSpec, type ParamSpec, type WgslProgram } from './common.ts';
 
 const attentionParams = {
@@ -219,13 +219,14 @@ ${store('dq', 'acc', 'P.scale', Dh)}`,
   );
 }
 
-/** Thread = (b, j, kvh), gid = (b*T + j)*Hkv + kvh; loops over the group's heads and the queries t >= j. */
+/** Thread = (b, j, kvh), gid = (b*S + j)*Hkv + kvh; loops over the group's heads and the queries past+t >= j. */
 const keyIndex = `  let kvh = gid % P.Hkv;
-  let j = (gid / P.Hkv) % P.T;
-  let b = gid / (P.Hkv * P.T);
+  let j = (gid / P.Hkv) % P.S;
+  let b = gid / (P.Hkv * P.S);
   let group = P.H / P.Hkv;
   let kvBase = gid * DH;
-  let visible = i32(j) >= keyStart[b];`;
+  let visible = i32(j) >= keyStart[b];
+  let t0 = select(0u, j - P.past, j > P.past);`;
 
 function buildAttentionDkProgram(Dh: number, wg: number): WgslProgram {
   const bindings: BindingSpec[] = [
@@ -250,7 +251,7 @@ function buildAttentionDkProgram(Dh: number, wg: number): WgslProgram {
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { kv[d4] = k4(kvBase, d4); vv[d4] = v4(kvBase, d4); acc[d4] = vec4<f32>(0.0); }
   if (visible) {
     for (var h = kvh * group; h < (kvh + 1u) * group; h = h + 1u) {
-      for (var t = j; t < P.T; t = t + 1u) {
+      for (var t = t0; t < P.T; t = t + 1u) {
         let qBase = ((b * P.T + t) * P.H + h) * DH;
         let at = (b * P.H + h) * P.T + t;
         var s = 0.0;
@@ -290,7 +291,7 @@ function buildAttentionDvProgram(Dh: number, wg: number): WgslProgram {
   for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { kv[d4] = k4(kvBase, d4); acc[d4] = vec4<f32>(0.0); }
   if (visible) {
     for (var h = kvh * group; h < (kvh + 1u) * group; h = h + 1u) {
-      for (var t = j; t < P.T; t = t + 1u) {
+      for (var t = t0; t < P.T; t = t + 1u) {
         let qBase = ((b * P.T + t) * P.H + h) * DH;
         var s = 0.0;
         for (var d4 = 0u; d4 < DH4; d4 = d4 + 1u) { s = s + dot(q4(qBase, d4), kv[d4]); }

@@ -152,29 +152,30 @@ export function attention(
   }
 }
 
-/** Training backward (past = 0, S = T); dq, dk, dv overwritten. */
+/** Backward of attention (query i at key row past + i; dk, dv [B, S]); dq, dk, dv overwritten. */
 export function attentionBackward(
   q: usize, k: usize, v: usize, keyStart: usize, o: usize, lse: usize, dout: usize, dq: usize, dk: usize, dv: usize,
-  B: i32, T: i32, H: i32, Hkv: i32, Dh: i32,
+  B: i32, T: i32, S: i32, past: i32, H: i32, Hkv: i32, Dh: i32,
 ): void {
   const group = H / Hkv;
   const scale: f32 = 1 / Mathf.sqrt(<f32>Dh);
   const rowBytes = <usize>Dh << 2;
   const keyStride = <usize>Hkv * rowBytes;
-  const kvBytes = <usize>(B * T * Hkv) * rowBytes;
+  const kvBytes = <usize>(B * S * Hkv) * rowBytes;
   memory.fill(dk, 0, kvBytes);
   memory.fill(dv, 0, kvBytes);
   for (let b = 0; b < B; b++) {
     const j0 = max(0, load<i32>(keyStart + (<usize>b << 2)));
     for (let h = 0; h < H; h++) {
       const kvh = h / group;
-      const base = <usize>(b * T * Hkv + kvh) * rowBytes; // key row 0 of this sequence and kv head
-      for (let i = 0; i < T; i++) {
-        const row = <usize>((b * T + i) * H + h) * rowBytes;
+      const base = <usize>(b * S * Hkv + kvh) * rowBytes; // key row 0 of this sequence and kv head
+      for (let t = 0; t < T; t++) {
+        const i = past + t; // the query's own key row
+        const row = <usize>((b * T + t) * H + h) * rowBytes;
         const qp = q + row, dop = dout + row, dqp = dq + row;
         memory.fill(dqp, 0, rowBytes);
         if (j0 > i) continue;
-        const l = load<f32>(lse + (<usize>((b * H + h) * T + i) << 2));
+        const l = load<f32>(lse + (<usize>((b * H + h) * T + t) << 2));
         const delta = dot(dop, o + row, Dh);
         let j = j0;
         for (; j + 4 <= i + 1; j += 4) {
