@@ -20,6 +20,7 @@ export interface PastInputs {
 }
 
 const size = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
+const nan = (shape: number[]): TensorInput => ({ shape, data: new Float32Array(size(shape)).fill(NaN) });
 
 /** Inputs of one case; S = past + T + 1 (one cache row no query sees). o and lse come from `cpu`'s forward. */
 export function pastInputs(
@@ -38,7 +39,6 @@ export function pastInputs(
     shape,
     data: Float32Array.from({ length: size(shape) }, () => scale * rng.normal()),
   });
-  const nan = (shape: number[]): TensorInput => ({ shape, data: new Float32Array(size(shape)).fill(NaN) });
   const q = f32([B, T, H, Dh], 0.5),
     k = f32([B, S, Hkv, Dh], 0.5),
     v = f32([B, S, Hkv, Dh]),
