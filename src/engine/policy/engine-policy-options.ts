@@ -32,10 +32,11 @@ export interface EnginePolicyOptions {
   /** most padded prompt tokens prefilled in one pass of generate (at least one prompt per pass); default
    *  DEFAULT_PREFILL_TOKENS (model/generate.ts). Bounds the prefill's scratch; the results do not depend on it. */
   prefillTokens?: number;
-  /** forward-only scoring (reference and old log-probs) runs each distinct context (the tokens before a request's
-   *  first scored position: a group's prompt) once and only each request's own tokens after it
-   *  (model/prefix-score.ts), where that saves a quarter of the tokens or more; default: on the CPU and WASM
-   *  backends. Log-probs agree with whole-row scoring to rounding. */
+  /** scoring (reference and old log-probs: model/prefix-score.ts) and training (model/prefix-train.ts) run each
+   *  context that several requests share (the tokens before a request's first scored position: a group's prompt)
+   *  once and only each request's own tokens after it, where that pads to at most 85% of the rows of running every
+   *  request whole (request-batching.ts prefixSharingPlan); default: on the CPU and WASM backends. Log-probs and
+   *  gradients agree with whole rows to rounding. */
   sharePrefixes?: boolean;
   /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */

@@ -45,7 +45,7 @@ import {
   concat,
   groupBy,
   overrideTargets,
-  prefixSharingChunks,
+  prefixSharingPlan,
   targetIds,
 } from './request-batching.ts';
 
@@ -293,9 +293,10 @@ export class EnginePolicy implements TrainablePolicy {
       const w = this.weightsFor(adapter, { reference, forGradients: grads !== null });
       // accumulateGradients refused a null adapter, so a backward always has a trainable's gradients to fill
       const sinks = grads && adapter !== null ? sinksOf(this.trainable(adapter)) : null;
-      if (await this.runSharingPrefixes(requests, indices, w, { grads, sinks, temperature }, results)) continue;
+      const whole = await this.runSharingPrefixes(requests, indices, w, { grads, sinks, temperature }, results);
+      if (whole.length === 0) continue;
       // longest first, so that sequences of similar length share a chunk (less right padding)
-      const byLength = indices.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
+      const byLength = whole.toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
       const run = async (chunk: number[]) => {
         const batch = packSequences(
           chunk.map((i) => requests[i]),
@@ -333,9 +334,9 @@ export class EnginePolicy implements TrainablePolicy {
     return results;
   }
 
-  /** Scoring (model/prefix-score.ts) or training (model/prefix-train.ts) of requests[indices] with each distinct
-   *  context run once, when enabled (EnginePolicyOptions.sharePrefixes) and it saves work; false: the caller runs
-   *  them whole. */
+  /** Scoring (model/prefix-score.ts) or training (model/prefix-train.ts) of those requests[indices] whose context
+   *  another has, each distinct context run once, when enabled (EnginePolicyOptions.sharePrefixes) and it saves work.
+   *  Returns the indices left for the caller to run whole. */
   private async runSharingPrefixes(
     requests: readonly ScoreRequest[],
     indices: readonly number[],
@@ -346,12 +347,12 @@ export class EnginePolicy implements TrainablePolicy {
       temperature,
     }: { grads: readonly GradientRequest[] | null; sinks: GradientSinks | null; temperature: number },
     results: ScoreResult[],
-  ): Promise<boolean> {
-    if (!(this.opts.sharePrefixes ?? this.backend.kind !== 'webgpu')) return false;
+  ): Promise<readonly number[]> {
+    if (!(this.opts.sharePrefixes ?? this.backend.kind !== 'webgpu')) return indices;
     const seqs = indices.map((i) => requests[i]);
-    const chunks = prefixSharingChunks(seqs, this.maxBatchTokens);
-    if (!chunks) return false;
-    for (const chunk of chunks) {
+    const plan = prefixSharingPlan(seqs, this.maxBatchTokens);
+    if (!plan) return indices;
+    for (const chunk of plan.chunks) {
       const inputs = chunk.map((k) => ({ ...seqs[k], targets: targetIds(seqs[k], indices[k], this.vocabSize) }));
       let r: ScoreResult[];
       if (grads && sinks) {
@@ -370,7 +371,7 @@ export class EnginePolicy implements TrainablePolicy {
       } else r = await scoreSharedPrefixes(this.backend, this.config, w, inputs, temperature, this.opts.prefillTokens);
       chunk.forEach((k, b) => (results[indices[k]] = r[b]));
     }
-    return true;
+    return plan.rest.map((k) => indices[k]);
   }
 
   /** Backend.precompile of what `trace` runs, once per `key` (kinds of call, as the kernels they use differ): the

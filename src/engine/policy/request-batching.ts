@@ -2,7 +2,7 @@
 // padded tokens, their per-token coefficients concatenated, and the targets a request overrides written into the
 // packed batch. Coefficients given as a function of the log-probs are called per chunk with that chunk's forward.
 import type { SequenceInput } from '../model/batch.ts';
-import { contextOf, prefixSharingTokens } from '../model/prefix-score.ts';
+import { contextOf } from '../model/prefix-score.ts';
 import type { GradientRequest, ScoreRequest } from './policy.ts';
 
 export function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, number[]> {
@@ -96,18 +96,43 @@ export function overrideTargets(
   });
 }
 
-/** How a forward-only scoring call over `seqs` runs with shared contexts (model/prefix-score.ts): chunks of sequence
- *  indices, by context and then longest suffix first (each chunk's suffix pass within `maxBatchTokens` padded rows,
- *  sequences of one context kept together where they fit), or null when sharing would save less than a quarter of
- *  the tokens (or a sequence has no context to share). */
-export function prefixSharingChunks(seqs: readonly SequenceInput[], maxBatchTokens: number): number[][] | null {
-  if (seqs.length < 2 || seqs.some((s) => s.positions.length === 0 || s.positions[0] < 2)) return null;
-  const { shared, plain } = prefixSharingTokens(seqs);
-  if (shared > 0.75 * plain) return null;
-  const keys = seqs.map((s) => contextOf(s).join(','));
-  const suffix = seqs.map((s) => s.tokens.length - s.positions[0] + 1);
-  const order = seqs
-    .map((_, i) => i)
-    .toSorted((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : suffix[b] - suffix[a] || a - b));
-  return chunkByTokens(order, (i) => suffix[i], maxBatchTokens);
+/** The padded rows (B·T summed over chunks) of running sequences `indices` whole, longest first in chunks of at most
+ *  `maxBatchTokens` padded rows, as EnginePolicy does. */
+export function wholeRows(seqs: readonly SequenceInput[], indices: readonly number[], maxBatchTokens: number): number {
+  const length = (i: number) => seqs[i].tokens.length;
+  const byLength = indices.toSorted((a, b) => length(b) - length(a) || a - b);
+  return chunkByTokens(byLength, length, maxBatchTokens).reduce((s, c) => s + c.length * length(c[0]), 0);
+}
+
+/** How a call over `seqs` runs with shared contexts (model/prefix-score.ts, model/prefix-train.ts): the sequences
+ *  whose context (the tokens before the last one in front of the first scored position) at least one other sequence
+ *  has, in chunks of longest suffix first (each chunk's suffix pass within `maxBatchTokens` padded rows; a chunk runs
+ *  each of its distinct contexts once, padded to its longest), and the others (`rest`: run whole). Null when no
+ *  context is shared, or when the plan's padded rows (contexts and suffixes, and `rest` run whole) would be more than
+ *  85% of running every sequence whole. */
+export function prefixSharingPlan(
+  seqs: readonly SequenceInput[],
+  maxBatchTokens: number,
+): { chunks: number[][]; rest: number[] } | null {
+  const keys = seqs.map((s) => (s.positions.length > 0 && s.positions[0] >= 2 ? contextOf(s).join(',') : null));
+  const count = new Map<string, number>();
+  for (const k of keys) if (k !== null) count.set(k, (count.get(k) ?? 0) + 1);
+  const isShared = (i: number) => keys[i] !== null && count.get(keys[i]!)! >= 2;
+  const all = seqs.map((_, i) => i);
+  const shared = all.filter(isShared);
+  if (shared.length === 0) return null;
+  const context = (i: number) => seqs[i].positions[0] - 1;
+  const suffix = (i: number) => seqs[i].tokens.length - context(i);
+  const order = shared.toSorted(
+    (a, b) => suffix(b) - suffix(a) || (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0) || a - b,
+  );
+  const chunks = chunkByTokens(order, suffix, maxBatchTokens);
+  const rest = all.filter((i) => !isShared(i));
+  let rows = wholeRows(seqs, rest, maxBatchTokens);
+  for (const c of chunks) {
+    const contexts = new Map(c.map((i) => [keys[i], context(i)]));
+    rows += contexts.size * Math.max(...contexts.values()) + c.length * suffix(c[0]);
+  }
+  if (rows > 0.85 * wholeRows(seqs, all, maxBatchTokens)) return null;
+  return { chunks, rest };
 }

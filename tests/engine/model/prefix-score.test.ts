@@ -8,7 +8,7 @@ import type { Backend } from '../../../src/engine/backend.ts';
 import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
 import { prefixSharingTokens } from '../../../src/engine/model/prefix-score.ts';
-import { prefixSharingChunks } from '../../../src/engine/policy/request-batching.ts';
+import { prefixSharingPlan } from '../../../src/engine/policy/request-batching.ts';
 import { createEnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import type { ScoreRequest, TokenDecoder } from '../../../src/engine/policy/policy.ts';
 import { groupRequests as groupRequestsOf } from '../../helpers/engine/group-requests.ts';
@@ -58,7 +58,7 @@ async function scoreBoth(be: () => Promise<Backend>, merge: boolean) {
   const whole = await policy(false);
   const requests = groupRequests(5, 4, 'a', 1);
   // a target override on one request
-  expect(prefixSharingChunks(requests, 4096)).not.toBeNull(); // the shared policy does share
+  expect(prefixSharingPlan(requests, 4096)).not.toBeNull(); // the shared policy does share
   requests[3] = { ...requests[3], targets: requests[3].positions.map((_, t) => (t * 7) % cfg.vocabSize) };
   const calls: Array<[ScoreRequest[], { reference?: boolean; temperature?: number }]> = [
     [requests, {}],
@@ -76,17 +76,22 @@ describe('scoring with shared contexts', () => {
     const { shared, plain } = prefixSharingTokens(reqs);
     expect(plain).toBe(reqs.reduce((s, r) => s + r.tokens.length, 0));
     expect(shared).toBeLessThan(0.75 * plain);
-    const chunks = prefixSharingChunks(reqs, 10_000)!;
+    const chunks = prefixSharingPlan(reqs, 10_000)!.chunks;
     expect(chunks.flat().toSorted((a, b) => a - b)).toEqual(reqs.map((_, i) => i));
     expect(chunks).toHaveLength(1);
     // a tight budget splits, but every chunk's padded suffix rows fit it
-    const small = prefixSharingChunks(reqs, 20)!;
+    const small = prefixSharingPlan(reqs, 20)!.chunks;
     for (const c of small) {
       const longest = Math.max(...c.map((i) => reqs[i].tokens.length - reqs[i].positions[0] + 1));
       expect(c.length === 1 || c.length * longest <= 20).toBe(true);
     }
+    // a context no other sequence has is left to run whole
+    const mixed = [...reqs, ...groupRequests(2, 1, 'a', 4)];
+    const plan = prefixSharingPlan(mixed, 10_000)!;
+    expect(plan.rest).toEqual([reqs.length, reqs.length + 1]);
+    expect(plan.chunks.flat().toSorted((a, b) => a - b)).toEqual(reqs.map((_, i) => i));
     // distinct prompts share nothing: not worth it
-    expect(prefixSharingChunks(groupRequests(6, 1, 'a', 3), 10_000)).toBeNull();
+    expect(prefixSharingPlan(groupRequests(6, 1, 'a', 3), 10_000)).toBeNull();
   });
 
   for (const merge of [false, true]) {

@@ -12,7 +12,7 @@ import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
 import { spawnNodeWasmHelper } from '../../../src/cli/wasm-helper-node.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import type { GradientRequest } from '../../../src/engine/policy/policy.ts';
-import { prefixSharingChunks } from '../../../src/engine/policy/request-batching.ts';
+import { prefixSharingPlan } from '../../../src/engine/policy/request-batching.ts';
 import { relMaxErr } from '../../helpers/kernel-compare.ts';
 import { groupRequests } from '../../helpers/engine/group-requests.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
@@ -67,8 +67,12 @@ async function policyFor(be: Backend, mode: 'lora' | 'full', sharePrefixes: bool
 const adapterName = (mode: 'lora' | 'full') => (mode === 'lora' ? 'a' : 'full');
 
 async function compare(make: () => Promise<Backend>, mode: 'lora' | 'full', tol: number) {
-  const requests = groupRequests(cfg.vocabSize, 3, 4, adapterName(mode), 1);
-  expect(prefixSharingChunks(requests, 4096)).not.toBeNull();
+  // three groups of four, and two prompts of one completion each (run whole in the same call)
+  const requests = [
+    ...groupRequests(cfg.vocabSize, 3, 4, adapterName(mode), 1),
+    ...groupRequests(cfg.vocabSize, 2, 1, adapterName(mode), 2),
+  ];
+  expect(prefixSharingPlan(requests, 4096)?.rest).toEqual([12, 13]);
   const fixed: GradientRequest[] = requests.map((r, i) => ({
     ...r,
     coef: Float32Array.from(r.positions, (_, t) => Math.sin(i + 0.3 * t)),
