@@ -192,15 +192,19 @@ export async function trainSharedPrefixes(
       keyStart: scope.from([B], rowStart, 'prefixTrain.keyStart'),
       invFreq,
     };
+    // one cache for every layer (B copies of the contexts' rows: the largest tensor of the pass for long prompts),
+    // filled with layer l's context rows before the layer runs forward, and again before its backward
     const cacheIds = scope.from([B * S], cacheRows, 'prefixTrain.cacheRows');
-    const caches: Array<{ k: Tensor; v: Tensor }> = [];
+    const cacheK = scope.alloc([B, S, Hkv, Dh], 'prefixTrain.cacheK');
+    const cacheV = scope.alloc([B, S, Hkv, Dh], 'prefixTrain.cacheV');
+    const fillContext = (l: number) => {
+      be.run('embedding', { t: { ids: cacheIds, table: ctxK[l], out: cacheK }, p: { R: B * S, D: W } });
+      be.run('embedding', { t: { ids: cacheIds, table: ctxV[l], out: cacheV }, p: { R: B * S, D: W } });
+    };
+    const cache = { kind: 'cache', k: cacheK, v: cacheV, past: P, S } as const;
     const rowPass = forwardKept(be, cfg, w, scope, rowCtx, rowIds, B, Ts, budget, (l) => {
-      const k = scope.alloc([B, S, Hkv, Dh], `prefixTrain.cacheK.${l}`);
-      const v = scope.alloc([B, S, Hkv, Dh], `prefixTrain.cacheV.${l}`);
-      be.run('embedding', { t: { ids: cacheIds, table: ctxK[l], out: k }, p: { R: B * S, D: W } });
-      be.run('embedding', { t: { ids: cacheIds, table: ctxV[l], out: v }, p: { R: B * S, D: W } });
-      caches[l] = { k, v };
-      return { kind: 'cache', k, v, past: P, S };
+      fillContext(l);
+      return cache;
     });
 
     const head = lmHeadRows(be, cfg, w, scope, rowPass.hidden, selected, targets, temperature);
@@ -217,6 +221,14 @@ export async function trainSharedPrefixes(
     const ctxDv: Tensor[] = [];
     const rowGws = new LayerGradScratch(scope, cfg, R, w.lora);
     for (let l = L - 1; l >= 0; l--) {
+      const ws = rowPass.workspaces[rowPass.keepAll ? l : 0];
+      const recompute = !rowPass.keepAll && l !== L - 1;
+      fillContext(l);
+      if (!recompute) {
+        // the layer's own k, v rows are still in its workspace (a recompute writes them itself)
+        be.run('copyRows', { t: { src: ws.k, dst: cacheK }, p: { B, T: Ts, W, Sdst: S, dstRow0: P } });
+        be.run('copyRows', { t: { src: ws.v, dst: cacheV }, p: { B, T: Ts, W, Sdst: S, dstRow0: P } });
+      }
       ctxDk[l] = scope.alloc([U * P, W], `prefixTrain.ctxDk.${l}`);
       ctxDv[l] = scope.alloc([U * P, W], `prefixTrain.ctxDv.${l}`);
       const onContext = (dk: Tensor, dv: Tensor) => {
@@ -232,10 +244,10 @@ export async function trainSharedPrefixes(
         { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null },
         rowPass.inputs[l],
         dres,
-        rowPass.workspaces[rowPass.keepAll ? l : 0],
+        ws,
         rowGws,
-        !rowPass.keepAll && l !== L - 1,
-        { kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S, dk: dkS, dv: dvS, ownRows: ownIds, onContext },
+        recompute,
+        { ...cache, dk: dkS, dv: dvS, ownRows: ownIds, onContext },
       );
     }
     if (full) embeddingGradient(be, scope, rowIds, dres, full.embed, D);

@@ -40,7 +40,12 @@ function countShared(be: Backend): () => number {
   return () => n;
 }
 
-async function policyFor(be: Backend, mode: 'lora' | 'full', sharePrefixes: boolean): Promise<EnginePolicy> {
+async function policyFor(
+  be: Backend,
+  mode: 'lora' | 'full',
+  sharePrefixes: boolean,
+  activationBudgetBytes?: number,
+): Promise<EnginePolicy> {
   const p = createEnginePolicy({
     backend: be,
     config: cfg,
@@ -53,6 +58,7 @@ async function policyFor(be: Backend, mode: 'lora' | 'full', sharePrefixes: bool
     optimizer,
     seed: 3,
     sharePrefixes,
+    activationBudgetBytes,
   });
   if (mode === 'lora') {
     // one whole-row step first (the same on both), so that B != 0 and every A gets a gradient
@@ -66,7 +72,7 @@ async function policyFor(be: Backend, mode: 'lora' | 'full', sharePrefixes: bool
 
 const adapterName = (mode: 'lora' | 'full') => (mode === 'lora' ? 'a' : 'full');
 
-async function compare(make: () => Promise<Backend>, mode: 'lora' | 'full', tol: number) {
+async function compare(make: () => Promise<Backend>, mode: 'lora' | 'full', tol: number, budget?: number) {
   // three groups of four, and two prompts of one completion each (run whole in the same call)
   const requests = [
     ...groupRequests(cfg.vocabSize, 3, 4, adapterName(mode), 1),
@@ -88,8 +94,8 @@ async function compare(make: () => Promise<Backend>, mode: 'lora' | 'full', tol:
   ] as const) {
     const sharedBe = await make();
     const shared = countShared(sharedBe);
-    const a = await policyFor(sharedBe, mode, true);
-    const b = await policyFor(await make(), mode, false);
+    const a = await policyFor(sharedBe, mode, true, budget);
+    const b = await policyFor(await make(), mode, false, budget);
     const ra = await a.accumulateGradients(reqs, { temperature });
     const rb = await b.accumulateGradients(reqs, { temperature });
     expect(shared(), 'the shared path ran').toBeGreaterThan(0);
@@ -118,6 +124,9 @@ describe('training with shared contexts', () => {
       await compare(async () => new CpuBackend(), mode, 1e-5);
     });
   }
+  it('CPU backend, LoRA, every layer recomputed in the backward (activation budget 0)', async () => {
+    await compare(async () => new CpuBackend(), 'lora', 1e-5, 0);
+  });
   for (const threads of [1, 2] as const) {
     it(`WASM backend (${threads} thread${threads > 1 ? 's' : ''}), LoRA: agree to rounding`, async () => {
       await compare(() => WasmBackend.create({ spawnHelper: spawnNodeWasmHelper, cores: 2, threads }), 'lora', 1e-4);
