@@ -60,6 +60,8 @@ export interface LoadedWeights {
   /** storage of the frozen base weights (EnginePolicyOptions.baseDtype); default 'auto' (f16 for LoRA on a WebGPU
    *  device with shader-f16, else f32) */
   baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
+  /** run a prompt several rows share once (EnginePolicyOptions.sharePrefixes); default: the engine's (on CPU and WASM) */
+  sharePrefixes?: boolean;
 }
 
 /** The engine policy a config trains: its adapters (trainingSetup) and optimiser (optimizerSetup) over the model. */
@@ -76,5 +78,6 @@ export function policyForConfig(config: ExperimentConfig, model: LoadedWeights):
     activationBudgetBytes: config.activationBudgetMiB * 2 ** 20,
     ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
     ...(model.baseDtype !== undefined ? { baseDtype: model.baseDtype } : {}),
+    ...(model.sharePrefixes !== undefined ? { sharePrefixes: model.sharePrefixes } : {}),
   });
 }
