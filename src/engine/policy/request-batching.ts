@@ -126,13 +126,49 @@ export function prefixSharingPlan(
   const order = shared.toSorted(
     (a, b) => suffix(b) - suffix(a) || (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0) || a - b,
   );
-  const chunks = chunkByTokens(order, suffix, maxBatchTokens);
+  const { chunks, rows: sharedRows } = cheapestChunks(order, suffix, (i) => keys[i]!, context, maxBatchTokens);
   const rest = all.filter((i) => !isShared(i));
-  let rows = wholeRows(seqs, rest, maxBatchTokens);
-  for (const c of chunks) {
-    const contexts = new Map(c.map((i) => [keys[i], context(i)]));
-    rows += contexts.size * Math.max(...contexts.values()) + c.length * suffix(c[0]);
-  }
+  const rows = sharedRows + wholeRows(seqs, rest, maxBatchTokens);
   if (rows > 0.85 * wholeRows(seqs, all, maxBatchTokens)) return null;
   return { chunks, rest };
+}
+
+/** Padded rows a chunk costs beyond its contexts and suffixes: the kernels of one more pass. */
+const CHUNK_ROWS = 64;
+
+/**
+ * The split of `order` (longest suffix first) into consecutive chunks with the fewest padded rows in all: a chunk
+ * of sequences i..j runs each of its distinct contexts padded to the longest (contexts × longest context) and its
+ * suffixes padded to the first's (count × suffix(order[i])), plus CHUNK_ROWS; its suffix rows within `maxBatchTokens`
+ * (a single sequence always fits). Dynamic programming over the end of the last chunk, O(n²).
+ */
+function cheapestChunks(
+  order: readonly number[],
+  suffix: (i: number) => number,
+  key: (i: number) => string,
+  context: (i: number) => number,
+  maxBatchTokens: number,
+): { chunks: number[][]; rows: number } {
+  const n = order.length;
+  const best = new Float64Array(n + 1).fill(Infinity); // best[j]: rows of order[0..j) in chunks
+  const from = new Int32Array(n + 1); // where the last chunk of best[j] starts
+  best[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (best[i] === Infinity) continue;
+    const seen = new Set<string>();
+    let longestContext = 0;
+    for (let j = i; j < n; j++) {
+      if (j > i && (j - i + 1) * suffix(order[i]) > maxBatchTokens) break;
+      seen.add(key(order[j]));
+      longestContext = Math.max(longestContext, context(order[j]));
+      const cost = best[i] + seen.size * longestContext + (j - i + 1) * suffix(order[i]) + CHUNK_ROWS;
+      if (cost < best[j + 1]) {
+        best[j + 1] = cost;
+        from[j + 1] = i;
+      }
+    }
+  }
+  const chunks: number[][] = [];
+  for (let j = n; j > 0; j = from[j]) chunks.unshift(order.slice(from[j], j));
+  return { chunks, rows: best[n] - CHUNK_ROWS * chunks.length };
 }

@@ -97,6 +97,23 @@ describe('scoring with shared contexts', () => {
     expect(prefixSharingPlan(groupRequests(6, 1, 'a', 3), 10_000)).toBeNull();
   });
 
+  it('splits the rows of a context where padding the short suffixes to the long ones costs more than its rerun', () => {
+    // one prompt, four rows of 40 scored tokens and four of 2 (suffixes of 41 and 3: the last prompt token runs with them)
+    const rows = (contextLength: number) =>
+      [40, 40, 40, 40, 2, 2, 2, 2].map((n, i) => {
+        const tokens = Array.from({ length: contextLength + n }, (_, t) => (t < contextLength ? t % 30 : (i + t) % 30));
+        return { tokens, positions: Array.from({ length: n }, (_, t) => contextLength + t) };
+      });
+    // a context of 9 tokens: 9 + 4 x 41 and 9 + 4 x 3 padded rows (plus 64 a chunk) beat 9 + 8 x 41
+    const short = prefixSharingPlan(rows(10), 4096)!.chunks;
+    expect(short.map((c) => c.toSorted((a, b) => a - b))).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+    ]);
+    // a context of 200 runs once: rerunning it costs more than the padding saves
+    expect(prefixSharingPlan(rows(201), 4096)!.chunks).toHaveLength(1);
+  });
+
   for (const merge of [false, true]) {
     it(`CPU backend, LoRA ${merge ? 'merged' : 'unmerged'}: the same log-probs and entropies as whole rows`, async () => {
       for (const [a, b] of await scoreBoth(async () => new CpuBackend(), merge)) expect(a).toEqual(b);
