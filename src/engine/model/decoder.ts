@@ -52,8 +52,16 @@ export interface SequenceResult {
   entropy: Float32Array;
 }
 
-function layerLora(w: ActiveWeights, l: number): LayerLora | null {
+/** Layer l's part of the active LoRA adapter, or null. */
+export function layerLora(w: ActiveWeights, l: number): LayerLora | null {
   return w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+}
+
+/** Whether a backward over R rows keeps every layer's internals (one workspace per layer) within `budgetBytes`,
+ *  instead of recomputing each layer's forward. */
+export function keepsEveryLayer(cfg: ModelConfig, w: ActiveWeights, R: number, budgetBytes: number): boolean {
+  const [rank, targets] = w.lora ? [w.lora.rank, w.lora.targets.length] : [0, 0];
+  return 4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, rank, targets) <= budgetBytes;
 }
 
 /** Embedding then all layers. Returns the final hidden state [R, D] (unnormalised) and, when `keep`, every
@@ -130,11 +138,7 @@ export async function runSequences(
       keyStart: scope.from([B], batch.keyStart, 'keyStart'),
       invFreq: ropeFrequencies(scope, cfg),
     };
-    const loraFloats = w.lora ? ([w.lora.rank, w.lora.targets.length] as const) : ([0, 0] as const);
-    const keepAll =
-      backward !== null &&
-      4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, loraFloats[0], loraFloats[1]) <=
-        (options.activationBudgetBytes ?? 0);
+    const keepAll = backward !== null && keepsEveryLayer(cfg, w, R, options.activationBudgetBytes ?? 0);
     if (backward && w.fused) throw new Error('runSequences: fused inference weights cannot take a backward');
     const workspaces = w.fused
       ? []

@@ -19,6 +19,8 @@ import type { ModelConfig } from './config.ts';
 import {
   embeddingGradient,
   headBackward,
+  keepsEveryLayer,
+  layerLora,
   lmHeadRows,
   type ActiveWeights,
   type BackwardRequest,
@@ -31,27 +33,19 @@ import {
   LayerWorkspace,
   layerBackward,
   layerForward,
-  layerWorkspaceFloats,
   ropeFrequencies,
   type AttentionSource,
   type LayerContext,
-  type LayerLora,
 } from './layer.ts';
 import { contextOf, type PrefixScoreInput } from './prefix-score.ts';
 
 /** One pass's layer stack run forward with every layer's input kept, and its workspaces (one per layer when they
  *  fit the activation budget, else one, recomputed in the backward). */
 interface KeptPass {
-  ctx: LayerContext;
   inputs: Tensor[];
   workspaces: LayerWorkspace[];
   keepAll: boolean;
   hidden: Tensor;
-  ids: Int32Array;
-}
-
-function layerLora(w: ActiveWeights, l: number): LayerLora | null {
-  return w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
 }
 
 /** Embedding then every layer (attention as attnOf(l) says) over B sequences of T rows, inputs kept. */
@@ -69,8 +63,7 @@ function forwardKept(
 ): KeptPass {
   const R = B * T;
   const D = cfg.hiddenSize;
-  const lora = w.lora ? [w.lora.rank, w.lora.targets.length] : [0, 0];
-  const keepAll = 4 * cfg.numLayers * layerWorkspaceFloats(cfg, R, lora[0], lora[1]) <= budgetBytes;
+  const keepAll = keepsEveryLayer(cfg, w, R, budgetBytes);
   const workspaces = Array.from(
     { length: keepAll ? cfg.numLayers : 1 },
     () => new LayerWorkspace(scope, cfg, B, T, w.lora),
@@ -88,7 +81,7 @@ function forwardKept(
     inputs.push(cur);
     cur = next;
   }
-  return { ctx, inputs, workspaces, keepAll, hidden: cur, ids };
+  return { inputs, workspaces, keepAll, hidden: cur };
 }
 
 /** Log-probs and entropies of every sequence's positions, and the backward of `backward`'s loss into its sinks,
