@@ -16,7 +16,7 @@ import type {
   TrainablePolicy,
 } from './policy.ts';
 import { packSequences } from '../model/batch.ts';
-import { runSequences, type ActiveWeights, type GradientSinks } from '../model/decoder.ts';
+import { runSequences, type ActiveWeights, type BackwardRequest, type GradientSinks } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
 import { createLoraAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
@@ -305,13 +305,10 @@ export class EnginePolicy implements TrainablePolicy {
         chunk.forEach((i, b) => overrideTargets(batch.targets, batch.selectedStart[b], requests[i], i, this.vocabSize));
         const backward =
           grads && sinks
-            ? {
-                coef: chunkCoefficients(chunk.map((i) => grads[i])),
-                entropyCoef: chunk.some((i) => grads[i].entropyCoef)
-                  ? concat(chunk.map((i) => grads[i].entropyCoef ?? new Float32Array(grads[i].positions.length)))
-                  : null,
+            ? chunkBackward(
+                chunk.map((i) => grads[i]),
                 sinks,
-              }
+              )
             : null;
         const r = await runSequences(this.backend, this.config, w, batch, backward, {
           activationBudgetBytes: this.activationBudgetBytes,
@@ -356,14 +353,10 @@ export class EnginePolicy implements TrainablePolicy {
       const inputs = chunk.map((k) => ({ ...seqs[k], targets: targetIds(seqs[k], indices[k], this.vocabSize) }));
       let r: ScoreResult[];
       if (grads && sinks) {
-        const g = chunk.map((k) => grads[indices[k]]);
-        const backward = {
-          coef: chunkCoefficients(g),
-          entropyCoef: g.some((x) => x.entropyCoef)
-            ? concat(g.map((x) => x.entropyCoef ?? new Float32Array(x.positions.length)))
-            : null,
+        const backward = chunkBackward(
+          chunk.map((k) => grads[indices[k]]),
           sinks,
-        };
+        );
         r = await trainSharedPrefixes(this.backend, this.config, w, inputs, backward, {
           activationBudgetBytes: this.activationBudgetBytes,
           temperature,
@@ -471,6 +464,17 @@ export function createEnginePolicy(opts: EnginePolicyOptions): EnginePolicy {
 }
 
 /** Which layer kernels weights run through (the fused inference copy, the base with LoRA, the base alone). */
+/** The backward of a chunk's requests: their coefficients (and entropy coefficients) in order, into `sinks`. */
+function chunkBackward(requests: readonly GradientRequest[], sinks: GradientSinks): BackwardRequest {
+  return {
+    coef: chunkCoefficients(requests),
+    entropyCoef: requests.some((r) => r.entropyCoef)
+      ? concat(requests.map((r) => r.entropyCoef ?? new Float32Array(r.positions.length)))
+      : null,
+    sinks,
+  };
+}
+
 function weightsKind(w: ActiveWeights): string {
   return w.fused ? 'fused' : w.lora ? 'lora' : 'base';
 }
