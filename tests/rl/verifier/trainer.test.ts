@@ -31,11 +31,16 @@ describe('trainer with the pre-emptible checker', () => {
     const r = await trainer.step();
     expect(r.rollouts).toHaveLength(2);
     expect(r.rollouts.every((x) => !x.correct)).toBe(true);
-    expect(restarts).toHaveLength(2); // one killed check per episode of the step
+    // one killed check per episode of the step; two episodes with the same answer checked at once share one check
+    // (the checker answers a repeated pair from the check in flight), so one kill then cuts both
+    const distinct = new Set(r.rollouts.map((x) => x.extracted)).size;
+    expect(restarts.length).toBeGreaterThanOrEqual(distinct);
+    expect(restarts.length).toBeLessThanOrEqual(2);
+    const afterStep = restarts.length;
     expect(r.metrics.time_s.reward).toBeLessThan(10);
     const e = await trainer.evaluate();
     expect(e.accuracy).toBe(0);
-    expect(restarts).toHaveLength(3);
+    expect(restarts).toHaveLength(afterStep + 1);
     expect(restarts.every((w) => w === 'check ran past its 100 ms limit')).toBe(true);
   }, 120_000);
 });
