@@ -49,6 +49,48 @@ export function prefixSharingTokens(seqs: readonly SequenceInput[]): { shared: n
   return { shared, plain };
 }
 
+/** The layout of sequences that share contexts, for the passes that run each distinct context once: the distinct
+ *  contexts and which one each sequence has, the longest context P and own part Ts (S = P + Ts cache rows), and the
+ *  own parts' pass [B·Ts]: tokens right-padded, RoPE positions c_b + t, keyStart P - c_b, the rows whose hidden
+ *  state predicts each scored position with its target, and where each sequence's rows start ([B+1]). Throws, naming
+ *  `caller` and the sequence, when a sequence has no context or a token or position is out of range. */
+export function sharedPrefixLayout(seqs: readonly PrefixScoreInput[], vocabSize: number, caller: string) {
+  seqs.forEach((s, b) => {
+    if (s.positions.length === 0 || s.positions[0] < 2)
+      throw new Error(`${caller}: sequence ${b} has no context before its first scored position`);
+    checkSequence(s, b, vocabSize);
+  });
+  const B = seqs.length;
+  const { unique: contexts, uniqueOf } = distinctSequences(seqs.map(contextOf));
+  const P = Math.max(...contexts.map((c) => c.length));
+  const Ts = Math.max(...seqs.map((s, b) => s.tokens.length - contexts[uniqueOf[b]].length));
+  const R = B * Ts;
+  const tokens = new Int32Array(R);
+  const pos = new Int32Array(R);
+  const keyStart = new Int32Array(B);
+  let Rq = 0;
+  for (const s of seqs) Rq += s.positions.length;
+  const selected = new Int32Array(Rq);
+  const targets = new Int32Array(Rq);
+  const starts = new Int32Array(B + 1);
+  let q = 0;
+  seqs.forEach((s, b) => {
+    const c = contexts[uniqueOf[b]].length;
+    keyStart[b] = P - c;
+    for (let t = 0; t < Ts; t++) {
+      tokens[b * Ts + t] = t < s.tokens.length - c ? s.tokens[c + t] : 0;
+      pos[b * Ts + t] = c + t;
+    }
+    starts[b] = q;
+    s.positions.forEach((p, k) => {
+      selected[q] = b * Ts + (p - 1 - c);
+      targets[q++] = s.targets[k];
+    });
+  });
+  starts[B] = q;
+  return { contexts, uniqueOf, P, Ts, S: P + Ts, tokens, pos, keyStart, selected, targets, starts };
+}
+
 /** Log-probs and entropies of every sequence's positions (softmax(logits / temperature)), the contexts run once. */
 export async function scoreSharedPrefixes(
   be: Backend,
@@ -61,15 +103,11 @@ export async function scoreSharedPrefixes(
   const B = seqs.length;
   const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
   const W = Hkv * Dh;
-  seqs.forEach((s, b) => {
-    if (s.positions.length === 0 || s.positions[0] < 2)
-      throw new Error(`scoreSharedPrefixes: sequence ${b} has no context before its first scored position`);
-    checkSequence(s, b, cfg.vocabSize);
-  });
-  const { unique: contexts, uniqueOf } = distinctSequences(seqs.map(contextOf));
-  const P = Math.max(...contexts.map((c) => c.length));
-  const Ts = Math.max(...seqs.map((s, b) => s.tokens.length - contexts[uniqueOf[b]].length));
-  const S = P + Ts;
+  const { contexts, uniqueOf, P, Ts, S, tokens, pos, keyStart, selected, targets, starts } = sharedPrefixLayout(
+    seqs,
+    cfg.vocabSize,
+    'scoreSharedPrefixes',
+  );
   const scope = new TensorScope(be);
   const caches: Array<{ k: Tensor; v: Tensor }> = [];
   try {
@@ -105,29 +143,6 @@ export async function scoreSharedPrefixes(
 
     // the suffixes, right-padded to Ts, at positions c_b + t behind their contexts
     const R = B * Ts;
-    const tokens = new Int32Array(R);
-    const pos = new Int32Array(R);
-    const keyStart = new Int32Array(B);
-    let Rq = 0;
-    for (const s of seqs) Rq += s.positions.length;
-    const selected = new Int32Array(Rq);
-    const targets = new Int32Array(Rq);
-    const starts = new Int32Array(B + 1);
-    let q = 0;
-    seqs.forEach((s, b) => {
-      const c = contexts[uniqueOf[b]].length;
-      keyStart[b] = P - c;
-      for (let t = 0; t < Ts; t++) {
-        tokens[b * Ts + t] = t < s.tokens.length - c ? s.tokens[c + t] : 0;
-        pos[b * Ts + t] = c + t;
-      }
-      starts[b] = q;
-      s.positions.forEach((p, k) => {
-        selected[q] = b * Ts + (p - 1 - c);
-        targets[q++] = s.targets[k];
-      });
-    });
-    starts[B] = q;
     const ctx = {
       be,
       cfg,

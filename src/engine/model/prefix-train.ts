@@ -14,7 +14,6 @@
 //   cache    [B, S = P + Ts, Hkv, Dh] per layer: rows [0, P) the context's (the same rows as its pass), rows
 //            [P, P + Ts) the row's own tokens, right-padded to Ts, at positions c_b + t
 import type { Backend, Tensor } from '../backend.ts';
-import { checkSequence, distinctSequences } from './batch.ts';
 import type { ModelConfig } from './config.ts';
 import {
   embeddingGradient,
@@ -37,7 +36,7 @@ import {
   type AttentionSource,
   type LayerContext,
 } from './layer.ts';
-import { contextOf, type PrefixScoreInput } from './prefix-score.ts';
+import { sharedPrefixLayout, type PrefixScoreInput } from './prefix-score.ts';
 
 /** One pass's layer stack run forward with every layer's input kept, and its workspaces (one per layer when they
  *  fit the activation budget, else one, recomputed in the backward). */
@@ -98,16 +97,9 @@ export async function trainSharedPrefixes(
   const B = seqs.length;
   const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh, numLayers: L } = cfg;
   const W = Hkv * Dh;
-  seqs.forEach((s, b) => {
-    if (s.positions.length === 0 || s.positions[0] < 2)
-      throw new Error(`trainSharedPrefixes: sequence ${b} has no context before its first scored position`);
-    checkSequence(s, b, cfg.vocabSize);
-  });
-  const { unique: contexts, uniqueOf } = distinctSequences(seqs.map(contextOf));
+  const layout = sharedPrefixLayout(seqs, cfg.vocabSize, 'trainSharedPrefixes');
+  const { contexts, uniqueOf, P, Ts, S, selected, targets, starts } = layout;
   const U = contexts.length;
-  const P = Math.max(...contexts.map((c) => c.length));
-  const Ts = Math.max(...seqs.map((s, b) => s.tokens.length - contexts[uniqueOf[b]].length));
-  const S = P + Ts;
   const budget = options.activationBudgetBytes ?? 0;
   const temperature = options.temperature ?? 1;
   const scope = new TensorScope(be);
@@ -150,39 +142,18 @@ export async function trainSharedPrefixes(
 
     // the rows' own tokens behind their contexts' cache rows
     const R = B * Ts;
-    const rowIds = new Int32Array(R);
-    const rowPos = new Int32Array(R);
-    const rowStart = new Int32Array(B);
+    const rowIds = layout.tokens;
     const cacheRows = new Int32Array(B * S); // cache row b*S + j <- context row u*P + j (j >= P: overwritten)
     const ownRows = new Int32Array(R); // the rows' own cache rows b*S + P + t
-    let Rq = 0;
-    for (const s of seqs) Rq += s.positions.length;
-    const selected = new Int32Array(Rq);
-    const targets = new Int32Array(Rq);
-    const starts = new Int32Array(B + 1);
-    let q = 0;
-    seqs.forEach((s, b) => {
-      const u = uniqueOf[b];
-      const c = contexts[u].length;
-      rowStart[b] = P - c;
+    uniqueOf.forEach((u, b) => {
       for (let j = 0; j < S; j++) cacheRows[b * S + j] = u * P + Math.min(j, P - 1);
-      for (let t = 0; t < Ts; t++) {
-        rowIds[b * Ts + t] = t < s.tokens.length - c ? s.tokens[c + t] : 0;
-        rowPos[b * Ts + t] = c + t;
-        ownRows[b * Ts + t] = b * S + P + t;
-      }
-      starts[b] = q;
-      s.positions.forEach((p, k) => {
-        selected[q] = b * Ts + (p - 1 - c);
-        targets[q++] = s.targets[k];
-      });
+      for (let t = 0; t < Ts; t++) ownRows[b * Ts + t] = b * S + P + t;
     });
-    starts[B] = q;
     const rowCtx: LayerContext = {
       be,
       cfg,
-      pos: scope.from([R], rowPos, 'prefixTrain.pos'),
-      keyStart: scope.from([B], rowStart, 'prefixTrain.keyStart'),
+      pos: scope.from([R], layout.pos, 'prefixTrain.pos'),
+      keyStart: scope.from([B], layout.keyStart, 'prefixTrain.keyStart'),
       invFreq,
     };
     // one cache for every layer (B copies of the contexts' rows: the largest tensor of the pass for long prompts),

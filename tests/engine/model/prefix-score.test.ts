@@ -70,6 +70,14 @@ async function scoreBoth(be: () => Promise<Backend>, merge: boolean) {
   return out;
 }
 
+/** One prompt, four rows of 40 scored tokens and four of 2 (suffixes of 41 and 3: the last prompt token runs with
+ *  them). */
+const splitRows = (contextLength: number) =>
+  [40, 40, 40, 40, 2, 2, 2, 2].map((n, i) => {
+    const tokens = Array.from({ length: contextLength + n }, (_, t) => (t < contextLength ? t % 30 : (i + t) % 30));
+    return { tokens, positions: Array.from({ length: n }, (_, t) => contextLength + t) };
+  });
+
 describe('scoring with shared contexts', () => {
   it('counts the tokens sharing saves, and plans chunks only where they pay', () => {
     const reqs = groupRequests(3, 4, 'a', 2);
@@ -98,20 +106,14 @@ describe('scoring with shared contexts', () => {
   });
 
   it('splits the rows of a context where padding the short suffixes to the long ones costs more than its rerun', () => {
-    // one prompt, four rows of 40 scored tokens and four of 2 (suffixes of 41 and 3: the last prompt token runs with them)
-    const rows = (contextLength: number) =>
-      [40, 40, 40, 40, 2, 2, 2, 2].map((n, i) => {
-        const tokens = Array.from({ length: contextLength + n }, (_, t) => (t < contextLength ? t % 30 : (i + t) % 30));
-        return { tokens, positions: Array.from({ length: n }, (_, t) => contextLength + t) };
-      });
     // a context of 9 tokens: 9 + 4 x 41 and 9 + 4 x 3 padded rows (plus 64 a chunk) beat 9 + 8 x 41
-    const short = prefixSharingPlan(rows(10), 4096)!.chunks;
+    const short = prefixSharingPlan(splitRows(10), 4096)!.chunks;
     expect(short.map((c) => c.toSorted((a, b) => a - b))).toEqual([
       [0, 1, 2, 3],
       [4, 5, 6, 7],
     ]);
     // a context of 200 runs once: rerunning it costs more than the padding saves
-    expect(prefixSharingPlan(rows(201), 4096)!.chunks).toHaveLength(1);
+    expect(prefixSharingPlan(splitRows(201), 4096)!.chunks).toHaveLength(1);
   });
 
   for (const merge of [false, true]) {
