@@ -6,10 +6,16 @@
 import type { BackendKind } from '../engine/backend.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
 import { parseHfConfig } from '../engine/io/hf-config.ts';
-import { planMemory, type MemoryBytes, type MemoryShape, type WeightDtype } from '../engine/plan/memory.ts';
+import {
+  keptKvHostBytes,
+  planMemory,
+  type MemoryBytes,
+  type MemoryShape,
+  type WeightDtype,
+} from '../engine/plan/memory.ts';
 import { findCatalogModel } from '../data/models/catalog.ts';
 import { validateConfig, type ExperimentConfig } from './config.ts';
-import { adapterNames } from './policy-setup.ts';
+import { adapterNames, keepKvBytesFor } from './policy-setup.ts';
 import type { Problem } from '../data/problem.ts';
 import type { ChatMessage, ChatTokenizer } from '../data/tokenizer.ts';
 import { runPrompts } from './prompts/json-actions.ts';
@@ -43,6 +49,9 @@ export interface PlanOptions {
   promptBaseTokens?: number;
   /** WebGPU's maxStorageBufferBindingSize to check whole-bound tensors against; default the spec's 128 MiB */
   bindingBytes?: number;
+  /** EnginePolicyOptions.keepKvBytes (keys and values kept between a multi-turn rollout's calls, in host memory);
+   *  default policy-setup.ts keepKvBytesFor */
+  keepKvBytes?: number;
 }
 
 export interface PlanSuggestion {
@@ -221,11 +230,18 @@ export function stepShape(
     config.finetune === 'full'
       ? { mode: 'full', adapters }
       : { mode: 'lora', adapters, rank: config.loraRank, targets: config.loraTargets };
+  // multi-turn: an agent's prompt after its first extends its previous one (kept by the policy) by its last token,
+  // the other agent's message and their markup: at most two messages behind; prompts prefilled whole are the first
+  // ones (the reasoning agent's holds the first plan)
+  const behind =
+    config.mode === 'multi-turn' && config.maxTurns >= 2
+      ? { behind: { tokens: Math.min(promptTokens, 2 * N), wholePromptTokens: Math.min(promptTokens, base + N) } }
+      : {};
   return {
     weightDtype,
     training,
-    decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens },
-    evalDecode: { sequences: evalSequences, uniquePrompts: evalSequences, promptTokens, newTokens },
+    decode: { sequences, uniquePrompts: sequences, promptTokens, newTokens, ...behind },
+    evalDecode: { sequences: evalSequences, uniquePrompts: evalSequences, promptTokens, newTokens, ...behind },
     activationBudgetBytes: config.activationBudgetMiB * 2 ** 20,
     gradient: {
       sequences: chunkRows,
@@ -237,9 +253,15 @@ export function stepShape(
 
 /** What the backend changes in a step's allocations: WASM keeps vectors in f32 beside half matrices; the LoRA merge
  *  rule depends on the backend kind and the total the backend enforces (its default cap; WebGPU enforces none). */
-function backendShape(shape: MemoryShape, backend: BackendKind): MemoryShape {
+function backendShape(shape: MemoryShape, backend: BackendKind, keepKvBytes?: number): MemoryShape {
   const cap = backend === 'webgpu' ? null : defaultLimit(backend);
-  return { ...shape, halfVectors: backend !== 'wasm', backend, ...(cap !== null ? { deviceBytes: cap } : {}) };
+  return {
+    ...shape,
+    halfVectors: backend !== 'wasm',
+    backend,
+    ...(cap !== null ? { deviceBytes: cap } : {}),
+    ...(keepKvBytes !== undefined ? { keepKvBytes } : {}),
+  };
 }
 
 function defaultLimit(backend: BackendKind): number | null {
@@ -364,10 +386,14 @@ export function planConfig(
     throw new Error(
       `plan: full fine-tuning trains every weight in f32; --weight-dtype ${weightDtype} needs finetune "lora"`,
     );
-  const shape = backendShape(stepShape(config, model.config, weightDtype, options.promptBaseTokens), options.backend);
+  const shape = backendShape(
+    stepShape(config, model.config, weightDtype, options.promptBaseTokens),
+    options.backend,
+    options.keepKvBytes ?? keepKvBytesFor(config, options.backend),
+  );
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
-  const hostBytes = stepHostBytes(config, shape);
+  const hostBytes = stepHostBytes(config, shape) + keptKvHostBytes(model.config, shape);
   const hostFits = hostBytes <= HOST_LIMIT_BYTES;
   const fits = limit === null ? (hostFits ? null : false) : mem.bytes.total <= limit && hostFits;
   const plan: Plan = {

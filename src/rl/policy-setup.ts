@@ -2,7 +2,8 @@
 // per agent in separate mode; LoRA or full copies) and the AdamW settings with the learning-rate schedule over
 // the run's optimiser steps. Shared by the page's worker and the CLI so that both train the same thing.
 
-import type { Backend } from '../engine/backend.ts';
+import type { Backend, BackendKind } from '../engine/backend.ts';
+import { DEFAULT_KEEP_KV_BYTES } from '../engine/model/kv-keep.ts';
 import {
   createEnginePolicy,
   type EnginePolicy,
@@ -62,6 +63,14 @@ export interface LoadedWeights {
   baseDtype?: 'auto' | 'f32' | 'f16' | 'bf16';
   /** run a prompt several rows share once (EnginePolicyOptions.sharePrefixes); default: the engine's (on CPU and WASM) */
   sharePrefixes?: boolean;
+  /** keys and values kept between generate calls (EnginePolicyOptions.keepKvBytes); default: keepKvBytesFor */
+  keepKvBytes?: number;
+}
+
+/** Keys and values a run keeps between generate calls: a multi-turn run's later prompts extend its earlier ones
+ *  (EnginePolicyOptions.keepKvBytes), on the CPU and WASM backends (not measured on a GPU); nothing otherwise. */
+export function keepKvBytesFor(config: ExperimentConfig, backend: BackendKind): number {
+  return config.mode === 'multi-turn' && backend !== 'webgpu' ? DEFAULT_KEEP_KV_BYTES : 0;
 }
 
 /** The engine policy a config trains: its adapters (trainingSetup) and optimiser (optimizerSetup) over the model. */
@@ -79,5 +88,6 @@ export function policyForConfig(config: ExperimentConfig, model: LoadedWeights):
     ...(model.baseModelName !== undefined ? { baseModelName: model.baseModelName } : {}),
     ...(model.baseDtype !== undefined ? { baseDtype: model.baseDtype } : {}),
     ...(model.sharePrefixes !== undefined ? { sharePrefixes: model.sharePrefixes } : {}),
+    keepKvBytes: model.keepKvBytes ?? keepKvBytesFor(config, model.backend.kind),
   });
 }

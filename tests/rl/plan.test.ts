@@ -23,16 +23,28 @@ async function measuredPeak(
   config: ExperimentConfig,
   evalCount = 8,
   sharePrefixes?: boolean,
+  keepKvBytes?: number,
 ): Promise<{ peak: number; planned: number }> {
   const source = directoryFileSource(TINY_MODEL_DIR);
   const [checkpoint, tokenizer] = await Promise.all([loadHfCheckpoint(source), loadHfTokenizer(source)]);
   const backend = new CpuBackend();
-  const policy = policyForConfig(config, { backend, checkpoint, decoder: tokenizer, seed: 0, sharePrefixes });
+  const policy = policyForConfig(config, {
+    backend,
+    checkpoint,
+    decoder: tokenizer,
+    seed: 0,
+    sharePrefixes,
+    keepKvBytes,
+  });
   const problems = tinyArithProblems({ split: 'train', count: 8, seed: 7 });
   const held = tinyArithProblems({ split: 'train', count: evalCount, seed: 11 });
   const trainer = createTrainer({ config, policy, tokenizer, train: problems, eval: held });
   await trainer.step();
-  const plan = planConfig(config, { config: checkpoint.config, name: 'tiny-rema' }, { backend: 'cpu' });
+  const plan = planConfig(
+    config,
+    { config: checkpoint.config, name: 'tiny-rema' },
+    { backend: 'cpu', ...(keepKvBytes !== undefined ? { keepKvBytes } : {}) },
+  );
   return { peak: backend.ledger().peakBytes, planned: plan.bytes.total };
 }
 
@@ -108,11 +120,13 @@ describe('planConfig vs a real trainer step', () => {
       evalSize: 64,
       decodeBatch: 16,
     };
-    const { peak, planned } = await measuredPeak(config, 64);
+    // nothing kept between calls, so every turn's prompt is prefilled whole, as the plan counts it (kept, the later
+    // turns prefill less and the first turns' prompts, at full length in the plan, set the peak: bounded above)
+    const { peak, planned } = await measuredPeak(config, 64, undefined, 0);
     const uncapped = planConfig(
       { ...config, decodeBatch: 64 },
       { config: (await loadHfCheckpoint(directoryFileSource(TINY_MODEL_DIR))).config, name: 'tiny-rema' },
-      { backend: 'cpu' },
+      { backend: 'cpu', keepKvBytes: 0 },
     );
     console.info(
       `decodeBatch 16: planned ${planned} B, ledger peak ${peak} B (${(planned / peak).toFixed(2)}x); planned at 64: ${uncapped.bytes.total} B`,

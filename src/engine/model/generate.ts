@@ -6,6 +6,8 @@
 // The caller decides each next token and when a sequence is done: from the logits row read back to the host
 // (NextToken), or from a token drawn on the device by the catalog's `sample` kernel (DeviceSampler: only 16 bytes
 // per sequence are read back per step). Finished rows are dropped from the caches once they are half of the batch.
+// A call may keep its keys and values (kv-keep.ts) for a later call whose prompts start with its sequences: that one
+// prefills only the tokens behind them (prefill-behind.ts), where that runs fewer padded rows.
 import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
@@ -13,7 +15,9 @@ import { tensorFrom } from './device-ops.ts';
 import type { KvCacheDtype } from './kv-cache.ts';
 import { DecodeState } from './decode-state.ts';
 import { distinctSequences } from './batch.ts';
+import { KeptKv } from './kv-keep.ts';
 import { prefillBatch } from './prefill.ts';
+import { behindRows, prefillBehind } from './prefill-behind.ts';
 import { passRowLimit } from './pass-rows.ts';
 import { chooseAll, type DeviceSampler, type NextToken } from './token-choice.ts';
 
@@ -33,10 +37,18 @@ export interface DecodeOptions {
   onStep?: (producedTokens: number) => void;
   /** storage of the KV cache (kv-cache.ts; default f32): f16 halves halve its memory and reads */
   kvDtype?: KvCacheDtype;
+  /** keys and values an earlier call kept (with the same weights): prompts that start with its sequences prefill
+   *  only the rest, when that pads at most BEHIND_SHARE of the rows a whole prefill runs (f32 caches only) */
+  reuse?: KeptKv | null;
+  /** keep this call's keys and values (on the host) for a later call's `reuse`, returned (f32 caches) */
+  keep?: boolean;
 }
 
+/** A prefill behind kept prefixes is taken when its padded rows are at most this share of a whole prefill's. */
+export const BEHIND_SHARE = 0.85;
+
 /** Runs prefill + decode; every token decision goes through `chooser` (a NextToken over host logits, or a
- *  DeviceSampler). */
+ *  DeviceSampler). Returns the kept keys and values when `opts.keep`, else null. */
 export async function decodeBatch(
   be: Backend,
   cfg: ModelConfig,
@@ -44,9 +56,11 @@ export async function decodeBatch(
   prompts: readonly (readonly number[])[],
   chooser: NextToken | DeviceSampler,
   opts: DecodeOptions,
-): Promise<void> {
+): Promise<KeptKv | null> {
   const B = prompts.length;
-  if (B === 0 || opts.maxNewTokens <= 0) return;
+  if (B === 0 || opts.maxNewTokens <= 0) return null;
+  const kvDtype = opts.kvDtype ?? 'f32';
+  if ((opts.keep || opts.reuse) && kvDtype !== 'f32') throw new Error('generate: keep and reuse need an f32 KV cache');
   const { numKvHeads: Hkv, headDim: Dh, vocabSize: V } = cfg;
   prompts.forEach((p, b) => {
     if (p.length === 0) throw new Error(`generate: prompt ${b} is empty`);
@@ -65,38 +79,55 @@ export async function decodeBatch(
     // distinct prompts are prefilled once, together (left-padded to P), then their cache rows are gathered to
     // one row per sequence
     let { unique, uniqueOf } = distinctSequences(prompts);
-    // shortest first, so that a prefill pass pads its prompts only to about their own length; only where the
-    // cache rows are gathered to the sequences anyway (shared prompts), so all-distinct prompts take no copy
-    if (unique.length !== B) {
-      const order = unique.map((_, u) => u).toSorted((a, b) => unique[a].length - unique[b].length || a - b);
+    const rowBudget = Math.min(
+      opts.prefillTokens ?? DEFAULT_PREFILL_TOKENS,
+      passRowLimit(cfg, be.limits.maxStorageBufferBindingSize),
+    );
+    let matches = opts.reuse ? unique.map((p) => opts.reuse!.match(p)) : null;
+    if (matches) {
+      const rows = behindRows(
+        unique.map((p) => p.length),
+        matches.map((m) => m.length),
+        rowBudget,
+      );
+      if (rows.behind > BEHIND_SHARE * rows.whole) matches = null;
+    }
+    // shortest first (behind kept prefixes: shortest rest first), so that a prefill pass pads its prompts only to
+    // about their own length; only where the cache rows are gathered to the sequences anyway (shared prompts) or
+    // there are several passes (behind kept prefixes), so all-distinct prompts in one pass take no copy
+    const reordered =
+      unique.length !== B ||
+      (matches !== null &&
+        unique.length * Math.max(...unique.map((p, u) => p.length - matches![u].length)) > rowBudget);
+    if (reordered) {
+      const size = (u: number) => unique[u].length - (matches?.[u].length ?? 0);
+      const order = unique.map((_, u) => u).toSorted((a, b) => size(a) - size(b) || a - b);
       const rank: number[] = [];
       order.forEach((u, r) => (rank[u] = r));
       unique = order.map((u) => unique[u]);
+      if (matches) matches = order.map((u) => matches![u]);
       uniqueOf = uniqueOf.map((u) => rank[u]);
     }
-    const prefilled = await prefillBatch(
-      be,
-      cfg,
-      w,
-      unique,
-      P,
-      S,
-      prefillChunkPrompts(
-        P,
-        Math.min(
-          opts.prefillTokens ?? DEFAULT_PREFILL_TOKENS,
-          passRowLimit(cfg, be.limits.maxStorageBufferBindingSize),
-        ),
-      ),
-      opts.kvDtype ?? 'f32',
-    );
+    const prefilled = matches
+      ? await prefillBehind(be, cfg, w, unique, matches, opts.reuse!, P, S, rowBudget)
+      : await prefillBatch(be, cfg, w, unique, P, S, prefillChunkPrompts(P, rowBudget), kvDtype);
     caches = prefilled.caches;
     // each sequence's choice after its prompt, from its unique prompt's logits row
     const first = await chooseAll(be, chooser, prefilled.logits, uniqueOf, Array.from(uniqueOf.keys()), 0, V).finally(
       () => be.free(prefilled.logits),
     );
-    if (unique.length !== B) caches = compactCaches(be, caches, uniqueOf, S, W);
+    if (reordered) caches = compactCaches(be, caches, uniqueOf, S, W);
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
+    // the tokens fed back so far, whose keys and values the cache holds behind each prompt
+    const fedBack: number[][] = prompts.map(() => []);
+    const kept = opts.keep ? new KeptKv(cfg.numLayers, W) : null;
+    const keep = async (cacheRows: readonly number[], seqs: readonly number[]) =>
+      kept?.take(
+        be,
+        caches,
+        cacheRows,
+        seqs.map((b) => ({ tokens: [...prompts[b], ...fedBack[b]], start: keyStart[b] })),
+      );
     const fed: Array<number | null> = first;
     let produced = fed.filter((t) => t !== null).length;
     opts.onStep?.(produced);
@@ -108,6 +139,11 @@ export async function decodeBatch(
       const live = rows.filter((b) => fed[b] !== null);
       if (live.length === 0) break;
       if (live.length <= rows.length / 2) {
+        const dropped = rows.filter((b) => fed[b] === null);
+        await keep(
+          dropped.map((b) => rows.indexOf(b)),
+          dropped,
+        );
         caches = compactCaches(
           be,
           caches,
@@ -134,6 +170,7 @@ export async function decodeBatch(
         state.pos,
         Int32Array.from(rows, (b) => past - keyStart[b]),
       );
+      for (const b of rows) if (fed[b] !== null) fedBack[b].push(fed[b]);
       const logits = state.step(caches, past, S);
       const alive = rows.map((b) => fed[b] !== null);
       const chosen = await chooseAll(
@@ -154,6 +191,11 @@ export async function decodeBatch(
       });
       opts.onStep?.(produced);
     }
+    await keep(
+      rows.map((_b, r) => r),
+      rows,
+    );
+    return kept;
   } finally {
     state?.free();
     for (const c of caches) {

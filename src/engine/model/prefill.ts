@@ -33,7 +33,7 @@ export async function prefillBatch(
   kvDtype: KvCacheDtype,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
-  const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
   const W = Hkv * Dh;
   const caches: Array<{ k: Tensor; v: Tensor }> = [];
   const scope = new TensorScope(be);
@@ -81,17 +81,7 @@ export async function prefillBatch(
         cs.freeAll();
       }
     }
-    const hn = scope.alloc([U, D], 'prefill.hNorm');
-    const rstd = scope.alloc([U], 'prefill.rstd');
-    be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
-    const logits = be.alloc([U, V], 'f32', 'prefill.logits'); // the caller's (freed after the first choice)
-    try {
-      be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
-    } catch (err) {
-      be.free(logits);
-      throw err;
-    }
-    return { caches, logits };
+    return { caches, logits: nextLogits(be, cfg, w, scope, last) };
   } catch (err) {
     for (const c of caches) {
       be.free(c.k);
@@ -101,6 +91,24 @@ export async function prefillBatch(
   } finally {
     scope.freeAll();
   }
+}
+
+/** The next-token logits [U, V] (the caller's to free) from each prompt's last hidden state last[U, D]: final norm
+ *  and LM head. */
+export function nextLogits(be: Backend, cfg: ModelConfig, w: ActiveWeights, scope: TensorScope, last: Tensor): Tensor {
+  const U = last.shape[0];
+  const { hiddenSize: D, vocabSize: V } = cfg;
+  const hn = scope.alloc([U, D], 'prefill.hNorm');
+  const rstd = scope.alloc([U], 'prefill.rstd');
+  be.run('rmsnorm', { t: { x: last, w: w.params.finalNorm, y: hn, rstd }, p: { R: U, D, eps: cfg.rmsNormEps } });
+  const logits = be.alloc([U, V], 'f32', 'prefill.logits');
+  try {
+    be.run('lmHead', { t: { h: hn, w: w.params.lmHead, logits }, p: { R: U, D, V } });
+  } catch (err) {
+    be.free(logits);
+    throw err;
+  }
+  return logits;
 }
 
 /** One prefill pass over Uc prompts left-padded to P: every layer over the pass's own keys (onKV(l, k, v) with

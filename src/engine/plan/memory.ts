@@ -9,7 +9,7 @@ import { parameterCounts } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
 import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
-import { prefillChunkPrompts } from '../model/generate.ts';
+import { DEFAULT_PREFILL_TOKENS, prefillChunkPrompts } from '../model/generate.ts';
 import { kvCacheBytesPerElement, type KvCacheDtype } from '../model/kv-cache.ts';
 import { ADAMW_SCALARS } from '../optim/adamw.ts';
 import type { BackendKind } from '../backend.ts';
@@ -37,6 +37,10 @@ export interface DecodeShape {
   /** padded prompt tokens per prefill pass (DecodeOptions / EnginePolicyOptions prefillTokens); default
    *  DEFAULT_PREFILL_TOKENS (model/generate.ts) */
   prefillTokens?: number;
+  /** calls of a multi-turn exchange whose prompts extend an earlier call's sequences: where the policy keeps keys
+   *  and values (MemoryShape keepKvBytes), every prompt after an agent's first runs at most `tokens` behind the
+   *  kept rows (model/prefill-behind.ts), and only prompts of at most `wholePromptTokens` are prefilled whole */
+  behind?: { tokens: number; wholePromptTokens: number };
 }
 
 /** One gradient chunk (runSequences with a backward): `sequences` rows padded to `tokens`, `selected` trained
@@ -69,6 +73,9 @@ export interface MemoryShape {
   /** storage of generation's KV cache (EnginePolicyOptions.kvCacheDtype); default what 'auto' gives: f16 with f16
    *  weights on WebGPU, else f32 */
   kvCacheDtype?: KvCacheDtype;
+  /** EnginePolicyOptions.keepKvBytes (host memory, not counted in the device total); default 0. A DecodeShape's
+   *  `behind` applies where the stores of two calls fit it. */
+  keepKvBytes?: number;
 }
 
 /** Bytes by category. `lora`: the trainable weights and their gradients (LoRA pairs, or full copies in full
@@ -178,6 +185,34 @@ function mergedAdapters(config: ModelConfig, shape: MemoryShape, liveBefore: num
   return n;
 }
 
+/** Host bytes of the keys and values a decode call of shape `d` keeps (each sequence's prompt and new tokens). */
+function keptStoreBytes(config: ModelConfig, d: DecodeShape): number {
+  return 2 * config.numLayers * d.sequences * (d.promptTokens + d.newTokens) * config.numKvHeads * config.headDim * F;
+}
+
+/** Whether the policy runs `d`'s later prompts behind kept rows: f32 caches off WebGPU, and the stores of two calls
+ *  within keepKvBytes. */
+function keepsKv(config: ModelConfig, shape: MemoryShape, d: DecodeShape): boolean {
+  const keepBytes = shape.keepKvBytes ?? 0;
+  return d.behind !== undefined && planKvCacheDtype(shape) === 'f32' && 2 * keptStoreBytes(config, d) <= keepBytes;
+}
+
+/** A decode shape as the policy runs it: `behind` only where keys and values are kept. */
+function keptOrWhole(config: ModelConfig, shape: MemoryShape, d: DecodeShape): DecodeShape {
+  if (keepsKv(config, shape, d)) return d;
+  const { behind: _, ...whole } = d;
+  return whole;
+}
+
+/** Host bytes (outside the plan's device total) of the keys and values the policy keeps between a step's calls:
+ *  two calls' stores where a decode shape runs behind kept rows. */
+export function keptKvHostBytes(config: ModelConfig, shape: MemoryShape): number {
+  let most = 0;
+  for (const d of [shape.decode, shape.evalDecode])
+    if (d && keepsKv(config, shape, d)) most = Math.max(most, 2 * keptStoreBytes(config, d));
+  return most;
+}
+
 /** The largest of the decodeBatch calls a generate call is split into (at most `decodeBatch` sequences each, in
  *  order; a prompt's samples next to each other), by its peak floats. */
 function decodeCallFloats(
@@ -210,16 +245,31 @@ function decodeCallFloats(
 }
 
 /** Peak floats of one decodeBatch call beyond the caches, and the caches themselves (generate.ts), in f32 units:
- *  a cache element counts kvF of them (1 in f32, 1/2 in f16). */
+ *  a cache element counts kvF of them (1 in f32, 1/2 in f16). With `d.behind`, the larger of a first call (its
+ *  prompts whole, at most wholePromptTokens) and a later one (every prompt distinct, run behind kept rows). */
 function decodeFloats(
   config: ModelConfig,
   d: DecodeShape,
   loraInDecode: { rank: number; targets: number } | null,
   fused: boolean,
   kvF: number,
+  behindTokens?: number,
+  takeFloats = 0,
 ): { cache: number; scratch: number } {
   const { hiddenSize: D, vocabSize: V, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (d.sequences <= 0 || d.newTokens <= 0) return { cache: 0, scratch: 0 };
+  if (d.behind) {
+    // each call also reads its sequences' rows back after its last step: a gather of up to B·S rows and their ids
+    // (model/kv-keep.ts)
+    const { behind, ...whole } = d;
+    const take = d.sequences * (d.promptTokens + d.newTokens) * (Hkv * Dh + 1);
+    const first = { ...whole, promptTokens: Math.min(d.promptTokens, behind.wholePromptTokens) };
+    const a = decodeFloats(config, first, loraInDecode, fused, kvF, undefined, take);
+    const later = { ...whole, uniquePrompts: d.sequences };
+    const Ts = Math.max(1, Math.min(d.promptTokens, behind.tokens));
+    const b = decodeFloats(config, later, loraInDecode, fused, kvF, Ts, take);
+    return a.cache + a.scratch >= b.cache + b.scratch ? a : b;
+  }
   const B = d.sequences;
   const U = Math.min(d.uniquePrompts, B);
   const P = d.promptTokens;
@@ -228,18 +278,28 @@ function decodeFloats(
   const rope = config.ropeScaling ? Dh / 2 : 0;
   const r = loraInDecode?.rank ?? 0;
   const nt = loraInDecode?.targets ?? 0;
-  // prefill: caches for U rows and the prompts' last hidden rows, then passes of Uc prompts (R = Uc·P rows: pos,
-  // keyStart, invFreq, ids, cur, the workspace, nxt, the pass's last rows and their indices), freed before
-  // hNorm, rstd and the logits of all U prompts
-  const Uc = Math.min(U, prefillChunkPrompts(P, d.prefillTokens));
-  const R = Uc * P;
+  // prefill: caches for U rows and the prompts' last hidden rows, then passes of Uc prompts (R = Uc·T rows, T the
+  // tokens a pass runs per prompt: pos, keyStart, invFreq, ids, cur, the workspace, nxt, the pass's last rows and
+  // their indices, and behind kept rows in several passes one layer's pass caches [Uc, P]), freed before hNorm, rstd
+  // and the logits of all U prompts
   const prefillCache = 2 * L * U * S * W * kvF;
-  // (the fused inference path updates one hidden state in place: no nxt)
-  const prefillWs = fused ? fusedWorkspaceFloats(config, R) - R * D : layerWorkspaceFloats(config, R, r, nt);
-  const prefillPass = R + Uc + rope + R + prefillWs + 2 * R * D + Uc * D + Uc;
-  const prefillScratch = U * D + Math.max(prefillPass, U * D + U + U * V);
-  // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids
-  const compact = U === B ? 0 : B * S + (2 * L * B + U) * S * W * kvF;
+  const prefillPass = (Uc: number, T: number, passCaches: number) => {
+    const R = Uc * T;
+    // (the fused inference path updates one hidden state in place: no nxt)
+    const ws = fused ? fusedWorkspaceFloats(config, R) - R * D : layerWorkspaceFloats(config, R, r, nt);
+    return R + Uc + rope + R + ws + 2 * R * D + Uc * D + Uc + passCaches;
+  };
+  const budget = d.prefillTokens ?? DEFAULT_PREFILL_TOKENS;
+  const Ub = Math.min(U, Math.max(1, Math.floor(budget / (behindTokens ?? 1)))); // prompts per pass behind
+  const pass =
+    behindTokens === undefined
+      ? prefillPass(Math.min(U, prefillChunkPrompts(P, budget)), P, 0)
+      : prefillPass(Ub, behindTokens, Ub < U ? 2 * Ub * P * W : 0);
+  const prefillScratch = U * D + Math.max(pass, U * D + U + U * V);
+  // compaction to B rows (each new layer cache allocated before the old one is freed) with its row ids; also a
+  // prefill behind kept rows in several passes (its prompts in another order)
+  const gathered = U !== B || (behindTokens !== undefined && U * behindTokens > budget);
+  const compact = gathered ? B * S + (2 * L * B + U) * S * W * kvF : 0;
   // decode step state over B rows: workspace (T = 1), ids, pos, keyStart, invFreq, x, y, hNorm, rstd, logits
   const decodeCache = 2 * L * B * S * W * kvF;
   const decodeScratch =
@@ -248,7 +308,8 @@ function decodeFloats(
     rope +
     3 * B * D +
     B +
-    B * V;
+    B * V +
+    takeFloats;
   const prefill = prefillCache + prefillScratch;
   const decode = decodeCache + decodeScratch;
   if (decode >= prefill && decode >= compact) return { cache: decodeCache, scratch: decodeScratch };
@@ -301,9 +362,9 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
   const loraInDecode = t.mode === 'lora' && !merge ? { rank: t.rank, targets: loraTargets(t.targets).length } : null;
   const kvCacheDtype = planKvCacheDtype(shape);
   const kvF = kvCacheBytesPerElement(kvCacheDtype) / F;
-  const train = decodeCallFloats(config, shape.decode, loraInDecode, merge, kvF);
+  const train = decodeCallFloats(config, keptOrWhole(config, shape, shape.decode), loraInDecode, merge, kvF);
   const held = shape.evalDecode
-    ? decodeCallFloats(config, shape.evalDecode, loraInDecode, merge, kvF)
+    ? decodeCallFloats(config, keptOrWhole(config, shape, shape.evalDecode), loraInDecode, merge, kvF)
     : { cache: 0, scratch: 0 };
   const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
   const dec = evalPeaks ? held : train;

@@ -38,6 +38,14 @@ export interface EnginePolicyOptions {
    *  request whole (request-batching.ts prefixSharingPlan); default: on the CPU and WASM backends. Log-probs and
    *  gradients agree with whole rows to rounding. */
   sharePrefixes?: boolean;
+  /** generate keeps each call's keys and values (prompt and fed-back tokens, in host memory) for later calls whose
+   *  prompts start with them (a multi-turn rollout: an agent's next prompt extends its last one), which then prefill
+   *  only the rest (model/prefill-behind.ts); at most this many bytes are kept (the oldest stores let go first), and
+   *  none once weights change. Default 0 (off; rl/policy-setup.ts turns it on for multi-turn runs on the CPU and WASM
+   *  backends: model/kv-keep.ts DEFAULT_KEEP_KV_BYTES); an f16 KV cache keeps nothing. Each call that keeps reads its
+   *  sequences' rows back (a gather and one read per layer's keys and values). Logits agree with a whole prefill's
+   *  to rounding. */
+  keepKvBytes?: number;
   /** a training chunk keeps every layer's internals (skipping the backward's recompute) when they fit in this
    *  many bytes; default 64 MiB. 0 always recomputes (least memory). */
   activationBudgetBytes?: number;

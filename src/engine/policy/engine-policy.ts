@@ -18,6 +18,7 @@ import type {
 import { packSequences } from '../model/batch.ts';
 import { runSequences, type ActiveWeights, type BackwardRequest, type GradientSinks } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
+import { KeptKvPool } from './kept-kv-pool.ts';
 import { createLoraAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
 import {
@@ -95,6 +96,8 @@ export class EnginePolicy implements TrainablePolicy {
   private readonly precompiled = new Set<string>();
   /** the options without the host weights: once uploaded they are the caller's to keep or let go */
   private readonly opts: Omit<EnginePolicyOptions, 'weights'>;
+  /** keys and values generate calls kept for later ones (EnginePolicyOptions.keepKvBytes); cleared when weights change */
+  private readonly kept: KeptKvPool;
 
   constructor(options: EnginePolicyOptions) {
     const { weights, ...opts } = options;
@@ -118,6 +121,7 @@ export class EnginePolicy implements TrainablePolicy {
       throw new Error(`createEnginePolicy: baseDtype ${baseDtype} cannot be used with full fine-tuning`);
     this.baseDtype = baseDtype;
     this.kvCacheDtype = resolveKvCacheDtype(opts.kvCacheDtype ?? 'auto', be, baseDtype);
+    this.kept = new KeptKvPool(this.kvCacheDtype === 'f32' ? (opts.keepKvBytes ?? 0) : 0);
     this.base = uploadParams(be, config, weights, 'base', baseDtype);
     training.adapters.forEach((name, i) => {
       if (training.mode === 'lora') {
@@ -215,6 +219,9 @@ export class EnginePolicy implements TrainablePolicy {
           kvDtype: this.kvCacheDtype,
           ...(this.opts.prefillTokens !== undefined ? { prefillTokens: this.opts.prefillTokens } : {}),
         };
+        // a prompt that starts with a sequence an earlier call kept prefills only the rest
+        const reuse = this.kept.best(adapter, prompts);
+        const keep = maxNew > 0 && this.kept.budgetBytes > 0;
         // the kernels of the prefill and a decode step, compiled in parallel before the first runs
         await this.precompileOnce(`generate:${weightsKind(weights)}:${chunk.length}:${constrained}`, () => {
           const drawn = chunk.map(() => 0);
@@ -227,7 +234,7 @@ export class EnginePolicy implements TrainablePolicy {
             { ...decodeOpts, maxNewTokens: 2 },
           );
         });
-        await decodeBatch(
+        const kept = await decodeBatch(
           this.backend,
           this.config,
           weights,
@@ -240,11 +247,13 @@ export class EnginePolicy implements TrainablePolicy {
             next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn),
             ...(constrained ? { mask } : {}),
           },
-          { ...decodeOpts, maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n) },
+          { ...decodeOpts, maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n), reuse, keep },
         );
+        if (kept) this.kept.add(adapter, kept);
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
       }
     }
+    this.kept.retireRead();
     for (const g of out) g.text = this.opts.decoder.decode(g.tokens);
     return out;
   }
@@ -394,6 +403,7 @@ export class EnginePolicy implements TrainablePolicy {
   async optimizerStep(adapter: string): Promise<void> {
     const t = this.trainable(adapter);
     await t.optimizer.step();
+    this.kept.clear(); // kept keys and values are of the weights before the step
     // whether it applied is known on the device only: the merged copy is refreshed either way
     if (t.kind === 'lora') t.mergedFresh = false;
   }
@@ -412,6 +422,7 @@ export class EnginePolicy implements TrainablePolicy {
 
   async loadAdapter(adapter: string, files: Record<string, Uint8Array>): Promise<void> {
     const t = this.trainable(adapter);
+    this.kept.clear();
     if (t.kind === 'full') {
       const bytes = files[FULL_WEIGHTS_FILE];
       if (!bytes)
@@ -453,6 +464,7 @@ export class EnginePolicy implements TrainablePolicy {
   }
 
   dispose(): void {
+    this.kept.clear();
     for (const t of this.trainables.values()) freeTrainable(this.backend, t);
     this.trainables.clear();
     freeParams(this.backend, this.base);

@@ -12,6 +12,7 @@ import type { Backend } from '../../../src/engine/backend.ts';
 import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
 import type { KvCacheDtype } from '../../../src/engine/model/kv-cache.ts';
+import { DEFAULT_KEEP_KV_BYTES } from '../../../src/engine/model/kv-keep.ts';
 import { createEnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import { loadHfCheckpoint } from '../../../src/engine/io/hf-model.ts';
 import type { ModelConfig, ModelWeights } from '../../../src/engine/model/config.ts';
@@ -57,6 +58,9 @@ interface Step {
   webgpu?: boolean;
   /** EnginePolicy's kvCacheDtype (default 'auto') */
   kvCacheDtype?: KvCacheDtype;
+  /** a second turn: each sequence's prompt and drawn tokens and this many more, decoded behind the kept rows of the
+   *  first (which draws newTokens each, the last not fed back: the rest is 1 + nextTokens) */
+  nextTokens?: number;
 }
 
 /** Runs the step on a fresh CPU backend (WASM for half weights); returns the ledger's peak bytes. */
@@ -83,6 +87,7 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
     ...(s.decodeBatch !== undefined ? { maxDecodeBatch: s.decodeBatch } : {}),
     ...(s.kvCacheDtype !== undefined ? { kvCacheDtype: s.kvCacheDtype } : {}),
+    ...(s.nextTokens !== undefined ? { keepKvBytes: DEFAULT_KEEP_KV_BYTES } : {}),
   });
   const V = config.vocabSize;
   const prompt = (p: number) => Array.from({ length: s.promptTokens }, (_, i) => 3 + ((p * 7 + i * 5) % (V - 3)));
@@ -93,7 +98,14 @@ async function measure(config: ModelConfig, weights: ModelWeights, s: Step): Pro
     stopStrings: [],
     stopTokenIds: [],
   }));
-  await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 3 });
+  const drawn = await policy.generate(requests, { temperature: 1, topP: 1, topK: 0, seed: 3 });
+  if (s.nextTokens !== undefined) {
+    const more = Array.from({ length: s.nextTokens }, (_, i) => 3 + ((i * 13) % (V - 3)));
+    await policy.generate(
+      requests.map((r, i) => ({ ...r, prompt: [...r.prompt, ...drawn[i].tokens, ...more] })),
+      { temperature: 1, topP: 1, topK: 0, seed: 4 },
+    );
+  }
   policy.zeroGrad('shared');
   await policy.accumulateGradients(
     Array.from({ length: s.rows }, (_, r) => {
@@ -125,14 +137,18 @@ function predict(config: ModelConfig, s: Step) {
     halfVectors: s.webgpu === true,
     ...(s.webgpu ? { backend: 'webgpu' as const } : {}),
     ...(s.kvCacheDtype !== undefined ? { kvCacheDtype: s.kvCacheDtype } : {}),
+    ...(s.nextTokens !== undefined ? { keepKvBytes: DEFAULT_KEEP_KV_BYTES } : {}),
     training: s.training,
     decode: {
       sequences: s.problems * s.group,
       uniquePrompts: s.problems,
-      promptTokens: s.promptTokens,
+      promptTokens: s.promptTokens + (s.nextTokens !== undefined ? s.newTokens + s.nextTokens : 0),
       newTokens: s.newTokens,
       ...(s.prefillTokens !== undefined ? { prefillTokens: s.prefillTokens } : {}),
       ...(s.decodeBatch !== undefined ? { decodeBatch: s.decodeBatch } : {}),
+      ...(s.nextTokens !== undefined
+        ? { behind: { tokens: 1 + s.nextTokens, wholePromptTokens: s.promptTokens } }
+        : {}),
     },
     gradient: { sequences: s.rows, tokens: s.rowTokens, selected: s.rows * s.trained },
     ...(s.evalPrompts !== undefined
@@ -216,6 +232,29 @@ const steps: Record<string, Step> = {
     trained: 6,
     training: lora(4),
     evalPrompts: 24,
+  },
+  'lora, a second turn behind the kept rows of the first, in passes of 3 prompts': {
+    problems: 3,
+    group: 2,
+    promptTokens: 20,
+    newTokens: 12,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+    nextTokens: 3,
+    prefillTokens: 12,
+  },
+  'lora, a second turn behind the kept rows of the first, in one pass': {
+    problems: 4,
+    group: 3,
+    promptTokens: 14,
+    newTokens: 30,
+    rows: 2,
+    rowTokens: 16,
+    trained: 6,
+    training: lora(4),
+    nextTokens: 5,
   },
   'full fine-tuning': {
     problems: 2,
