@@ -6,13 +6,7 @@
 import type { BackendKind } from '../engine/backend.ts';
 import type { ModelConfig } from '../engine/model/config.ts';
 import { parseHfConfig } from '../engine/io/hf-config.ts';
-import {
-  keptKvHostBytes,
-  planMemory,
-  type MemoryBytes,
-  type MemoryShape,
-  type WeightDtype,
-} from '../engine/plan/memory.ts';
+import { planMemory, type MemoryBytes, type MemoryShape, type WeightDtype } from '../engine/plan/memory.ts';
 import { findCatalogModel } from '../data/models/catalog.ts';
 import { validateConfig, type ExperimentConfig } from './config.ts';
 import { adapterNames, keepKvBytesFor } from './policy-setup.ts';
@@ -393,7 +387,7 @@ export function planConfig(
   );
   const mem = planMemory(model.config, shape);
   const limit = options.memoryBytes ?? defaultLimit(options.backend);
-  const hostBytes = stepHostBytes(config, shape) + keptKvHostBytes(model.config, shape);
+  const hostBytes = stepHostBytes(config, shape);
   const hostFits = hostBytes <= HOST_LIMIT_BYTES;
   const fits = limit === null ? (hostFits ? null : false) : mem.bytes.total <= limit && hostFits;
   const plan: Plan = {

@@ -204,15 +204,6 @@ function keptOrWhole(config: ModelConfig, shape: MemoryShape, d: DecodeShape): D
   return whole;
 }
 
-/** Host bytes (outside the plan's device total) of the keys and values the policy keeps between a step's calls:
- *  two calls' stores where a decode shape runs behind kept rows. */
-export function keptKvHostBytes(config: ModelConfig, shape: MemoryShape): number {
-  let most = 0;
-  for (const d of [shape.decode, shape.evalDecode])
-    if (d && keepsKv(config, shape, d)) most = Math.max(most, 2 * keptStoreBytes(config, d));
-  return most;
-}
-
 /** The largest of the decodeBatch calls a generate call is split into (at most `decodeBatch` sequences each, in
  *  order; a prompt's samples next to each other), by its peak floats. */
 function decodeCallFloats(

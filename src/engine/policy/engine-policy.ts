@@ -19,6 +19,7 @@ import { packSequences } from '../model/batch.ts';
 import { runSequences, type ActiveWeights, type BackwardRequest, type GradientSinks } from '../model/decoder.ts';
 import { decodeBatch, type DrawnToken } from '../model/generate.ts';
 import { KeptKvPool } from './kept-kv-pool.ts';
+import { foldGradients, foldRequests, unfoldResults } from './request-folding.ts';
 import { createLoraAdapter, type LoraAdapter } from '../model/lora.ts';
 import { adapterFromPeft, adapterToPeft } from '../model/lora-io.ts';
 import {
@@ -292,8 +293,16 @@ export class EnginePolicy implements TrainablePolicy {
     return this.forEachChunk(requests, { reference: false, grads: requests, temperature: opts.temperature ?? 1 });
   }
 
+  /** Requests folded into those that contain them (request-folding.ts), then runChunks. */
+  private async forEachChunk(requests: readonly ScoreRequest[], run: ChunkRun): Promise<ScoreResult[]> {
+    const f = foldRequests(requests);
+    if (f.folded.length === requests.length) return this.runChunks(requests, run);
+    const grads = run.grads ? foldGradients(run.grads, f) : null;
+    return unfoldResults(await this.runChunks(f.folded, { ...run, grads }), f);
+  }
+
   /** Group by adapter, pack into chunks of at most maxBatchTokens rows, run (and backpropagate when `grads`). */
-  private async forEachChunk(
+  private async runChunks(
     requests: readonly ScoreRequest[],
     { reference, grads, temperature }: ChunkRun,
   ): Promise<ScoreResult[]> {
