@@ -10,13 +10,10 @@ import { CpuBackend } from '../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../src/engine/backends/wasm.ts';
 import type { ActiveWeights } from '../../src/engine/model/decoder.ts';
 import { decodeBatch, DEFAULT_PREFILL_TOKENS, prefillChunkPrompts } from '../../src/engine/model/generate.ts';
-import { allocMerged } from '../../src/engine/model/lora-merge.ts';
-import { createLoraAdapter, namedLoraParameters } from '../../src/engine/model/lora.ts';
-import { uploadParams } from '../../src/engine/model/params.ts';
-import { Rng } from '../../src/util/rng.ts';
 import { relMaxErr } from '../helpers/kernel-compare.ts';
 import { VS_CPU } from '../helpers/tolerances.ts';
 import { baseBackend, getTestDevice, testBackend } from '../helpers/webgpu.ts';
+import { loraWeightsOn } from '../helpers/engine/lora-weights.ts';
 import { randomWeights, tinyConfig } from '../helpers/engine/model-random.ts';
 
 const cfg = tinyConfig({ architecture: 'qwen2', attentionBias: true, vocabSize: 48 });
@@ -42,25 +39,7 @@ const backends: Array<[string, () => Promise<Backend>, boolean]> = [
 ];
 
 function weightsOn(be: Backend, fused: boolean): ActiveWeights {
-  const params = uploadParams(be, cfg, weights);
-  const lora = createLoraAdapter(be, cfg, {
-    name: 'a',
-    rank: 2,
-    alpha: 4,
-    targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'],
-    seed: 3,
-  });
-  const rng = new Rng(8);
-  for (const [name, t] of namedLoraParameters(lora)) {
-    if (name.endsWith('lora_B.weight'))
-      be.upload(
-        t,
-        Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()),
-      );
-  }
-  if (!fused) return { params, lora };
-  const merged = allocMerged(be, cfg, params, lora);
-  return { params: merged.params, lora: null, fused: merged.fused };
+  return loraWeightsOn(be, cfg, weights, fused);
 }
 
 /** Every logits row the chooser sees (as raw bits) and the ledger's peak during the call. */

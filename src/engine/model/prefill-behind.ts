@@ -13,16 +13,8 @@ import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
 import { TensorScope } from './device-ops.ts';
 import type { KeptKv, KeptMatch } from './kv-keep.ts';
-import { allocKvCache } from './kv-cache.ts';
-import {
-  FusedWorkspace,
-  LayerWorkspace,
-  layerForward,
-  layerForwardFused,
-  ropeFrequencies,
-  type AttentionSource,
-} from './layer.ts';
-import { nextLogits } from './prefill.ts';
+import { layerStack } from './layer-stack.ts';
+import { prefillInto } from './prefill.ts';
 
 /** Prompts per pass in order, each pass at most `rowBudget` padded suffix rows (at least one prompt). */
 export function behindPasses(suffixes: readonly number[], rowBudget: number): Array<[number, number]> {
@@ -68,22 +60,8 @@ export async function prefillBehind(
   S: number,
   rowBudget: number,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
-  const U = prompts.length;
-  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
-  const caches: Array<{ k: Tensor; v: Tensor }> = [];
-  const scope = new TensorScope(be);
-  try {
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const k = allocKvCache(be, [U, S, Hkv, Dh], 'f32', `cache.k.${l}`);
-      try {
-        caches.push({ k, v: allocKvCache(be, [U, S, Hkv, Dh], 'f32', `cache.v.${l}`) });
-      } catch (err) {
-        be.free(k);
-        throw err;
-      }
-    }
-    const last = scope.alloc([U, D], 'behind.last');
-    const rests = prompts.map((p, u) => p.length - matches[u].length);
+  const rests = prompts.map((p, u) => p.length - matches[u].length);
+  return prefillInto(be, cfg, w, prompts.length, S, 'f32', (caches, last) => {
     for (const [u0, u1] of behindPasses(rests, rowBudget)) {
       const ps = new TensorScope(be);
       try {
@@ -92,16 +70,7 @@ export async function prefillBehind(
         ps.freeAll();
       }
     }
-    return { caches, logits: nextLogits(be, cfg, w, scope, last) };
-  } catch (err) {
-    for (const c of caches) {
-      be.free(c.k);
-      be.free(c.v);
-    }
-    throw err;
-  } finally {
-    scope.freeAll();
-  }
+  });
 }
 
 /** One pass over prompts [u0, u1) of a prefill behind kept rows. */
@@ -168,7 +137,7 @@ function behindPass(
     }
     return c;
   };
-  const eachLayer = (l: number, run: (attn: AttentionSource) => void) => {
+  const cur = layerStack(be, cfg, w, scope, { B: Uc, T: Ts, tokens, pos, keyStart }, 'behind', (l, run) => {
     const layerScope = new TensorScope(be);
     try {
       const c = layerCache(l, layerScope);
@@ -182,32 +151,7 @@ function behindPass(
     } finally {
       layerScope.freeAll();
     }
-  };
-
-  const ctx = {
-    be,
-    cfg,
-    pos: scope.from([R], pos, 'behind.pos'),
-    keyStart: scope.from([Uc], keyStart, 'behind.keyStart'),
-    invFreq: ropeFrequencies(scope, cfg),
-  };
-  let cur = scope.alloc([R, D], 'behind.x');
-  be.run('embedding', {
-    t: { ids: scope.from([R], tokens, 'behind.ids'), table: w.params.embed, out: cur },
-    p: { R, D },
   });
-  if (w.fused) {
-    const fws = new FusedWorkspace(scope, cfg, Uc, Ts);
-    w.fused.forEach((layer, l) => eachLayer(l, (attn) => layerForwardFused(ctx, layer, cur, fws, attn)));
-  } else {
-    const ws = new LayerWorkspace(scope, cfg, Uc, Ts, w.lora);
-    let nxt = scope.alloc([R, D], 'behind.y');
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      eachLayer(l, (attn) => layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, attn));
-      [cur, nxt] = [nxt, cur];
-    }
-  }
   // every prompt's last token is the pass's last row
   const rows = scope.alloc([Uc, D], 'behind.passLast');
   be.run('embedding', {

@@ -6,14 +6,7 @@ import type { ModelConfig } from './config.ts';
 import type { ActiveWeights } from './decoder.ts';
 import { TensorScope } from './device-ops.ts';
 import { allocKvCache, type KvCacheDtype } from './kv-cache.ts';
-import {
-  FusedWorkspace,
-  LayerWorkspace,
-  layerForward,
-  layerForwardFused,
-  ropeFrequencies,
-  type LayerContext,
-} from './layer.ts';
+import { layerStack } from './layer-stack.ts';
 
 /** Prefill U prompts left-padded to P tokens, `chunkPrompts` prompts per pass (so the scratch of one pass is
  *  bounded by the token budget, not by U; a pass runs its prompts padded to its own longest, so prompts in order of
@@ -33,21 +26,9 @@ export async function prefillBatch(
   kvDtype: KvCacheDtype,
 ): Promise<{ caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor }> {
   const U = prompts.length;
-  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
-  const W = Hkv * Dh;
-  const caches: Array<{ k: Tensor; v: Tensor }> = [];
-  const scope = new TensorScope(be);
-  try {
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const k = allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.k.${l}`);
-      try {
-        caches.push({ k, v: allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.v.${l}`) });
-      } catch (err) {
-        be.free(k);
-        throw err;
-      }
-    }
-    const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
+  const W = cfg.numKvHeads * cfg.headDim;
+  const D = cfg.hiddenSize;
+  return prefillInto(be, cfg, w, U, S, kvDtype, (caches, last) => {
     for (let u0 = 0; u0 < U; u0 += chunkPrompts) {
       const chunk = prompts.slice(u0, u0 + chunkPrompts);
       // a pass pads its prompts to its own longest, Pc <= P, and its rows land at [P - Pc, P) of the caches
@@ -81,6 +62,36 @@ export async function prefillBatch(
         cs.freeAll();
       }
     }
+  });
+}
+
+/** Fresh zeroed caches [U, S, Hkv, Dh] per layer and each prompt's last hidden state last[U, D], filled by `fill`
+ *  (passes over the prompts), then the next-token logits from `last`: the frame of every prefill. The caches are
+ *  freed if anything throws. */
+export function prefillInto(
+  be: Backend,
+  cfg: ModelConfig,
+  w: ActiveWeights,
+  U: number,
+  S: number,
+  kvDtype: KvCacheDtype,
+  fill: (caches: ReadonlyArray<{ k: Tensor; v: Tensor }>, last: Tensor) => void,
+): { caches: Array<{ k: Tensor; v: Tensor }>; logits: Tensor } {
+  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const caches: Array<{ k: Tensor; v: Tensor }> = [];
+  const scope = new TensorScope(be);
+  try {
+    for (let l = 0; l < cfg.numLayers; l++) {
+      const k = allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.k.${l}`);
+      try {
+        caches.push({ k, v: allocKvCache(be, [U, S, Hkv, Dh], kvDtype, `cache.v.${l}`) });
+      } catch (err) {
+        be.free(k);
+        throw err;
+      }
+    }
+    const last = scope.alloc([U, D], 'prefill.last'); // each prompt's last hidden state
+    fill(caches, last);
     return { caches, logits: nextLogits(be, cfg, w, scope, last) };
   } catch (err) {
     for (const c of caches) {
@@ -133,30 +144,9 @@ function prefillChunk(
     ids.set(p, u * P + keyStart[u]);
     for (let t = keyStart[u]; t < P; t++) pos[u * P + t] = t - keyStart[u];
   });
-  const ctx: LayerContext = {
-    be,
-    cfg,
-    pos: scope.from([R], pos, 'prefill.pos'),
-    keyStart: scope.from([U], keyStart, 'prefill.keyStart'),
-    invFreq: ropeFrequencies(scope, cfg),
-  };
-  const idsT = scope.from([R], ids, 'prefill.ids');
-  let cur = scope.alloc([R, D], 'prefill.x');
-  be.run('embedding', { t: { ids: idsT, table: w.params.embed, out: cur }, p: { R, D } });
-  if (w.fused) {
-    const fws = new FusedWorkspace(scope, cfg, U, P);
-    w.fused.forEach((layer, l) =>
-      layerForwardFused(ctx, layer, cur, fws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) }),
-    );
-  } else {
-    const ws = new LayerWorkspace(scope, cfg, U, P, w.lora);
-    let nxt = scope.alloc([R, D], 'prefill.y');
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, { kind: 'self', onKV: (k, v) => onKV(l, k, v) });
-      [cur, nxt] = [nxt, cur];
-    }
-  }
+  const cur = layerStack(be, cfg, w, scope, { B: U, T: P, tokens: ids, pos, keyStart }, 'prefill', (l, run) =>
+    run({ kind: 'self', onKV: (k, v) => onKV(l, k, v) }),
+  );
   const rows = scope.alloc([U, D], 'prefill.chunkLast');
   const lastRows = Int32Array.from({ length: U }, (_, u) => u * P + P - 1);
   be.run('embedding', {

@@ -15,7 +15,7 @@ import type { ModelConfig } from './config.ts';
 import type { ActiveWeights, SequenceResult } from './decoder.ts';
 import { headLogprobs } from './decoder.ts';
 import { TensorScope } from './device-ops.ts';
-import { FusedWorkspace, LayerWorkspace, layerForward, layerForwardFused, ropeFrequencies } from './layer.ts';
+import { layerStack } from './layer-stack.ts';
 import { prefillBatch } from './prefill.ts';
 import { prefillChunkPrompts } from './generate.ts';
 
@@ -101,7 +101,7 @@ export async function scoreSharedPrefixes(
   prefillTokens?: number,
 ): Promise<SequenceResult[]> {
   const B = seqs.length;
-  const { hiddenSize: D, numKvHeads: Hkv, headDim: Dh } = cfg;
+  const { numKvHeads: Hkv, headDim: Dh } = cfg;
   const W = Hkv * Dh;
   const { contexts, uniqueOf, P, Ts, S, tokens, pos, keyStart, selected, targets, starts } = sharedPrefixLayout(
     seqs,
@@ -142,34 +142,9 @@ export async function scoreSharedPrefixes(
     }
 
     // the suffixes, right-padded to Ts, at positions c_b + t behind their contexts
-    const R = B * Ts;
-    const ctx = {
-      be,
-      cfg,
-      pos: scope.from([R], pos, 'prefix.pos'),
-      keyStart: scope.from([B], keyStart, 'prefix.keyStart'),
-      invFreq: ropeFrequencies(scope, cfg),
-    };
-    let cur = scope.alloc([R, D], 'prefix.x');
-    be.run('embedding', {
-      t: { ids: scope.from([R], tokens, 'prefix.ids'), table: w.params.embed, out: cur },
-      p: { R, D },
-    });
-    if (w.fused) {
-      const fws = new FusedWorkspace(scope, cfg, B, Ts);
-      w.fused.forEach((layer, l) =>
-        layerForwardFused(ctx, layer, cur, fws, { kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S }),
-      );
-    } else {
-      const ws = new LayerWorkspace(scope, cfg, B, Ts, w.lora);
-      let nxt = scope.alloc([R, D], 'prefix.y');
-      for (let l = 0; l < cfg.numLayers; l++) {
-        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-        const attn = { kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S } as const;
-        layerForward(ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
-        [cur, nxt] = [nxt, cur];
-      }
-    }
+    const cur = layerStack(be, cfg, w, scope, { B, T: Ts, tokens, pos, keyStart }, 'prefix', (l, run) =>
+      run({ kind: 'cache', k: caches[l].k, v: caches[l].v, past: P, S }),
+    );
     const head = await headLogprobs(be, cfg, w, scope, cur, selected, targets, temperature);
     return seqs.map((_, b) => ({
       logprobs: head.logprobs.slice(starts[b], starts[b + 1]),

@@ -11,12 +11,9 @@ import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
 import type { ActiveWeights } from '../../../src/engine/model/decoder.ts';
 import { decodeBatch } from '../../../src/engine/model/generate.ts';
 import type { KeptKv } from '../../../src/engine/model/kv-keep.ts';
-import { allocMerged } from '../../../src/engine/model/lora-merge.ts';
-import { createLoraAdapter, namedLoraParameters } from '../../../src/engine/model/lora.ts';
-import { uploadParams } from '../../../src/engine/model/params.ts';
 import { behindPasses, behindRows } from '../../../src/engine/model/prefill-behind.ts';
-import { Rng } from '../../../src/util/rng.ts';
 import { relMaxErr } from '../../helpers/kernel-compare.ts';
+import { loraWeightsOn } from '../../helpers/engine/lora-weights.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
 import { baseBackend, getTestDevice } from '../../helpers/webgpu.ts';
 
@@ -54,24 +51,7 @@ const backends: Array<[string, () => Promise<Backend>, number]> = [
 ];
 
 function weightsOn(be: Backend, fused: boolean): ActiveWeights {
-  const params = uploadParams(be, cfg, weights);
-  const lora = createLoraAdapter(be, cfg, {
-    name: 'a',
-    rank: 2,
-    alpha: 4,
-    targets: ['q', 'k', 'v', 'o', 'up'],
-    seed: 3,
-  });
-  const rng = new Rng(8);
-  for (const [name, t] of namedLoraParameters(lora))
-    if (name.endsWith('lora_B.weight'))
-      be.upload(
-        t,
-        Float32Array.from({ length: t.size }, () => 0.3 * rng.normal()),
-      );
-  if (!fused) return { params, lora };
-  const merged = allocMerged(be, cfg, params, lora);
-  return { params: merged.params, lora: null, fused: merged.fused };
+  return loraWeightsOn(be, cfg, weights, fused, ['q', 'k', 'v', 'o', 'up']);
 }
 
 /** Every logits row the chooser sees, and the store when kept; `script` gives each sequence's drawn tokens. */

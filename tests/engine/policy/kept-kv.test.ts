@@ -7,6 +7,7 @@ import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { DEFAULT_KEEP_KV_BYTES } from '../../../src/engine/model/kv-keep.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import type { GenerateRequest } from '../../../src/engine/policy/policy.ts';
+import { constantAdamW } from '../../helpers/adamw.ts';
 import { relMaxErr } from '../../helpers/kernel-compare.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
 
@@ -32,15 +33,7 @@ function policyFor(be: Backend, keepKvBytes?: number): EnginePolicy {
     weights,
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'up'] },
-    optimizer: {
-      lr: 5e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(5e-2),
     seed: 3,
     sharePrefixes: false, // (its training pass also runs rows behind a cache)
     ...(keepKvBytes !== undefined ? { keepKvBytes } : {}),

@@ -7,6 +7,7 @@ import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
 import type { GradientRequest, ScoreResult } from '../../../src/engine/policy/policy.ts';
 import { foldGradients, foldRequests, unfoldResults } from '../../../src/engine/policy/request-folding.ts';
+import { constantAdamW } from '../../helpers/adamw.ts';
 import { relMaxErr } from '../../helpers/kernel-compare.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
 
@@ -42,15 +43,7 @@ function policy(backend = new CpuBackend()): EnginePolicy {
     weights,
     decoder: { decode: (ids) => ids.join(' ') },
     training: { mode: 'lora', adapters: ['a', 'b'], rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'up'] },
-    optimizer: {
-      lr: 5e-2,
-      beta1: 0.9,
-      beta2: 0.999,
-      eps: 1e-8,
-      weightDecay: 0,
-      gradClip: 1,
-      schedule: { kind: 'constant' },
-    },
+    optimizer: constantAdamW(5e-2),
     seed: 3,
   });
 }
