@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, DType, Tensor } from '../../../src/engine/backend.ts';
 import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { WasmBackend } from '../../../src/engine/backends/wasm.ts';
+import { WasmRuntime } from '../../../src/engine/backends/wasm/runtime.ts';
 import { WASM_SOURCE_HASH } from '../../../src/engine/kernels/wasm/modules.generated.ts';
 import { Rng } from '../../../src/util/rng.ts';
 import { randn, refAttention, refLogprob, refMatmul, relErr } from '../../helpers/engine/kernels-cpu-reference.ts';
@@ -75,6 +76,40 @@ describe('WasmBackend', async () => {
           }
         }
       });
+    }
+  });
+
+  it("op(A) stored [K,M] is read in place with the packed kernel's bits (B packed or read in place)", () => {
+    const rt = wasm.runtime;
+    for (const [M, N, K, transB] of [
+      [66, 40, 301, 0], // B [K,N] read in place
+      [37, 12, 64, 0], // N % 8: B packed
+      [8, 64, 130, 1],
+      [133, 8, 9, 0],
+    ] as const) {
+      rt.reserveMatmul(M, N, K);
+      const a = rt.heap.alloc(M * K * 4),
+        b = rt.heap.alloc(K * N * 4),
+        c = rt.heap.alloc(M * N * 4),
+        packed = rt.heap.alloc(M * N * 4);
+      const pa = rt.heap.alloc(WasmRuntime.packABytes(M, K)),
+        pb = rt.heap.alloc(WasmRuntime.packBytes(N, K));
+      rt.f32At(a, M * K).set(randn(rng, M * K));
+      rt.f32At(b, K * N).set(randn(rng, K * N));
+      const c0 = randn(rng, M * N);
+      rt.f32At(c, M * N).set(c0);
+      rt.f32At(packed, M * N).set(c0);
+      rt.matmulAt(a, b, c, 0, M, N, K, 1, transB, 0.7, 0.3);
+      rt.exports.packA(a, pa, M, K, 1);
+      rt.exports.packB(b, pb, N, K, transB);
+      rt.exports.matmul(pa, pb, packed, 0, M, N, K, 0.7, 0.3);
+      const got = rt.f32At(c, M * N),
+        want = rt.f32At(packed, M * N);
+      expect(
+        got.findIndex((x, i) => !Object.is(x, want[i])),
+        `${M}x${N}x${K} transB ${transB}`,
+      ).toBe(-1);
+      for (const p of [a, b, c, packed, pa, pb]) rt.heap.release(p);
     }
   });
 

@@ -23,6 +23,22 @@ export interface WasmKernelExports {
     alpha: number,
     beta: number,
   ): void;
+  /** the 4x8 kernel on op(A) in place and op(B) in panels (as/matmul-direct.ts for the strides) */
+  matmulDirect(
+    a: number,
+    transA: number,
+    lda: number,
+    b: number,
+    bStep: number,
+    bPanel: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    beta: number,
+  ): void;
   matmulFewRows(
     a: number,
     b: number,
@@ -238,6 +254,7 @@ export async function instantiateWasmKernels(
     'packA',
     'packB',
     'matmul',
+    'matmulDirect',
     'matmulFewRows',
     'packBHalf',
     'matmulFewRowsHalf',

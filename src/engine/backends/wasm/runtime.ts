@@ -231,9 +231,49 @@ export class WasmRuntime {
       this.helper.run(WasmJob.FewRows, [a, b, c, bias, M, N, K, transB], M, chunk, alpha, beta);
       return;
     }
+    if (transA === 1 && bFormat === 'f32') {
+      this.matmulDirect(a, b, c, bias, M, N, K, transB, alpha, beta);
+      return;
+    }
     const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
     if (M > 0 && N > 0) this.exports.packA(a, packedA, M, K, transA);
     this.matmulPackedA(packedA, b, c, bias, M, N, K, transB, alpha, beta, bFormat);
+  }
+
+  /** op(A) stored [K,M] (transA = 1: weight gradients, K the batch's rows) read in place by the 4x8 kernel
+   *  (as/matmul-direct.ts); op(B) from B itself when it is stored [K,N] with N a multiple of 8, else packed.
+   *  Copying op(A) into blocks first is slower at these shapes (bench/kernels.ts prints both). */
+  private matmulDirect(
+    a: number,
+    b: number,
+    c: number,
+    bias: number,
+    M: number,
+    N: number,
+    K: number,
+    transB: 0 | 1,
+    alpha: number,
+    beta: number,
+  ): void {
+    this.stats.wasmMatmuls++;
+    if (M === 0 || N === 0) return;
+    let panels = b,
+      bStep = N * 4,
+      bPanel = NR * 4;
+    if (transB === 1 || N % NR !== 0) {
+      panels = this.scratchAt('matmul.pack', WasmRuntime.packBytes(N, K));
+      this.exports.packB(b, panels, N, K, transB);
+      bStep = NR * 4;
+      bPanel = NR * 4 * K;
+    }
+    const lda = M * 4;
+    const chunk = this.rowChunk(M, N, K, MR);
+    if (chunk === 0 || !this.helper) {
+      this.exports.matmulDirect(a, 1, lda, panels, bStep, bPanel, c, bias, M, N, K, alpha, beta);
+      return;
+    }
+    this.stats.splitMatmuls++;
+    this.helper.run(WasmJob.DirectTransA, [a, lda, panels, bStep, bPanel, c, bias, M, N, K], M, chunk, alpha, beta);
   }
 
   /** The SIMD matmul with op(A) already packed (exports.packA into `packedA`): packs op(B) into 'matmul.pack'

@@ -78,12 +78,15 @@ describe('two-thread WASM matmul', () => {
     expect(one.runtime.memory.buffer).not.toBeInstanceOf(SharedArrayBuffer);
   });
 
-  // packed path (M > 128, or transA, or transB = 0 with M > 32) and few-rows path (M <= 32, or transB with M <= 128)
+  // packed path (M > 128, or transB = 0 with M > 32), op(A) in place (transA) and few-rows path (M <= 32, or transB
+  // with M <= 128)
   const shapes: Array<[number, number, number, 0 | 1, 0 | 1]> = [
     [133, 37, 29, 0, 1],
     [133, 37, 29, 0, 0],
     [137, 45, 19, 1, 0],
     [135, 23, 41, 1, 1],
+    [66, 40, 301, 1, 0], // op(A) and B read in place (as/matmul-direct.ts), a tail block of 2 rows
+    [8, 64, 517, 1, 0], // a LoRA A gradient: dyB^T x
     [66, 77, 53, 0, 0],
     [31, 45, 67, 0, 0],
     [29, 13, 9, 0, 1],

@@ -12,6 +12,9 @@
 // (frozen weights stored as f16 / bf16, widened as they are read).
 
 import { madd, reduce4 } from './simd';
+import { finish, finishRow } from './block';
+
+export { matmulDirect } from './matmul-direct';
 
 const NR: i32 = 8; // columns per panel
 const MR: i32 = 4; // rows per packed A block
@@ -106,34 +109,6 @@ export function packB(b: usize, bp: usize, N: i32, K: i32, transB: i32): void {
       }
     }
   }
-}
-
-// @ts-ignore: decorator
-@inline function finish(cp: usize, acc: v128, bias: usize, j: i32, cols: i32, alpha: f32, beta: f32): void {
-  // acc holds 4 consecutive columns j..j+3 of one row; cols of them are inside the matrix
-  let v = f32x4.mul(acc, f32x4.splat(alpha));
-  if (cols >= 4) {
-    if (beta != 0) v = madd(v128.load(cp), f32x4.splat(beta), v);
-    if (bias) v = f32x4.add(v, v128.load(bias + (<usize>j << 2)));
-    v128.store(cp, v);
-    return;
-  }
-  for (let jj = 0; jj < cols; jj++) {
-    let x: f32 = 0;
-    if (jj == 0) x = f32x4.extract_lane(v, 0);
-    else if (jj == 1) x = f32x4.extract_lane(v, 1);
-    else x = f32x4.extract_lane(v, 2);
-    const at = cp + (<usize>jj << 2);
-    if (beta != 0) x += beta * load<f32>(at);
-    if (bias) x += load<f32>(bias + (<usize>(j + jj) << 2));
-    store<f32>(at, x);
-  }
-}
-
-// @ts-ignore: decorator
-@inline function finishRow(cp: usize, lo: v128, hi: v128, bias: usize, j: i32, cols0: i32, cols1: i32, alpha: f32, beta: f32): void {
-  finish(cp, lo, bias, j, cols0, alpha, beta);
-  if (cols1 > 0) finish(cp + 16, hi, bias, j + 4, cols1, alpha, beta);
 }
 
 /** C = alpha * op(A) @ op(B) + beta * C (+ bias when bias != 0), from ap = packA(op(A)) and bp = packB(op(B)). */
