@@ -79,6 +79,30 @@ describe('WasmBackend', async () => {
     }
   });
 
+  it('embedding gathers the TypeScript kernel rows (runs of consecutive ids as one copy) and rejects ids outside the vocabulary', () => {
+    const cpu = new CpuBackend();
+    const [V, D] = [13, 6];
+    const table = randn(rng, V * D);
+    const ids = Int32Array.from([3, 4, 5, 0, 12, 11, 12, 7, 8, 9, 10, 11, 12, 2]);
+    const R = ids.length;
+    const gather = (be: CpuBackend, rows: Int32Array) => {
+      const t = { ids: put(be, rows, [R], 'i32'), table: put(be, table, [V, D]), out: be.alloc([R, D]) };
+      be.run('embedding', { t, p: { R, D } });
+      return be.f32(t.out).slice();
+    };
+    const want = gather(cpu, ids);
+    expect(gather(wasm, ids)).toEqual(want);
+    for (const [at, id] of [
+      [5, V],
+      [0, -1],
+      [R - 1, 1 << 30],
+    ]) {
+      const bad = ids.slice();
+      bad[at] = id;
+      expect(() => gather(wasm, bad)).toThrow(`embedding: ids[${at}] = ${id} is outside the vocabulary [0, ${V})`);
+    }
+  });
+
   it("op(A) stored [K,M] is read in place with the packed kernel's bits (B packed or read in place)", () => {
     const rt = wasm.runtime;
     for (const [M, N, K, transB] of [

@@ -3,9 +3,9 @@
 // logprob / logprobBackward (logprob.ts: SIMD matmul per chunk + as/logprob.ts for the softmax steps), and the
 // per-layer elementwise kernels rmsnorm, swiglu (and backwards), swigluPacked, axpby, adamw (and adamwApply), rope (with
 // the TypeScript kernel's cached cos/sin table copied into the memory), sumSquares (as/elementwise.ts). The fused
-// inference kernel qkvRope is the unfused sequence on these kernels: copies, then the SIMD rope on q and on the
-// new k cache rows (the TypeScript twin on a KV cache of halves).
-// embedding, copyRows, sumRows stay on the TypeScript kernels, except embedding from a table stored as halves.
+// inference kernel qkvRope is the unfused sequence in one call: copies, then the SIMD rope on q and on the new k
+// cache rows (the TypeScript twin on a KV cache of halves). embedding gathers rows in WebAssembly (widening a table
+// stored as halves); copyRows, sumRows stay on the TypeScript kernels.
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
 // embedding; those widen them to f32 as they read them (as/matmul.ts *Half), everything else is f32.
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
@@ -95,7 +95,13 @@ export function wasmKernels(
     embedding(mem, t, p) {
       const tf = formatOf(t.table);
       if (tf === 'f32') {
-        cpuKernels.embedding(mem, t, p);
+        const bad = x.gatherRows(ptr(t.ids), ptr(t.table), ptr(t.out), p.R, p.D, t.table.size / Math.max(p.D, 1));
+        if (bad >= 0) {
+          const id = mem.i32(t.ids)[bad];
+          throw new Error(
+            `embedding: ids[${bad}] = ${id} is outside the vocabulary [0, ${t.table.size / Math.max(p.D, 1)})`,
+          );
+        }
         return;
       }
       // rows of a table stored as halves, widened into the output
@@ -194,29 +200,24 @@ export function wasmKernels(
       }
       if (dstRow0 < 0 || dstRow0 + T > Sdst)
         throw new Error(`qkvRope: rows [${dstRow0}, ${dstRow0 + T}) do not fit a destination of ${Sdst} rows`);
-      // the unfused sequence's own kernels: split q, k, v (k, v straight into their cache rows), then the SIMD
-      // rope on q [R, H, Dh] and on each sequence's T new cache rows of k [B, Sdst, Hkv, Dh]
-      const Wq = H * Dh,
-        Wkv = Hkv * Dh,
-        W = Wq + 2 * Wkv;
-      const qkv = mem.f32(t.qkv),
-        q = mem.f32(t.q),
-        k = mem.f32(t.k),
-        v = mem.f32(t.v);
-      for (let b = 0; b < B; b++) {
-        for (let i = 0; i < T; i++) {
-          const r = b * T + i,
-            at = (b * Sdst + dstRow0 + i) * Wkv;
-          q.set(qkv.subarray(r * W, r * W + Wq), r * Wq);
-          k.set(qkv.subarray(r * W + Wq, r * W + Wq + Wkv), at);
-          v.set(qkv.subarray(r * W + Wq + Wkv, (r + 1) * W), at);
-        }
-      }
-      x.rope(ptr(t.q), ptr(t.pos), table.cos, table.sin, R, H, Dh, 0);
-      for (let b = 0; b < B; b++) {
-        const kRows = ptr(t.k) + (b * Sdst + dstRow0) * Wkv * 4;
-        x.rope(kRows, ptr(t.pos) + b * T * 4, table.cos, table.sin, T, Hkv, Dh, 0);
-      }
+      // the unfused sequence's own steps: split q, k, v (k, v straight into their cache rows), then the SIMD rope
+      // on q [R, H, Dh] and on each sequence's T new cache rows of k [B, Sdst, Hkv, Dh]
+      x.qkvRope(
+        ptr(t.qkv),
+        ptr(t.q),
+        ptr(t.k),
+        ptr(t.v),
+        ptr(t.pos),
+        table.cos,
+        table.sin,
+        B,
+        T,
+        H,
+        Hkv,
+        Dh,
+        Sdst,
+        dstRow0,
+      );
     },
     swigluPacked(_mem, t, p) {
       x.swigluPacked(ptr(t.gu), ptr(t.h), p.R, p.F);

@@ -68,6 +68,25 @@ export interface WasmKernelExports {
     tmp: number,
   ): void;
   widenHalf(src: number, dst: number, n: number, bf16: number): void;
+  /** out rows = table rows ids[r] (D floats); the first r with an id outside [0, V), or -1 */
+  gatherRows(ids: number, table: number, out: number, R: number, D: number, V: number): number;
+  /** qkv rows split into q and the k, v cache rows, then RoPE on q and the new k rows (as/elementwise.ts) */
+  qkvRope(
+    qkv: number,
+    q: number,
+    k: number,
+    v: number,
+    pos: number,
+    cosT: number,
+    sinT: number,
+    B: number,
+    T: number,
+    H: number,
+    Hkv: number,
+    Dh: number,
+    Sdst: number,
+    dstRow0: number,
+  ): void;
   attention(
     q: number,
     k: number,
@@ -272,6 +291,8 @@ export async function instantiateWasmKernels(
     'adamw',
     'rope',
     'sumSquares',
+    'gatherRows',
+    'qkvRope',
   ];
   for (const name of names) {
     if (typeof exports[name] !== 'function') throw new Error(`WebAssembly kernels: the modules export no '${name}'`);

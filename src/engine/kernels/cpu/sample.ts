@@ -114,6 +114,8 @@ export function sampleRow(
   const k = samplerConstants(p, V);
   const C = Math.ceil(V / SAMPLE_BLOCKS);
   rowScratch(V);
+  if (mask === null && k.topK === 0 && k.topP === 1 && (k.greedy || k.invT === 1))
+    return sampleWhole(logits, off, V, C, k.greedy, u);
   const ok = okScratch,
     w = wScratch,
     key = keyScratch;
@@ -257,6 +259,62 @@ export function sampleRow(
   let last = 0;
   for (let i = 0; i < V; i++) if (ok[i] && key[i] >= thr) last = i;
   return result(last, kept);
+}
+
+/** sampleRow without a mask, top-k or top-p, greedy or at temperature 1 (rollouts and evaluations): the same f32
+ *  operations in the same order, without the kept-set bookkeeping (the sampler's most frequent case, one call per
+ *  drawn token of every sequence). */
+function sampleWhole(
+  logits: Float32Array,
+  off: number,
+  V: number,
+  C: number,
+  greedy: boolean,
+  u: number,
+): SampledToken {
+  let m = LOWEST;
+  let arg = 0;
+  for (let i = 0; i < V; i++) {
+    const x = logits[off + i];
+    if (x > m) {
+      m = x;
+      arg = i;
+    }
+  }
+  const w = wScratch,
+    sums = sumsScratch;
+  let S = 0;
+  let T = 0;
+  for (let j = 0, i = 0; j < SAMPLE_BLOCKS; j++) {
+    let s = 0;
+    let t = 0;
+    let mass = 0;
+    for (const end = Math.min(i + C, V); i < end; i++) {
+      const d = f(logits[off + i] - m);
+      const e = f(Math.exp(d));
+      w[i] = e;
+      mass = f(mass + e);
+      if (e > 0) {
+        s = f(s + e);
+        t = f(t + f(e * d));
+      }
+    }
+    sums[j] = mass;
+    S = f(S + s);
+    T = f(T + t);
+  }
+  const logS = f(Math.log(S));
+  const entropy = f(logS - f(T / S));
+  const result = (token: number, kept: number): SampledToken => ({
+    token,
+    logp: f(f(logits[off + token] - m) - logS),
+    entropy,
+    kept,
+  });
+  if (greedy) return result(arg, 1);
+  let M = 0;
+  for (let j = 0; j < SAMPLE_BLOCKS; j++) M = f(M + sums[j]);
+  return draw(w, sums, M, V, C, u, result);
 }
 
 /** Step 3 when every token is kept (no mask, top-k or top-p) at temperature 1: the same walk as sampleRow's over

@@ -1,5 +1,6 @@
 // AssemblyScript (WebAssembly SIMD): the per-element and per-row kernels that the model calls once per layer —
-// RMSNorm and its backward, SwiGLU (also on packed [gate | up] rows) and its backward, axpby, AdamW — four lanes at a time with a scalar tail.
+// RMSNorm and its backward, SwiGLU (also on packed [gate | up] rows) and its backward, axpby, AdamW — four lanes at a time with a scalar tail —
+// and the row copies of the embedding lookup (gatherRows) and of the fused layer's q, k, v split (qkvRope).
 // Same math as the TypeScript references in kernels/cpu/ (rmsnorm.ts, swiglu.ts, elementwise.ts, adamw.ts), in f32.
 // Pointers are byte offsets into the imported memory; 0 means "not given" for optional tensors.
 
@@ -190,4 +191,46 @@ export function sumSquares(x: usize, n: i32): f64 {
   let s = f64x2.extract_lane(a, 0) + f64x2.extract_lane(a, 1);
   for (; i < n; i++) { const v = <f64>load<f32>(at(x, i)); s += v * v; }
   return s;
+}
+
+/** out[r, :] = table[ids[r], :] for rows of D floats, a run of consecutive ids as one block copy (the decoder
+ *  gathers whole KV-cache sequences this way). Returns the first r whose id lies outside [0, V) (rows before it
+ *  are copied), or -1. */
+export function gatherRows(ids: usize, table: usize, out: usize, R: i32, D: i32, V: i32): i32 {
+  const rowBytes = <usize>D << 2;
+  let r = 0;
+  while (r < R) {
+    const id = load<i32>(at(ids, r));
+    if (<u32>id >= <u32>V) return r;
+    let n = 1;
+    while (r + n < R && id + n < V && load<i32>(at(ids, r + n)) == id + n) n++;
+    memory.copy(out + <usize>r * rowBytes, table + <usize>id * rowBytes, <usize>n * rowBytes);
+    r += n;
+  }
+  return -1;
+}
+
+/** The fused inference layer's qkvRope on f32 caches: rows r = b*T + i of qkv [B*T, (H + 2 Hkv) Dh] split into
+ *  q [B*T, H*Dh] and the cache rows dstRow0 + i of k, v [B, Sdst, Hkv*Dh], then RoPE (rope's tables) on q and on
+ *  each sequence's T new rows of k. */
+export function qkvRope(
+  qkv: usize, q: usize, k: usize, v: usize, pos: usize, cosT: usize, sinT: usize,
+  B: i32, T: i32, H: i32, Hkv: i32, Dh: i32, Sdst: i32, dstRow0: i32,
+): void {
+  const qBytes = <usize>(H * Dh) << 2, kvBytes = <usize>(Hkv * Dh) << 2;
+  const rowBytes = qBytes + 2 * kvBytes;
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < T; i++) {
+      const r = <usize>(b * T + i);
+      const src = qkv + r * rowBytes;
+      const dst = <usize>(b * Sdst + dstRow0 + i) * kvBytes;
+      memory.copy(q + r * qBytes, src, qBytes);
+      memory.copy(k + dst, src + qBytes, kvBytes);
+      memory.copy(v + dst, src + qBytes + kvBytes, kvBytes);
+    }
+  }
+  rope(q, pos, cosT, sinT, B * T, H, Dh, 0);
+  for (let b = 0; b < B; b++) {
+    rope(k + <usize>(b * Sdst + dstRow0) * kvBytes, pos + (<usize>(b * T) << 2), cosT, sinT, T, Hkv, Dh, 0);
+  }
 }
