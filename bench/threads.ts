@@ -49,6 +49,7 @@ async function matmulSweep() {
     [512, 64, 176, 'tiny down'],
     [504, 256, 64, 'tiny LM head'],
     [2048, 176, 64, 'tiny gate/up, 2048 rows'],
+    [3222, 8, 64, 'tiny LoRA x A^T (rank 8), 3222 rows'],
     [512, 256, 256, 'small q/o'],
     [512, 704, 256, 'small gate/up'],
   ];

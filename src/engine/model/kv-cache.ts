@@ -25,7 +25,7 @@ export function kvCacheBytesPerElement(dtype: KvCacheDtype): number {
 
 /** A zero-filled cache tensor [B, S, Hkv, Dh] of the given storage. */
 export function allocKvCache(be: Backend, shape: readonly number[], dtype: KvCacheDtype, label: string): Tensor {
-  const t = be.alloc(shape, dtype, label);
+  const t = be.alloc(shape, dtype, label, true); // zeroed once, below
   try {
     be.run('zero', { t: { x: t }, p: { n: t.size } });
   } catch (err) {

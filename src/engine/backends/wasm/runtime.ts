@@ -31,6 +31,11 @@ export const FEW_ROWS = 32;
 /** With weights stored [N,K] (transB = 1) the unpacked kernel runs about as fast as the packed one at up to
  *  128 rows (measured 30-34 vs 28-37 GFLOP/s at the model's shapes), so below this many rows packing only costs. */
 const FEW_ROWS_TRANSPOSED_B = 128;
+/** A product with at most this many columns (two 8-column panels: a LoRA product x A^T or dy B of rank <= 16) that
+ *  is split over two threads reads op(A) in place: packing it first, on the engine's thread alone, takes about as
+ *  long as the multiply (bench/threads.ts: the LoRA shape, 1 vs 2 threads). On one thread the packed kernel is a
+ *  little faster; both give the same bits. */
+const THIN_N = 16;
 /** A matmul is shared by the two threads only from this many multiply-adds (M·N·K) on. Measured (bench/threads.ts,
  *  four runs at load 0.5-1.2): 1 M multiply-adds (512x32x64) ran 1.1-1.5x faster on two threads, 0.26 M (a
  *  64-row decode step, ~15 us) anywhere from 0.5x to 1.6x: the dispatch and the helper's wake-up cost about as
@@ -231,8 +236,8 @@ export class WasmRuntime {
       this.helper.run(WasmJob.FewRows, [a, b, c, bias, M, N, K, transB], M, chunk, alpha, beta);
       return;
     }
-    if (transA === 1 && bFormat === 'f32') {
-      this.matmulDirect(a, b, c, bias, M, N, K, transB, alpha, beta);
+    if (bFormat === 'f32' && (transA === 1 || (N <= THIN_N && this.rowChunk(M, N, K, MR) > 0))) {
+      this.matmulDirect(a, b, c, bias, M, N, K, transA, transB, alpha, beta);
       return;
     }
     const packedA = this.scratchAt('matmul.packA', WasmRuntime.packABytes(M, K));
@@ -240,9 +245,9 @@ export class WasmRuntime {
     this.matmulPackedA(packedA, b, c, bias, M, N, K, transB, alpha, beta, bFormat);
   }
 
-  /** op(A) stored [K,M] (transA = 1: weight gradients, K the batch's rows) read in place by the 4x8 kernel
-   *  (as/matmul-direct.ts); op(B) from B itself when it is stored [K,N] with N a multiple of 8, else packed.
-   *  Copying op(A) into blocks first is slower at these shapes (bench/kernels.ts prints both). */
+  /** op(A) read in place by the 4x8 kernel (as/matmul-direct.ts): stored [K,M] (transA = 1: weight gradients, K
+   *  the batch's rows; copying it into blocks first is slower, bench/kernels.ts prints both), or a thin product
+   *  (THIN_N) shared by two threads; op(B) from B itself when it is stored [K,N] with N a multiple of 8, else packed. */
   private matmulDirect(
     a: number,
     b: number,
@@ -251,6 +256,7 @@ export class WasmRuntime {
     M: number,
     N: number,
     K: number,
+    transA: 0 | 1,
     transB: 0 | 1,
     alpha: number,
     beta: number,
@@ -266,14 +272,15 @@ export class WasmRuntime {
       bStep = NR * 4;
       bPanel = NR * 4 * K;
     }
-    const lda = M * 4;
+    const lda = (transA ? M : K) * 4;
     const chunk = this.rowChunk(M, N, K, MR);
     if (chunk === 0 || !this.helper) {
-      this.exports.matmulDirect(a, 1, lda, panels, bStep, bPanel, c, bias, M, N, K, alpha, beta);
+      this.exports.matmulDirect(a, transA, lda, panels, bStep, bPanel, c, bias, M, N, K, alpha, beta);
       return;
     }
     this.stats.splitMatmuls++;
-    this.helper.run(WasmJob.DirectTransA, [a, lda, panels, bStep, bPanel, c, bias, M, N, K], M, chunk, alpha, beta);
+    const args = [a, transA, lda, panels, bStep, bPanel, c, bias, M, N, K];
+    this.helper.run(WasmJob.Direct, args, M, chunk, alpha, beta);
   }
 
   /** The SIMD matmul with op(A) already packed (exports.packA into `packedA`): packs op(B) into 'matmul.pack'
