@@ -56,12 +56,12 @@ const HELPER_SPIN = 2000;
 /** The jobs a helper runs, each over a range [start, end) of rows (matmuls) or sequences (attention):
  *  Packed: exports.matmul on packed operands, args [ap, bp, c, bias, M, N, K], alpha, beta; rows;
  *  FewRows: exports.matmulFewRows, args [a, b, c, bias, M, N, K, transB], alpha, beta; rows (even chunk starts);
- *  DirectTransA: exports.matmulDirect on op(A) stored [K,M], args [a, lda, b, bStep, bPanel, c, bias, M, N, K], alpha,
- *  beta; rows;
+ *  Direct: exports.matmulDirect (op(A) read in place), args [a, transA, lda, b, bStep, bPanel, c, bias, M, N, K],
+ *  alpha, beta; rows;
  *  Attention: exports.attention, args [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores];
  *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H,
  *  Hkv, Dh]. */
-export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, AttentionBackward: 5, DirectTransA: 6 } as const;
+export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, AttentionBackward: 5, Direct: 6 } as const;
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
 /** Runs rows / sequences [s, e) of a job with kernel exports `x` (either thread: the helper uses its own scores). */
@@ -81,9 +81,10 @@ function runPart(
   } else if (op === WasmJob.FewRows) {
     const [a, b, c, bias, , N, K, transB] = g as number[];
     x.matmulFewRows(a + s * K * 4, b, c + s * N * 4, bias, e - s, N, K, transB, alpha, beta);
-  } else if (op === WasmJob.DirectTransA) {
-    const [a, lda, b, bStep, bPanel, c, bias, , N, K] = g as number[];
-    x.matmulDirect(a + s * 4, 1, lda, b, bStep, bPanel, c + s * N * 4, bias, e - s, N, K, alpha, beta);
+  } else if (op === WasmJob.Direct) {
+    const [a, transA, lda, b, bStep, bPanel, c, bias, , N, K] = g as number[];
+    const rows = transA ? s * 4 : s * lda; // bytes to row s of op(A)
+    x.matmulDirect(a + rows, transA, lda, b, bStep, bPanel, c + s * N * 4, bias, e - s, N, K, alpha, beta);
   } else if (op === WasmJob.Attention) {
     const [q, k, v, keyStart, o, lse, scores, , T, S, past, H, Hkv, Dh, helperScores] = g as number[];
     const qRows = s * T * H * Dh * 4,
