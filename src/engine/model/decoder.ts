@@ -20,6 +20,7 @@ import {
   type LayerLora,
 } from './layer.ts';
 import type { FusedLayer } from './lora-merge.ts';
+import { mergeForTraining, type MergedLayer } from './lora-train-merge.ts';
 import { readF32, TensorScope, zeroTensor } from './device-ops.ts';
 
 /** The weights a pass runs with: base (or a full trainable copy) plus an optional LoRA adapter. */
@@ -29,6 +30,8 @@ export interface ActiveWeights {
   /** an inference copy with concatenated projections (lora-merge.ts): when given, its layers replace
    *  params.layers (and lora is null); forward only */
   fused?: FusedLayer[];
+  /** per layer, `lora`'s projections merged into the base for a training pass (lora-train-merge.ts) */
+  merged?: MergedLayer[];
 }
 
 /** Where gradients go (accumulated, never zeroed here). */
@@ -54,7 +57,10 @@ export interface SequenceResult {
 
 /** Layer l's part of the active LoRA adapter, or null. */
 export function layerLora(w: ActiveWeights, l: number): LayerLora | null {
-  return w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+  if (!w.lora) return null;
+  return w.merged
+    ? { adapter: w.lora, layer: w.lora.layers[l], merged: w.merged[l] }
+    : { adapter: w.lora, layer: w.lora.layers[l] };
 }
 
 /** Whether a backward over R rows keeps every layer's internals (one workspace per layer) within `budgetBytes`,
@@ -138,8 +144,12 @@ export async function runSequences(
       keyStart: scope.from([B], batch.keyStart, 'keyStart'),
       invFreq: ropeFrequencies(scope, cfg),
     };
-    const keepAll = backward !== null && keepsEveryLayer(cfg, w, R, options.activationBudgetBytes ?? 0);
     if (backward && w.fused) throw new Error('runSequences: fused inference weights cannot take a backward');
+    if (backward && w.lora && !w.merged) {
+      const merged = mergeForTraining(be, scope, cfg, w.params, w.lora);
+      if (merged) w = { ...w, merged };
+    }
+    const keepAll = backward !== null && keepsEveryLayer(cfg, w, R, options.activationBudgetBytes ?? 0);
     const workspaces = w.fused
       ? []
       : Array.from({ length: keepAll ? cfg.numLayers : 1 }, () => new LayerWorkspace(scope, cfg, B, T, w.lora));

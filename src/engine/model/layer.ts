@@ -12,6 +12,7 @@ import { linearBackward, linearForward, type LinearParams, type LoraUse } from '
 import type { TensorScope } from './device-ops.ts';
 import { ropeInverseFrequencies } from '../io/hf-config.ts';
 import type { FusedLayer } from './lora-merge.ts';
+import type { MergedLayer } from './lora-train-merge.ts';
 
 /** Scratch tensors for one layer pass over B sequences of T rows (R = B·T). */
 export class LayerWorkspace {
@@ -141,19 +142,18 @@ function projParams(cfg: ModelConfig, layer: LayerParams, proj: Proj): LinearPar
   }
 }
 
-function loraUse(
-  lora: { layer: LoraLayer; adapter: LoraAdapter } | null,
-  ws: LayerWorkspace,
-  proj: Proj,
-): LoraUse | null {
+function loraUse(lora: LayerLora | null, ws: LayerWorkspace, proj: Proj): LoraUse | null {
   const pair = lora?.layer[proj];
   if (!lora || !pair) return null;
-  return { pair, scale: lora.adapter.scale, rank: lora.adapter.rank, xa: ws.xa.get(proj)! };
+  const merged = lora.merged?.[proj] ?? null;
+  return { pair, scale: lora.adapter.scale, rank: lora.adapter.rank, xa: ws.xa.get(proj)!, merged };
 }
 
 export interface LayerLora {
   adapter: LoraAdapter;
   layer: LoraLayer;
+  /** this layer's W + s·B·A per target when the pass merged them (lora-train-merge.ts) */
+  merged?: MergedLayer;
 }
 
 /** out[R, D] = layer(x[R, D]); leaves every internal the backward needs in `ws`. */

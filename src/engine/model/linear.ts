@@ -1,5 +1,7 @@
 // A linear projection y = x W^T (+ bias) (+ s·(x A^T) B^T for LoRA) and its backward, as catalog matmuls.
 // Shapes: x[R, in], W[out, in], bias[out], A[r, in], B[out, r], y[R, out]; s = alpha / r.
+// With the LoRA weight merged for the pass (W' = W + s·B·A, lora-train-merge.ts) y = x W'^T and dx = dy W'; the
+// adapter's gradients still take xa = x A^T and dy B.
 import type { Backend, Tensor } from '../backend.ts';
 import type { LoraPair } from './lora.ts';
 
@@ -17,6 +19,8 @@ export interface LoraUse {
   rank: number;
   /** [R, r] = x A^T, written by the forward and read by the backward */
   xa: Tensor;
+  /** W + s·B·A [out, in] when the pass merged this projection (lora-train-merge.ts), else null */
+  merged: Tensor | null;
 }
 
 /** y[R,out] = x W^T + bias (+ s (x A^T) B^T) */
@@ -28,8 +32,9 @@ export function linearForward(
   R: number,
   lora: LoraUse | null,
 ): void {
+  const w = lora?.merged ?? lin.w;
   be.run('matmul', {
-    t: lin.bias ? { a: x, b: lin.w, c: y, bias: lin.bias } : { a: x, b: lin.w, c: y },
+    t: lin.bias ? { a: x, b: w, c: y, bias: lin.bias } : { a: x, b: w, c: y },
     p: { M: R, N: lin.nOut, K: lin.nIn, transA: 0, transB: 1, alpha: 1, beta: 0 },
   });
   if (!lora) return;
@@ -38,6 +43,7 @@ export function linearForward(
     t: { a: x, b: lora.pair.A, c: lora.xa },
     p: { M: R, N: r, K: lin.nIn, transA: 0, transB: 1, alpha: 1, beta: 0 },
   });
+  if (lora.merged) return;
   be.run('matmul', {
     t: { a: lora.xa, b: lora.pair.B, c: y },
     p: { M: R, N: lin.nOut, K: r, transA: 0, transB: 1, alpha: lora.scale, beta: 1 },
@@ -59,9 +65,9 @@ export interface LinearBackwardArgs {
 
 export function linearBackward(be: Backend, lin: LinearParams, R: number, a: LinearBackwardArgs): void {
   const { nIn, nOut } = lin;
-  // dx (+)= dy W        dy[R,out] @ W[out,in]
+  // dx (+)= dy W        dy[R,out] @ W[out,in]  (W' when merged)
   be.run('matmul', {
-    t: { a: a.dy, b: lin.w, c: a.dx },
+    t: { a: a.dy, b: a.lora?.merged ?? lin.w, c: a.dx },
     p: { M: R, N: nIn, K: nOut, transA: 0, transB: 0, alpha: 1, beta: a.accumulateDx ? 1 : 0 },
   });
   if (a.dW) {
@@ -75,16 +81,19 @@ export function linearBackward(be: Backend, lin: LinearParams, R: number, a: Lin
   const lora = a.lora;
   if (!lora) return;
   const r = lora.rank;
+  if (lora.merged && !lora.grad) return;
   // dyB[R,r] = dy B          B[out,r]
   be.run('matmul', {
     t: { a: a.dy, b: lora.pair.B, c: lora.dyB },
     p: { M: R, N: r, K: nOut, transA: 0, transB: 0, alpha: 1, beta: 0 },
   });
-  // dx += s · dyB A          A[r,in]
-  be.run('matmul', {
-    t: { a: lora.dyB, b: lora.pair.A, c: a.dx },
-    p: { M: R, N: nIn, K: r, transA: 0, transB: 0, alpha: lora.scale, beta: 1 },
-  });
+  // dx += s · dyB A          A[r,in]  (in W' when merged)
+  if (!lora.merged) {
+    be.run('matmul', {
+      t: { a: lora.dyB, b: lora.pair.A, c: a.dx },
+      p: { M: R, N: nIn, K: r, transA: 0, transB: 0, alpha: lora.scale, beta: 1 },
+    });
+  }
   if (!lora.grad) return;
   // dB[out,r] += s · dy^T (x A^T)
   be.run('matmul', {

@@ -37,6 +37,7 @@ import {
   type LayerContext,
 } from './layer.ts';
 import { sharedPrefixLayout, type PrefixScoreInput } from './prefix-score.ts';
+import { mergeForTraining } from './lora-train-merge.ts';
 
 /** One pass's layer stack run forward with every layer's input kept, and its workspaces (one per layer when they
  *  fit the activation budget, else one, recomputed in the backward). */
@@ -104,6 +105,10 @@ export async function trainSharedPrefixes(
   const temperature = options.temperature ?? 1;
   const scope = new TensorScope(be);
   try {
+    if (w.lora && !w.merged) {
+      const merged = mergeForTraining(be, scope, cfg, w.params, w.lora);
+      if (merged) w = { ...w, merged };
+    }
     const invFreq = ropeFrequencies(scope, cfg);
 
     // the contexts, left-padded to P: a training pass whose keys and values (after RoPE) every row reads

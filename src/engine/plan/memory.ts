@@ -8,6 +8,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { parameterCounts } from '../model/params.ts';
 import { LORA_TARGETS, projectionDims, type LoraTarget } from '../model/lora.ts';
 import { fusedWorkspaceFloats, layerWorkspaceFloats } from '../model/layer.ts';
+import { mergesInTraining, trainMergeLayerFloats } from '../model/lora-train-merge.ts';
 import { mergedBytesOf, mergedDtype, mergeLoraAuto } from '../model/lora-merge.ts';
 import { DEFAULT_PREFILL_TOKENS, prefillChunkPrompts } from '../model/generate.ts';
 import { kvCacheBytesPerElement, type KvCacheDtype } from '../model/kv-cache.ts';
@@ -315,6 +316,7 @@ function gradientFloats(
   g: GradientShape,
   training: TrainingShape,
   budgetBytes: number,
+  baseF32: boolean,
 ): { floats: number; keepAll: boolean } {
   const { hiddenSize: D, intermediateSize: Fi, numHeads: H, numKvHeads: Hkv, headDim: Dh, numLayers: L } = config;
   if (g.sequences <= 0 || g.tokens <= 0) return { floats: 0, keepAll: false };
@@ -333,6 +335,9 @@ function gradientFloats(
   n += 2 * Rq + 2 * Rq * D + R * D + (Rq + 1) + Rq; // coef, entCoef, dhSelNorm, dhSel, dres, rowStart, rowList
   n += 2 * R * D + 3 * R * Fi + 2 * R * H * Dh + 2 * R * Hkv * Dh + R * r; // LayerGradScratch
   if (training.mode === 'full') n += 2 * Math.min(R, config.vocabSize) + 1 + R; // uniqueIds, rowStart, rowList (at most)
+  const targets = training.mode === 'lora' ? loraTargets(training.targets) : [];
+  if (training.mode === 'lora' && mergesInTraining(config, targets, baseF32))
+    n += L * trainMergeLayerFloats(config, targets); // the pass's merged weights (lora-train-merge.ts)
   return { floats: n, keepAll };
 }
 
@@ -359,7 +364,13 @@ export function planMemory(config: ModelConfig, shape: MemoryShape): MemoryPlan 
     : { cache: 0, scratch: 0 };
   const evalPeaks = held.cache + held.scratch > train.cache + train.scratch;
   const dec = evalPeaks ? held : train;
-  const grad = gradientFloats(config, shape.gradient, t, shape.activationBudgetBytes ?? 64 * MiB);
+  const grad = gradientFloats(
+    config,
+    shape.gradient,
+    t,
+    shape.activationBudgetBytes ?? 64 * MiB,
+    shape.weightDtype === 'f32',
+  );
   const decodeBytes = F * (dec.cache + dec.scratch);
   const gradientBytes = F * grad.floats;
   // the AdamW step packs one adapter's gradients and parameters into flat copies while it runs

@@ -394,8 +394,8 @@ describe('planMemory vs the allocation ledger', () => {
   });
 
   it('the planned total moves with the workload the way the ledger does (decode stage)', async () => {
-    const s = steps['lora, decode-heavy'];
-    const bigger = { ...s, group: 6, newTokens: 60 };
+    const s = { ...steps['lora, decode-heavy'], group: 8, newTokens: 60 };
+    const bigger = { ...s, group: 12, newTokens: 80 };
     const w = randomWeights(llama3, 2);
     const [a, b] = [await measure(llama3, w, s), await measure(llama3, w, bigger)];
     expect(predict(llama3, s).peakStage).toBe('decode');
