@@ -137,6 +137,40 @@ describe('WasmBackend', async () => {
     }
   });
 
+  it('attention: heads of a GQA group run in pairs with the bits each head gets alone (its keys copied per head)', async () => {
+    const [B, T, S, past, Dh, H, Hkv] = [2, 3, 9, 6, 7, 6, 2]; // groups of 3: a pair and one head alone
+    const q = randn(rng, B * T * H * Dh),
+      k = randn(rng, B * S * Hkv * Dh),
+      v = randn(rng, B * S * Hkv * Dh);
+    // the same keys and values once per query head: Hkv = H, every head alone
+    const perHead = (x: Float32Array) => {
+      const out = new Float32Array(B * S * H * Dh);
+      for (let r = 0; r < B * S; r++)
+        for (let h = 0; h < H; h++)
+          out.set(
+            x.subarray((r * Hkv + Math.floor(h / (H / Hkv))) * Dh, (r * Hkv + Math.floor(h / (H / Hkv)) + 1) * Dh),
+            (r * H + h) * Dh,
+          );
+      return out;
+    };
+    const run = async (kk: Float32Array, vv: Float32Array, heads: number) => {
+      const t = {
+        q: put(wasm, q, [B, T, H, Dh]),
+        k: put(wasm, kk, [B, S, heads, Dh]),
+        v: put(wasm, vv, [B, S, heads, Dh]),
+        keyStart: put(wasm, Int32Array.from([0, 2]), [B], 'i32'),
+        o: wasm.alloc([B, T, H, Dh]),
+        lse: wasm.alloc([B, H, T]),
+      };
+      wasm.run('attention', { t, p: { B, T, S, past, H, Hkv: heads, Dh } });
+      return [await read(wasm, t.o), await read(wasm, t.lse)];
+    };
+    const [o, lse] = await run(k, v, Hkv);
+    const [oAlone, lseAlone] = await run(perHead(k), perHead(v), H);
+    expect(o.findIndex((x, i) => !Object.is(x, oAlone[i]))).toBe(-1);
+    expect(lse.findIndex((x, i) => !Object.is(x, lseAlone[i]))).toBe(-1);
+  });
+
   it('attention (GQA 2 and 3, MHA, keyStart, decode with past) and its backward match the TypeScript kernels', async () => {
     const cpu = new CpuBackend();
     const [B, T, Dh] = [2, 6, 7]; // Dh not a multiple of 4: exercises the scalar tail

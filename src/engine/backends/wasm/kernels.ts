@@ -117,7 +117,7 @@ export function wasmKernels(
     },
     attention(_mem, t, p) {
       checkAttention(p.H, p.Hkv, p.past + p.T, p.S);
-      const scores = rt.reserve('attention.scores', p.S * 4);
+      const scores = rt.reserve('attention.scores', 2 * p.S * 4); // two heads at a time
       rt.attention(
         ptr(t.q),
         ptr(t.k),

@@ -359,7 +359,7 @@ export class WasmRuntime {
       this.exports.attention(q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh);
       return;
     }
-    const helperScores = this.reserve('attention.scores.helper', S * 4);
+    const helperScores = this.reserve('attention.scores.helper', 2 * S * 4);
     this.stats.splitAttention++;
     this.helper.run(
       WasmJob.Attention,
