@@ -3,7 +3,8 @@
 // vector), gate and up into one [2F, D] matrix, and o, down as they are; every targeted projection is
 // W' = W + (alpha/r)·B·A. So a decode step runs 9 kernels per layer (no low-rank matmuls, one matmul for q, k, v and
 // one for gate, up). The copy is allocated once (untargeted parts copied from the base then, which is frozen) and
-// its targeted parts are refreshed on the device after each optimiser step; training still uses the unmerged form.
+// its targeted parts are refreshed on the device after each optimiser step. Training passes run the low-rank form,
+// or over a small model merge each projection themselves (lora-train-merge.ts).
 // Over an f16 base on WebGPU the copy's matrices are f16 too (mergedDtype): each sum is formed in f32 and rounded
 // once by copyRows into the halves.
 import type { Backend, BackendKind, Tensor } from '../backend.ts';

@@ -19,11 +19,34 @@ function targetAt(r: ScoreRequest, k: number): number {
   return r.targets ? r.targets[k] : r.tokens[r.positions[k]];
 }
 
-/** Whether h (same adapter) begins with all of r's tokens. */
-function contains(h: ScoreRequest, r: ScoreRequest): boolean {
-  if (h.adapter !== r.adapter || h.tokens.length < r.tokens.length) return false;
-  for (let t = 0; t < r.tokens.length; t++) if (h.tokens[t] !== r.tokens[t]) return false;
-  return true;
+/** A trie of the hosts' tokens: the node a request's tokens lead to lists, in order, the hosts that begin with
+ *  all of them (a host is longer than every request folded after it). */
+interface Node {
+  next: Map<number, Node>;
+  hosts: number[];
+}
+
+const node = (): Node => ({ next: new Map(), hosts: [] });
+
+function insert(root: Node, tokens: readonly number[], h: number): void {
+  root.hosts.push(h);
+  let at = root;
+  for (const t of tokens) {
+    let child = at.next.get(t);
+    if (!child) at.next.set(t, (child = node()));
+    child.hosts.push(h);
+    at = child;
+  }
+}
+
+/** The hosts that begin with all of `tokens`, in order. */
+function containing(root: Node, tokens: readonly number[]): readonly number[] {
+  let at: Node | undefined = root;
+  for (const t of tokens) {
+    at = at.next.get(t);
+    if (!at) return [];
+  }
+  return at.hosts;
 }
 
 /** Folds every request into the longest one (of its adapter) whose tokens begin with all of its tokens and which
@@ -34,18 +57,24 @@ export function foldRequests(requests: readonly ScoreRequest[]): Folding {
     .toSorted((a, b) => requests[b].tokens.length - requests[a].tokens.length || a - b);
   const hosts: Array<{ request: ScoreRequest; targets: Map<number, number>; members: number[] }> = [];
   const host = new Int32Array(requests.length);
+  const tries = new Map<string | null, Node>(); // per adapter
 
   for (const i of order) {
     const r = requests[i];
-    const found = hosts.findIndex(
-      (h) =>
-        contains(h.request, r) &&
+    let trie = tries.get(r.adapter);
+    if (!trie) tries.set(r.adapter, (trie = node()));
+    const found =
+      containing(trie, r.tokens).find((h) =>
         r.positions.every((p, k) => {
-          const t = h.targets.get(p);
+          const t = hosts[h].targets.get(p);
           return t === undefined || t === targetAt(r, k);
         }),
-    );
-    const h = found >= 0 ? found : hosts.push({ request: r, targets: new Map(), members: [] }) - 1;
+      ) ?? -1;
+    let h = found;
+    if (found < 0) {
+      h = hosts.push({ request: r, targets: new Map(), members: [] }) - 1;
+      insert(trie, r.tokens, h);
+    }
     r.positions.forEach((p, k) => hosts[h].targets.set(p, targetAt(r, k)));
     hosts[h].members.push(i);
     host[i] = h;

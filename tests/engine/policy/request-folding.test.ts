@@ -5,11 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../../src/engine/backends/cpu.ts';
 import { createEnginePolicy, type EnginePolicy } from '../../../src/engine/policy/engine-policy.ts';
-import type { GradientRequest, ScoreResult } from '../../../src/engine/policy/policy.ts';
+import type { GradientRequest, ScoreRequest, ScoreResult } from '../../../src/engine/policy/policy.ts';
 import { foldGradients, foldRequests, unfoldResults } from '../../../src/engine/policy/request-folding.ts';
 import { constantAdamW } from '../../helpers/adamw.ts';
 import { relMaxErr } from '../../helpers/kernel-compare.ts';
 import { randomWeights, tinyConfig } from '../../helpers/engine/model-random.ts';
+import { Rng } from '../../../src/util/rng.ts';
 
 const cfg = tinyConfig({ vocabSize: 29 });
 const weights = randomWeights(cfg, 12);
@@ -35,6 +36,29 @@ const requests: GradientRequest[] = [
   // 5: a prefix of 0 for another adapter
   { tokens: long.slice(0, 5), positions: [3, 4], adapter: 'b', coef: Float32Array.of(3, -3) },
 ];
+
+/** The folding rule written out: each request (longest first) joins the first earlier host of its adapter that
+ *  begins with all of its tokens and scores no shared position with another target. */
+function foldByDefinition(rs: readonly ScoreRequest[]): number[] {
+  const order = rs.map((_, i) => i).toSorted((a, b) => rs[b].tokens.length - rs[a].tokens.length || a - b);
+  const hosts: Array<{ r: ScoreRequest; targets: Map<number, number> }> = [];
+  const host: number[] = [];
+  for (const i of order) {
+    const r = rs[i];
+    const target = (k: number) => (r.targets ? r.targets[k] : r.tokens[r.positions[k]]);
+    let h = hosts.findIndex(
+      ({ r: hr, targets }) =>
+        hr.adapter === r.adapter &&
+        hr.tokens.length >= r.tokens.length &&
+        r.tokens.every((t, j) => hr.tokens[j] === t) &&
+        r.positions.every((p, k) => targets.get(p) === undefined || targets.get(p) === target(k)),
+    );
+    if (h < 0) h = hosts.push({ r, targets: new Map() }) - 1;
+    r.positions.forEach((p, k) => hosts[h].targets.set(p, target(k)));
+    host[i] = h;
+  }
+  return host;
+}
 
 function policy(backend = new CpuBackend()): EnginePolicy {
   return createEnginePolicy({
@@ -73,6 +97,25 @@ describe('request folding', () => {
     );
     expect(Array.from(back[1].logprobs)).toEqual([-4, -5]);
     expect(Array.from(back[2].entropy)).toEqual([7, 8, 9]);
+  });
+
+  it('folds random batches as the rule says (prefixes from a small alphabet, two adapters, targets)', () => {
+    const rng = new Rng(5);
+    for (let trial = 0; trial < 40; trial++) {
+      const stems = Array.from({ length: 3 }, () => Array.from({ length: 1 + rng.int(0, 5) }, () => rng.int(0, 2)));
+      const rs: ScoreRequest[] = Array.from({ length: 30 }, () => {
+        const tokens = [...stems[rng.int(0, 2)], ...Array.from({ length: rng.int(0, 4) }, () => rng.int(0, 1))];
+        if (tokens.length < 2) tokens.push(1);
+        const positions = [...new Set([tokens.length - 1, 1 + rng.int(0, tokens.length - 2)])].toSorted(
+          (a, b) => a - b,
+        );
+        const adapter = rng.int(0, 3) === 0 ? 'b' : 'a';
+        return rng.int(0, 4) === 0
+          ? { tokens, positions, adapter, targets: positions.map(() => rng.int(0, 2)) }
+          : { tokens, positions, adapter };
+      });
+      expect(Array.from(foldRequests(rs).host), `trial ${trial}`).toEqual(foldByDefinition(rs));
+    }
   });
 
   it('EnginePolicy: a batch that folds scores and trains as each request run alone', async () => {
