@@ -10,7 +10,7 @@
 import type { Backend, BackendKind, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams, LayerParams } from './params.ts';
-import { projectionDims, type LoraAdapter, type LoraTarget } from './lora.ts';
+import { projectionDims, type LoraAdapter, type LoraPair, type LoraTarget } from './lora.ts';
 import { copyTensor, tensorFrom } from './device-ops.ts';
 
 /** One decoder layer with concatenated projections (inference only). */
@@ -211,6 +211,16 @@ export function allocMerged(be: Backend, cfg: ModelConfig, base: DecoderParams, 
   }
 }
 
+/** out [out, in] (f32) := W + s·B·A, one projection's merged weight (W widened when stored as halves). */
+export function mergeProjection(be: Backend, w: Tensor, pair: LoraPair, adapter: LoraAdapter, out: Tensor): void {
+  const [nOut, nIn] = out.shape;
+  widen(be, w, out);
+  be.run('matmul', {
+    t: { a: pair.B, b: pair.A, c: out },
+    p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
+  });
+}
+
 /** Every targeted projection of the fused copy := base W + s·B·A (B[out,r] @ A[r,in]), on the device: the sum is
  *  formed in a scratch matrix (copy, then a matmul with beta = 1) and copied into its rows of the fused tensor. */
 export function refreshMerged(
@@ -237,11 +247,7 @@ export function refreshMerged(
           sum = scratch.get(key) ?? be.alloc([nOut, nIn], 'f32', `merge.sum.${key}`);
           scratch.set(key, sum);
         }
-        widen(be, layer[t], sum);
-        be.run('matmul', {
-          t: { a: pair.B, b: pair.A, c: sum },
-          p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
-        });
+        mergeProjection(be, layer[t], pair, adapter, sum);
         if (!direct)
           be.run('copyRows', {
             t: { src: sum, dst: f[into] },

@@ -2,8 +2,8 @@
 // y = x W'^T is one matmul instead of x W^T + s·(x A^T) B^T, and the input gradient dx = dy W' one instead of
 // dy W + s·(dy B) A. The low-rank products the adapter's gradients need stay: xa = x A^T (for dB) and dy B (for dA).
 // The merged weights are formed when a training pass starts (an adapter changes only at the optimiser step) and
-// freed with the pass: per layer and target a copy of W, then one matmul W += s·B·A (as lora-merge.ts forms the
-// inference copy, so both hold the same bits).
+// freed with the pass: per layer and target lora-merge.ts's mergeProjection, as the inference copy is formed, so
+// both hold the same bits.
 // Taken only where the base is f32 and each layer's targeted weights are small (TRAIN_MERGE_MAX_LAYER_FLOATS): there
 // the two rank-r products per projection over the pass's rows cost more than the merge (both are memory-bound at
 // r = 8: they stream [rows, in] and [rows, out] to do 1/8 of a row's multiply-adds), and the copy is a few hundred
@@ -12,7 +12,8 @@ import type { Backend, Tensor } from '../backend.ts';
 import type { ModelConfig } from './config.ts';
 import type { DecoderParams } from './params.ts';
 import { projectionDims, type LoraAdapter, type LoraTarget } from './lora.ts';
-import { copyTensor, type TensorScope } from './device-ops.ts';
+import type { TensorScope } from './device-ops.ts';
+import { mergeProjection } from './lora-merge.ts';
 
 /** Largest Σ nIn·nOut over one layer's targeted projections that training merges (tiny-rema: 46k). */
 export const TRAIN_MERGE_MAX_LAYER_FLOATS = 65536;
@@ -55,13 +56,8 @@ export function mergeForTraining(
       const pair = adapter.layers[l][t];
       if (!pair) continue;
       const { nIn, nOut } = projectionDims(cfg, t);
-      const w = scope.alloc([nOut, nIn], `trainMerge.${l}.${t}`);
-      copyTensor(be, layer[t], w);
-      be.run('matmul', {
-        t: { a: pair.B, b: pair.A, c: w },
-        p: { M: nOut, N: nIn, K: adapter.rank, transA: 0, transB: 0, alpha: adapter.scale, beta: 1 },
-      });
-      merged[t] = w;
+      merged[t] = scope.alloc([nOut, nIn], `trainMerge.${l}.${t}`);
+      mergeProjection(be, layer[t], pair, adapter, merged[t]);
     }
     return merged;
   });
