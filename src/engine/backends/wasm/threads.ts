@@ -8,10 +8,10 @@
 // claimed the job by the time all chunks are done, the engine cancels it and goes on without waiting.
 // Dispatch costs about 0.1-0.4 ms, so only calls with enough work are split (runtime.ts decides).
 // Protocol (a 128-byte control block in the shared memory): the engine writes the job (op, arguments, chunk
-// plan), TICKET = SEQ = seq, notifies; the helper, asleep in Atomics.wait on SEQ, claims the job by swapping
-// TICKET from seq to 0, takes chunks with Atomics.add on NEXT, then stores DONE = seq and notifies. The engine,
-// out of chunks, swaps TICKET from seq to 0 itself: success means the helper never claimed the job (no wait);
-// otherwise it waits (spin, then Atomics.wait) for DONE = seq.
+// plan), TICKET = SEQ = seq, notifies; the helper, polling SEQ for a while after each job and then asleep in
+// Atomics.wait, claims the job by swapping TICKET from seq to 0, takes chunks with Atomics.add on NEXT, then
+// stores DONE = seq and notifies. The engine, out of chunks, swaps TICKET from seq to 0 itself: success means the
+// helper never claimed the job (no wait); otherwise it waits (spin, then Atomics.wait) for DONE = seq.
 // This file imports no node:* and no DOM: the platform starts the helper through a SpawnWasmHelper (Node:
 // src/cli/wasm-helper-node.ts, the page: src/app/worker/wasm-helper.ts), and the helper runs runWasmHelper().
 
@@ -49,9 +49,15 @@ const ARGS = 8,
   MAX_ARGS = 20, // ALPHA and BETA end at slot 29 of the 32
   ALPHA = ARGS + MAX_ARGS,
   BETA = ALPHA + 1;
-/** Atomics.load polls before sleeping: a few microseconds, so a short wait does not pay a futex wake-up. */
+/** Atomics.load polls before the engine sleeps while the helper finishes its last chunk (tens of microseconds). */
 const ENGINE_SPIN = 4000;
-const HELPER_SPIN = 2000;
+/** How long the helper polls for the next job before it sleeps, in milliseconds. A decode step's split kernels come
+ *  tens to hundreds of microseconds apart; posting to a sleeping helper costs the engine a futex wake-up in
+ *  Atomics.notify (~10 us on a 2-vCPU VM) and the helper ~20 us more before it takes a chunk, while a polling helper
+ *  starts within a microsecond or two. */
+const HELPER_SPIN_MS = 0.25;
+/** Polls between two clock reads while the helper waits. */
+const POLLS_PER_CLOCK = 256;
 
 /** The jobs a helper runs, each over a range [start, end) of rows (matmuls) or sequences (attention):
  *  Packed: exports.matmul on packed operands, args [ap, bp, c, bias, M, N, K], alpha, beta; rows;
@@ -257,7 +263,7 @@ export async function runWasmHelper(init: WasmHelperInit, ready: () => void): Pr
   let seen = Atomics.load(ctl, SEQ);
   ready();
   for (;;) {
-    for (let i = 0; i < HELPER_SPIN && Atomics.load(ctl, SEQ) === seen; i++);
+    pollFor(ctl, seen);
     if (Atomics.load(ctl, SEQ) === seen) Atomics.wait(ctl, SEQ, seen);
     const seq = Atomics.load(ctl, SEQ);
     if (seq === seen) continue;
@@ -272,5 +278,14 @@ export async function runWasmHelper(init: WasmHelperInit, ready: () => void): Pr
     }
     Atomics.store(ctl, DONE, seq);
     Atomics.notify(ctl, DONE, 1);
+  }
+}
+
+/** Polls SEQ for a change from `seen` for up to HELPER_SPIN_MS. */
+function pollFor(ctl: Int32Array, seen: number): void {
+  const until = performance.now() + HELPER_SPIN_MS;
+  while (Atomics.load(ctl, SEQ) === seen) {
+    for (let i = 0; i < POLLS_PER_CLOCK && Atomics.load(ctl, SEQ) === seen; i++);
+    if (performance.now() > until) return;
   }
 }
