@@ -51,6 +51,9 @@ export interface Backend {
   alloc(shape: readonly number[], dtype?: DType, label?: string, uninitialized?: boolean): Tensor;
   upload(t: Tensor, data: HostArray, elementOffset?: number): void;
   download(t: Tensor): Promise<HostArray>;
+  /** Optional (cpu, wasm: tensors in host memory): copies f32 tensor `t` into `out` (length t.size) instead of a new
+   *  host array. Absent: device-ops.ts downloadInto copies what download returns. */
+  downloadInto?(t: Tensor, out: Float32Array): Promise<void>;
   run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void;
   free(t: Tensor): void;
   /** Wait until all submitted work is done (no-op on cpu). */

@@ -207,6 +207,14 @@ export class CpuBackend implements Backend, CpuMemory {
     return src.slice();
   }
 
+  async downloadInto(t: Tensor, out: Float32Array): Promise<void> {
+    if (t.dtype !== 'f32' || this.halfTensors.has(t.id))
+      throw new Error(`downloadInto: '${t.label}' is ${t.dtype}, not f32`);
+    if (out.length !== t.size)
+      throw new Error(`downloadInto: '${t.label}' has ${t.size} elements, the array ${out.length}`);
+    out.set(this.view(t) as Float32Array);
+  }
+
   run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
     const fn = this.kernels[kernel] as CpuKernel<K> | undefined;
     if (!fn) throw new Error(`CpuBackend.run: unknown kernel '${String(kernel)}'`);

@@ -43,6 +43,13 @@ export async function readF32(backend: Backend, t: Tensor): Promise<Float32Array
   return data;
 }
 
+/** Copies f32 tensor `t` into `out` (length t.size): in place where the backend can (Backend.downloadInto), else
+ *  from a downloaded copy. */
+export async function downloadInto(backend: Backend, t: Tensor, out: Float32Array): Promise<void> {
+  if (backend.downloadInto) return backend.downloadInto(t, out);
+  out.set(await readF32(backend, t));
+}
+
 /** Frees every tensor it was given, at once; model code collects per-call scratch here. `alloc` hands out
  *  scratch the caller writes in full before reading (Backend.alloc's `uninitialized`); `zeros` reads as zeros. */
 export class TensorScope {

@@ -15,6 +15,7 @@ import { tensorFrom } from './device-ops.ts';
 import type { KvCacheDtype } from './kv-cache.ts';
 import { DecodeState } from './decode-state.ts';
 import { distinctSequences } from './batch.ts';
+import type { HostFloats } from './host-floats.ts';
 import { KeptKv } from './kv-keep.ts';
 import { prefillBatch } from './prefill.ts';
 import { behindRows, prefillBehind } from './prefill-behind.ts';
@@ -42,6 +43,8 @@ export interface DecodeOptions {
   reuse?: KeptKv | null;
   /** keep this call's keys and values (on the host) for a later call's `reuse`, returned (f32 caches) */
   keep?: boolean;
+  /** host arrays to read the kept keys and values into (KeptKvPool.hostFloats); absent: new ones */
+  keepInto?: HostFloats;
 }
 
 /** A prefill behind kept prefixes is taken when its padded rows are at most this share of a whole prefill's. */
@@ -120,7 +123,7 @@ export async function decodeBatch(
     const keyStart = Int32Array.from(prompts, (p) => P - p.length);
     // the tokens fed back so far, whose keys and values the cache holds behind each prompt
     const fedBack: number[][] = prompts.map(() => []);
-    const kept = opts.keep ? new KeptKv(cfg.numLayers, W) : null;
+    const kept = opts.keep ? new KeptKv(cfg.numLayers, W, opts.keepInto ?? null) : null;
     const keep = async (cacheRows: readonly number[], seqs: readonly number[]) =>
       kept?.take(
         be,

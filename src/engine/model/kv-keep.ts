@@ -4,10 +4,13 @@
 // A store holds, per sequence of the call that made it, its tokens (the prompt and each drawn token that was fed
 // back) and their keys and values, on the host: they cost no device (or WebAssembly heap) memory between calls, and
 // a later call uploads only the rows it reads. The rows are only valid for the weights that computed them: the
-// owner (EnginePolicy) drops its stores when the weights change.
-//   per call that kept and layer: k, v [Σ n, Hkv·Dh] f32 on the host (n = a sequence's tokens)
+// owner (EnginePolicy) drops its stores when the weights change, and hands their arrays back (release) to be read
+// into again.
+//   per call that kept and layer: k, v [Σ n, Hkv·Dh] f32 on the host (n = a sequence's tokens), all of one call's
+//   in one host array
 import type { Backend, Tensor } from '../backend.ts';
-import { tensorFrom } from './device-ops.ts';
+import { downloadInto, tensorFrom } from './device-ops.ts';
+import type { HostFloats } from './host-floats.ts';
 
 /** One kept sequence: its tokens, and per layer its keys and values: rows [at, at + n) of k[l], v[l] ([*, W]
  *  arrays shared by the sequences kept together). */
@@ -29,12 +32,24 @@ export const DEFAULT_KEEP_KV_BYTES = 64 * 1024 * 1024;
 
 export class KeptKv {
   readonly sequences: KeptSequence[] = [];
+  /** the host arrays the rows were read into, one per take() */
+  private arrays: Float32Array[] = [];
 
-  /** A store for the keys and values of `layers` layers of W = Hkv·Dh values a row. */
+  /** A store for the keys and values of `layers` layers of W = Hkv·Dh values a row; its host arrays come from
+   *  `hostFloats` when given (else new ones). */
   constructor(
     readonly layers: number,
     readonly W: number,
+    private readonly hostFloats: HostFloats | null = null,
   ) {}
+
+  /** Empties the store and returns its host arrays (for HostFloats.give): nothing may read its rows afterwards. */
+  release(): Float32Array[] {
+    const arrays = this.arrays;
+    this.arrays = [];
+    this.sequences.length = 0;
+    return arrays;
+  }
 
   /** Host bytes of the kept keys and values. */
   get bytes(): number {
@@ -43,7 +58,7 @@ export class KeptKv {
 
   /** Reads the rows of sequences kept in a decode call's layer caches [Bc, S, Hkv, Dh]: `seqs[i]`'s tokens sit at
    *  rows [start_i, start_i + n_i) of cache row `rows[i]`. Per layer, k and v are gathered on the device to one
-   *  tensor [Σ n_i, Hkv, Dh] and read back. */
+   *  tensor [Σ n_i, Hkv, Dh] and read back into one host array for the call. */
   async take(
     be: Backend,
     caches: ReadonlyArray<{ k: Tensor; v: Tensor }>,
@@ -66,13 +81,19 @@ export class KeptKv {
     if (n === 0) return;
     const ids = tensorFrom(be, [n], rowIds, 'kept.ids');
     let packed: Tensor | null = null;
+    const floats = n * this.W; // one layer's k (or v)
+    const host = this.hostFloats?.take(2 * this.layers * floats) ?? new Float32Array(2 * this.layers * floats);
+    this.arrays.push(host);
     try {
       packed = be.alloc([n, this.W], 'f32', 'kept.rows');
+      let offset = 0;
       for (const c of caches) {
         for (const kind of ['k', 'v'] as const) {
           be.run('embedding', { t: { ids, table: c[kind], out: packed }, p: { R: n, D: this.W } });
-          const rowsOut = (await be.download(packed)) as Float32Array;
+          const rowsOut = host.subarray(offset, offset + floats);
+          await downloadInto(be, packed, rowsOut);
           for (const q of kept) q[kind].push(rowsOut);
+          offset += floats;
         }
       }
     } finally {

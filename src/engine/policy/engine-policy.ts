@@ -248,7 +248,14 @@ export class EnginePolicy implements TrainablePolicy {
             next: (b, drawn) => this.nextToken(requests[chunk[b]], out[chunk[b]], drawn),
             ...(constrained ? { mask } : {}),
           },
-          { ...decodeOpts, maxNewTokens: maxNew, onStep: (n) => onProgress?.(base + n), reuse, keep },
+          {
+            ...decodeOpts,
+            maxNewTokens: maxNew,
+            onStep: (n) => onProgress?.(base + n),
+            reuse,
+            keep,
+            keepInto: this.kept.hostFloats,
+          },
         );
         if (kept) this.kept.add(adapter, kept);
         doneBefore += chunk.reduce((s, i) => s + out[i].tokens.length + (out[i].finish === 'stop_token' ? 1 : 0), 0);
