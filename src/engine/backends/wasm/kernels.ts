@@ -8,6 +8,8 @@
 // stored as halves); copyRows, sumRows stay on the TypeScript kernels.
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
 // embedding; those widen them to f32 as they read them (as/matmul.ts *Half), everything else is f32.
+// The row-local ones (rmsnorm and its backward without dw, swiglu and its backward, swigluPacked, rope, axpby) run
+// through WasmRuntime.rows, which shares large calls with the helper thread by rows (row-jobs.ts).
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
@@ -15,6 +17,7 @@ import { type CpuKernelTable, type CpuMemory, cpuKernels } from '../../kernels/c
 import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from '../../kernels/cpu/rope.ts';
 import { ADAMW_STATE } from '../../kernels/cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
+import { RowKernel } from './row-jobs.ts';
 import type { BFormat, PointerOf, WasmRuntime } from './runtime.ts';
 
 export type { PointerOf } from './runtime.ts';
@@ -158,9 +161,14 @@ export function wasmKernels(
       );
     },
     rmsnorm(_mem, t, p) {
-      x.rmsnorm(ptr(t.x), ptr(t.w), ptr(t.y), ptr(t.rstd), p.R, p.D, p.eps);
+      rt.rows(RowKernel.Rmsnorm, [ptr(t.x), ptr(t.w), ptr(t.y), ptr(t.rstd), p.D], p.R, p.D, 1, p.eps);
     },
     rmsnormBackward(_mem, t, p) {
+      if (!t.dw) {
+        const args = [ptr(t.x), ptr(t.w), ptr(t.rstd), ptr(t.dy), ptr(t.dx), p.D, p.accumulate];
+        rt.rows(RowKernel.RmsnormBackward, args, p.R, p.D);
+        return;
+      }
       x.rmsnormBackward(
         ptr(t.x),
         ptr(t.w),
@@ -174,13 +182,14 @@ export function wasmKernels(
       );
     },
     swiglu(_mem, t, p) {
-      x.swiglu(ptr(t.g), ptr(t.u), ptr(t.h), p.R * p.F);
+      rt.rows(RowKernel.Swiglu, [ptr(t.g), ptr(t.u), ptr(t.h), p.F], p.R, p.F, simdRows(p.F));
     },
     swigluBackward(_mem, t, p) {
-      x.swigluBackward(ptr(t.g), ptr(t.u), ptr(t.dh), ptr(t.dg), ptr(t.du), p.R * p.F);
+      const args = [ptr(t.g), ptr(t.u), ptr(t.dh), ptr(t.dg), ptr(t.du), p.F];
+      rt.rows(RowKernel.SwigluBackward, args, p.R, p.F, simdRows(p.F));
     },
     axpby(_mem, t, p) {
-      x.axpby(ptr(t.x), ptr(t.y), p.n, p.a, p.b);
+      rt.rows(RowKernel.Axpby, [ptr(t.x), ptr(t.y)], p.n, 1, 4, p.a, p.b);
     },
     rope(mem, t, p) {
       const table = ropeTable(mem, t.invFreq, t.pos, p.R, p.Dh, p.theta);
@@ -188,7 +197,8 @@ export function wasmKernels(
         cpuKernels.rope(mem, t, p); // beyond the cached table: the TypeScript kernel computes the angles
         return;
       }
-      x.rope(ptr(t.x), ptr(t.pos), table.cos, table.sin, p.R, p.nHeads, p.Dh, p.inverse);
+      const args = [ptr(t.x), ptr(t.pos), table.cos, table.sin, p.nHeads, p.Dh, p.inverse];
+      rt.rows(RowKernel.Rope, args, p.R, p.nHeads * p.Dh);
     },
     qkvRope(mem, t, p) {
       const { B, T, H, Hkv, Dh, Sdst, dstRow0 } = p;
@@ -220,7 +230,7 @@ export function wasmKernels(
       );
     },
     swigluPacked(_mem, t, p) {
-      x.swigluPacked(ptr(t.gu), ptr(t.h), p.R, p.F);
+      rt.rows(RowKernel.SwigluPacked, [ptr(t.gu), ptr(t.h), p.F], p.R, p.F);
     },
     sumSquares(mem, t, p) {
       const s = x.sumSquares(ptr(t.x), p.n);
@@ -285,4 +295,10 @@ export function wasmKernels(
 function checkAttention(H: number, Hkv: number, rowsUsed: number, S: number): void {
   if (Hkv <= 0 || H % Hkv !== 0) throw new Error(`attention: H = ${H} must be a multiple of Hkv = ${Hkv}`);
   if (rowsUsed > S) throw new Error(`attention: past + T = ${rowsUsed} exceeds the cache length S = ${S}`);
+}
+
+/** Rows per chunk of swiglu over rows of F elements (one flat SIMD loop over the call): a multiple of 4 elements,
+ *  so that the elements the SIMD loop and its scalar tail take are those of the whole call. */
+function simdRows(F: number): number {
+  return F % 4 === 0 ? 1 : F % 2 === 0 ? 2 : 4;
 }

@@ -2,13 +2,14 @@
 // Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
 // then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
 // With a helper thread (threads.ts) the memory is shared and matmuls with enough work are shared between the two
-// threads in chunks of output rows, cut at the kernels' row blocking, and attention in chunks of sequences, so
-// the results are bit-identical.
+// threads in chunks of output rows, cut at the kernels' row blocking, attention in chunks of sequences and the
+// row-local elementwise kernels (row-jobs.ts) in chunks of rows, so the results are bit-identical.
 
 import type { Tensor } from '../../tensor.ts';
 import { matmul as tsMatmul } from '../../kernels/cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
+import { type RowKernel, runRows } from './row-jobs.ts';
 import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread, WasmJob } from './threads.ts';
 
 const PAGE = 65536;
@@ -50,6 +51,11 @@ const ATTENTION_WORK_WEIGHT = 16;
  *  per-chunk cost (a kernel call, one more pass over packed B) stays small. */
 const MAX_CHUNKS = 8;
 const CHUNK_WORK = 1_000_000;
+/** An element of a row-local elementwise kernel (row-jobs.ts: a few SIMD lanes' loads, stores and arithmetic, an
+ *  exponential in swiglu) counts this many multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: such a kernel is
+ *  shared from about 62k elements on, a few tens of microseconds of work on one thread, while handing half to a
+ *  polling helper costs a few microseconds. */
+const ROW_ELEMENT_WORK = 16;
 
 /** Stops the helper thread of a runtime that was garbage-collected without close(): the helper holds the shared
  *  memory, so it would otherwise keep it (and itself) alive for the rest of the process. */
@@ -68,7 +74,14 @@ export interface WasmRuntimeOptions {
 export class WasmRuntime {
   private readonly scratch = new Map<string, { offset: number; bytes: number }>();
   /** how many matmuls ran in WebAssembly vs fell back to TypeScript (tests check the fast path is taken) */
-  readonly stats = { wasmMatmuls: 0, tsMatmuls: 0, splitMatmuls: 0, splitAttention: 0, halfMatmuls: 0 };
+  readonly stats = {
+    wasmMatmuls: 0,
+    tsMatmuls: 0,
+    splitMatmuls: 0,
+    splitAttention: 0,
+    splitRows: 0,
+    halfMatmuls: 0,
+  };
   private helper: WasmHelperThread | null = null;
   private splitMinWork = SPLIT_MIN_WORK;
 
@@ -402,6 +415,20 @@ export class WasmRuntime {
       B,
       chunk,
     );
+  }
+
+  /** A row-local elementwise kernel (row-jobs.ts) over `R` rows of `perRow` elements, shared by the two threads in
+   *  chunks of a multiple of `multiple` rows when it is large enough, else run here whole. */
+  rows(kernel: RowKernel, args: readonly number[], R: number, perRow: number, multiple = 1, alpha = 0, beta = 0): void {
+    const work = R * perRow * ROW_ELEMENT_WORK;
+    const g = [kernel, ...args];
+    if (!this.helper || work < this.splitMinWork || R < 2 * multiple) {
+      runRows(this.exports, g, alpha, beta, 0, R);
+      return;
+    }
+    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    this.stats.splitRows++;
+    this.helper.run(WasmJob.Rows, g, R, Math.ceil(R / chunks / multiple) * multiple, alpha, beta);
   }
 
   /** Sequences per chunk when attention over B sequences is shared (up to MAX_CHUNKS chunks), or 0 = one thread. */

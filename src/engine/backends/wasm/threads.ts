@@ -16,6 +16,7 @@
 // src/cli/wasm-helper-node.ts, the page: src/app/worker/wasm-helper.ts), and the helper runs runWasmHelper().
 
 import { instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
+import { runRows } from './row-jobs.ts';
 
 /** What a helper thread needs: the shared memory, which build to instantiate, where the control block is. */
 export interface WasmHelperInit {
@@ -66,8 +67,17 @@ const POLLS_PER_CLOCK = 256;
  *  alpha, beta; rows;
  *  Attention: exports.attention, args [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores];
  *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H,
- *  Hkv, Dh]. */
-export const WasmJob = { Stop: 1, Packed: 2, FewRows: 3, Attention: 4, AttentionBackward: 5, Direct: 6 } as const;
+ *  Hkv, Dh];
+ *  Rows: a row-local elementwise kernel (row-jobs.ts), args [kernel, ...], alpha, beta; rows. */
+export const WasmJob = {
+  Stop: 1,
+  Packed: 2,
+  FewRows: 3,
+  Attention: 4,
+  AttentionBackward: 5,
+  Direct: 6,
+  Rows: 7,
+} as const;
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
 /** Runs rows / sequences [s, e) of a job with kernel exports `x` (either thread: the helper uses its own scores). */
@@ -111,6 +121,8 @@ function runPart(
       Hkv,
       Dh,
     );
+  } else if (op === WasmJob.Rows) {
+    runRows(x, g, alpha, beta, s, e);
   } else if (op === WasmJob.AttentionBackward) {
     const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, S, past, H, Hkv, Dh] = g as number[];
     const qRows = s * T * H * Dh * 4,

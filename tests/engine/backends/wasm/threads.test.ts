@@ -1,9 +1,10 @@
 // The two-thread WebAssembly backend (src/engine/backends/wasm/threads.ts): large matmuls shared in chunks of output
 // rows (attention: of sequences) between the engine's thread and a helper worker_threads Worker over a shared
 // memory. Chunks start at the kernels' row blocking, so results must be bit-identical to one thread: every check
-// here compares Float32Arrays exactly (Object.is per element), with splitMinWork 0 so every call is split, on
-// shapes that divide no block, both with the chunks shared between the threads and with the helper running every
-// chunk (helperOnly); the whole model on golden fixtures (plain SIMD here, relaxed SIMD in a child process).
+// here compares Float32Arrays exactly (Object.is per element), with splitMinWork 0 so every call is split (the
+// row-local elementwise kernels too), on shapes that divide no block, both with the chunks shared between the
+// threads and with the helper running every chunk (helperOnly); the whole model on golden fixtures (plain SIMD
+// here, relaxed SIMD in a child process).
 // Also: the single-thread fallback (no SharedArrayBuffer, pinned to 1 thread, a helper that does not start) and
 // the default threshold that keeps small matmuls on one thread.
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WasmBackend } from '../../../../src/engine/backends/wasm.ts';
 import { SPLIT_MIN_WORK, WasmRuntime } from '../../../../src/engine/backends/wasm/runtime.ts';
+import { RowKernel } from '../../../../src/engine/backends/wasm/row-jobs.ts';
 import { spawnNodeWasmHelper } from '../../../../src/cli/wasm-helper-node.ts';
 import { Rng } from '../../../../src/util/rng.ts';
 import { firstDifference, goldenFixtures, modelRun } from '../../../helpers/engine/wasm-threads-model.ts';
@@ -215,6 +217,74 @@ describe('two-thread WASM attention (split by sequences)', () => {
   );
 });
 
+/** Every row kernel (row-jobs.ts) on one runtime from the same random inputs: the outputs it writes. */
+function runRowKernels(rt: WasmRuntime, R: number, F: number): Float32Array[] {
+  const rng = new Rng(R * 31 + F);
+  const D = F;
+  const alloc = (n: number) => {
+    const p = rt.heap.alloc(n * 4);
+    rt.f32At(p, n).set(random(n, rng));
+    return p;
+  };
+  const x = alloc(R * D),
+    w = alloc(D),
+    y = alloc(R * D),
+    rstd = alloc(R),
+    dx = alloc(R * D),
+    g = alloc(R * F),
+    u = alloc(R * F),
+    h = alloc(R * F),
+    dg = alloc(R * F),
+    du = alloc(R * F),
+    gu = alloc(2 * R * F),
+    h2 = alloc(R * F),
+    rx = alloc(R * 2 * 8),
+    cos = alloc(4 * 4),
+    sin = alloc(4 * 4);
+  const pos = rt.heap.alloc(R * 4);
+  new Int32Array(rt.memory.buffer, pos, R).set(Array.from({ length: R }, (_, r) => r % 4));
+  // swiglu's chunks of whole SIMD groups (kernels.ts simdRows): F = 7 needs 4 rows
+  const simd = F % 4 === 0 ? 1 : 4;
+  rt.rows(RowKernel.Rmsnorm, [x, w, y, rstd, D], R, D, 1, 1e-5);
+  rt.rows(RowKernel.RmsnormBackward, [x, w, rstd, y, dx, D, 1], R, D);
+  rt.rows(RowKernel.Swiglu, [g, u, h, F], R, F, simd);
+  rt.rows(RowKernel.SwigluBackward, [g, u, h, dg, du, F], R, F, simd);
+  rt.rows(RowKernel.SwigluPacked, [gu, h2, F], R, F);
+  rt.rows(RowKernel.Rope, [rx, pos, cos, sin, 2, 8, 0], R, 16);
+  rt.rows(RowKernel.Axpby, [x, y], R * D, 1, 4, 0.5, -1.5);
+  const read = (p: number, n: number) => rt.f32At(p, n).slice();
+  return [
+    read(y, R * D),
+    read(rstd, R),
+    read(dx, R * D),
+    read(h, R * F),
+    read(dg, R * F),
+    read(du, R * F),
+    read(h2, R * F),
+    read(rx, R * 16),
+  ];
+}
+
+describe('two-thread WASM row kernels (split by rows)', () => {
+  it.each([
+    [37, 12],
+    [29, 7],
+    [5, 44],
+  ])(
+    'R %i, F %i: rmsnorm (and backward), swiglu (and backward, packed), rope, axpby 2 threads == 1 thread',
+    async (R, F) => {
+      const one = await backend(1);
+      const want = runRowKernels(one.runtime, R, F);
+      for (const two of [await backend(2), await backend(2, 0, true)]) {
+        const before = two.runtime.stats.splitRows;
+        const got = runRowKernels(two.runtime, R, F);
+        expect(two.runtime.stats.splitRows).toBe(before + 7);
+        want.forEach((w, i) => expect(firstDifference(got[i], w), `output ${i}`).toBe(-1));
+      }
+    },
+  );
+});
+
 describe('single-thread fallback', () => {
   it('without SharedArrayBuffer (simulated), pinned to 1 thread, or on 1 core: one thread on an ordinary memory', async () => {
     for (const options of [{ sharedMemory: false }, { threads: 1 as const }, { cores: 1 }]) {
@@ -263,6 +333,7 @@ describe.each(goldenFixtures().slice(0, 2))('whole model on golden fixture %s', 
       const got = await modelRun(two, name);
       expect(two.runtime.stats.splitMatmuls).toBeGreaterThan(10);
       expect(two.runtime.stats.splitAttention).toBeGreaterThan(1);
+      expect(two.runtime.stats.splitRows).toBeGreaterThan(1);
       expect([...got.keys()]).toEqual([...want.keys()]);
       for (const [key, w] of want) expect(firstDifference(got.get(key)!, w), key).toBe(-1);
     }
