@@ -9,7 +9,8 @@
 // Frozen weights stored as f16 / bf16 halves (formatOf) reach matmul (as B), lmHead, logprob(Backward) and
 // embedding; those widen them to f32 as they read them (as/matmul.ts *Half), everything else is f32.
 // The row-local ones (rmsnorm and its backward without dw, swiglu and its backward, swigluPacked, rope, axpby) run
-// through WasmRuntime.rows, which shares large calls with the helper thread by rows (row-jobs.ts).
+// through WasmRuntime.rows, which shares large calls with the helper thread by rows (row-jobs.ts); so does the
+// TypeScript sampler (sample-job.ts).
 // Each entry reserves its scratch first, then takes views/pointers (see runtime.ts for why).
 
 import type { Tensor } from '../../backend.ts';
@@ -18,6 +19,7 @@ import { TABLE_POSITIONS, maxPosition, ropeAngles, ropeInverseFrequencies } from
 import { ADAMW_STATE } from '../../kernels/cpu/adamw.ts';
 import { wasmLogprob, wasmLogprobBackward } from './logprob.ts';
 import { RowKernel } from './row-jobs.ts';
+import { sampleJobArgs } from './sample-job.ts';
 import type { BFormat, PointerOf, WasmRuntime } from './runtime.ts';
 
 export type { PointerOf } from './runtime.ts';
@@ -228,6 +230,20 @@ export function wasmKernels(
         Sdst,
         dstRow0,
       );
+    },
+    sample(mem, t, p) {
+      const rowOf = mem.i32(t.rowOf);
+      for (let r = 0; r < p.R; r++)
+        if (!(rowOf[r] >= 0 && rowOf[r] < p.L))
+          throw new Error(`sample: rowOf[${r}] = ${rowOf[r]} is outside the ${p.L} logits rows`);
+      const ptrs = {
+        logits: ptr(t.logits),
+        rowOf: ptr(t.rowOf),
+        stream: ptr(t.stream),
+        out: ptr(t.out),
+        mask: t.mask ? ptr(t.mask) : 0,
+      };
+      if (!rt.sampleShared(sampleJobArgs(ptrs, p), p.R, p.V)) cpuKernels.sample(mem, t, p);
     },
     swigluPacked(_mem, t, p) {
       rt.rows(RowKernel.SwigluPacked, [ptr(t.gu), ptr(t.h), p.F], p.R, p.F);

@@ -51,6 +51,10 @@ const ATTENTION_WORK_WEIGHT = 16;
  *  per-chunk cost (a kernel call, one more pass over packed B) stays small. */
 const MAX_CHUNKS = 8;
 const CHUNK_WORK = 1_000_000;
+/** A logit the sampler (kernels/cpu/sample.ts, TypeScript: exponentials, sums, the draw) reads counts this many
+ *  multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: a sample call is shared from about 8k logits on (a decode
+ *  step of 32 sequences over 256 tokens, ~100 us on one thread). */
+const LOGIT_WORK = 128;
 /** An element of a row-local elementwise kernel (row-jobs.ts: a few SIMD lanes' loads, stores and arithmetic, an
  *  exponential in swiglu) counts this many multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: such a kernel is
  *  shared from about 62k elements on, a few tens of microseconds of work on one thread, while handing half to a
@@ -80,6 +84,7 @@ export class WasmRuntime {
     splitMatmuls: 0,
     splitAttention: 0,
     splitRows: 0,
+    splitSamples: 0,
     halfMatmuls: 0,
   };
   private helper: WasmHelperThread | null = null;
@@ -429,6 +434,17 @@ export class WasmRuntime {
     const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
     this.stats.splitRows++;
     this.helper.run(WasmJob.Rows, g, R, Math.ceil(R / chunks / multiple) * multiple, alpha, beta);
+  }
+
+  /** The catalog's sample kernel over R rows of V logits, shared by rows with the helper thread when it is large
+   *  enough (sample-job.ts); false: too small to share (the caller runs the TypeScript kernel itself). */
+  sampleShared(args: readonly number[], R: number, V: number): boolean {
+    const work = R * V * LOGIT_WORK;
+    if (!this.helper || work < this.splitMinWork || R < 2) return false;
+    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    this.stats.splitSamples++;
+    this.helper.run(WasmJob.Sample, args, R, Math.ceil(R / chunks));
+    return true;
   }
 
   /** Sequences per chunk when attention over B sequences is shared (up to MAX_CHUNKS chunks), or 0 = one thread. */

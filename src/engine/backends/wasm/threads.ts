@@ -17,6 +17,7 @@
 
 import { instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
 import { runRows } from './row-jobs.ts';
+import { runSampleRows } from './sample-job.ts';
 
 /** What a helper thread needs: the shared memory, which build to instantiate, where the control block is. */
 export interface WasmHelperInit {
@@ -68,7 +69,8 @@ const POLLS_PER_CLOCK = 256;
  *  Attention: exports.attention, args [q, k, v, keyStart, o, lse, scores, B, T, S, past, H, Hkv, Dh, helperScores];
  *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H,
  *  Hkv, Dh];
- *  Rows: a row-local elementwise kernel (row-jobs.ts), args [kernel, ...], alpha, beta; rows. */
+ *  Rows: a row-local elementwise kernel (row-jobs.ts), args [kernel, ...], alpha, beta; rows;
+ *  Sample: the TypeScript sampler on rows of the memory (sample-job.ts), args as sampleJobArgs; rows. */
 export const WasmJob = {
   Stop: 1,
   Packed: 2,
@@ -77,12 +79,15 @@ export const WasmJob = {
   AttentionBackward: 5,
   Direct: 6,
   Rows: 7,
+  Sample: 8,
 } as const;
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
-/** Runs rows / sequences [s, e) of a job with kernel exports `x` (either thread: the helper uses its own scores). */
+/** Runs rows / sequences [s, e) of a job with kernel exports `x` on `memory` (either thread: the helper uses its own
+ *  scores). */
 function runPart(
   x: WasmKernelExports,
+  memory: WebAssembly.Memory,
   op: number,
   g: ArrayLike<number>,
   alpha: number,
@@ -123,6 +128,8 @@ function runPart(
     );
   } else if (op === WasmJob.Rows) {
     runRows(x, g, alpha, beta, s, e);
+  } else if (op === WasmJob.Sample) {
+    runSampleRows(memory, g, s, e);
   } else if (op === WasmJob.AttentionBackward) {
     const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, S, past, H, Hkv, Dh] = g as number[];
     const qRows = s * T * H * Dh * 4,
@@ -152,6 +159,7 @@ function runPart(
 /** Takes chunks of the posted job from NEXT until none is left. */
 function takeChunks(
   x: WasmKernelExports,
+  memory: WebAssembly.Memory,
   ctl: Int32Array,
   op: number,
   g: ArrayLike<number>,
@@ -162,7 +170,7 @@ function takeChunks(
   const total = ctl[TOTAL],
     chunk = ctl[CHUNK];
   for (let s = Atomics.add(ctl, NEXT, 1) * chunk; s < total; s = Atomics.add(ctl, NEXT, 1) * chunk) {
-    runPart(x, op, g, alpha, beta, s, Math.min(total, s + chunk), helper);
+    runPart(x, memory, op, g, alpha, beta, s, Math.min(total, s + chunk), helper);
   }
 }
 
@@ -180,7 +188,7 @@ export class WasmHelperThread {
   helperOnly = false;
 
   private constructor(
-    memory: WebAssembly.Memory,
+    private readonly memory: WebAssembly.Memory,
     control: number,
     private readonly x: WasmKernelExports,
     private readonly handle: WasmHelperHandle,
@@ -211,7 +219,7 @@ export class WasmHelperThread {
     this.post(op, args, total, chunk, alpha, beta);
     const seq = this.seq;
     try {
-      if (!this.helperOnly) takeChunks(this.x, ctl, op, args, alpha, beta, false);
+      if (!this.helperOnly) takeChunks(this.x, this.memory, ctl, op, args, alpha, beta, false);
     } finally {
       if (!this.helperOnly && Atomics.compareExchange(ctl, TICKET, seq, 0) === seq) {
         this.counts.alone++; // the helper never claimed it: nothing to wait for
@@ -284,7 +292,7 @@ export async function runWasmHelper(init: WasmHelperInit, ready: () => void): Pr
     const op = ctl[OP];
     if (op === WasmJob.Stop) return;
     try {
-      takeChunks(x, ctl, op, ctl.slice(ARGS, ARGS + MAX_ARGS), ctlF[ALPHA], ctlF[BETA], true);
+      takeChunks(x, init.memory, ctl, op, ctl.slice(ARGS, ARGS + MAX_ARGS), ctlF[ALPHA], ctlF[BETA], true);
     } catch {
       Atomics.store(ctl, FAILED, 1);
     }

@@ -285,6 +285,65 @@ describe('two-thread WASM row kernels (split by rows)', () => {
   );
 });
 
+/** The sample kernel's out [R, 4] (token, logp, entropy, kept as i32 bits) on one backend, from seeded logits. */
+async function runSample(
+  be: WasmBackend,
+  p: { temperature: number; topK: number; topP: number; masked: boolean },
+): Promise<Int32Array> {
+  const [L, V, R] = [9, 70, 13];
+  const rng = new Rng(17);
+  const logits = be.alloc([L, V]);
+  be.upload(logits, random(L * V, rng));
+  const rowOf = be.alloc([R], 'i32');
+  be.upload(
+    rowOf,
+    Int32Array.from({ length: R }, (_, r) => (r * 5) % L),
+  );
+  const stream = be.alloc([R], 'i32');
+  be.upload(
+    stream,
+    Int32Array.from({ length: R }, (_, r) => 100 + r),
+  );
+  const out = be.alloc([R, 4], 'i32');
+  const words = Math.ceil(V / 32);
+  const mask = p.masked ? be.alloc([R, words], 'i32') : null;
+  // every token of row r allowed but those with (i + r) % 3 == 0
+  if (mask)
+    be.upload(
+      mask,
+      Int32Array.from({ length: R * words }, (_, j) => {
+        const [r, w] = [Math.floor(j / words), j % words];
+        let bits = 0;
+        for (let b = 0; b < 32; b++) if ((w * 32 + b + r) % 3 !== 0 && w * 32 + b < V) bits |= 1 << b;
+        return bits;
+      }),
+    );
+  be.run('sample', {
+    t: { logits, rowOf, stream, out, ...(mask ? { mask } : {}) },
+    p: { R, L, V, temperature: p.temperature, topK: p.topK, topP: p.topP, seed: 0xdeadbeef, counter: 3 },
+  });
+  const got = (await be.download(out)) as Int32Array;
+  for (const t of [logits, rowOf, stream, out, ...(mask ? [mask] : [])]) be.free(t);
+  return got;
+}
+
+describe('two-thread WASM sampler (split by rows)', () => {
+  it.each([
+    { temperature: 0, topK: 0, topP: 1, masked: false },
+    { temperature: 1, topK: 0, topP: 1, masked: false },
+    { temperature: 0.7, topK: 9, topP: 0.85, masked: false },
+    { temperature: 1.3, topK: 0, topP: 0.9, masked: true },
+  ])('%o: 2 threads == 1 thread bit for bit', async (p) => {
+    const want = await runSample(await backend(1), p);
+    for (const two of [await backend(2), await backend(2, 0, true)]) {
+      const before = two.runtime.stats.splitSamples;
+      const got = await runSample(two, p);
+      expect(two.runtime.stats.splitSamples).toBe(before + 1);
+      expect(firstDifference(new Float32Array(got.buffer), new Float32Array(want.buffer))).toBe(-1);
+    }
+  });
+});
+
 describe('single-thread fallback', () => {
   it('without SharedArrayBuffer (simulated), pinned to 1 thread, or on 1 core: one thread on an ordinary memory', async () => {
     for (const options of [{ sharedMemory: false }, { threads: 1 as const }, { cores: 1 }]) {
