@@ -36,8 +36,9 @@ export interface EncodedChat {
 }
 
 /**
- * Rendering a chat template (Jinja) costs about a millisecond, and every turn re-renders the same prefixes of the
- * same chats, so renders and segment encodings are memoised per tokenizer (bounded; cleared when full).
+ * Rendering a chat template (Jinja) costs tens of microseconds with the interpreter (a few compiled,
+ * data/chat-template-compile.ts), tokenising a segment more, and every turn re-renders the same prefixes of the same
+ * chats, so renders and segment encodings are memoised per tokenizer (bounded; cleared when full).
  */
 const MEMO_LIMIT = 20_000;
 const memos = new WeakMap<ChatTokenizer, { render: Map<string, string>; encode: Map<string, number[]> }>();
