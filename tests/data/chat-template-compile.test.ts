@@ -8,6 +8,7 @@ import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { compileChatTemplate } from '../../src/data/chat-template.ts';
 import { GIVE_UP, compileJinja } from '../../src/data/chat-template-compile.ts';
+import type { ChatMessage } from '../../src/data/tokenizer.ts';
 import { Rng } from '../../src/util/rng.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -45,10 +46,10 @@ const contents = [
   'a + b = c',
 ];
 
-function randomChat(rng: Rng): Array<{ role: string; content: string }> {
+function randomChat(rng: Rng): ChatMessage[] {
   const n = Math.floor(rng.next() * 6);
   return Array.from({ length: n }, (_, i) => ({
-    role: i === 0 && rng.next() < 0.5 ? 'system' : ['user', 'assistant', 'user', 'system'][Math.floor(rng.next() * 4)],
+    role: i === 0 && rng.next() < 0.5 ? 'system' : rng.pick(['user', 'assistant', 'user', 'system'] as const),
     content: contents[Math.floor(rng.next() * contents.length)],
   }));
 }

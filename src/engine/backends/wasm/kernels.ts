@@ -27,28 +27,22 @@ export type { PointerOf } from './runtime.ts';
 /** how a tensor is stored: f32, or f16 / bf16 halves */
 export type FormatOf = (t: Tensor) => BFormat;
 
-export function wasmKernels(
-  rt: WasmRuntime,
-  ptr: PointerOf,
-  formatOf: FormatOf = () => 'f32',
-): Partial<CpuKernelTable> {
-  const x = rt.exports;
-  const onlyF32 = (t: Tensor, kernel: string, role: string) => {
-    if (formatOf(t) !== 'f32')
-      throw new Error(`${kernel}: '${t.label}' is stored as ${formatOf(t)} halves; only the weights (${role}) may be`);
-  };
+/** The TypeScript kernel's cos/sin table for these frequencies as f32 in the 'rope.table' scratch: byte offsets of
+ *  cos[pos, Dh/2] and sin[pos, Dh/2]; null when a position lies beyond it. */
+export type RopeTableOf = (
+  mem: CpuMemory,
+  invFreqT: Tensor | undefined,
+  posT: Tensor,
+  R: number,
+  Dh: number,
+  theta: number,
+) => { cos: number; sin: number } | null;
+
+/** The RopeTableOf of a runtime (one per runtime: it remembers which table the scratch holds). */
+export function wasmRopeTables(rt: WasmRuntime): RopeTableOf {
   /** which TypeScript cos/sin table was last copied into the 'rope.table' scratch, and where */
   let ropeCopy: { source: Float64Array; offset: number } | null = null;
-  /** The TypeScript kernel's cos/sin table for these frequencies as f32 in the 'rope.table' scratch (copied when
-   *  it changed): byte offsets of cos[pos, Dh/2] and sin[pos, Dh/2]; null when a position lies beyond it. */
-  const ropeTable = (
-    mem: CpuMemory,
-    invFreqT: Tensor | undefined,
-    posT: Tensor,
-    R: number,
-    Dh: number,
-    theta: number,
-  ): { cos: number; sin: number } | null => {
+  return (mem, invFreqT, posT, R, Dh, theta) => {
     const half = Dh / 2;
     const invFreq = ropeInverseFrequencies(Dh, theta, invFreqT ? mem.f32(invFreqT) : null);
     const maxPos = maxPosition(mem.i32(posT), R);
@@ -61,6 +55,19 @@ export function wasmKernels(
       ropeCopy = { source: table.cos, offset };
     }
     return { cos: offset, sin: offset + table.filled * half * 4 };
+  };
+}
+
+export function wasmKernels(
+  rt: WasmRuntime,
+  ptr: PointerOf,
+  formatOf: FormatOf = () => 'f32',
+  ropeTable: RopeTableOf = wasmRopeTables(rt),
+): Partial<CpuKernelTable> {
+  const x = rt.exports;
+  const onlyF32 = (t: Tensor, kernel: string, role: string) => {
+    if (formatOf(t) !== 'f32')
+      throw new Error(`${kernel}: '${t.label}' is stored as ${formatOf(t)} halves; only the weights (${role}) may be`);
   };
   return {
     matmul(mem, t, p) {
@@ -308,7 +315,7 @@ export function wasmKernels(
   };
 }
 
-function checkAttention(H: number, Hkv: number, rowsUsed: number, S: number): void {
+export function checkAttention(H: number, Hkv: number, rowsUsed: number, S: number): void {
   if (Hkv <= 0 || H % Hkv !== 0) throw new Error(`attention: H = ${H} must be a multiple of Hkv = ${Hkv}`);
   if (rowsUsed > S) throw new Error(`attention: past + T = ${rowsUsed} exceeds the cache length S = ${S}`);
 }
