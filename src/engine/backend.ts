@@ -69,6 +69,11 @@ export interface Backend {
    *  cache lengths get their uniforms rewritten). Results are those of running `body` plainly. Freeing a tensor
    *  the recording uses empties it. Absent: the caller runs `body` itself. */
   repeat?(recording: RepeatRecording | null, body: () => void): RepeatRecording;
+  /** Optional (WASM with a helper thread): runs `body`, kernel runs over B sequences in which each run reads and
+   *  writes only its own sequences' rows (a decode step's layers), with the sequences shared between the threads
+   *  as one job instead of one per kernel. Results are those of running `body` plainly, which it does where a run
+   *  cannot be shared. `body` only runs kernels (no alloc, free, upload or download). Absent: the caller runs it. */
+  bySequence?(B: number, body: () => void): void;
   /** Optional (WebGPU): how many values the kernels writing an f16 KV cache clamped to ±65,504 so far (the
    *  largest half; past it WGSL's pack2x16float is indeterminate). Absent: the backend never clamps. */
   halfClamps?(): Promise<number>;

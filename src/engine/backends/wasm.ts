@@ -12,10 +12,14 @@
 // Frozen base weights may be stored as f16 or bf16 (EnginePolicyOptions.baseDtype): 2 bytes an element, widened
 // to f32 inside the kernels that read weights, so a 1B-parameter model fits WebAssembly's 4 GiB.
 
-import type { Tensor } from '../backend.ts';
+import type { DType, HostArray, Tensor } from '../backend.ts';
+import { kernelArgChecks } from '../kernels/arg-checks.ts';
+import type { KernelArgs, KernelName } from '../kernels/catalog.ts';
 import { type WasmVariant, bestWasmVariant, sharedWasmSupported, wasmSupport } from './wasm/loader.ts';
-import { wasmKernels } from './wasm/kernels.ts';
+import { wasmKernels, wasmRopeTables } from './wasm/kernels.ts';
 import { WasmRuntime } from './wasm/runtime.ts';
+import { type KernelRun, type LowerRun, wasmSequenceLowering } from './wasm/sequence-lowering.ts';
+import { encodeProgram, type LoweredRun } from './wasm/sequence-program.ts';
 import type { SpawnWasmHelper } from './wasm/threads.ts';
 import { CpuBackend, type TensorStore } from './cpu.ts';
 
@@ -130,21 +134,87 @@ export class WasmBackend extends CpuBackend {
   /** the runtime (memory, heap, SIMD exports) — benchmarks and tests read its stats */
   readonly runtime: WasmRuntime;
 
+  /** how bySequence turns a kernel run into a program's run (wasm/sequence-lowering.ts) */
+  private readonly lower: LowerRun;
+  /** the runs of a bySequence body, recorded instead of run */
+  private recorded: KernelRun[] | null = null;
+
   /** `oneThreadReason`: why a backend that could use two threads runs one (named in its description). */
   private constructor(rt: WasmRuntime, store: WasmTensorStore, maxTotalBytes: number, oneThreadReason: string) {
+    const ptr = (t: Tensor) => store.pointer(t.id);
+    const formatOf = (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32');
+    const ropeTable = wasmRopeTables(rt);
     super({
       maxTotalBytes,
       maxBufferSize: maxTotalBytes,
       store,
-      kernels: wasmKernels(
-        rt,
-        (t: Tensor) => store.pointer(t.id),
-        (t: Tensor) => (store.getHalf(t.id) ? (t.dtype === 'bf16' ? 'bf16' : 'f16') : 'f32'),
-      ),
+      kernels: wasmKernels(rt, ptr, formatOf, ropeTable),
       description: `wasm (WebAssembly ${rt.variant === 'relaxed-simd' ? 'relaxed SIMD' : 'SIMD'} kernels, ${rt.threads === 2 ? '2 threads' : oneThreadReason ? `1 thread: ${oneThreadReason}` : '1 thread'})`,
     });
     this.runtime = rt;
     this.variant = rt.variant;
+    this.lower = wasmSequenceLowering(rt, ptr, formatOf, ropeTable);
+  }
+
+  override run<K extends KernelName>(kernel: K, args: KernelArgs<K>): void {
+    if (this.recorded) {
+      (kernelArgChecks[kernel] as (t: KernelArgs<K>['t'], p: KernelArgs<K>['p']) => void)(args.t, args.p);
+      this.recorded.push({ kernel, args } as KernelRun);
+      return;
+    }
+    super.run(kernel, args);
+  }
+
+  /** Backend.bySequence: the body's runs are recorded, lowered to one program (wasm/sequence-program.ts) and run as
+   *  one job of the two threads; where a run has no lowering, they run one by one as recorded. */
+  bySequence(B: number, body: () => void): void {
+    if (this.recorded || !this.runtime.sharesSequences(B)) {
+      body();
+      return;
+    }
+    const runs: KernelRun[] = (this.recorded = []);
+    try {
+      body();
+    } finally {
+      this.recorded = null;
+    }
+    // twice: the first pass reserves every scratch block the runs use, the second takes their final offsets
+    let lowered = runs.map((r) => this.lower(this, r, B));
+    if (lowered.some((l) => l === null)) {
+      for (const r of runs) super.run(r.kernel, r.args);
+      return;
+    }
+    lowered = runs.map((r) => this.lower(this, r, B));
+    this.runtime.runProgram(encodeProgram(lowered as LoweredRun[]), B);
+  }
+
+  override alloc(shape: readonly number[], dtype?: DType, label?: string, uninitialized?: boolean): Tensor {
+    this.onlyKernels('alloc');
+    return super.alloc(shape, dtype, label, uninitialized);
+  }
+
+  override upload(t: Tensor, data: HostArray, elementOffset?: number): void {
+    this.onlyKernels('upload');
+    super.upload(t, data, elementOffset);
+  }
+
+  override download(t: Tensor): Promise<HostArray> {
+    this.onlyKernels('download');
+    return super.download(t);
+  }
+
+  override downloadInto(t: Tensor, out: Float32Array): Promise<void> {
+    this.onlyKernels('download');
+    return super.downloadInto(t, out);
+  }
+
+  override free(t: Tensor): void {
+    this.onlyKernels('free');
+    super.free(t);
+  }
+
+  private onlyKernels(what: string): void {
+    if (this.recorded) throw new Error(`WasmBackend.bySequence: its body may only run kernels, not ${what}`);
   }
 
   /** Threads running kernels: 2 when large matmuls are split with a helper thread, else 1. */

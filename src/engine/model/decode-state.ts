@@ -84,24 +84,29 @@ export class DecodeState {
     const Bc = this.ws.B;
     const { hiddenSize: D, vocabSize: V } = cfg;
     be.run('embedding', { t: { ids: this.ids, table: w.params.embed, out: this.x }, p: { R: Bc, D } });
-    let cur = this.x;
-    let nxt = this.y;
-    const ws = this.ws;
-    for (let l = 0; l < cfg.numLayers; l++) {
-      const attn = { kind: 'cache', k: caches[l].k, v: caches[l].v, past, S } as const;
-      if (ws instanceof FusedWorkspace) {
-        layerForwardFused(this.ctx, w.fused![l], cur, ws, attn); // in place: the residual adds are matmul epilogues
-        continue;
+    // every kernel below reads and writes only its own sequences' rows: a backend may share them out by sequence
+    const layers = () => {
+      let cur = this.x;
+      let nxt = this.y;
+      const ws = this.ws;
+      for (let l = 0; l < cfg.numLayers; l++) {
+        const attn = { kind: 'cache', k: caches[l].k, v: caches[l].v, past, S } as const;
+        if (ws instanceof FusedWorkspace) {
+          layerForwardFused(this.ctx, w.fused![l], cur, ws, attn); // in place: the residual adds are matmul epilogues
+          continue;
+        }
+        const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
+        layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
+        [cur, nxt] = [nxt, cur];
       }
-      const lora = w.lora ? { adapter: w.lora, layer: w.lora.layers[l] } : null;
-      layerForward(this.ctx, w.params.layers[l], lora, cur, nxt, ws, attn);
-      [cur, nxt] = [nxt, cur];
-    }
-    be.run('rmsnorm', {
-      t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd },
-      p: { R: Bc, D, eps: cfg.rmsNormEps },
-    });
-    be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
+      be.run('rmsnorm', {
+        t: { x: cur, w: w.params.finalNorm, y: this.hn, rstd: this.rstd },
+        p: { R: Bc, D, eps: cfg.rmsNormEps },
+      });
+      be.run('lmHead', { t: { h: this.hn, w: w.params.lmHead, logits: this.logits }, p: { R: Bc, D, V } });
+    };
+    if (be.bySequence) be.bySequence(Bc, layers);
+    else layers();
   }
 
   free(): void {

@@ -51,6 +51,9 @@ const ATTENTION_WORK_WEIGHT = 16;
  *  per-chunk cost (a kernel call, one more pass over packed B) stays small. */
 const MAX_CHUNKS = 8;
 const CHUNK_WORK = 1_000_000;
+/** A decode step's layers over one sequence count this many multiply-adds against SPLIT_MIN_WORK when a step is
+ *  shared as one program (sequence-program.ts): the tiny model's three layers are ~0.15 M, so 8 sequences on. */
+const PROGRAM_SEQUENCE_WORK = 131_072;
 /** A logit the sampler (kernels/cpu/sample.ts, TypeScript: exponentials, sums, the draw) reads counts this many
  *  multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: a sample call is shared from about 8k logits on (a decode
  *  step of 32 sequences over 256 tokens, ~100 us on one thread). */
@@ -85,6 +88,7 @@ export class WasmRuntime {
     splitAttention: 0,
     splitRows: 0,
     splitSamples: 0,
+    splitPrograms: 0,
     halfMatmuls: 0,
   };
   private helper: WasmHelperThread | null = null;
@@ -155,6 +159,11 @@ export class WasmRuntime {
   /** A Float32Array view of n floats at a byte offset (valid until the memory grows). */
   f32At(offset: number, n: number): Float32Array {
     return new Float32Array(this.memory.buffer, offset, n);
+  }
+
+  /** Whether matmulAt runs an M-row product on the few-rows kernel (B read in place, rows in pairs). */
+  static usesFewRows(M: number, transA: 0 | 1, transB: 0 | 1): boolean {
+    return transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B));
   }
 
   /** Bytes of packing scratch one matmul needs for op(B) with N columns and K depth. */
@@ -234,7 +243,7 @@ export class WasmRuntime {
     beta: number,
     bFormat: BFormat = 'f32',
   ): void {
-    if (transA === 0 && (M <= FEW_ROWS || (transB === 1 && M <= FEW_ROWS_TRANSPOSED_B))) {
+    if (WasmRuntime.usesFewRows(M, transA, transB)) {
       this.stats.wasmMatmuls++;
       if (M === 0 || N === 0) return;
       if (bFormat !== 'f32') {
@@ -445,6 +454,20 @@ export class WasmRuntime {
     this.stats.splitSamples++;
     this.helper.run(WasmJob.Sample, args, R, Math.ceil(R / chunks));
     return true;
+  }
+
+  /** Whether kernel runs over B sequences are worth sharing with the helper thread as one program. */
+  sharesSequences(B: number): boolean {
+    return this.helper !== null && B >= 4 && B * PROGRAM_SEQUENCE_WORK >= this.splitMinWork;
+  }
+
+  /** Runs an encoded program (sequence-program.ts) over B sequences, half of them (an even count) on each thread. */
+  runProgram(program: Int32Array, B: number): void {
+    if (!this.helper) throw new Error('WasmRuntime.runProgram: no helper thread');
+    const at = this.reserve('program', program.length * 4);
+    new Int32Array(this.memory.buffer, at, program.length).set(program);
+    this.stats.splitPrograms++;
+    this.helper.run(WasmJob.Program, [at, program.length], B, 2 * Math.ceil(B / 4));
   }
 
   /** Sequences per chunk when attention over B sequences is shared (up to MAX_CHUNKS chunks), or 0 = one thread. */

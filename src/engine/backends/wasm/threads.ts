@@ -18,6 +18,7 @@
 import { instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
 import { runRows } from './row-jobs.ts';
 import { runSampleRows } from './sample-job.ts';
+import { runProgram } from './sequence-program.ts';
 
 /** What a helper thread needs: the shared memory, which build to instantiate, where the control block is. */
 export interface WasmHelperInit {
@@ -70,7 +71,8 @@ const POLLS_PER_CLOCK = 256;
  *  AttentionBackward: exports.attentionBackward, args [q, k, v, keyStart, o, lse, dout, dq, dk, dv, B, T, S, past, H,
  *  Hkv, Dh];
  *  Rows: a row-local elementwise kernel (row-jobs.ts), args [kernel, ...], alpha, beta; rows;
- *  Sample: the TypeScript sampler on rows of the memory (sample-job.ts), args as sampleJobArgs; rows. */
+ *  Sample: the TypeScript sampler on rows of the memory (sample-job.ts), args as sampleJobArgs; rows;
+ *  Program: a step's kernels per sequence (sequence-program.ts), args [program, its length in i32]; sequences. */
 export const WasmJob = {
   Stop: 1,
   Packed: 2,
@@ -80,6 +82,7 @@ export const WasmJob = {
   Direct: 6,
   Rows: 7,
   Sample: 8,
+  Program: 9,
 } as const;
 export type WasmJob = (typeof WasmJob)[keyof typeof WasmJob];
 
@@ -130,6 +133,8 @@ function runPart(
     runRows(x, g, alpha, beta, s, e);
   } else if (op === WasmJob.Sample) {
     runSampleRows(memory, g, s, e);
+  } else if (op === WasmJob.Program) {
+    runProgram(x, new Int32Array(memory.buffer, g[0], g[1]), s, e, helper);
   } else if (op === WasmJob.AttentionBackward) {
     const [q, k, v, keyStart, o, lse, dout, dq, dk, dv, , T, S, past, H, Hkv, Dh] = g as number[];
     const qRows = s * T * H * Dh * 4,

@@ -15,6 +15,9 @@ import { SPLIT_MIN_WORK, WasmRuntime } from '../../../../src/engine/backends/was
 import { RowKernel } from '../../../../src/engine/backends/wasm/row-jobs.ts';
 import { spawnNodeWasmHelper } from '../../../../src/cli/wasm-helper-node.ts';
 import { Rng } from '../../../../src/util/rng.ts';
+import { decodeBatch } from '../../../../src/engine/model/generate.ts';
+import { loraWeightsOn } from '../../../helpers/engine/lora-weights.ts';
+import { randomWeights, tinyConfig } from '../../../helpers/engine/model-random.ts';
 import { firstDifference, goldenFixtures, modelRun } from '../../../helpers/engine/wasm-threads-model.ts';
 
 const open: WasmBackend[] = [];
@@ -341,6 +344,54 @@ describe('two-thread WASM sampler (split by rows)', () => {
       expect(two.runtime.stats.splitSamples).toBe(before + 1);
       expect(firstDifference(new Float32Array(got.buffer), new Float32Array(want.buffer))).toBe(-1);
     }
+  });
+});
+
+/** Every logits row a decode call's chooser sees (greedy over 6 prompts, 7 new tokens; the last prompts stop early
+ *  so later steps run fewer sequences), on a model with a rank-2 adapter, fused or not. */
+async function decodeLogits(be: WasmBackend, fused: boolean): Promise<Float32Array[]> {
+  const cfg = tinyConfig({ architecture: 'qwen2', attentionBias: true, vocabSize: 40, numHeads: 4, numKvHeads: 2 });
+  const w = loraWeightsOn(be, cfg, randomWeights(cfg, 21), fused);
+  const prompts = [
+    [3, 5, 7, 9],
+    [2, 4],
+    [8, 1, 6, 30, 31],
+    [3, 5, 7, 9],
+    [12, 13, 14],
+    [20, 21],
+  ];
+  const rows: Float32Array[] = [];
+  await decodeBatch(
+    be,
+    cfg,
+    w,
+    prompts,
+    (b, logits, step) => {
+      rows.push(Float32Array.from(logits));
+      return step < 7 - (b % 3) ? (b * 7 + step * 5) % cfg.vocabSize : null;
+    },
+    { maxNewTokens: 7 },
+  );
+  return rows;
+}
+
+describe('two-thread WASM decode steps (one program per step, split by sequences)', () => {
+  it.each([true, false])('fused weights %s: every logits row 2 threads == 1 thread bit for bit', async (fused) => {
+    const want = await decodeLogits(await backend(1), fused);
+    for (const two of [await backend(2), await backend(2, 0, true)]) {
+      const before = two.runtime.stats.splitPrograms;
+      const got = await decodeLogits(two, fused);
+      // the fused layers lower to programs; the unfused ones (LoRA products, rope, copyRows) run kernel by kernel
+      if (fused) expect(two.runtime.stats.splitPrograms).toBeGreaterThan(before + 3);
+      else expect(two.runtime.stats.splitPrograms).toBe(before);
+      expect(got.length).toBe(want.length);
+      want.forEach((w, i) => expect(firstDifference(got[i], w), `logits row ${i}`).toBe(-1));
+    }
+  });
+
+  it('a body that does more than run kernels is refused', async () => {
+    const two = await backend(2);
+    expect(() => two.bySequence(8, () => two.free(two.alloc([1])))).toThrow(/only run kernels, not alloc/);
   });
 });
 
