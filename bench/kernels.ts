@@ -1,6 +1,7 @@
 // Kernel benchmark: GFLOP/s of the heavy kernels on the plain TypeScript backend vs WebAssembly SIMD vs relaxed
-// SIMD, at the shapes of the tiny default model (D 96, 3 layers, 4/2 heads of 24, F 264, V 61; a GRPO batch of
-// 8 problems x group 8 ≈ 1024 rows per chunk) and of a SmolLM-135M layer (D 576, F 1536).
+// SIMD, at the shapes of a tiny model (D 96, 3 layers, 4/2 heads of 24, F 264, V 61: a little larger than
+// tiny-rema's D 64, F 176, V 256; a GRPO batch of 8 problems x group 8 ≈ 1024 rows per chunk), of tiny-rema's
+// LoRA gradients, and of a SmolLM-135M layer (D 576, F 1536).
 //   npm run bench:kernels                 (Node with --experimental-wasm-relaxed-simd, so all three variants run)
 //   npm run bench:kernels -- attention    (only the cases whose name contains "attention")
 // A full run writes bench/results/kernels.json. Timings: median of 7 samples, each ≥ 40 ms of back-to-back calls, after warm-up.

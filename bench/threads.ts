@@ -7,7 +7,9 @@
 //    in turn (bench/peer-forward.ts), median of the rounds;
 // 3. forward+backward of a LoRA loss (tok/s), 1 vs 2 threads in turn;
 // 4. one GRPO step of the tiny default (8 problems x group 8), 1 and 2 threads alternately, 2 steps each (the
-//    second is reported), with a check that both thread counts produce the same rewards and loss.
+//    second is reported), with a check that both thread counts produce the same rewards and loss;
+// 5. the hand-off of a small split matmul after the engine's thread worked alone for a pause (the helper polling
+//    for the next job, or asleep).
 // Every figure is wall-clock time: with two threads, CPU time would count both. The machine is shared (2 vCPUs,
 // other sessions' work): the load average is printed before and after.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -90,6 +92,45 @@ async function matmulSweep() {
       speedup_median: +(med1 / med2).toFixed(2),
     });
     console.log(JSON.stringify(rows.at(-1)));
+  }
+  one.destroy();
+  two.destroy();
+  return rows;
+}
+
+/** 5. the hand-off: a decode step's gate/up matmul (64x352x64, split forced) after the engine's thread worked alone
+ *  for a pause, 1 vs 2 threads: within the helper's polling window (threads.ts HELPER_SPIN_MS) the helper takes its
+ *  half at once; after it, the helper sleeps and the call pays the wake-up. Microseconds per call, median of 200. */
+async function handOff() {
+  const one = await backendFor(1),
+    two = await backendFor(2, 0);
+  const [M, N, K] = [64, 352, 64];
+  const ptrs = [one, two].map((be) => {
+    const rt = be.runtime;
+    rt.reserveMatmul(M, N, K);
+    const a = rt.heap.alloc(M * K * 4),
+      b = rt.heap.alloc(N * K * 4),
+      c = rt.heap.alloc(M * N * 4);
+    rt.f32At(a, M * K).fill(0.5);
+    rt.f32At(b, N * K).fill(0.25);
+    return { rt, a, b, c };
+  });
+  const rows = [];
+  for (const pauseMs of [0, 0.05, 0.2, 1, 3]) {
+    const times: number[][] = [[], []];
+    for (let r = 0; r < 200; r++) {
+      for (let i = 0; i < 2; i++) {
+        const { rt, a, b, c } = ptrs[i];
+        const until = wall() + pauseMs / 1000;
+        while (wall() < until); // the engine's thread busy with other work
+        const t0 = wall();
+        rt.matmulAt(a, b, c, 0, M, N, K, 0, 1, 1, 0);
+        times[i].push((wall() - t0) * 1e6);
+      }
+    }
+    const [us1, us2] = times.map(median);
+    rows.push({ pause_ms: pauseMs, us_1t: +us1.toFixed(1), us_2t: +us2.toFixed(1), speedup: +(us1 / us2).toFixed(2) });
+    console.log('hand-off', JSON.stringify(rows.at(-1)));
   }
   one.destroy();
   two.destroy();
@@ -232,6 +273,7 @@ async function grpoSteps() {
 const loadBefore = loadavg();
 console.log(`load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}; ${availableParallelism()} cores`);
 const matmuls = await matmulSweep();
+const handOffs = await handOff();
 const models = [
   await modelSpeeds(benchModel('tiny-rema', 0), 'tiny-rema (D 64, L 3, V 256)', 8, 64, 15),
   await modelSpeeds(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', 8, 64, 5),
@@ -245,6 +287,7 @@ const result = {
   clock: 'wall clock',
   load_average: { before: loadBefore, after: loadAfter },
   matmuls,
+  hand_off: handOffs,
   models,
   grpo,
 };
