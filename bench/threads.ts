@@ -9,7 +9,8 @@
 // 4. one GRPO step of the tiny default (8 problems x group 8), 1 and 2 threads alternately, 2 steps each (the
 //    second is reported), with a check that both thread counts produce the same rewards and loss;
 // 5. the hand-off of a small split matmul after the engine's thread worked alone for a pause (the helper polling
-//    for the next job, or asleep).
+//    for the next job, or asleep);
+// 6. the row-local elementwise kernels (rmsnorm, SwiGLU, rope, axpby and backwards), 1 vs 2 threads, by size.
 // Every figure is wall-clock time: with two threads, CPU time would count both. The machine is shared (2 vCPUs,
 // other sessions' work): the load average is printed before and after.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { directoryFileSource } from '../src/cli/fs-source.ts';
 import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
+import { RowKernel } from '../src/engine/backends/wasm/row-jobs.ts';
 import { loraBenchPolicy } from './lora-bench-policy.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
@@ -131,6 +133,76 @@ async function handOff() {
     const [us1, us2] = times.map(median);
     rows.push({ pause_ms: pauseMs, us_1t: +us1.toFixed(1), us_2t: +us2.toFixed(1), speedup: +(us1 / us2).toFixed(2) });
     console.log('hand-off', JSON.stringify(rows.at(-1)));
+  }
+  one.destroy();
+  two.destroy();
+  return rows;
+}
+
+/** 6. the row-local elementwise kernels (row-jobs.ts) at tiny-rema's widths (D 64, F 176) over 256-12000 rows, 1 vs
+ *  2 threads (split forced), after a 50 us pause: nanoseconds an element on one thread (what
+ *  row-jobs.ts ROW_ELEMENT_WORK weighs), microseconds per call, median of 60. */
+async function rowKernels() {
+  const one = await backendFor(1),
+    two = await backendFor(2, 0);
+  const [D, F] = [64, 176];
+  const rows = [];
+  for (const R of [256, 1024, 4096, 12000]) {
+    const bufs = [one, two].map((be) => {
+      const rt = be.runtime;
+      const block = () => {
+        const p = rt.heap.alloc(R * 2 * F * 4);
+        rt.f32At(p, R * 2 * F).fill(0.3);
+        return p;
+      };
+      const pos = rt.heap.alloc(R * 4);
+      new Int32Array(rt.memory.buffer, pos, R).fill(0); // position 0 of the cos/sin tables (w, u)
+      return {
+        rt,
+        x: block(),
+        w: block(),
+        y: block(),
+        r: block(),
+        g: block(),
+        u: block(),
+        h: block(),
+        d: block(),
+        pos,
+      };
+    });
+    type Bufs = (typeof bufs)[number];
+    const cases: Array<[string, number, (b: Bufs) => void]> = [
+      ['rmsnorm', R * D, (b) => b.rt.rows(RowKernel.Rmsnorm, [b.x, b.w, b.y, b.r, D], R, D, 1, 1e-5)],
+      ['rmsnormBackward', R * D, (b) => b.rt.rows(RowKernel.RmsnormBackward, [b.x, b.w, b.r, b.y, b.g, D, 0], R, D)],
+      ['swiglu', R * F, (b) => b.rt.rows(RowKernel.Swiglu, [b.g, b.u, b.h, F], R, F)],
+      ['swigluBackward', R * F, (b) => b.rt.rows(RowKernel.SwigluBackward, [b.g, b.u, b.h, b.d, b.y, F], R, F)],
+      ['swigluPacked', R * F, (b) => b.rt.rows(RowKernel.SwigluPacked, [b.g, b.h, F], R, F)],
+      ['rope', R * D, (b) => b.rt.rows(RowKernel.Rope, [b.x, b.pos, b.w, b.u, 4, 16, 0], R, D)],
+      ['axpby', R * D, (b) => b.rt.rows(RowKernel.Axpby, [b.x, b.y], R * D, 1, 4, 1, 1)],
+    ];
+    for (const [name, elements, call] of cases) {
+      const times: number[][] = [[], []];
+      for (let r = 0; r < 60; r++) {
+        for (let i = 0; i < 2; i++) {
+          const until = wall() + 50e-6;
+          while (wall() < until);
+          const t0 = wall();
+          call(bufs[i]);
+          times[i].push((wall() - t0) * 1e6);
+        }
+      }
+      const [us1, us2] = times.map(median);
+      rows.push({
+        kernel: name,
+        rows: R,
+        elements,
+        ns_per_element_1t: +((us1 * 1000) / elements).toFixed(2),
+        us_1t: +us1.toFixed(1),
+        us_2t: +us2.toFixed(1),
+        speedup: +(us1 / us2).toFixed(2),
+      });
+      console.log('row kernel', JSON.stringify(rows.at(-1)));
+    }
   }
   one.destroy();
   two.destroy();
@@ -274,6 +346,7 @@ const loadBefore = loadavg();
 console.log(`load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}; ${availableParallelism()} cores`);
 const matmuls = await matmulSweep();
 const handOffs = await handOff();
+const rowKernelSplits = await rowKernels();
 const models = [
   await modelSpeeds(benchModel('tiny-rema', 0), 'tiny-rema (D 64, L 3, V 256)', 8, 64, 15),
   await modelSpeeds(benchModel('small', 0), 'small (Qwen2 layout, D 256, L 4, V 8192)', 8, 64, 5),
@@ -288,6 +361,7 @@ const result = {
   load_average: { before: loadBefore, after: loadAfter },
   matmuls,
   hand_off: handOffs,
+  row_kernels: rowKernelSplits,
   models,
   grpo,
 };

@@ -23,6 +23,19 @@ export const RowKernel = {
 } as const;
 export type RowKernel = (typeof RowKernel)[keyof typeof RowKernel];
 
+/** What an element costs on one thread, in the matmul multiply-adds that runtime.ts's split threshold counts (~0.02
+ *  ns each): bench/threads.ts part 6 measures ~1.1-1.3 ns an element for the SwiGLU kernels (an exponential), ~0.4
+ *  for the norms and rope, ~0.12 for axpby (a memory stream, which gains least from a second core). */
+export const ROW_ELEMENT_WORK: Readonly<Record<RowKernel, number>> = {
+  [RowKernel.Rmsnorm]: 16,
+  [RowKernel.RmsnormBackward]: 16,
+  [RowKernel.Swiglu]: 48,
+  [RowKernel.SwigluBackward]: 48,
+  [RowKernel.SwigluPacked]: 48,
+  [RowKernel.Rope]: 16,
+  [RowKernel.Axpby]: 4,
+};
+
 /** Runs rows [s, e) of a row job with kernel exports `x`. */
 export function runRows(
   x: WasmKernelExports,

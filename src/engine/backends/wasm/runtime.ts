@@ -9,7 +9,7 @@ import type { Tensor } from '../../tensor.ts';
 import { matmul as tsMatmul } from '../../kernels/cpu/matmul.ts';
 import { WasmHeap } from './heap.ts';
 import { WASM_RESERVED_BYTES, instantiateWasmKernels, type WasmKernelExports, type WasmVariant } from './loader.ts';
-import { type RowKernel, runRows } from './row-jobs.ts';
+import { ROW_ELEMENT_WORK, type RowKernel, runRows } from './row-jobs.ts';
 import { CONTROL_BYTES, type SpawnWasmHelper, WasmHelperThread, WasmJob } from './threads.ts';
 
 const PAGE = 65536;
@@ -58,11 +58,6 @@ const PROGRAM_SEQUENCE_WORK = 131_072;
  *  multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: a sample call is shared from about 8k logits on (a decode
  *  step of 32 sequences over 256 tokens, ~100 us on one thread). */
 const LOGIT_WORK = 128;
-/** An element of a row-local elementwise kernel (row-jobs.ts: a few SIMD lanes' loads, stores and arithmetic, an
- *  exponential in swiglu) counts this many multiply-adds against SPLIT_MIN_WORK and CHUNK_WORK: such a kernel is
- *  shared from about 62k elements on, a few tens of microseconds of work on one thread, while handing half to a
- *  polling helper costs a few microseconds. */
-const ROW_ELEMENT_WORK = 16;
 
 /** Stops the helper thread of a runtime that was garbage-collected without close(): the helper holds the shared
  *  memory, so it would otherwise keep it (and itself) alive for the rest of the process. */
@@ -434,7 +429,8 @@ export class WasmRuntime {
   /** A row-local elementwise kernel (row-jobs.ts) over `R` rows of `perRow` elements, shared by the two threads in
    *  chunks of a multiple of `multiple` rows when it is large enough, else run here whole. */
   rows(kernel: RowKernel, args: readonly number[], R: number, perRow: number, multiple = 1, alpha = 0, beta = 0): void {
-    const work = R * perRow * ROW_ELEMENT_WORK;
+    // shared from a few tens of microseconds of work on one thread (handing half to a polling helper costs a few)
+    const work = R * perRow * ROW_ELEMENT_WORK[kernel];
     const g = [kernel, ...args];
     if (!this.helper || work < this.splitMinWork || R < 2 * multiple) {
       runRows(this.exports, g, alpha, beta, 0, R);
