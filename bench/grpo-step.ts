@@ -29,8 +29,8 @@ import { wasmKernelCeiling } from './ceiling.ts';
 import { generationFlops, positionFlops, scoringRowFlops, trainingRowFlops } from './step-flops.ts';
 
 const root = resolve(import.meta.dirname, '..');
-/** measured steps after one warm-up step */
-const MEASURED_STEPS = 3;
+/** measured steps after one warm-up step: steps differ in what they draw and in the machine's load, so the median of several */
+const MEASURED_STEPS = 9;
 
 const cpuSeconds = () => {
   const u = process.cpuUsage();
