@@ -2,9 +2,9 @@
 // (matmul, lmHead, attention, logprob) running as SIMD code compiled from AssemblyScript (kernels/wasm/as/).
 // Every other kernel is the TypeScript reference, reading the same memory through views. Relaxed SIMD (fused
 // multiply-add) is used where the runtime validates it, plain SIMD otherwise. Given a way to start a helper thread
-// (spawnHelper), large matmuls run on two threads over a shared memory (wasm/threads.ts), with results
-// bit-identical to one thread; without one, or without SharedArrayBuffer (a page that is not cross-origin
-// isolated), everything runs on one thread as before.
+// (spawnHelper), large matmuls, attention, elementwise kernels, the sampler and whole decode steps (bySequence)
+// run on two threads over a shared memory (wasm/threads.ts), with results bit-identical to one thread; without one,
+// or without SharedArrayBuffer (a page that is not cross-origin isolated), everything runs on one thread.
 //   const backend = await WasmBackend.create();                 // best variant, 4 GiB cap, 1 thread
 //   const backend = await WasmBackend.create({ variant: 'simd', maxTotalBytes: 1 << 30 });
 //   const backend = await WasmBackend.create({ spawnHelper });  // 2 threads where possible

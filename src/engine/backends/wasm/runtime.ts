@@ -2,8 +2,9 @@
 // Rule that keeps views valid: a kernel first reserves every scratch block it needs (this may grow the memory),
 // then takes Float32Array views and pointers, then computes; nothing allocates while views are in use.
 // With a helper thread (threads.ts) the memory is shared and matmuls with enough work are shared between the two
-// threads in chunks of output rows, cut at the kernels' row blocking, attention in chunks of sequences and the
-// row-local elementwise kernels (row-jobs.ts) in chunks of rows, so the results are bit-identical.
+// threads in chunks of output rows, cut at the kernels' row blocking, attention in chunks of sequences, the
+// row-local elementwise kernels (row-jobs.ts) and the sampler (sample-job.ts) in chunks of rows, and a decode
+// step's layers as one program (sequence-program.ts) in chunks of sequences, so the results are bit-identical.
 
 import type { Tensor } from '../../tensor.ts';
 import { matmul as tsMatmul } from '../../kernels/cpu/matmul.ts';

@@ -1,12 +1,15 @@
 // Two threads over one shared WebAssembly memory: the engine's thread and one helper thread (a worker_threads
 // Worker in Node, a Web Worker in the page) that instantiated the same kernel modules on the same memory. A large
-// matmul is cut into chunks of output rows, attention (forward and backward) into chunks of sequences; both
-// threads take chunks from a shared counter until none is left, each running the unchanged kernel on its chunk,
-// so every output element comes from the same instruction sequence as on one thread (bit-identical results).
+// matmul is cut into chunks of output rows, attention (forward and backward) into chunks of sequences, the
+// row-local elementwise kernels and the sampler into chunks of rows, a decode step's whole program into chunks of
+// sequences; both threads take chunks from a shared counter until none is left, each running the unchanged kernel
+// on its chunk, so every output element comes from the same instruction sequence as on one thread (bit-identical
+// results).
 // Taking chunks instead of fixed halves keeps a late helper (its core busy with other work: this machine has 2
 // shared vCPUs) from holding the engine up: the engine then takes the chunks itself, and if the helper has not
 // claimed the job by the time all chunks are done, the engine cancels it and goes on without waiting.
-// Dispatch costs about 0.1-0.4 ms, so only calls with enough work are split (runtime.ts decides).
+// A hand-off costs a few microseconds while the helper polls and tens once it sleeps (bench/threads.ts part 5), and
+// the helper's chunks read data the engine's core wrote, so only calls with enough work are split (runtime.ts).
 // Protocol (a 128-byte control block in the shared memory): the engine writes the job (op, arguments, chunk
 // plan), TICKET = SEQ = seq, notifies; the helper, polling SEQ for a while after each job and then asleep in
 // Atomics.wait, claims the job by swapping TICKET from seq to 0, takes chunks with Atomics.add on NEXT, then
