@@ -14,8 +14,9 @@
 //      running block-sum prefix exceeds target is walked in id order from target − prefix; the token where the
 //      running sum first exceeds it is drawn (the block's last kept token if rounding leaves none; the last kept
 //      token of the row if no prefix exceeds target).
+// Weights are expF32 (exp-f32.ts: fdlibm's exp, as Math.exp, rounded to f32, without the call into the engine).
 // The GPU's exp and log are not correctly rounded (a few ulp, WGSL's accuracy rules), so its weights may differ in
-// the last bits from Math.exp's: the two draws then differ only when target falls within that rounding of a
+// the last bits from these: the two draws then differ only when target falls within that rounding of a
 // boundary of the cumulative sums (a near-tie; sampleMargin measures it), or when a top-p mass lies within rounding
 // of topP × mass. Counts, top-k and the greedy argmax are bit-exact.
 // An optional mask (constrained decoding) removes tokens before step 1: a row's mask is ceil(V / 32) 32-bit words,
@@ -23,6 +24,7 @@
 // greedy is the allowed argmax and logp / entropy are those of the masked, renormalised distribution
 // softmax(logits restricted to the allowed set). At least one token of a masked row must be allowed.
 import { uniform01 } from '../../../util/rng.ts';
+import { expF32 } from './exp-f32.ts';
 
 /** Blocks (GPU threads) the vocabulary is cut into. */
 export const SAMPLE_BLOCKS = 256;
@@ -164,7 +166,7 @@ export function sampleRow(
     for (let i = Math.min(j * C, V); i < end; i++) {
       if (!ok[i]) continue;
       const d = f(logits[off + i] - m);
-      const e = f(Math.exp(d));
+      const e = expF32(d);
       if (weightsHere) w[i] = e;
       mass = f(mass + e);
       if (e > 0) {
@@ -193,7 +195,7 @@ export function sampleRow(
   }
 
   // 2. the kept set {key >= thr}; without top-k and top-p the threshold stays 0 and every allowed token is kept
-  if (!weightsHere) for (let i = 0; i < V; i++) w[i] = Math.exp(f(f(logits[off + i] - m) * k.invT));
+  if (!weightsHere) for (let i = 0; i < V; i++) w[i] = expF32(f(f(logits[off + i] - m) * k.invT));
   if (filtered) for (let i = 0; i < V; i++) key[i] = orderedKey(logits[off + i]);
   else key.fill(0, 0, V);
   const blockMass = (j: number, thr: number): number => {
@@ -283,25 +285,41 @@ function sampleWhole(
   }
   const w = wScratch,
     sums = sumsScratch;
+  // the weights first (independent of each other), then the sums in id order within a block, blocks in order
+  for (let i = 0; i < V; i++) w[i] = expF32(f(logits[off + i] - m));
   let S = 0;
   let T = 0;
-  for (let j = 0, i = 0; j < SAMPLE_BLOCKS; j++) {
-    let s = 0;
-    let t = 0;
-    let mass = 0;
-    for (const end = Math.min(i + C, V); i < end; i++) {
-      const d = f(logits[off + i] - m);
-      const e = f(Math.exp(d));
-      w[i] = e;
-      mass = f(mass + e);
+  let M = 0;
+  if (C === 1) {
+    // a block per token: its mass and sums are the token's own weight (f(0 + e) = e), blocks past V are empty
+    for (let i = 0; i < V; i++) {
+      const e = w[i];
+      sums[i] = e;
+      M = f(M + e);
       if (e > 0) {
-        s = f(s + e);
-        t = f(t + f(e * d));
+        S = f(S + e);
+        T = f(T + f(e * f(logits[off + i] - m)));
       }
     }
-    sums[j] = mass;
-    S = f(S + s);
-    T = f(T + t);
+    sums.fill(0, V, SAMPLE_BLOCKS);
+  } else {
+    for (let j = 0, i = 0; j < SAMPLE_BLOCKS; j++) {
+      let s = 0;
+      let t = 0;
+      let mass = 0;
+      for (const end = Math.min(i + C, V); i < end; i++) {
+        const e = w[i];
+        mass = f(mass + e);
+        if (e > 0) {
+          s = f(s + e);
+          t = f(t + f(e * f(logits[off + i] - m)));
+        }
+      }
+      sums[j] = mass;
+      M = f(M + mass);
+      S = f(S + s);
+      T = f(T + t);
+    }
   }
   const logS = f(Math.log(S));
   const entropy = f(logS - f(T / S));
@@ -312,8 +330,6 @@ function sampleWhole(
     kept,
   });
   if (greedy) return result(arg, 1);
-  let M = 0;
-  for (let j = 0; j < SAMPLE_BLOCKS; j++) M = f(M + sums[j]);
   return draw(w, sums, M, V, C, u, result);
 }
 
