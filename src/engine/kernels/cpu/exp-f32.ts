@@ -9,7 +9,7 @@
 
 const LN2_HI = 6.9314718036912381649e-1; // ln2 with its low 32 bits of mantissa zero: k·LN2_HI is exact
 const LN2_LO = 1.90821492927058770002e-10; // ln2 - LN2_HI
-const INV_LN2 = 1.442695040888963387;
+const INV_LN2 = Math.LOG2E; // 1 / ln2
 const P1 = 1.66666666666666019037e-1;
 const P2 = -2.77777777770155933842e-3;
 const P3 = 6.61375632143793436117e-5;
