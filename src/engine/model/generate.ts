@@ -234,7 +234,8 @@ function compactCaches(
     caches.forEach((c, l) => {
       for (const kind of ['k', 'v'] as const) {
         const src = c[kind];
-        const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], src.dtype, `cache.${kind}.${l}`);
+        // every element is written by the gather below: no zero fill first
+        const dst = be.alloc([Bn, S, src.shape[2], src.shape[3]], src.dtype, `cache.${kind}.${l}`, true);
         try {
           be.run('embedding', { t: { ids, table: src, out: dst }, p: { R: Bn * S, D: W } });
         } catch (err) {

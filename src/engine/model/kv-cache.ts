@@ -23,9 +23,13 @@ export function kvCacheBytesPerElement(dtype: KvCacheDtype): number {
   return dtype === 'f16' ? 2 : 4;
 }
 
-/** A zero-filled cache tensor [B, S, Hkv, Dh] of the given storage. */
+/** A cache tensor [B, S, Hkv, Dh] of the given storage. Every row a pass attends over is written (prefill, qkvRope,
+ *  copyRows, the compaction's gather) before it is read, so on the CPU backends the cache is handed out without a
+ *  fill (the WASM backend's poison test, tests/engine/backends/wasm/uninitialized.test.ts, reads such memory as NaN
+ *  and checks generation bit for bit); on WebGPU it is zero-filled, as its tiled kernels were validated on. */
 export function allocKvCache(be: Backend, shape: readonly number[], dtype: KvCacheDtype, label: string): Tensor {
-  const t = be.alloc(shape, dtype, label, true); // zeroed once, below
+  const t = be.alloc(shape, dtype, label, true);
+  if (be.kind !== 'webgpu') return t;
   try {
     be.run('zero', { t: { x: t }, p: { n: t.size } });
   } catch (err) {

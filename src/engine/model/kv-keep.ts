@@ -85,7 +85,7 @@ export class KeptKv {
     const host = this.hostFloats?.take(2 * this.layers * floats) ?? new Float32Array(2 * this.layers * floats);
     this.arrays.push(host);
     try {
-      packed = be.alloc([n, this.W], 'f32', 'kept.rows');
+      packed = be.alloc([n, this.W], 'f32', 'kept.rows', true); // every row written by the gather below
       let offset = 0;
       for (const c of caches) {
         for (const kind of ['k', 'v'] as const) {

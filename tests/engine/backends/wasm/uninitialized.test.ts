@@ -1,8 +1,8 @@
 // Scratch the model code allocates `uninitialized` (TensorScope.alloc) is handed out by the WASM backend without
 // zero-filling. With the backend's `poison` option such a tensor starts as NaN, so any kernel or model step that
 // read one before writing it would turn its results into NaN. Every output of a golden model's forward, full and
-// LoRA backward, and an EnginePolicy's generate / score / train / generate-again cycle must be bit-identical with
-// and without poison.
+// LoRA backward, and an EnginePolicy's generate / score / train / generate-again / next-turn cycle (KV caches,
+// kept rows, compaction) must be bit-identical with and without poison.
 import { describe, expect, it } from 'vitest';
 import { WasmBackend } from '../../../../src/engine/backends/wasm.ts';
 import { createEnginePolicy } from '../../../../src/engine/policy/engine-policy.ts';
@@ -42,7 +42,7 @@ describe('WASM scratch handed out without zero-filling', () => {
     poisoned.destroy();
   });
 
-  it('an EnginePolicy step cycle (generate, score, train, generate) does not depend on it', async () => {
+  it('an EnginePolicy step cycle (generate, score, train, generate, a next turn) does not depend on it', async () => {
     const cfg = tinyConfig({ vocabSize: 30 });
     const weights = randomWeights(cfg, 21);
     const letters: TokenDecoder = { decode: (ids) => ids.map((i) => String.fromCharCode(97 + (i % 26))).join('') };
@@ -97,9 +97,17 @@ describe('WASM scratch handed out without zero-filling', () => {
       const norms = await policy.gradientNorms('a');
       await policy.optimizerStep('a');
       const second = await policy.generate(prompts.map(req), sampling);
+      // a next turn: each conversation so far plus a few tokens (prefilled behind the kept rows), eight sequences of
+      // which most stop early (a third of the ids stop), so the caches are compacted to the live rows mid-decode
+      const turn = [...first, ...first].map((g, i) => ({
+        ...req([...prompts[i % prompts.length], ...g.tokens, 11 + i, 12]),
+        maxNewTokens: 12,
+        stopTokenIds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      }));
+      const third = await policy.generate(turn, sampling);
       policy.dispose();
       backend.destroy();
-      return { first, scored, norms, second };
+      return { first, scored, norms, second, third };
     };
     const plain = await run(false);
     const poisoned = await run(true);
@@ -110,5 +118,8 @@ describe('WASM scratch handed out without zero-filling', () => {
     expect(plain.norms.every((n) => Number.isFinite(n.norm))).toBe(true);
     expect(plain.norms.some((n) => n.norm > 0)).toBe(true);
     expect(poisoned.second).toEqual(plain.second);
+    expect(poisoned.third).toEqual(plain.third);
+    expect(plain.third.some((g) => g.finish === 'stop_token' && g.tokens.length < 6)).toBe(true);
+    expect(plain.third.some((g) => g.tokens.length > 6)).toBe(true);
   });
 });
