@@ -169,7 +169,12 @@ export async function runSequences(
       logprobs = await headBackward(be, cfg, w, scope, head, backward, temperature, dres);
       const gws = new LayerGradScratch(scope, cfg, R, w.lora);
       for (let l = cfg.numLayers - 1; l >= 0; l--) {
-        const grads = { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null };
+        // below the first layer only the embedding's gradient (full fine-tuning) needs dL/dx
+        const grads = {
+          full: full ? full.layers[l] : null,
+          lora: lora ? lora.layers[l] : null,
+          input: l > 0 || !!full,
+        };
         // the last layer's internals are still in its workspace; others are recomputed unless all were kept
         const recompute = !keepAll && l !== cfg.numLayers - 1;
         layerBackward(

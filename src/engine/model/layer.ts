@@ -317,6 +317,9 @@ export interface LayerGradTargets {
   full: LayerParams | null;
   /** LoRA: gradient tensors of this layer's A, B (accumulated) */
   lora: LoraLayer | null;
+  /** whether dres is turned into dL/dx of the layer's input; false for the first layer when nothing below it
+   *  trains (LoRA: the embedding is frozen), which skips its q, k, v input products and its input norm's backward */
+  input: boolean;
 }
 
 /** Given dres = dL/d(out) [R, D] and the saved input x, accumulate parameter gradients and overwrite
@@ -341,7 +344,7 @@ export function layerBackward(
   if (recompute) layerForward(ctx, layer, lora, x, gws.out, ws, attn.kind === 'self' ? { kind: 'self' } : attn);
 
   const full = grads.full;
-  const back = (proj: Proj, input: Tensor, dy: Tensor, dx: Tensor, accumulateDx: boolean) => {
+  const back = (proj: Proj, input: Tensor, dy: Tensor, dx: Tensor | null, accumulateDx: boolean) => {
     const use = loraUse(lora, ws, proj);
     const bias = proj === 'q' ? full?.qBias : proj === 'k' ? full?.kBias : proj === 'v' ? full?.vBias : null;
     linearBackward(be, projParams(cfg, layer, proj), R, {
@@ -414,9 +417,14 @@ export function layerBackward(
   }
   be.run('rope', { t: ropeArgs(ctx, gws.dq), p: { R, nHeads: H, Dh, theta: cfg.ropeTheta, inverse: 1 } });
   be.run('rope', { t: ropeArgs(ctx, gws.dk), p: { R, nHeads: Hkv, Dh, theta: cfg.ropeTheta, inverse: 1 } });
-  back('q', ws.xn1, gws.dq, gws.dXn, false);
-  back('k', ws.xn1, gws.dk, gws.dXn, true);
-  back('v', ws.xn1, gws.dv, gws.dXn, true);
+  const dXn = grads.input ? gws.dXn : null;
+  back('q', ws.xn1, gws.dq, dXn, false);
+  back('k', ws.xn1, gws.dk, dXn, true);
+  back('v', ws.xn1, gws.dv, dXn, true);
+  if (!grads.input) {
+    if (full) throw new Error('layerBackward: full fine-tuning needs the input gradient (the norm weight and below)');
+    return; // dres keeps dL/dh1: nothing reads it
+  }
   be.run('rmsnormBackward', {
     t: full
       ? { x, w: layer.inputNorm, rstd: ws.rstd1, dy: gws.dXn, dx: dres, dw: full.inputNorm }

@@ -53,7 +53,8 @@ export function linearForward(
 export interface LinearBackwardArgs {
   x: Tensor; // [R, in] the forward input
   dy: Tensor; // [R, out]
-  dx: Tensor; // [R, in]
+  /** [R, in]; null: dL/dx is not needed (the first layer's input when nothing below it trains) */
+  dx: Tensor | null;
   /** false: dx = ...; true: dx += ... */
   accumulateDx: boolean;
   /** full fine-tuning: dW[out,in] += dy^T x, dBias[out] += Σ_r dy */
@@ -66,10 +67,12 @@ export interface LinearBackwardArgs {
 export function linearBackward(be: Backend, lin: LinearParams, R: number, a: LinearBackwardArgs): void {
   const { nIn, nOut } = lin;
   // dx (+)= dy W        dy[R,out] @ W[out,in]  (W' when merged)
-  be.run('matmul', {
-    t: { a: a.dy, b: a.lora?.merged ?? lin.w, c: a.dx },
-    p: { M: R, N: nIn, K: nOut, transA: 0, transB: 0, alpha: 1, beta: a.accumulateDx ? 1 : 0 },
-  });
+  if (a.dx) {
+    be.run('matmul', {
+      t: { a: a.dy, b: a.lora?.merged ?? lin.w, c: a.dx },
+      p: { M: R, N: nIn, K: nOut, transA: 0, transB: 0, alpha: 1, beta: a.accumulateDx ? 1 : 0 },
+    });
+  }
   if (a.dW) {
     // dW[out,in] += dy^T x
     be.run('matmul', {
@@ -81,14 +84,14 @@ export function linearBackward(be: Backend, lin: LinearParams, R: number, a: Lin
   const lora = a.lora;
   if (!lora) return;
   const r = lora.rank;
-  if (lora.merged && !lora.grad) return;
+  if ((lora.merged || !a.dx) && !lora.grad) return;
   // dyB[R,r] = dy B          B[out,r]
   be.run('matmul', {
     t: { a: a.dy, b: lora.pair.B, c: lora.dyB },
     p: { M: R, N: r, K: nOut, transA: 0, transB: 0, alpha: 1, beta: 0 },
   });
   // dx += s · dyB A          A[r,in]  (in W' when merged)
-  if (!lora.merged) {
+  if (!lora.merged && a.dx) {
     be.run('matmul', {
       t: { a: lora.dyB, b: lora.pair.A, c: a.dx },
       p: { M: R, N: nIn, K: r, transA: 0, transB: 0, alpha: lora.scale, beta: 1 },
