@@ -191,7 +191,7 @@ export function sampleRow(
   if (mask === null && !filtered && weightsHere) {
     let M = 0;
     for (let j = 0; j < SAMPLE_BLOCKS; j++) M = f(M + sums[j]);
-    return draw(w, sums, M, V, C, u, result);
+    return result(draw(w, sums, M, V, C, u), V);
   }
 
   // 2. the kept set {key >= thr}; without top-k and top-p the threshold stays 0 and every allowed token is kept
@@ -323,27 +323,15 @@ function sampleWhole(
   }
   const logS = f(Math.log(S));
   const entropy = f(logS - f(T / S));
-  const result = (token: number, kept: number): SampledToken => ({
-    token,
-    logp: f(f(logits[off + token] - m) - logS),
-    entropy,
-    kept,
-  });
-  if (greedy) return result(arg, 1);
-  return draw(w, sums, M, V, C, u, result);
+  // (no closure here: this runs once per drawn token)
+  const token = greedy ? arg : draw(w, sums, M, V, C, u);
+  return { token, logp: f(f(logits[off + token] - m) - logS), entropy, kept: greedy ? 1 : V };
 }
 
 /** Step 3 when every token is kept (no mask, top-k or top-p) at temperature 1: the same walk as sampleRow's over
- *  the weights `w` and block sums `sums` (kept mass M) of the statistics pass, without the kept-set tests. */
-function draw(
-  w: Float32Array,
-  sums: Float64Array,
-  M: number,
-  V: number,
-  C: number,
-  u: number,
-  result: (token: number, kept: number) => SampledToken,
-): SampledToken {
+ *  the weights `w` and block sums `sums` (kept mass M) of the statistics pass, without the kept-set tests; returns
+ *  the drawn token. */
+function draw(w: Float32Array, sums: Float64Array, M: number, V: number, C: number, u: number): number {
   const target = f(u * M);
   let c = 0;
   for (let j = 0; j < SAMPLE_BLOCKS; j++) {
@@ -356,13 +344,13 @@ function draw(
       for (let i = Math.min(j * C, V); i < end; i++) {
         last = i;
         d = f(d + w[i]);
-        if (d > r) return result(i, V);
+        if (d > r) return i;
       }
-      return result(last, V);
+      return last;
     }
     c = next;
   }
-  return result(V - 1, V);
+  return V - 1;
 }
 
 /** The catalog kernel: out[r*4 ..] = token, f32 bits of logp and entropy, kept count, for each of R rows drawn from
@@ -380,17 +368,17 @@ export function sample(
   mask: Int32Array | Uint32Array | null = null,
 ): void {
   const outF = new Float32Array(out.buffer, out.byteOffset, out.length);
+  // the path every unfiltered row takes, chosen once for the call
+  const k = samplerConstants(p, V);
+  const whole = mask === null && k.topK === 0 && k.topP === 1 && (k.greedy || k.invT === 1);
+  if (whole) rowScratch(V);
   for (let r = 0; r < R; r++) {
     const row = rowOf[r];
     if (!(row >= 0 && row < L)) throw new Error(`sample: rowOf[${r}] = ${row} is outside the ${L} logits rows`);
-    const s = sampleRow(
-      logits,
-      row * V,
-      V,
-      p,
-      uniform01(p.seed, stream[r], p.counter),
-      mask ? { words: mask, off: r * maskWords(V) } : null,
-    );
+    const u = uniform01(p.seed, stream[r], p.counter);
+    const s = whole
+      ? sampleWhole(logits, row * V, V, Math.ceil(V / SAMPLE_BLOCKS), k.greedy, u)
+      : sampleRow(logits, row * V, V, p, u, mask ? { words: mask, off: r * maskWords(V) } : null);
     out[r * 4] = s.token;
     outF[r * 4 + 1] = s.logp;
     outF[r * 4 + 2] = s.entropy;
