@@ -52,6 +52,12 @@ const ATTENTION_WORK_WEIGHT = 16;
  *  per-chunk cost (a kernel call, one more pass over packed B) stays small. */
 const MAX_CHUNKS = 8;
 const CHUNK_WORK = 1_000_000;
+
+/** Chunks of a shared call with `work` multiply-adds: one per CHUNK_WORK, from 2 to MAX_CHUNKS. */
+function chunksFor(work: number): number {
+  return Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+}
+
 /** A decode step's layers over one sequence count this many multiply-adds against SPLIT_MIN_WORK when a step is
  *  shared as one program (sequence-program.ts): the tiny model's three layers are ~0.15 M, so 8 sequences on. */
 const PROGRAM_SEQUENCE_WORK = 131_072;
@@ -437,7 +443,7 @@ export class WasmRuntime {
       runRows(this.exports, g, alpha, beta, 0, R);
       return;
     }
-    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    const chunks = chunksFor(work);
     this.stats.splitRows++;
     this.helper.run(WasmJob.Rows, g, R, Math.ceil(R / chunks / multiple) * multiple, alpha, beta);
   }
@@ -447,7 +453,7 @@ export class WasmRuntime {
   sampleShared(args: readonly number[], R: number, V: number): boolean {
     const work = R * V * LOGIT_WORK;
     if (!this.helper || work < this.splitMinWork || R < 2) return false;
-    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    const chunks = chunksFor(work);
     this.stats.splitSamples++;
     this.helper.run(WasmJob.Sample, args, R, Math.ceil(R / chunks));
     return true;
@@ -479,7 +485,7 @@ export class WasmRuntime {
   private rowChunk(M: number, N: number, K: number, multiple: number): number {
     const work = M * N * K;
     if (!this.helper || work < this.splitMinWork || M <= multiple) return 0;
-    const chunks = Math.max(2, Math.min(MAX_CHUNKS, Math.floor(work / CHUNK_WORK)));
+    const chunks = chunksFor(work);
     return Math.ceil(M / chunks / multiple) * multiple;
   }
 
