@@ -61,7 +61,7 @@ const ENGINE_SPIN = 4000;
  *  tens to hundreds of microseconds apart; posting to a sleeping helper costs the engine a futex wake-up in
  *  Atomics.notify (~10 us on a 2-vCPU VM) and the helper ~20 us more before it takes a chunk, while a polling helper
  *  starts within a microsecond or two. */
-const HELPER_SPIN_MS = +((globalThis as any).process?.env?.HSPIN ?? 0.25);
+const HELPER_SPIN_MS = 0.25;
 /** Polls between two clock reads while the helper waits. */
 const POLLS_PER_CLOCK = 256;
 
