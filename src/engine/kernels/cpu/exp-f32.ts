@@ -4,8 +4,8 @@
 // |r| <= ln2/2 and ln2 split in a high part exact in k·ln2 and a low part, exp(r) from the rational form
 // 1 + 2r / (2 - R(r)) with R a degree-5 minimax polynomial in r², then the power of two. Every operation is an
 // IEEE float64 one, so the result is the same on every JavaScript engine; on V8 it equals Math.fround(Math.exp(x))
-// for every f32 x in [-104, 0] (tests/engine/kernels/exp-f32.test.ts checks a stride of them; scripts/check-exp-f32.ts
-// checks all 1.1e9).
+// for every f32 x in [-104, 0] (tests/engine/kernels/exp-f32.test.ts checks a stride of them;
+// scripts/golden/exp-f32-all.ts checks all 1.1e9).
 
 const LN2_HI = 6.9314718036912381649e-1; // ln2 with its low 32 bits of mantissa zero: k·LN2_HI is exact
 const LN2_LO = 1.90821492927058770002e-10; // ln2 - LN2_HI
