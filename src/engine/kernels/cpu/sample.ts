@@ -104,6 +104,11 @@ function rowScratch(V: number): void {
   keyScratch = new Uint32Array(V);
 }
 
+/** Whether a row is drawn by sampleWhole: no mask, top-k or top-p, greedy or at temperature 1. */
+function drawsWhole(k: ReturnType<typeof samplerConstants>, masked: boolean): boolean {
+  return !masked && k.topK === 0 && k.topP === 1 && (k.greedy || k.invT === 1);
+}
+
 /** Draw one token from logits[off, off + V) with the uniform number u in [0, 1), among the tokens `mask` allows. */
 export function sampleRow(
   logits: Float32Array,
@@ -116,8 +121,7 @@ export function sampleRow(
   const k = samplerConstants(p, V);
   const C = Math.ceil(V / SAMPLE_BLOCKS);
   rowScratch(V);
-  if (mask === null && k.topK === 0 && k.topP === 1 && (k.greedy || k.invT === 1))
-    return sampleWhole(logits, off, V, C, k.greedy, u);
+  if (drawsWhole(k, mask !== null)) return sampleWhole(logits, off, V, k.greedy, u);
   const ok = okScratch,
     w = wScratch,
     key = keyScratch;
@@ -266,14 +270,8 @@ export function sampleRow(
 /** sampleRow without a mask, top-k or top-p, greedy or at temperature 1 (rollouts and evaluations): the same f32
  *  operations in the same order, without the kept-set bookkeeping (the sampler's most frequent case, one call per
  *  drawn token of every sequence). */
-function sampleWhole(
-  logits: Float32Array,
-  off: number,
-  V: number,
-  C: number,
-  greedy: boolean,
-  u: number,
-): SampledToken {
+function sampleWhole(logits: Float32Array, off: number, V: number, greedy: boolean, u: number): SampledToken {
+  const C = Math.ceil(V / SAMPLE_BLOCKS);
   let m = LOWEST;
   let arg = 0;
   for (let i = 0; i < V; i++) {
@@ -370,14 +368,14 @@ export function sample(
   const outF = new Float32Array(out.buffer, out.byteOffset, out.length);
   // the path every unfiltered row takes, chosen once for the call
   const k = samplerConstants(p, V);
-  const whole = mask === null && k.topK === 0 && k.topP === 1 && (k.greedy || k.invT === 1);
+  const whole = drawsWhole(k, mask !== null);
   if (whole) rowScratch(V);
   for (let r = 0; r < R; r++) {
     const row = rowOf[r];
     if (!(row >= 0 && row < L)) throw new Error(`sample: rowOf[${r}] = ${row} is outside the ${L} logits rows`);
     const u = uniform01(p.seed, stream[r], p.counter);
     const s = whole
-      ? sampleWhole(logits, row * V, V, Math.ceil(V / SAMPLE_BLOCKS), k.greedy, u)
+      ? sampleWhole(logits, row * V, V, k.greedy, u)
       : sampleRow(logits, row * V, V, p, u, mask ? { words: mask, off: r * maskWords(V) } : null);
     out[r * 4] = s.token;
     outF[r * 4 + 1] = s.logp;
