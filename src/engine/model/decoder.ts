@@ -17,6 +17,7 @@ import {
   layerWorkspaceFloats,
   ropeFrequencies,
   type LayerContext,
+  type LayerGradTargets,
   type LayerLora,
 } from './layer.ts';
 import type { FusedLayer } from './lora-merge.ts';
@@ -38,6 +39,13 @@ export interface ActiveWeights {
 export interface GradientSinks {
   full: DecoderParams | null;
   lora: LoraAdapter | null;
+}
+
+/** What layer l's backward produces into `sinks`: its weights' gradients, and dL/dx of its input except below the
+ *  first layer, where only the embedding's gradient (full fine-tuning) needs it. */
+export function layerGradTargets(sinks: GradientSinks, l: number): LayerGradTargets {
+  const { full, lora } = sinks;
+  return { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null, input: l > 0 || full !== null };
 }
 
 export interface BackwardRequest {
@@ -164,17 +172,12 @@ export async function runSequences(
 
     let logprobs: Float32Array | null = null;
     if (backward) {
-      const { full, lora } = backward.sinks;
+      const { full } = backward.sinks;
       const dres = scope.alloc([R, D], 'dres');
       logprobs = await headBackward(be, cfg, w, scope, head, backward, temperature, dres);
       const gws = new LayerGradScratch(scope, cfg, R, w.lora);
       for (let l = cfg.numLayers - 1; l >= 0; l--) {
-        // below the first layer only the embedding's gradient (full fine-tuning) needs dL/dx
-        const grads = {
-          full: full ? full.layers[l] : null,
-          lora: lora ? lora.layers[l] : null,
-          input: l > 0 || !!full,
-        };
+        const grads = layerGradTargets(backward.sinks, l);
         // the last layer's internals are still in its workspace; others are recomputed unless all were kept
         const recompute = !keepAll && l !== cfg.numLayers - 1;
         layerBackward(

@@ -19,6 +19,7 @@ import {
   embeddingGradient,
   headBackward,
   keepsEveryLayer,
+  layerGradTargets,
   layerLora,
   lmHeadRows,
   type ActiveWeights,
@@ -177,7 +178,7 @@ export async function trainSharedPrefixes(
     });
 
     const head = lmHeadRows(be, cfg, w, scope, rowPass.hidden, selected, targets, temperature);
-    const { full, lora } = backward.sinks;
+    const { full } = backward.sinks;
     const dres = scope.alloc([R, D], 'prefixTrain.dres');
     const logprobs = await headBackward(be, cfg, w, scope, head, backward, temperature, dres);
 
@@ -210,7 +211,7 @@ export async function trainSharedPrefixes(
         rowCtx,
         w.params.layers[l],
         layerLora(w, l),
-        { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null, input: l > 0 || !!full },
+        layerGradTargets(backward.sinks, l),
         rowPass.inputs[l],
         dres,
         ws,
@@ -230,7 +231,7 @@ export async function trainSharedPrefixes(
         ctxCtx,
         w.params.layers[l],
         layerLora(w, l),
-        { full: full ? full.layers[l] : null, lora: lora ? lora.layers[l] : null, input: l > 0 || !!full },
+        layerGradTargets(backward.sinks, l),
         ctxPass.inputs[l],
         ctxDres,
         ctxPass.workspaces[ctxPass.keepAll ? l : 0],
