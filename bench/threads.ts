@@ -23,6 +23,7 @@ import { spawnNodeWasmHelper } from '../src/cli/wasm-helper-node.ts';
 import { loadHfTokenizer } from '../src/data/hf-tokenizer.ts';
 import { WasmBackend } from '../src/engine/backends/wasm.ts';
 import { RowKernel } from '../src/engine/backends/wasm/row-jobs.ts';
+import type { WasmRuntime } from '../src/engine/backends/wasm/runtime.ts';
 import { loraBenchPolicy } from './lora-bench-policy.ts';
 import { loadHfCheckpoint } from '../src/engine/io/hf-model.ts';
 import { uploadParams } from '../src/engine/model/params.ts';
@@ -40,6 +41,17 @@ const backendFor = (threads: 1 | 2, splitMinWork?: number) =>
   WasmBackend.create({ threads, spawnHelper: spawnNodeWasmHelper, cores: availableParallelism(), splitMinWork });
 const ortTensor = (type: 'int64' | 'float32', data: BigInt64Array | Float32Array, dims: number[]) =>
   new ort.Tensor(type, data, dims);
+
+/** Operands of C[M,N] = A[M,K] B[N,K]^T in a runtime's heap (A 0.5, B 0.25), its matmul scratch reserved. */
+function matmulOperands(rt: WasmRuntime, M: number, N: number, K: number): { a: number; b: number; c: number } {
+  rt.reserveMatmul(M, N, K);
+  const a = rt.heap.alloc(M * K * 4),
+    b = rt.heap.alloc(N * K * 4),
+    c = rt.heap.alloc(M * N * 4);
+  rt.f32At(a, M * K).fill(0.5);
+  rt.f32At(b, N * K).fill(0.25);
+  return { a, b, c };
+}
 
 /** 1. one matmul C[M,N] = A[M,K] B[N,K]^T, 1 vs 2 threads (split forced), microseconds */
 async function matmulSweep() {
@@ -61,16 +73,7 @@ async function matmulSweep() {
   for (const [M, N, K, what] of shapes) {
     const times: number[][] = [[], []];
     const bes = [one, two];
-    const ptrs = bes.map((be) => {
-      const rt = be.runtime;
-      rt.reserveMatmul(M, N, K);
-      const a = rt.heap.alloc(M * K * 4),
-        b = rt.heap.alloc(N * K * 4),
-        c = rt.heap.alloc(M * N * 4);
-      rt.f32At(a, M * K).fill(0.5);
-      rt.f32At(b, N * K).fill(0.25);
-      return { a, b, c };
-    });
+    const ptrs = bes.map((be) => matmulOperands(be.runtime, M, N, K));
     const reps = Math.max(3, Math.ceil(2e7 / (M * N * K)));
     for (let round = 0; round < 16; round++) {
       for (let i = 0; i < 2; i++) {
@@ -107,16 +110,7 @@ async function handOff() {
   const one = await backendFor(1),
     two = await backendFor(2, 0);
   const [M, N, K] = [64, 352, 64];
-  const ptrs = [one, two].map((be) => {
-    const rt = be.runtime;
-    rt.reserveMatmul(M, N, K);
-    const a = rt.heap.alloc(M * K * 4),
-      b = rt.heap.alloc(N * K * 4),
-      c = rt.heap.alloc(M * N * 4);
-    rt.f32At(a, M * K).fill(0.5);
-    rt.f32At(b, N * K).fill(0.25);
-    return { rt, a, b, c };
-  });
+  const ptrs = [one, two].map((be) => ({ rt: be.runtime, ...matmulOperands(be.runtime, M, N, K) }));
   const rows = [];
   for (const pauseMs of [0, 0.05, 0.2, 1, 3]) {
     const times: number[][] = [[], []];
